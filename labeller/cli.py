@@ -1,0 +1,66 @@
+"""The ``labeller`` command line: one sub-command per module under ``labeller.commands``.
+
+With no sub-command, ``labeller`` opens the authoring app on the project in the current
+folder. Exit codes: 0 success, 1 refused build / drift / regression, 2 invalid input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import pkgutil
+import sys
+
+from labeller import __version__
+from labeller.display import safe
+from labeller.errors import EXIT_INVALID, LabellerError
+
+
+
+def command_modules() -> list[str]:
+    """Every module of ``labeller.commands`` that registers a sub-command, by name."""
+    import labeller.commands as pkg
+
+    return sorted(m.name for m in pkgutil.iter_modules(pkg.__path__) if m.name != "common")
+
+
+def make_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="labeller", description="Author and keep golden sets for retrieval "
+                                     "evaluation over Markdown corpora.")
+    parser.add_argument("--version", action="version", version=f"labeller {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in command_modules():
+        importlib.import_module(f"labeller.commands.{name}").register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    parser = make_parser()
+    args = parser.parse_args(argv or ["app"])
+    if args.command is None:
+        args = parser.parse_args(["app", *argv])
+    try:
+        return int(args.func(args) or 0)
+    except LabellerError as exc:
+        if getattr(args, "format", "text") == "json":
+            errors = exc.details or [{"message": str(exc)}]
+            print(json.dumps({"ok": False, "errors": [{"kind": "invalid", **e} for e in errors]},
+                             ensure_ascii=False, indent=2, sort_keys=True))
+        else:
+            print(f"labeller: {safe(str(exc))}", file=sys.stderr)
+            for d in exc.details:
+                where = f"{d.get('path')}:{d.get('line')}" if d.get("line") else (d.get("path") or "")
+                rid = f" record {d['id']!r}" if d.get("id") else ""
+                print(f"  {safe(where)}{safe(rid)}: {safe(d['message'])}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("labeller: interrupted; nothing was written", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return EXIT_INVALID
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""One module per ``labeller`` sub-command; each exposes ``register(subparsers)``."""

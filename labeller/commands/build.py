@@ -1,0 +1,127 @@
+"""``labeller build`` and ``labeller build --check``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from rich.table import Table
+from rich.text import Text
+
+from labeller.commands.common import add_format_option, add_project_options, console, project_from
+from labeller.core.build import BuildResult, build, write_artifacts
+from labeller.core.check import Drift, check
+from labeller.core.resolve import Refusal
+from labeller.display import safe_line
+from labeller.errors import EXIT_OK, EXIT_REFUSED
+
+CONTEXT_CHARS = 60
+
+
+def register(sub) -> None:
+    p = sub.add_parser("build", help="resolve every label and write the golden-set artifact and manifest",
+                       description="Resolve questions.jsonl against the corpus and write golden/golden-set.v1.jsonl "
+                       "and its manifest. With --check, rebuild in memory and exit 1 if the committed files differ.")
+    add_project_options(p)
+    p.add_argument("--out", help="output folder (default: golden/)")
+    p.add_argument("--hit-rule", help="build hit rule: any_overlap (default), span_containment, coverage>=T, "
+                   "union_coverage>=T")
+    p.add_argument("--check", action="store_true", help="compare a fresh in-memory build with the committed files")
+    add_format_option(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    project = project_from(args)
+    questions = project.load_questions().questions
+    result = build(project, questions)
+    out = console()
+    if not result.ok:
+        if args.format == "json":
+            print(json.dumps({"ok": False, "errors": [r.as_json() for r in result.refusals],
+                              "summary": result.summary}, ensure_ascii=False, indent=2, sort_keys=True))
+        else:
+            print_refusals(project, result.refusals)
+            console(stderr=True).print(f"[bold red]build refused:[/] {len(result.refusals)} label error(s); "
+                                       "nothing was written")
+        return EXIT_REFUSED
+    if args.check:
+        drift = check(result, project.config.artifact_path, project.config.manifest_path)
+        if args.format == "json":
+            print(json.dumps({"ok": drift.ok, "errors": [], "drift": drift.as_json(), "summary": result.summary},
+                             ensure_ascii=False, indent=2, sort_keys=True))
+        else:
+            print_drift(drift)
+        return EXIT_OK if drift.ok else EXIT_REFUSED
+    write_artifacts(project, result)
+    if args.format == "json":
+        print(json.dumps({"ok": True, "errors": [], "summary": result.summary,
+                          "written": [str(project.config.artifact_path), str(project.config.manifest_path)]},
+                         ensure_ascii=False, indent=2, sort_keys=True))
+    else:
+        print_summary(result)
+        out.print(f"wrote {project.config.artifact_path} and {project.config.manifest_path.name}")
+    return EXIT_OK
+
+
+def print_summary(result: BuildResult) -> None:
+    s = result.summary
+    out = console()
+    t = Table(title="golden set", show_header=False, box=None)
+    for key in ("docs", "chars", "chunks", "records", "spans", "single", "multi", "negative"):
+        t.add_row(key, f"{s[key]:,}")
+    if s["span_chars"]:
+        sc = s["span_chars"]
+        t.add_row("span chars", f"min {sc['min']}  median {sc['median']}  mean {sc['mean']}  max {sc['max']}")
+    t.add_row("blocks", "  ".join(f"{k} {v}" for k, v in s["blocks"].items()))
+    t.add_row("chunks/record", "  ".join(f"{k}:{v}" for k, v in s["chunks_per_record"].items()))
+    out.print(t)
+    d = Table(title="labels per document", box=None)
+    d.add_column("document")
+    d.add_column("spans", justify="right")
+    for doc, n in sorted(s["labels_per_doc"].items(), key=lambda kv: (-kv[1], kv[0])):
+        d.add_row(safe_line(doc), str(n))
+    for doc in s["unlabelled_docs"]:
+        d.add_row(Text(doc, style="dim"), Text("0", style="dim"))
+    out.print(d)
+
+
+def print_refusals(project, refusals: list[Refusal]) -> None:
+    err = console(stderr=True)
+    corpus = project.corpus
+    for r in refusals:
+        err.print(f"[bold red]{r.kind}[/] record [bold]{safe_line(str(r.record_id))}[/]: "
+                  f"{safe_line(r.locator.describe())}")
+        err.print(f"  {safe_line(r.message)}")
+        for occ in r.occurrences:
+            doc = corpus[occ["doc"]]
+            ctx = doc.text[max(0, occ["char_start"] - CONTEXT_CHARS):occ["char_end"] + CONTEXT_CHARS]
+            err.print(f"  at {safe_line(occ['doc'])}:{occ['line']}:{occ['col']}  …{safe_line(ctx)}…")
+            if occ["extension"]:
+                err.print(f"    unique if lengthened to: [green]{safe_line(occ['extension'])}[/]")
+        for sug in r.suggestions:
+            if "quote" in sug:
+                flag = "" if sug["unique"] else " (not unique)"
+                err.print(f"  nearest passage {safe_line(sug['where'])} ({sug['score']}){flag}: "
+                          f"[yellow]{safe_line(sug['quote'])}[/]")
+            elif sug.get("heading"):
+                err.print(f"  try a section locator: {{\"doc\": \"{safe_line(sug['doc'])}\", "
+                          f"\"heading\": \"{safe_line(sug['heading'])}\"}}")
+
+
+def print_drift(drift: Drift) -> None:
+    out = console()
+    if drift.ok:
+        out.print("[green]up to date:[/] the committed artifact and manifest match a fresh build")
+        return
+    err = console(stderr=True)
+    err.print("[bold red]drift:[/] the committed golden set does not match a fresh build "
+              "(run `labeller build` and commit the result)")
+    for p in drift.problems:
+        err.print(f"  {safe_line(p)}")
+    for label, items in (("records changed", drift.records_changed), ("records added", drift.records_added),
+                         ("records removed", drift.records_removed), ("docs changed", drift.docs_changed),
+                         ("docs added", drift.docs_added), ("docs removed", drift.docs_removed),
+                         ("settings changed", drift.settings_changed)):
+        if items:
+            err.print(f"  {label}: {safe_line(', '.join(items))}")

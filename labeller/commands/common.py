@@ -1,0 +1,37 @@
+"""Options and helpers every sub-command shares (project root, output format)."""
+
+from __future__ import annotations
+
+import argparse
+
+from rich.console import Console
+
+from labeller.config import ProjectConfig, load_config
+from labeller.core.project import Project
+
+
+def add_project_options(p: argparse.ArgumentParser, *, questions: bool = True) -> None:
+    p.add_argument("--root", default=".", help="project root (default: current folder)")
+    p.add_argument("--corpus", help="corpus folder (default: corpus/ or labeller.toml)")
+    if questions:
+        p.add_argument("--questions", help="questions.jsonl (default: golden/questions.jsonl)")
+
+
+def add_format_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--format", choices=("text", "json"), default="text", help="output format")
+
+
+def config_from(args: argparse.Namespace) -> ProjectConfig:
+    return load_config(args.root, corpus=getattr(args, "corpus", None), questions=getattr(args, "questions", None),
+                       out=getattr(args, "out", None), hit_rule=getattr(args, "hit_rule", None))
+
+
+def project_from(args: argparse.Namespace) -> Project:
+    from labeller.core.cache import DigestCache
+
+    cfg = config_from(args)
+    return Project(cfg, DigestCache(cfg.cache_dir))
+
+
+def console(stderr: bool = False) -> Console:
+    return Console(stderr=stderr, highlight=False, soft_wrap=False)

@@ -1,0 +1,63 @@
+"""``labeller new DIR``: scaffold an empty project."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from labeller.errors import InvalidInput
+from labeller.io import atomic_write_text
+
+CONFIG = """\
+# labeller project settings; every key is optional (defaults shown).
+[corpus]
+root = "corpus"
+include = ["**/*.md"]
+exclude = []
+
+[golden]
+questions = "golden/questions.jsonl"
+out = "golden"
+
+[build]
+chunker = "md-struct-v1"
+max_chars = 1800
+hit_rule = "any_overlap"
+
+[eval]
+k = [1, 5, 10, 20, 50]
+shipped_k = 5
+analyzer = "auto"
+"""
+
+QUESTIONS = """\
+// One JSON object per line. Lines starting with // are comments and are kept on save.
+// Example (remove the leading // to use it):
+// {"id": "q001", "query": "How do I rotate the API key?", "expected_answer": "Run keys rotate, then redeploy.", "locators": [{"doc": "welcome.md", "quote": "keys rotate"}], "tags": ["ops"], "split": "dev"}
+"""
+
+WELCOME = """\
+---
+title: Welcome
+---
+# Welcome
+
+Put your Markdown knowledge base in this folder. Every `.md` file below it is a document.
+"""
+
+
+def register(sub) -> None:
+    p = sub.add_parser("new", help="scaffold an empty project in DIR")
+    p.add_argument("dir", help="folder to create (must not exist or be empty)")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    root = Path(args.dir)
+    if root.exists() and any(root.iterdir()):
+        raise InvalidInput("folder exists and is not empty; nothing was written", path=str(root))
+    atomic_write_text(root / "labeller.toml", CONFIG)
+    atomic_write_text(root / "golden" / "questions.jsonl", QUESTIONS)
+    atomic_write_text(root / "corpus" / "welcome.md", WELCOME)
+    print(f"created {root}/: labeller.toml, corpus/welcome.md, golden/questions.jsonl")
+    print(f"next: cd {root} && labeller")
+    return 0

@@ -1,0 +1,17 @@
+"""``labeller schema``: the JSON Schema of a questions.jsonl record, for editors."""
+
+from __future__ import annotations
+
+import json
+
+from labeller.core.models import question_json_schema
+
+
+def register(sub) -> None:
+    p = sub.add_parser("schema", help="print the JSON Schema of a questions.jsonl record")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    print(json.dumps(question_json_schema(), indent=2, sort_keys=True, ensure_ascii=False))
+    return 0

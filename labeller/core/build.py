@@ -1,0 +1,172 @@
+"""The build: questions.jsonl + corpus → golden-set.v1.jsonl + its manifest.
+
+The artifact is derived, never edited, and byte-identical for unchanged inputs (sorted
+keys, file order, no timestamps), which is what lets ``build --check`` compare bytes.
+A build with any refusal writes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from collections import Counter
+from dataclasses import dataclass, field
+
+from labeller import __version__
+from labeller.core.canon import CANONICAL_VERSION
+from labeller.core.expansion import EXPANSION_VERSION
+from labeller.core.hitrules import union_coverage
+from labeller.core.models import Question
+from labeller.core.project import Project
+from labeller.core.resolve import Refusal, Span, locator_error
+from labeller.errors import InvalidInput
+from labeller.io import atomic_write_bytes
+
+
+@dataclass
+class RecordResult:
+    question: Question
+    spans: list[Span] = field(default_factory=list)
+    chunk_ids: list[str] = field(default_factory=list)
+    coverage: list[float] = field(default_factory=list)
+    refusals: list[Refusal] = field(default_factory=list)
+
+
+@dataclass
+class BuildResult:
+    records: list[RecordResult]
+    manifest: dict
+    summary: dict
+
+    @property
+    def refusals(self) -> list[Refusal]:
+        return [r for rec in self.records for r in rec.refusals]
+
+    @property
+    def ok(self) -> bool:
+        return not self.refusals
+
+    def artifact_bytes(self) -> bytes:
+        return "".join(json.dumps(artifact_record(r, self.manifest), ensure_ascii=False, sort_keys=True) + "\n"
+                       for r in self.records).encode("utf-8")
+
+    def manifest_bytes(self) -> bytes:
+        return (json.dumps(self.manifest, ensure_ascii=False, sort_keys=True, indent=2) + "\n").encode("utf-8")
+
+
+def artifact_record(rec: RecordResult, manifest: dict) -> dict:
+    q = rec.question
+    out = {
+        "answer_bearing_chunk_ids": rec.chunk_ids,
+        "answer_spans": [s.as_json() for s in rec.spans],
+        "canonical_version": manifest["canonical_version"],
+        "chunker_version": manifest["chunker_version"],
+        "expected_answer": q.expected_answer,
+        "hop": q.hop,
+        "query": q.query,
+        "query_id": q.id,
+        "span_union_coverage": rec.coverage,
+        "tags": list(q.tags),
+    }
+    if q.split is not None:
+        out["split"] = q.split
+    if q.unanswerable is not None:
+        out["unanswerable"] = q.unanswerable
+    return out
+
+
+def resolve_record(project: Project, q: Question, found: dict | None = None) -> RecordResult:
+    """Resolve every locator of one record and derive its answer-bearing chunks."""
+    rec = RecordResult(q)
+    resolver = project.resolver
+    rule = project.hit_rule
+    seen: dict[tuple, int] = {}
+    for i, loc in enumerate(q.locators):
+        occ = None
+        if found is not None and loc.quote is not None:
+            from labeller.core.anchors import fold_quote
+
+            occ = found.get(fold_quote(loc.quote))
+        try:
+            res = resolver.resolve(loc, q.id, occ)
+        except InvalidInput as exc:
+            res = locator_error(exc, loc, q.id)
+        if isinstance(res, Refusal):
+            rec.refusals.append(res)
+            continue
+        key = (res.doc_id, res.start, res.end)
+        if key in seen:
+            rec.refusals.append(Refusal("duplicate_span", f"locator {i + 1} gives the same span as locator "
+                                        f"{seen[key] + 1}", loc, q.id))
+            continue
+        seen[key] = i
+        span_iv = (res.start, res.end)
+        hits = [c for c in resolver.chunks_of(res.doc_id) if rule.chunk_hits((c.start, c.end), span_iv)]
+        if not hits or not rule.span_satisfied([(c.start, c.end) for c in hits], span_iv):
+            rec.refusals.append(Refusal("no_hit", f"no chunk hits this span under {rule.name}; label a smaller "
+                                        "block or build with another hit rule", loc, q.id))
+            continue
+        rec.spans.append(res)
+        rec.coverage.append(round(union_coverage([(c.start, c.end) for c in hits], span_iv), 4))
+        rec.chunk_ids.extend(c.chunk_id for c in hits)
+    rec.chunk_ids = sorted(set(rec.chunk_ids))
+    return rec
+
+
+def build(project: Project, questions: list[Question]) -> BuildResult:
+    """Resolve all records (one multi-pattern search for every quote) and derive the artifact."""
+    quotes = [loc.quote for q in questions for loc in q.locators if loc.quote is not None]
+    found = project.resolver.search(quotes)
+    records = [resolve_record(project, q, found) for q in questions]
+    manifest = make_manifest(project, len(questions))
+    return BuildResult(records, manifest, summarize(project, records))
+
+
+def make_manifest(project: Project, n_records: int) -> dict:
+    corpus = project.corpus
+    return {
+        "build_hit_rule": project.hit_rule.name,
+        "canonical_version": CANONICAL_VERSION,
+        "chunker_version": project.chunker.name,
+        "corpus_chars": corpus.chars,
+        "corpus_digest": corpus.digest,
+        "docs": {d.doc_id: {"chars": len(d.text), "sha256": d.sha256} for d in corpus},
+        "expansion_version": EXPANSION_VERSION,
+        "max_chars": project.chunker.max_chars,
+        "n_chunks": sum(len(cs) for cs in project.chunks.values()),
+        "n_docs": len(corpus),
+        "n_records": n_records,
+        "tool_version": __version__,
+    }
+
+
+def summarize(project: Project, records: list[RecordResult]) -> dict:
+    qs = [r.question for r in records]
+    spans = [s for r in records for s in r.spans]
+    lengths = [s.end - s.start for s in spans]
+    per_doc = Counter(s.doc_id for s in spans)
+    answerable = [r for r in records if not r.question.unanswerable]
+    return {
+        "docs": len(project.corpus),
+        "chars": project.corpus.chars,
+        "chunks": sum(len(cs) for cs in project.chunks.values()),
+        "records": len(records),
+        "spans": len(spans),
+        "single": sum(1 for q in qs if not q.unanswerable and q.hop == "single"),
+        "multi": sum(1 for q in qs if not q.unanswerable and q.hop == "multi"),
+        "negative": sum(1 for q in qs if q.unanswerable),
+        "labels_per_doc": dict(sorted(per_doc.items())),
+        "unlabelled_docs": sorted(d for d in project.corpus.docs if d not in per_doc),
+        "blocks": dict(sorted(Counter(s.block for s in spans).items())),
+        "chunks_per_record": dict(sorted(Counter(len(r.chunk_ids) for r in answerable).items())),
+        "span_chars": ({"min": min(lengths), "median": statistics.median(lengths),
+                        "mean": round(statistics.fmean(lengths), 1), "max": max(lengths)} if lengths else None),
+        "refusals": sum(len(r.refusals) for r in records),
+    }
+
+
+def write_artifacts(project: Project, result: BuildResult) -> None:
+    """Write artifact and manifest atomically; both are rendered before either is written."""
+    artifact, manifest = result.artifact_bytes(), result.manifest_bytes()
+    atomic_write_bytes(project.config.artifact_path, artifact)
+    atomic_write_bytes(project.config.manifest_path, manifest)

@@ -1,0 +1,48 @@
+"""canon-v1: the one canonical form of a document's text.
+
+Every offset labeller ever stores is a code-point index into this string, so the rule
+is deliberately tiny and versioned: change it and every span moves.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import unicodedata
+
+from labeller.errors import InvalidInput
+
+CANONICAL_VERSION = "canon-v1"
+
+
+def canonicalize(text: str) -> str:
+    """Drop one leading BOM, turn CRLF and lone CR into LF, apply NFC, end with LF."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = unicodedata.normalize("NFC", text)
+    if not text.endswith("\n"):
+        text += "\n"
+    return text
+
+
+def decode_utf8(data: bytes, path: str) -> str:
+    """Strict UTF-8 decode; an undecodable file is named with the byte offset."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InvalidInput(f"not valid UTF-8 at byte offset {exc.start}", path=path) from None
+
+
+def sha256_hex(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def canonical_quote(quote: str) -> str:
+    """A quote gets the same NFC/LF treatment as documents, then is trimmed.
+
+    Unlike a document it gets no trailing newline: a quote is a fragment, not a file.
+    """
+    if quote.startswith("\ufeff"):
+        quote = quote[1:]
+    quote = quote.replace("\r\n", "\n").replace("\r", "\n")
+    return unicodedata.normalize("NFC", quote).strip()

@@ -1,0 +1,67 @@
+"""Chunkers: turn a canonical document into chunks with content-addressed ids.
+
+Labels are spans, not chunk ids, precisely so that chunkers can change; each chunker is
+one versioned module, and its name is written into every artifact built with it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from labeller.core.corpus import Corpus, Document
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """A half-open slice ``[start, end)`` of one document's canonical text.
+
+    ``heading``, ``breadcrumb`` and ``text`` are the three fields the BM25 index and the
+    leak scan read (see SPEC §4); ``ordinal`` is the chunk's position in its document.
+    """
+
+    chunk_id: str
+    doc_id: str
+    ordinal: int
+    start: int
+    end: int
+    text: str
+    heading_path: str
+    heading: str
+    breadcrumb: str
+
+    @property
+    def embed_text(self) -> str:
+        return f"{self.heading_path}\n\n{self.text.strip()}"
+
+
+class Chunker(Protocol):
+    name: str
+    max_chars: int
+
+    def chunk(self, doc: Document) -> list[Chunk]: ...
+
+
+def get_chunker(name: str, max_chars: int) -> Chunker:
+    from labeller.core.chunkers.md_struct_v1 import MdStructV1
+
+    registry = {MdStructV1.name: MdStructV1}
+    if name not in registry:
+        from labeller.errors import InvalidInput
+
+        raise InvalidInput(f"unknown chunker {name!r}; known: {', '.join(sorted(registry))}")
+    return registry[name](max_chars=max_chars)
+
+
+def chunk_corpus(corpus: Corpus, chunker: Chunker, cache=None) -> dict[str, list[Chunk]]:
+    """Chunk every document, reusing cached chunk lists keyed by the document's digest."""
+    out: dict[str, list[Chunk]] = {}
+    for doc in corpus:
+        key = (chunker.name, chunker.max_chars, doc.doc_id, doc.sha256)
+        chunks = cache.get(key) if cache is not None else None
+        if chunks is None:
+            chunks = chunker.chunk(doc)
+            if cache is not None:
+                cache.put(key, chunks)
+        out[doc.doc_id] = chunks
+    return out

@@ -1,0 +1,193 @@
+"""Loading a corpus folder safely into canonical documents.
+
+A corpus comes from anywhere, so the walk refuses anything that could make a label
+point outside the folder or at bytes that change under it: symlinks at any depth,
+non-regular files, undecodable text and oversized files all stop the load (exit 2).
+"""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+import os
+import re
+import stat
+from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
+from functools import cached_property
+from pathlib import Path, PurePosixPath
+
+from labeller.core.canon import canonicalize, decode_utf8, sha256_hex
+from labeller.errors import InvalidInput
+
+DEFAULT_INCLUDE = ("**/*.md",)
+DEFAULT_MAX_FILE_BYTES = 20 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Document:
+    """One canonical document. ``text`` is the string every offset indexes."""
+
+    doc_id: str
+    text: str
+    sha256: str
+
+    @cached_property
+    def line_starts(self) -> list[int]:
+        """Offsets where each LF-separated line starts (Markdown-it's notion of lines)."""
+        starts = [0]
+        find = self.text.find
+        pos = find("\n")
+        while pos != -1:
+            starts.append(pos + 1)
+            pos = find("\n", pos + 1)
+        if starts[-1] == len(self.text):
+            starts.pop()
+        return starts
+
+    def line_of(self, offset: int) -> int:
+        """0-based LF line index holding ``offset``."""
+        return bisect.bisect_right(self.line_starts, offset) - 1
+
+    def line_end(self, line: int) -> int:
+        """Offset just past the LF ending ``line`` (or the end of the text)."""
+        starts = self.line_starts
+        return starts[line + 1] if line + 1 < len(starts) else len(self.text)
+
+    def line_col(self, offset: int) -> tuple[int, int]:
+        """1-based line and column of ``offset``, for messages."""
+        line = self.line_of(offset)
+        return line + 1, offset - self.line_starts[line] + 1
+
+    def where(self, offset: int) -> str:
+        line, col = self.line_col(offset)
+        return f"{self.doc_id}:{line}:{col}"
+
+
+def make_document(doc_id: str, raw: str) -> Document:
+    text = canonicalize(raw)
+    return Document(doc_id=doc_id, text=text, sha256=sha256_hex(text))
+
+
+@dataclass
+class Corpus:
+    """Documents sorted by ``doc_id`` plus the digest that pins them."""
+
+    root: Path | None
+    docs: dict[str, Document] = field(default_factory=dict)
+
+    @classmethod
+    def from_documents(cls, documents: list[Document], root: Path | None = None) -> "Corpus":
+        return cls(root=root, docs={d.doc_id: d for d in sorted(documents, key=lambda d: d.doc_id)})
+
+    @cached_property
+    def digest(self) -> str:
+        return corpus_digest(self.docs.values())
+
+    @property
+    def chars(self) -> int:
+        return sum(len(d.text) for d in self.docs.values())
+
+    def __contains__(self, doc_id: str) -> bool:
+        return doc_id in self.docs
+
+    def __getitem__(self, doc_id: str) -> Document:
+        return self.docs[doc_id]
+
+    def __iter__(self):
+        return iter(self.docs.values())
+
+    def __len__(self) -> int:
+        return len(self.docs)
+
+
+def corpus_digest(docs) -> str:
+    h = hashlib.sha256()
+    for doc in docs:
+        h.update(doc.doc_id.encode("utf-8") + b"\x00" + doc.sha256.encode("ascii") + b"\x00")
+    return h.hexdigest()
+
+
+def glob_match(doc_id: str, pattern: str) -> bool:
+    """Match a POSIX relative path against a glob where ``**/`` spans zero or more folders."""
+    return _glob_parts(doc_id.split("/"), pattern.split("/"))
+
+
+def _glob_parts(parts: list[str], pats: list[str]) -> bool:
+    if not pats:
+        return not parts
+    head, rest = pats[0], pats[1:]
+    if head == "**":
+        return any(_glob_parts(parts[i:], rest) for i in range(len(parts) + 1))
+    return bool(parts) and fnmatchcase(parts[0], head) and _glob_parts(parts[1:], rest)
+
+
+def selected(doc_id: str, include: tuple[str, ...], exclude: tuple[str, ...]) -> bool:
+    return any(glob_match(doc_id, p) for p in include) and not any(glob_match(doc_id, p) for p in exclude)
+
+
+def check_relative_doc_id(doc_id: str, *, record_id: str | None = None, path: str | None = None) -> None:
+    """Refuse absolute or climbing document paths in labels (invalid input, exit 2)."""
+    p = PurePosixPath(doc_id)
+    unsafe = (not doc_id or p.is_absolute() or "\\" in doc_id or ".." in p.parts
+              or re.match(r"^[A-Za-z]:", doc_id) is not None)
+    if unsafe:
+        raise InvalidInput(f"document path {doc_id!r} must be relative to the corpus root and may not climb out of it",
+                           record_id=record_id, path=path)
+
+
+def walk_corpus(root: Path, include: tuple[str, ...] = DEFAULT_INCLUDE, exclude: tuple[str, ...] = (),
+                max_file_bytes: int = DEFAULT_MAX_FILE_BYTES) -> list[tuple[str, Path]]:
+    """List ``(doc_id, path)`` of the selected files, refusing anything unsafe below ``root``."""
+    if root.is_symlink():
+        raise InvalidInput("the corpus root is a symlink; give its real path", path=str(root))
+    if not root.is_dir():
+        raise InvalidInput("corpus folder not found", path=str(root))
+    found: list[tuple[str, Path]] = []
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        base = Path(dirpath)
+        for name in sorted(dirnames + filenames):
+            path = base / name
+            st = path.lstat()
+            rel = path.relative_to(root).as_posix()
+            if stat.S_ISLNK(st.st_mode):
+                raise InvalidInput("symlink inside the corpus refused", path=str(path))
+            if stat.S_ISDIR(st.st_mode):
+                continue
+            if not selected(rel, include, exclude):
+                continue
+            if not stat.S_ISREG(st.st_mode):
+                raise InvalidInput("not a regular file", path=str(path))
+            if st.st_size > max_file_bytes:
+                raise InvalidInput(f"file is {st.st_size} bytes, over the bound of {max_file_bytes} bytes "
+                                   "(raise [corpus] max_file_bytes in labeller.toml)", path=str(path))
+            found.append((rel, path))
+    found.sort()
+    return found
+
+
+def read_file_nofollow(path: Path) -> bytes:
+    """Read a file through a descriptor that refuses a symlink swapped in after the walk."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        raise InvalidInput(f"cannot open: {exc.strerror}", path=str(path)) from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise InvalidInput("not a regular file", path=str(path))
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            return fh.read()
+    finally:
+        os.close(fd)
+
+
+def load_corpus(root: Path, include: tuple[str, ...] = DEFAULT_INCLUDE, exclude: tuple[str, ...] = (),
+                max_file_bytes: int = DEFAULT_MAX_FILE_BYTES) -> Corpus:
+    docs = []
+    for doc_id, path in walk_corpus(root, include, exclude, max_file_bytes):
+        data = read_file_nofollow(path)
+        if len(data) > max_file_bytes:
+            raise InvalidInput(f"file grew past the bound of {max_file_bytes} bytes", path=str(path))
+        docs.append(make_document(doc_id, decode_utf8(data, str(path))))
+    return Corpus.from_documents(docs, root=root)

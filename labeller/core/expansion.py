@@ -1,0 +1,183 @@
+"""blocks-v1: widen a quote to the whole Markdown blocks that hold it.
+
+An anchor is a few words; the label is the structural unit around them, chosen by a
+written rule (table rows, then list item, then the enclosing block) so that every
+coverage number computed later is reproducible. Blocks come from markdown-it, and a
+span always runs from the start of its first line to the end of its last line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from labeller.core.corpus import Document
+from labeller.core.markdown import front_matter, parse
+
+EXPANSION_VERSION = "blocks-v1"
+
+_LEAF_KINDS = {"paragraph_open": "paragraph", "heading_open": "heading", "fence": "code",
+               "code_block": "code", "html_block": "html", "hr": "hr"}
+
+
+class ExpansionRefused(Exception):
+    """The quote sits where no label may be: front matter, a delimiter row, a rule line."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """A run of whole lines ``[first, last]`` (0-based, inclusive) and its block kind."""
+
+    first: int
+    last: int
+    kind: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Item:
+    first: int
+    last: int  # last non-blank line of the item
+    parent: int  # index of the list it belongs to
+    depth: int
+
+
+@dataclass(frozen=True, slots=True)
+class _Table:
+    first: int
+    last: int
+    delimiter: int
+
+
+@dataclass(frozen=True, slots=True)
+class Heading:
+    first: int
+    last: int
+    level: int
+    text: str
+
+
+@dataclass
+class DocBlocks:
+    """The block structure of one document, parsed once and cached by its digest."""
+
+    front_matter_lines: int
+    leaves: list[Unit]
+    items: list[_Item]
+    tables: list[_Table]
+    headings: list[Heading]
+
+
+def parse_blocks(doc: Document) -> DocBlocks:
+    text = doc.text
+    starts = doc.line_starts
+
+    def blank(line: int) -> bool:
+        return not text[starts[line]:doc.line_end(line)].strip()
+
+    leaves: list[Unit] = []
+    items: list[_Item] = []
+    tables: list[_Table] = []
+    headings: list[Heading] = []
+    lists: list[int] = []  # stack of open list ids
+    n_lists = 0
+    tokens = parse(text)
+    for i, tok in enumerate(tokens):
+        t = tok.type
+        if t in ("bullet_list_open", "ordered_list_open"):
+            lists.append(n_lists)
+            n_lists += 1
+        elif t in ("bullet_list_close", "ordered_list_close"):
+            lists.pop()
+        elif t == "list_item_open" and tok.map:
+            last = tok.map[1] - 1
+            while last > tok.map[0] and blank(last):
+                last -= 1
+            items.append(_Item(tok.map[0], last, lists[-1], len(lists)))
+        elif t == "table_open" and tok.map:
+            tables.append(_Table(tok.map[0], tok.map[1] - 1, tok.map[0] + 1))
+        elif t in _LEAF_KINDS and tok.map:
+            last = tok.map[1] - 1
+            while last > tok.map[0] and blank(last):
+                last -= 1
+            leaves.append(Unit(tok.map[0], last, _LEAF_KINDS[t]))
+            if t == "heading_open":
+                headings.append(Heading(tok.map[0], tok.map[1] - 1, int(tok.tag[1:]),
+                                        tokens[i + 1].content.strip()))
+    fm_lines, _ = front_matter(text)
+    return DocBlocks(fm_lines, leaves, items, tables, headings)
+
+
+def _innermost(candidates, line: int):
+    best = None
+    for c in candidates:
+        if c.first <= line <= c.last and (best is None or c.last - c.first <= best.last - best.first):
+            best = c
+    return best
+
+
+def _unit_at(blocks: DocBlocks, line: int) -> Unit:
+    table = _innermost(blocks.tables, line)
+    if table is not None:
+        return Unit(line, line, "table_row")
+    item = _innermost(blocks.items, line)
+    if item is not None:
+        return Unit(item.first, item.last, "list_item")
+    leaf = _innermost(blocks.leaves, line)
+    if leaf is None:
+        raise ExpansionRefused("invalid", "the quote starts outside any Markdown block")
+    if leaf.kind == "hr":
+        raise ExpansionRefused("invalid", "the quote lies on a thematic break, which holds no answer text")
+    return leaf
+
+
+def _sibling_end(blocks: DocBlocks, item_line: int, end_line: int) -> int | None:
+    """End of the later sibling of the item holding ``item_line`` that contains ``end_line``."""
+    item = _innermost(blocks.items, item_line)
+    for other in blocks.items:
+        if other.parent == item.parent and other.first > item.last and other.first <= end_line <= other.last:
+            return other.last
+    return None
+
+
+def expand(doc: Document, blocks: DocBlocks, start: int, end: int) -> tuple[int, int, str]:
+    """Widen the quote ``[start, end)`` to whole blocks; returns ``(span_start, span_end, kind)``."""
+    first = doc.line_of(start)
+    last = doc.line_of(end - 1)
+    if first < blocks.front_matter_lines:
+        raise ExpansionRefused("front_matter", "the quote lies in YAML front matter, which is metadata, not answer text")
+    table = _innermost(blocks.tables, first)
+    if table is not None and first == last == table.delimiter:
+        raise ExpansionRefused("invalid", "the quote lies in a table's delimiter row")
+    head = _unit_at(blocks, first)
+    tail_line = head.last
+    if last > head.last:
+        sibling = _sibling_end(blocks, first, last) if head.kind == "list_item" else None
+        tail_line = sibling if sibling is not None else max(head.last, _unit_at(blocks, last).last)
+    return doc.line_starts[head.first], doc.line_end(tail_line), head.kind
+
+
+def section_span(doc: Document, blocks: DocBlocks, heading: str) -> tuple[int, int]:
+    """The section named by ``heading``: its heading line through the line before the next
+    heading of the same or higher level, trailing blank lines excluded."""
+    wanted = heading.strip()
+    matches = [h for h in blocks.headings if h.text == wanted]
+    if not matches:
+        raise ExpansionRefused("not_found", f"no heading {wanted!r} in {doc.doc_id}")
+    if len(matches) > 1:
+        lines = ", ".join(str(h.first + 1) for h in matches)
+        raise ExpansionRefused("ambiguous", f"{len(matches)} headings {wanted!r} in {doc.doc_id} (lines {lines})")
+    h = matches[0]
+    stop = len(doc.line_starts)
+    for other in blocks.headings:
+        if other.first > h.first and other.level <= h.level:
+            stop = other.first
+            break
+    last = stop - 1
+    text = doc.text
+    while last > h.first and not text[doc.line_starts[last]:doc.line_end(last)].strip():
+        last -= 1
+    return doc.line_starts[h.first], doc.line_end(last)

@@ -1,0 +1,66 @@
+"""The one Markdown parser configuration labeller uses (CommonMark + tables + front matter).
+
+Expansion, section locators and document titles all read Markdown through here, so
+"what is a block" has a single answer across the build, the app and the eval.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import yaml
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+from mdit_py_plugins.front_matter import front_matter_plugin
+
+
+@lru_cache(maxsize=1)
+def block_parser() -> MarkdownIt:
+    return MarkdownIt("commonmark").enable("table").use(front_matter_plugin)
+
+
+@lru_cache(maxsize=1)
+def _front_matter_parser() -> MarkdownIt:
+    return MarkdownIt("zero").use(front_matter_plugin)
+
+
+def parse(text: str) -> list[Token]:
+    return block_parser().parse(text)
+
+
+def front_matter(text: str) -> tuple[int, str | None]:
+    """Return (number of lines the front matter covers, its ``content``), or (0, None).
+
+    The plugin only recognises front matter that starts on line 0 and is closed, so we
+    let it parse growing prefixes ending at each candidate closing line; that keeps the
+    answer identical to the full parse without running it over a whole large document.
+    """
+    if not text.startswith("---"):
+        return 0, None
+    parser = _front_matter_parser()
+    pos = text.find("\n") + 1
+    while 0 < pos < len(text):
+        nl = text.find("\n", pos)
+        end = len(text) if nl == -1 else nl + 1
+        if text[pos] in "-.":
+            for tok in parser.parse(text[:end]):
+                if tok.type == "front_matter" and tok.map:
+                    return tok.map[1], tok.content
+        pos = end
+    return 0, None
+
+
+def front_matter_title(text: str) -> str | None:
+    """The ``title`` key of YAML front matter, if present and scalar."""
+    _, content = front_matter(text)
+    if content is None:
+        return None
+    try:
+        data = yaml.safe_load(content)
+    except yaml.YAMLError:
+        return None
+    if isinstance(data, dict):
+        title = data.get("title")
+        if isinstance(title, (str, int, float)) and str(title).strip():
+            return str(title).strip()
+    return None

@@ -1,0 +1,51 @@
+"""A loaded project: config, corpus, chunks and resolver, built lazily and shared.
+
+The CLI, the app and the eval all start from a ``Project`` so that they see one corpus
+snapshot through one chunker and one resolver, and never re-implement a step.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+from labeller.config import ProjectConfig
+from labeller.core.chunkers import Chunk, Chunker, chunk_corpus, get_chunker
+from labeller.core.corpus import Corpus, load_corpus
+from labeller.core.hitrules import HitRule, parse_hit_rule
+from labeller.core.questions import QuestionsFile, load_questions
+from labeller.core.resolve import Resolver
+
+
+class Project:
+    def __init__(self, config: ProjectConfig, cache=None) -> None:
+        self.config = config
+        self.cache = cache
+
+    @cached_property
+    def corpus(self) -> Corpus:
+        c = self.config
+        return load_corpus(c.corpus, c.include, c.exclude, c.max_file_bytes)
+
+    @cached_property
+    def chunker(self) -> Chunker:
+        return get_chunker(self.config.chunker, self.config.max_chars)
+
+    @cached_property
+    def hit_rule(self) -> HitRule:
+        return parse_hit_rule(self.config.hit_rule)
+
+    @cached_property
+    def chunks(self) -> dict[str, list[Chunk]]:
+        return chunk_corpus(self.corpus, self.chunker, self.cache)
+
+    @cached_property
+    def all_chunks(self) -> list[Chunk]:
+        """Every chunk in corpus order (doc id, then position)."""
+        return [c for doc_id in self.corpus.docs for c in self.chunks[doc_id]]
+
+    @cached_property
+    def resolver(self) -> Resolver:
+        return Resolver(self.corpus, self.chunks)
+
+    def load_questions(self) -> QuestionsFile:
+        return load_questions(self.config.questions, self.config.limits)

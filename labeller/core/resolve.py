@@ -1,0 +1,171 @@
+"""Locator → span: find the quote, refuse what is not exactly one match, expand it.
+
+This is the single implementation behind ``labeller build`` and the app's live
+preview. Refusals carry what the author needs to fix them (nearest passages for a
+quote that is not found, every occurrence and its shortest unique extension for an
+ambiguous one) but never apply a fix on their own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from labeller.core.anchors import FoldedDocument, Occurrence, QuoteIndex, fold_quote
+from labeller.core.chunkers import Chunk
+from labeller.core.corpus import Corpus, check_relative_doc_id
+from labeller.core.expansion import DocBlocks, ExpansionRefused, expand, parse_blocks, section_span
+from labeller.core.models import Locator
+from labeller.core.suggest import nearest_passages, unique_extension
+from labeller.errors import InvalidInput
+
+MAX_LISTED_OCCURRENCES = 20
+
+
+@dataclass(frozen=True)
+class Span:
+    """A resolved locator: the matched quote and the expanded span, both canonical offsets."""
+
+    doc_id: str
+    start: int
+    end: int
+    block: str
+    quote_start: int
+    quote_end: int
+
+    def as_json(self) -> dict:
+        return {"block": self.block, "char_end": self.end, "char_start": self.start, "doc_id": self.doc_id}
+
+
+@dataclass
+class Refusal:
+    """Why a locator cannot be a label. ``kind`` is one of SPEC §2's refusal kinds."""
+
+    kind: str
+    message: str
+    locator: Locator
+    record_id: str | None = None
+    occurrences: list[dict] = field(default_factory=list)
+    suggestions: list[dict] = field(default_factory=list)
+
+    def as_json(self) -> dict:
+        out = {"id": self.record_id, "locator": self.locator.as_json(), "kind": self.kind, "message": self.message}
+        if self.kind == "ambiguous":
+            out["occurrences"] = self.occurrences
+        if self.kind in ("not_found", "heading_only"):
+            out["suggestions"] = self.suggestions
+        return out
+
+
+class Resolver:
+    """Resolves locators against one corpus snapshot; holds its folded text and block caches."""
+
+    def __init__(self, corpus: Corpus, chunks: dict[str, list[Chunk]], block_cache: dict | None = None) -> None:
+        self.corpus = corpus
+        self.chunks = chunks
+        self.index = QuoteIndex(corpus)
+        self._blocks: dict = block_cache if block_cache is not None else {}
+
+    def blocks(self, doc_id: str) -> DocBlocks:
+        doc = self.corpus[doc_id]
+        key = (doc_id, doc.sha256)
+        found = self._blocks.get(key)
+        if found is None:
+            found = self._blocks[key] = parse_blocks(doc)
+        return found
+
+    # -- one locator -------------------------------------------------------------------
+
+    def resolve(self, loc: Locator, record_id: str | None = None,
+                occurrences: list[Occurrence] | None = None) -> Span | Refusal:
+        """Resolve one locator. ``occurrences`` may be passed in from a batch search."""
+        if loc.doc is not None:
+            check_relative_doc_id(loc.doc, record_id=record_id)
+            if loc.doc not in self.corpus:
+                return Refusal("unknown_doc", f"document {loc.doc!r} is not in the corpus", loc, record_id)
+        if loc.heading is not None:
+            return self._resolve_section(loc, record_id)
+        folded = fold_quote(loc.quote)
+        if occurrences is None:
+            occurrences = self.index.find_all([folded], loc.doc)[folded]
+        elif loc.doc is not None:
+            occurrences = [o for o in occurrences if o.doc_id == loc.doc]
+        if not occurrences:
+            return Refusal("not_found", "quote not found" + (f" in {loc.doc}" if loc.doc else " in the corpus"),
+                           loc, record_id, suggestions=nearest_passages(self, folded, loc.doc))
+        if len(occurrences) > 1:
+            return self._ambiguous(loc, record_id, folded, occurrences)
+        occ = occurrences[0]
+        doc = self.corpus[occ.doc_id]
+        if loc.exact:
+            blocks = self.blocks(occ.doc_id)
+            if doc.line_of(occ.start) < blocks.front_matter_lines:
+                return Refusal("front_matter", "the quote lies in YAML front matter, which is metadata, "
+                               "not answer text", loc, record_id)
+            span = Span(occ.doc_id, occ.start, occ.end, "exact", occ.start, occ.end)
+        else:
+            try:
+                start, end, kind = expand(doc, self.blocks(occ.doc_id), occ.start, occ.end)
+            except ExpansionRefused as exc:
+                return Refusal(exc.kind, exc.message, loc, record_id)
+            span = Span(occ.doc_id, start, end, kind, occ.start, occ.end)
+        return self._check_chunked(span, loc, record_id)
+
+    def _resolve_section(self, loc: Locator, record_id: str | None) -> Span | Refusal:
+        try:
+            start, end = section_span(self.corpus[loc.doc], self.blocks(loc.doc), loc.heading)
+        except ExpansionRefused as exc:
+            return Refusal(exc.kind, exc.message, loc, record_id)
+        return self._check_chunked(Span(loc.doc, start, end, "section", start, end), loc, record_id)
+
+    def _check_chunked(self, span: Span, loc: Locator, record_id: str | None) -> Span | Refusal:
+        """A span that no chunk touches is either a heading line (the author's to fix) or a bug."""
+        if any(c.start < span.end and span.start < c.end for c in self.chunks_of(span.doc_id)):
+            return span
+        from labeller.core.chunkers.md_struct_v1 import heading_line_spans
+
+        doc = self.corpus[span.doc_id]
+        heading_lines = heading_line_spans(doc.text)
+        pos = span.start
+        for hs, he in heading_lines:
+            if hs <= pos < he:
+                pos = he
+        if pos >= span.end:
+            blocks = self.blocks(span.doc_id)
+            title = next((h.text for h in blocks.headings if doc.line_starts[h.first] <= span.start
+                          < doc.line_end(h.last)), None)
+            suggestion = [{"doc": span.doc_id, "heading": title}] if title else []
+            return Refusal("heading_only", "the span is only heading lines, which lie in no chunk; "
+                           "label the section instead (a {doc, heading} locator)", loc, record_id,
+                           suggestions=suggestion)
+        from labeller.errors import ChunkerBug
+
+        raise ChunkerBug(f"span {span.doc_id}[{span.start}:{span.end}] of record {record_id!r} lies in no chunk: "
+                         "this is a bug in the chunker or the expansion, please report it")
+
+    def _ambiguous(self, loc: Locator, record_id, folded: str, occurrences: list[Occurrence]) -> Refusal:
+        listed = []
+        for occ in occurrences[:MAX_LISTED_OCCURRENCES]:
+            doc = self.corpus[occ.doc_id]
+            line, col = doc.line_col(occ.start)
+            listed.append({"doc": occ.doc_id, "line": line, "col": col, "char_start": occ.start,
+                           "char_end": occ.end, "extension": unique_extension(self, occ, folded, loc.doc)})
+        more = f" (first {MAX_LISTED_OCCURRENCES} listed)" if len(occurrences) > MAX_LISTED_OCCURRENCES else ""
+        where = f"in {loc.doc}" if loc.doc else "in the corpus"
+        return Refusal("ambiguous", f"quote occurs {len(occurrences)} times {where}{more}; lengthen it",
+                       loc, record_id, occurrences=listed)
+
+    # -- helpers shared with suggestions and the app ---------------------------------------
+
+    def chunks_of(self, doc_id: str) -> list[Chunk]:
+        return self.chunks.get(doc_id, [])
+
+    def folded(self, doc_id: str) -> FoldedDocument:
+        return self.index.folded(doc_id)
+
+    def search(self, quotes: list[str]) -> dict[str, list[Occurrence]]:
+        """All occurrences of many locator quotes in one pass (the build's path)."""
+        return self.index.find_all([fold_quote(q) for q in quotes])
+
+
+def locator_error(exc: InvalidInput, loc: Locator, record_id: str | None) -> Refusal:
+    return Refusal("invalid", exc.reason, loc, record_id)

@@ -1,0 +1,31 @@
+"""Showing untrusted text safely in a terminal.
+
+Queries and documents come from anywhere; an escape sequence inside one must print as
+visible text, never act on the terminal. Rich markup is escaped too.
+"""
+
+from __future__ import annotations
+
+import re
+
+from rich.markup import escape
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def _visible(m: re.Match) -> str:
+    ch = m.group(0)
+    code = ord(ch)
+    if code < 0x20:
+        return chr(0x2400 + code)  # the Unicode "control picture" for it: ␛ for ESC
+    return f"\\u{code:04x}"
+
+
+def safe(text: str) -> str:
+    """Control characters made visible (tabs and newlines kept); no markup interpreted."""
+    return escape(_CONTROL.sub(_visible, text))
+
+
+def safe_line(text: str) -> str:
+    """Like ``safe`` but on one line: newlines shown as ⏎ for compact listings."""
+    return safe(text.replace("\n", "⏎ ").replace("\t", " "))
