@@ -44,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
             print_refusals(project, result.refusals)
             console(stderr=True).print(f"[bold red]build refused:[/] {len(result.refusals)} label error(s); "
                                        "nothing was written")
-        return EXIT_REFUSED
+        return result.exit_code
     if args.check:
         drift = check(result, project.config.artifact_path, project.config.manifest_path)
         if args.format == "json":

@@ -13,13 +13,14 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from labeller import __version__
+from labeller.core.anchors import fold_quote
 from labeller.core.canon import CANONICAL_VERSION
 from labeller.core.expansion import EXPANSION_VERSION
 from labeller.core.hitrules import union_coverage
 from labeller.core.models import Question
 from labeller.core.project import Project
 from labeller.core.resolve import Refusal, Span, locator_error
-from labeller.errors import InvalidInput
+from labeller.errors import EXIT_INVALID, EXIT_OK, EXIT_REFUSED, InvalidInput
 from labeller.io import atomic_write_bytes
 
 
@@ -45,6 +46,12 @@ class BuildResult:
     @property
     def ok(self) -> bool:
         return not self.refusals
+
+    @property
+    def exit_code(self) -> int:
+        """0 when clean; 2 when any refusal is invalid input; otherwise 1 (label errors)."""
+        kinds = {r.kind for r in self.refusals}
+        return EXIT_OK if not kinds else EXIT_INVALID if "invalid" in kinds else EXIT_REFUSED
 
     def artifact_bytes(self) -> bytes:
         return "".join(json.dumps(artifact_record(r, self.manifest), ensure_ascii=False, sort_keys=True) + "\n"
@@ -82,11 +89,7 @@ def resolve_record(project: Project, q: Question, found: dict | None = None) -> 
     rule = project.hit_rule
     seen: dict[tuple, int] = {}
     for i, loc in enumerate(q.locators):
-        occ = None
-        if found is not None and loc.quote is not None:
-            from labeller.core.anchors import fold_quote
-
-            occ = found.get(fold_quote(loc.quote))
+        occ = found.get(fold_quote(loc.quote)) if found is not None and loc.quote is not None else None
         try:
             res = resolver.resolve(loc, q.id, occ)
         except InvalidInput as exc:

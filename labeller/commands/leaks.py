@@ -1,0 +1,72 @@
+"""``labeller leaks``: the ``golden-queries-quoted`` scan on its own, without retrieval.
+
+The same scan runs inside every ``labeller eval``; alone it needs no index, so every
+``rank_in_top_k`` is null. Findings are an observation, not a failure: they go to the
+report and to a stderr warning, and the exit code stays 0. A build with label errors
+exits 1 instead, because the whole-document exemption needs every record's spans.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from rich.table import Table
+
+from labeller.commands.build import print_refusals
+from labeller.commands.common import add_format_option, add_project_options, console, project_from
+from labeller.core.build import build
+from labeller.display import safe_line
+from labeller.errors import EXIT_OK, EXIT_REFUSED
+from labeller.eval.leaks import LEAK_CHECK, MIN_NEEDLE_CODE_POINTS, find_leaks, format_warning, needles
+
+
+def register(sub) -> None:
+    p = sub.add_parser("leaks", help="find corpus documents that quote two or more golden queries",
+                       description=f"Scan every chunk of the corpus for documents that quote two or more golden "
+                       f"queries word for word ({LEAK_CHECK}). Such a document is either a note about the "
+                       "evaluation or a source the golden file should list as expected. Findings never change "
+                       "the exit code.")
+    add_project_options(p)
+    add_format_option(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    project = project_from(args)
+    result = build(project, project.load_questions().questions)
+    if not result.ok:
+        if args.format == "json":
+            print(json.dumps({"ok": False, "errors": [r.as_json() for r in result.refusals]},
+                             ensure_ascii=False, indent=2, sort_keys=True))
+        else:
+            print_refusals(project, result.refusals)
+            console(stderr=True).print(f"[bold red]leaks needs a clean build:[/] {len(result.refusals)} label "
+                                       "error(s); fix them first (the scan exempts each record's answer documents)")
+        return EXIT_REFUSED
+    findings = find_leaks(project.all_chunks, result.records)
+    if args.format == "json":
+        print(json.dumps({"findings": findings}, ensure_ascii=False, indent=2, sort_keys=True))
+    else:
+        print_findings(findings, n_needles=len(needles(result.records)), n_records=len(result.records),
+                       n_chunks=len(project.all_chunks))
+    warning = format_warning(findings)
+    if warning:
+        print(warning, file=sys.stderr)
+    return EXIT_OK
+
+
+def print_findings(findings: list[dict], *, n_needles: int, n_records: int, n_chunks: int) -> None:
+    out = console()
+    out.print(f"scanned {n_chunks:,} chunks (heading, breadcrumb, body) for {n_needles:,} distinct golden "
+              f"queries of {n_records:,} records (queries under {MIN_NEEDLE_CODE_POINTS} characters are skipped)")
+    if not findings:
+        out.print("[green]clean:[/] no document quotes two or more golden queries")
+        return
+    t = Table(title=LEAK_CHECK)
+    t.add_column("document")
+    t.add_column("quoted queries")
+    for f in findings:
+        t.add_row(safe_line(f["path"]), safe_line(", ".join(q["query_id"] for q in f["quoted"])))
+    out.print(t)

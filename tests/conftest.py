@@ -1,0 +1,50 @@
+"""Shared test helpers: small throwaway projects written into tmp_path."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from labeller.config import load_config
+from labeller.core.project import Project
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED_CORPORA = REPO.parent / "shared" / "corpora"
+
+
+def write_project(root: Path, docs: dict[str, str | bytes], questions: list[dict | str] = (),
+                  toml: str | None = None) -> Path:
+    """Write ``corpus/`` files, ``golden/questions.jsonl`` and an optional labeller.toml."""
+    for name, content in docs.items():
+        path = root / "corpus" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8", newline="")
+    golden = root / "golden"
+    golden.mkdir(parents=True, exist_ok=True)
+    lines = [q if isinstance(q, str) else json.dumps(q, ensure_ascii=False) for q in questions]
+    (golden / "questions.jsonl").write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    if toml is not None:
+        (root / "labeller.toml").write_text(toml, encoding="utf-8")
+    return root
+
+
+def q(id: str, *locators: dict, **extra) -> dict:
+    """A question record with a generated query, for tests that only care about locators."""
+    rec = {"id": id, "query": extra.pop("query", f"question {id}?"), "expected_answer": "answer",
+           "locators": list(locators)}
+    rec.update(extra)
+    return rec
+
+
+@pytest.fixture
+def make_project(tmp_path):
+    def factory(docs, questions=(), toml=None, name="proj") -> Project:
+        root = write_project(tmp_path / name, docs, questions, toml)
+        return Project(load_config(root))
+
+    return factory
