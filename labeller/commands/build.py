@@ -9,11 +9,13 @@ from rich.table import Table
 from rich.text import Text
 
 from labeller.commands.common import add_format_option, add_project_options, console, project_from
-from labeller.core.build import BuildResult, build, write_artifacts
+from labeller.commands.review import counts_line, print_pending
+from labeller.core.build import build, write_artifacts
 from labeller.core.check import Drift, check
 from labeller.core.resolve import Refusal
 from labeller.display import safe_line
 from labeller.errors import EXIT_OK, EXIT_REFUSED
+from labeller.review.log import build_review_summary, unreviewed_or_stale
 
 CONTEXT_CHARS = 60
 
@@ -27,6 +29,8 @@ def register(sub) -> None:
     p.add_argument("--hit-rule", help="build hit rule: any_overlap (default), span_containment, coverage>=T, "
                    "union_coverage>=T")
     p.add_argument("--check", action="store_true", help="compare a fresh in-memory build with the committed files")
+    p.add_argument("--require-reviewed", action="store_true", help="with --check: also exit 1 while any record is "
+                   "unreviewed, flagged or changed since its review (golden/reviews.jsonl)")
     add_format_option(p)
     p.set_defaults(func=run)
 
@@ -35,11 +39,15 @@ def run(args: argparse.Namespace) -> int:
     project = project_from(args)
     questions = project.load_questions().questions
     result = build(project, questions)
+    review, review_warnings = build_review_summary(project.config, questions)
+    for warning in review_warnings:
+        console(stderr=True).print(f"[yellow]warning:[/] {safe_line(warning)}")
+    summary = result.summary | {"review": review}  # a copy: the build result may be shared through the cache
     out = console()
     if not result.ok:
         if args.format == "json":
             print(json.dumps({"ok": False, "errors": [r.as_json() for r in result.refusals],
-                              "summary": result.summary}, ensure_ascii=False, indent=2, sort_keys=True))
+                              "summary": summary}, ensure_ascii=False, indent=2, sort_keys=True))
         else:
             print_refusals(project, result.refusals)
             console(stderr=True).print(f"[bold red]build refused:[/] {len(result.refusals)} label error(s); "
@@ -47,25 +55,27 @@ def run(args: argparse.Namespace) -> int:
         return result.exit_code
     if args.check:
         drift = check(result, project.config.artifact_path, project.config.manifest_path)
+        pending = unreviewed_or_stale(project.config, questions) if args.require_reviewed else {}
         if args.format == "json":
-            print(json.dumps({"ok": drift.ok, "errors": [], "drift": drift.as_json(), "summary": result.summary},
+            print(json.dumps({"ok": drift.ok and not pending, "errors": [], "drift": drift.as_json(),
+                              "summary": summary, "not_reviewed": pending},
                              ensure_ascii=False, indent=2, sort_keys=True))
         else:
             print_drift(drift)
-        return EXIT_OK if drift.ok else EXIT_REFUSED
+            print_pending(pending)
+        return EXIT_OK if drift.ok and not pending else EXIT_REFUSED
     write_artifacts(project, result)
     if args.format == "json":
-        print(json.dumps({"ok": True, "errors": [], "summary": result.summary,
+        print(json.dumps({"ok": True, "errors": [], "summary": summary,
                           "written": [str(project.config.artifact_path), str(project.config.manifest_path)]},
                          ensure_ascii=False, indent=2, sort_keys=True))
     else:
-        print_summary(result)
+        print_summary(summary)
         out.print(f"wrote {project.config.artifact_path} and {project.config.manifest_path.name}")
     return EXIT_OK
 
 
-def print_summary(result: BuildResult) -> None:
-    s = result.summary
+def print_summary(s: dict) -> None:
     out = console()
     t = Table(title="golden set", show_header=False, box=None)
     for key in ("docs", "chars", "chunks", "records", "spans", "single", "multi", "negative"):
@@ -75,6 +85,7 @@ def print_summary(result: BuildResult) -> None:
         t.add_row("span chars", f"min {sc['min']}  median {sc['median']}  mean {sc['mean']}  max {sc['max']}")
     t.add_row("blocks", "  ".join(f"{k} {v}" for k, v in s["blocks"].items()))
     t.add_row("chunks/record", "  ".join(f"{k}:{v}" for k, v in s["chunks_per_record"].items()))
+    t.add_row("review", counts_line(s["review"]))
     out.print(t)
     d = Table(title="labels per document", box=None)
     d.add_column("document")

@@ -1,0 +1,127 @@
+"""``labeller review``: review mode in the app, or ``--summary`` of where the review round stands."""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import json
+import os
+import sys
+
+from rich.table import Table
+
+from labeller.commands.common import add_format_option, add_project_options, config_from, console, project_from
+from labeller.core.models import Question
+from labeller.core.questions import load_questions
+from labeller.display import safe_line
+from labeller.errors import EXIT_OK, InvalidInput
+from labeller.review.log import STATUS_LABELS, STATUSES, ReviewLog, check_person, read_review_log
+
+SPLITS = ("dev", "test", "holdout")
+
+
+def register(sub) -> None:
+    p = sub.add_parser("review", help="review labels record by record (accept / flag / edit), or --summary",
+                       description="Open review mode: each record's query, expected answer and resolved spans in "
+                       "context, with chunk boundaries. a accepts, f flags with a comment, e edits the record (which "
+                       "then needs re-review), n/p move. By default the queue holds every record not reviewed as it "
+                       "stands: changed since its review first, then flagged, then unreviewed. Decisions are "
+                       "appended to golden/reviews.jsonl. With --summary, print how many records are reviewed, need "
+                       "re-review, are flagged or unreviewed.")
+    add_project_options(p)
+    add_filter_options(p)
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("--status", choices=STATUSES, help="only records with this review status")
+    which.add_argument("--all", action="store_true", help="every record in file order, reviewed ones included "
+                   "(default: the records still needing a look, stale first, then flagged, then unreviewed)")
+    p.add_argument("--as", dest="reviewer", metavar="NAME",
+                   help="reviewer name written to the log (default: $LABELLER_REVIEWER, else the login name)")
+    p.add_argument("--summary", action="store_true", help="print review counts instead of opening the app")
+    add_format_option(p)
+    p.set_defaults(func=run)
+
+
+def add_filter_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--tag", action="append", default=[], metavar="T",
+                   help="only records carrying this tag (repeat for any of several)")
+    p.add_argument("--split", choices=SPLITS, help="only records of this split")
+
+
+def select(questions: list[Question], args: argparse.Namespace) -> list[Question]:
+    """The records the --tag / --split filters keep, in file order."""
+    tags = set(args.tag)
+    return [q for q in questions if (not tags or tags & set(q.tags)) and (args.split is None or q.split == args.split)]
+
+
+def default_reviewer(given: str | None) -> str:
+    name = given or os.environ.get("LABELLER_REVIEWER")
+    if not name:
+        try:
+            name = getpass.getuser()
+        except (OSError, KeyError):
+            raise InvalidInput("cannot tell who is reviewing; pass --as NAME") from None
+    return check_person(name)
+
+
+def warn_log_problems(log: ReviewLog) -> None:
+    """Ignored log lines are always shown, never fixed: the reader decides what happened."""
+    for p in log.problems:
+        print(f"labeller: warning: {safe_line(str(p))}", file=sys.stderr)
+
+
+def run(args: argparse.Namespace) -> int:
+    cfg = config_from(args)
+    questions = select(load_questions(cfg.questions, cfg.limits).questions, args)
+    log = read_review_log(cfg.review_log)
+    warn_log_problems(log)
+    if args.summary:
+        print_summary(log, questions, args.format)
+        return EXIT_OK
+    ids = log.queue(questions, args.status, args.all)
+    if not ids:
+        console().print("no records match these filters; nothing to review")
+        return EXIT_OK
+    reviewer = default_reviewer(args.reviewer)
+    project = project_from(args)
+    from labeller.app.review_app import ScreenApp
+    from labeller.app.screens.review import ReviewScreen
+
+    ScreenApp(lambda: ReviewScreen(project, ids, reviewer), title=f"labeller review ({reviewer})").run()
+    return EXIT_OK
+
+
+def counts_line(counts: dict | None) -> str:
+    """One line of review counts, for the build summary (``None``: the log could not be read)."""
+    if counts is None:
+        return "unavailable (see the warning above)"
+    return "  ".join(f"{STATUS_LABELS[status]} {counts[status]}" for status in STATUSES)
+
+
+def print_pending(pending: dict[str, str]) -> None:
+    """Why ``build --check --require-reviewed`` fails: every record not reviewed as it stands."""
+    if not pending:
+        return
+    err = console(stderr=True)
+    err.print(f"[bold red]not reviewed:[/] {len(pending)} record(s) are unreviewed, flagged or changed since their "
+              "review (labeller review)")
+    for rid, status in pending.items():
+        err.print(f"  {safe_line(rid)}: {STATUS_LABELS[status]}")
+
+
+def print_summary(log: ReviewLog, questions: list[Question], fmt: str) -> None:
+    counts = log.counts(questions)
+    if fmt == "json":
+        print(json.dumps(counts, sort_keys=True))
+        return
+    out = console()
+    out.print(f"review status of {counts['records']} record(s)")
+    t = Table(show_header=False, box=None)
+    for status in STATUSES:
+        t.add_row(STATUS_LABELS[status], str(counts[status]))
+    out.print(t)
+    statuses = log.statuses(questions)
+    for status in ("flagged", "needs_rereview"):
+        for rid in (r for r, s in statuses.items() if s == status):
+            latest = log.latest(rid)
+            out.print(f"  {STATUS_LABELS[status]}: {safe_line(rid)}  (last {latest.decision} by "
+                      f"{safe_line(latest.reviewer)}{': ' + safe_line(latest.comment) if latest.comment else ''})")

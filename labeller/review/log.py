@@ -1,0 +1,279 @@
+"""The review log: ``golden/reviews.jsonl``, one decision per line, only ever appended to.
+
+A review is a statement about one version of a record, so every entry carries the
+sha256 of the record's canonical JSON as the reviewer saw it. The status of a record is
+derived from its latest entry and its current digest; nothing is stored twice, and an
+edit to questions.jsonl makes an earlier review visibly stale instead of silently
+carrying it over.
+
+Appends are crash-safe without ever rewriting the file: one ``write`` of one line,
+``fsync``, done. A crash can at worst leave a torn last line; reading reports it (file and
+line) and ignores it, and the next append starts on a fresh line so the torn bytes stay
+exactly where they were for a human to look at. The log is never "repaired".
+
+The build never reads this file, except for the optional review counts in its summary
+and ``build --check --require-reviewed``; see ``build_review_summary`` and
+``unreviewed_or_stale``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import stat
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+from labeller.core.canon import sha256_hex
+from labeller.core.models import Question
+from labeller.errors import InvalidInput, LabellerError
+from labeller.io import fsync_dir, read_regular_file, refuse_symlink_components
+
+DECISIONS = ("accept", "flag", "edit")
+STATUSES = ("reviewed", "needs_rereview", "flagged", "unreviewed")
+STATUS_LABELS = {"reviewed": "reviewed", "needs_rereview": "needs re-review", "flagged": "flagged",
+                 "unreviewed": "unreviewed"}
+MAX_LOG_BYTES = 64 * 1024 * 1024
+MAX_NAME_CHARS = 100
+_DIGEST = re.compile(r"^[0-9a-f]{64}$")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def record_digest(question: Question) -> str:
+    """sha256 of the record's canonical JSON: its questions.jsonl form with sorted keys.
+
+    ``as_json`` leaves defaults out, so the digest changes exactly when the written record
+    changes, and not when the file around it is reformatted or reordered.
+    """
+    return sha256_hex(json.dumps(question.as_json(), ensure_ascii=False, sort_keys=True, separators=(",", ":")))
+
+
+def check_person(name: str, what: str = "reviewer") -> str:
+    """A reviewer or annotator name: non-blank, one line, bounded (it is shown in the app)."""
+    name = name.strip()
+    if not name or len(name) > MAX_NAME_CHARS or _CONTROL.search(name):
+        raise InvalidInput(f"{what} name {name!r} must be 1-{MAX_NAME_CHARS} printable characters")
+    return name
+
+
+def utc_timestamp(now: datetime | None = None) -> str:
+    return (now or datetime.now(timezone.utc)).astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@dataclass(frozen=True)
+class ReviewEntry:
+    """One decision. ``record_digest`` pins the version of the record it is about."""
+
+    record_id: str
+    record_digest: str
+    reviewer: str
+    decision: str
+    comment: str
+    timestamp: str
+
+    def as_json(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, obj: object) -> "ReviewEntry":
+        """Validate one parsed line; extra keys are allowed so later versions may add fields."""
+        if not isinstance(obj, dict):
+            raise ValueError("an entry must be a JSON object")
+        values = {}
+        for key in ("record_id", "record_digest", "reviewer", "decision", "comment", "timestamp"):
+            value = obj.get(key)
+            if not isinstance(value, str):
+                raise ValueError(f"{key} missing or not a string")
+            values[key] = value
+        if not values["record_id"] or not values["reviewer"].strip():
+            raise ValueError("record_id and reviewer must not be empty")
+        if values["decision"] not in DECISIONS:
+            raise ValueError(f"decision {values['decision']!r} is not one of {', '.join(DECISIONS)}")
+        if not _DIGEST.match(values["record_digest"]):
+            raise ValueError("record_digest is not a sha256 hex digest")
+        return cls(**values)
+
+
+def new_entry(question: Question, reviewer: str, decision: str, comment: str = "",
+              now: datetime | None = None) -> ReviewEntry:
+    """The entry for a decision about ``question`` exactly as it is now."""
+    if decision not in DECISIONS:
+        raise InvalidInput(f"decision {decision!r} is not one of {', '.join(DECISIONS)}")
+    if decision == "flag" and not comment.strip():
+        raise InvalidInput(f"record {question.id!r}: a flag needs a comment saying what is wrong")
+    return ReviewEntry(question.id, record_digest(question), check_person(reviewer), decision, comment.strip(),
+                       utc_timestamp(now))
+
+
+@dataclass(frozen=True)
+class LogProblem:
+    """A line of the log that was ignored, and why (shown as a warning, never fixed)."""
+
+    path: str
+    line: int
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.message}"
+
+
+@dataclass
+class ReviewLog:
+    path: Path
+    entries: list[ReviewEntry] = field(default_factory=list)
+    problems: list[LogProblem] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        # File order is decision order: timestamps come from reviewers' clocks and may disagree.
+        self._latest = {e.record_id: e for e in self.entries}
+
+    def latest(self, record_id: str) -> ReviewEntry | None:
+        return self._latest.get(record_id)
+
+    def history(self, record_id: str) -> list[ReviewEntry]:
+        return [e for e in self.entries if e.record_id == record_id]
+
+    def status(self, question: Question) -> str:
+        """reviewed / needs_rereview / flagged / unreviewed, from the latest decision.
+
+        An ``edit`` entry pins the version the reviewer changed, so it is stale by
+        construction: an edited label needs another look before it counts as reviewed.
+        """
+        entry = self._latest.get(question.id)
+        if entry is None:
+            return "unreviewed"
+        if entry.decision == "edit" or entry.record_digest != record_digest(question):
+            return "needs_rereview"
+        return "flagged" if entry.decision == "flag" else "reviewed"
+
+    def statuses(self, questions: list[Question]) -> dict[str, str]:
+        return {q.id: self.status(q) for q in questions}
+
+    def queue(self, questions: list[Question], status: str | None = None, everything: bool = False) -> list[str]:
+        """Record ids for a review session, most urgent first.
+
+        By default every record not ``reviewed``: those changed since their review first
+        (their approval describes a version that no longer exists), then flagged, then
+        unreviewed, each in file order. ``status`` keeps one status; ``everything`` is the
+        whole file in file order.
+        """
+        statuses = self.statuses(questions)
+        if everything:
+            return list(statuses)
+        if status is not None:
+            return [rid for rid, s in statuses.items() if s == status]
+        urgency = {"needs_rereview": 0, "flagged": 1, "unreviewed": 2}
+        return sorted((rid for rid, s in statuses.items() if s in urgency), key=lambda rid: urgency[statuses[rid]])
+
+    def counts(self, questions: list[Question]) -> dict:
+        """SPEC §9: ``records`` and the four statuses, which always sum to ``records``."""
+        out = {"records": len(questions)} | {s: 0 for s in STATUSES}
+        for status in self.statuses(questions).values():
+            out[status] += 1
+        return out
+
+
+def read_review_log(path: Path) -> ReviewLog:
+    """Read the log; a missing file is an empty log. Bad lines become ``problems``.
+
+    Unsafe files (a symlink in the path, not a regular file, over ``MAX_LOG_BYTES``) are
+    refused with ``InvalidInput``: those are not crash damage but something to look at.
+    """
+    path = Path(path)
+    if not path.exists() and not path.is_symlink():
+        return ReviewLog(path)
+    data = read_regular_file(path, max_bytes=MAX_LOG_BYTES, what="review log")
+    entries: list[ReviewEntry] = []
+    problems: list[LogProblem] = []
+    lines = data.split(b"\n")
+    torn = lines.pop()  # after the last newline: empty unless the last write was cut short
+    for lineno, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            continue
+        try:
+            entries.append(ReviewEntry.from_json(json.loads(raw.decode("utf-8"))))
+        except (UnicodeDecodeError, json.JSONDecodeError, ValueError) as exc:
+            problems.append(LogProblem(str(path), lineno, f"not a valid review entry ({_reason(exc)}); ignored"))
+    if torn.strip():
+        problems.append(LogProblem(str(path), len(lines) + 1, "truncated last line (no newline: a write was "
+                                   "interrupted?); ignored and left as it is"))
+    return ReviewLog(path, entries, problems)
+
+
+def _reason(exc: Exception) -> str:
+    if isinstance(exc, json.JSONDecodeError):
+        return f"malformed JSON: {exc.msg} at column {exc.colno}"
+    if isinstance(exc, UnicodeDecodeError):
+        return f"not UTF-8 at byte {exc.start}"
+    return str(exc)
+
+
+def append_review(path: Path, entry: ReviewEntry) -> bool:
+    """Append one entry durably: a single write of one line, then fsync.
+
+    Returns True when the file ended in a torn line; the new entry then starts on a line
+    of its own (one newline is written first) and the torn bytes are left untouched,
+    still reported by ``read_review_log``.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    refuse_symlink_components(path.parent)
+    created = not path.exists()
+    flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(path, flags, 0o644)
+    except OSError as exc:
+        raise InvalidInput(f"cannot open the review log: {exc.strerror}", path=str(path)) from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise InvalidInput("review log is not a regular file", path=str(path))
+        torn = st.st_size > 0 and os.pread(fd, 1, st.st_size - 1) != b"\n"
+        line = json.dumps(entry.as_json(), ensure_ascii=False, sort_keys=True) + "\n"
+        write_all(fd, (b"\n" if torn else b"") + line.encode("utf-8"))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    if created:
+        fsync_dir(path.parent)
+    return torn
+
+
+def write_all(fd: int, data: bytes) -> None:
+    """``os.write`` until every byte is out (a regular file rarely takes less than all)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+# -- what the build and CI read -------------------------------------------------------------
+
+
+def review_counts(config, questions: list[Question], log: ReviewLog | None = None) -> dict:
+    """``{"records", "reviewed", "needs_rereview", "flagged", "unreviewed"}`` for these records."""
+    return (log or read_review_log(config.review_log)).counts(questions)
+
+
+def unreviewed_or_stale(config, questions: list[Question], log: ReviewLog | None = None) -> dict[str, str]:
+    """Records that ``build --check --require-reviewed`` refuses, in file order, with their status.
+
+    Only ``reviewed`` passes: an unreviewed record was never checked, a stale one was
+    checked in another version, and a flagged one carries an open objection.
+    """
+    statuses = (log or read_review_log(config.review_log)).statuses(questions)
+    return {rid: s for rid, s in statuses.items() if s != "reviewed"}
+
+
+def build_review_summary(config, questions: list[Question]) -> tuple[dict | None, list[str]]:
+    """Review counts for the build summary, and warnings for stderr; never raises.
+
+    The build must not depend on the review log, so an unreadable log gives ``None``
+    counts and a warning instead of an error.
+    """
+    try:
+        log = read_review_log(config.review_log)
+    except LabellerError as exc:
+        return None, [f"review counts skipped: {exc}"]
+    return log.counts(questions), [str(p) for p in log.problems]
