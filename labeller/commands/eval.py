@@ -1,0 +1,280 @@
+"""``labeller eval``: score the golden set against a retriever, with intervals and a regression gate.
+
+Exit codes: 0 done (also with leak findings, which only warn); 1 a regression, and only
+with ``--fail-on-regression``: chunk recall at the shipped k dropped against the baseline
+and the paired bootstrap interval of the drop excludes zero; 2 invalid input (including a
+baseline that cannot gate this run because it measured a different quantity).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+from rich.text import Text
+
+from labeller.commands.common import add_format_option, add_project_options, console, project_from
+from labeller.display import safe_line
+from labeller.errors import EXIT_INVALID, EXIT_OK, EXIT_REFUSED, InvalidInput, LabellerError
+from labeller.eval.leaks import format_warning
+from labeller.eval.metrics import METRICS
+from labeller.eval.report import read_report, render, write_report
+from labeller.eval.retrievers import make_retriever
+from labeller.eval.runner import SPLITS, EvalResult, parse_ks, run_eval
+
+STAGES = {"index": "indexing chunks", "retrieve": "retrieving"}
+QUERY_CHARS = 60
+MAX_TAG_ROWS = 12
+
+
+def register(sub) -> None:
+    p = sub.add_parser("eval", help="score the golden set: recall@k, MRR, nDCG with intervals; regression gate",
+                       description="Build the golden set in memory, retrieve the top k chunks for every query "
+                       "(BM25 by default, or a TREC run file) and report recall@k, success@k, all@k, MRR@k and "
+                       "nDCG@k at chunk and document level with 95% bootstrap intervals.")
+    add_project_options(p)
+    p.add_argument("--k", help="k sweep, comma-separated (default [eval] k: 1,5,10,20,50; the shipped k is "
+                   "always added)")
+    p.add_argument("--hit-rule", dest="eval_hit_rule",
+                   help="hit rule for scoring (default: the build hit rule): any_overlap, span_containment, "
+                   "coverage>=T, union_coverage>=T")
+    p.add_argument("--run", help="score this TREC run file (qid Q0 docid rank score tag; docid = chunk id) "
+                   "instead of BM25")
+    p.add_argument("--analyzer", help="BM25 analyzer (default [eval] analyzer: auto); e.g. auto, plain")
+    p.add_argument("--split", choices=SPLITS, help="score only this split")
+    p.add_argument("--include-holdout", action="store_true",
+                   help="also score holdout records (kept out of every eval otherwise)")
+    p.add_argument("--baseline", help="a previous JSON report to compare with (paired per-query deltas)")
+    p.add_argument("--fail-on-regression", action="store_true",
+                   help="exit 1 if chunk recall at the shipped k dropped and its interval excludes zero")
+    add_format_option(p)
+    p.add_argument("--out", dest="report_out", help="also write the JSON report to this file")
+    p.add_argument("--write-run", help="write the retrieved rankings as a TREC run file")
+    p.add_argument("--no-history", action="store_true", help="do not append this run to the run history")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.fail_on_regression and not args.baseline:
+        raise InvalidInput("--fail-on-regression needs --baseline REPORT")
+    if args.run and args.analyzer:
+        raise InvalidInput("--analyzer applies to the BM25 retriever, not to a --run file")
+    ks = parse_ks(args.k) if args.k else None
+    baseline = read_report(args.baseline) if args.baseline else None
+    project = project_from(args)
+    with progress_bar() as progress:
+        retriever = (make_retriever("run", project, path=args.run) if args.run else
+                     make_retriever("bm25", project, analyzer=args.analyzer, progress=progress))
+        result = run_eval(project, ks=ks, hit_rule=args.eval_hit_rule, retriever=retriever, split=args.split,
+                          include_holdout=args.include_holdout, baseline=baseline, progress=progress)
+    report = result.report
+    if args.report_out:
+        write_report(args.report_out, report)
+    if args.write_run:
+        from labeller.eval.retrievers.run_file import write_run
+
+        write_run(args.write_run, result.hits, tag=_run_tag(report))
+    if args.format == "json":
+        sys.stdout.write(render(report))
+    else:
+        print_report(result)
+    missing = getattr(result.retriever, "missing", None)
+    err = console(stderr=True)
+    if missing is not None:
+        absent = missing(list(result.hits))
+        if absent:
+            one = len(absent) == 1
+            err.print(f"[yellow]warning:[/] {len(absent)} golden quer{'y has' if one else 'ies have'} no rows in "
+                      f"the run file and score{'s' if one else ''} as misses (negatives: as drawing nothing): "
+                      f"{safe_line(', '.join(absent[:10]))}{' …' if len(absent) > 10 else ''}")
+    warning = format_warning(report["findings"], k=report["config"]["retrieved_depth"])
+    if warning:
+        print(warning, file=sys.stderr)
+    if not args.no_history:
+        from labeller.eval.history import append_run, history_path
+
+        try:
+            append_run(history_path(project.config), report, result.seconds)
+        except LabellerError as exc:
+            err.print(f"[yellow]warning:[/] run not recorded in the history: {safe_line(str(exc))}")
+    return gate(report, args.fail_on_regression)
+
+
+def gate(report: dict, fail_on_regression: bool) -> int:
+    comparison = report.get("comparison")
+    if not fail_on_regression or comparison is None:
+        return EXIT_OK
+    if not comparison["comparable"]:
+        console(stderr=True).print(f"[bold red]cannot gate on this baseline:[/] {safe_line(comparison['reason'])}")
+        return EXIT_INVALID
+    return EXIT_REFUSED if comparison["regression"] else EXIT_OK
+
+
+def _run_tag(report: dict) -> str:
+    r = report["fingerprint"]["retriever"]
+    return "-".join(str(x) for x in (r.get("name"), r.get("analyzer")) if x) or "labeller"
+
+
+class progress_bar:
+    """A rich progress bar on stderr while indexing and retrieving (only on a terminal)."""
+
+    def __enter__(self):
+        self.bar = None
+        self.tasks: dict[str, int] = {}
+        if sys.stderr.isatty():
+            self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                TimeElapsedColumn(), console=console(stderr=True), transient=True)
+            self.bar.start()
+        return self if self.bar is not None else None
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        if stage not in self.tasks:
+            self.tasks[stage] = self.bar.add_task(STAGES.get(stage, stage), total=total)
+        self.bar.update(self.tasks[stage], completed=done, total=total)
+
+    def __exit__(self, *exc) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+# -- text output ----------------------------------------------------------------------------
+
+
+def fmt_stat(s: dict) -> Text:
+    """The value, and under it its 95% interval (dim); "no data" when n is 0."""
+    if s["value"] is None:
+        return Text("no data", style="dim")
+    ci = f"\n{s['ci_low']:.2f}–{s['ci_high']:.2f}" if s["ci_low"] is not None else ""
+    return Text(f"{s['value']:.3f}") + Text(ci, style="dim")
+
+
+def metrics_table(title: str, agg: dict, ks: list[int]) -> Table:
+    t = Table(title=title, title_justify="left")
+    t.add_column("metric")
+    for k in ks:
+        t.add_column(f"@{k}", justify="right")
+    t.add_column("n", justify="right")
+    for m in METRICS:
+        row = [agg[f"{m}@{k}"] for k in ks]
+        label = "all (multi-hop)" if m == "all" else m
+        t.add_row(label, *(fmt_stat(s) for s in row), str(row[0]["n"]))
+    return t
+
+
+def print_report(result: EvalResult) -> None:
+    rep = result.report
+    out = console()
+    fp, cfg = rep["fingerprint"], rep["config"]
+    ks = fp["k"]
+    r = fp["retriever"]
+    settings = ", ".join(f"{k} {v}" for k, v in r.items() if k in ("analyzer", "file"))
+    if "field_weights" in r:
+        settings += ", weights " + " ".join(f"{k} {v:g}" for k, v in r["field_weights"].items())
+    rec = cfg["records"]
+    scope = f"split {cfg['split']}" if cfg["split"] else "all splits"
+    scope += " incl. holdout" if cfg["include_holdout"] else " (holdout excluded)"
+    out.print(f"[bold]labeller eval[/] · {safe_line(r['name'])} ({safe_line(settings)})")
+    out.print(f"hit rule [bold]{fp['hit_rule']}[/] · {fp['chunker']} max_chars {fp['max_chars']} · "
+              f"{rec['scored']} scored queries, {rec['negatives']} negatives, {scope} · "
+              f"{int(cfg['confidence'] * 100)}% bootstrap intervals ({cfg['bootstrap_samples']} resamples, "
+              f"seed {cfg['seed']}) · fingerprint {fp['digest'][:12]}")
+    out.print(metrics_table(f"chunk level (a hit: a retrieved chunk satisfies {fp['hit_rule']} for an answer span)",
+                            rep["aggregate"]["chunk"], ks))
+    out.print(metrics_table("document level (ranks among distinct retrieved documents)", rep["aggregate"]["doc"], ks))
+    shipped = cfg["shipped_k"]
+    print_breakdowns(rep["breakdowns"], shipped, max(ks))
+    d = Table(title="diagnostics", title_justify="left")
+    d.add_column("check")
+    d.add_column("status")
+    d.add_column("reading")
+    colour = {"ok": "green", "warn": "yellow", "fail": "bold red", "n/a": "dim"}
+    for diag in rep["diagnostics"]:
+        d.add_row(diag["check"], Text(diag["status"], style=colour[diag["status"]]), diag["reading"])
+    out.print(d)
+    misses = [q for q in rep["queries"] if q["miss"]]
+    if misses:
+        m = Table(title=f"misses at k = {shipped}: what was retrieved instead", title_justify="left")
+        for col in ("query", "text", "answer (hit rank)", "retrieved instead"):
+            m.add_column(col)
+        for q in misses:
+            answer = "; ".join(f"{sp['doc_id']} ({_rank(rank)})" for sp, rank in zip(q["answer_spans"], q["hit_ranks"]))
+            instead = "\n".join(f"{h['rank']}. {h['heading_path']}" for h in q["retrieved"][:3]) or "nothing"
+            m.add_row(safe_line(q["query_id"]), safe_line(_short(q["query"])), safe_line(answer), safe_line(instead)
+                      if "\n" not in instead else Text("\n".join(safe_line(x) for x in instead.split("\n"))))
+        out.print(m)
+    else:
+        out.print(f"no misses at k = {shipped}")
+    if rep["negatives"]:
+        n = Table(title="negatives (unanswerable: not in recall or MRR) and the scores they drew", title_justify="left")
+        for col in ("query", "text", "top score", "top result"):
+            n.add_column(col, justify="right" if col == "top score" else "left")
+        for q in rep["negatives"]:
+            top = q["retrieved"][0]["heading_path"] if q["retrieved"] else "nothing"
+            score = f"{q['top_score']:.3f}" if q["top_score"] is not None else "-"
+            n.add_row(safe_line(q["query_id"]), safe_line(_short(q["query"])), score, safe_line(top))
+        out.print(n)
+    if "comparison" in rep:
+        print_comparison(rep["comparison"], shipped)
+
+
+def print_breakdowns(breakdowns: dict, shipped: int, deepest: int) -> None:
+    """One line per split, hop and tag (values only; intervals are in the JSON). With many
+    tags only the weakest are listed: they are the ones to read."""
+    recall, mrr = f"recall@{shipped}", f"mrr@{deepest}"
+    b = Table(title=f"breakdowns (chunk level, shipped k = {shipped})", title_justify="left")
+    for col in ("by", "group", recall, f"success@{shipped}", mrr, "n"):
+        b.add_column(col, justify="left" if col in ("by", "group") else "right")
+    hidden = 0
+    for kind, groups in breakdowns.items():
+        items = list(groups.items())
+        if kind == "tag" and len(items) > MAX_TAG_ROWS:
+            hidden = len(items) - MAX_TAG_ROWS
+            items = sorted(items, key=lambda kv: (kv[1]["chunk"][recall]["value"], kv[0]))[:MAX_TAG_ROWS]
+        for name, agg in items:
+            c = agg["chunk"]
+            b.add_row(kind, safe_line(name), *(_value(c[m]) for m in (recall, f"success@{shipped}", mrr)),
+                      str(c[recall]["n"]))
+    if b.row_count:
+        out = console()
+        out.print(b)
+        if hidden:
+            out.print(f"  (the {MAX_TAG_ROWS} tags with the lowest {recall}; {hidden} more in --format json)")
+
+
+def _value(s: dict) -> Text:
+    return Text("no data", style="dim") if s["value"] is None else Text(f"{s['value']:.3f}")
+
+
+def print_comparison(c: dict, shipped: int) -> None:
+    out = console()
+    out.print(f"[bold]comparison with baseline[/] {str(c['baseline_fingerprint'])[:12]}")
+    for d in c["fingerprint_differences"]:
+        out.print(f"  [yellow]differs:[/] {safe_line(d['field'])}: {safe_line(str(d['baseline']))} → "
+                  f"{safe_line(str(d['current']))}")
+    if not c["comparable"]:
+        out.print(f"  [bold yellow]not compared:[/] {safe_line(c['reason'])}")
+    if c["deltas"] is not None:
+        t = Table(title=f"paired deltas over {c['paired']} queries (current − baseline, chunk level)",
+                  title_justify="left")
+        for col in ("metric", "baseline", "current", "delta [95% CI]"):
+            t.add_column(col, justify="left" if col == "metric" else "right")
+        for name, s in c["deltas"]["chunk"].items():
+            if not name.startswith(("recall@", "mrr@")) or s["value"] is None:
+                continue
+            delta = Text(f"{s['value']:+.3f}") + Text(f" [{s['ci_low']:+.3f}, {s['ci_high']:+.3f}]", style="dim")
+            t.add_row(name, f"{s['baseline']:.3f}", f"{s['current']:.3f}", delta)
+        out.print(t)
+    if c["comparable"]:
+        verdict = ("[bold red]regression[/]: recall@{k} dropped and the interval excludes zero" if c["regression"]
+                   else "[green]no regression[/] at recall@{k} (a drop counts only when its interval excludes zero)")
+        out.print(verdict.format(k=shipped))
+
+
+def _rank(rank: int | None) -> str:
+    return f"rank {rank}" if rank is not None else "not retrieved"
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= QUERY_CHARS else text[:QUERY_CHARS - 1] + "…"

@@ -1,0 +1,87 @@
+"""``labeller runs``: the eval run history (DuckDB), with a trend of one metric."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+
+from rich.table import Table
+from rich.text import Text
+
+from labeller.commands.common import add_format_option, config_from, console
+from labeller.display import safe_line
+from labeller.errors import EXIT_OK, InvalidInput
+from labeller.eval.history import history_path, list_runs
+from labeller.eval.metrics import LEVELS, METRICS
+
+SPARKS = "▁▂▃▄▅▆▇█"
+_METRIC = re.compile(rf"^({'|'.join(METRICS)})@([1-9]\d*)$")
+
+
+def register(sub) -> None:
+    p = sub.add_parser("runs", help="list past eval runs and the trend of a metric",
+                       description="List the runs recorded by `labeller eval` in the run history "
+                       "([eval] history, default .labeller/runs.duckdb) with one metric per run and its trend. "
+                       "The database is plain DuckDB: query it with SQL for anything else.")
+    p.add_argument("--root", default=".", help="project root (default: current folder)")
+    p.add_argument("--metric", help="metric to show, e.g. recall@5, mrr@10 (default: recall at the shipped k)")
+    p.add_argument("--level", choices=LEVELS, default="chunk", help="chunk or doc level (default chunk)")
+    p.add_argument("--limit", type=int, default=20, help="how many of the latest runs (default 20)")
+    add_format_option(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    cfg = config_from(args)
+    metric = args.metric or f"recall@{cfg.eval.shipped_k}"
+    if not _METRIC.match(metric):
+        raise InvalidInput(f"--metric must look like recall@5 (one of {', '.join(METRICS)} @ k), got {metric!r}")
+    if args.limit < 1:
+        raise InvalidInput("--limit must be at least 1")
+    path = history_path(cfg)
+    rows = list_runs(path, metric, args.level, args.limit)
+    if args.format == "json":
+        out = [{**r, "started_at": r["started_at"].isoformat() if r["started_at"] else None} for r in rows]
+        print(json.dumps({"history": str(path), "metric": metric, "level": args.level, "runs": out},
+                         ensure_ascii=False, indent=2, sort_keys=True))
+        return EXIT_OK
+    out = console()
+    if not rows:
+        out.print(f"no runs recorded yet in {safe_line(str(path))} (run `labeller eval`)")
+        return EXIT_OK
+    t = Table(title=f"eval runs ({args.level} {metric}, oldest first)", title_justify="left")
+    for col in ("run", "started (UTC)", "retriever", "hit rule", "n", metric, "Δ", "leaks"):
+        t.add_column(col, justify="right" if col in ("n", metric, "Δ", "leaks") else "left")
+    prev: dict[tuple, float] = {}
+    for r in rows:
+        measure = (r["chunker"], r["max_chars"], r["hit_rule"])
+        value = r["value"]
+        delta = ""
+        if value is not None and measure in prev:
+            delta = f"{value - prev[measure]:+.3f}"
+        if value is not None:
+            prev[measure] = value
+        shown = Text("no data", style="dim") if value is None else (
+            Text(f"{value:.3f}") + Text(f" {r['ci_low']:.2f}–{r['ci_high']:.2f}", style="dim"))
+        retriever = r["retriever"] + (f" {r['analyzer']}" if r["analyzer"] else "")
+        t.add_row(r["run_id"], r["started_at"].strftime("%Y-%m-%d %H:%M"), safe_line(retriever), r["hit_rule"],
+                  str(r["n_scored"]), shown, delta, str(r["n_findings"]))
+    out.print(t)
+    latest = rows[-1]
+    measure = (latest["chunker"], latest["max_chars"], latest["hit_rule"])
+    series = [r["value"] for r in rows if (r["chunker"], r["max_chars"], r["hit_rule"]) == measure
+              and r["value"] is not None]
+    if series:
+        out.print(f"trend of {metric} over the {len(series)} run(s) with {measure[0]} max_chars {measure[1]} and "
+                  f"hit rule {measure[2]} (other settings measure something else): {sparkline(series)} "
+                  f"{series[0]:.3f} → {series[-1]:.3f}")
+    return EXIT_OK
+
+
+def sparkline(values: list[float]) -> str:
+    """One block character per value, scaled between the series' min and max."""
+    lo, hi = min(values), max(values)
+    if hi == lo:
+        return SPARKS[len(SPARKS) // 2] * len(values)
+    return "".join(SPARKS[round((v - lo) / (hi - lo) * (len(SPARKS) - 1))] for v in values)

@@ -1,0 +1,138 @@
+"""The text analysis behind the BM25 index, the query and the app's search box.
+
+One function turns text into index terms, and the index, every query and the search box
+all call it: a term only matches if both sides were cut the same way, so the analysis is
+named and versioned (``labeller-auto-v1``) and its name is part of the index cache key and
+of every eval fingerprint. Changing what it produces means a new name.
+
+Why each step exists:
+
+- NFKC, then lower case: full-width ``ＶＰＮ`` and half-width katakana are the same words
+  as their ordinary forms, and case never decides relevance.
+- English stop words are dropped and Latin-script words are stemmed (Snowball English),
+  so "reimbursements" finds "reimbursed" and a question's "what/which/how" does not score.
+- CJK runs (Han, Hiragana, Katakana, Hangul) have no spaces between words. Kept whole, a
+  run is a sentence fragment that never recurs, so Japanese queries find nothing; cut into
+  overlapping character bigrams (a lone character stays a unigram), they share the two-
+  character words of their passages. ``labeller-plain-v1`` keeps runs whole, so the
+  difference can be measured (and is, in the tests).
+- Identifiers such as ``k=60``, ``text-embedding-3-small``, ``torch.compile`` or
+  ``max_chars`` are kept as one exact term *and* split into their parts, so an exact
+  mention ranks first while a query naming only a part still matches.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from functools import lru_cache
+
+from whoosh.analysis import Token, Tokenizer
+from whoosh.lang.porter2 import stem as _snowball_english
+from whoosh.lang.stopwords import stoplists
+
+from labeller.errors import InvalidInput
+
+STOP_WORDS = frozenset(stoplists["en"])
+
+_HAN = "\u3005\u3007\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f"
+_KANA = "\u3041-\u309f\u30a0-\u30fa\u30fc-\u30ff\u31f0-\u31ff\uff66-\uff9f"  # U+30FB "・" is punctuation
+_HANGUL = "\u1100-\u11ff\u3130-\u318f\uac00-\ud7af"
+_CJK = _HAN + _KANA + _HANGUL
+_WORD = rf"[^\W_{_CJK}]+"  # letters and digits outside the CJK scripts
+# A CJK run, or a word optionally chained to more words by identifier punctuation.
+_TOKEN = re.compile(rf"(?P<cjk>[{_CJK}]+)|(?P<word>{_WORD}(?:[-=._:/+@]{_WORD})*)")
+_PART = re.compile(_WORD)
+
+
+@lru_cache(maxsize=1 << 17)
+def _word_terms(word: str) -> tuple[str, ...]:
+    """A word (possibly an identifier): the identifier itself, then each part that is not a
+    stop word or a lone ASCII letter, stemmed if it is ASCII letters. Cached: a corpus has
+    far fewer distinct words than words."""
+    parts = _PART.findall(word)
+    out = [word] if len(parts) > 1 else []  # the exact identifier, unstemmed
+    for part in parts:
+        if part in STOP_WORDS or (len(part) == 1 and part.isascii() and part.isalpha()):
+            continue
+        out.append(_snowball_english(part) if part.isascii() and part.isalpha() else part)
+    return tuple(out)
+
+
+def _bigrams(run: str) -> list[str]:
+    if len(run) == 1:
+        return [run]
+    return [run[i:i + 2] for i in range(len(run) - 1)]
+
+
+@dataclass(frozen=True)
+class Analyzer:
+    """A named, versioned analysis chain. ``terms`` is the whole of it."""
+
+    name: str
+    cjk_bigrams: bool
+    summary: str
+
+    def terms(self, text: str) -> list[str]:
+        """Index/query terms of ``text`` in text order (repeats kept: they are term frequency)."""
+        out: list[str] = []
+        for m in _TOKEN.finditer(unicodedata.normalize("NFKC", text).lower()):
+            if m.lastgroup == "cjk":
+                out.extend(_bigrams(m.group()) if self.cjk_bigrams else [m.group()])
+            else:
+                out.extend(_word_terms(m.group()))
+        return out
+
+    def whoosh(self) -> "AnalyzerTokenizer":
+        """This chain as a whoosh analyzer, for the index's text fields."""
+        return AnalyzerTokenizer(self.name)
+
+
+AUTO_V1 = Analyzer("labeller-auto-v1", True, "lower case, English stop words, Snowball stems, "
+                   "CJK character bigrams, identifiers kept whole and in parts")
+PLAIN_V1 = Analyzer("labeller-plain-v1", False, "as labeller-auto-v1 but each CJK run is one token "
+                    "(for comparison: Japanese and Chinese queries mostly fail)")
+ANALYZERS = {a.name: a for a in (AUTO_V1, PLAIN_V1)}
+ALIASES = {"auto": AUTO_V1.name, "plain": PLAIN_V1.name}
+
+
+def get_analyzer(name: str) -> Analyzer:
+    """Resolve a configured name (``auto``, ``plain`` or a versioned name) to its analyzer."""
+    found = ANALYZERS.get(ALIASES.get(name, name))
+    if found is None:
+        known = ", ".join([*ALIASES, *ANALYZERS])
+        raise InvalidInput(f"unknown analyzer {name!r} ([eval] analyzer); known: {known}")
+    return found
+
+
+class AnalyzerTokenizer(Tokenizer):
+    """whoosh glue: yields ``Analyzer.terms`` as tokens.
+
+    It holds only the analyzer's name, so the schema whoosh pickles into the index stays
+    small and always runs the current code of that (immutable, versioned) chain.
+    """
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, AnalyzerTokenizer) and other.name == self.name
+
+    def __hash__(self) -> int:
+        return hash(self.name)
+
+    def __call__(self, value, positions=False, chars=False, keeporiginal=False, removestops=True,
+                 start_pos=0, start_char=0, tokenize=True, mode="", **kwargs):
+        token = Token(positions, chars, removestops=removestops, mode=mode, **kwargs)
+        for i, term in enumerate(ANALYZERS[self.name].terms(value)):
+            token.text = term
+            token.boost = 1.0
+            token.stopped = False
+            if keeporiginal:
+                token.original = term
+            if positions:
+                token.pos = start_pos + i
+            if chars:  # offsets are not tracked; nothing here highlights by them
+                token.startchar = token.endchar = start_char
+            yield token

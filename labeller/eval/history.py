@@ -1,0 +1,160 @@
+"""Run history: every eval appended to a local DuckDB database, queryable with SQL.
+
+The report of one run answers "how good is it now"; the history answers "since when is it
+worse". It lives at ``[eval] history`` (default ``.labeller/runs.duckdb``, git-ignored):
+it holds timestamps and is per machine, unlike the deterministic report.
+
+Tables (``SELECT * FROM runs`` in ``duckdb .labeller/runs.duckdb`` to explore):
+
+- ``runs``: one row per run: when, how long, fingerprint fields, counts, findings.
+- ``run_metrics``: one row per run, level (chunk/doc), metric and k: value, ci_low, ci_high, n.
+- ``query_metrics``: one row per run, query, level and k: recall, success, all_hit, mrr,
+  ndcg, and the query's first hit rank.
+- ``findings``: one row per run, leak finding and quoted query.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from datetime import datetime, timezone
+from pathlib import Path
+
+import duckdb
+
+from labeller.errors import InvalidInput
+from labeller.eval.metrics import LEVELS, METRICS
+
+HISTORY_SCHEMA = "labeller.runs.v1"
+
+DDL = (
+    "CREATE TABLE IF NOT EXISTS meta (key VARCHAR PRIMARY KEY, value VARCHAR)",
+    """CREATE TABLE IF NOT EXISTS runs (
+        run_id VARCHAR PRIMARY KEY, started_at TIMESTAMP, seconds DOUBLE, tool_version VARCHAR,
+        fingerprint_digest VARCHAR, chunker VARCHAR, max_chars INTEGER, hit_rule VARCHAR, retriever VARCHAR,
+        analyzer VARCHAR, corpus_digest VARCHAR, golden_set_digest VARCHAR, k VARCHAR, shipped_k INTEGER,
+        split VARCHAR, include_holdout BOOLEAN, n_scored INTEGER, n_negatives INTEGER, n_findings INTEGER,
+        regression BOOLEAN, fingerprint JSON, config JSON, findings JSON)""",
+    """CREATE TABLE IF NOT EXISTS run_metrics (
+        run_id VARCHAR, level VARCHAR, metric VARCHAR, k INTEGER, value DOUBLE, ci_low DOUBLE, ci_high DOUBLE,
+        n INTEGER)""",
+    """CREATE TABLE IF NOT EXISTS query_metrics (
+        run_id VARCHAR, query_id VARCHAR, level VARCHAR, k INTEGER, recall DOUBLE, success DOUBLE,
+        all_hit DOUBLE, mrr DOUBLE, ndcg DOUBLE, first_rank INTEGER)""",
+    """CREATE TABLE IF NOT EXISTS findings (
+        run_id VARCHAR, check_name VARCHAR, path VARCHAR, query_id VARCHAR, rank_in_top_k INTEGER)""",
+)
+
+
+def history_path(config) -> Path:
+    return Path(config.root) / config.eval.history
+
+
+def connect(path: Path, *, create: bool) -> duckdb.DuckDBPyConnection | None:
+    """Open (and with ``create`` initialise) the database; None if it does not exist yet."""
+    path = Path(path)
+    if not create and not path.exists():
+        return None
+    try:
+        if create:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        con = duckdb.connect(str(path))
+    except (duckdb.Error, OSError) as exc:
+        raise InvalidInput(f"cannot open the run history: {exc}", path=str(path)) from None
+    if create:
+        for stmt in DDL:
+            con.execute(stmt)
+        con.execute("INSERT INTO meta VALUES ('schema', ?) ON CONFLICT DO NOTHING", [HISTORY_SCHEMA])
+    try:
+        schema = con.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+    except duckdb.Error:
+        schema = None
+    if schema is None or schema[0] != HISTORY_SCHEMA:
+        con.close()
+        raise InvalidInput(f"not a {HISTORY_SCHEMA} run history (move it away to start a new one)", path=str(path))
+    return con
+
+
+def _split_metric(name: str) -> tuple[str, int]:
+    metric, _, k = name.partition("@")
+    return metric, int(k)
+
+
+def _insert_columns(con, table: str, columns: list[str], types: list[str], rows: list[tuple]) -> None:
+    """Bulk insert as one statement of unnested column lists (row-by-row inserts are slow in DuckDB)."""
+    if not rows:
+        return
+    cols = [list(c) for c in zip(*rows)]
+    select = ", ".join(f"unnest(?::{t}[])" for t in types)
+    con.execute(f"INSERT INTO {table} ({', '.join(columns)}) SELECT {select}", cols)
+
+
+def append_run(path: Path, report: dict, seconds: float, started_at: datetime | None = None) -> str:
+    """Append one run (its report) and return its run id."""
+    started_at = started_at or datetime.now(timezone.utc)
+    fp, cfg = report["fingerprint"], report["config"]
+    run_id = f"{started_at.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}"
+    comparison = report.get("comparison")
+    con = connect(path, create=True)
+    try:
+        con.execute("BEGIN TRANSACTION")
+        con.execute(
+            "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [run_id, started_at.replace(tzinfo=None), seconds, fp["tool_version"], fp["digest"], fp["chunker"],
+             fp["max_chars"], fp["hit_rule"], fp["retriever"].get("name"), fp["retriever"].get("analyzer"),
+             fp["corpus_digest"], fp["golden_set_digest"], json.dumps(fp["k"]), cfg["shipped_k"], cfg["split"],
+             cfg["include_holdout"], cfg["records"]["scored"], cfg["records"]["negatives"],
+             len(report["findings"]), comparison["regression"] if comparison else None,
+             json.dumps(fp, sort_keys=True), json.dumps(cfg, sort_keys=True),
+             json.dumps(report["findings"], sort_keys=True, ensure_ascii=False)])
+        metric_rows = [(run_id, level, *_split_metric(name), s["value"], s["ci_low"], s["ci_high"], s["n"])
+                       for level in LEVELS for name, s in sorted(report["aggregate"][level].items())]
+        _insert_columns(con, "run_metrics", ["run_id", "level", "metric", "k", "value", "ci_low", "ci_high", "n"],
+                        ["VARCHAR", "VARCHAR", "VARCHAR", "INTEGER", "DOUBLE", "DOUBLE", "DOUBLE", "INTEGER"],
+                        metric_rows)
+        query_rows = []
+        for row in report["queries"]:
+            for level, ranks in (("chunk", row["hit_ranks"]), ("doc", row["doc_ranks"])):
+                found = [r for r in ranks if r is not None]
+                values = row[level]
+                for k in fp["k"]:
+                    query_rows.append((run_id, row["query_id"], level, k,
+                                       *(values.get(f"{m}@{k}") for m in METRICS), min(found) if found else None))
+        _insert_columns(con, "query_metrics",
+                        ["run_id", "query_id", "level", "k", "recall", "success", "all_hit", "mrr", "ndcg",
+                         "first_rank"],
+                        ["VARCHAR", "VARCHAR", "VARCHAR", "INTEGER", "DOUBLE", "DOUBLE", "DOUBLE", "DOUBLE", "DOUBLE",
+                         "INTEGER"], query_rows)
+        finding_rows = [(run_id, f["check"], f["path"], q["query_id"], q["rank_in_top_k"])
+                        for f in report["findings"] for q in f["quoted"]]
+        _insert_columns(con, "findings", ["run_id", "check_name", "path", "query_id", "rank_in_top_k"],
+                        ["VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "INTEGER"], finding_rows)
+        con.execute("COMMIT")
+    except duckdb.Error as exc:
+        con.execute("ROLLBACK")
+        raise InvalidInput(f"cannot append to the run history: {exc}", path=str(path)) from None
+    finally:
+        con.close()
+    return run_id
+
+
+def list_runs(path: Path, metric: str, level: str = "chunk", limit: int = 20) -> list[dict]:
+    """The last ``limit`` runs, oldest first, each with ``metric`` (e.g. ``recall@5``) at ``level``."""
+    con = connect(path, create=False)
+    if con is None:
+        return []
+    name, k = _split_metric(metric)
+    try:
+        cur = con.execute(
+            """SELECT * FROM (
+                 SELECT r.run_id, r.started_at, r.seconds, r.fingerprint_digest, r.chunker, r.max_chars, r.hit_rule,
+                        r.retriever, r.analyzer, r.corpus_digest, r.golden_set_digest, r.split, r.n_scored,
+                        r.n_negatives, r.n_findings, r.regression, m.value, m.ci_low, m.ci_high, m.n
+                 FROM runs r LEFT JOIN run_metrics m
+                   ON m.run_id = r.run_id AND m.level = ? AND m.metric = ? AND m.k = ?
+                 ORDER BY r.started_at DESC, r.run_id DESC LIMIT ?)
+               ORDER BY started_at, run_id""", [level, name, k, limit])
+        cols = [d[0] for d in cur.description]
+        return [dict(zip(cols, row)) for row in cur.fetchall()]
+    finally:
+        con.close()

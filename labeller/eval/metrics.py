@@ -1,0 +1,169 @@
+"""Per-query and aggregate retrieval metrics (SPEC §8), from spans and chunk offsets.
+
+A hit is decided from the answer spans and the retrieved chunks' offsets under a hit rule
+(any of the four, SPEC §5), never from a list of ids alone, so the same ranking can be
+scored under any rule and chunk ids shared by two positions are handled. The ranking
+given here must already be in trec_eval order (``retrievers.trec_order``).
+
+Chunk level, per query: a span's *hit rank* is the first rank r at which the chunks
+retrieved at ranks 1..r satisfy the rule for it (for ``union_coverage`` the union of that
+prefix). ``recall@k`` = share of spans with hit rank <= k, ``success@k`` = any,
+``all@k`` = every (multi-hop records only), ``mrr@k`` = 1 / the first hit rank (0 past k:
+misses stay in the mean), binary ``ndcg@k`` with a retrieved chunk relevant when it hits
+one of the record's spans and the ideal ranking holding every such chunk of the corpus.
+
+Document level: the ranking is the distinct documents in order of first retrieval; an
+answer document's rank is its position there; the same five metrics follow.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from labeller.core.chunkers import Chunk
+from labeller.core.hitrules import HitRule
+from labeller.errors import EXIT_REFUSED, LabellerError
+
+METRICS = ("recall", "success", "all", "mrr", "ndcg")
+LEVELS = ("chunk", "doc")
+EPS = 1e-9
+
+
+class MetricsSanityError(LabellerError):
+    """recall@1 <= MRR@k <= success@k failed: a bug in scoring, never a property of the data."""
+
+    exit_code = EXIT_REFUSED
+
+
+def metric_names(ks: Sequence[int]) -> list[str]:
+    return [f"{m}@{k}" for m in METRICS for k in ks]
+
+
+class ChunkPositions:
+    """Every position of every chunk id: ids can repeat (identical text in one document)."""
+
+    def __init__(self, chunks: Sequence[Chunk]) -> None:
+        self.positions: dict[str, list[tuple[str, int, int]]] = {}
+        self.by_doc: dict[str, list[Chunk]] = {}
+        self.first: dict[str, Chunk] = {}  # the first position of each id, to show a retrieved id
+        for c in chunks:
+            self.positions.setdefault(c.chunk_id, []).append((c.doc_id, c.start, c.end))
+            self.by_doc.setdefault(c.doc_id, []).append(c)
+            self.first.setdefault(c.chunk_id, c)
+
+    def doc_of(self, chunk_id: str) -> str | None:
+        pos = self.positions.get(chunk_id)
+        return pos[0][0] if pos else None
+
+
+def span_hit_ranks(ranked: Sequence[str], spans, pos: ChunkPositions, rule: HitRule) -> list[int | None]:
+    """For each span (``doc_id``, ``start``, ``end``), the first rank whose prefix satisfies ``rule``."""
+    out: list[int | None] = []
+    for sp in spans:
+        span = (sp.start, sp.end)
+        prefix: list[tuple[int, int]] = []
+        found = None
+        for rank, cid in enumerate(ranked, 1):
+            ivs = [(s, e) for d, s, e in pos.positions.get(cid, ()) if d == sp.doc_id]
+            if not ivs:
+                continue
+            prefix.extend(ivs)
+            if rule.span_satisfied(prefix, span):
+                found = rank
+                break
+        out.append(found)
+    return out
+
+
+def relevant_chunk_ids(spans, pos: ChunkPositions, rule: HitRule) -> set[str]:
+    """Chunk ids of the whole corpus that hit one of the spans (the ideal list for nDCG)."""
+    return {c.chunk_id for sp in spans for c in pos.by_doc.get(sp.doc_id, ())
+            if rule.chunk_hits((c.start, c.end), (sp.start, sp.end))}
+
+
+def distinct_docs(ranked: Sequence[str], pos: ChunkPositions) -> list[str]:
+    """Documents in order of first retrieval."""
+    return list(dict.fromkeys(d for d in (pos.doc_of(c) for c in ranked) if d is not None))
+
+
+def ndcg(gains: Sequence[int], n_relevant: int, k: int) -> float:
+    """Binary nDCG@k (trec_eval's ndcg_cut): DCG of the top k over the ideal DCG of min(R, k) hits."""
+    if n_relevant <= 0:
+        return 0.0
+    dcg = sum(g / math.log2(i + 2) for i, g in enumerate(gains[:k]))
+    ideal = sum(1 / math.log2(i + 2) for i in range(min(n_relevant, k)))
+    return dcg / ideal
+
+
+def level_metrics(ranks: Sequence[int | None], gains: Sequence[int], n_relevant: int, ks: Sequence[int],
+                  multi: bool) -> dict[str, float]:
+    """The five metrics of one level for one query; ``all@k`` only for multi-hop records."""
+    found = [r for r in ranks if r is not None]
+    first = min(found) if found else None
+    out: dict[str, float] = {}
+    for k in ks:
+        hit = sum(1 for r in found if r <= k)
+        out[f"recall@{k}"] = hit / len(ranks) if ranks else 0.0
+        out[f"success@{k}"] = 1.0 if hit else 0.0
+        if multi:
+            out[f"all@{k}"] = 1.0 if ranks and hit == len(ranks) else 0.0
+        out[f"mrr@{k}"] = 1.0 / first if first is not None and first <= k else 0.0
+        out[f"ndcg@{k}"] = ndcg(gains, n_relevant, k)
+    return out
+
+
+@dataclass
+class QueryScore:
+    """One answerable query scored at both levels."""
+
+    query_id: str
+    multi: bool
+    hit_ranks: list[int | None]
+    answer_docs: list[str]
+    doc_ranks: list[int | None]
+    chunk: dict[str, float]
+    doc: dict[str, float]
+
+    def level(self, name: str) -> dict[str, float]:
+        return self.chunk if name == "chunk" else self.doc
+
+
+def score_query(query_id: str, ranked: Sequence[str], spans, multi: bool, pos: ChunkPositions, rule: HitRule,
+                ks: Sequence[int]) -> QueryScore:
+    hit_ranks = span_hit_ranks(ranked, spans, pos, rule)
+    relevant = relevant_chunk_ids(spans, pos, rule)
+    chunk = level_metrics(hit_ranks, [1 if c in relevant else 0 for c in ranked], len(relevant), ks, multi)
+    answer_docs = list(dict.fromkeys(sp.doc_id for sp in spans))
+    docs = distinct_docs(ranked, pos)
+    doc_rank = {d: i for i, d in enumerate(docs, 1)}
+    doc_ranks = [doc_rank.get(d) for d in answer_docs]
+    wanted = set(answer_docs)
+    doc = level_metrics(doc_ranks, [1 if d in wanted else 0 for d in docs], len(answer_docs), ks, multi)
+    return QueryScore(query_id, multi, hit_ranks, answer_docs, doc_ranks, chunk, doc)
+
+
+def check_sanity(scores: Sequence[QueryScore], aggregate: dict[str, dict[str, dict]], ks: Sequence[int]) -> None:
+    """recall@1 <= MRR@k <= success@k, per query (recall@1 recomputed from the ranks) and on
+    the aggregates; a violation is a scoring bug and stops the run."""
+    problems = []
+    for s in scores:
+        for level, ranks in (("chunk", s.hit_ranks), ("doc", s.doc_ranks)):
+            r1 = sum(1 for r in ranks if r == 1) / len(ranks) if ranks else 0.0
+            m = s.level(level)
+            for k in ks:
+                if not r1 <= m[f"mrr@{k}"] + EPS <= m[f"success@{k}"] + 2 * EPS:
+                    problems.append(f"query {s.query_id} {level}: recall@1 {r1}, mrr@{k} {m[f'mrr@{k}']}, "
+                                    f"success@{k} {m[f'success@{k}']}")
+    for level, agg in aggregate.items():
+        for k in ks:
+            r1 = agg.get("recall@1", {}).get("value")
+            mrr, succ = agg[f"mrr@{k}"]["value"], agg[f"success@{k}"]["value"]
+            if mrr is None:
+                continue
+            if (r1 is not None and r1 > mrr + EPS) or mrr > succ + EPS:
+                problems.append(f"aggregate {level}: recall@1 {r1}, mrr@{k} {mrr}, success@{k} {succ}")
+    if problems:
+        raise MetricsSanityError("sanity rule recall@1 <= MRR@k <= success@k violated (a scoring bug): "
+                                 + "; ".join(problems[:5]))

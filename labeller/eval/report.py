@@ -1,0 +1,296 @@
+"""The eval report ``labeller.eval-report.v1`` (SPEC §9): what CI scripts and the app parse.
+
+Top level: ``schema``, ``fingerprint``, ``config``, ``aggregate``, ``breakdowns``,
+``diagnostics``, ``queries``, ``negatives``, ``findings`` and, with a baseline,
+``comparison``. Every aggregate is ``{"value", "ci_low", "ci_high", "n"}`` with ``value``
+null when ``n`` is 0 (no data is not a zero). The report holds no timestamps and is
+rendered with sorted keys, so the same inputs give the same bytes.
+
+The fingerprint names everything that decides the numbers: chunker and max_chars, hit
+rule, retriever and its settings (analyzer, field weights), the k sweep, the digest of
+the scored golden records, the corpus digest and the tool version. Leak findings are not
+part of it: they describe the corpus, they do not change a score.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections.abc import Sequence
+
+from labeller import __version__
+from labeller.errors import InvalidInput
+from labeller.eval.bootstrap import bootstrap_cis, paired_delta_cis
+from labeller.eval.metrics import LEVELS, QueryScore, metric_names
+from labeller.io import atomic_write_text, read_regular_file
+
+SCHEMA = "labeller.eval-report.v1"
+# Fields whose difference makes two reports measure different quantities: never compared.
+INCOMPARABLE = ("chunker", "max_chars", "hit_rule")
+REPORT_MAX_BYTES = 256 * 1024 * 1024
+RANKING_LOW, RANKING_HIGH = 0.6, 0.85  # recall@1 / recall@10 bands (see the README's eval section)
+DEPTH_EXHAUSTED = 0.02  # recall@50 - recall@10 below this: deeper candidates find nothing new
+FLOOR = 0.95  # recall@50 floor for candidate generation
+
+
+def rnd(x: float | None) -> float | None:
+    """Six decimals in reports: enough to rank, short enough to read; applied after all checks."""
+    return None if x is None else round(x, 6)
+
+
+def canonical_json(obj) -> str:
+    return json.dumps(obj, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+def render(report: dict) -> str:
+    return json.dumps(report, ensure_ascii=False, sort_keys=True, indent=2) + "\n"
+
+
+def write_report(path, report: dict) -> None:
+    atomic_write_text(path, render(report))
+
+
+def make_fingerprint(*, chunker: str, max_chars: int, hit_rule: str, retriever: dict, ks: Sequence[int],
+                     golden_set_digest: str, corpus_digest: str) -> dict:
+    fp = {"chunker": chunker, "max_chars": max_chars, "hit_rule": hit_rule, "retriever": retriever,
+          "k": list(ks), "golden_set_digest": golden_set_digest, "corpus_digest": corpus_digest,
+          "tool_version": __version__}
+    fp["digest"] = hashlib.sha256(canonical_json(fp).encode("utf-8")).hexdigest()
+    return fp
+
+
+def _stat(values: list[float], ci: tuple[float, float] | None) -> dict:
+    mean = math.fsum(values) / len(values) if values else None
+    return {"value": rnd(mean), "ci_low": rnd(ci[0]) if ci else None, "ci_high": rnd(ci[1]) if ci else None,
+            "n": len(values)}
+
+
+def level_aggregate(scores: Sequence[QueryScore], level: str, ks: Sequence[int], samples: int,
+                    seed: int) -> dict[str, dict]:
+    """Mean, interval and n of every metric; ``all@k`` over the multi-hop queries only."""
+    names = metric_names(ks)
+    out: dict[str, dict] = {}
+    groups = ((list(scores), [n for n in names if not n.startswith("all@")]),
+              ([s for s in scores if s.multi], [n for n in names if n.startswith("all@")]))
+    for subset, cols in groups:
+        matrix = [[s.level(level)[c] for c in cols] for s in subset]
+        cis = bootstrap_cis(matrix, samples, seed) if subset else [None] * len(cols)
+        for j, col in enumerate(cols):
+            out[col] = _stat([row[j] for row in matrix], cis[j])
+    return out
+
+
+def aggregate(scores: Sequence[QueryScore], ks: Sequence[int], samples: int, seed: int) -> dict:
+    return {level: level_aggregate(scores, level, ks, samples, seed) for level in LEVELS}
+
+
+def breakdowns(scores: Sequence[QueryScore], questions: dict, ks: Sequence[int], samples: int, seed: int) -> dict:
+    """The aggregate again per split, per tag (a query counts under each of its tags) and per hop."""
+    groups: dict[str, dict[str, list[QueryScore]]] = {"split": {}, "tag": {}, "hop": {}}
+    for s in scores:
+        q = questions[s.query_id]
+        groups["split"].setdefault(q.split or "(none)", []).append(s)
+        for tag in q.tags or ["(untagged)"]:
+            groups["tag"].setdefault(tag, []).append(s)
+        groups["hop"].setdefault(q.hop, []).append(s)
+    return {kind: {name: aggregate(members, ks, samples, seed) for name, members in sorted(by.items())}
+            for kind, by in groups.items()}
+
+
+def diagnostics(chunk_agg: dict, ks: Sequence[int], shipped_k: int) -> list[dict]:
+    """The ratio readings of the chunk-level recall curve: each says which stage to work on."""
+    def recall(k: int) -> float | None:
+        return chunk_agg.get(f"recall@{k}", {}).get("value")
+
+    def missing(*need: int) -> str | None:
+        lacking = [k for k in need if k not in ks]
+        if lacking:
+            return f"not computed: the k sweep lacks {', '.join(map(str, lacking))}"
+        if any(recall(k) is None for k in need):
+            return "not computed: no scored queries"
+        return None
+
+    out = []
+    why = missing(1, 10)
+    if why is None and recall(10) == 0:
+        why = "not computed: recall@10 is 0"
+    if why:
+        out.append({"check": "ranking_ratio", "value": None, "status": "n/a", "reading": why})
+    else:
+        ratio = recall(1) / recall(10)
+        if ratio < RANKING_LOW:
+            status, reading = "warn", ("answers are found but ranked low: ranking work (a reranker, fusion "
+                                       "weights) is the cheapest gain")
+        elif ratio > RANKING_HIGH:
+            status, reading = "ok", ("ranking is already good: further gains must come from candidate "
+                                     "generation (chunking, representation, ingestion)")
+        else:
+            status, reading = "ok", "between the bands: both ranking and candidate generation leave room"
+        out.append({"check": "ranking_ratio", "value": rnd(ratio), "status": status,
+                    "reading": f"recall@1 / recall@10 = {ratio:.2f}: {reading}"})
+    why = missing(10, 50)
+    if why:
+        out.append({"check": "depth_gain", "value": None, "status": "n/a", "reading": why})
+    else:
+        gain = recall(50) - recall(10)
+        if gain >= DEPTH_EXHAUSTED:
+            status, reading = "ok", "deeper candidates still find answers that the top 10 miss"
+        elif recall(50) >= FLOOR:
+            status, reading = "ok", "little is left to find deeper: the top 10 already hold almost every answer"
+        else:
+            status, reading = "warn", ("depth is exhausted: answers not found by 10 are not found at all (a "
+                                       "representation, chunking or ingestion problem, not a ranking one)")
+        out.append({"check": "depth_gain", "value": rnd(gain), "status": status,
+                    "reading": f"recall@50 - recall@10 = {gain:+.2f}: {reading}"})
+    why = missing(50)
+    if why:
+        out.append({"check": "recall_floor", "value": None, "status": "n/a", "reading": why})
+    else:
+        ok = recall(50) >= FLOOR
+        out.append({"check": "recall_floor", "value": rnd(recall(50)), "status": "ok" if ok else "fail",
+                    "reading": f"recall@50 = {recall(50):.2f} " + (
+                        f">= {FLOOR}: candidate generation keeps the answers" if ok else
+                        f"< {FLOOR}: candidate generation loses answers for good; fix chunking, retrieval or "
+                        "ingestion before tuning ranking or prompts")})
+    why = missing(shipped_k, 50)
+    if why:
+        out.append({"check": "shipped_gap", "value": None, "status": "n/a", "reading": why})
+    else:
+        gap = recall(50) - recall(shipped_k)
+        out.append({"check": "shipped_gap", "value": rnd(gap), "status": "ok",
+                    "reading": f"recall@50 - recall@{shipped_k} = {gap:+.2f}: the share of answers retrieval "
+                    f"finds but the shipped budget of {shipped_k} cuts"})
+    return out
+
+
+def negatives_diagnostic(negatives: list[dict], answerable_top: list[float]) -> dict:
+    """How the scores negatives draw compare with answerable queries' top scores."""
+    drawn = [n["top_score"] for n in negatives if n["top_score"] is not None]
+    if not negatives or not answerable_top:
+        return {"check": "negative_scores", "value": None, "status": "n/a",
+                "reading": "not computed: needs both negatives and answerable queries"}
+    median = sorted(answerable_top)[len(answerable_top) // 2]
+    above = sum(1 for s in drawn if s >= median)
+    reading = (f"{above} of {len(negatives)} negative(s) drew a top score >= the answerable queries' median top "
+               f"score ({median:.3g})")
+    reading += ": a score threshold could not abstain on those" if above else ": a score threshold could abstain"
+    return {"check": "negative_scores", "value": rnd(above / len(negatives)), "status": "warn" if above else "ok",
+            "reading": reading}
+
+
+def retrieved_rows(hits, limit: int, chunk_of) -> list[dict]:
+    rows = []
+    for rank, h in enumerate(hits[:limit], 1):
+        c = chunk_of(h.chunk_id)
+        rows.append({"rank": rank, "chunk_id": h.chunk_id, "doc_id": c.doc_id, "heading_path": c.heading_path,
+                     "score": rnd(h.score)})
+    return rows
+
+
+def query_row(rec, score: QueryScore, hits, shipped_k: int, chunk_of) -> dict:
+    q = rec.question
+    row = {"query_id": q.id, "query": q.query, "hop": q.hop, "split": q.split, "tags": list(q.tags),
+           "answer_spans": [s.as_json() for s in rec.spans], "answer_docs": score.answer_docs,
+           "hit_ranks": score.hit_ranks, "doc_ranks": score.doc_ranks,
+           "chunk": {k: rnd(v) for k, v in score.chunk.items()}, "doc": {k: rnd(v) for k, v in score.doc.items()},
+           "miss": any(r is None or r > shipped_k for r in score.hit_ranks),  # some span not in the top k
+           "retrieved": retrieved_rows(hits, shipped_k, chunk_of)}
+    return row
+
+
+def negative_row(rec, hits, shipped_k: int, chunk_of) -> dict:
+    q = rec.question
+    return {"query_id": q.id, "query": q.query, "split": q.split, "tags": list(q.tags),
+            "top_score": rnd(hits[0].score) if hits else None, "retrieved": retrieved_rows(hits, shipped_k, chunk_of)}
+
+
+# -- baseline comparison --------------------------------------------------------------------
+
+
+def read_report(path) -> dict:
+    """A previous report for ``--baseline``: refused (exit 2) unless it is a v1 eval report."""
+    data = read_regular_file(path, max_bytes=REPORT_MAX_BYTES, what="baseline report")
+    try:
+        report = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise InvalidInput(f"not a JSON eval report: {exc}", path=str(path)) from None
+    if not isinstance(report, dict) or report.get("schema") != SCHEMA:
+        raise InvalidInput(f"not a {SCHEMA} report (schema: {report.get('schema') if isinstance(report, dict) else None!r})",
+                           path=str(path))
+    agg = report.get("aggregate")
+    ok = (isinstance(report.get("fingerprint"), dict) and isinstance(report.get("queries"), list)
+          and isinstance(agg, dict) and all(isinstance(agg.get(level), dict) for level in LEVELS)
+          and all(isinstance(r, dict) and isinstance(r.get("query_id"), str)
+                  and all(isinstance(r.get(level), dict) for level in LEVELS) for r in report["queries"]))
+    if not ok:
+        raise InvalidInput("malformed eval report: needs a fingerprint, chunk and doc aggregates and query rows "
+                           "with chunk and doc metrics",
+                           path=str(path))
+    return report
+
+
+def fingerprint_differences(baseline: dict, current: dict, prefix: str = "") -> list[dict]:
+    """Differing fields, nested ones (the retriever's settings) named ``retriever.analyzer``."""
+    out = []
+    for key in sorted((set(baseline) | set(current)) - {"digest"}):
+        b, c = baseline.get(key), current.get(key)
+        if isinstance(b, dict) and isinstance(c, dict):
+            out.extend(fingerprint_differences(b, c, f"{prefix}{key}."))
+        elif b != c:
+            out.append({"field": prefix + key, "baseline": b, "current": c})
+    return out
+
+
+def compare(current: dict, baseline: dict, shipped_k: int, samples: int, seed: int) -> dict:
+    """Paired per-query deltas (current - baseline) with bootstrap intervals.
+
+    Fingerprint differences are listed, never hidden. A difference in chunker, max_chars or
+    hit rule means the two numbers are different quantities: no deltas are computed. Any
+    other difference (retriever, corpus, golden set, tool) is what a comparison is for; the
+    queries present in both reports are paired by id. The regression verdict: chunk-level
+    recall at the shipped k dropped and the interval on the delta lies wholly below zero.
+    """
+    diffs = fingerprint_differences(baseline["fingerprint"], current["fingerprint"])
+    out = {"baseline_fingerprint": baseline["fingerprint"].get("digest"), "fingerprint_differences": diffs,
+           "gate_metric": f"chunk recall@{shipped_k}", "deltas": None, "regression": False}
+    blocking = [d["field"] for d in diffs if d["field"] in INCOMPARABLE]  # top-level fields
+    if blocking:
+        out.update(comparable=False, reason=f"different {', '.join(blocking)}: the numbers measure different "
+                   "quantities and are not compared", paired=0)
+        return out
+    base_rows = {r["query_id"]: r for r in baseline["queries"]}
+    cur_rows = {r["query_id"]: r for r in current["queries"]}
+    paired = [qid for qid in cur_rows if qid in base_rows]
+    deltas: dict[str, dict] = {}
+    for level in LEVELS:
+        base_names = set(baseline["aggregate"][level])
+        names = [n for n in current["aggregate"][level] if n in base_names]
+        deltas[level] = {}
+        for name in names:
+            ids = [q for q in paired if _num(cur_rows[q][level].get(name)) and _num(base_rows[q][level].get(name))]
+            cur = [[cur_rows[q][level][name]] for q in ids]
+            base = [[base_rows[q][level][name]] for q in ids]
+            ci = paired_delta_cis(cur, base, samples, seed)[0] if ids else None
+            d = [c[0] - b[0] for c, b in zip(cur, base)]
+            deltas[level][name] = {**_stat(d, ci), "baseline": _stat([b[0] for b in base], None)["value"],
+                                   "current": _stat([c[0] for c in cur], None)["value"]}
+    out.update(deltas=deltas, paired=len(paired), only_in_baseline=len(set(base_rows) - set(cur_rows)),
+               only_in_current=len(set(cur_rows) - set(base_rows)))
+    gate = deltas["chunk"].get(f"recall@{shipped_k}")
+    if gate is None or gate["value"] is None:
+        out.update(comparable=False, reason=f"recall@{shipped_k} is not in both reports' k sweeps or no query "
+                   "is in both")
+        return out
+    out.update(comparable=True, reason=None,
+               regression=gate["value"] < 0 and gate["ci_high"] is not None and gate["ci_high"] < 0)
+    key = f"recall@{shipped_k}"
+    changed = [{"query_id": q, "baseline": base_rows[q]["chunk"][key], "current": cur_rows[q]["chunk"][key]}
+               for q in paired if _num(cur_rows[q]["chunk"].get(key)) and _num(base_rows[q]["chunk"].get(key))
+               and cur_rows[q]["chunk"][key] != base_rows[q]["chunk"][key]]
+    out["changed_queries"] = sorted(changed, key=lambda c: (c["current"] - c["baseline"], c["query_id"]))
+    return out
+
+
+def _num(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)

@@ -1,0 +1,327 @@
+"""The default retriever: whoosh BM25F over the chunks' ``heading``, ``breadcrumb`` and ``body``.
+
+It is the baseline every other system is compared against, so it has to be reproducible
+and honest about its cache:
+
+- One index entry per distinct chunk id, with the three indexed fields of SPEC §4 cut by
+  the versioned analysis chain (``labeller.eval.analysis``). A query is analysed the same
+  way; its distinct terms are OR-ed over the three fields, each field's BM25F score
+  multiplied by its weight (query-time boosts, so changing a weight never needs a rebuild).
+- The index is cached on disk under ``<cache_dir>/bm25/<chunker>-<max_chars>-<analyzer>/``.
+  The cache's manifest stores the key it was built for (index format, corpus digest,
+  chunker, max_chars, analyzer, digest of the chunk ids, whoosh version) and the sha256 of
+  every index file. A key that differs (stale) or a file that is missing, extra or does not
+  hash to its recorded value (corrupt) makes it rebuild; it is never used as is. A rebuild
+  is written into a temporary folder and renamed into place, so a crash never leaves a
+  half-written index where a reader would find it.
+- Loading verifies the bytes and keeps them in memory (whoosh ``RamStorage``), so another
+  process replacing the folder later cannot change an index that is in use.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import tempfile
+import threading
+import uuid
+import weakref
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import whoosh
+from whoosh.fields import ID, TEXT, Schema
+from whoosh.filedb.filestore import FileStorage, RamStorage
+from whoosh.query import Term
+from whoosh.scoring import BM25F
+
+from labeller.core.chunkers import Chunk
+from labeller.errors import InvalidInput
+from labeller.eval.analysis import Analyzer, get_analyzer
+from labeller.eval.retrievers import Hit, Progress, top_k
+
+INDEX_FORMAT = "labeller-bm25-index-v1"
+MANIFEST = "labeller-index.json"
+FIELDS = ("heading", "breadcrumb", "body")
+# Chosen by measurement on the test fixtures; the numbers are in the README (eval section).
+DEFAULT_FIELD_WEIGHTS = {"heading": 0.25, "breadcrumb": 0.5, "body": 1.0}
+K1 = 1.2
+B = 0.75
+TERM_CACHE_SIZE = 200_000  # posting lists kept in memory (term, field); cleared when full
+
+
+def field_weights(configured: dict | None = None) -> dict[str, float]:
+    """The defaults overridden by ``[eval] field_weights``; unknown fields or negative weights refused."""
+    weights = dict(DEFAULT_FIELD_WEIGHTS)
+    for name, value in (configured or {}).items():
+        if name not in FIELDS:
+            raise InvalidInput(f"[eval] field_weights: unknown field {name!r}; fields: {', '.join(FIELDS)}")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
+            raise InvalidInput(f"[eval] field_weights: {name} must be a number >= 0")
+        weights[name] = float(value)
+    if not any(weights.values()):
+        raise InvalidInput("[eval] field_weights: at least one weight must be above 0")
+    return weights
+
+
+def distinct_chunks(chunks: list[Chunk]) -> list[Chunk]:
+    """First position of each chunk id: positions sharing an id have identical fields."""
+    seen: dict[str, Chunk] = {}
+    for c in chunks:
+        seen.setdefault(c.chunk_id, c)
+    return list(seen.values())
+
+
+def index_key(project, analyzer: Analyzer, chunks: list[Chunk]) -> dict:
+    ids = hashlib.sha256("\n".join(c.chunk_id for c in chunks).encode("ascii")).hexdigest()
+    return {"format": INDEX_FORMAT, "corpus_digest": project.corpus.digest, "chunker": project.chunker.name,
+            "max_chars": project.chunker.max_chars, "analyzer": analyzer.name, "chunk_ids_sha256": ids,
+            "whoosh": whoosh.versionstring()}
+
+
+class PrivateRamStorage(RamStorage):
+    """whoosh's ``RamStorage`` spills a writer's temporary files into ``<tmp>/MAIN.tmp``, one
+    folder shared by every process and thread, and deletes it when a writer commits: two
+    builds at once (the app and the CLI, parallel tests) delete each other's files. Each
+    writer here gets a private folder instead."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.temp_folders: list[str] = []
+
+    def temp_storage(self, name=None):
+        self.temp_folders.append(tempfile.mkdtemp(prefix="labeller-whoosh-"))
+        return FileStorage(self.temp_folders[-1]).create()
+
+    def remove_temp(self) -> None:
+        for folder in self.temp_folders:
+            shutil.rmtree(folder, ignore_errors=True)
+        self.temp_folders.clear()
+
+
+def build_storage(chunks: list[Chunk], analyzer: Analyzer, progress: Progress | None = None) -> RamStorage:
+    """Index the chunks in memory (one entry per distinct id, in corpus order)."""
+    an = analyzer.whoosh()
+    schema = Schema(chunk_id=ID(stored=True), **{f: TEXT(analyzer=an, phrase=False) for f in FIELDS})
+    storage = PrivateRamStorage()
+    try:
+        writer = storage.create_index(schema).writer()
+        total = len(chunks)
+        for i, c in enumerate(chunks, 1):
+            writer.add_document(chunk_id=c.chunk_id, heading=c.heading, breadcrumb=c.breadcrumb, body=c.text)
+            if progress and (i % 200 == 0 or i == total):
+                progress("index", i, total)
+        writer.commit()
+    finally:
+        storage.remove_temp()
+    return storage
+
+
+def load_storage(folder: Path, key: dict) -> tuple[RamStorage | None, str]:
+    """The verified cached index, or None and why not (``missing``, ``stale``, ``corrupt``)."""
+    try:
+        manifest = json.loads((folder / MANIFEST).read_bytes())
+    except FileNotFoundError:
+        return None, "missing"
+    except (OSError, ValueError):
+        return None, "corrupt"
+    if not isinstance(manifest, dict) or not isinstance(manifest.get("files"), dict):
+        return None, "corrupt"
+    if manifest.get("key") != key:
+        return None, "stale"
+    files: dict = manifest["files"]
+    try:
+        present = set(os.listdir(folder)) - {MANIFEST}
+    except OSError:
+        return None, "corrupt"
+    if present != set(files):
+        return None, "corrupt"
+    storage = RamStorage()
+    for name, digest in files.items():
+        try:
+            data = (folder / name).read_bytes()
+        except OSError:
+            return None, "corrupt"
+        if hashlib.sha256(data).hexdigest() != digest:
+            return None, "corrupt"
+        storage.files[name] = data
+    return storage, "loaded"
+
+
+def save_storage(folder: Path, storage: RamStorage, key: dict) -> None:
+    """Write into a fresh temporary folder, manifest last, then swap it into place.
+
+    The files are not fsynced: a cache that a crash leaves damaged fails its hashes and is
+    rebuilt, so durability would buy nothing; the rename is what keeps readers safe.
+    """
+    parent = folder.parent
+    tmp = parent / f".tmp-{folder.name}-{uuid.uuid4().hex}"
+    tmp.mkdir(parents=True)
+    try:
+        files = {}
+        for name in sorted(storage.list()):
+            data = bytes(storage.files[name])
+            (tmp / name).write_bytes(data)
+            files[name] = hashlib.sha256(data).hexdigest()
+        manifest = {"files": files, "key": key}
+        (tmp / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        old = None
+        if folder.exists():
+            old = parent / f".old-{folder.name}-{uuid.uuid4().hex}"
+            os.rename(folder, old)
+        try:
+            os.rename(tmp, folder)
+        except OSError:  # another process put its own fresh build there first: keep that one
+            pass
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _slot(project, analyzer: Analyzer) -> str:
+    raw = f"{project.chunker.name}-{project.chunker.max_chars}-{analyzer.name}"
+    return re.sub(r"[^A-Za-z0-9._-]", "_", raw)
+
+
+def cache_folder(project) -> Path | None:
+    """Where indexes are cached: only for a project with a disk cache (like its chunks)."""
+    cache = getattr(project, "cache", None)
+    if cache is None or getattr(cache, "folder", None) is None:
+        return None
+    return project.config.cache_dir / "bm25"
+
+
+class BM25Retriever:
+    """BM25F (k1 1.2, b 0.75) over one corpus snapshot's chunks."""
+
+    name = "bm25"
+
+    def __init__(self, chunks: list[Chunk], storage: RamStorage, analyzer: Analyzer, weights: dict[str, float],
+                 cache_status: str = "memory") -> None:
+        self.analyzer = analyzer
+        self.weights = weights
+        self.cache_status = cache_status  # loaded | built (missing/stale/corrupt) | memory
+        self._chunks = {c.chunk_id: c for c in chunks}
+        ix = storage.open_index()
+        self._searcher = ix.searcher(weighting=BM25F(B=B, K1=K1))
+        self._n = self._searcher.doc_count_all()
+        self._ids = [self._searcher.stored_fields(n)["chunk_id"] for n in range(self._n)]
+        self._term_cache: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = {}
+        self._lock = threading.Lock()  # whoosh searchers are not safe to share between threads
+
+    @classmethod
+    def build(cls, project, analyzer: Analyzer, weights: dict[str, float],
+              progress: Progress | None = None) -> "BM25Retriever":
+        """Load the verified cached index of this snapshot, or (re)build and cache it."""
+        chunks = distinct_chunks(project.all_chunks)
+        key = index_key(project, analyzer, chunks)
+        base = cache_folder(project)
+        status = "memory"
+        storage = None
+        if base is not None:
+            folder = base / _slot(project, analyzer)
+            storage, why = load_storage(folder, key)
+            if storage is not None:
+                try:
+                    return cls(chunks, storage, analyzer, weights, "loaded")
+                except Exception:  # verified bytes whoosh still cannot read: rebuild, never trust
+                    why = "corrupt"
+            status = f"built ({why})"
+        storage = build_storage(chunks, analyzer, progress)
+        if base is not None:
+            try:
+                save_storage(folder, storage, key)
+            except OSError:
+                status += ", not cached: cache folder not writable"
+        return cls(chunks, storage, analyzer, weights, status)
+
+    @classmethod
+    def for_project(cls, project, analyzer: str | None = None, weights: dict | None = None,
+                    progress: Progress | None = None) -> "BM25Retriever":
+        """The project's retriever, built once per project and settings (the app searches often)."""
+        an = get_analyzer(analyzer or project.config.eval.analyzer)
+        w = field_weights(project.config.eval.field_weights if weights is None else weights)
+        memo = _MEMO.setdefault(project, {})
+        key = (an.name, tuple(sorted(w.items())))
+        if key not in memo:
+            memo[key] = cls.build(project, an, w, progress)
+        return memo[key]
+
+    def describe(self) -> dict:
+        return {"name": self.name, "model": "whoosh BM25F", "k1": K1, "b": B, "analyzer": self.analyzer.name,
+                "field_weights": dict(sorted(self.weights.items())), "query": "distinct terms OR-ed over fields"}
+
+    def chunk(self, chunk_id: str) -> Chunk:
+        return self._chunks[chunk_id]
+
+    def term_scores(self, field: str, term: str) -> tuple[np.ndarray, np.ndarray]:
+        """whoosh's BM25F score of ``term`` in ``field`` for each chunk (docnum) that holds it.
+
+        Cached per term: the terms of a golden set repeat, and reading a posting list through
+        whoosh's matchers is the whole cost of a query.
+        """
+        key = (field, term)
+        found = self._term_cache.get(key)
+        if found is None:
+            m = Term(field, term).matcher(self._searcher, self._searcher.context())
+            ids, scores = [], []
+            while m.is_active():
+                ids.append(m.id())
+                scores.append(m.score())
+                m.next()
+            if len(self._term_cache) >= TERM_CACHE_SIZE:
+                self._term_cache.clear()
+            found = self._term_cache[key] = (np.array(ids, dtype=np.intp), np.array(scores, dtype=float))
+        return found
+
+    def search_hits(self, text: str, k: int) -> list[Hit]:
+        """Top ``k`` in trec_eval order for the distinct query terms OR-ed over the fields.
+
+        A chunk's score is the sum, in field then term order, of each matching term's BM25F
+        score times its field's weight: exactly what whoosh's ``Or`` of boosted ``Term``s
+        computes (a test holds them equal), done as array additions. Every match is scored,
+        so a group of equal scores across the cut is seen whole and cut by the tie rule.
+        """
+        terms = list(dict.fromkeys(self.analyzer.terms(text)))
+        if not terms or k <= 0:
+            return []
+        scores = np.zeros(self._n)
+        matched = np.zeros(self._n, dtype=bool)
+        with self._lock:
+            for field, weight in self.weights.items():
+                if weight <= 0:
+                    continue
+                for term in terms:
+                    ids, term_scores = self.term_scores(field, term)
+                    scores[ids] += term_scores * weight
+                    matched[ids] = True
+        cand = np.flatnonzero(matched)
+        if len(cand) > k:
+            cutoff = np.partition(scores[cand], len(cand) - k)[len(cand) - k]
+            cand = cand[scores[cand] >= cutoff]
+        return top_k((Hit(self._ids[d], float(scores[d])) for d in cand), k)
+
+    def retrieve(self, query_id: str, query: str, k: int) -> list[Hit]:
+        return self.search_hits(query, k)
+
+
+_MEMO: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    rank: int
+    score: float
+    chunk: Chunk
+
+
+def search(project, query_text: str, limit: int = 20) -> list[SearchHit]:
+    """The app's search box: the eval's own index and analysis, so what an author finds is
+    what the eval retrieves (Japanese queries find Japanese passages)."""
+    r = BM25Retriever.for_project(project)
+    return [SearchHit(i, h.score, r.chunk(h.chunk_id)) for i, h in enumerate(r.search_hits(query_text, limit), 1)]

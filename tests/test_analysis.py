@@ -1,0 +1,103 @@
+"""The analysis chain (issue 9): CJK bigrams, mixed strings, identifiers, stop words, stemming."""
+
+from __future__ import annotations
+
+import pytest
+
+from labeller.errors import InvalidInput
+from labeller.eval.analysis import ANALYZERS, AUTO_V1, PLAIN_V1, get_analyzer
+from labeller.eval.retrievers.bm25 import search
+
+
+def terms(text: str) -> list[str]:
+    return AUTO_V1.terms(text)
+
+
+def test_cjk_run_becomes_overlapping_bigrams():
+    assert terms("経費精算") == ["経費", "費精", "精算"]
+    assert terms("カタカナ") == ["カタ", "タカ", "カナ"]
+    assert terms("한국어") == ["한국", "국어"]
+
+
+def test_lone_cjk_character_stays_a_unigram():
+    assert terms("日") == ["日"]
+    assert terms("東 京") == ["東", "京"]
+
+
+def test_cjk_punctuation_separates_runs():
+    assert terms("承認、支払い。") == ["承認", "支払", "払い"]
+
+
+def test_mixed_latin_and_cjk():
+    assert terms("VPNの接続がノートPCで切れる") == ["vpn", "の接", "接続", "続が", "がノ", "ノー", "ート", "pc",
+                                                "で切", "切れ", "れる"]
+
+
+def test_full_width_latin_is_folded_like_ascii():
+    assert terms("ＶＰＮ") == terms("VPN") == ["vpn"]
+
+
+@pytest.mark.parametrize("identifier, parts", [
+    ("k=60", ["60"]),
+    ("text-embedding-3-small", ["text", "embed", "3", "small"]),
+    ("torch.compile", ["torch", "compil"]),
+    ("max_chars", ["max", "char"]),
+    ("10.20.0.53", ["10", "20", "0", "53"]),
+])
+def test_identifiers_are_kept_whole_and_in_parts(identifier, parts):
+    assert terms(identifier) == [identifier.lower(), *parts]
+    assert terms(f"We use {identifier}.")[-len(parts) - 1:] == [identifier.lower(), *parts]
+
+
+def test_identifier_is_case_folded_and_found_inside_a_sentence():
+    assert "torch.compile" in terms("Call Torch.Compile at startup")
+
+
+def test_english_stop_words_are_removed():
+    assert terms("What is the value of it?") == ["valu"]
+    assert terms("which and how") == []
+
+
+@pytest.mark.parametrize("a, b", [
+    ("chunks", "chunk"), ("queries", "query"), ("retrievals", "retrieval"), ("reimbursements", "reimbursed"),
+    ("indexing", "index"), ("running", "run"), ("rotating", "rotation"), ("renewing", "renewal"),
+])
+def test_plurals_and_ing_forms_share_a_stem(a, b):
+    assert terms(a) == terms(b)
+
+
+def test_repeats_are_kept_as_term_frequency():
+    assert terms("run runs running") == ["run", "run", "run"]
+
+
+def test_plain_analyzer_keeps_cjk_runs_whole_but_is_otherwise_the_same():
+    assert PLAIN_V1.terms("経費精算のルール") == ["経費精算のルール"]
+    text = "Reimbursements for torch.compile"
+    assert PLAIN_V1.terms(text) == AUTO_V1.terms(text)
+
+
+def test_the_whoosh_tokenizer_yields_exactly_the_terms():
+    tok = AUTO_V1.whoosh()
+    text = "経費の精算 uses k=60 and chunks"
+    assert [t.text for t in tok(text, positions=True)] == AUTO_V1.terms(text)
+
+
+def test_analyzers_are_named_versioned_and_resolved_from_config_names():
+    assert get_analyzer("auto") is AUTO_V1 and AUTO_V1.name == "labeller-auto-v1"
+    assert get_analyzer("plain") is PLAIN_V1
+    assert get_analyzer("labeller-auto-v1") is AUTO_V1
+    assert all(name.rsplit("-", 1)[1].startswith("v") for name in ANALYZERS)
+    with pytest.raises(InvalidInput, match="unknown analyzer 'icu'"):
+        get_analyzer("icu")
+
+
+def test_search_box_uses_the_same_analysis(make_project):
+    project = make_project({
+        "ja.md": "# 経費\n\n立て替えた経費は、毎月25日に給与と一緒に振り込まれます。\n",
+        "en.md": "# Expenses\n\nReimbursements are paid with the salary on the 25th.\n",
+    })
+    ja = search(project, "経費はいつ振り込まれますか", limit=1)
+    assert [h.chunk.doc_id for h in ja] == ["ja.md"]
+    en = search(project, "when is a reimbursed expense paid", limit=1)
+    assert [h.chunk.doc_id for h in en] == ["en.md"]
+    assert ja[0].rank == 1 and ja[0].score > 0

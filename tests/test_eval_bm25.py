@@ -1,0 +1,179 @@
+"""The BM25 retriever: its on-disk cache (stale, corrupt, atomic), ties, weights, search API."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import write_project
+
+from labeller.config import load_config
+from labeller.core.cache import DigestCache
+from labeller.core.project import Project
+from labeller.errors import InvalidInput
+from labeller.eval.analysis import AUTO_V1
+from labeller.eval.retrievers.bm25 import (MANIFEST, BM25Retriever, distinct_chunks, field_weights, index_key,
+                                           load_storage)
+
+DOCS = {
+    "expenses.md": "# Expenses\n\nReimbursements are paid on the 25th with the salary.\n\n## Receipts\n\n"
+                   "Submit receipts within 30 days of the purchase.\n",
+    "vpn.md": "# VPN\n\nThe WireGuard key of a laptop expires after 90 days.\n",
+    "経費.md": "# 経費精算\n\n立て替えた経費は毎月25日に給与と一緒に振り込まれます。\n",
+}
+
+
+def disk_project(root) -> Project:
+    cfg = load_config(root)
+    return Project(cfg, DigestCache(cfg.cache_dir))
+
+
+def index_dir(root):
+    (folder,) = [p for p in (root / ".labeller-cache" / "bm25").iterdir() if not p.name.startswith(".")]
+    return folder
+
+
+def ranking(r: BM25Retriever, text: str) -> list[tuple[str, float]]:
+    return [(h.chunk_id, h.score) for h in r.search_hits(text, 10)]
+
+
+def test_index_is_cached_on_disk_and_reused(tmp_path):
+    root = write_project(tmp_path / "p", DOCS)
+    first = BM25Retriever.for_project(disk_project(root))
+    assert first.cache_status == "built (missing)"
+    second = BM25Retriever.for_project(disk_project(root))
+    assert second.cache_status == "loaded"
+    assert ranking(first, "when are reimbursements paid") == ranking(second, "when are reimbursements paid")
+    assert not [p for p in index_dir(root).parent.iterdir() if p.name.startswith(".")]  # no temp folders left
+
+
+def test_changing_one_corpus_file_invalidates_the_cache(tmp_path):
+    root = write_project(tmp_path / "p", DOCS)
+    BM25Retriever.for_project(disk_project(root))
+    (root / "corpus" / "vpn.md").write_text("# VPN\n\nPhones use certificates that last 365 days.\n")
+    r = BM25Retriever.for_project(disk_project(root))
+    assert r.cache_status == "built (stale)"
+    top = r.search_hits("certificates phones", 1)[0]
+    assert "365 days" in r.chunk(top.chunk_id).text
+    assert BM25Retriever.for_project(disk_project(root)).cache_status == "loaded"
+
+
+@pytest.mark.parametrize("damage", ["flip_byte", "truncate", "delete_file", "extra_file", "bad_manifest",
+                                    "no_manifest"])
+def test_a_corrupt_cache_is_detected_and_rebuilt_never_used(tmp_path, damage):
+    root = write_project(tmp_path / "p", DOCS)
+    fresh = ranking(BM25Retriever.for_project(disk_project(root)), "receipts purchase")
+    folder = index_dir(root)
+    victim = sorted(p for p in folder.iterdir() if p.name != MANIFEST)[-1]
+    if damage == "flip_byte":
+        data = bytearray(victim.read_bytes())
+        data[len(data) // 2] ^= 0xFF
+        victim.write_bytes(bytes(data))
+    elif damage == "truncate":
+        victim.write_bytes(victim.read_bytes()[:5])
+    elif damage == "delete_file":
+        victim.unlink()
+    elif damage == "extra_file":
+        (folder / "stray.seg").write_bytes(b"x")
+    elif damage == "bad_manifest":
+        (folder / MANIFEST).write_text("{not json")
+    else:
+        (folder / MANIFEST).unlink()
+    project = disk_project(root)
+    reason = "missing" if damage == "no_manifest" else "corrupt"
+    key = index_key(project, AUTO_V1, distinct_chunks(project.all_chunks))
+    assert load_storage(folder, key) == (None, reason)  # caught by the stored hashes, not by whoosh failing
+    r = BM25Retriever.for_project(project)
+    assert r.cache_status == f"built ({reason})"
+    assert ranking(r, "receipts purchase") == fresh
+    assert BM25Retriever.for_project(disk_project(root)).cache_status == "loaded"
+
+
+def test_a_manifest_for_other_inputs_is_stale(tmp_path):
+    root = write_project(tmp_path / "p", DOCS)
+    BM25Retriever.for_project(disk_project(root))
+    manifest = index_dir(root) / MANIFEST
+    data = json.loads(manifest.read_text())
+    data["key"]["corpus_digest"] = "0" * 64
+    manifest.write_text(json.dumps(data))
+    assert BM25Retriever.for_project(disk_project(root)).cache_status == "built (stale)"
+
+
+def test_changing_the_analyzer_uses_another_index(tmp_path):
+    root = write_project(tmp_path / "p", DOCS)
+    p = disk_project(root)
+    auto = BM25Retriever.for_project(p)
+    plain = BM25Retriever.for_project(p, analyzer="plain")
+    assert plain.cache_status == "built (missing)"
+    assert auto.describe()["analyzer"] == "labeller-auto-v1" and plain.describe()["analyzer"] == "labeller-plain-v1"
+    assert auto.search_hits("経費はいつ振り込まれますか", 1)
+    assert not plain.search_hits("経費はいつ振り込まれますか", 1)
+
+
+def test_without_a_disk_cache_nothing_is_written(make_project, tmp_path):
+    project = make_project(DOCS)
+    assert BM25Retriever.for_project(project).cache_status == "memory"
+    assert not (project.config.root / ".labeller-cache").exists()
+
+
+def test_score_ties_at_the_cut_are_broken_by_descending_chunk_id(make_project):
+    project = make_project({f"d{i}.md": "# Same\n\nidentical text about kestrels\n" for i in range(6)})
+    r = BM25Retriever.for_project(project)
+    hits = r.search_hits("kestrels", 2)
+    all_ids = sorted((c.chunk_id for c in project.all_chunks), reverse=True)
+    assert len({h.score for h in r.search_hits("kestrels", 6)}) == 1
+    assert [h.chunk_id for h in hits] == all_ids[:2]
+
+
+def test_field_weights_validate_and_default():
+    assert field_weights({}) == {"heading": 0.25, "breadcrumb": 0.5, "body": 1.0}
+    assert field_weights({"heading": 2})["heading"] == 2.0
+    for bad in ({"title": 1}, {"body": -1}, {"body": "x"}, {"heading": 0, "breadcrumb": 0, "body": 0}):
+        with pytest.raises(InvalidInput, match="field_weights"):
+            field_weights(bad)
+
+
+def test_field_weights_change_the_ranking_without_a_rebuild(make_project):
+    project = make_project({"a.md": "# Kestrel\n\nabout falcons\n", "b.md": "# Falcon\n\nkestrel kestrel note\n"})
+    body_only = BM25Retriever.for_project(project, weights={"heading": 0, "breadcrumb": 0, "body": 1})
+    heading_only = BM25Retriever.for_project(project, weights={"heading": 1, "breadcrumb": 0, "body": 0})
+    top = lambda r: r.chunk(r.search_hits("kestrel", 1)[0].chunk_id).doc_id  # noqa: E731
+    assert top(body_only) == "b.md" and top(heading_only) == "a.md"
+
+
+def test_a_query_with_no_terms_retrieves_nothing(make_project):
+    r = BM25Retriever.for_project(make_project(DOCS))
+    assert r.search_hits("the and of ?", 5) == []
+
+
+def test_concurrent_index_builds_do_not_delete_each_others_files(make_project):
+    """whoosh's in-memory writer spills to one shared temp folder unless told otherwise."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from labeller.eval.retrievers.bm25 import build_storage
+
+    project = make_project({f"d{i}.md": f"# T{i}\n\n" + f"word{i} text " * 200 + "\n" for i in range(60)})
+    chunks = distinct_chunks(project.all_chunks)
+    with ThreadPoolExecutor(4) as pool:
+        storages = list(pool.map(lambda _: build_storage(chunks, AUTO_V1), range(4)))
+    rankings = {tuple(ranking(BM25Retriever(chunks, s, AUTO_V1, field_weights()), "word7 text")) for s in storages}
+    assert len(rankings) == 1
+
+
+def test_scores_equal_whoosh_searching_an_or_of_boosted_terms():
+    """The array path must be whoosh BM25F exactly: same scores, bit for bit, same order."""
+    from whoosh.query import Or, Term
+
+    from labeller.config import load_config as load
+    from labeller.core.project import Project as P
+
+    fixture = Path(__file__).parent / "fixtures" / "mixed_ja"
+    project = P(load(fixture, corpus="corpus", questions="questions.jsonl"))
+    r = BM25Retriever.for_project(project)
+    for q in project.load_questions().questions:
+        terms = list(dict.fromkeys(r.analyzer.terms(q.query)))
+        query = Or([Term(f, t, boost=w) for f, w in r.weights.items() if w > 0 for t in terms])
+        whoosh_scores = {r._ids[d]: s for d, s in r._searcher.search(query, limit=None).items()}
+        ours = r.search_hits(q.query, len(whoosh_scores) + 1)
+        assert {h.chunk_id: h.score for h in ours} == whoosh_scores, q.id

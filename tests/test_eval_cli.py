@@ -1,0 +1,258 @@
+"""``labeller eval`` and ``labeller runs`` end to end: report schema, holdout, exit codes, the
+regression gate, leak findings, run history."""
+
+from __future__ import annotations
+
+import json
+
+import duckdb
+import pytest
+from conftest import write_project
+
+from labeller.cli import main
+from labeller.config import load_config
+from labeller.core.project import Project
+from labeller.eval.report import SCHEMA
+
+N = 20
+
+
+def facts_project(tmp_path, extra_docs=None, extra_questions=(), toml=None):
+    """N one-fact documents, N questions (dev/test alternating), one holdout, one negative."""
+    docs = {f"doc{i:02d}.md": f"# Topic {i:02d}\n\nFact {i:02d}: the kestrel alpha{i:02d} nests on ridge "
+                              f"number {i:02d}.\n" for i in range(N)}
+    docs.update(extra_docs or {})
+    questions = [{"id": f"q{i:02d}", "query": f"where does alpha{i:02d} nest", "expected_answer": f"ridge {i:02d}",
+                  "locators": [{"doc": f"doc{i:02d}.md", "quote": f"alpha{i:02d}"}],
+                  "split": "dev" if i % 2 else "test", "tags": ["even" if i % 2 == 0 else "odd"]}
+                 for i in range(N)]
+    questions.append({"id": "h01", "query": "held out alpha03 ridge", "expected_answer": "3",
+                      "locators": [{"doc": "doc03.md", "quote": "Fact 03"}], "split": "holdout"})
+    questions.append({"id": "neg1", "query": "how tall are giraffes", "expected_answer": "", "locators": [],
+                      "unanswerable": True})
+    questions.extend(extra_questions)
+    return write_project(tmp_path / "proj", docs, questions, toml)
+
+
+def eval_json(root, capsys, *args) -> tuple[int, dict | None, str]:
+    rc = main(["eval", "--root", str(root), "--format", "json", "--no-history", *args])
+    out = capsys.readouterr()
+    try:
+        report = json.loads(out.out)
+    except ValueError:
+        report = None
+    return rc, report, out.err
+
+
+def gold_chunk_ids(root) -> dict[str, str]:
+    project = Project(load_config(root))
+    return {c.doc_id: c.chunk_id for c in project.all_chunks}
+
+
+def write_run(path, root, drop=(), add_miss=()):
+    """Gold at rank 1 for every query except ``drop`` (gold not retrieved) and ``add_miss``."""
+    ids = gold_chunk_ids(root)
+    lines = []
+    for i in range(N):
+        qid = f"q{i:02d}"
+        others = [ids[f"doc{(i + j) % N:02d}.md"] for j in range(1, 5)]
+        ranked = ([] if qid in drop or qid in add_miss else [ids[f"doc{i:02d}.md"]]) + others
+        lines += [f"{qid} Q0 {cid} {r} {10 - r} ext\n" for r, cid in enumerate(ranked, 1)]
+    path.write_text("".join(lines))
+    return path
+
+
+def test_json_report_has_the_v1_schema_and_is_deterministic(tmp_path, capsys):
+    root = facts_project(tmp_path)
+    rc, report, err = eval_json(root, capsys, "--out", str(tmp_path / "r.json"))
+    assert rc == 0 and err == ""
+    assert {"schema", "fingerprint", "config", "aggregate", "queries", "negatives", "findings"} <= set(report)
+    assert report["schema"] == SCHEMA and report["findings"] == [] and "comparison" not in report
+    fp = report["fingerprint"]
+    assert {"chunker", "hit_rule", "retriever", "k", "golden_set_digest", "corpus_digest", "tool_version"} <= set(fp)
+    assert fp["retriever"]["analyzer"] == "labeller-auto-v1" and fp["k"] == [1, 5, 10, 20, 50]
+    for level in ("chunk", "doc"):
+        for k in fp["k"]:
+            for m in ("recall", "success", "all", "mrr", "ndcg"):
+                assert set(report["aggregate"][level][f"{m}@{k}"]) == {"value", "ci_low", "ci_high", "n"}
+    assert report["aggregate"]["chunk"]["recall@5"]["n"] == N
+    assert report["aggregate"]["chunk"]["all@5"] == {"value": None, "ci_low": None, "ci_high": None, "n": 0}
+    row = report["queries"][0]
+    assert row["query_id"] == "q00" and row["hit_ranks"] == [1] and row["doc_ranks"] == [1]
+    assert row["chunk"]["recall@5"] == 1.0 and row["retrieved"][0]["doc_id"] == "doc00.md"
+    assert [n["query_id"] for n in report["negatives"]] == ["neg1"]
+    assert report["negatives"][0]["top_score"] is None or report["negatives"][0]["top_score"] >= 0
+    assert set(report["breakdowns"]) == {"split", "tag", "hop"}
+    assert set(report["breakdowns"]["split"]) == {"dev", "test"}
+    assert {d["check"] for d in report["diagnostics"]} >= {"ranking_ratio", "depth_gain", "recall_floor"}
+    assert json.loads((tmp_path / "r.json").read_text()) == report
+    rc2, again, _ = eval_json(root, capsys)
+    assert again == report
+
+
+def test_holdout_is_scored_only_with_the_flag(tmp_path, capsys):
+    root = facts_project(tmp_path)
+    _, report, _ = eval_json(root, capsys)
+    assert "h01" not in {q["query_id"] for q in report["queries"]}
+    _, report, _ = eval_json(root, capsys, "--include-holdout")
+    assert "h01" in {q["query_id"] for q in report["queries"]}
+    rc, _, err = eval_json(root, capsys, "--split", "holdout")
+    assert rc == 2
+    _, report, _ = eval_json(root, capsys, "--split", "holdout", "--include-holdout")
+    assert [q["query_id"] for q in report["queries"]] == ["h01"] and report["negatives"] == []
+    _, report, _ = eval_json(root, capsys, "--split", "dev")
+    assert {q["split"] for q in report["queries"]} == {"dev"}
+
+
+def test_no_scored_queries_is_no_data_not_zero(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")
+    root = write_project(tmp_path / "p", {"a.md": "# A\n\ntext\n"},
+                         [{"id": "n1", "query": "anything", "expected_answer": "", "locators": [],
+                           "unanswerable": True}])
+    rc, report, _ = eval_json(root, capsys)
+    assert rc == 0 and report["aggregate"]["chunk"]["recall@5"]["value"] is None
+    rc = main(["eval", "--root", str(root), "--no-history"])
+    assert rc == 0 and "no data" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("args", [["--k", "0"], ["--k", "a,b"], ["--hit-rule", "best"], ["--analyzer", "icu"],
+                                  ["--fail-on-regression"], ["--baseline", "missing.json"]])
+def test_invalid_input_exits_2(tmp_path, capsys, args):
+    root = facts_project(tmp_path)
+    assert main(["eval", "--root", str(root), "--no-history", *args]) == 2
+
+
+def test_a_golden_set_that_does_not_build_is_invalid_input(tmp_path, capsys):
+    root = facts_project(tmp_path, extra_questions=[{"id": "bad", "query": "q", "expected_answer": "",
+                                                     "locators": [{"quote": "no such text"}]}])
+    rc, report, err = eval_json(root, capsys)
+    assert rc == 2 and report["ok"] is False
+    assert [(e["id"], e["kind"]) for e in report["errors"]] == [("bad", "not_found")]
+    assert main(["eval", "--root", str(root), "--no-history"]) == 2
+    assert "the golden set does not build (1 label error(s))" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("content", ['{"schema": "something-else"}', "not json", f'{{"schema": "{SCHEMA}"}}',
+                                     f'{{"schema": "{SCHEMA}", "fingerprint": {{}}, "queries": [], "aggregate": []}}'])
+def test_not_a_report_as_baseline_is_refused(tmp_path, capsys, content):
+    root = facts_project(tmp_path)
+    (tmp_path / "b.json").write_text(content)
+    rc, _, _ = eval_json(root, capsys, "--baseline", str(tmp_path / "b.json"))
+    assert rc == 2
+
+
+def test_regression_gate_red_on_a_planted_regression_green_on_noise(tmp_path, capsys):
+    root = facts_project(tmp_path)
+    base = write_run(tmp_path / "base.run", root, add_miss={"q01", "q02", "q03"})
+    rc, _, _ = eval_json(root, capsys, "--run", str(base), "--out", str(tmp_path / "base.json"))
+    assert rc == 0
+    baseline = ["--baseline", str(tmp_path / "base.json"), "--fail-on-regression"]
+
+    worse = write_run(tmp_path / "worse.run", root, drop={f"q{i:02d}" for i in range(4, 16)})
+    rc, report, _ = eval_json(root, capsys, "--run", str(worse), *baseline)
+    c = report["comparison"]
+    assert rc == 1 and c["regression"] is True and c["comparable"] is True
+    assert c["deltas"]["chunk"]["recall@5"]["ci_high"] < 0
+    assert {"retriever.file", "retriever.sha256"} <= {d["field"] for d in c["fingerprint_differences"]}
+
+    # noise: two queries lose their answer, one gains it back; the mean drops but the interval spans zero
+    noise = write_run(tmp_path / "noise.run", root, add_miss={"q02", "q03", "q10", "q11"})
+    rc, report, _ = eval_json(root, capsys, "--run", str(noise), *baseline)
+    c = report["comparison"]
+    assert c["deltas"]["chunk"]["recall@5"]["value"] < 0
+    assert c["deltas"]["chunk"]["recall@5"]["ci_low"] < 0 < c["deltas"]["chunk"]["recall@5"]["ci_high"]
+    assert rc == 0 and c["regression"] is False
+
+    rc, _, _ = eval_json(root, capsys, "--run", str(worse), "--baseline", str(tmp_path / "base.json"))
+    assert rc == 0  # without the flag a regression is reported, never an exit code
+
+
+def test_a_baseline_under_another_hit_rule_is_reported_not_compared(tmp_path, capsys):
+    root = facts_project(tmp_path)
+    eval_json(root, capsys, "--hit-rule", "span_containment", "--out", str(tmp_path / "b.json"))
+    rc, report, err = eval_json(root, capsys, "--baseline", str(tmp_path / "b.json"))
+    c = report["comparison"]
+    assert rc == 0 and c["comparable"] is False and c["deltas"] is None
+    assert {"field": "hit_rule", "baseline": "span_containment", "current": "any_overlap"} in c["fingerprint_differences"]
+    rc, _, err = eval_json(root, capsys, "--baseline", str(tmp_path / "b.json"), "--fail-on-regression")
+    assert rc == 2 and "cannot gate" in err
+
+
+def test_misses_print_what_was_retrieved_instead(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")
+    root = facts_project(tmp_path)
+    run = write_run(tmp_path / "r.run", root, drop={"q05"})
+    rc = main(["eval", "--root", str(root), "--run", str(run), "--no-history"])
+    out = capsys.readouterr().out
+    assert rc == 0
+    assert "misses at k = 5: what was retrieved instead" in out and "q05" in out and "not retrieved" in out
+    assert "doc06.md > Topic 06" in out
+
+
+def test_queries_missing_from_a_run_file_are_warned_about_and_scored_as_misses(tmp_path, capsys):
+    root = facts_project(tmp_path)
+    run = tmp_path / "partial.run"
+    run.write_text(write_run(tmp_path / "full.run", root).read_text().split("q01 ")[0])
+    rc, report, err = eval_json(root, capsys, "--run", str(run))
+    assert rc == 0 and "have no rows in the run file" in " ".join(err.split())
+    assert report["queries"][1]["hit_ranks"] == [None]
+
+
+def test_written_run_scores_the_same_when_read_back(tmp_path, capsys):
+    root = facts_project(tmp_path)
+    _, bm25, _ = eval_json(root, capsys, "--write-run", str(tmp_path / "bm25.run"))
+    _, replay, _ = eval_json(root, capsys, "--run", str(tmp_path / "bm25.run"))
+    assert replay["aggregate"] == bm25["aggregate"]
+    assert replay["fingerprint"]["retriever"]["name"] == "run"
+
+
+def test_leak_findings_warn_never_change_the_exit_code_and_are_recorded(tmp_path, capsys):
+    notes = "# Eval notes\n\nWe ask: where does alpha03 nest\n\nAnd also: where does alpha04 nest\n"
+    root = facts_project(tmp_path, extra_docs={"notes.md": notes})
+    rc = main(["eval", "--root", str(root), "--format", "json"])
+    out = capsys.readouterr()
+    report = json.loads(out.out)
+    assert rc == 0
+    assert [f["path"] for f in report["findings"]] == ["notes.md"]
+    assert {q["query_id"] for q in report["findings"][0]["quoted"]} == {"q03", "q04"}
+    assert "golden-queries-quoted" in out.err
+    assert "findings" not in report["fingerprint"]
+    con = duckdb.connect(str(root / ".labeller" / "runs.duckdb"))
+    assert con.execute("SELECT path, query_id FROM findings ORDER BY query_id").fetchall() == [
+        ("notes.md", "q03"), ("notes.md", "q04")]
+    con.close()
+
+
+def test_runs_are_appended_to_the_history_and_listed(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")
+    root = facts_project(tmp_path)
+    assert main(["runs", "--root", str(root)]) == 0
+    assert "no runs recorded yet" in capsys.readouterr().out
+    assert main(["eval", "--root", str(root)]) == 0
+    assert main(["eval", "--root", str(root), "--analyzer", "plain"]) == 0
+    capsys.readouterr()
+    assert main(["runs", "--root", str(root), "--format", "json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert [r["analyzer"] for r in listed["runs"]] == ["labeller-auto-v1", "labeller-plain-v1"]
+    assert listed["metric"] == "recall@5" and listed["runs"][0]["n"] == N
+    con = duckdb.connect(str(root / ".labeller" / "runs.duckdb"))
+    assert con.execute("SELECT count(*) FROM query_metrics").fetchone()[0] == 2 * N * 5 * 2
+    assert con.execute("SELECT count(*) FROM run_metrics WHERE metric = 'recall'").fetchone()[0] == 2 * 5 * 2
+    con.close()
+    assert main(["runs", "--root", str(root), "--metric", "mrr@10"]) == 0
+    text = capsys.readouterr().out
+    assert "mrr@10" in text and "trend of mrr@10 over the 2 run(s)" in text
+    assert main(["runs", "--root", str(root), "--metric", "bogus"]) == 2
+
+
+def test_eval_hit_rule_scores_without_changing_the_build(tmp_path, capsys):
+    long_para = "word " * 500
+    docs = {"a.md": f"# A\n\n{long_para}\n\n{long_para}\n\n{long_para}\n\n{long_para}\n"}
+    questions = [{"id": "q1", "query": "word", "expected_answer": "", "locators": [{"doc": "a.md", "heading": "A"}]}]
+    root = write_project(tmp_path / "p", docs, questions)
+    _, any_overlap, _ = eval_json(root, capsys)
+    rc, containment, _ = eval_json(root, capsys, "--hit-rule", "span_containment")
+    assert rc == 0
+    assert any_overlap["aggregate"]["chunk"]["recall@1"]["value"] == 1.0
+    assert containment["aggregate"]["chunk"]["recall@50"]["value"] == 0.0  # no chunk holds the whole section
+    assert containment["config"]["build_hit_rule"] == "any_overlap"
