@@ -12,6 +12,8 @@ import json
 import pkgutil
 import sys
 
+from rich.console import Console
+
 from labeller import __version__
 from labeller.display import safe
 from labeller.errors import EXIT_INVALID, LabellerError
@@ -49,11 +51,12 @@ def main(argv: list[str] | None = None) -> int:
             print(json.dumps({"ok": False, "errors": [{"kind": "invalid", **e} for e in errors]},
                              ensure_ascii=False, indent=2, sort_keys=True))
         else:
-            print(f"labeller: {safe(str(exc))}", file=sys.stderr)
+            err = Console(stderr=True, highlight=False, soft_wrap=True)
+            err.print(f"labeller: {safe(str(exc))}")
             for d in exc.details:
                 where = f"{d.get('path')}:{d.get('line')}" if d.get("line") else (d.get("path") or "")
                 rid = f" record {d['id']!r}" if d.get("id") else ""
-                print(f"  {safe(where)}{safe(rid)}: {safe(d['message'])}", file=sys.stderr)
+                err.print(f"  {safe(where)}{safe(rid)}: {safe(d['message'])}")
         return exc.exit_code
     except KeyboardInterrupt:
         print("labeller: interrupted; nothing was written", file=sys.stderr)

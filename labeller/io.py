@@ -21,6 +21,7 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
+            os.fchmod(fh.fileno(), _mode_for(path))
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
@@ -32,6 +33,25 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
             pass
         raise
     fsync_dir(path.parent)
+
+
+def _read_umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+_UMASK = _read_umask()  # read once at import, while nothing else runs: os.umask is process-wide
+
+
+def _mode_for(path: Path) -> int:
+    """The permissions the written file should have: those of the file it replaces, else what
+    ``open()`` would give a new file. (``mkstemp`` makes 0600, which would silently turn an
+    author's group-readable questions.jsonl private on the first save.)"""
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except FileNotFoundError:
+        return 0o666 & ~_UMASK
 
 
 def atomic_write_text(path: Path, text: str) -> None:

@@ -117,12 +117,49 @@ def resolve_record(project: Project, q: Question, found: dict | None = None) -> 
 
 
 def build(project: Project, questions: list[Question]) -> BuildResult:
-    """Resolve all records (one multi-pattern search for every quote) and derive the artifact."""
+    """Resolve all records (one multi-pattern search for every quote) and derive the artifact.
+
+    With a project cache, the last result is kept with everything it is a function of
+    (``build_key``), so ``build --check`` on unchanged inputs costs a corpus read and a
+    digest compare instead of a rebuild. Only the last one: the app rebuilds on every
+    save, and a result per save would fill the cache folder.
+    """
+    key = build_key(project, questions) if project.cache is not None else None
+    if key is not None:
+        cached = project.cache.get(LAST_BUILD)
+        if isinstance(cached, tuple) and len(cached) == 2 and cached[0] == key and isinstance(cached[1], BuildResult):
+            return cached[1]
     quotes = [loc.quote for q in questions for loc in q.locators if loc.quote is not None]
     found = project.resolver.search(quotes)
+    project.resolver.prefetch_blocks([*(o.doc_id for occ in found.values() if len(occ) == 1 for o in occ),
+                                      *(loc.doc for q in questions for loc in q.locators if loc.heading)])
     records = [resolve_record(project, q, found) for q in questions]
     manifest = make_manifest(project, len(questions))
-    return BuildResult(records, manifest, summarize(project, records))
+    result = BuildResult(records, manifest, summarize(project, records))
+    if key is not None:
+        project.cache.put(LAST_BUILD, (key, result))
+    return result
+
+
+LAST_BUILD = ("build", "last")
+
+
+def build_key(project: Project, questions: list[Question]) -> tuple:
+    """Every input a build result depends on: the corpus digest (freshly computed from the
+    files, never trusted from the cache), the parsed questions, and every rule version and
+    setting that reaches the artifact, manifest or summary (the tool version is part of
+    every cache path already)."""
+    import hashlib
+
+    import markdown_it
+    import mdit_py_plugins
+
+    qs = hashlib.sha256()
+    for q in questions:
+        qs.update(q.model_dump_json().encode("utf-8") + b"\n")
+    return ("build", project.corpus.digest, qs.hexdigest(),
+            project.chunker.name, project.chunker.max_chars, project.hit_rule.name, CANONICAL_VERSION,
+            EXPANSION_VERSION, markdown_it.__version__, mdit_py_plugins.__version__)
 
 
 def make_manifest(project: Project, n_records: int) -> dict:

@@ -15,6 +15,7 @@ import stat
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from functools import cached_property
+from itertools import accumulate
 from pathlib import Path, PurePosixPath
 
 from labeller.core.canon import canonicalize, decode_utf8, sha256_hex
@@ -35,12 +36,10 @@ class Document:
     @cached_property
     def line_starts(self) -> list[int]:
         """Offsets where each LF-separated line starts (Markdown-it's notion of lines)."""
-        starts = [0]
-        find = self.text.find
-        pos = find("\n")
-        while pos != -1:
-            starts.append(pos + 1)
-            pos = find("\n", pos + 1)
+        # Each line starts one past the end of the previous one; accumulate over the
+        # line lengths runs in C (a find loop in Python was a tenth of a warm build).
+        lengths = map(len, self.text.split("\n")[:-1])
+        starts = list(accumulate(map((1).__add__, lengths), initial=0))
         if starts[-1] == len(self.text):
             starts.pop()
         return starts

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from labeller.core.cache import reduce_by_fields
 from labeller.core.corpus import Document
-from labeller.core.markdown import front_matter, parse
+from labeller.core.markdown import front_matter, parse_structure
 
 EXPANSION_VERSION = "blocks-v1"
 
@@ -36,6 +37,8 @@ class Unit:
     last: int
     kind: str
 
+    __reduce__ = reduce_by_fields
+
 
 @dataclass(frozen=True, slots=True)
 class _Item:
@@ -44,12 +47,16 @@ class _Item:
     parent: int  # index of the list it belongs to
     depth: int
 
+    __reduce__ = reduce_by_fields
+
 
 @dataclass(frozen=True, slots=True)
 class _Table:
     first: int
     last: int
     delimiter: int
+
+    __reduce__ = reduce_by_fields
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +65,8 @@ class Heading:
     last: int
     level: int
     text: str
+
+    __reduce__ = reduce_by_fields
 
 
 @dataclass
@@ -84,7 +93,7 @@ def parse_blocks(doc: Document) -> DocBlocks:
     headings: list[Heading] = []
     lists: list[int] = []  # stack of open list ids
     n_lists = 0
-    tokens = parse(text)
+    tokens = parse_structure(text)
     for i, tok in enumerate(tokens):
         t = tok.type
         if t in ("bullet_list_open", "ordered_list_open"):

@@ -45,7 +45,21 @@ class Project:
 
     @cached_property
     def resolver(self) -> Resolver:
-        return Resolver(self.corpus, self.chunks)
+        return Resolver(self.corpus, self.chunks, block_cache=self.block_cache, search_cache=self.cache)
+
+    @property
+    def block_cache(self):
+        """Parsed blocks keyed by (doc_id, sha256), on disk when the project has a cache."""
+        if self.cache is None:
+            return None
+        import markdown_it
+        import mdit_py_plugins
+
+        from labeller.core.cache import CacheView
+        from labeller.core.expansion import EXPANSION_VERSION
+
+        return CacheView(self.cache, ("blocks", EXPANSION_VERSION, markdown_it.__version__,
+                                      mdit_py_plugins.__version__))
 
     def load_questions(self) -> QuestionsFile:
         return load_questions(self.config.questions, self.config.limits)

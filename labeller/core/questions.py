@@ -113,6 +113,9 @@ def parse_questions(text: str, path: str = "questions.jsonl", limits: Limits = L
         except json.JSONDecodeError as exc:
             problem(lineno, f"malformed JSON: {exc.msg} at column {exc.colno}")
             continue
+        except RecursionError:  # "[[[[..." within the size bound overflows the decoder's stack
+            problem(lineno, "malformed JSON: nested too deeply")
+            continue
         if not isinstance(obj, dict):
             problem(lineno, "a record must be a JSON object")
             continue
@@ -125,9 +128,11 @@ def parse_questions(text: str, path: str = "questions.jsonl", limits: Limits = L
                 problem(lineno, f"{loc}: {err['msg']}", rid)
             continue
         if len(normalise_query(q.query)) > limits.max_query_chars:
-            problem(lineno, f"query is over {limits.max_query_chars} characters", q.id)
+            problem(lineno, f"query is over {limits.max_query_chars} characters (raise [limits] max_query_chars)",
+                    q.id)
         if len(q.locators) > limits.max_locators:
-            problem(lineno, f"{len(q.locators)} locators, over the bound of {limits.max_locators}", q.id)
+            problem(lineno, f"{len(q.locators)} locators, over the bound of {limits.max_locators} "
+                    "(raise [limits] max_locators)", q.id)
         if q.id in seen_ids:
             problem(lineno, f"duplicate id (first on line {seen_ids[q.id]})", q.id)
         seen_ids.setdefault(q.id, lineno)

@@ -59,11 +59,13 @@ class Refusal:
 class Resolver:
     """Resolves locators against one corpus snapshot; holds its folded text and block caches."""
 
-    def __init__(self, corpus: Corpus, chunks: dict[str, list[Chunk]], block_cache: dict | None = None) -> None:
+    def __init__(self, corpus: Corpus, chunks: dict[str, list[Chunk]], block_cache: dict | None = None,
+                 search_cache=None) -> None:
         self.corpus = corpus
         self.chunks = chunks
         self.index = QuoteIndex(corpus)
         self._blocks: dict = block_cache if block_cache is not None else {}
+        self._search_cache = search_cache  # a DigestCache: per-document matches of a build's quotes
 
     def blocks(self, doc_id: str) -> DocBlocks:
         doc = self.corpus[doc_id]
@@ -72,6 +74,19 @@ class Resolver:
         if found is None:
             found = self._blocks[key] = parse_blocks(doc)
         return found
+
+    def prefetch_blocks(self, doc_ids) -> None:
+        """Parse the blocks of every listed document not parsed yet, on all cores.
+
+        A build calls this with the documents its quotes were found in, so a cold build
+        parses them in parallel instead of one by one inside ``resolve``.
+        """
+        from labeller.core.parallel import map_documents
+
+        todo = [self.corpus[d] for d in dict.fromkeys(doc_ids)
+                if d in self.corpus and self._blocks.get((d, self.corpus[d].sha256)) is None]
+        for doc, parsed in zip(todo, map_documents(parse_blocks, todo)):
+            self._blocks[(doc.doc_id, doc.sha256)] = parsed
 
     # -- one locator -------------------------------------------------------------------
 
@@ -121,20 +136,21 @@ class Resolver:
         """A span that no chunk touches is either a heading line (the author's to fix) or a bug."""
         if any(c.start < span.end and span.start < c.end for c in self.chunks_of(span.doc_id)):
             return span
-        from labeller.core.chunkers.md_struct_v1 import heading_line_spans
+        from labeller.core.chunkers.md_struct_v1 import _is_blank, heading_line_spans, split_lines
 
         doc = self.corpus[span.doc_id]
-        heading_lines = heading_line_spans(doc.text)
-        pos = span.start
-        for hs, he in heading_lines:
-            if hs <= pos < he:
-                pos = he
-        if pos >= span.end:
+        heading_lines = set(heading_line_spans(doc.text))
+        # Lines the chunker reads as blank lie in no chunk either: a rule under a heading
+        # ("# A\n---\n"), an exact quote on a rule, or "-\u00a0-\u00a0-", which CommonMark calls a
+        # paragraph. A span of only such lines and headings is the author's to fix, not a bug.
+        lines = [ln for ln in split_lines(doc.text) if ln.start < span.end and span.start < ln.end]
+        if all((ln.start, ln.end) in heading_lines or _is_blank(ln.content) for ln in lines):
             blocks = self.blocks(span.doc_id)
             title = next((h.text for h in blocks.headings if doc.line_starts[h.first] <= span.start
                           < doc.line_end(h.last)), None)
             suggestion = [{"doc": span.doc_id, "heading": title}] if title else []
-            return Refusal("heading_only", "the span is only heading lines, which lie in no chunk; "
+            return Refusal("heading_only", "the span is only heading lines (and lines the chunker reads as "
+                           "blank or rules), which lie in no chunk; "
                            "label the section instead (a {doc, heading} locator)", loc, record_id,
                            suggestions=suggestion)
         from labeller.errors import ChunkerBug
@@ -164,7 +180,7 @@ class Resolver:
 
     def search(self, quotes: list[str]) -> dict[str, list[Occurrence]]:
         """All occurrences of many locator quotes in one pass (the build's path)."""
-        return self.index.find_all([fold_quote(q) for q in quotes])
+        return self.index.find_all_cached([fold_quote(q) for q in quotes], self._search_cache)
 
 
 def locator_error(exc: InvalidInput, loc: Locator, record_id: str | None) -> Refusal:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
+from labeller.core.cache import reduce_by_fields
 from labeller.core.corpus import Corpus, Document
 
 
@@ -34,6 +35,8 @@ class Chunk:
     def embed_text(self) -> str:
         return f"{self.heading_path}\n\n{self.text.strip()}"
 
+    __reduce__ = reduce_by_fields
+
 
 class Chunker(Protocol):
     name: str
@@ -54,14 +57,25 @@ def get_chunker(name: str, max_chars: int) -> Chunker:
 
 
 def chunk_corpus(corpus: Corpus, chunker: Chunker, cache=None) -> dict[str, list[Chunk]]:
-    """Chunk every document, reusing cached chunk lists keyed by the document's digest."""
-    out: dict[str, list[Chunk]] = {}
+    """Chunk every document, reusing cached chunk lists keyed by the document's digest.
+
+    Cache misses are chunked together, on every core when there are many (a cold build).
+    """
+    from labeller.core.parallel import map_documents
+
+    def key(doc: Document) -> tuple:
+        return (chunker.name, chunker.max_chars, doc.doc_id, doc.sha256)
+
+    found: dict[str, list[Chunk]] = {}
+    missing: list[Document] = []
     for doc in corpus:
-        key = (chunker.name, chunker.max_chars, doc.doc_id, doc.sha256)
-        chunks = cache.get(key) if cache is not None else None
+        chunks = cache.get(key(doc)) if cache is not None else None
         if chunks is None:
-            chunks = chunker.chunk(doc)
-            if cache is not None:
-                cache.put(key, chunks)
-        out[doc.doc_id] = chunks
-    return out
+            missing.append(doc)
+        else:
+            found[doc.doc_id] = chunks
+    for doc, chunks in zip(missing, map_documents(chunker.chunk, missing)):
+        if cache is not None:
+            cache.put(key(doc), chunks)
+        found[doc.doc_id] = chunks
+    return {doc_id: found[doc_id] for doc_id in corpus.docs}  # corpus order, whatever came from where

@@ -1,0 +1,127 @@
+"""``labeller export FORMAT``: write the golden set for another tool.
+
+Every export is derived from a fresh in-memory build (the same one ``build --check``
+makes), never from the committed artifact, so it cannot carry labels that no longer
+resolve; a build with label errors exports nothing. Files are written atomically. A
+single-file format goes to stdout without ``--out`` (the summary then goes to stderr).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from fnmatch import fnmatchcase
+from pathlib import Path
+
+from labeller.commands.build import print_refusals
+from labeller.commands.common import add_format_option, add_project_options, console, project_from
+from labeller.core.build import build
+from labeller.display import safe_line
+from labeller.errors import EXIT_OK, InvalidInput
+from labeller.interop import FORMATS
+from labeller.io import atomic_write_bytes
+
+
+def register(sub) -> None:
+    formats = "; ".join(f"{name}: {m.SUMMARY}" for name, m in FORMATS.items())
+    p = sub.add_parser("export", help="write the golden set in another format",
+                       description=f"Build in memory and write the labels in FORMAT. Formats — {formats}.")
+    p.add_argument("fmt", metavar="FORMAT", choices=sorted(FORMATS), help=", ".join(sorted(FORMATS)))
+    p.add_argument("--out", dest="target", metavar="PATH",
+                   help="file to write (a folder for beir); default: stdout for single-file formats")
+    p.add_argument("--queries-out", metavar="TSV", help="trec-qrels: also write the 'query-id<TAB>query' topics here")
+    p.add_argument("--hit-rule", help="build hit rule deciding the answer-bearing chunks (default: labeller.toml)")
+    add_project_options(p)
+    add_format_option(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.queries_out and args.fmt != "trec-qrels":
+        raise InvalidInput("--queries-out applies to the trec-qrels format only")
+    project = project_from(args)
+    result = build(project, project.load_questions().questions)
+    if not result.ok:
+        if args.format == "json":
+            print(json.dumps({"ok": False, "errors": [r.as_json() for r in result.refusals]},
+                             ensure_ascii=False, indent=2, sort_keys=True))
+        else:
+            print_refusals(project, result.refusals)
+            console(stderr=True).print(f"[bold red]export needs a clean build:[/] {len(result.refusals)} label "
+                                       "error(s); nothing was exported")
+        return result.exit_code
+    files, notes = FORMATS[args.fmt].export(project, result, args)
+    if "" in files:
+        written = write_single(args, files)
+    else:
+        written = write_folder(args, files)
+    summary_to_stderr = args.target is None and "" in files
+    if args.format == "json":
+        print(json.dumps({"ok": True, "errors": [], "format": args.fmt, "records": len(result.records),
+                          "hit_rule": project.hit_rule.name, "notes": notes, "written": written},
+                         ensure_ascii=False, indent=2, sort_keys=True), file=sys.stderr if summary_to_stderr
+              else sys.stdout)
+    else:
+        out = console(stderr=summary_to_stderr)
+        out.print(f"exported {len(result.records)} record(s) as {args.fmt}: {safe_line(', '.join(written))}")
+        for note in notes:
+            out.print(f"  note: {safe_line(note)}")
+    return EXIT_OK
+
+
+def write_single(args, files: dict[str, bytes]) -> list[str]:
+    written = []
+    if args.target:
+        atomic_write_bytes(Path(args.target), files[""])
+        written.append(args.target)
+    else:
+        sys.stdout.buffer.write(files[""])
+        sys.stdout.flush()
+        written.append("-")
+    if args.queries_out:
+        atomic_write_bytes(Path(args.queries_out), files["queries"])
+        written.append(args.queries_out)
+    return written
+
+
+def write_folder(args, files: dict[str, bytes]) -> list[str]:
+    """Write a multi-file export into ``--out DIR``.
+
+    The folder must be new, empty, or hold only files an export of this format writes; those
+    are replaced, and any of them this export does not write again (a split that no longer
+    has records) is removed, so the folder never mixes two exports.
+    """
+    if not args.target:
+        raise InvalidInput(f"{args.fmt} writes a folder; give it with --out DIR")
+    folder = Path(args.target)
+    patterns = FORMATS[args.fmt].OUTPUTS
+    stale = []
+    if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
+        raise InvalidInput("--out must be a folder (not a file or a symlink)", path=str(folder))
+    if folder.exists():
+        for dirpath, dirnames, filenames in os.walk(folder, followlinks=False):
+            for name in dirnames + filenames:
+                path = Path(dirpath) / name
+                rel = path.relative_to(folder).as_posix()
+                if path.is_symlink():
+                    raise InvalidInput("symlink in the export folder refused", path=str(path))
+                if path.is_dir():
+                    if not any(p.startswith(rel + "/") for p in patterns):
+                        raise InvalidInput(f"the folder holds {rel}/, which no {args.fmt} export writes; choose a new "
+                                           "or empty folder", path=str(folder))
+                    continue
+                if name.startswith(".") and name.endswith(".tmp"):
+                    stale.append(path)  # the temp file of an export that was killed mid-write
+                    continue
+                if not any(fnmatchcase(rel, p) for p in patterns):
+                    raise InvalidInput(f"the folder holds {rel}, which no {args.fmt} export writes; choose a new or "
+                                       "empty folder", path=str(folder))
+                if rel not in files:
+                    stale.append(path)
+    for rel, data in files.items():
+        atomic_write_bytes(folder / rel, data)
+    for path in stale:
+        path.unlink()
+    return [str(folder / rel) for rel in files]

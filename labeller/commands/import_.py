@@ -1,0 +1,89 @@
+"""``labeller import FORMAT FILE``: merge labels from another tool into questions.jsonl.
+
+Every record is checked against the corpus first, exactly as a build would resolve it; a
+record whose labels do not resolve (unknown path, a document no single section covers, an
+unknown chunk id, a quote not found...) is kept out, listed and counted, and the rest are
+merged atomically. A malformed or unsafe file imports nothing (exit 2). Exit 1 says some
+records were kept out, so a script cannot mistake a partial import for a full one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections import Counter
+from pathlib import Path
+
+from rich.table import Table
+
+from labeller.commands.common import add_format_option, add_project_options, console, project_from
+from labeller.display import safe_line
+from labeller.errors import EXIT_OK, EXIT_REFUSED, InvalidInput
+from labeller.interop import FORMATS
+from labeller.interop.common import merge, plan_import
+
+# Options that only one format reads; giving them to another is refused, not ignored.
+FORMAT_OPTIONS = {"queries": "trec-qrels", "split": "beir"}
+
+
+def register(sub) -> None:
+    formats = "; ".join(f"{name}: {m.SUMMARY}" for name, m in FORMATS.items())
+    p = sub.add_parser("import", help="merge labels from another format into questions.jsonl",
+                       description="Read FILE in FORMAT, check every record against the corpus, and merge the "
+                       f"records that resolve into questions.jsonl. Formats — {formats}.")
+    p.add_argument("fmt", metavar="FORMAT", choices=sorted(FORMATS), help=", ".join(sorted(FORMATS)))
+    p.add_argument("file", metavar="FILE", help="the file to import (a folder for beir)")
+    p.add_argument("--queries", metavar="TSV", help="trec-qrels: the query text, one 'query-id<TAB>query' a line")
+    p.add_argument("--split", help="beir: read only qrels/SPLIT.tsv (default: every qrels file)")
+    p.add_argument("--replace", action="store_true", help="overwrite records whose id already exists")
+    p.add_argument("--dry-run", action="store_true", help="check and report, write nothing")
+    add_project_options(p)
+    add_format_option(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    for option, fmt in FORMAT_OPTIONS.items():
+        if getattr(args, option) is not None and args.fmt != fmt:
+            raise InvalidInput(f"--{option} applies to the {fmt} format only")
+    project = project_from(args)
+    incoming = FORMATS[args.fmt].read(Path(args.file), project, args)
+    plan = plan_import(project, incoming, args.file)
+    merged = merge(project, plan.questions, args.replace)
+    written = None
+    if plan.questions and not args.dry_run:
+        merged.qf.save()
+        written = str(project.config.questions)
+    counts = dict(sorted(Counter(k.kind for k in plan.kept_out).items()))
+    if args.format == "json":
+        print(json.dumps({"ok": not plan.kept_out, "errors": [], "format": args.fmt, "file": args.file,
+                          "dry_run": args.dry_run, "read": plan.read, "added": merged.added,
+                          "replaced": merged.replaced, "kept_out": [k.as_json() for k in plan.kept_out],
+                          "kept_out_counts": counts, "notes": incoming.notes, "written": written},
+                         ensure_ascii=False, indent=2, sort_keys=True))
+    else:
+        print_report(args, plan, merged, counts, incoming.notes, written)
+    return EXIT_REFUSED if plan.kept_out else EXIT_OK
+
+
+def print_report(args, plan, merged, counts: dict, notes: list[str], written: str | None) -> None:
+    out = console()
+    err = console(stderr=True)
+    out.print(f"read {plan.read} record(s) from {safe_line(args.file)} ({args.fmt})")
+    for note in notes:
+        out.print(f"  note: {safe_line(note)}")
+    verb = "would import" if args.dry_run else "imported"
+    out.print(f"{verb} {len(merged.added) + len(merged.replaced)}: {len(merged.added)} new, "
+              f"{len(merged.replaced)} replaced")
+    if plan.kept_out:
+        t = Table(title=f"kept out: {len(plan.kept_out)} record(s)", title_justify="left")
+        for column in ("record", "reason", "detail"):
+            t.add_column(column)
+        for k in plan.kept_out:
+            t.add_row(safe_line(k.record_id), k.kind, safe_line(f"{k.where}: {k.message}"))
+        err.print(t)
+        err.print("kept out by reason: " + ", ".join(f"{kind} {n}" for kind, n in counts.items()))
+    if written:
+        out.print(f"wrote {safe_line(written)}")
+    elif args.dry_run:
+        out.print("dry run: nothing was written")

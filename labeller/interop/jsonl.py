@@ -1,0 +1,36 @@
+"""The quote-anchored questions.jsonl of the reference golden-set lab.
+
+It is labeller's own authored format (``locators`` of ``{doc?, quote, exact?}``, ``//``
+comment lines), so importing is the core's own parser and bounds, then the same corpus
+check as every other format, then a merge. No conversion, so the round trip is lossless
+for records; comment lines of the imported file are not carried over.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from labeller.core.build import BuildResult
+from labeller.core.project import Project
+from labeller.core.questions import load_questions
+from labeller.interop.common import Candidate, Incoming, Target
+
+NAME = "jsonl"
+SUMMARY = "questions.jsonl of quote locators {doc?, quote, exact?} with // comments (labeller's own format)"
+
+
+def read(path: Path, project: Project, options) -> Incoming:
+    qf = load_questions(path, project.config.limits)
+    out = []
+    for q in qf.questions:
+        fields = q.model_dump(exclude={"id", "query", "locators"}, exclude_defaults=True)
+        out.append(Candidate(q.id, q.query, f"{path}:{qf.line_of(q.id)}",
+                             [Target("locator", locator=loc) for loc in q.locators],
+                             negative=bool(q.unanswerable), fields=fields))
+    return Incoming(out)
+
+
+def export(project: Project, result: BuildResult, options) -> tuple[dict[str, bytes], list[str]]:
+    text = "".join(json.dumps(rec.question.as_json(), ensure_ascii=False) + "\n" for rec in result.records)
+    return {"": text.encode("utf-8")}, []
