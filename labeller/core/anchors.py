@@ -25,7 +25,7 @@ _WS_RUN = re.compile(r"\s+")
 _WS_MULTI = re.compile(r"\s{2,}")
 # Below this many distinct quotes, one ``str.find`` scan per quote is cheaper than an automaton.
 _AUTOMATON_MIN_QUOTES = 8
-_LAST_SEARCH = ("occurrences", "last")
+LAST_SEARCH = ("occurrences", "last")
 
 
 def fold_quote(quote: str) -> str:
@@ -142,7 +142,7 @@ class QuoteIndex:
                     for pos in _find_overlapping(fd.folded, q):
                         found[q].append(fd.occurrence(pos, len(q)))
             return found
-        auto = _automaton(needles)
+        auto = automaton(needles)
         joined, starts = self._joined
         for end_idx, q in auto.iter(joined):
             gstart = end_idx - len(q) + 1
@@ -161,11 +161,11 @@ class QuoteIndex:
         other one reused: after editing one document, ``build --check`` searches that
         document alone. Other quotes (a question was edited) search everything again.
         """
-        needles = sorted({q for q in quotes if q})
+        needles = search_needles(quotes)
         if cache is None or len(needles) < _AUTOMATON_MIN_QUOTES:
             return self.find_all(needles)
-        digest = hashlib.sha256("\n".join(needles).encode("utf-8")).hexdigest()
-        stored = cache.get(_LAST_SEARCH)
+        digest = needles_digest(needles)
+        stored = cache.get(LAST_SEARCH)
         previous = stored[1] if isinstance(stored, tuple) and len(stored) == 2 and stored[0] == digest else {}
         per_doc: dict[str, tuple[str, dict[str, list[tuple[int, int]]]]] = {}
         auto = None
@@ -174,15 +174,10 @@ class QuoteIndex:
             if known is not None and known[0] == doc.sha256:
                 per_doc[doc.doc_id] = known
                 continue
-            auto = auto or _automaton(needles)
-            fd = self.folded(doc.doc_id)
-            hits: dict[str, list[tuple[int, int]]] = {}
-            for end_idx, q in auto.iter(fd.folded):
-                occ = fd.occurrence(end_idx - len(q) + 1, len(q))
-                hits.setdefault(q, []).append((occ.start, occ.end))
-            per_doc[doc.doc_id] = (doc.sha256, hits)
+            auto = auto or automaton(needles)
+            per_doc[doc.doc_id] = (doc.sha256, document_hits(self.folded(doc.doc_id), auto))
         if auto is not None or len(per_doc) != len(previous):
-            cache.put(_LAST_SEARCH, (digest, per_doc))
+            cache.put(LAST_SEARCH, (digest, per_doc))
         found: dict[str, list[Occurrence]] = {q: [] for q in needles}
         for doc_id, (_, hits) in per_doc.items():  # corpus order: sorted by doc_id
             for q, ranges in hits.items():
@@ -209,12 +204,30 @@ class QuoteIndex:
         return fd
 
 
-def _automaton(needles: list[str]) -> ahocorasick.Automaton:
+def search_needles(folded_quotes) -> list[str]:
+    """The distinct non-empty folded quotes of a search, in the order every path uses."""
+    return sorted({q for q in folded_quotes if q})
+
+
+def needles_digest(needles: list[str]) -> str:
+    return hashlib.sha256("\n".join(needles).encode("utf-8")).hexdigest()
+
+
+def automaton(needles: list[str]) -> ahocorasick.Automaton:
     auto = ahocorasick.Automaton()
     for q in needles:
         auto.add_word(q, q)
     auto.make_automaton()
     return auto
+
+
+def document_hits(fd: FoldedDocument, auto: ahocorasick.Automaton) -> dict[str, list[tuple[int, int]]]:
+    """Canonical ``(start, end)`` of every (overlapping) match of each needle in one document."""
+    hits: dict[str, list[tuple[int, int]]] = {}
+    for end_idx, q in auto.iter(fd.folded):
+        occ = fd.occurrence(end_idx - len(q) + 1, len(q))
+        hits.setdefault(q, []).append((occ.start, occ.end))
+    return hits
 
 
 def _find_overlapping(haystack: str, needle: str):

@@ -18,6 +18,7 @@ from labeller.core.canon import CANONICAL_VERSION
 from labeller.core.expansion import EXPANSION_VERSION
 from labeller.core.hitrules import union_coverage
 from labeller.core.models import Question
+from labeller.core.parallel import prepare_cold_build
 from labeller.core.project import Project
 from labeller.core.resolve import Refusal, Span, locator_error
 from labeller.errors import EXIT_INVALID, EXIT_OK, EXIT_REFUSED, InvalidInput
@@ -129,6 +130,7 @@ def build(project: Project, questions: list[Question]) -> BuildResult:
         cached = project.cache.get(LAST_BUILD)
         if isinstance(cached, tuple) and len(cached) == 2 and cached[0] == key and isinstance(cached[1], BuildResult):
             return cached[1]
+    prepare_cold_build(project, questions)
     quotes = [loc.quote for q in questions for loc in q.locators if loc.quote is not None]
     found = project.resolver.search(quotes)
     project.resolver.prefetch_blocks([*(o.doc_id for occ in found.values() if len(occ) == 1 for o in occ),

@@ -62,6 +62,10 @@ class DigestCache:
         self._memory[key] = value
         return value
 
+    def remember(self, key: tuple, value) -> None:
+        """Hold ``value`` in memory only: another process already stored it under ``key``."""
+        self._memory[key] = value
+
     def put(self, key: tuple, value) -> None:
         self._memory[key] = value
         if self.folder is None:

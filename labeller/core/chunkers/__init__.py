@@ -56,6 +56,11 @@ def get_chunker(name: str, max_chars: int) -> Chunker:
     return registry[name](max_chars=max_chars)
 
 
+def chunk_key(chunker: Chunker, doc: Document) -> tuple:
+    """The cache key of one document's chunks: chunker, its settings, the document's digest."""
+    return (chunker.name, chunker.max_chars, doc.doc_id, doc.sha256)
+
+
 def chunk_corpus(corpus: Corpus, chunker: Chunker, cache=None) -> dict[str, list[Chunk]]:
     """Chunk every document, reusing cached chunk lists keyed by the document's digest.
 
@@ -63,19 +68,16 @@ def chunk_corpus(corpus: Corpus, chunker: Chunker, cache=None) -> dict[str, list
     """
     from labeller.core.parallel import map_documents
 
-    def key(doc: Document) -> tuple:
-        return (chunker.name, chunker.max_chars, doc.doc_id, doc.sha256)
-
     found: dict[str, list[Chunk]] = {}
     missing: list[Document] = []
     for doc in corpus:
-        chunks = cache.get(key(doc)) if cache is not None else None
+        chunks = cache.get(chunk_key(chunker, doc)) if cache is not None else None
         if chunks is None:
             missing.append(doc)
         else:
             found[doc.doc_id] = chunks
     for doc, chunks in zip(missing, map_documents(chunker.chunk, missing)):
         if cache is not None:
-            cache.put(key(doc), chunks)
+            cache.put(chunk_key(chunker, doc), chunks)
         found[doc.doc_id] = chunks
     return {doc_id: found[doc_id] for doc_id in corpus.docs}  # corpus order, whatever came from where

@@ -1,0 +1,176 @@
+"""The app's two figures: keystroke to highlighted span (through Pilot) and start to first screen.
+
+The keystroke figure drives the real ``LabellerApp`` headless: a question is created, an
+anchor selected in the document view, then for each sample quote the quote field is set
+to all but its last character and, once the app has settled, the last character is
+*pressed*. The clock stops when the document view holds the ``match`` mark at the
+quote's full range — the highlight state the author sees drawn on the next refresh — so
+it covers the key event, the session update (and its journal write), the resolution
+worker and the marks being set.
+
+The start figure is a fresh process (interpreter start and imports included, as a user
+experiences it) that opens the app on a copy of the bundled example and stops at the
+first screen.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+SIZE = (150, 45)
+
+
+@dataclass
+class KeyResult:
+    times_ms: list[float] = field(default_factory=list)
+    note: str = ""
+    skipped: str = ""
+
+
+@dataclass
+class StartResult:
+    seconds: float = 0.0
+    note: str = ""
+    skipped: str = ""
+
+
+def _app_missing() -> str:
+    try:
+        import labeller.app.app  # noqa: F401
+        from labeller.app.widgets.document_view import DocumentView  # noqa: F401
+    except ImportError as exc:
+        return f"the app is not importable: {exc}"
+    return ""
+
+
+async def settle(pilot) -> None:
+    """Every message handled and every worker done (resolution workers chain)."""
+    for _ in range(500):
+        await pilot.pause()
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        if not any(w.is_running for w in pilot.app.workers):
+            return
+    raise RuntimeError("the app did not settle")
+
+
+def sample_quotes(project, n: int, seed: int = 11) -> list[tuple[str | None, str, int, int]]:
+    """``(doc, quote, quote_start, quote_end)`` of resolvable golden quotes whose last
+    character is a plain letter (a key Pilot presses as itself)."""
+    from labeller.core.resolve import Span
+
+    out = []
+    locs = [loc for q in project.load_questions().questions for loc in q.locators
+            if loc.quote and loc.quote[-1].isascii() and loc.quote[-1].isalpha() and not loc.exact]
+    rng = random.Random(seed)
+    rng.shuffle(locs)
+    for loc in locs:
+        res = project.resolver.resolve(loc)
+        if isinstance(res, Span):
+            out.append((loc.doc, loc.quote, res.quote_start, res.quote_end))
+        if len(out) == n:
+            break
+    return out
+
+
+async def keystrokes(root: Path, n: int = 60) -> KeyResult:
+    missing = _app_missing()
+    if missing:
+        return KeyResult(skipped=missing)
+    from textual.widgets import Input
+
+    from labeller.app.app import LabellerApp
+    from labeller.app.screens.author import AuthorScreen
+    from labeller.app.state import AuthoringSession
+    from labeller.app.widgets.document_view import DocumentView
+
+    session = AuthoringSession.open(root)
+    session.journal.clear()  # an earlier interrupted run must not greet us with a restore dialog
+    quotes = sample_quotes(session.project, n)
+    app = LabellerApp(session)
+    result = KeyResult(note=f"{len(quotes)} quotes typed into the quote field, last key pressed; "
+                       "stops when the document view shows the match mark")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+n")
+        await settle(pilot)
+        screen = app.screen
+        if not isinstance(screen, AuthorScreen):
+            return KeyResult(skipped=f"ctrl+n opened {type(screen).__name__}, not the author screen")
+        view = screen.query_one(DocumentView)
+        doc0, _, s0, e0 = quotes[0]
+        screen.show_document(doc0 or _doc_of(session.project, s0, quotes[0][1]))
+        view.select_offsets(s0, e0)  # the selection creates the locator being edited
+        await settle(pilot)
+        doc_field = screen.query_one("#loc-doc", Input)
+        quote_field = screen.query_one("#loc-quote", Input)
+        quote_field.focus()  # once: focusing selects the field's text, which a key would replace
+        await settle(pilot)
+        for doc, quote, qs, qe in quotes:
+            doc_field.value = doc or ""
+            quote_field.value = quote[:-1]
+            quote_field.cursor_position = len(quote_field.value)
+            await settle(pilot)
+            t = time.perf_counter()
+            # the press runs as its own task: Pilot's press also waits for the screen to
+            # go idle, and the clock must stop when the highlight is set, not after that
+            press = asyncio.create_task(pilot.press(quote[-1]))
+            while not any(m.kind == "match" and m.start == qs and m.end == qe for m in view._marks):
+                await asyncio.sleep(0.0005)
+                if time.perf_counter() - t > 10:
+                    raise RuntimeError(f"no highlight for {quote!r} after 10 s")
+            result.times_ms.append((time.perf_counter() - t) * 1000)
+            await press
+        app.exit()
+    session.journal.clear()  # the drafts typed here are the benchmark's, not the author's
+    return result
+
+
+def _doc_of(project, start: int, quote: str) -> str:
+    from labeller.core.anchors import fold_quote
+
+    folded = fold_quote(quote)
+    return project.resolver.index.find_all([folded])[folded][0].doc_id
+
+
+_START = """
+import sys, time
+from labeller.app.app import LabellerApp
+from labeller.app.state import AuthoringSession
+
+async def first_screen(pilot):
+    print(time.time(), type(pilot.app.screen).__name__, flush=True)
+    pilot.app.exit()
+
+LabellerApp(AuthoringSession.open(sys.argv[1])).run(headless=True, size=(150, 45), auto_pilot=first_screen)
+"""
+
+
+def start_time(example: Path) -> StartResult:
+    """Seconds from spawning ``python`` to the app's first screen, on a copy of ``example``."""
+    missing = _app_missing()
+    if missing:
+        return StartResult(skipped=missing)
+    with tempfile.TemporaryDirectory(prefix="labeller-app-start-") as tmp:
+        root = Path(tmp) / "example"
+        root.mkdir()
+        for name in ("corpus", "golden"):
+            shutil.copytree(example / name, root / name)
+        if (example / "labeller.toml").is_file():
+            shutil.copy2(example / "labeller.toml", root / "labeller.toml")
+        t = time.time()
+        proc = subprocess.run([sys.executable, "-c", _START, str(root)], capture_output=True, text=True, timeout=120)
+        if proc.returncode != 0 or not proc.stdout.strip():
+            return StartResult(skipped=f"the app did not start: {proc.stderr[-500:]}")
+        shown, screen = proc.stdout.split()[-2:]
+        n_docs = sum(1 for _ in (root / "corpus").rglob("*.md"))
+        return StartResult(float(shown) - t, note=f"{screen} shown; {n_docs} documents; "
+                           "interpreter start and imports included")

@@ -1,0 +1,534 @@
+"""labeller benchmarks: one entry point for every figure of the "Performance" README section.
+
+    python benchmarks/run.py [--size 10MB] [--repeat 3] [--json OUT] [--corpora ../shared/corpora/textual-docs]
+    python benchmarks/run.py --size 1MB --repeat 1 --smoke      # CI: every step runs, no time is asserted
+
+It writes a synthetic project (benchmarks/synth.py) into a temporary folder, and a copy of
+each real corpus given with ``--corpora`` with a generated question set, then measures
+each figure several times and reports the median against its target. End-to-end figures
+run the real command line in a subprocess (``python -m labeller.cli``); micro figures
+(one resolve, one keystroke, the leak scan) run in this process. Nothing here is imported
+by the labeller package, and no time is ever asserted: a missed target is reported.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib.metadata
+import json
+import os
+import platform
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+sys.path.insert(0, str(HERE))
+
+import synth  # noqa: E402
+
+PACKAGES = ("labeller", "textual", "rich", "markdown-it-py", "mdit-py-plugins", "pyahocorasick", "rapidfuzz",
+            "pydantic", "whoosh-reloaded", "PyYAML", "duckdb")
+STEPS = ("builds", "resolve", "leaks", "eval", "app")
+EDIT_LINE = "\nA benchmark edit, number {n}, appended to the last paragraph.\n"
+
+
+@dataclass
+class Figure:
+    """One measured quantity: every run, its median, and the target it is judged by."""
+
+    key: str
+    corpus: str
+    label: str
+    unit: str
+    runs: list[float] = field(default_factory=list)
+    target: float | None = None
+    higher_is_better: bool = False
+    note: str = ""
+    skipped: str = ""
+    cpu: list[float] = field(default_factory=list)  # CPU seconds of subprocess runs (user + sys, workers included)
+
+    @property
+    def value(self) -> float | None:
+        return statistics.median(self.runs) if self.runs else None
+
+    @property
+    def passed(self) -> bool | None:
+        if self.value is None or self.target is None:
+            return None
+        return self.value >= self.target if self.higher_is_better else self.value <= self.target
+
+    def as_json(self) -> dict:
+        return {"key": self.key, "corpus": self.corpus, "label": self.label, "unit": self.unit,
+                "median": None if self.value is None else round(self.value, 4),
+                "runs": [round(r, 4) for r in self.runs], "target": self.target,
+                "target_op": ">=" if self.higher_is_better else "<=", "pass": self.passed,
+                "cpu_s_median": round(statistics.median(self.cpu), 4) if self.cpu else None,
+                "note": self.note, "skipped": self.skipped or None}
+
+
+def p95(values: list[float]) -> float:
+    return statistics.quantiles(values, n=20, method="inclusive")[18] if len(values) > 1 else values[0]
+
+
+# -- subprocess helpers ---------------------------------------------------------------
+
+def cli(*args: str) -> list[str]:
+    return [sys.executable, "-m", "labeller.cli", *args]
+
+
+def timed(cmd: list[str], cwd: Path, ok: tuple[int, ...] = (0,), fig: Figure | None = None) -> float:
+    """Wall seconds of one command (its CPU seconds go to ``fig.cpu``, which tells a slow
+    run from a busy machine); an unexpected exit code stops the benchmark loudly."""
+    before = _children_cpu()
+    t = time.perf_counter()
+    proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
+    elapsed = time.perf_counter() - t
+    if fig is not None:
+        fig.cpu.append(_children_cpu() - before)
+    if proc.returncode not in ok:
+        raise SystemExit(f"benchmark step failed (exit {proc.returncode}): {' '.join(cmd)}\n"
+                         f"{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
+    return elapsed
+
+
+def _children_cpu() -> float:
+    import resource
+
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+_PEAK = ("import resource, subprocess, sys\n"
+         "r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)\n"
+         "sys.stderr.write(r.stderr.decode(errors='replace')[-2000:] if r.returncode else '')\n"
+         "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+         "sys.exit(r.returncode)\n")
+
+
+def peak_mb(cmd: list[str], cwd: Path) -> tuple[float, float]:
+    """Peak resident memory (MB) of a command and its workers, from a wrapper process's
+    ``RUSAGE_CHILDREN`` (so nothing this process allocated is counted), and its wall time."""
+    t = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-c", _PEAK, *cmd], cwd=cwd, capture_output=True, text=True)
+    elapsed = time.perf_counter() - t
+    if proc.returncode != 0:
+        raise SystemExit(f"benchmark step failed (exit {proc.returncode}): {' '.join(cmd)}\n{proc.stderr}")
+    kb = int(proc.stdout.strip().splitlines()[-1])
+    return kb / 1024 / (1024 if sys.platform == "darwin" else 1), elapsed  # ru_maxrss: KiB (Linux), bytes (macOS)
+
+
+def clear_cache(root: Path) -> None:
+    shutil.rmtree(root / ".labeller-cache", ignore_errors=True)
+
+
+# -- figures ------------------------------------------------------------------------------
+
+class Bench:
+    def __init__(self, name: str, root: Path, repeat: int, smoke: bool) -> None:
+        self.name = name
+        self.root = root
+        self.repeat = repeat
+        self.smoke = smoke
+        self.figures: list[Figure] = []
+
+    def fig(self, key: str, label: str, unit: str, target: float | None = None, higher: bool = False,
+            note: str = "") -> Figure:
+        f = Figure(key, self.name, label, unit, target=target, higher_is_better=higher, note=note)
+        self.figures.append(f)
+        return f
+
+    def project(self):
+        from labeller.config import load_config
+        from labeller.core.cache import DigestCache
+        from labeller.core.project import Project
+
+        cfg = load_config(self.root)
+        return Project(cfg, DigestCache(cfg.cache_dir))
+
+    # builds --------------------------------------------------------------------------
+    def builds(self) -> None:
+        floor = self.fig("floor_s", "floor: read + canonicalise + hash the corpus (subprocess)", "s",
+                         note="python -c load_corpus(...): what any tool must do to know the corpus")
+        cold = self.fig("build_cold_s", "labeller build, cold (fresh cache)", "s", 5.0)
+        ratio = self.fig("build_cold_ratio", "cold build / floor", "x", 10.0)
+        unchanged = self.fig("check_unchanged_s", "labeller build --check, nothing changed", "s", 1.0)
+        edited = self.fig("check_edit_s", "labeller build --check, one document edited", "s", 2.0)
+        floor_code = ("import sys; from pathlib import Path; from labeller.core.corpus import load_corpus; "
+                      "c = load_corpus(Path(sys.argv[1])); c.digest")
+        for _ in range(self.repeat):
+            floor.runs.append(timed([sys.executable, "-c", floor_code, "corpus"], self.root, fig=floor))
+            clear_cache(self.root)
+            cold.runs.append(timed(cli("build", "--root", "."), self.root, fig=cold))
+        ratio.runs = [c / f for c, f in zip(cold.runs, floor.runs)]
+        for _ in range(self.repeat):
+            unchanged.runs.append(timed(cli("build", "--check", "--root", "."), self.root, fig=unchanged))
+        victim = self.edit_target()
+        original = victim.read_bytes()
+        try:
+            for n in range(self.repeat):
+                victim.write_bytes(original + EDIT_LINE.format(n=f"{n}-{time.time_ns()}").encode())
+                edited.runs.append(timed(cli("build", "--check", "--root", "."), self.root, ok=(0, 1), fig=edited))
+        finally:
+            victim.write_bytes(original)
+        mem = self.fig("peak_build_mb", "peak memory, cold build", "MB", 1024.0)
+        clear_cache(self.root)
+        mem.runs.append(peak_mb(cli("build", "--root", "."), self.root)[0])
+
+    def edit_target(self) -> Path:
+        """The largest labelled document: the worst case for re-chunking and re-parsing one file."""
+        docs = sorted((p.stat().st_size, p) for p in (self.root / "corpus").rglob("*.md"))
+        return docs[-1][1]
+
+    # resolve ------------------------------------------------------------------------
+    def resolve(self, n: int = 500) -> None:
+        f = self.fig("resolve_p95_ms", "resolve one quote in-process, p95", "ms", 10.0,
+                     note=f"Resolver.resolve on {n} random quote locators, warm disk cache")
+        from labeller.core.resolve import Span
+
+        project = self.project()
+        locs = [(q.id, loc) for q in project.load_questions().questions for loc in q.locators if loc.quote]
+        rng = random.Random(7)
+        sample = [rng.choice(locs) for _ in range(n)]
+        resolver = project.resolver
+        for _ in range(self.repeat):
+            times = []
+            for qid, loc in sample:
+                t = time.perf_counter()
+                res = resolver.resolve(loc, qid)
+                times.append((time.perf_counter() - t) * 1000)
+                if not isinstance(res, Span):
+                    raise SystemExit(f"{qid}: {loc} did not resolve: {res.message}")
+            f.runs.append(p95(times))
+            resolver = self.project().resolver  # next repeat: a fresh session on the same disk cache
+
+    # leaks ----------------------------------------------------------------------------
+    def leaks(self) -> None:
+        try:
+            from labeller.eval.leaks import found_per_document, needles
+        except ImportError:
+            self.fig("leak_scan_s", "leak scan, 1,000 queries", "s", 0.5).skipped = "labeller.eval.leaks not present"
+            return
+        from labeller.core.build import build
+
+        project = self.project()
+        records = build(project, project.load_questions().questions).records
+        chunks = project.all_chunks
+        ndl = needles(records)
+        scan = self.fig("leak_scan_s", f"leak scan, {len(records):,} queries ({len(ndl):,} needles)", "s", 0.5)
+        naive = self.fig("leak_naive_s", "same scan as a per-query str.find loop", "s")
+        speedup = self.fig("leak_speedup", "leak scan speed-up over the loop", "x", 5.0, higher=True)
+        from labeller.eval.leaks import find_leaks
+
+        for _ in range(self.repeat):
+            t = time.perf_counter()
+            find_leaks(chunks, records)
+            scan.runs.append(time.perf_counter() - t)
+        expected = found_per_document(chunks, ndl)
+        for _ in range(1 if self.smoke else min(self.repeat, 2)):
+            t = time.perf_counter()
+            got = naive_found_per_document(chunks, ndl)
+            naive.runs.append(time.perf_counter() - t)
+            if got != expected:
+                raise SystemExit("the per-query loop and the leak scan disagree: the comparison is void")
+        speedup.runs = [naive.value / s for s in scan.runs]
+
+    # eval ---------------------------------------------------------------------------
+    def eval(self) -> None:
+        if not (REPO / "labeller" / "commands" / "eval.py").exists():
+            self.fig("eval_warm_s", "labeller eval, warm index", "s", 60.0).skipped = "labeller eval not present"
+            return
+        from labeller.eval.analysis import get_analyzer
+        from labeller.eval.retrievers.bm25 import build_storage, distinct_chunks
+
+        project = self.project()
+        chunks = distinct_chunks(project.all_chunks)
+        index = self.fig("bm25_index_s", f"BM25 index build, cold ({len(chunks):,} chunks, in-process)", "s",
+                         note="reported, no target")
+        analyzer = get_analyzer(project.config.eval.analyzer)
+        if self.smoke:
+            index.skipped = "smoke run: the cold eval below builds the index"
+        else:
+            t = time.perf_counter()
+            build_storage(chunks, analyzer)
+            index.runs.append(time.perf_counter() - t)
+        n = len(project.load_questions().questions)
+        cmd = cli("eval", "--root", ".", "--include-holdout", "--no-history", "--format", "json")
+        # One cold run (reported, no target), measured with its peak memory; the warm
+        # eval, which has the target, gets every repeat.
+        cold = self.fig("eval_cold_s", f"labeller eval, {n:,} queries, cold index", "s",
+                        note="golden set cached; BM25 index built and saved; one run")
+        warm = self.fig("eval_warm_s", f"labeller eval, {n:,} queries, warm index", "s", 60.0)
+        mem = self.fig("peak_eval_mb", "peak memory, eval (cold index)", "MB", 1024.0)
+        shutil.rmtree(self.root / ".labeller-cache" / "bm25", ignore_errors=True)
+        peak, elapsed = peak_mb(cmd, self.root)
+        mem.runs.append(peak)
+        cold.runs.append(elapsed)
+        for _ in range(self.repeat):
+            warm.runs.append(timed(cmd, self.root, fig=warm))
+
+    # app ------------------------------------------------------------------------------
+    def app(self, example: Path | None) -> None:
+        try:
+            import app_bench
+        except ImportError as exc:
+            self.fig("keystroke_p95_ms", "app: keystroke to highlighted span, p95", "ms", 50.0).skipped = str(exc)
+            return
+        keys = self.fig("keystroke_p95_ms", "app: keystroke to highlighted span, p95 (Pilot)", "ms", 50.0)
+        start = self.fig("app_start_s", "app: start to first screen (bundled example)", "s", 1.5)
+        for _ in range(1 if self.smoke else self.repeat):
+            result = asyncio.run(app_bench.keystrokes(self.root, n=5 if self.smoke else 60))
+            if result.skipped:
+                keys.skipped = result.skipped
+                break
+            keys.runs.append(p95(result.times_ms))
+            keys.note = result.note
+        where = example if example is not None else self.root
+        for _ in range(1 if self.smoke else self.repeat):
+            result = app_bench.start_time(where)
+            if result.skipped:
+                start.skipped = result.skipped
+                break
+            start.runs.append(result.seconds)
+            start.note = result.note
+
+
+def naive_found_per_document(chunks, needle_list) -> dict[str, set[int]]:
+    """The leak scan's baseline: one ``str.find`` loop per query over each field.
+
+    Fields are normalised once (not per query) and each field of all chunks is joined
+    with ``\\n``, which no normalised needle contains, so no match can straddle two fields
+    or two chunks; this is the fastest honest loop, not a straw man.
+    """
+    import bisect
+
+    from labeller.eval.leaks import FIELDS, normalise
+
+    found: dict[str, set[int]] = {}
+    for _, attr in FIELDS:
+        texts = [normalise(getattr(c, attr)) for c in chunks]
+        starts, pos = [], 0
+        for t in texts:
+            starts.append(pos)
+            pos += len(t) + 1
+        joined = "\n".join(texts)
+        for i, needle in enumerate(needle_list):
+            at = joined.find(needle.text)
+            while at != -1:
+                c = chunks[bisect.bisect_right(starts, at) - 1]
+                found.setdefault(c.doc_id, set()).add(i)
+                at = joined.find(needle.text, at + 1)
+    return found
+
+
+# -- projects -----------------------------------------------------------------------------
+
+def synthetic_project(size: int, root: Path, n_questions: int, seed: int) -> dict:
+    t = time.perf_counter()
+    syn = synth.generate(size, n_questions, seed)
+    synth.write_project(syn, root)
+    return {"docs": len(syn.docs), "questions": len(syn.questions), "bytes": dir_bytes(root / "corpus"),
+            "generated_in_s": round(time.perf_counter() - t, 2), "seed": seed}
+
+
+def real_project(src: Path, root: Path, n_questions: int, seed: int) -> dict:
+    """A copy of a real corpus and questions quoting distinctive passages of it."""
+    shutil.copytree(src, root / "corpus", symlinks=True, ignore=shutil.ignore_patterns(".git"))
+    questions = synth.questions_for_corpus(root / "corpus", n_questions, seed)
+    (root / "golden").mkdir(parents=True, exist_ok=True)
+    (root / "golden" / "questions.jsonl").write_text(
+        "".join(json.dumps(q, ensure_ascii=False) + "\n" for q in questions), encoding="utf-8")
+    return {"docs": sum(1 for _ in (root / "corpus").rglob("*.md")), "questions": len(questions),
+            "bytes": dir_bytes(root / "corpus"), "source": str(src)}
+
+
+def dir_bytes(folder: Path) -> int:
+    return sum(p.stat().st_size for p in folder.rglob("*.md") if p.is_file())
+
+
+def machine() -> dict:
+    try:
+        usable = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        usable = os.cpu_count()
+    versions = {}
+    for pkg in PACKAGES:
+        try:
+            versions[pkg] = importlib.metadata.version(pkg)
+        except importlib.metadata.PackageNotFoundError:
+            versions[pkg] = None
+    return {"cpu_count": os.cpu_count(), "cpus_usable": usable, "python": platform.python_version(),
+            "implementation": platform.python_implementation(), "platform": platform.platform(),
+            "machine": platform.machine(), "load_average_at_start": _load(),
+            "two_process_throughput": parallel_probe(), "packages": versions}
+
+
+_SPIN = "sum(i * i for i in range(6_000_000))"
+
+
+def parallel_probe() -> float:
+    """How much work two processes get done at once relative to one (2.0 on two idle
+    cores; less when other jobs share the machine): the context for every figure that
+    uses worker processes."""
+    def spin(n: int) -> float:
+        t = time.perf_counter()
+        procs = [subprocess.Popen([sys.executable, "-c", _SPIN]) for _ in range(n)]
+        for p in procs:
+            p.wait()
+        return time.perf_counter() - t
+
+    one = spin(1)
+    return round(2 * one / spin(2), 2)
+
+
+def _load() -> list[float] | None:
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        return None
+
+
+# -- output ---------------------------------------------------------------------------------
+
+def fmt(value: float | None, unit: str) -> str:
+    if value is None:
+        return "—"
+    if unit == "ms":
+        return f"{value:.2f} ms"
+    if unit == "x":
+        return f"{value:.1f}×"
+    if unit == "MB":
+        return f"{value:,.0f} MB"
+    return f"{value:.3f} s" if value < 10 else f"{value:.1f} s"
+
+
+def print_table(figures: list[Figure], title: str) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    t = Table(title=title)
+    for col in ("corpus", "figure", "median", "runs", "target", "result"):
+        t.add_column(col, justify="right" if col in ("median", "runs", "target") else "left")
+    for f in figures:
+        target = "" if f.target is None else ("≥ " if f.higher_is_better else "≤ ") + fmt(f.target, f.unit)
+        result = ("[dim]skipped: " + f.skipped + "[/]" if f.skipped else
+                  "[green]pass[/]" if f.passed else "[red]MISS[/]" if f.passed is False else "[dim]reported[/]")
+        t.add_row(f.corpus, f.label, fmt(f.value, f.unit), str(len(f.runs)), target, result)
+    Console(width=max(150, shutil.get_terminal_size().columns)).print(t)
+
+
+def markdown_table(figures: list[Figure]) -> str:
+    """The README's table: one row per figure, median and target."""
+    rows = ["| corpus | figure | median | target | result |", "|---|---|---:|---:|---|"]
+    for f in figures:
+        target = "" if f.target is None else ("≥ " if f.higher_is_better else "≤ ") + fmt(f.target, f.unit)
+        result = (f"skipped ({f.skipped})" if f.skipped else "pass" if f.passed else "**miss**"
+                  if f.passed is False else "reported")
+        rows.append(f"| {f.corpus} | {f.label} | {fmt(f.value, f.unit)} | {target} | {result} |")
+    return "\n".join(rows) + "\n"
+
+
+_printed: set[int] = set()
+
+
+def progress(current: list[Figure], done: list[Figure], results: dict, json_path: str | None) -> None:
+    """Print each new figure as it lands and keep the JSON file current, so a long run
+    that is interrupted still leaves what it measured."""
+    for f in current:
+        if id(f) not in _printed:
+            _printed.add(id(f))
+            print(f"  {f.corpus}: {f.label}: {f.skipped or fmt(f.value, f.unit)}", flush=True)
+    if json_path:
+        results["figures"] = [f.as_json() for f in [*done, *current]]
+        Path(json_path).write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--size", default="10MB", help="synthetic corpus size (10MB, 500KB, 1MiB; default 10MB)")
+    ap.add_argument("--repeat", type=int, default=3, help="runs per figure; the median is reported (default 3)")
+    ap.add_argument("--json", help="write the results here as JSON")
+    ap.add_argument("--markdown", help="write the table here as Markdown (the README's table)")
+    ap.add_argument("--corpora", action="append", help="also run on this real corpus folder (repeatable; default "
+                    "../shared/corpora/textual-docs relative to the repository when present)")
+    ap.add_argument("--questions", type=int, help="golden questions per corpus (default 1000; 200 with --smoke)")
+    ap.add_argument("--seed", type=int, default=20260101)
+    ap.add_argument("--smoke", action="store_true", help="CI mode: every step runs once; times are not judged")
+    ap.add_argument("--keep", help="write the projects here instead of a temporary folder, and keep them")
+    ap.add_argument("--only", help=f"comma-separated steps to run (default all: {','.join(STEPS)})")
+    args = ap.parse_args(argv)
+    steps = args.only.split(",") if args.only else list(STEPS)
+    if set(steps) - set(STEPS):
+        ap.error(f"--only takes {','.join(STEPS)}")
+    if args.smoke:
+        args.repeat = 1
+    if args.questions is None:
+        args.questions = 200 if args.smoke else 1000
+    corpora = args.corpora if args.corpora is not None else [str(REPO.parent / "shared" / "corpora" / "textual-docs")]
+    size = synth.parse_size(args.size)
+    work = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="labeller-bench-"))
+    # whoosh's in-memory index writer spills to <tmp>/MAIN.tmp, a name shared by every
+    # process on the machine; a private temp folder keeps concurrent runs from colliding.
+    private_tmp = work / "tmp"
+    private_tmp.mkdir(parents=True, exist_ok=True)
+    os.environ["TMPDIR"] = tempfile.tempdir = str(private_tmp)
+    results: dict = {"schema": "labeller.benchmarks.v1", "machine": machine(), "size": args.size,
+                     "repeat": args.repeat, "smoke": args.smoke, "corpora": {}, "figures": []}
+    figures: list[Figure] = []
+    try:
+        root = work / "synthetic"
+        shutil.rmtree(root, ignore_errors=True)
+        results["corpora"]["synthetic"] = synthetic_project(size, root, args.questions, args.seed)
+        print(f"synthetic corpus: {results['corpora']['synthetic']}", flush=True)
+        b = Bench(f"synthetic {args.size}", root, args.repeat, args.smoke)
+        for step in steps:
+            if step == "app":
+                b.app(REPO if (REPO / "golden" / "questions.jsonl").exists() else None)
+            else:
+                getattr(b, step)()
+            progress(b.figures, figures, results, args.json)
+        figures += b.figures
+        for src in map(Path, corpora):
+            if not src.is_dir():
+                print(f"skipping {src}: folder not found (run from a checkout next to shared/, or pass --corpora)")
+                results["corpora"][src.name] = {"skipped": f"{src} not found"}
+                continue
+            root = work / src.name
+            shutil.rmtree(root, ignore_errors=True)
+            results["corpora"][src.name] = real_project(src, root, args.questions, args.seed)
+            print(f"{src.name}: {results['corpora'][src.name]}", flush=True)
+            rb = Bench(src.name, root, args.repeat, args.smoke)
+            for step in steps:
+                # the app figures are about the synthetic corpus and the bundled example; a
+                # smoke run evaluates the synthetic corpus only, to stay within a minute
+                if step != "app" and not (args.smoke and step == "eval"):
+                    getattr(rb, step)()
+                    progress(rb.figures, figures, results, args.json)
+            figures += rb.figures
+    finally:
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
+    results["machine"]["load_average_at_end"] = _load()
+    results["figures"] = [f.as_json() for f in figures]
+    title = "labeller benchmarks" + (" (smoke: times not judged)" if args.smoke else
+                                     f" (median of {args.repeat}; targets are for 10 MB on 2 cores)")
+    print_table(figures, title)
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        print(f"wrote {args.json}")
+    if args.markdown:
+        Path(args.markdown).write_text(markdown_table(figures), encoding="utf-8")
+        print(f"wrote {args.markdown}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

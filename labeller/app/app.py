@@ -1,0 +1,294 @@
+"""``LabellerApp``: the authoring app's shell — modes, global keys, save, journal, palette.
+
+Each part of the app is a *mode* (its own screen stack) listed in ``MODE_SPECS``: the
+question list, the authoring workspace, coverage, broken labels, the eval. A new part
+(the review screens, say) is one more ``ModeSpec`` — a name, a title, a key and the
+screen class — and it gets its key binding, its palette command and its line in the
+help screen from that entry.
+
+The app holds the one ``AuthoringSession`` (``labeller.app.state``); screens read it and
+call it, widgets never touch it. Global work lives here: loading the heavy parts of the
+project in a worker, the journal restore at start, saving with its conflict check and
+the rebuild of the golden set, and quitting without losing anything.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
+from typing import Callable, Iterable
+
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.keys import format_key
+from textual.screen import ModalScreen, Screen
+
+from labeller.app.journal import JournalError
+from labeller.app.screens.author import AuthorScreen
+from labeller.app.screens.base import SessionScreen
+from labeller.app.screens.coverage import CoverageScreen
+from labeller.app.screens.eval import EvalScreen
+from labeller.app.screens.dialogs import conflict_dialog, quit_dialog, restore_dialog
+from labeller.app.screens.help import HelpScreen
+from labeller.app.screens.questions import QuestionsScreen
+from labeller.app.screens.stale import StaleScreen
+from labeller.app.state import AuthoringSession, SaveOutcome
+from labeller.app.widgets.locators import LocatorTable
+from labeller.app.widgets.question_list import QuestionTable
+from labeller.app.widgets.markup import visible_line
+from labeller.errors import LabellerError
+
+
+@dataclass(frozen=True)
+class ModeSpec:
+    """One part of the app: a mode with its own screen, reached with ``key``."""
+
+    name: str
+    title: str
+    key: str
+    screen: Callable[[], Screen]
+    help: str
+
+
+MODE_SPECS: list[ModeSpec] = [
+    ModeSpec("questions", "Questions", "f2", QuestionsScreen, "The question list, with filters and statuses"),
+    ModeSpec("author", "Author", "f3", AuthorScreen, "Edit a question and anchor it in the corpus"),
+    ModeSpec("coverage", "Coverage", "f4", CoverageScreen, "Labels per document and per tag"),
+    ModeSpec("stale", "Broken", "f5", StaleScreen, "Broken labels: re-anchor what the corpus broke"),
+    ModeSpec("eval", "Eval", "f6", EvalScreen, "Run the eval: recall@k, per-query ranks, leaks"),
+]
+
+# Actions a modal dialog must not be interrupted by.
+_GLOBAL_ACTIONS = {"switch_mode", "save", "new_question", "help", "reload_corpus"}
+
+
+class LabellerApp(App):
+    CSS_PATH = "labeller.tcss"
+    TITLE = "labeller"
+    MODES = {m.name: m.screen for m in MODE_SPECS}
+    DEFAULT_MODE = MODE_SPECS[0].name
+    BINDINGS = [
+        Binding("f1", "help", "Help", priority=True, tooltip="Every key binding, by where it applies"),
+        *[Binding(m.key, f"switch_mode('{m.name}')", m.title, priority=True, tooltip=m.help) for m in MODE_SPECS],
+        Binding("ctrl+s", "save", "Save", priority=True,
+                tooltip="Write questions.jsonl; rebuild the golden set and manifest if every label resolves"),
+        Binding("ctrl+n", "new_question", "New question", priority=True, show=False,
+                tooltip="Create a question with a fresh id and open it"),
+        Binding("ctrl+t", "toggle_dark", "Light/dark theme", show=False,
+                tooltip="Switch between the dark and the light theme"),
+        Binding("ctrl+q", "quit", "Quit", priority=True, show=False,
+                tooltip="Quit (unsaved edits stay in the journal and are offered next time)"),
+    ]
+
+    def __init__(self, session: AuthoringSession, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.session = session
+        self.current: tuple[str, int] | None = None  # the record (and locator) open in the editor
+        self.last_save = ""
+        self.sub_title = visible_line(session.config.root.name)
+
+    # -- start: journal, then the heavy loading in a worker ----------------------------------
+
+    def on_mount(self) -> None:
+        try:
+            entry = self.session.journal.read()
+        except JournalError as exc:
+            aside = self.session.journal.set_aside()
+            self.notify(visible_line(f"{exc}; moved it to {aside.name}"), severity="error", timeout=15,
+                        markup=False)
+            entry = None
+        if entry is not None and (entry.drafts or entry.deleted):
+            changed = entry.base_sha256 != self.session.qfile.source_sha256
+            self.push_screen(restore_dialog(entry.record_ids, entry.deleted, entry.questions, changed),
+                             partial(self._restore_chosen, entry))
+        else:
+            self.call_after_refresh(self._prepare)  # first screen first, then the heavy work
+
+    def _restore_chosen(self, entry, choice: str | None) -> None:
+        if choice == "restore":
+            ids = self.session.restore(entry)
+            self.notify(f"restored {len(ids)} record(s) from the journal; they are unsaved")
+        else:
+            self.session.journal.clear()
+            self.notify("discarded the journal")
+        self.refresh_screens()
+        self._prepare()
+
+    def _prepare(self) -> None:
+        drafts = self.session.snapshot()
+
+        def work() -> None:
+            try:
+                self.session.prepare()
+                result = self.session.compute(drafts)
+            except LabellerError as exc:  # e.g. a chunker bug: loud, and the app stays open to save edits
+                self.call_from_thread(self.notify, visible_line(str(exc)), severity="error", timeout=60,
+                                      markup=False)
+                return
+            self.call_from_thread(self._prepared, result)
+
+        self.run_worker(work, thread=True, group="prepare")
+
+    def _prepared(self, result) -> None:
+        self.session.store(result)
+        # warm the search index now, so the first search in the editor does not wait for it
+        self.run_worker(self.session.warm_search, thread=True, group="index")
+        broken = self.session.broken_records()
+        if broken:
+            self.notify(f"{len(broken)} record(s) have broken labels: F5 walks through them", severity="warning",
+                        timeout=8)
+        self.refresh_screens()
+
+    def refresh_screens(self) -> None:
+        for screen in self.screen_stack:
+            if isinstance(screen, SessionScreen):
+                screen.refresh_from_session()
+
+    def status_line(self) -> str:
+        s = self.session
+        n_dirty = sum(1 for i in s.order if s.is_dirty(i)) + len(s.deleted_ids())
+        parts = [f"{len(s.order)} questions", f"{n_dirty} unsaved change(s)" if n_dirty else "all saved"]
+        if not s.ready:
+            parts.append("resolving labels…")
+        if self.last_save:
+            parts.append(f"last save: {self.last_save}")
+        return " · ".join(parts)
+
+    # -- navigation ---------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        if action in _GLOBAL_ACTIONS and isinstance(self.screen, ModalScreen):
+            return False
+        return True
+
+    def open_record(self, record_id: str, index: int = 0) -> None:
+        """Open a record in the authoring workspace (switching to it)."""
+        self.current = (record_id, index)
+        if self.current_mode == "author":
+            self.screen.open_record(record_id, index)
+        else:
+            self.switch_mode("author")
+
+    def action_new_question(self) -> None:
+        self.open_record(self.session.new_record())
+
+    def action_help(self) -> None:
+        self.push_screen(HelpScreen(binding_groups()))
+
+    # -- saving -----------------------------------------------------------------------------
+
+    def action_save(self, overwrite: bool = False) -> None:
+        out = self.session.save_questions(overwrite=overwrite)
+        if out.conflict:
+            self.push_screen(conflict_dialog(), self._conflict_chosen)
+            return
+        if not out.written:
+            self.last_save = out.message()
+            self.notify(visible_line(out.message()), severity="error", timeout=15, markup=False)
+            self.refresh_screens()
+            return
+        self.notify("saved questions.jsonl; rebuilding the golden set…")
+        self.refresh_screens()
+
+        def work() -> None:
+            self.session.rebuild(out)
+            self.call_from_thread(self._rebuilt, out)
+
+        self.run_worker(work, thread=True, group="rebuild")
+
+    def _rebuilt(self, out: SaveOutcome) -> None:
+        self.session.finish_save(out)
+        self.last_save = out.message()
+        self.notify(visible_line(out.message()), severity="information" if out.artifact_written else "warning",
+                    timeout=10, markup=False)
+        self.refresh_screens()
+
+    def _conflict_chosen(self, choice: str | None) -> None:
+        if choice == "overwrite":
+            self.action_save(overwrite=True)
+        elif choice == "reload":
+            kept = self.session.reload()
+            self.notify(f"reloaded questions.jsonl from disk; your {len(kept)} edited record(s) are kept on top "
+                        "(unsaved)")
+            self.refresh_screens()
+            self._prepare()
+
+    def action_reload_corpus(self) -> None:
+        self.session.reload_corpus()
+        self.notify("reading the corpus again…")
+        self._prepare()
+
+    # -- quitting ---------------------------------------------------------------------------
+
+    async def action_quit(self) -> None:
+        if not self.session.dirty:
+            self.exit()
+            return
+
+        def chosen(choice: str | None) -> None:
+            if choice == "quit":
+                self.exit(message="unsaved edits are kept in the journal and offered on the next start")
+            elif choice == "save":
+                out = self.session.save_questions()
+                if out.conflict or not out.written:
+                    self.notify(visible_line(out.message() + "; not quitting"), severity="error", timeout=15,
+                                markup=False)
+                    return
+                self.session.rebuild(out)
+                self.exit(message=out.message())
+
+        self.push_screen(quit_dialog(), chosen)
+
+    # -- command palette ----------------------------------------------------------------------
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        for m in MODE_SPECS:
+            yield SystemCommand(f"Go to {m.title}", f"{m.help} ({m.key})", partial(self.switch_mode, m.name))
+        yield SystemCommand("Save", "Write questions.jsonl and rebuild the golden set (ctrl+s)", self.action_save)
+        yield SystemCommand("New question", "Create a record with a fresh id (ctrl+n)", self.action_new_question)
+        yield SystemCommand("Toggle light/dark theme", "Switch between the dark and the light theme (ctrl+t)",
+                            self.action_toggle_dark)
+        yield SystemCommand("Reload corpus", "Read the corpus again after editing it, and re-resolve every label",
+                            self.action_reload_corpus)
+        yield SystemCommand("Help: key bindings", "Every key of the app (F1)", self.action_help)
+        if isinstance(screen, AuthorScreen):
+            for binding in AuthorScreen.BINDINGS:
+                if binding.action.startswith("focus_document"):
+                    continue
+                yield SystemCommand(binding.description, f"{key_display(binding.key)} in the editor",
+                                    partial(screen.run_action, binding.action))
+
+
+def key_display(key: str) -> str:
+    """A binding's key(s) as the footer shows them (``^s``, ``[``, ``f2``)."""
+    out = []
+    for k in key.split(","):
+        mods, _, base = k.rpartition("+")
+        shown = {"enter": "enter", "escape": "esc", "delete": "del"}.get(base) or format_key(base)
+        out.append(("^" if mods == "ctrl" else f"{mods}+" if mods else "") + shown)
+    return " / ".join(out)
+
+
+def _own_bindings(cls) -> list[Binding]:
+    """The bindings a labeller class declares itself (not those it inherits from Textual)."""
+    found: list[Binding] = []
+    for klass in reversed(cls.__mro__):
+        if klass.__module__.startswith("labeller.") and "BINDINGS" in klass.__dict__:
+            found.extend(b for b in klass.__dict__["BINDINGS"] if isinstance(b, Binding))
+    return found
+
+
+def binding_groups() -> list[tuple[str, list[tuple[str, str]]]]:
+    """Every key of the app by where it applies: for the help screen and the README table."""
+    groups = [("everywhere", [(key_display(b.key), b.tooltip or b.description) for b in _own_bindings(LabellerApp)]
+               + [(key_display(App.COMMAND_PALETTE_BINDING), "Command palette: every action by name"),
+                  ("tab / shift+tab", "Move between fields")])]
+    for m in MODE_SPECS:
+        rows = [(key_display(b.key), b.tooltip or b.description) for b in _own_bindings(m.screen)]
+        if rows:
+            groups.append((f"{m.title} ({m.key})", rows))
+    for where, cls in (("question list", QuestionTable), ("locator list", LocatorTable)):
+        groups.append((where, [(key_display(b.key), b.tooltip or b.description) for b in _own_bindings(cls)]))
+    groups.append(("dialogs", [("esc", "Cancel"), ("enter", "Press the focused button")]))
+    return groups

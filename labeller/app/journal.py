@@ -1,0 +1,94 @@
+"""The autosave journal: every unsaved edit, on disk, after every change.
+
+The app writes the journal (``.labeller/journal.json`` under the project root) each time
+the author changes a record, through the same atomic temp-file-and-rename write as every
+other file, so a crash or a kill leaves either the previous journal or the new one. The
+next start offers to restore it; a successful save (or an explicit discard) removes it.
+
+The journal holds only what differs from questions.jsonl: the edited and new records as
+drafts (which may not be valid records yet) and the ids deleted.
+It never holds derived data, so restoring it can never smuggle in a stale span.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from labeller.io import atomic_write_text
+
+JOURNAL_FORMAT = "labeller-journal-v1"
+JOURNAL_NAME = "journal.json"
+# A journal is an unsaved questions file plus bookkeeping; the same order of bound applies.
+MAX_JOURNAL_BYTES = 8 * 1024 * 1024
+
+
+class JournalError(Exception):
+    """The journal exists but cannot be read back (truncated by hand, or foreign)."""
+
+
+@dataclass
+class JournalEntry:
+    """What a journal file says: the drafts to re-apply over the questions file."""
+
+    questions: str
+    base_sha256: str | None
+    drafts: list[dict] = field(default_factory=list)
+    deleted: list[str] = field(default_factory=list)
+
+    def as_json(self) -> dict:
+        return {"format": JOURNAL_FORMAT, "questions": self.questions, "base_sha256": self.base_sha256,
+                "drafts": self.drafts, "deleted": self.deleted}
+
+    @property
+    def record_ids(self) -> list[str]:
+        return [str(d.get("id")) for d in self.drafts]
+
+
+class Journal:
+    """One journal file for one project root."""
+
+    def __init__(self, folder: Path) -> None:
+        self.path = Path(folder) / JOURNAL_NAME
+
+    def exists(self) -> bool:
+        return self.path.is_file()
+
+    def write(self, entry: JournalEntry) -> None:
+        atomic_write_text(self.path, json.dumps(entry.as_json(), ensure_ascii=False, indent=1, sort_keys=True) + "\n")
+
+    def read(self) -> JournalEntry | None:
+        """The journal's content, ``None`` when there is none; ``JournalError`` when unreadable."""
+        try:
+            data = self.path.read_bytes()
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise JournalError(f"cannot read {self.path}: {exc.strerror}") from None
+        if len(data) > MAX_JOURNAL_BYTES:
+            raise JournalError(f"{self.path} is over {MAX_JOURNAL_BYTES} bytes")
+        try:
+            obj = json.loads(data.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise JournalError(f"{self.path} is not valid JSON ({exc})") from None
+        if not isinstance(obj, dict) or obj.get("format") != JOURNAL_FORMAT:
+            raise JournalError(f"{self.path} is not a {JOURNAL_FORMAT} file")
+        drafts, deleted = obj.get("drafts"), obj.get("deleted")
+        if not (isinstance(drafts, list) and all(isinstance(d, dict) and isinstance(d.get("id"), str)
+                                                 for d in drafts)
+                and isinstance(deleted, list) and all(isinstance(i, str) for i in deleted)):
+            raise JournalError(f"{self.path} has a malformed drafts or deleted list")
+        return JournalEntry(questions=str(obj.get("questions", "")), base_sha256=obj.get("base_sha256"),
+                            drafts=drafts, deleted=deleted)
+
+    def clear(self) -> None:
+        self.path.unlink(missing_ok=True)
+
+    def set_aside(self) -> Path:
+        """Move an unreadable journal out of the way, keeping its bytes for the author."""
+        n = 1
+        while (target := self.path.with_name(f"{JOURNAL_NAME}.unreadable-{n}")).exists():
+            n += 1
+        self.path.rename(target)
+        return target

@@ -1,0 +1,457 @@
+"""The authoring workspace: find the answer in the corpus, anchor it, watch it resolve.
+
+Left: the document tree and the corpus search. Middle: the document view, where a
+selection becomes the quote of the active locator. Right: the record's fields, its
+locators and the live resolution of the active one, with the core's suggestions.
+
+Every change goes to the session first (which journals it), then resolution runs in a
+worker (``LatestOnly``), so typing never waits for the core and nothing typed is lost.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.widgets import Footer, Header, Input, Static, TabbedContent, TabPane
+
+from labeller.app.screens.base import LatestOnly, SessionScreen
+from labeller.app.state import (STATUS_PENDING, Draft, LocatorDraft, Preview, nudge_range, preview_locator,
+                                quick_preview, quote_from_range, resolve_locators, structure_styles, trimmed_start)
+from labeller.app.widgets.corpus import CorpusTree, SearchPanel
+from labeller.app.widgets.document_view import DocumentView, Mark
+from labeller.app.widgets.locators import LocatorForm, LocatorTable
+from labeller.app.widgets.preview import PreviewPanel
+from labeller.app.widgets.markup import visible_line
+from labeller.app.widgets.question_form import QuestionForm
+from labeller.core.anchors import fold_quote
+
+SEARCH_HITS = 20
+
+
+class AuthorScreen(SessionScreen):
+    BINDINGS = [
+        Binding("ctrl+l", "add_locator", "Add locator", show=True, tooltip="Add a locator to the question"),
+        Binding("ctrl+g", "accept_suggestion", "Accept", show=True,
+                tooltip="Accept the highlighted suggestion (nearest passage, unique extension, section)"),
+        Binding("ctrl+b", "next_broken", "Next broken label", show=False,
+                tooltip="Open the next record whose label is refused (stale ones first)"),
+        Binding("ctrl+f", "focus_search", "Search", show=True,
+                tooltip="Search the corpus (the eval's BM25 index); Enter on a hit opens it"),
+        Binding("left_square_bracket", "nudge('grow_start')", "Quote: add a word at the start", show=False),
+        Binding("left_curly_bracket", "nudge('shrink_start')", "Quote: drop the first word", show=False),
+        Binding("right_curly_bracket", "nudge('shrink_end')", "Quote: drop the last word", show=False),
+        Binding("right_square_bracket", "nudge('grow_end')", "Quote: add a word at the end", show=False),
+        Binding("escape", "focus_document", "Document", show=False,
+                tooltip="Focus the document view (where the nudge keys work)"),
+    ]
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.record_id: str | None = None
+        self.active = 0
+        self.preview: Preview | None = None
+        self.statuses: list[str] = []
+        # where the author last put the active quote (a selection or a nudge): which of
+        # several occurrences they meant, and where a nudge starts from
+        self.anchor_hint: tuple[str, int, int] | None = None
+        self.search_mark: tuple[str, int, int] | None = None
+        self._tree_shown: tuple | None = None
+        self._reveal = False
+        # two lanes: counting occurrences (and resolving a unique quote) is instant, while the
+        # core's suggestions for a refused quote can take a while on a large corpus; the slow
+        # lane never holds up the answer for the next keystroke
+        self._previews = LatestOnly(self, "preview", self._compute_preview, self._apply_preview)
+        self._suggestions = LatestOnly(self, "suggestions", self._compute_suggestions, self._apply_preview)
+        self._records = LatestOnly(self, "record", self._compute_record, self._apply_record)
+        self._searches = LatestOnly(self, "search", self._compute_search, self._apply_search)
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with TabbedContent(id="left"):
+            with TabPane("Files", id="tab-files"):
+                yield CorpusTree(id="corpus-tree")
+            with TabPane("Search", id="tab-search"):
+                yield SearchPanel(id="search")
+        yield DocumentView(id="document")
+        with VerticalScroll(id="right"):
+            yield QuestionForm(id="form")
+            yield LocatorTable(id="locators")
+            yield LocatorForm(sorted(self.session.project.corpus.docs), id="locator-form")
+            yield Static("[b]⚠ the query copies the wording of its answer[/b]", id="copy-warning")
+            yield PreviewPanel(id="preview")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#locators", LocatorTable).border_title = "locators"
+        self.query_one("#locator-form", LocatorForm).border_title = "active locator"
+
+    # -- from the session ---------------------------------------------------------------------
+
+    def refresh_from_session(self) -> None:
+        if not self.is_mounted:
+            return
+        s = self.session
+        counts = s.last_build.summary["labels_per_doc"] if s.last_build else {}
+        shown = (list(s.project.corpus.docs), counts)
+        if shown != self._tree_shown:
+            self._tree_shown = shown
+            self.query_one(CorpusTree).show_docs(*shown)
+        wanted = self.labeller.current
+        if wanted is not None and wanted[0] in s.drafts:
+            if wanted[0] != self.record_id or wanted[1] != self.active:
+                self.open_record(*wanted)
+            else:
+                self._load_record()
+        elif self.record_id is not None and self.record_id not in s.drafts:
+            self.record_id = None
+            self._load_record()
+
+    def open_record(self, record_id: str, index: int = 0) -> None:
+        self.record_id = record_id
+        self.active = index
+        self.anchor_hint = None
+        self.preview = None
+        self.statuses = []
+        self._reveal = True
+        self.labeller.current = (record_id, index)
+        self._load_record()
+        self.query_one("#form-query", Input).focus()
+
+    def _load_record(self) -> None:
+        form = self.query_one(QuestionForm)
+        loc_form = self.query_one(LocatorForm)
+        table = self.query_one(LocatorTable)
+        if self.record_id is None:
+            self.sub_title = "no question open: ctrl+n creates one, F2 lists them"
+            loc_form.disabled = True
+            self.query_one(PreviewPanel).show(None, self.session.project.corpus)
+            return
+        draft = self.session.draft(self.record_id)
+        form.load(draft)
+        self.active = min(self.active, max(0, len(draft.locators) - 1))
+        table.show(draft, self.statuses, self.active)
+        loc_form.load(draft.locators[self.active] if draft.locators else None)
+        loc_form.disabled = not draft.locators
+        self._update_title()
+        self._request()
+
+    def _update_title(self) -> None:
+        status, why = self.session.status(self.record_id)
+        if status == STATUS_PENDING and self.sub_title:
+            return  # keep the last status until the record is resolved again: no flicker
+        dirty = " · unsaved" if self.session.is_dirty(self.record_id) else ""
+        title = visible_line(f"{self.record_id} · {status}{dirty}" + (f" · {why}" if why else ""))
+        if title != self.sub_title:
+            self.sub_title = title
+
+    @property
+    def draft(self) -> Draft | None:
+        return self.session.drafts.get(self.record_id) if self.record_id else None
+
+    # -- resolution in workers ----------------------------------------------------------------
+
+    def _request(self) -> None:
+        draft = self.draft
+        if draft is None:
+            return
+        if not self.session.ready:
+            # the corpus is still being chunked and indexed; the app refreshes this screen
+            # when it is done, which asks again
+            self.query_one("#preview-status", Static).update("reading the corpus…")
+            return
+        if draft.locators:
+            # the record's own resolution (statuses of every locator) follows the preview:
+            # run alongside, it would compute the same suggestions a second time per key
+            self._previews.request(draft, self.active)
+        else:
+            self._records.request(draft)
+            self.preview = None
+            self.query_one(PreviewPanel).show(None, self.session.project.corpus)
+            self._draw_marks()
+
+    def _compute_preview(self, draft: Draft, index: int, interim) -> Preview:
+        quick = quick_preview(self.session.project, draft, index)
+        return quick if quick is not None else preview_locator(self.session.project, draft, index)
+
+    def _compute_suggestions(self, draft: Draft, index: int, interim) -> Preview:
+        return preview_locator(self.session.project, draft, index)
+
+    def _apply_preview(self, args: tuple, result) -> None:
+        draft, index = args
+        if isinstance(result, Exception):
+            self.notify(visible_line(f"resolution failed: {result}"), severity="error", markup=False)
+            return
+        if draft.id != self.record_id or index != self.active:
+            return
+        current = self.draft.locators[index] if index < len(self.draft.locators) else None
+        shown = self.preview
+        if result.locator != current and shown is not None and shown.locator == current:
+            return  # a late answer for an older keystroke: the one on screen is newer
+        if result.pending and result.locator == current:
+            if shown is not None and shown.locator == current and shown.refusal is not None:
+                self._records.request(self.draft)
+                return  # the full refusal with its suggestions is already on screen (the query changed)
+            self._suggestions.request(draft, index)
+        elif result.locator == current:
+            self._records.request(self.draft)
+        self.preview = result
+        self.query_one(PreviewPanel).show(result, self.session.project.corpus, self._selected_start())
+        warning = self.query_one("#copy-warning", Static)
+        if warning.display != result.copies_answer:
+            warning.display = result.copies_answer
+        # an answer to an older keystroke still updates the panel, but only the current
+        # locator's answer may switch the document under the author's eyes
+        self._draw_marks(navigate=result.locator == current)
+
+    def _compute_record(self, draft: Draft, interim):
+        return resolve_locators(self.session.project, draft)
+
+    def _apply_record(self, args: tuple, result) -> None:
+        (draft,) = args
+        if isinstance(result, Exception):
+            self.notify(visible_line(f"resolution failed: {result}"), severity="error", markup=False)
+            return
+        record, statuses = result
+        if record is not None:
+            self.session.store_record(record)
+        if draft.id != self.record_id or self.session.drafts.get(draft.id) != draft:
+            return
+        if statuses == self.statuses and record is None:
+            return
+        self.statuses = statuses
+        self.query_one(LocatorTable).show(draft, statuses, self.active)
+        self._update_title()
+        self._draw_marks(navigate=False)
+
+    def _compute_search(self, text: str, interim):
+        return self.session.search(text, SEARCH_HITS)
+
+    def _apply_search(self, args: tuple, result) -> None:
+        if isinstance(result, Exception):
+            self.notify(visible_line(f"search failed: {result}"), severity="error", markup=False)
+            return
+        self.query_one(SearchPanel).show_hits(result)
+
+    # -- the document view ------------------------------------------------------------------
+
+    def _selected_start(self) -> int | None:
+        return self.anchor_hint[1] if self.anchor_hint else None
+
+    def show_document(self, doc_id: str) -> None:
+        project = self.session.project
+        view = self.query_one(DocumentView)
+        if view.doc is None or view.doc.doc_id != doc_id:
+            view.show_document(project.corpus[doc_id], structure_styles(project, doc_id),
+                               project.chunks.get(doc_id, []))
+
+    def _draw_marks(self, navigate: bool = True) -> None:
+        """Mark the document view; with ``navigate``, first show the document the active
+        locator points at (and scroll to it when ``_reveal`` is set)."""
+        p = self.preview
+        corpus = self.session.project.corpus
+        view = self.query_one(DocumentView)
+        target = None
+        reveal_at = None
+        if p is not None:
+            if p.span is not None:
+                target, reveal_at = p.span.doc_id, p.span.quote_start
+            elif p.refusal is not None and p.refusal.occurrences:
+                occs = p.refusal.occurrences
+                mine = next((o for o in occs if o["char_start"] == self._selected_start()), occs[0])
+                target, reveal_at = mine["doc"], mine["char_start"]
+            elif p.occurrences:
+                mine = next((o for o in p.occurrences if o[1] == self._selected_start()), p.occurrences[0])
+                target, reveal_at = mine[0], mine[1]
+            elif p.places:
+                target, reveal_at = p.places[0][0], p.places[0][1]
+            elif p.locator.doc in corpus:
+                target = p.locator.doc
+        if target is None and self.search_mark is not None:
+            target = self.search_mark[0]
+        if navigate and target is not None:
+            self.show_document(target)
+        if view.doc is None:
+            return
+        doc_id = view.doc.doc_id
+        marks: list[Mark] = []
+        if self.search_mark and self.search_mark[0] == doc_id:
+            marks.append(Mark(self.search_mark[1], self.search_mark[2], "hit"))
+        record = self.session.result(self.record_id) if self.record_id else None
+        if record is not None:
+            for s in record.spans:
+                if s.doc_id == doc_id and (p is None or p.span is None or (s.start, s.end) != (p.span.start,
+                                                                                             p.span.end)):
+                    marks.append(Mark(s.start, s.end, "other"))
+        if p is not None and p.span is not None and p.span.doc_id == doc_id:
+            marks += [Mark(c.start, c.end, "chunk") for c in p.chunks]
+            marks.append(Mark(p.span.start, p.span.end, "span"))
+            marks.append(Mark(p.span.quote_start, p.span.quote_end, "match"))
+        if p is not None and p.pending:
+            marks += [Mark(s, e, "occurrence") for d, s, e in p.occurrences if d == doc_id]
+        if p is not None and p.refusal is not None:
+            marks += [Mark(o["char_start"], o["char_end"], "occurrence") for o in p.refusal.occurrences
+                      if o["doc"] == doc_id]
+            marks += [Mark(s, e, "hit") for d, s, e in p.places if d == doc_id]
+        view.set_marks(marks)
+        if navigate and self._reveal and reveal_at is not None and target == doc_id:
+            self._reveal = False
+            view.reveal(reveal_at)
+
+    # -- messages from the widgets ------------------------------------------------------------
+
+    def on_question_form_changed(self, event: QuestionForm.Changed) -> None:
+        if event.record_id != self.record_id:
+            return
+        self.session.update(self.record_id, **{event.field: event.value})
+        self._update_title()
+        self._request()
+
+    def on_locator_form_changed(self, event: LocatorForm.Changed) -> None:
+        draft = self.draft
+        if draft is None or not draft.locators:
+            return
+        if self.anchor_hint is not None:
+            doc_id, start, end = self.anchor_hint
+            hint_quote = quote_from_range(self.session.project.corpus[doc_id], start, end)
+            if event.locator.quote is None or fold_quote(event.locator.quote) != hint_quote:
+                self.anchor_hint = None  # typed away from the selected place
+        self._set_active_locator(event.locator, reveal=True)
+
+    def _set_active_locator(self, loc: LocatorDraft, *, reveal: bool) -> None:
+        self.session.set_locator(self.record_id, self.active, loc)
+        self._reveal = reveal
+        self.query_one(LocatorTable).show(self.draft, self.statuses, self.active)
+        self._update_title()
+        self._request()
+
+    def on_locator_table_chosen(self, event: LocatorTable.Chosen) -> None:
+        if event.index == self.active:
+            return
+        self.active = event.index
+        self.labeller.current = (self.record_id, self.active)
+        self.anchor_hint = None
+        self.preview = None
+        self._reveal = True
+        self.query_one(LocatorForm).load(self.draft.locators[self.active])
+        self._request()
+
+    def on_locator_table_remove_requested(self, event: LocatorTable.RemoveRequested) -> None:
+        self.session.remove_locator(self.record_id, event.index)
+        self.active = max(0, min(self.active, len(self.draft.locators) - 1))
+        self.anchor_hint = None
+        self._load_record()
+
+    def on_document_view_selected(self, event: DocumentView.Selected) -> None:
+        draft = self.draft
+        if draft is None:
+            self.notify("open a question first (F2), or create one with ctrl+n", severity="warning")
+            return
+        if not draft.locators:
+            self.session.add_locator(self.record_id)
+            self.active = 0
+        doc = self.session.project.corpus[event.doc_id]
+        quote = quote_from_range(doc, event.start, event.end)
+        self.anchor_hint = (event.doc_id, trimmed_start(doc, event.start, event.end), event.end)
+        loc = replace(self.draft.locators[self.active], doc=event.doc_id, quote=quote, heading=None)
+        self.query_one(LocatorForm).load(loc)
+        self._set_active_locator(loc, reveal=False)
+
+    def on_preview_panel_suggestion_chosen(self, event: PreviewPanel.SuggestionChosen) -> None:
+        self._accept(event.suggestion)
+
+    def _accept(self, suggestion: dict) -> None:
+        loc = self.session.apply_suggestion(self.record_id, self.active, suggestion)
+        if "char_start" in suggestion:
+            self.anchor_hint = (suggestion["doc"], suggestion["char_start"], suggestion["char_end"])
+        self.query_one(LocatorForm).load(loc)
+        self._reveal = True
+        self.query_one(LocatorTable).show(self.draft, self.statuses, self.active)
+        self._update_title()
+        self._request()
+
+    def on_corpus_tree_document_chosen(self, event: CorpusTree.DocumentChosen) -> None:
+        self.show_document(event.doc_id)
+        self.search_mark = None
+        self._draw_marks(navigate=False)
+
+    def on_search_panel_query(self, event: SearchPanel.Query) -> None:
+        if self.session.ready:
+            self._searches.request(event.text)
+
+    def on_search_panel_hit_chosen(self, event: SearchPanel.HitChosen) -> None:
+        self.search_mark = (event.doc_id, event.start, event.end)
+        self.show_document(event.doc_id)
+        self._draw_marks(navigate=False)
+        view = self.query_one(DocumentView)
+        view.reveal(event.start)
+        view.focus()
+
+    # -- actions --------------------------------------------------------------------------
+
+    def action_add_locator(self) -> None:
+        if self.draft is None:
+            return
+        self.active = self.session.add_locator(self.record_id)
+        self.labeller.current = (self.record_id, self.active)
+        self.anchor_hint = None
+        self.preview = None
+        self._load_record()
+        self.query_one("#loc-quote", Input).focus()
+
+    def action_accept_suggestion(self) -> None:
+        chosen = self.query_one(PreviewPanel).chosen()
+        if chosen is None:
+            self.notify("no suggestion to accept", severity="warning")
+            return
+        self._accept(chosen)
+
+    def action_next_broken(self) -> None:
+        broken = self.session.broken_records()
+        if not broken:
+            self.notify("no broken labels")
+            return
+        after = broken.index(self.record_id) + 1 if self.record_id in broken else 0
+        rid = broken[after % len(broken)]
+        self.open_record(rid, self.session.first_refused_locator(rid))
+
+    def action_focus_search(self) -> None:
+        self.query_one(TabbedContent).active = "tab-search"
+        self.query_one("#search-input", Input).focus()
+
+    def action_focus_document(self) -> None:
+        self.query_one(DocumentView).focus()
+
+    def _anchor_position(self) -> tuple[str, int, int] | None:
+        p = self.preview
+        if p is not None and p.span is not None and p.span.block != "section":
+            return p.span.doc_id, p.span.quote_start, p.span.quote_end
+        if p is not None and p.refusal is not None and p.refusal.occurrences:
+            occs = p.refusal.occurrences
+            mine = next((o for o in occs if o["char_start"] == self._selected_start()), occs[0])
+            return mine["doc"], mine["char_start"], mine["char_end"]
+        if p is not None and p.occurrences:
+            return next((o for o in p.occurrences if o[1] == self._selected_start()), p.occurrences[0])
+        return self.anchor_hint
+
+    def action_nudge(self, how: str) -> None:
+        draft = self.draft
+        if draft is None or not draft.locators:
+            return
+        pos = self._anchor_position()
+        if pos is None:
+            self.notify("nothing to nudge: the quote has no place in the corpus yet", severity="warning")
+            return
+        doc_id, start, end = pos
+        doc = self.session.project.corpus[doc_id]
+        moved = nudge_range(doc.text, start, end, how)
+        if moved is None:
+            self.app.bell()
+            return
+        s, e = moved
+        self.anchor_hint = (doc_id, trimmed_start(doc, s, e), e)
+        loc = replace(draft.locators[self.active], quote=quote_from_range(doc, s, e), heading=None)
+        self.query_one(LocatorForm).load(loc)
+        self._set_active_locator(loc, reveal=True)

@@ -1,0 +1,78 @@
+"""What every mode screen shares: the session, the header and footer, a refresh hook."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable
+
+from textual.screen import Screen
+
+if TYPE_CHECKING:
+    from labeller.app.app import LabellerApp
+    from labeller.app.state import AuthoringSession
+
+
+class SessionScreen(Screen):
+    """A mode's base screen. Screens read the session when shown and after app-level
+    changes (save, restore, reload); they never keep their own copy of records."""
+
+    @property
+    def labeller(self) -> "LabellerApp":
+        return self.app  # type: ignore[return-value]
+
+    @property
+    def session(self) -> "AuthoringSession":
+        return self.labeller.session
+
+    def refresh_from_session(self) -> None:
+        """Redraw from the session (override)."""
+
+    def on_screen_resume(self) -> None:
+        self.refresh_from_session()
+
+
+class LatestOnly:
+    """Run a job in a thread worker, one at a time, always for the newest request.
+
+    Live resolution must never block the UI and must never queue up work the author has
+    already typed past: while a job runs, newer requests replace each other, and the
+    newest one starts when the running one ends. Every result is applied (the author sees
+    progress while typing); ``compute`` may also report an interim result.
+    """
+
+    def __init__(self, screen: Screen, name: str, compute: Callable[..., Any],
+                 apply: Callable[[tuple, Any], None]) -> None:
+        self.screen = screen
+        self.name = name
+        self.compute = compute
+        self.apply = apply
+        self.running = False
+        self._pending: tuple | None = None
+
+    def request(self, *args) -> None:
+        self._pending = args
+        if not self.running:
+            self._start()
+
+    def _start(self) -> None:
+        args, self._pending = self._pending, None
+        self.running = True
+        # compute's errors come back as results; an error while applying one is a bug and stops the app
+        self.screen.run_worker(lambda: self._run(args), thread=True, group=self.name)
+
+    def _run(self, args: tuple) -> None:
+        app = self.screen.app
+
+        def interim(result) -> None:
+            app.call_from_thread(self.apply, args, result)
+
+        try:
+            result = self.compute(*args, interim=interim)
+        except Exception as exc:  # shown to the author, never swallowed
+            result = exc
+        app.call_from_thread(self._done, args, result)
+
+    def _done(self, args: tuple, result) -> None:
+        self.running = False
+        self.apply(args, result)
+        if self._pending is not None:
+            self._start()

@@ -1,0 +1,73 @@
+"""Small modal questions: restore the journal, resolve a save conflict, confirm, quit."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static
+
+from labeller.app.widgets.markup import fmt
+
+
+class Choice(ModalScreen[str | None]):
+    """A message and a row of buttons; dismisses with the chosen button's id (None on Escape)."""
+
+    BINDINGS = [Binding("escape", "dismiss(None)", "Cancel")]
+
+    def __init__(self, title: str, body: Content, buttons: list[tuple[str, str, str]], **kwargs) -> None:
+        """``buttons``: (id, label, variant)."""
+        super().__init__(**kwargs)
+        self._title = title
+        self._body = body
+        self._buttons = buttons
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static(fmt("[b]$title[/b]", title=self._title), classes="dialog-title")
+            yield Static(self._body, classes="dialog-body")
+            with Horizontal(classes="dialog-buttons"):
+                for bid, label, variant in self._buttons:
+                    yield Button(label, id=bid, variant=variant)
+
+    def on_mount(self) -> None:
+        self.query(Button).first().focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id)
+
+
+def restore_dialog(ids: list[str], deleted: list[str], questions: str, changed_since: bool) -> Choice:
+    listed = ", ".join(ids[:12]) + (" …" if len(ids) > 12 else "")
+    body = fmt(f"The journal holds unsaved edits from a previous session of [b]$questions[/b]:\n"
+               f"{len(ids)} edited or new record(s): $listed", questions=questions, listed=listed or "-")
+    if deleted:
+        body += fmt(f"\n{len(deleted)} deleted record(s): $ids", ids=", ".join(deleted[:12]))
+    if changed_since:
+        body += Content.from_markup("\n\n[$warning]The questions file changed on disk since then; restoring puts "
+                                    "your edited records over the current file.[/]")
+    return Choice("Restore unsaved edits?", body, [("restore", "Restore", "primary"),
+                                                  ("discard", "Discard them", "error")])
+
+
+def conflict_dialog() -> Choice:
+    body = Content.from_markup(
+        "questions.jsonl changed on disk since it was loaded (another editor, a git pull?). Nothing was written.\n\n"
+        "[b]Reload[/b]: take the file from disk and keep your edited records on top of it (then save again).\n"
+        "[b]Keep mine[/b]: overwrite the file on disk with your version.")
+    return Choice("The questions file changed on disk", body, [("reload", "Reload", "primary"),
+                                                               ("overwrite", "Keep mine", "warning"),
+                                                               ("cancel", "Cancel", "default")])
+
+
+def quit_dialog() -> Choice:
+    body = Content("You have unsaved edits. They are kept in the journal either way and offered again on the "
+                   "next start.")
+    return Choice("Quit labeller?", body, [("save", "Save and quit", "primary"), ("quit", "Quit", "warning"),
+                                           ("cancel", "Cancel", "default")])
+
+
+def confirm_dialog(title: str, body: str, ok: str) -> Choice:
+    return Choice(title, fmt("$body", body=body), [("ok", ok, "error"), ("cancel", "Cancel", "default")])

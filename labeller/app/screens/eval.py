@@ -1,0 +1,304 @@
+"""The eval tab: run ``labeller eval``'s own evaluation in a worker and read the results.
+
+Recall@k as a curve and as a table with its intervals (chunk and document level), the
+per-query table sortable by rank, a drill-down from a query to its gold spans beside what
+was retrieved, and the leak report: documents that quote golden queries, each opening on
+the quoted text in its document.
+"""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import (Button, DataTable, Footer, Header, ProgressBar, Static, TabbedContent, TabPane)
+from textual_plotext import PlotextPlot
+
+from labeller.app.screens.base import SessionScreen
+from labeller.app.state import drill_down, leak_places, run_eval, structure_styles
+from labeller.app.widgets.document_view import DocumentView, Mark
+from labeller.app.widgets.markup import fmt, visible_line
+from labeller.display import safe_line
+from labeller.errors import LabellerError
+
+STAGES = {"index": "building the search index", "retrieve": "retrieving"}
+SNIPPET_CHARS = 300
+
+
+def _num(value) -> str:
+    return "no data" if value is None else f"{value:.3f}"
+
+
+def _interval(stat: dict) -> str:
+    if stat["value"] is None:
+        return f"no data (n={stat['n']})"
+    if stat["ci_low"] is None:
+        return f"{stat['value']:.3f} (n={stat['n']})"
+    return f"{stat['value']:.3f} [{stat['ci_low']:.3f}, {stat['ci_high']:.3f}] n={stat['n']}"
+
+
+def _first_rank(row: dict) -> int | None:
+    ranks = [r for r in row["hit_ranks"] if r is not None]
+    return min(ranks) if ranks else None
+
+
+class EvalScreen(SessionScreen):
+    BINDINGS = [Binding("ctrl+r", "run_eval", "Run eval", show=True,
+                        tooltip="Run the eval of questions.jsonl as saved (BM25, the configured k and hit rule)")]
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.result = None
+        self._sort: tuple[str, bool] = ("rank", True)  # misses and late hits first: what needs a look
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="eval-bar"):
+            yield Button("Run eval", id="eval-run", variant="primary")
+            yield ProgressBar(id="eval-progress", show_eta=False)
+            yield Static("not run yet: ctrl+r runs the eval of questions.jsonl as saved", id="eval-status")
+        with Horizontal(id="eval-top"):
+            yield PlotextPlot(id="eval-plot")
+            yield DataTable(id="eval-metrics", cursor_type="row", zebra_stripes=True)
+        with TabbedContent(id="eval-tabs"):
+            with TabPane("Queries", id="tab-queries"):
+                yield DataTable(id="eval-queries", cursor_type="row", zebra_stripes=True)
+            with TabPane("Leaks", id="tab-leaks"):
+                yield DataTable(id="eval-leaks", cursor_type="row", zebra_stripes=True)
+            with TabPane("Diagnostics", id="tab-diagnostics"):
+                yield Static("", id="eval-diagnostics")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#eval-metrics", DataTable).add_columns("metric", "chunk level", "document level")
+        queries = self.query_one("#eval-queries", DataTable)
+        queries.add_column("id", key="id")
+        queries.add_column("first hit rank", key="rank")
+        k = self.session.config.eval.shipped_k
+        queries.add_column(f"recall@{k}", key="recall")
+        queries.add_column(f"mrr@{k}", key="mrr")
+        queries.add_column("query", key="query")
+        self.query_one("#eval-leaks", DataTable).add_columns("document", "quoted queries (rank in top k)")
+        self.query_one(ProgressBar).display = False
+
+    # -- running --------------------------------------------------------------------------
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "eval-run":
+            self.action_run_eval()
+
+    def action_run_eval(self) -> None:
+        if any(w.group == "eval" and w.is_running for w in self.workers):
+            return
+        bar = self.query_one(ProgressBar)
+        bar.display = True
+        bar.update(total=None, progress=0)
+        unsaved = sum(1 for i in self.session.order if self.session.is_dirty(i)) + len(self.session.deleted_ids())
+        note = f" ({unsaved} unsaved change(s) are not included)" if unsaved else ""
+        self.query_one("#eval-status", Static).update(f"running…{note}")
+        project = self.session.project
+        app = self.app
+        last: list = [None]
+
+        def progress(stage: str, done: int, total: int) -> None:
+            step = (stage, done * 100 // max(total, 1))
+            if step != last[0]:  # at most a hundred updates per stage reach the UI thread
+                last[0] = step
+                app.call_from_thread(self._progress, stage, done, total)
+
+        def work():
+            try:
+                result = run_eval(project, progress)
+            except LabellerError as exc:  # a golden set that does not build is shown, not raised
+                app.call_from_thread(self._failed, exc)
+                return
+            app.call_from_thread(self._finished, result, note)
+
+        self.run_worker(work, thread=True, group="eval")
+
+    def _progress(self, stage: str, done: int, total: int) -> None:
+        self.query_one(ProgressBar).update(total=total, progress=done)
+        self.query_one("#eval-status", Static).update(f"{STAGES.get(stage, stage)} {done}/{total}")
+
+    def _failed(self, exc: Exception) -> None:
+        self.query_one(ProgressBar).display = False
+        self.query_one("#eval-status", Static).update(fmt("[$error]eval failed:[/] $why", why=str(exc)))
+
+    def _finished(self, result, note: str) -> None:
+        self.result = result
+        self.query_one(ProgressBar).display = False
+        report = result.report
+        fp = report["fingerprint"]
+        recs = report["config"]["records"]
+        self.query_one("#eval-status", Static).update(fmt(
+            f"{recs['scored']} queries scored, {recs['negatives']} negatives · hit rule $rule · $retriever$note",
+            rule=fp["hit_rule"], retriever=fp["retriever"]["name"], note=note))
+        self.notify(f"eval finished in {result.seconds:.1f} s")
+        self._show_plot(report)
+        self._show_metrics(report)
+        self._show_queries()
+        self._show_leaks(report)
+        self._show_diagnostics(report)
+
+    # -- showing --------------------------------------------------------------------------
+
+    def _show_plot(self, report: dict) -> None:
+        ks = report["fingerprint"]["k"]
+        plot = self.query_one(PlotextPlot)
+        plt = plot.plt
+        plt.clear_data()
+        plt.clear_figure()
+        # k values are far apart (1 ... 50): plot them at even steps, labelled with their k
+        for level, marker in (("chunk", "braille"), ("doc", "dot")):
+            pts = [(i, report["aggregate"][level][f"recall@{k}"]["value"]) for i, k in enumerate(ks)]
+            pts = [(i, v) for i, v in pts if v is not None]
+            if pts:
+                plt.plot([i for i, _ in pts], [v for _, v in pts], marker=marker, label=f"{level} recall@k")
+        plt.xticks(list(range(len(ks))), [str(k) for k in ks])
+        plt.ylim(0, 1)
+        plt.title(f"recall@k ({report['fingerprint']['hit_rule']})")
+        plot.refresh()
+
+    def _show_metrics(self, report: dict) -> None:
+        table = self.query_one("#eval-metrics", DataTable)
+        table.clear()
+        agg = report["aggregate"]
+        for name in agg["chunk"]:
+            doc = agg["doc"].get(name)
+            table.add_row(name, _interval(agg["chunk"][name]), _interval(doc) if doc else "")
+
+    def _show_queries(self) -> None:
+        table = self.query_one("#eval-queries", DataTable)
+        table.clear()
+        k = self.result.report["config"]["shipped_k"]
+        for row in self.result.report["queries"]:
+            rank = _first_rank(row)
+            table.add_row(safe_line(row["query_id"]), "miss" if rank is None else rank,
+                          _num(row["chunk"][f"recall@{k}"]), _num(row["chunk"][f"mrr@{k}"]),
+                          safe_line(row["query"][:100]), key=row["query_id"])
+        self._apply_sort()
+
+    def _apply_sort(self) -> None:
+        column, reverse = self._sort
+        table = self.query_one("#eval-queries", DataTable)
+        if column == "rank":
+            table.sort("rank", key=lambda r: (r == "miss", r if r != "miss" else 0), reverse=reverse)
+        else:
+            table.sort(column, reverse=reverse)
+
+    def on_data_table_header_selected(self, event: DataTable.HeaderSelected) -> None:
+        if event.data_table.id != "eval-queries":
+            return
+        column = event.column_key.value
+        self._sort = (column, not self._sort[1] if self._sort[0] == column else False)
+        self._apply_sort()
+
+    def _show_leaks(self, report: dict) -> None:
+        table = self.query_one("#eval-leaks", DataTable)
+        table.clear()
+        for i, f in enumerate(report["findings"]):
+            quoted = ", ".join(f"{q['query_id']} ({q['rank_in_top_k'] or '-'})" for q in f["quoted"])
+            table.add_row(safe_line(f["path"]), safe_line(quoted), key=str(i))
+        n = len(report["findings"])
+        self.query_one("#eval-tabs", TabbedContent).get_tab("tab-leaks").label = f"Leaks ({n})"
+
+    def _show_diagnostics(self, report: dict) -> None:
+        lines = [fmt(f"[b]{d['check']}[/b] ({d['status']}): $reading", reading=d["reading"])
+                 for d in report["diagnostics"]]
+        self.query_one("#eval-diagnostics", Static).update(Content("\n").join(lines))
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        if self.result is None:
+            return
+        if event.data_table.id == "eval-queries":
+            self.app.push_screen(DrillDownScreen(drill_down(self.session.project, self.result, event.row_key.value)))
+        elif event.data_table.id == "eval-leaks":
+            finding = self.result.report["findings"][int(event.row_key.value)]
+            self.app.push_screen(LeakScreen(finding, leak_places(self.session.project, self.result, finding)))
+
+
+class DrillDownScreen(Screen):
+    """One query: its gold spans on the left, what was retrieved on the right."""
+
+    BINDINGS = [Binding("escape", "app.pop_screen", "Back", show=True),
+                Binding("ctrl+e", "edit", "Edit this question", show=True)]
+
+    def __init__(self, drill, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.drill = drill
+
+    def compose(self) -> ComposeResult:
+        d = self.drill
+        yield Header()
+        yield Static(fmt("[b]$id[/b]  $query", id=d.query_id, query=d.query), id="drill-query")
+        with Horizontal(id="drill"):
+            with VerticalScroll(id="drill-gold"):
+                for g in d.gold:
+                    where = f"{g.span.doc_id} [{g.span.start}, {g.span.end}) {g.span.block}"
+                    found = f"first hit at rank {g.rank}" if g.rank is not None else "[$error]not retrieved[/]"
+                    yield Static(fmt(f"[b]gold[/b] $where · {found}", where=where), classes="drill-head")
+                    yield Static(Content(g.text.rstrip("\n")), classes="drill-text")
+            with VerticalScroll(id="drill-retrieved"):
+                for r in d.retrieved:
+                    mark = "[$success]✓ hits gold[/]" if r.hits_gold else "[dim]·[/dim]"
+                    yield Static(fmt(f"[b]#{r.rank}[/b]  {r.score:.3f}  {mark}  $where", where=r.chunk.heading_path),
+                                 classes="drill-head")
+                    yield Static(Content(visible_line(" ".join(r.chunk.text.split()))[:SNIPPET_CHARS]),
+                                 classes="drill-text")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = visible_line(f"{self.drill.query_id}: gold spans vs. the top {len(self.drill.retrieved)}")
+        self.query_one("#drill-gold").border_title = "gold span(s)"
+        self.query_one("#drill-retrieved").border_title = "retrieved, best first"
+
+    def action_edit(self) -> None:
+        self.app.pop_screen()
+        self.app.open_record(self.drill.query_id)
+
+
+class LeakScreen(Screen):
+    """A document that quotes golden queries, with the quoted text marked."""
+
+    BINDINGS = [Binding("escape", "app.pop_screen", "Back", show=True)]
+
+    def __init__(self, finding: dict, places: list, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.finding = finding
+        self.places = places
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="leak"):
+            yield DocumentView(id="leak-doc")
+            with VerticalScroll(id="leak-side"):
+                yield Static(Content.from_markup(
+                    "This document quotes two or more golden queries. Either it is a note [b]about[/b] the "
+                    "evaluation (a leak: it wins the top slot and pushes the labelled answer down), or it is a "
+                    "[b]source[/b] the queries were written from (then the golden set lacks a label here)."),
+                    id="leak-explain")
+                yield Static("", id="leak-queries")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        session = self.app.session
+        project = session.project
+        path = self.finding["path"]
+        view = self.query_one(DocumentView)
+        view.show_document(project.corpus[path], structure_styles(project, path), project.chunks.get(path, []))
+        marks = [Mark(p.doc_start, p.doc_end, "occurrence") for p in self.places if p.doc_start is not None]
+        view.set_marks(marks)
+        if marks:
+            view.reveal(marks[0].start)
+        self.sub_title = visible_line(f"leak report: {path}")
+        lines = []
+        for q in self.finding["quoted"]:
+            rid = q["query_id"]
+            query = session.drafts[rid].query if rid in session.drafts else ""
+            rank = q["rank_in_top_k"]
+            fields = sorted({p.field for p in self.places if p.query_id == rid})
+            lines.append(fmt(f"[b]$id[/b] rank {rank if rank is not None else '-'} · in $fields\n  $query",
+                             id=rid, fields=", ".join(fields) or "?", query=query))
+        self.query_one("#leak-queries", Static).update(Content("\n\n").join(lines))

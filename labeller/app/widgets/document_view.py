@@ -1,0 +1,216 @@
+"""The document view: a document's canonical text, read-only, where a selection is an anchor.
+
+Offsets are the core's: code-point indices into the canonical text. Textual's TextArea
+splits its text with ``str.splitlines()``, which also breaks at U+2028, U+2029, form
+feeds, vertical tabs and other separators that canonical text keeps *inside* a line, so
+its (row, column) locations would drift from canonical lines. We therefore show a
+display copy in which every such character (and every other control character) is
+replaced by one visible stand-in of the same length: the TextArea's rows are then
+exactly the canonical text's LF-separated lines and its columns are code points, and
+(row, column) maps to an offset through our own line table. The replacement also keeps
+escape sequences in a document from acting on the terminal.
+
+The widget only shows: structure styles and marks arrive as ranges computed elsewhere,
+and a selection leaves as a ``Selected`` message with canonical offsets.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass
+
+from rich.style import Style
+from rich.text import Text
+from textual.content import Content
+from textual.message import Message
+from textual.widgets import TextArea
+from textual.widgets.text_area import Selection
+
+from labeller.core.chunkers import Chunk
+from labeller.core.corpus import Document
+from labeller.app.widgets.markup import visible_line
+from labeller.display import _CONTROL
+
+# Characters that would break a TextArea row or act on the terminal: the display module's
+# control set (C0/C1 controls, U+2028/9, bidi overrides) plus nothing else; tab and LF are
+# not in it. Each becomes exactly one visible character, so columns stay code points.
+_STAND_INS = {"\u2028": "\u2424", "\u2029": "\u00b6", "\x7f": "\u2421"}
+
+
+def _stand_in(m: re.Match) -> str:
+    ch = m.group(0)
+    if ch in _STAND_INS:
+        return _STAND_INS[ch]
+    code = ord(ch)
+    return chr(0x2400 + code) if code < 0x20 else "\ufffd"
+
+
+def display_text(text: str) -> str:
+    """``text`` with every line-breaking or control character (but LF and tab) replaced by
+    one visible character; same length, same LF positions."""
+    return _CONTROL.sub(_stand_in, text)
+
+
+def line_starts(text: str) -> list[int]:
+    """Offsets where each line starts, splitting on LF only (the TextArea's rows, given
+    ``display_text``), including the empty line after a final LF."""
+    starts = [0]
+    pos = text.find("\n")
+    while pos != -1:
+        starts.append(pos + 1)
+        pos = text.find("\n", pos + 1)
+    return starts
+
+
+@dataclass(frozen=True)
+class Mark:
+    """A highlighted range of canonical offsets, drawn with the component class ``kind``
+    (``chunk``, ``other``, ``span``, ``occurrence``, ``match``, ``hit``)."""
+
+    start: int
+    end: int
+    kind: str
+
+
+# Later marks are drawn over earlier ones.
+MARK_ORDER = ("chunk", "other", "hit", "span", "occurrence", "match")
+
+
+class DocumentView(TextArea):
+    """Read-only canonical text with line numbers, Markdown structure and live marks."""
+
+    COMPONENT_CLASSES = {f"document-view--{k}" for k in (
+        *MARK_ORDER, "heading", "code", "table", "front-matter", "html", "marker")}
+
+    class Selected(Message):
+        """The author selected ``[start, end)`` of ``doc_id`` (canonical offsets)."""
+
+        def __init__(self, doc_id: str, start: int, end: int) -> None:
+            super().__init__()
+            self.doc_id = doc_id
+            self.start = start
+            self.end = end
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__("", read_only=True, show_line_numbers=True, soft_wrap=True, highlight_cursor_line=False,
+                         **kwargs)
+        self.doc: Document | None = None
+        self._starts: list[int] = [0]
+        self._structure: dict[int, list[tuple[int, int | None, str]]] = {}
+        self._marks: list[Mark] = []
+        self._chunks: list[Chunk] = []
+        self._chunk_starts: list[int] = []
+        self._styles: dict[str, Style] = {}
+
+    def on_mount(self) -> None:
+        self.app.theme_changed_signal.subscribe(self, self._theme_changed)
+        self.border_title = "document"
+
+    def _theme_changed(self, _theme) -> None:
+        self._styles.clear()
+        self._redraw()
+
+    # -- content ------------------------------------------------------------------------
+
+    def show_document(self, doc: Document, structure: dict[int, list[tuple[int, int | None, str]]],
+                      chunks: list[Chunk]) -> None:
+        """Show ``doc``; ``structure`` maps a 0-based line to (col start, col end, style) ranges."""
+        if self.doc is not None and self.doc.doc_id == doc.doc_id and self.doc.sha256 == doc.sha256:
+            return
+        self.doc = doc
+        self._starts = line_starts(doc.text)
+        self._structure = structure
+        self._chunks = list(chunks)
+        self._chunk_starts = [c.start for c in self._chunks]
+        self._marks = []
+        self.load_text(display_text(doc.text))
+        self.border_title = Content(visible_line(doc.doc_id))
+        self._update_subtitle()
+
+    def set_marks(self, marks: list[Mark]) -> None:
+        order = {k: n for n, k in enumerate(MARK_ORDER)}
+        marks = sorted(marks, key=lambda m: order.get(m.kind, 0))
+        if marks != self._marks:
+            self._marks = marks
+            self._redraw()
+
+    def _redraw(self) -> None:
+        # TextArea caches rendered lines by cursor/scroll state only; our marks are not in its
+        # key, so the cache must go when they change.
+        self._line_cache.clear()
+        self.refresh()
+
+    # -- offsets <-> locations ----------------------------------------------------------------
+
+    def offset_of(self, location: tuple[int, int]) -> int:
+        row, col = location
+        if row >= len(self._starts):
+            return len(self.doc.text) if self.doc else 0
+        return self._starts[row] + col
+
+    def location_of(self, offset: int) -> tuple[int, int]:
+        row = bisect.bisect_right(self._starts, offset) - 1
+        return row, offset - self._starts[row]
+
+    def selected_offsets(self) -> tuple[int, int] | None:
+        sel = self.selection
+        if sel.start == sel.end or self.doc is None:
+            return None
+        a, b = sorted((self.offset_of(sel.start), self.offset_of(sel.end)))
+        return a, b
+
+    def reveal(self, offset: int) -> None:
+        """Put the cursor (not a selection) at ``offset`` and scroll it to the middle."""
+        location = self.location_of(offset)
+        if self.selection != Selection.cursor(location):
+            self.move_cursor(location, center=True)
+
+    def select_offsets(self, start: int, end: int) -> None:
+        """Select ``[start, end)`` as if the author had dragged over it."""
+        self.selection = Selection(self.location_of(start), self.location_of(end))
+
+    # -- drawing ------------------------------------------------------------------------
+
+    def _style(self, kind: str) -> Style:
+        style = self._styles.get(kind)
+        if style is None:
+            style = self._styles[kind] = self.get_component_rich_style(f"document-view--{kind}", partial=True)
+        return style
+
+    def get_line(self, line_index: int) -> Text:
+        line = super().get_line(line_index)
+        if self.doc is None or line_index >= len(self._starts):
+            return line
+        n = len(line.plain)
+        for c0, c1, kind in self._structure.get(line_index, ()):
+            line.stylize(self._style(kind), c0, n if c1 is None else c1)
+        lo = self._starts[line_index]
+        hi = lo + n
+        for m in self._marks:
+            if m.start <= hi and m.end > lo:
+                line.stylize(self._style(m.kind), max(0, m.start - lo), min(n, m.end - lo))
+        return line
+
+    # -- selection -> anchor ------------------------------------------------------------------
+
+    def on_text_area_selection_changed(self, event: TextArea.SelectionChanged) -> None:
+        self._update_subtitle()
+        offsets = self.selected_offsets()
+        if offsets is not None and self.doc is not None and self.doc.text[offsets[0]:offsets[1]].strip():
+            self.post_message(self.Selected(self.doc.doc_id, *offsets))
+
+    def _update_subtitle(self) -> None:
+        if self.doc is None:
+            self.border_subtitle = ""
+            return
+        offset = self.offset_of(self.selection.end)
+        row, col = self.location_of(offset)
+        where = f"{row + 1}:{col + 1}"
+        i = bisect.bisect_right(self._chunk_starts, offset) - 1
+        if i >= 0 and offset < self._chunks[i].end:
+            c = self._chunks[i]
+            where += f" · chunk {c.ordinal + 1}/{len(self._chunks)} [{c.start}, {c.end})"
+        else:
+            where += " · in no chunk"
+        self.border_subtitle = Content(where)

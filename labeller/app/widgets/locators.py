@@ -1,0 +1,118 @@
+"""A record's locators: the list (one row each, with its live status) and the editor of one."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.suggester import SuggestFromList
+from textual.widgets import Checkbox, DataTable, Input, Label
+
+from labeller.app.state import Draft, LocatorDraft
+from labeller.app.widgets.question_list import status_text
+from labeller.display import safe_line
+
+
+class LocatorTable(DataTable):
+    """One row per locator; the highlighted row is the locator being edited."""
+
+    BINDINGS = [Binding("delete", "remove", "Remove locator", show=True, tooltip="Remove the highlighted locator")]
+
+    class Chosen(Message):
+        def __init__(self, index: int) -> None:
+            super().__init__()
+            self.index = index
+
+    class RemoveRequested(Message):
+        def __init__(self, index: int) -> None:
+            super().__init__()
+            self.index = index
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(cursor_type="row", **kwargs)
+
+    def on_mount(self) -> None:
+        self.add_column("#", key="n")
+        self.add_column("status", key="status")
+        self.add_column("locator", key="locator")
+
+    def show(self, draft: Draft, statuses: list[str], active: int) -> None:
+        rows = [(str(i + 1), status_text(statuses[i] if i < len(statuses) else "…"),
+                 safe_line(loc.describe()[:200])) for i, loc in enumerate(draft.locators)]
+        with self.prevent(DataTable.RowHighlighted):
+            if self.row_count == len(rows):
+                # same rows: change the cells that differ, so typing a quote does not relayout the screen
+                for i, row in enumerate(rows):
+                    for col, value in zip(("n", "status", "locator"), row):
+                        if self.get_cell(str(i), col) != value:
+                            self.update_cell(str(i), col, value, update_width=True)
+            else:
+                self.clear()
+                for i, row in enumerate(rows):
+                    self.add_row(*row, key=str(i))
+            if rows and self.cursor_row != min(active, len(rows) - 1):
+                self.move_cursor(row=min(active, len(rows) - 1))
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        event.stop()
+        if event.row_key.value is not None:
+            self.post_message(self.Chosen(int(event.row_key.value)))
+
+    def action_remove(self) -> None:
+        if self.row_count:
+            self.post_message(self.RemoveRequested(self.cursor_row))
+
+
+class LocatorForm(Vertical):
+    """doc, quote, heading (for a section locator) and exact; posts ``Changed``."""
+
+    class Changed(Message):
+        def __init__(self, locator: LocatorDraft) -> None:
+            super().__init__()
+            self.locator = locator
+
+    def __init__(self, doc_ids: list[str], **kwargs) -> None:
+        super().__init__(**kwargs)
+        self._doc_ids = doc_ids
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(classes="field"):
+            yield Label("quote", classes="field-label")
+            yield Input(placeholder="exact words of the answer, or select text in the document", id="loc-quote",
+                        compact=True)
+        with Horizontal(classes="field"):
+            yield Label("doc", classes="field-label")
+            yield Input(placeholder="optional: pin to one document", id="loc-doc", compact=True,
+                        suggester=SuggestFromList(self._doc_ids, case_sensitive=True))
+            yield Checkbox("exact", id="loc-exact", compact=True)
+        with Horizontal(classes="field"):
+            yield Label("heading", classes="field-label")
+            yield Input(placeholder="or: label a whole section (needs doc)", id="loc-heading", compact=True)
+
+    def load(self, loc: LocatorDraft | None) -> None:
+        loc = loc or LocatorDraft()
+        with self.prevent(Input.Changed, Checkbox.Changed):
+            for wid, value in (("#loc-quote", loc.quote), ("#loc-doc", loc.doc), ("#loc-heading", loc.heading)):
+                inp = self.query_one(wid, Input)
+                if inp.value != (value or ""):
+                    inp.value = value or ""
+            self.query_one("#loc-exact", Checkbox).value = bool(loc.exact)
+        self.disabled = False
+
+    @property
+    def locator(self) -> LocatorDraft:
+        def value(wid: str) -> str | None:
+            v = self.query_one(wid, Input).value
+            return v if v.strip() else None
+
+        return LocatorDraft(doc=value("#loc-doc"), quote=value("#loc-quote"), heading=value("#loc-heading"),
+                            exact=True if self.query_one("#loc-exact", Checkbox).value else None)
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self.post_message(self.Changed(self.locator))
+
+    def on_checkbox_changed(self, event: Checkbox.Changed) -> None:
+        event.stop()
+        self.post_message(self.Changed(self.locator))

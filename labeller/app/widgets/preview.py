@@ -1,0 +1,169 @@
+"""The live preview of one locator: what the core made of it, and its suggestions.
+
+Shows the status, the block kind and span, the answer-bearing chunks with their
+boundaries, the copy warning, and for a refused locator the reason and the core's
+suggestions as a list the author may accept (Enter, a click, or the accept binding).
+Nothing is ever applied from here without that.
+"""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.content import Content
+from textual.message import Message
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from labeller.app.state import COPY_WARN_THRESHOLD, Preview
+from labeller.core.resolve import MAX_LISTED_OCCURRENCES
+from labeller.core.corpus import Corpus
+from labeller.app.widgets.markup import fmt
+
+CONTEXT_CHARS = 40
+
+
+def in_context(text: str, start: int, end: int) -> Content:
+    """``text[start:end]`` in bold with the rest of its line around it."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    line_end = len(text) if line_end == -1 else line_end
+    return fmt("…$left[b u]$mid[/]$right…", left=text[max(line_start, start - CONTEXT_CHARS):start],
+               mid=text[start:end], right=text[end:min(line_end, end + CONTEXT_CHARS)])
+
+
+class PreviewPanel(Vertical):
+    class SuggestionChosen(Message):
+        def __init__(self, suggestion: dict) -> None:
+            super().__init__()
+            self.suggestion = suggestion
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.preview: Preview | None = None
+        self._suggestions: list[dict] = []
+
+    def compose(self) -> ComposeResult:
+        yield Static("select text in the document, or type a quote", id="preview-status")
+        yield OptionList(id="preview-suggestions")
+
+    def on_mount(self) -> None:
+        self.border_title = "resolution"
+        self.query_one(OptionList).display = False
+
+    def show(self, preview: Preview | None, corpus: Corpus, selected_start: int | None = None) -> None:
+        """Render ``preview``; ``selected_start`` marks the occurrence the author selected."""
+        self.preview = preview
+        status = self.query_one("#preview-status", Static)
+        options = self.query_one(OptionList)
+        self._suggestions = []
+        if options.option_count:
+            options.clear_options()
+        if preview is None:
+            status.update("no locator")
+            options.display = False
+            return
+        content = Content("\n").join(self._lines(preview, corpus))
+        # Re-laying out the screen on every keystroke is most of the cost of live preview;
+        # it is only needed when the text's height changes.
+        width = status.content_size.width
+        old = status.visual if isinstance(status.visual, Content) else None
+        same_height = old is not None and width > 0 and len(old.wrap(width)) == len(content.wrap(width))
+        status.update(content, layout=not same_height)
+        self._suggestions, prompts = self._suggestion_rows(preview, corpus, selected_start)
+        if prompts:
+            options.add_options([Option(p, id=str(i)) for i, p in enumerate(prompts)])
+            options.highlighted = self._default_choice(selected_start)
+        if options.display != bool(prompts):
+            options.display = bool(prompts)
+
+    def _lines(self, p: Preview, corpus: Corpus) -> list[Content]:
+        if p.error is not None:
+            return [fmt("[b red]✗ invalid[/]: $error", error=p.error)]
+        if p.span is not None:
+            s = p.span
+            doc = corpus[s.doc_id]
+            l1, _ = doc.line_col(s.start)
+            l2, _ = doc.line_col(max(s.start, s.end - 1))
+            lines = [fmt(f"[b green]✓ resolved[/] · [b]{s.block}[/] · $doc lines {l1}–{l2}", doc=s.doc_id),
+                     Content(f"match [{s.quote_start}, {s.quote_end}) · span [{s.start}, {s.end}) · "
+                             f"{s.end - s.start} chars"),
+                     Content(f"span coverage {p.coverage} · answer-bearing chunks: {len(p.chunks)}")]
+            lines += [Content(f"  chunk {c.ordinal + 1}/{c.n_in_doc} {c.chunk_id[:8]}… [{c.start}, {c.end}) "
+                              f"lines {c.first_line}–{c.last_line}") for c in p.chunks]
+            if p.copies_answer:
+                lines.append(Content.from_markup(
+                    f"[b $warning]⚠ the query copies its answer's wording[/] (score {p.copy_score:.0f} ≥ "
+                    f"{COPY_WARN_THRESHOLD:.0f}): this label would measure string matching, not retrieval"))
+            if s.block != "section":
+                lines.append(Content.from_markup("[dim]nudge: [b]\\[ ][/b] add a word at start / end, "
+                                                 "[b]{ }[/b] drop one[/dim]"))
+            return lines
+        if p.pending == "not_found":
+            return [Content.from_markup("[b red]✗ not found[/]: no occurrence; looking for the nearest passages…")]
+        if p.pending == "ambiguous":
+            n = len(p.occurrences)
+            more = "+" if n == MAX_LISTED_OCCURRENCES else ""
+            return [Content.from_markup(f"[b red]✗ ambiguous[/]: {n}{more} occurrences; working out the unique "
+                                        "extension of each…")]
+        r = p.refusal
+        lines = [fmt(f"[b red]✗ {r.kind.replace('_', ' ')}[/]: $message", message=r.message)]
+        if r.kind == "not_found":
+            lines.append(Content("nearest passages (Enter or ctrl+g accepts one):" if r.suggestions
+                                 else "no passage is close enough to suggest"))
+        elif r.kind == "ambiguous":
+            lines.append(Content("occurrences (Enter or ctrl+g accepts the unique extension of one):"))
+        elif r.suggestions:
+            lines.append(Content("suggestion (Enter or ctrl+g accepts it):"))
+        return lines
+
+    def _suggestion_rows(self, p: Preview, corpus: Corpus, selected_start: int | None):
+        rows: list[dict] = []
+        prompts: list[Content] = []
+        r = p.refusal
+        if r is None:
+            return rows, prompts
+        if r.kind == "ambiguous":
+            for occ in r.occurrences:
+                head = fmt("$where" + (" [b](your selection)[/b]" if occ["char_start"] == selected_start else ""),
+                           where=f"{occ['doc']}:{occ['line']}:{occ['col']}")
+                ext = (fmt("    unique as: [$success]$ext[/]", ext=occ["extension"]) if occ["extension"]
+                       else Content.from_markup("    [dim]no unique extension within 12 words[/]"))
+                context = Content("    ") + in_context(corpus[occ["doc"]].text, occ["char_start"], occ["char_end"])
+                prompts.append(Content("\n").join([head, context, ext]))
+                rows.append(occ)
+        else:
+            for sug in r.suggestions:
+                if "quote" in sug:
+                    flag = "" if sug["unique"] else " [dim](not unique)[/]"
+                    prompts.append(fmt(f"$where ({sug['score']}){flag}\n    [$warning]$quote[/]",
+                                       where=sug["where"], quote=sug["quote"]))
+                elif sug.get("heading"):
+                    prompts.append(fmt("section locator: $doc # $heading", doc=sug["doc"], heading=sug["heading"]))
+                else:
+                    continue
+                rows.append(sug)
+        return rows, prompts
+
+    def _default_choice(self, selected_start: int | None) -> int:
+        for i, row in enumerate(self._suggestions):
+            if selected_start is not None and row.get("char_start") == selected_start:
+                return i
+        return 0
+
+    def chosen(self) -> dict | None:
+        """The highlighted suggestion, if it can be applied."""
+        options = self.query_one(OptionList)
+        i = options.highlighted
+        if i is None or i >= len(self._suggestions):
+            return None
+        row = self._suggestions[i]
+        if "char_start" in row and not row.get("extension"):
+            return None
+        return row
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        row = self.chosen()
+        if row is not None:
+            self.post_message(self.SuggestionChosen(row))

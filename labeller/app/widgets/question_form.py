@@ -1,0 +1,92 @@
+"""The fields of one record: query, expected answer, hop, split, tags, unanswerable."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.widgets import Checkbox, Input, Label, Select, TextArea
+
+from labeller.app.state import Draft
+from labeller.app.widgets.markup import fmt
+
+
+class QuestionForm(Vertical):
+    """Edits one draft; every change leaves as a ``Changed(field, value)`` message."""
+
+    class Changed(Message):
+        def __init__(self, record_id: str, field: str, value) -> None:
+            super().__init__()
+            self.record_id = record_id
+            self.field = field
+            self.value = value
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.record_id: str | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Label("no question open", id="form-title")
+        with Horizontal(classes="field"):
+            yield Label("query", classes="field-label")
+            yield Input(placeholder="what a user would type", id="form-query", compact=True)
+        with Horizontal(classes="field tall"):
+            yield Label("answer", classes="field-label")
+            yield TextArea("", id="form-answer", soft_wrap=True, show_line_numbers=False)
+        with Horizontal(classes="field"):
+            yield Label("hop", classes="field-label")
+            yield Select([("single", "single"), ("multi", "multi")], allow_blank=False, value="single",
+                         id="form-hop", compact=True)
+            yield Label("split", classes="field-label short")
+            yield Select([(s, s) for s in ("dev", "test", "holdout")], prompt="none", id="form-split",
+                         compact=True)
+            yield Checkbox("unanswerable", id="form-unanswerable", compact=True)
+        with Horizontal(classes="field"):
+            yield Label("tags", classes="field-label")
+            yield Input(placeholder="comma separated", id="form-tags", compact=True)
+
+    def load(self, draft: Draft) -> None:
+        """Show ``draft`` without echoing the values back as edits."""
+        self.record_id = draft.id
+        self.query_one("#form-title", Label).update(fmt("question [b]$id[/b]", id=draft.id))
+        with self.prevent(Input.Changed, TextArea.Changed, Select.Changed, Checkbox.Changed):
+            query = self.query_one("#form-query", Input)
+            if query.value != draft.query:
+                query.value = draft.query
+            answer = self.query_one("#form-answer", TextArea)
+            if answer.text != draft.expected_answer:
+                answer.load_text(draft.expected_answer)
+            self.query_one("#form-hop", Select).value = draft.hop
+            split = self.query_one("#form-split", Select)
+            split.value = draft.split if draft.split else Select.NULL
+            self.query_one("#form-unanswerable", Checkbox).value = bool(draft.unanswerable)
+            tags = self.query_one("#form-tags", Input)
+            if [t.strip() for t in tags.value.split(",") if t.strip()] != list(draft.tags):
+                tags.value = ", ".join(draft.tags)
+
+    def _changed(self, field: str, value) -> None:
+        if self.record_id is not None:
+            self.post_message(self.Changed(self.record_id, field, value))
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        if event.input.id == "form-query":
+            self._changed("query", event.value)
+        elif event.input.id == "form-tags":
+            self._changed("tags", [t.strip() for t in event.value.split(",") if t.strip()])
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        event.stop()
+        self._changed("expected_answer", event.text_area.text)
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        event.stop()
+        if event.select.id == "form-hop":
+            self._changed("hop", event.value)
+        elif event.select.id == "form-split":
+            self._changed("split", None if event.value is Select.NULL else event.value)
+
+    def on_checkbox_changed(self, event: Checkbox.Changed) -> None:
+        event.stop()
+        # absent and false mean the same; only true is written
+        self._changed("unanswerable", True if event.value else None)

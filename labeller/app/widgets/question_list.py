@@ -1,0 +1,112 @@
+"""The question list and its filter bar."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.message import Message
+from textual.widgets import DataTable, Input, Select
+
+from labeller.app.state import STATUSES, Draft, QuestionFilter
+from labeller.display import safe_line
+
+STATUS_STYLE = {"resolved": "green", "not found": "red", "ambiguous": "yellow", "unanswerable": "cyan",
+                "stale": "magenta", "incomplete": "dim"}
+
+
+def status_text(status: str) -> Text:
+    return Text(status, style=STATUS_STYLE.get(status, "red"))
+
+
+class FilterBar(Horizontal):
+    """Text, tag, split and status filters; posts ``Changed`` with the whole filter."""
+
+    class Changed(Message):
+        def __init__(self, flt: QuestionFilter) -> None:
+            super().__init__()
+            self.filter = flt
+
+    def compose(self) -> ComposeResult:
+        yield Input(placeholder="filter: words in id, query, answer, tags", id="filter-text")
+        yield Select([], prompt="tag", id="filter-tag")
+        yield Select([(s, s) for s in ("dev", "test", "holdout")], prompt="split", id="filter-split")
+        yield Select([(s, s) for s in STATUSES], prompt="status", id="filter-status")
+
+    def set_tags(self, tags: list[str]) -> None:
+        select = self.query_one("#filter-tag", Select)
+        current = select.value
+        with self.prevent(Select.Changed):
+            select.set_options([(t, t) for t in tags])
+            if current in tags:
+                select.value = current
+
+    @property
+    def filter(self) -> QuestionFilter:
+        def value(sel_id: str) -> str | None:
+            v = self.query_one(sel_id, Select).value
+            return None if v is Select.NULL else str(v)
+
+        return QuestionFilter(text=self.query_one("#filter-text", Input).value, tag=value("#filter-tag"),
+                              split=value("#filter-split"), status=value("#filter-status"))
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self.post_message(self.Changed(self.filter))
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        event.stop()
+        self.post_message(self.Changed(self.filter))
+
+
+class QuestionTable(DataTable):
+    """id, status, hop, split, query; Enter (or a click) opens the record."""
+
+    BINDINGS = [Binding("enter", "open", "Open", show=True, tooltip="Open the question in the editor")]
+
+    class Opened(Message):
+        def __init__(self, record_id: str) -> None:
+            super().__init__()
+            self.record_id = record_id
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)
+
+    def on_mount(self) -> None:
+        # status before the query, so a long query never pushes it off screen
+        self.add_column("id", key="id")
+        self.add_column("status", key="status")
+        self.add_column("hop", key="hop")
+        self.add_column("split", key="split")
+        self.add_column("query", key="query")
+
+    def show(self, rows: list[tuple[Draft, str]], dirty: set[str]) -> None:
+        keep = self.current_id
+        self.clear()
+        for draft, status in rows:
+            rid = draft.id + (" *" if draft.id in dirty else "")
+            self.add_row(safe_line(rid), status_text(status), draft.hop, draft.split or "",
+                         safe_line(draft.query[:120]), key=draft.id)
+        if keep is not None and keep in self.rows:
+            self.move_cursor(row=self.get_row_index(keep))
+
+    @property
+    def current_id(self) -> str | None:
+        if not self.row_count:
+            return None
+        try:
+            key = self.coordinate_to_cell_key(self.cursor_coordinate).row_key
+        except Exception:
+            return None
+        return key.value
+
+    def action_open(self) -> None:
+        rid = self.current_id
+        if rid is not None:
+            self.post_message(self.Opened(rid))
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        if event.row_key.value is not None:
+            self.post_message(self.Opened(event.row_key.value))

@@ -1,0 +1,31 @@
+"""``labeller app`` (and plain ``labeller``): open the authoring app on a project."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+
+def register(sub) -> None:
+    p = sub.add_parser("app", help="open the authoring app (the default command)",
+                       description="Open the terminal app on the project in the current folder (or --root): "
+                       "write questions, anchor them in the corpus, watch them resolve, save and rebuild.")
+    p.add_argument("--root", default=".", help="project root (default: current folder)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    # While Textual runs it replaces sys.stderr with an object whose fileno() is -1, and
+    # multiprocessing's spawn start method then fails (ValueError, not the OSError that
+    # labeller.core.parallel falls back on). The app chunks in a background worker anyway,
+    # so it runs per-document work in-process unless the user chose otherwise.
+    os.environ.setdefault("LABELLER_WORKERS", "1")
+    # Loading happens before the UI starts, so a malformed questions file or an unsafe
+    # corpus is a clean message and exit code 2 on the terminal, not a crash inside the app.
+    from labeller.app.app import LabellerApp
+    from labeller.app.state import AuthoringSession
+
+    session = AuthoringSession.open(args.root)
+    app = LabellerApp(session)
+    app.run()
+    return int(app.return_code or 0)

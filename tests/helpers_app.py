@@ -1,0 +1,143 @@
+"""Projects and helpers for the app's tests (``tests/test_app_*.py``).
+
+Snapshot tests and most flows use a small fixed project written here, so that their
+pictures and numbers never move when the bundled example grows; the end-to-end session
+test runs on a copy of the bundled example when it is present.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+ROTATE = """\
+---
+title: Key rotation
+---
+# Rotating keys
+
+Run `keys rotate` to issue a new API key, then redeploy every service.
+The old key stays valid for 24 hours.
+
+## Checklist
+
+- Announce the rotation in the ops channel.
+- Run keys rotate on the primary region first.
+- Redeploy services.
+
+| Region | Window |
+|---|---|
+| eu | Tuesday |
+| us | Thursday |
+"""
+
+ONCALL = """\
+# On-call
+
+The on-call engineer answers pages within 15 minutes.
+Escalate to the duty manager after 30 minutes.
+
+```bash
+pager ack --all
+```
+"""
+
+# U+2028 is a line separator to str.splitlines() (and so to Textual's TextArea) but not a
+# line break in canonical text; offsets after it must still be right.
+SEPARATOR = "# Separators\n\nFirst part\u2028second part of the same line.\nThe target phrase lives here.\n"
+
+QUESTIONS = [
+    "// fixture questions: comments are kept on save",
+    {"id": "q001", "query": "How do I rotate the API key?", "expected_answer": "Run keys rotate, then redeploy.",
+     "locators": [{"doc": "guide/rotate.md", "quote": "issue a new API key"}], "tags": ["ops"], "split": "dev"},
+    {"id": "q002", "query": "How fast must on-call answer a page?", "expected_answer": "Within 15 minutes.",
+     "locators": [{"quote": "answers pages within 15 minutes"}], "tags": ["oncall"], "split": "test"},
+    {"id": "q003", "query": "Which day is the eu rotation window?", "expected_answer": "Tuesday",
+     "locators": [{"doc": "guide/rotate.md", "quote": "Tuesday"}], "tags": ["ops"]},
+    {"id": "q004", "query": "What is the office wifi password?", "expected_answer": "", "locators": [],
+     "unanswerable": True},
+]
+
+
+def write_small_project(root: Path) -> Path:
+    """A four-question project over three documents (one with U+2028), fully resolvable."""
+    docs = {"guide/rotate.md": ROTATE, "ops/oncall.md": ONCALL, "notes/separators.md": SEPARATOR}
+    for name, text in docs.items():
+        path = root / "corpus" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8", newline="")
+    golden = root / "golden"
+    golden.mkdir(parents=True, exist_ok=True)
+    lines = [q if isinstance(q, str) else json.dumps(q, ensure_ascii=False) for q in QUESTIONS]
+    (golden / "questions.jsonl").write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    return root
+
+
+def bundled_example_present() -> bool:
+    return (REPO / "corpus").is_dir() and (REPO / "golden" / "questions.jsonl").is_file()
+
+
+def copy_bundled_example(root: Path) -> Path:
+    """A throwaway copy of the bundled example (corpus/, golden/, labeller.toml if any)."""
+    root.mkdir(parents=True, exist_ok=True)
+    shutil.copytree(REPO / "corpus", root / "corpus")
+    shutil.copytree(REPO / "golden", root / "golden")
+    if (REPO / "labeller.toml").is_file():
+        shutil.copy2(REPO / "labeller.toml", root / "labeller.toml")
+    return root
+
+
+async def settle(pilot) -> None:
+    """Wait until every message is handled and every worker (resolution, save) is done.
+
+    Live resolution runs in workers that may start one another (the newest request starts
+    when the running one ends), so we loop until a pause finds nothing running. No sleeps:
+    each round waits on the workers themselves."""
+    for _ in range(200):
+        await pilot.pause()
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        if not any(w.is_running for w in pilot.app.workers):
+            return
+    raise AssertionError("the app did not settle")
+
+
+def make_app(root: Path, **kwargs):
+    from labeller.app.app import LabellerApp
+    from labeller.app.state import AuthoringSession
+
+    return LabellerApp(AuthoringSession.open(root), **kwargs)
+
+
+async def type_into(pilot, selector: str, text: str) -> None:
+    """Focus a field, clear it and type ``text`` key by key, as the author would."""
+    widget = pilot.app.screen.query_one(selector)
+    widget.focus()
+    await pilot.pause()
+    widget.value = ""
+    await pilot.press(*text)  # Pilot turns each character into its key event
+
+
+def run_async(test):
+    """Run an ``async def`` test with ``asyncio.run`` (the suite has no async plugin)."""
+    import asyncio
+    import functools
+    import inspect
+
+    @functools.wraps(test)
+    def wrapper(*args, **kwargs):
+        return asyncio.run(test(*args, **kwargs))
+
+    wrapper.__signature__ = inspect.signature(test)
+    return wrapper
+
+
+async def paste_into(pilot, selector: str, text: str) -> None:
+    """Put ``text`` in a field in one change (a paste), for text whose every prefix need not resolve."""
+    widget = pilot.app.screen.query_one(selector)
+    widget.focus()
+    await pilot.pause()
+    widget.value = text

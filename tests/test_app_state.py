@@ -1,0 +1,174 @@
+"""The app's state and journal, without a terminal: the rules the screens rely on."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from helpers_app import write_small_project
+from labeller.app.journal import Journal, JournalEntry, JournalError
+from labeller.app.state import (COPY_WARN_THRESHOLD, AuthoringSession, Draft, LocatorDraft, QuestionFilter,
+                                copy_score, locator_statuses, next_record_id, nudge_range, quote_from_range,
+                                resolve_locators)
+from labeller.app.widgets.document_view import display_text, line_starts
+from labeller.core.corpus import make_document
+
+
+@pytest.fixture
+def session(tmp_path):
+    s = AuthoringSession.open(write_small_project(tmp_path / "proj"))
+    s.prepare()
+    s.store(s.compute(s.snapshot()))
+    return s
+
+
+def test_next_record_id_follows_the_last_numbered_style():
+    assert next_record_id(["q001", "q013", "q002"]) == "q014"  # the last id's prefix, its highest number + 1
+    assert next_record_id(["ops-7", "ops-12"]) == "ops-13"
+    assert next_record_id([]) == "q001"
+    assert next_record_id(["intro", "faq"]) == "q001"
+    assert next_record_id(["q9"]) == "q10"
+
+
+def test_nudge_range_moves_by_whitespace_words():
+    text = "alpha beta  gamma\ndelta"
+    s, e = text.index("beta"), text.index("beta") + 4
+    assert text.__getitem__(slice(*nudge_range(text, s, e, "grow_start"))) == "alpha beta"
+    assert text.__getitem__(slice(*nudge_range(text, s, e, "grow_end"))) == "beta  gamma"
+    g = text.index("gamma")
+    assert text.__getitem__(slice(*nudge_range(text, g, g + 5, "grow_end"))) == "gamma\ndelta"
+    assert nudge_range(text, s, e, "shrink_start") is None, "the quote keeps at least one word"
+    assert nudge_range(text, 0, 5, "grow_start") is None, "nothing left to add"
+    two = (0, text.index("beta") + 4)
+    assert text.__getitem__(slice(*nudge_range(text, *two, "shrink_start"))) == "beta"
+    assert text.__getitem__(slice(*nudge_range(text, *two, "shrink_end"))) == "alpha"
+
+
+def test_quote_from_range_is_the_folded_canonical_text():
+    doc = make_document("d.md", "one\n  two\u2028three\n")
+    assert quote_from_range(doc, 0, len(doc.text)) == "one two three"
+
+
+def test_display_text_keeps_lengths_and_lf_lines():
+    raw = "a\u2028b\x1b[31mc\td\x0ce\u202ef\n\ng\u2029"
+    shown = display_text(raw)
+    assert len(shown) == len(raw)
+    assert shown.splitlines() == shown.split("\n"), "str.splitlines (TextArea's rows) now breaks at LF only"
+    assert "\x1b" not in shown and "\u2028" not in shown and "\u202e" not in shown
+    assert shown.index("\t") == raw.index("\t")
+    assert line_starts("ab\ncd\n") == [0, 3, 6]
+
+
+def test_copy_score_threshold():
+    span = "Run `keys rotate` to issue a new API key, then redeploy every service."
+    assert copy_score("issue a new API key then redeploy", span) >= COPY_WARN_THRESHOLD
+    assert copy_score("How do I rotate the API key?", span) < COPY_WARN_THRESHOLD
+
+
+def test_filter_matches_text_tag_split_status():
+    d = Draft(id="q1", query="Where is the VPN guide?", expected_answer="wiki", tags=("it",), split="dev")
+    assert QuestionFilter(text="vpn WIKI").matches(d, "resolved")
+    assert not QuestionFilter(text="printer").matches(d, "resolved")
+    assert QuestionFilter(tag="it", split="dev", status="resolved").matches(d, "resolved")
+    assert not QuestionFilter(status="stale").matches(d, "resolved")
+    assert not QuestionFilter(tag="hr").matches(d, "resolved")
+
+
+def test_statuses(session):
+    assert [session.status(i)[0] for i in session.order] == ["resolved", "resolved", "resolved", "unanswerable"]
+    session.set_locator("q001", 0, LocatorDraft(quote="keys rotate"))
+    assert session.status("q001")[0] == "…", "a result computed for another draft is never shown"
+    session.store_record(resolve_locators(session.project, session.draft("q001"))[0])
+    assert session.status("q001")[0] == "ambiguous"
+    rid = session.new_record()
+    assert session.status(rid)[0] == "incomplete"
+
+
+def test_locator_statuses_map_refusals_to_locators(session):
+    draft = session.update("q001", locators=(LocatorDraft(doc="guide/rotate.md", quote="issue a new API key"),
+                                             LocatorDraft(quote="no such words anywhere"),
+                                             LocatorDraft(doc="guide/rotate.md", quote="issue a new API key"),
+                                             LocatorDraft()))
+    record, statuses = resolve_locators(session.project, draft)
+    assert record is None  # an empty locator makes the draft incomplete
+    assert statuses == ["resolved", "not found", "duplicate span", "invalid"]
+    assert locator_statuses(draft, None)[3] == "invalid"
+
+
+def test_every_edit_is_journaled_and_restorable(session):
+    session.update("q002", query="Edited?")
+    rid = session.new_record()
+    session.delete_record("q003")
+    entry = session.journal.read()
+    assert {d["id"] for d in entry.drafts} == {"q002", rid}
+    assert entry.deleted == ["q003"]
+    fresh = AuthoringSession.open(session.config.root)
+    assert fresh.restore(entry) == ["q002", rid]
+    assert fresh.draft("q002").query == "Edited?"
+    assert "q003" not in fresh.drafts
+    assert fresh.order == ["q001", "q002", "q004", rid]
+    session.update("q002", query="How fast must on-call answer a page?")
+    session.delete_record(rid)
+    session.restore(JournalEntry(questions="", base_sha256=None, drafts=[session.baseline["q003"].as_json()]))
+    assert not session.dirty and not session.journal.exists(), "back to the file: no journal left"
+
+
+def test_unreadable_journal_is_reported_and_set_aside(tmp_path):
+    j = Journal(tmp_path)
+    j.path.parent.mkdir(parents=True, exist_ok=True)
+    j.path.write_text('{"format": "labeller-journal-v1", "drafts": [', encoding="utf-8")
+    with pytest.raises(JournalError):
+        j.read()
+    aside = j.set_aside()
+    assert aside.exists() and not j.path.exists()
+    j.path.write_text(json.dumps({"format": "other"}), encoding="utf-8")
+    with pytest.raises(JournalError):
+        j.read()
+
+
+def test_save_keeps_comments_order_and_refuses_what_the_loader_would(session):
+    qpath = session.config.questions
+    session.update("q003", query="How fast must on-call answer a page?")  # same query as q002
+    out = session.save_questions()
+    assert not out.written and "same query" in out.file_problems[0]["message"]
+    assert qpath.read_text().count("How fast must") == 1, "nothing written"
+    session.update("q003", query="Which day is the eu window?")
+    out = session.save_questions()
+    assert out.written
+    lines = qpath.read_text().splitlines()
+    assert lines[0].startswith("//")
+    assert [json.loads(ln)["id"] for ln in lines[1:]] == ["q001", "q002", "q003", "q004"]
+    assert not session.disk_changed()
+    assert session.rebuild(out).artifact_written
+
+
+def test_save_reports_label_errors_and_leaves_the_artifact(session):
+    out = session.save_questions()
+    session.rebuild(out)
+    artifact = session.config.artifact_path.read_bytes()
+    session.set_locator("q001", 0, LocatorDraft(quote="keys rotate"))
+    out = session.rebuild(session.save_questions())
+    assert out.written and not out.artifact_written
+    assert "q001" in out.artifact_reason and "left as it was" in out.message()
+    assert session.config.artifact_path.read_bytes() == artifact
+
+
+def test_apply_suggestion(session):
+    session.set_locator("q001", 0, LocatorDraft(doc="guide/rotate.md", quote="keys rotate"))
+    occ = {"doc": "guide/rotate.md", "char_start": 219, "char_end": 230, "extension": "keys rotate on"}
+    assert session.apply_suggestion("q001", 0, occ).quote == "keys rotate on"
+    near = {"doc": "ops/oncall.md", "quote": "answers pages", "unique": False}
+    session.set_locator("q001", 0, LocatorDraft(quote="answer pages"))
+    assert session.apply_suggestion("q001", 0, near) == LocatorDraft(doc="ops/oncall.md", quote="answers pages")
+    section = {"doc": "guide/rotate.md", "heading": "Checklist"}
+    assert session.apply_suggestion("q001", 0, section) == LocatorDraft(doc="guide/rotate.md", heading="Checklist")
+
+
+def test_coverage_adds_tags_to_the_build_summary(session):
+    result = session.compute(session.snapshot())
+    cov = session.coverage(result)
+    assert cov["labels_per_doc"] == result.summary["labels_per_doc"]
+    assert cov["labels_per_tag"] == {"(no tag)": {"records": 1, "spans": 0}, "oncall": {"records": 1, "spans": 1},
+                                     "ops": {"records": 2, "spans": 2}}
+    assert (cov["single"], cov["multi"], cov["negative"]) == (3, 0, 1)

@@ -1,0 +1,263 @@
+"""The speed-ups never change a byte: cached, parallel and uncached builds agree.
+
+Every optimisation behind the benchmark figures (on-disk chunks and parsed blocks, the
+whole-build cache, parse without the inline pass, parallel per-document work, the
+joined-text quote lookup, the C-speed folding and line index) is checked here against
+the plain computation, and the caches against edits that must invalidate them. No test
+here measures time.
+"""
+
+from __future__ import annotations
+
+import pickle
+import re
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from labeller.config import load_config
+from labeller.core import parallel
+from labeller.core.anchors import QuoteIndex, _find_overlapping, fold_quote, fold_text
+from labeller.core.build import build
+from labeller.core.cache import DigestCache
+from labeller.core.chunkers import chunk_corpus, get_chunker
+from labeller.core.corpus import Corpus, Document, make_document
+from labeller.core.expansion import parse_blocks
+from labeller.core.markdown import parse, parse_structure
+from labeller.core.project import Project
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+import synth  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def synthetic(tmp_path_factory) -> Path:
+    """A small corpus with every structure the benchmark corpus has (lists, tables,
+    fences with # lines, block quotes, CJK, CRLF/BOM/NFD files, section labels)."""
+    root = tmp_path_factory.mktemp("synthetic")
+    synth.write_project(synth.generate(250_000, 150, seed=5), root)
+    return root
+
+
+def outputs(project: Project) -> tuple[bytes, bytes]:
+    result = build(project, project.load_questions().questions)
+    assert result.ok, [r.as_json() for r in result.refusals]
+    return result.artifact_bytes(), result.manifest_bytes()
+
+
+def cached(root: Path, cache_dir: Path) -> Project:
+    return Project(load_config(root), DigestCache(cache_dir))
+
+
+def test_cold_warm_and_uncached_builds_are_byte_identical(synthetic, tmp_path):
+    plain = outputs(Project(load_config(synthetic)))
+    assert outputs(cached(synthetic, tmp_path)) == plain  # cold: fills the cache
+    assert any((tmp_path / "derived").rglob("*"))
+    assert outputs(cached(synthetic, tmp_path)) == plain  # warm: whole build from the cache
+
+
+def test_warm_per_document_caches_alone_give_the_same_bytes(synthetic, tmp_path):
+    """Chunks and parsed blocks from disk, with the build result itself not cached."""
+    plain = outputs(Project(load_config(synthetic)))
+    outputs(cached(synthetic, tmp_path))
+    warm = cached(synthetic, tmp_path)
+    questions = warm.load_questions().questions
+    # a new record forces a rebuild over the cached chunks and blocks
+    extra = questions[0].model_copy(update={"id": "zz-extra", "query": "an extra question for the rebuild?"})
+    result = build(warm, [*questions, extra])
+    assert result.ok
+    assert result.artifact_bytes().startswith(plain[0])
+    assert build(Project(load_config(synthetic)), [*questions, extra]).artifact_bytes() == result.artifact_bytes()
+
+
+def test_parallel_workers_give_the_same_bytes(synthetic, tmp_path, monkeypatch):
+    plain = outputs(Project(load_config(synthetic)))
+    monkeypatch.setattr(parallel, "MIN_PARALLEL_CHARS", 0)
+    monkeypatch.setenv("LABELLER_WORKERS", "2")
+    assert outputs(Project(load_config(synthetic))) == plain
+    assert outputs(cached(synthetic, tmp_path)) == plain
+
+
+def test_bundled_mixed_fixture_is_unchanged_by_the_cache(tmp_path):
+    src = REPO / "tests" / "fixtures" / "mixed_ja"
+    root = tmp_path / "mixed"
+    (root / "golden").mkdir(parents=True)
+    (root / "golden" / "questions.jsonl").write_bytes((src / "questions.jsonl").read_bytes())
+    import shutil
+
+    shutil.copytree(src / "corpus", root / "corpus")
+    plain = outputs(Project(load_config(root)))
+    assert outputs(cached(root, tmp_path / "c")) == plain
+    assert outputs(cached(root, tmp_path / "c")) == plain
+
+
+def _labelled_doc(root: Path) -> Path:
+    qs = Project(load_config(root)).load_questions().questions
+    doc = next(loc.doc for q in qs for loc in q.locators if loc.doc and loc.quote)
+    return root / "corpus" / doc
+
+
+def test_an_edited_document_never_gets_stale_cache_entries(synthetic, tmp_path_factory):
+    root = tmp_path_factory.mktemp("edited")
+    import shutil
+
+    shutil.copytree(synthetic, root, dirs_exist_ok=True)
+    cache_dir = root / "cache"
+    before = outputs(cached(root, cache_dir))
+    path = _labelled_doc(root)
+    text = path.read_bytes().decode("utf-8-sig").replace("\r\n", "\n")
+    first_heading = re.search(r"(?m)^# ", text).start()
+    path.write_text(text[:first_heading] + "An inserted opening paragraph moves every span.\n\n"
+                    + text[first_heading:], encoding="utf-8")
+    after_cached = outputs(cached(root, cache_dir))
+    after_plain = outputs(Project(load_config(root)))
+    assert after_cached == after_plain
+    assert after_cached != before  # the edit moved labelled spans: a stale entry would have shown
+
+
+def test_changed_questions_or_hit_rule_never_reuse_a_cached_build(synthetic, tmp_path):
+    outputs(cached(synthetic, tmp_path))
+    project = cached(synthetic, tmp_path)
+    questions = project.load_questions().questions
+    dropped = build(project, questions[1:])
+    assert dropped.manifest["n_records"] == len(questions) - 1
+    toml = synthetic / "labeller.toml"
+    toml.write_text('[build]\nhit_rule = "span_containment"\n', encoding="utf-8")
+    try:
+        other = build(cached(synthetic, tmp_path), questions)
+        assert other.manifest["build_hit_rule"] == "span_containment"
+        assert other.artifact_bytes() == build(Project(load_config(synthetic)), questions).artifact_bytes()
+    finally:
+        toml.unlink()
+
+
+def test_corrupt_cache_entries_are_recomputed(synthetic, tmp_path):
+    plain = outputs(Project(load_config(synthetic)))
+    outputs(cached(synthetic, tmp_path))
+    entries = [p for p in (tmp_path / "derived").rglob("*") if p.is_file()]
+    for p in entries:
+        data = bytearray(p.read_bytes())
+        data[-1] ^= 0xFF
+        p.write_bytes(bytes(data))
+    assert outputs(cached(synthetic, tmp_path)) == plain
+
+
+def test_structure_parse_equals_full_parse_on_block_tokens(synthetic):
+    for path in sorted((synthetic / "corpus").rglob("*.md"))[:25]:
+        text = make_document("d", path.read_bytes().decode("utf-8-sig")).text
+
+        def blocks(tokens):
+            return [(t.type, t.map, t.tag, t.level, t.nesting, t.info, t.markup,
+                     t.content if t.type == "inline" else None) for t in tokens]
+
+        assert blocks(parse_structure(text)) == blocks(parse(text))
+
+
+def test_cached_objects_round_trip_through_pickle(synthetic):
+    project = Project(load_config(synthetic))
+    doc = next(iter(project.corpus))
+    chunks = project.chunks[doc.doc_id]
+    assert pickle.loads(pickle.dumps(chunks)) == chunks
+    blocks = parse_blocks(doc)
+    assert pickle.loads(pickle.dumps(blocks)) == blocks
+
+
+WHITESPACE = " \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f\x85\xa0\u1680\u2000\u2028\u2029\u3000"
+texts = st.text(alphabet=st.sampled_from(list(WHITESPACE) + list("ab日é")), max_size=40)
+
+
+@given(texts)
+@settings(max_examples=400)
+def test_fold_text_equals_the_regex_fold(text):
+    assert fold_text(text) == re.sub(r"\s+", " ", text)
+
+
+@given(texts)
+@settings(max_examples=400)
+def test_line_starts_equal_a_find_loop(text):
+    starts, pos = [0], text.find("\n")
+    while pos != -1:
+        starts.append(pos + 1)
+        pos = text.find("\n", pos + 1)
+    if starts[-1] == len(text):
+        starts.pop()
+    assert Document("d", text, "").line_starts == starts
+
+
+@given(st.lists(texts, min_size=1, max_size=4), texts)
+@settings(max_examples=300)
+def test_single_quote_lookup_on_joined_text_equals_per_document_scan(bodies, raw_quote):
+    corpus = Corpus.from_documents([make_document(f"d{i}.md", b) for i, b in enumerate(bodies)])
+    quote = fold_quote(raw_quote) if raw_quote.strip() else "a"
+    index = QuoteIndex(corpus)
+    expected = [fd.occurrence(p, len(quote)) for fd in index.docs for p in _find_overlapping(fd.folded, quote)]
+    assert index.find_all([quote])[quote] == expected
+
+
+def test_chunking_in_parallel_keeps_corpus_order(synthetic, monkeypatch):
+    corpus = Project(load_config(synthetic)).corpus
+    serial = chunk_corpus(corpus, get_chunker("md-struct-v1", 1800))
+    monkeypatch.setattr(parallel, "MIN_PARALLEL_CHARS", 0)
+    monkeypatch.setenv("LABELLER_WORKERS", "2")
+    spread = chunk_corpus(corpus, get_chunker("md-struct-v1", 1800))
+    assert list(spread) == list(serial) and spread == serial
+
+
+def test_cached_search_reuses_only_unchanged_documents(synthetic):
+    corpus = Project(load_config(synthetic)).corpus
+    questions = Project(load_config(synthetic)).load_questions().questions
+    quotes = sorted({fold_quote(loc.quote) for q in questions for loc in q.locators if loc.quote})
+    cache = DigestCache(None)  # in memory: the entry is reused across the two corpora below
+    assert QuoteIndex(corpus).find_all_cached(quotes, cache) == QuoteIndex(corpus).find_all(quotes)
+    # the same quotes over a corpus where one document changed: that document's matches
+    # must be searched again (here it loses its quotes), every other one's reused
+    docs = list(corpus)
+    victim = next(d for d in docs if any(o.doc_id == d.doc_id for occ in QuoteIndex(corpus).find_all(quotes).values()
+                                         for o in occ))
+    edited = Corpus.from_documents([make_document(d.doc_id, "# emptied\n") if d is victim else d for d in docs])
+    index = QuoteIndex(edited)
+    assert index.find_all_cached(quotes, cache) == QuoteIndex(edited).find_all(quotes)
+    assert set(index._by_id) == {victim.doc_id}, "only the changed document was folded"
+
+
+def test_rebuilds_with_new_questions_do_not_grow_the_cache(synthetic, tmp_path):
+    """The app rebuilds on every save: only the last build and search are kept."""
+    project = cached(synthetic, tmp_path)
+    questions = project.load_questions().questions
+
+    def files() -> int:
+        return sum(1 for p in (tmp_path / "derived").rglob("*") if p.is_file())
+
+    build(project, questions)
+    after_first = files()
+    for n in (1, 2, 3):
+        build(cached(synthetic, tmp_path), questions[n:])
+    assert files() == after_first
+
+
+def test_cold_preparation_fills_the_caches_with_what_the_lazy_path_computes(synthetic, tmp_path, monkeypatch):
+    from labeller.core.anchors import LAST_SEARCH
+    from labeller.core.chunkers import chunk_key
+
+    monkeypatch.setattr(parallel, "MIN_PARALLEL_CHARS", 0)
+    monkeypatch.setenv("LABELLER_WORKERS", "2")
+    project = cached(synthetic, tmp_path)
+    questions = project.load_questions().questions
+    parallel.prepare_cold_build(project, questions)
+    fresh = DigestCache(tmp_path)  # read back from disk, not from the preparing process's memory
+    for doc in project.corpus:
+        assert fresh.get(chunk_key(project.chunker, doc)) == project.chunker.chunk(doc)
+    quotes = [fold_quote(loc.quote) for q in questions for loc in q.locators if loc.quote]
+    digest, per_doc = fresh.get(LAST_SEARCH)
+    lazy = DigestCache(None)
+    QuoteIndex(project.corpus).find_all_cached(quotes, lazy)
+    assert (digest, per_doc) == lazy.get(LAST_SEARCH)
+    with_hits = [d for d in project.corpus if per_doc[d.doc_id][1]]
+    assert with_hits
+    for doc in with_hits:
+        assert Project(load_config(synthetic), fresh).block_cache.get((doc.doc_id, doc.sha256)) == parse_blocks(doc)
