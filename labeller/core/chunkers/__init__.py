@@ -7,6 +7,7 @@ one versioned module, and its name is written into every artifact built with it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Protocol
 
 from labeller.core.cache import reduce_by_fields
@@ -57,8 +58,18 @@ def get_chunker(name: str, max_chars: int) -> Chunker:
 
 
 def chunk_key(chunker: Chunker, doc: Document) -> tuple:
-    """The cache key of one document's chunks: chunker, its settings, the document's digest."""
-    return (chunker.name, chunker.max_chars, doc.doc_id, doc.sha256)
+    """The cache key of one document's chunks: chunker, its settings, the document's digest,
+    and the versions of the parsers behind the breadcrumb's front-matter title."""
+    return (chunker.name, chunker.max_chars, doc.doc_id, doc.sha256, _parser_versions())
+
+
+@lru_cache(maxsize=1)
+def _parser_versions() -> tuple[str, str, str]:
+    import markdown_it
+    import mdit_py_plugins
+    import yaml
+
+    return markdown_it.__version__, mdit_py_plugins.__version__, yaml.__version__
 
 
 def chunk_corpus(corpus: Corpus, chunker: Chunker, cache=None) -> dict[str, list[Chunk]]:
