@@ -10,7 +10,7 @@ import re
 
 from rich.markup import escape
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
 def _visible(m: re.Match) -> str:
@@ -21,9 +21,15 @@ def _visible(m: re.Match) -> str:
     return f"\\u{code:04x}"
 
 
+def visible(text: str) -> str:
+    """Control characters (escape sequences, bidi overrides, U+2028) as visible stand-ins;
+    tabs and newlines kept. No markup escaping: for Textual ``Content`` and plain output."""
+    return CONTROL.sub(_visible, text)
+
+
 def safe(text: str) -> str:
-    """Control characters made visible (tabs and newlines kept); no markup interpreted."""
-    return escape(_CONTROL.sub(_visible, text))
+    """``visible`` text with Rich markup escaped, for Rich console output and Rich cells."""
+    return escape(visible(text))
 
 
 def safe_line(text: str) -> str:

@@ -2,6 +2,8 @@
 
     python scripts/screenshots.py [--root PROJECT] [--out screenshots]
 
+Also writes ``review.svg`` (review mode) through ``scripts/screenshot_review.py``.
+
 The real app (``LabellerApp``) runs headless under Textual's test pilot on a throwaway
 copy of the project (typing a quote writes the autosave journal, which must not land
 in the repository), and each screen is exported as an SVG. Nothing in the pictures
@@ -112,6 +114,12 @@ def main() -> None:
             shutil.copy2(src / "labeller.toml", root / "labeller.toml")
         for path in asyncio.run(shoot(root, out)):
             print(path)
+        # review mode on a two-span record (the first multi-hop one), from its own script
+        from screenshot_review import screenshot_review
+
+        questions = AuthoringSession.open(root).project.load_questions().questions
+        multi = next((q.id for q in questions if q.hop == "multi"), None)
+        print(screenshot_review(root, out / "review.svg", multi))
 
 
 if __name__ == "__main__":

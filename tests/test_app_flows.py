@@ -272,6 +272,9 @@ async def test_crash_recovery_from_the_journal(small):
     async with app2.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert isinstance(app2.screen, Choice), "the journal is offered, not applied silently"
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app2.screen, Choice), "Escape does not dismiss it: a choice must be made"
         await pilot.click("#restore")
         await settle(pilot)
         assert app2.session.draft("q002").query == "How quickly are pages answered?"

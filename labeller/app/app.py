@@ -59,7 +59,7 @@ MODE_SPECS: list[ModeSpec] = [
 ]
 
 # Actions a modal dialog must not be interrupted by.
-_GLOBAL_ACTIONS = {"switch_mode", "save", "new_question", "help", "reload_corpus"}
+_GLOBAL_ACTIONS = {"switch_mode", "save", "new_question", "help", "reload_corpus", "review"}
 
 
 class LabellerApp(App):
@@ -70,6 +70,8 @@ class LabellerApp(App):
     BINDINGS = [
         Binding("f1", "help", "Help", priority=True, tooltip="Every key binding, by where it applies"),
         *[Binding(m.key, f"switch_mode('{m.name}')", m.title, priority=True, tooltip=m.help) for m in MODE_SPECS],
+        Binding("f7", "review", "Review", priority=True,
+                tooltip="Review mode: accept, flag or edit the records not reviewed as they stand"),
         Binding("ctrl+s", "save", "Save", priority=True,
                 tooltip="Write questions.jsonl; rebuild the golden set and manifest if every label resolves"),
         Binding("ctrl+n", "new_question", "New question", priority=True, show=False,
@@ -108,7 +110,7 @@ class LabellerApp(App):
         if choice == "restore":
             ids = self.session.restore(entry)
             self.notify(f"restored {len(ids)} record(s) from the journal; they are unsaved")
-        else:
+        elif choice == "discard":
             self.session.journal.clear()
             self.notify("discarded the journal")
         self.refresh_screens()
@@ -174,6 +176,34 @@ class LabellerApp(App):
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen(binding_groups()))
+
+    def action_review(self) -> None:
+        """Review mode (the same screen as ``labeller review``), most urgent records first.
+
+        Review edits write questions.jsonl directly, so unsaved edits must be saved first.
+        """
+        from labeller.app.screens.review import ReviewScreen
+        from labeller.commands.review import default_reviewer
+        from labeller.errors import LabellerError
+        from labeller.review.log import read_review_log
+
+        if self.session.dirty:
+            self.notify("save first (ctrl+s): review edits go straight to questions.jsonl", severity="warning")
+            return
+        try:
+            questions = self.session.project.load_questions().questions
+            ids = read_review_log(self.session.config.review_log).queue(questions) or [q.id for q in questions]
+            reviewer = default_reviewer(None)
+        except LabellerError as exc:
+            self.notify(visible_line(str(exc)), severity="error", markup=False)
+            return
+
+        def closed(_result) -> None:
+            self.session.reload()
+            self.refresh_screens()
+            self._prepare()
+
+        self.push_screen(ReviewScreen(self.session.project, ids, reviewer), closed)
 
     # -- saving -----------------------------------------------------------------------------
 
@@ -252,6 +282,8 @@ class LabellerApp(App):
         yield SystemCommand("Reload corpus", "Read the corpus again after editing it, and re-resolve every label",
                             self.action_reload_corpus)
         yield SystemCommand("Help: key bindings", "Every key of the app (F1)", self.action_help)
+        yield SystemCommand("Review", "Accept, flag or edit records not reviewed as they stand (f7)",
+                            self.action_review)
         if isinstance(screen, AuthorScreen):
             for binding in AuthorScreen.BINDINGS:
                 if binding.action.startswith("focus_document"):
@@ -288,7 +320,9 @@ def binding_groups() -> list[tuple[str, list[tuple[str, str]]]]:
         rows = [(key_display(b.key), b.tooltip or b.description) for b in _own_bindings(m.screen)]
         if rows:
             groups.append((f"{m.title} ({m.key})", rows))
-    for where, cls in (("question list", QuestionTable), ("locator list", LocatorTable)):
+    from labeller.app.screens.review import ReviewScreen
+
+    for where, cls in (("Review (f7)", ReviewScreen), ("question list", QuestionTable), ("locator list", LocatorTable)):
         groups.append((where, [(key_display(b.key), b.tooltip or b.description) for b in _own_bindings(cls)]))
     groups.append(("dialogs", [("esc", "Cancel"), ("enter", "Press the focused button")]))
     return groups

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 
 
 def register(sub) -> None:
@@ -15,11 +14,6 @@ def register(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    # While Textual runs it replaces sys.stderr with an object whose fileno() is -1, and
-    # multiprocessing's spawn start method then fails (ValueError, not the OSError that
-    # labeller.core.parallel falls back on). The app chunks in a background worker anyway,
-    # so it runs per-document work in-process unless the user chose otherwise.
-    os.environ.setdefault("LABELLER_WORKERS", "1")
     # Loading happens before the UI starts, so a malformed questions file or an unsafe
     # corpus is a clean message and exit code 2 on the terminal, not a crash inside the app.
     from labeller.app.app import LabellerApp

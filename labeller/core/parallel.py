@@ -87,8 +87,10 @@ def iter_documents(fn: Callable[[Document], T], docs: Sequence[Document]) -> Ite
                     done += 1
                     yield result
             return
-        except (OSError, BrokenProcessPool):
-            pass  # no process support here (a sandbox), or a worker was killed: the rest on one core
+        except (OSError, ValueError, BrokenProcessPool):
+            # no process support here (a sandbox), a worker was killed, or stdio without a
+            # file descriptor (Textual's stderr) that spawn cannot hand on: the rest on one core
+            pass
     with _cyclic_gc_paused():
         results = [fn(d) for d in docs[done:]]
     yield from results

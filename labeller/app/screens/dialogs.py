@@ -15,14 +15,17 @@ from labeller.app.widgets.markup import fmt
 class Choice(ModalScreen[str | None]):
     """A message and a row of buttons; dismisses with the chosen button's id (None on Escape)."""
 
-    BINDINGS = [Binding("escape", "dismiss(None)", "Cancel")]
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
-    def __init__(self, title: str, body: Content, buttons: list[tuple[str, str, str]], **kwargs) -> None:
-        """``buttons``: (id, label, variant)."""
+    def __init__(self, title: str, body: Content, buttons: list[tuple[str, str, str]], *,
+                 cancellable: bool = True, **kwargs) -> None:
+        """``buttons``: (id, label, variant). A dialog that is not ``cancellable`` ignores Escape:
+        one of its buttons must be chosen."""
         super().__init__(**kwargs)
         self._title = title
         self._body = body
         self._buttons = buttons
+        self._cancellable = cancellable
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
@@ -38,6 +41,10 @@ class Choice(ModalScreen[str | None]):
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.dismiss(event.button.id)
 
+    def action_cancel(self) -> None:
+        if self._cancellable:
+            self.dismiss(None)
+
 
 def restore_dialog(ids: list[str], deleted: list[str], questions: str, changed_since: bool) -> Choice:
     listed = ", ".join(ids[:12]) + (" …" if len(ids) > 12 else "")
@@ -48,8 +55,9 @@ def restore_dialog(ids: list[str], deleted: list[str], questions: str, changed_s
     if changed_since:
         body += Content.from_markup("\n\n[$warning]The questions file changed on disk since then; restoring puts "
                                     "your edited records over the current file.[/]")
+    # no Escape: dismissing it without a choice would let the next edit overwrite the journal
     return Choice("Restore unsaved edits?", body, [("restore", "Restore", "primary"),
-                                                  ("discard", "Discard them", "error")])
+                                                  ("discard", "Discard them", "error")], cancellable=False)
 
 
 def conflict_dialog() -> Choice:

@@ -30,7 +30,7 @@ from textual.widgets.text_area import Selection
 from labeller.core.chunkers import Chunk
 from labeller.core.corpus import Document
 from labeller.app.widgets.markup import visible_line
-from labeller.display import _CONTROL
+from labeller.display import CONTROL
 
 # Characters that would break a TextArea row or act on the terminal: the display module's
 # control set (C0/C1 controls, U+2028/9, bidi overrides) plus nothing else; tab and LF are
@@ -49,7 +49,7 @@ def _stand_in(m: re.Match) -> str:
 def display_text(text: str) -> str:
     """``text`` with every line-breaking or control character (but LF and tab) replaced by
     one visible character; same length, same LF positions."""
-    return _CONTROL.sub(_stand_in, text)
+    return CONTROL.sub(_stand_in, text)
 
 
 def line_starts(text: str) -> list[int]:

@@ -14,12 +14,7 @@ from __future__ import annotations
 
 from textual.content import Content
 
-from labeller.display import _CONTROL, _visible
-
-
-def visible(text: str) -> str:
-    """Control characters (escape sequences, bidi overrides, U+2028) as visible stand-ins."""
-    return _CONTROL.sub(_visible, text)
+from labeller.display import visible
 
 
 def visible_line(text: str) -> str:

@@ -1,0 +1,50 @@
+"""Review mode is reachable from the authoring app (F7) and its decisions reach the log."""
+
+from __future__ import annotations
+
+import pytest
+
+from helpers_app import make_app, run_async, settle, type_into, write_small_project
+from labeller.app.screens.review import ReviewScreen
+from labeller.review.log import read_review_log
+
+SIZE = (150, 45)
+
+
+@pytest.fixture
+def small(tmp_path):
+    return write_small_project(tmp_path / "proj")
+
+
+@run_async
+async def test_f7_opens_review_and_accept_is_logged(small, monkeypatch):
+    monkeypatch.setenv("LABELLER_REVIEWER", "tester")
+    app = make_app(small)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("f7")
+        await settle(pilot)
+        assert isinstance(app.screen, ReviewScreen)
+        first = app.screen.record_ids[0]
+        await pilot.press("a")
+        await settle(pilot)
+        await pilot.press("q")
+        await settle(pilot)
+        assert not isinstance(app.screen, ReviewScreen)
+    log = read_review_log(small / "golden" / "reviews.jsonl")
+    questions = app.session.project.load_questions().questions
+    assert log.statuses(questions)[first] == "reviewed"
+
+
+@run_async
+async def test_review_waits_for_unsaved_edits(small):
+    app = make_app(small)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.open_record("q002")
+        await settle(pilot)
+        await type_into(pilot, "#form-query", "An unsaved rewording of the query?")
+        await settle(pilot)
+        await pilot.press("f7")
+        await settle(pilot)
+        assert not isinstance(app.screen, ReviewScreen)
