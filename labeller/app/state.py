@@ -32,7 +32,7 @@ from labeller.core.build import BuildResult, RecordResult, build, resolve_record
 from labeller.core.canon import decode_utf8, sha256_hex
 from labeller.core.chunkers import Chunk
 from labeller.core.corpus import Document
-from labeller.core.models import Locator, Question
+from labeller.core.models import Locator, Question, record_json
 from labeller.core.project import Project
 from labeller.core.questions import QuestionsFile, parse_questions
 from labeller.core.resolve import MAX_LISTED_OCCURRENCES, Refusal, Span
@@ -141,17 +141,7 @@ class Draft:
                    unanswerable=un if isinstance(un, bool) else None)
 
     def as_json(self) -> dict:
-        out: dict = {"id": self.id, "query": self.query, "expected_answer": self.expected_answer,
-                     "locators": [loc.as_json() for loc in self.locators]}
-        if self.hop != "single":
-            out["hop"] = self.hop
-        if self.tags:
-            out["tags"] = list(self.tags)
-        if self.split is not None:
-            out["split"] = self.split
-        if self.unanswerable is not None:
-            out["unanswerable"] = self.unanswerable
-        return out
+        return record_json(self)
 
     def to_question(self) -> Question:
         return Question.model_validate(self.as_json())

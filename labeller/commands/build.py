@@ -10,7 +10,7 @@ from rich.text import Text
 
 from labeller.commands.common import add_format_option, add_project_options, console, project_from
 from labeller.commands.review import counts_line, print_pending
-from labeller.core.build import build, write_artifacts
+from labeller.core.build import BuildResult, build, write_artifacts
 from labeller.core.check import Drift, check
 from labeller.core.resolve import Refusal
 from labeller.display import safe_line
@@ -45,14 +45,7 @@ def run(args: argparse.Namespace) -> int:
     summary = result.summary | {"review": review}  # a copy: the build result may be shared through the cache
     out = console()
     if not result.ok:
-        if args.format == "json":
-            print(json.dumps({"ok": False, "errors": [r.as_json() for r in result.refusals],
-                              "summary": summary}, ensure_ascii=False, indent=2, sort_keys=True))
-        else:
-            print_refusals(project, result.refusals)
-            console(stderr=True).print(f"[bold red]build refused:[/] {len(result.refusals)} label error(s); "
-                                       "nothing was written")
-        return result.exit_code
+        return report_refusals(project, result, args.format, "build refused", "nothing was written", summary)
     if args.check:
         drift = check(result, project.config.artifact_path, project.config.manifest_path)
         pending = unreviewed_or_stale(project.config, questions) if args.require_reviewed else {}
@@ -95,6 +88,23 @@ def print_summary(s: dict) -> None:
     for doc in s["unlabelled_docs"]:
         d.add_row(Text(doc, style="dim"), Text("0", style="dim"))
     out.print(d)
+
+
+def report_refusals(project, result: BuildResult, fmt: str, what: str, consequence: str,
+                    summary: dict | None = None) -> int:
+    """Print a refused build's errors (JSON or text) and return its exit code.
+
+    Every command that needs a clean build (build, export, leaks) reports it this way.
+    """
+    if fmt == "json":
+        report = {"ok": False, "errors": [r.as_json() for r in result.refusals]}
+        if summary is not None:
+            report["summary"] = summary
+        print(json.dumps(report, ensure_ascii=False, indent=2, sort_keys=True))
+    else:
+        print_refusals(project, result.refusals)
+        console(stderr=True).print(f"[bold red]{what}:[/] {len(result.refusals)} label error(s); {consequence}")
+    return result.exit_code
 
 
 def print_refusals(project, refusals: list[Refusal]) -> None:

@@ -15,7 +15,7 @@ import sys
 from fnmatch import fnmatchcase
 from pathlib import Path
 
-from labeller.commands.build import print_refusals
+from labeller.commands.build import report_refusals
 from labeller.commands.common import add_format_option, add_project_options, console, project_from
 from labeller.core.build import build
 from labeller.display import safe_line
@@ -44,14 +44,7 @@ def run(args: argparse.Namespace) -> int:
     project = project_from(args)
     result = build(project, project.load_questions().questions)
     if not result.ok:
-        if args.format == "json":
-            print(json.dumps({"ok": False, "errors": [r.as_json() for r in result.refusals]},
-                             ensure_ascii=False, indent=2, sort_keys=True))
-        else:
-            print_refusals(project, result.refusals)
-            console(stderr=True).print(f"[bold red]export needs a clean build:[/] {len(result.refusals)} label "
-                                       "error(s); nothing was exported")
-        return result.exit_code
+        return report_refusals(project, result, args.format, "export needs a clean build", "nothing was exported")
     files, notes = FORMATS[args.fmt].export(project, result, args)
     if "" in files:
         written = write_single(args, files)

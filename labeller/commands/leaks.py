@@ -14,7 +14,7 @@ import sys
 
 from rich.table import Table
 
-from labeller.commands.build import print_refusals
+from labeller.commands.build import report_refusals
 from labeller.commands.common import add_format_option, add_project_options, console, project_from
 from labeller.core.build import build
 from labeller.display import safe_line
@@ -37,13 +37,8 @@ def run(args: argparse.Namespace) -> int:
     project = project_from(args)
     result = build(project, project.load_questions().questions)
     if not result.ok:
-        if args.format == "json":
-            print(json.dumps({"ok": False, "errors": [r.as_json() for r in result.refusals]},
-                             ensure_ascii=False, indent=2, sort_keys=True))
-        else:
-            print_refusals(project, result.refusals)
-            console(stderr=True).print(f"[bold red]leaks needs a clean build:[/] {len(result.refusals)} label "
-                                       "error(s); fix them first (the scan exempts each record's answer documents)")
+        report_refusals(project, result, args.format, "leaks needs a clean build",
+                        "fix them first (the scan exempts each record's answer documents)")
         return EXIT_REFUSED
     findings = find_leaks(project.all_chunks, result.records)
     if args.format == "json":

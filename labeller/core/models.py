@@ -81,26 +81,23 @@ class Question(BaseModel):
 
     def as_json(self) -> dict:
         """The record as it is written back to questions.jsonl (defaults left out)."""
-        out: dict = {"id": self.id, "query": self.query, "expected_answer": self.expected_answer,
-                     "locators": [loc.as_json() for loc in self.locators]}
-        if self.hop != "single":
-            out["hop"] = self.hop
-        if self.tags:
-            out["tags"] = list(self.tags)
-        if self.split is not None:
-            out["split"] = self.split
-        if self.unanswerable is not None:
-            out["unanswerable"] = self.unanswerable
-        return out
+        return record_json(self)
 
 
-class AnswerSpan(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-    doc_id: str
-    char_start: int
-    char_end: int
-    block: str
+def record_json(rec) -> dict:
+    """A record's questions.jsonl form, from anything with a record's fields (a ``Question``,
+    or the app's draft of one that may not validate yet): key order fixed, defaults left out."""
+    out: dict = {"id": rec.id, "query": rec.query, "expected_answer": rec.expected_answer,
+                 "locators": [loc.as_json() for loc in rec.locators]}
+    if rec.hop != "single":
+        out["hop"] = rec.hop
+    if rec.tags:
+        out["tags"] = list(rec.tags)
+    if rec.split is not None:
+        out["split"] = rec.split
+    if rec.unanswerable is not None:
+        out["unanswerable"] = rec.unanswerable
+    return out
 
 
 def question_json_schema() -> dict:

@@ -13,10 +13,9 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from labeller.app.screens.review import RecordEditor, plain, record_view, refusal_view, span_view
+from labeller.app.screens.review import RecordEditor, RecordPager, plain, record_view, refusal_view, span_view
 from labeller.core.build import RecordResult
 from labeller.core.models import Question
 from labeller.core.project import Project
@@ -39,7 +38,7 @@ def side_view(project: Project, title: str, res: RecordResult, other: RecordResu
     return Group(*parts)
 
 
-class AdjudicateScreen(Screen):
+class AdjudicateScreen(RecordPager):
     DEFAULT_CSS = """
     AdjudicateScreen #ad-head { height: auto; padding: 0 1; background: $boost; }
     AdjudicateScreen #ad-record { height: auto; padding: 0 1; }
@@ -161,15 +160,3 @@ class AdjudicateScreen(Screen):
                                           q.id, save),
                              lambda edited: edited is not None and (self.reload(), self.action_next()))
 
-    def action_next(self) -> None:
-        if self.index + 1 < len(self.record_ids):
-            self.index += 1
-        self.show()
-
-    def action_prev(self) -> None:
-        if self.index > 0:
-            self.index -= 1
-        self.show()
-
-    def action_close(self) -> None:
-        self.dismiss(None)

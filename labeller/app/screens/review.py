@@ -249,7 +249,27 @@ class RecordEditor(ModalScreen[Question | None]):
 # -- the review screen --------------------------------------------------------------------------
 
 
-class ReviewScreen(Screen):
+class RecordPager(Screen):
+    """A screen that walks ``record_ids`` one at a time (review and adjudication share it)."""
+
+    record_ids: list[str]
+    index: int
+
+    def action_next(self) -> None:
+        if self.index + 1 < len(self.record_ids):
+            self.index += 1
+        self.show()
+
+    def action_prev(self) -> None:
+        if self.index > 0:
+            self.index -= 1
+        self.show()
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+class ReviewScreen(RecordPager):
     """Step through ``record_ids`` and record this reviewer's decisions."""
 
     DEFAULT_CSS = """
@@ -370,15 +390,3 @@ class ReviewScreen(Screen):
         self.app.push_screen(RecordEditor(f"Edit record {q.id}", q.as_json(), q.id, save),
                              lambda edited: edited is not None and self.reload())
 
-    def action_next(self) -> None:
-        if self.index + 1 < len(self.record_ids):
-            self.index += 1
-        self.show()
-
-    def action_prev(self) -> None:
-        if self.index > 0:
-            self.index -= 1
-        self.show()
-
-    def action_close(self) -> None:
-        self.dismiss(None)
