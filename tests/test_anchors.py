@@ -83,3 +83,21 @@ def test_unknown_doc_and_unsafe_doc(make_project):
 def test_fold_quote():
     assert fold_quote("  a\n\t b  ") == "a b"
     assert fold_quote("e\u0301 x") == "\u00e9 x"
+
+
+def test_nfd_crlf_and_bom_inputs_resolve_to_the_same_spans(make_project):
+    text = "# Caf\u00e9\n\nLe caf\u00e9 ouvre \u00e0 huit heures.\n\n- na\u00efve item\n"
+    variants = {
+        "nfc.md": text,
+        "nfd_crlf_bom.md": "\ufeff" + __import__("unicodedata").normalize("NFD", text).replace("\n", "\r\n"),
+        "cr.md": text.replace("\n", "\r"),
+    }
+    p = make_project(variants)
+    spans = []
+    for doc in variants:
+        for quote in ("caf\u00e9 ouvre", "cafe\u0301 ouvre", "na\u00efve"):
+            s = p.resolver.resolve(Locator(doc=doc, quote=quote))
+            assert isinstance(s, Span), (doc, quote, s)
+            spans.append((s.start, s.end, s.block, s.quote_start, s.quote_end))
+    assert len(set(spans[0::3])) == len(set(spans[1::3])) == len(set(spans[2::3])) == 1
+    assert spans[0] == spans[1]

@@ -48,3 +48,24 @@ async def test_review_waits_for_unsaved_edits(small):
         await pilot.press("f7")
         await settle(pilot)
         assert not isinstance(app.screen, ReviewScreen)
+
+
+@run_async
+async def test_question_list_shows_review_status(small, monkeypatch):
+    from labeller.app.widgets.question_list import QuestionTable
+
+    monkeypatch.setenv("LABELLER_REVIEWER", "tester")
+    app = make_app(small)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        table = app.screen.query_one(QuestionTable)
+        assert table.get_cell("q001", "review") == "unreviewed"
+        await pilot.press("f7")
+        await settle(pilot)
+        first = app.screen.record_ids[0]
+        await pilot.press("a")
+        await settle(pilot)
+        await pilot.press("q")
+        await settle(pilot)
+        table = app.screen.query_one(QuestionTable)
+        assert table.get_cell(first, "review") == "reviewed"

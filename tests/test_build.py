@@ -166,3 +166,13 @@ def test_schema_and_new(tmp_path, capsys):
     assert main(["new", str(target)]) == 0
     assert main(["build", "--root", str(target)]) == 0
     assert main(["new", str(target)]) == 2
+
+
+def test_check_fails_on_a_changed_rule_version(project, capsys):
+    assert run(project) == 0
+    manifest = project / "golden/golden-set.v1.manifest.json"
+    data = json.loads(manifest.read_text())
+    data["expansion_version"] = "blocks-v0"  # as if built by an older rule
+    manifest.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
+    assert run(project, "--check") == 1
+    assert "expansion_version" in capsys.readouterr().err

@@ -37,6 +37,7 @@ from labeller.core.project import Project
 from labeller.core.questions import QuestionsFile, parse_questions
 from labeller.core.resolve import MAX_LISTED_OCCURRENCES, Refusal, Span
 from labeller.errors import InvalidInput, LabellerError
+from labeller.review.log import STATUS_LABELS, read_review_log
 
 # -- the copy warning ----------------------------------------------------------------------
 #
@@ -575,6 +576,8 @@ class AuthoringSession:
         self.results: dict[str, RecordResult] = {}
         self.committed = CommittedState()
         self.ready = False  # chunks, quote index and statuses computed
+        self._review_log = None  # golden/reviews.jsonl as last read, and the stat it was read at
+        self._review_stamp: tuple[int, int] | None | bool = False
         self.last_build: BuildResult | None = None
         self._save_generation = 0
         self._rebuild_lock = threading.Lock()
@@ -667,6 +670,32 @@ class AuthoringSession:
             if kind in kinds:
                 return kind.replace("_", " "), first.message
         return first.kind.replace("_", " "), first.message
+
+    def review_statuses(self) -> dict[str, str]:
+        """Review status per record (reviewed / needs re-review / flagged / unreviewed).
+
+        Read from golden/reviews.jsonl, which ``labeller review`` appends to from outside the
+        app too; re-read only when the file changes. An unsaved edit of a reviewed record
+        already shows as needing re-review: the review covered the record as it was.
+        """
+        path = self.config.review_log
+        try:
+            st = path.stat()
+            stamp = (st.st_mtime_ns, st.st_size)
+        except OSError:
+            stamp = None
+        if self._review_stamp != stamp:
+            try:
+                self._review_log = read_review_log(path)
+            except LabellerError:
+                self._review_log = None
+            self._review_stamp = stamp
+        out: dict[str, str] = {}
+        for d in self.iter_drafts():
+            if self._review_log is None or d.problems():
+                continue
+            out[d.id] = STATUS_LABELS[self._review_log.status(d.to_question())]
+        return out
 
     def rows(self, flt: QuestionFilter = QuestionFilter()) -> list[tuple[Draft, str]]:
         out = []

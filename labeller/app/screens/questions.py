@@ -39,7 +39,7 @@ class QuestionsScreen(SessionScreen):
         bar.set_tags(s.all_tags())
         rows = s.rows(bar.filter)
         table = self.query_one(QuestionTable)
-        table.show(rows, {i for i in s.order if s.is_dirty(i)})
+        table.show(rows, {i for i in s.order if s.is_dirty(i)}, s.review_statuses())
         table.border_title = f"questions ({len(rows)} of {len(s.order)})"
         self._show_detail(table.current_id)
         self.query_one("#status-line", Static).update(self.labeller.status_line())

@@ -61,7 +61,7 @@ class FilterBar(Horizontal):
 
 
 class QuestionTable(DataTable):
-    """id, status, hop, split, query; Enter (or a click) opens the record."""
+    """id, status, review, hop, split, query; Enter (or a click) opens the record."""
 
     BINDINGS = [Binding("enter", "open", "Open", show=True, tooltip="Open the question in the editor")]
 
@@ -77,16 +77,17 @@ class QuestionTable(DataTable):
         # status before the query, so a long query never pushes it off screen
         self.add_column("id", key="id")
         self.add_column("status", key="status")
+        self.add_column("review", key="review")
         self.add_column("hop", key="hop")
         self.add_column("split", key="split")
         self.add_column("query", key="query")
 
-    def show(self, rows: list[tuple[Draft, str]], dirty: set[str]) -> None:
+    def show(self, rows: list[tuple[Draft, str]], dirty: set[str], reviews: dict[str, str]) -> None:
         keep = self.current_id
         self.clear()
         for draft, status in rows:
             rid = draft.id + (" *" if draft.id in dirty else "")
-            self.add_row(safe_line(rid), status_text(status), draft.hop, draft.split or "",
+            self.add_row(safe_line(rid), status_text(status), reviews.get(draft.id, ""), draft.hop, draft.split or "",
                          safe_line(draft.query[:120]), key=draft.id)
         if keep is not None and keep in self.rows:
             self.move_cursor(row=self.get_row_index(keep))
