@@ -25,6 +25,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from labeller.app.pilot import settle
+
 SIZE = (150, 45)
 
 
@@ -49,17 +51,6 @@ def _app_missing() -> str:
     except ImportError as exc:
         return f"the app is not importable: {exc}"
     return ""
-
-
-async def settle(pilot) -> None:
-    """Every message handled and every worker done (resolution workers chain)."""
-    for _ in range(500):
-        await pilot.pause()
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
-        if not any(w.is_running for w in pilot.app.workers):
-            return
-    raise RuntimeError("the app did not settle")
 
 
 def sample_quotes(project, n: int, seed: int = 11) -> list[tuple[str | None, str, int, int]]:

@@ -19,20 +19,10 @@ import tempfile
 from pathlib import Path
 
 from labeller.app.app import LabellerApp
+from labeller.app.pilot import settle
 from labeller.app.state import AuthoringSession, preview_locator
 
 SIZE = (140, 42)
-
-
-async def settle(pilot) -> None:
-    """Every message handled and every worker (resolution, eval) finished."""
-    for _ in range(500):
-        await pilot.pause()
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
-        if not any(w.is_running for w in pilot.app.workers):
-            return
-    raise RuntimeError("the app did not settle")
 
 
 def pick_records(session: AuthoringSession) -> tuple[str, str | None]:

@@ -11,6 +11,8 @@ import json
 import shutil
 from pathlib import Path
 
+from labeller.app.pilot import settle  # noqa: F401  (re-exported for callers)
+
 REPO = Path(__file__).resolve().parents[1]
 
 ROTATE = """\
@@ -88,21 +90,6 @@ def copy_bundled_example(root: Path) -> Path:
     if (REPO / "labeller.toml").is_file():
         shutil.copy2(REPO / "labeller.toml", root / "labeller.toml")
     return root
-
-
-async def settle(pilot) -> None:
-    """Wait until every message is handled and every worker (resolution, save) is done.
-
-    Live resolution runs in workers that may start one another (the newest request starts
-    when the running one ends), so we loop until a pause finds nothing running. No sleeps:
-    each round waits on the workers themselves."""
-    for _ in range(200):
-        await pilot.pause()
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
-        if not any(w.is_running for w in pilot.app.workers):
-            return
-    raise AssertionError("the app did not settle")
 
 
 def make_app(root: Path, **kwargs):
