@@ -28,6 +28,7 @@ from labeller.core.corpus import Corpus, Document, make_document
 from labeller.core.expansion import parse_blocks
 from labeller.core.markdown import parse, parse_structure
 from labeller.core.project import Project
+from labeller.core.windows import WINDOWS_VERSION, restart_lines
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "benchmarks"))
@@ -259,5 +260,34 @@ def test_cold_preparation_fills_the_caches_with_what_the_lazy_path_computes(synt
     assert (digest, per_doc) == lazy.get(LAST_SEARCH)
     with_hits = [d for d in project.corpus if per_doc[d.doc_id][1]]
     assert with_hits
-    for doc in with_hits:
-        assert Project(load_config(synthetic), fresh).block_cache.get((doc.doc_id, doc.sha256)) == parse_blocks(doc)
+    stored = Project(load_config(synthetic), fresh).block_cache
+    lazy = Project(load_config(synthetic)).resolver  # no cache: every window parsed on demand
+    sections = [loc for q in questions for loc in q.locators if loc.heading]
+    assert sections
+    for loc in sections:
+        lazy.resolve(loc)
+    for doc in project.corpus:
+        for found in per_doc[doc.doc_id][1].values():
+            for start, end in found:
+                lazy.blocks_at(doc.doc_id, doc.line_of(start), doc.line_of(end - 1))
+        windows = stored.get((WINDOWS_VERSION, doc.doc_id, doc.sha256))
+        assert windows == lazy._blocks.get((WINDOWS_VERSION, doc.doc_id, doc.sha256))
+        if windows is not None:
+            assert windows.restarts == restart_lines(doc)
+            assert all(blocks == parse_blocks(doc, *span) for span, blocks in windows.parsed.items())
+
+
+def test_libyaml_and_pure_python_front_matter_give_the_same_titles(synthetic, monkeypatch):
+    import yaml
+
+    from labeller.core import markdown
+    from labeller.core.corpus import load_corpus
+
+    texts = [d.text for folder in (REPO / "corpus", synthetic / "corpus") for d in load_corpus(folder)]
+    texts += [f"---\n{fm}\n---\nbody\n" for fm in ("title: 'quoted: colon'", "title: 2026-01-01", "title: [a, b]",
+                                                   "title: |\n  block\n  text", "title: ~", "title: 'é 中文'",
+                                                   "{title: flow}", "title: &a anchor\nother: *a", "title: :bad: [")]
+    fast = [markdown.front_matter_title(t) for t in texts]
+    monkeypatch.setattr(markdown, "YAML_LOADER", yaml.SafeLoader)
+    assert [markdown.front_matter_title(t) for t in texts] == fast
+    assert sum(t is not None for t in fast) > 20

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections import Counter
 
 from rich.table import Table
 from rich.text import Text
@@ -79,15 +80,27 @@ def print_summary(s: dict) -> None:
     t.add_row("blocks", "  ".join(f"{k} {v}" for k, v in s["blocks"].items()))
     t.add_row("chunks/record", "  ".join(f"{k}:{v}" for k, v in s["chunks_per_record"].items()))
     t.add_row("review", counts_line(s["review"]))
+    per_doc = Counter(s["labels_per_doc"].values())
+    per_doc[0] = len(s["unlabelled_docs"])
+    t.add_row("spans per doc", "  ".join(f"{k}: {v} doc{'' if v == 1 else 's'}"
+                                         for k, v in sorted(per_doc.items()) if v))
     out.print(t)
+    rows = [(safe_line(doc), str(n)) for doc, n in sorted(s["labels_per_doc"].items(), key=lambda kv: (-kv[1], kv[0]))]
+    rows += [(Text(safe_line(doc), style="dim"), Text("0", style="dim")) for doc in s["unlabelled_docs"]]
     d = Table(title="labels per document", box=None)
     d.add_column("document")
     d.add_column("spans", justify="right")
-    for doc, n in sorted(s["labels_per_doc"].items(), key=lambda kv: (-kv[1], kv[0])):
-        d.add_row(safe_line(doc), str(n))
-    for doc in s["unlabelled_docs"]:
-        d.add_row(Text(doc, style="dim"), Text("0", style="dim"))
+    for row in rows[:MAX_DOC_ROWS]:
+        d.add_row(*row)
+    if len(rows) > MAX_DOC_ROWS:
+        d.add_row(Text(f"… {len(rows) - MAX_DOC_ROWS:,} more documents (--format json lists them all)", style="dim"),
+                  "")
     out.print(d)
+
+
+# A corpus of hundreds of documents would print a page per build; the distribution row
+# above and the JSON summary carry the rest.
+MAX_DOC_ROWS = 25
 
 
 def report_refusals(project, result: BuildResult, fmt: str, what: str, consequence: str,

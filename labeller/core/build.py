@@ -133,8 +133,6 @@ def build(project: Project, questions: list[Question]) -> BuildResult:
     prepare_cold_build(project, questions)
     quotes = [loc.quote for q in questions for loc in q.locators if loc.quote is not None]
     found = project.resolver.search(quotes)
-    project.resolver.prefetch_blocks([*(o.doc_id for occ in found.values() if len(occ) == 1 for o in occ),
-                                      *(loc.doc for q in questions for loc in q.locators if loc.heading)])
     records = [resolve_record(project, q, found) for q in questions]
     manifest = make_manifest(project, len(questions))
     result = BuildResult(records, manifest, summarize(project, records))

@@ -8,6 +8,8 @@ span always runs from the start of its first line to the end of its last line.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from labeller.core.cache import reduce_by_fields
@@ -80,9 +82,13 @@ class DocBlocks:
     headings: list[Heading]
 
 
-def parse_blocks(doc: Document) -> DocBlocks:
+def parse_blocks(doc: Document, start: int = 0, stop: int | None = None) -> DocBlocks:
+    """The blocks of lines ``[start, stop)`` (the whole document by default), in the
+    document's line numbers. A window must run between restart lines
+    (``labeller.core.windows``), where the parse of the piece equals the full parse."""
     text = doc.text
     starts = doc.line_starts
+    stop = len(starts) if stop is None else stop
 
     def blank(line: int) -> bool:
         return not text[starts[line]:doc.line_end(line)].strip()
@@ -93,7 +99,12 @@ def parse_blocks(doc: Document) -> DocBlocks:
     headings: list[Heading] = []
     lists: list[int] = []  # stack of open list ids
     n_lists = 0
-    tokens = parse_structure(text)
+    piece = text if start == 0 and stop == len(starts) else text[starts[start]:doc.line_end(stop - 1)]
+    tokens = parse_structure(piece)
+    if start:
+        for tok in tokens:
+            if tok.map:
+                tok.map = [tok.map[0] + start, tok.map[1] + start]
     for i, tok in enumerate(tokens):
         t = tok.type
         if t in ("bullet_list_open", "ordered_list_open"):
@@ -169,11 +180,46 @@ def expand(doc: Document, blocks: DocBlocks, start: int, end: int) -> tuple[int,
     return doc.line_starts[head.first], doc.line_end(tail_line), head.kind
 
 
-def section_span(doc: Document, blocks: DocBlocks, heading: str) -> tuple[int, int]:
+# Every line where a heading can start (ATX, in any container) or a setext heading ends.
+_HEADING_LINE = re.compile(r"^[ \t>*+\-0-9.)]*#{1,6}(?:[ \t]|$)|^[ \t>]*(?:=+|-+)[ \t]*$", re.MULTILINE)
+
+
+def section_span(doc: Document, blocks_at: Callable[[int, int], DocBlocks], heading: str) -> tuple[int, int]:
     """The section named by ``heading``: its heading line through the line before the next
-    heading of the same or higher level, trailing blank lines excluded."""
+    heading of the same or higher level, trailing blank lines excluded.
+
+    ``blocks_at(first, last)`` gives blocks exact for those lines, so only the windows
+    that can hold a heading are parsed: a heading whose text is ``heading`` has that text
+    on its first line, and any heading has a line that ``_HEADING_LINE`` matches.
+    """
     wanted = heading.strip()
-    matches = [h for h in blocks.headings if h.text == wanted]
+    text, starts = doc.text, doc.line_starts
+    if not wanted or "\n" in wanted or "\ufffd" in wanted:
+        # a multi-line setext title, or markdown-it's stand-in for NUL: the whole document
+        return _section_in(doc, blocks_at(0, len(starts) - 1).headings, wanted)
+    found: dict[int, Heading] = {}
+    pos = text.find(wanted)
+    while pos != -1:
+        line = doc.line_of(pos)
+        found.update((h.first, h) for h in blocks_at(line, line).headings if h.text == wanted)
+        pos = text.find(wanted, doc.line_end(line))
+    matches = sorted(found.values(), key=lambda h: h.first)
+    if len(matches) != 1:
+        return _section_in(doc, matches, wanted)
+    h = matches[0]
+    later: list[Heading] = []
+    for m in _HEADING_LINE.finditer(text, doc.line_end(h.last)):
+        line = doc.line_of(m.start())
+        later = [o for o in blocks_at(line, line).headings if o.first > h.first and o.level <= h.level]
+        if later:
+            break
+    return _section_in(doc, [h, *later], wanted)
+
+
+def _section_in(doc: Document, headings: list[Heading], wanted: str) -> tuple[int, int]:
+    """The section of the one heading titled ``wanted`` among ``headings`` (every heading
+    of the document from it to the first later one of the same or higher level)."""
+    matches = [h for h in headings if h.text == wanted]
     if not matches:
         raise ExpansionRefused("not_found", f"no heading {wanted!r} in {doc.doc_id}")
     if len(matches) > 1:
@@ -181,7 +227,7 @@ def section_span(doc: Document, blocks: DocBlocks, heading: str) -> tuple[int, i
         raise ExpansionRefused("ambiguous", f"{len(matches)} headings {wanted!r} in {doc.doc_id} (lines {lines})")
     h = matches[0]
     stop = len(doc.line_starts)
-    for other in blocks.headings:
+    for other in sorted(headings, key=lambda o: o.first):
         if other.first > h.first and other.level <= h.level:
             stop = other.first
             break

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
+from functools import partial
 from typing import TypeVar
 
 from labeller.core.corpus import Document
@@ -107,10 +108,9 @@ def prepare_cold_build(project, questions) -> None:
     workers also write the cache entries themselves, so pickling them is parallel too. A
     cache that holds anything already takes the lazy path, which redoes only what changed.
     """
-    from functools import partial
-
     from labeller.core.anchors import LAST_SEARCH, fold_quote, needles_digest, search_needles
     from labeller.core.chunkers import chunk_key
+    from labeller.core.windows import WINDOWS_VERSION
 
     cache, corpus, chunker = project.cache, project.corpus, project.chunker
     if cache is None or worker_count() < 2 or corpus.chars < MIN_PARALLEL_CHARS:
@@ -119,17 +119,21 @@ def prepare_cold_build(project, questions) -> None:
     if any(cache.get(chunk_key(chunker, d)) is not None for d in docs):
         return
     needles = search_needles(fold_quote(loc.quote) for q in questions for loc in q.locators if loc.quote is not None)
-    sections = frozenset(loc.doc for q in questions for loc in q.locators if loc.heading is not None)
+    sections: dict[str, set[str]] = {}
+    for q in questions:
+        for loc in q.locators:
+            if loc.heading is not None and loc.doc is not None:
+                sections.setdefault(loc.doc, set()).add(loc.heading)
     block_namespace = project.block_cache.namespace
     store = cache.folder.parent if cache.folder is not None else None
     job = partial(_prepare_document, chunker=chunker, needles=tuple(needles), sections=sections, store=store,
                   block_namespace=block_namespace)
     per_doc = {}
-    for doc, (chunks, hits, parsed) in zip(docs, iter_documents(job, docs)):
+    for doc, (chunks, hits, windows) in zip(docs, iter_documents(job, docs)):
         cache.remember(chunk_key(chunker, doc), chunks)
         per_doc[doc.doc_id] = (doc.sha256, hits)
-        if parsed is not None:
-            cache.remember((*block_namespace, doc.doc_id, doc.sha256), parsed)
+        if windows is not None:
+            cache.remember((*block_namespace, WINDOWS_VERSION, doc.doc_id, doc.sha256), windows)
     if needles:
         cache.put(LAST_SEARCH, (needles_digest(needles), per_doc))
 
@@ -137,14 +141,16 @@ def prepare_cold_build(project, questions) -> None:
 _AUTOMATA: dict = {}  # per worker process: the automaton of the current needles, built once
 
 
-def _prepare_document(doc: Document, *, chunker, needles: tuple[str, ...], sections: frozenset, store,
+def _prepare_document(doc: Document, *, chunker, needles: tuple[str, ...], sections: dict[str, set[str]], store,
                       block_namespace: tuple):
-    """One document's chunks, quote matches, and blocks if a quote or a section names it;
-    the chunks and blocks are also written to the cache folder ``store`` (if any)."""
+    """One document's chunks, quote matches, and the windows of parsed blocks that
+    resolving its quotes and sections will ask for, under the keys ``Resolver`` looks
+    them up by; all are also written to the cache folder ``store`` (if any)."""
     from labeller.core.anchors import FoldedDocument, automaton, document_hits
     from labeller.core.cache import DigestCache
     from labeller.core.chunkers import chunk_key
-    from labeller.core.expansion import parse_blocks
+    from labeller.core.expansion import ExpansionRefused, section_span
+    from labeller.core.windows import WINDOWS_VERSION, DocWindows
 
     hits = {}
     if needles:
@@ -153,11 +159,22 @@ def _prepare_document(doc: Document, *, chunker, needles: tuple[str, ...], secti
             _AUTOMATA.clear()
             auto = _AUTOMATA[needles] = automaton(list(needles))
         hits = document_hits(FoldedDocument(doc), auto)
-    parsed = parse_blocks(doc) if hits or doc.doc_id in sections else None
+    windows = None
+    headings = sections.get(doc.doc_id, ())
+    if hits or headings:
+        windows = DocWindows.of(doc)
+        for found in hits.values():
+            for start, end in found:
+                windows.blocks_at(doc, doc.line_of(start), doc.line_of(end - 1))
+        for heading in sorted(headings):
+            try:
+                section_span(doc, partial(windows.blocks_at, doc), heading)
+            except ExpansionRefused:
+                pass  # refused again, and reported, when the build resolves it
     chunks = chunker.chunk(doc)
     if store is not None:
         disk = DigestCache(store)
         disk.put(chunk_key(chunker, doc), chunks)
-        if parsed is not None:
-            disk.put((*block_namespace, doc.doc_id, doc.sha256), parsed)
-    return chunks, hits, parsed
+        if windows is not None:
+            disk.put((*block_namespace, WINDOWS_VERSION, doc.doc_id, doc.sha256), windows)
+    return chunks, hits, windows

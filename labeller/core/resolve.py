@@ -9,6 +9,7 @@ ambiguous one) but never apply a fix on their own.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 
 from labeller.core.anchors import FoldedDocument, Occurrence, QuoteIndex, fold_quote
 from labeller.core.chunkers import Chunk
@@ -16,6 +17,7 @@ from labeller.core.corpus import Corpus, check_relative_doc_id
 from labeller.core.expansion import DocBlocks, ExpansionRefused, expand, parse_blocks, section_span
 from labeller.core.models import Locator
 from labeller.core.suggest import nearest_passages, unique_extension
+from labeller.core.windows import WINDOWS_VERSION, DocWindows
 from labeller.errors import InvalidInput
 
 MAX_LISTED_OCCURRENCES = 20
@@ -68,6 +70,7 @@ class Resolver:
         self._search_cache = search_cache  # a DigestCache: per-document matches of a build's quotes
 
     def blocks(self, doc_id: str) -> DocBlocks:
+        """The blocks of the whole document (what a section locator needs)."""
         doc = self.corpus[doc_id]
         key = (doc_id, doc.sha256)
         found = self._blocks.get(key)
@@ -75,18 +78,20 @@ class Resolver:
             found = self._blocks[key] = parse_blocks(doc)
         return found
 
-    def prefetch_blocks(self, doc_ids) -> None:
-        """Parse the blocks of every listed document not parsed yet, on all cores.
-
-        A build calls this with the documents its quotes were found in, so a cold build
-        parses them in parallel instead of one by one inside ``resolve``.
-        """
-        from labeller.core.parallel import map_documents
-
-        todo = [self.corpus[d] for d in dict.fromkeys(doc_ids)
-                if d in self.corpus and self._blocks.get((d, self.corpus[d].sha256)) is None]
-        for doc, parsed in zip(todo, map_documents(parse_blocks, todo)):
-            self._blocks[(doc.doc_id, doc.sha256)] = parsed
+    def blocks_at(self, doc_id: str, first: int, last: int) -> DocBlocks:
+        """Blocks exact for lines ``first..last``: only the window between restart lines
+        around them is parsed (``labeller.core.windows``), so a quote in a large document
+        costs a few lines of parsing, not the document."""
+        doc = self.corpus[doc_id]
+        key = (WINDOWS_VERSION, doc_id, doc.sha256)
+        windows = self._blocks.get(key)
+        if windows is None:
+            windows = DocWindows.of(doc)
+        known = len(windows.parsed)
+        found = windows.blocks_at(doc, first, last)
+        if len(windows.parsed) != known:
+            self._blocks[key] = windows  # stored again with the new window
+        return found
 
     # -- one locator -------------------------------------------------------------------
 
@@ -111,15 +116,15 @@ class Resolver:
             return self._ambiguous(loc, record_id, folded, occurrences)
         occ = occurrences[0]
         doc = self.corpus[occ.doc_id]
+        blocks = self.blocks_at(occ.doc_id, doc.line_of(occ.start), doc.line_of(occ.end - 1))
         if loc.exact:
-            blocks = self.blocks(occ.doc_id)
             if doc.line_of(occ.start) < blocks.front_matter_lines:
                 return Refusal("front_matter", "the quote lies in YAML front matter, which is metadata, "
                                "not answer text", loc, record_id)
             span = Span(occ.doc_id, occ.start, occ.end, "exact", occ.start, occ.end)
         else:
             try:
-                start, end, kind = expand(doc, self.blocks(occ.doc_id), occ.start, occ.end)
+                start, end, kind = expand(doc, blocks, occ.start, occ.end)
             except ExpansionRefused as exc:
                 return Refusal(exc.kind, exc.message, loc, record_id)
             span = Span(occ.doc_id, start, end, kind, occ.start, occ.end)
@@ -127,7 +132,7 @@ class Resolver:
 
     def _resolve_section(self, loc: Locator, record_id: str | None) -> Span | Refusal:
         try:
-            start, end = section_span(self.corpus[loc.doc], self.blocks(loc.doc), loc.heading)
+            start, end = section_span(self.corpus[loc.doc], partial(self.blocks_at, loc.doc), loc.heading)
         except ExpansionRefused as exc:
             return Refusal(exc.kind, exc.message, loc, record_id)
         return self._check_chunked(Span(loc.doc, start, end, "section", start, end), loc, record_id)
@@ -145,7 +150,7 @@ class Resolver:
         # paragraph. A span of only such lines and headings is the author's to fix, not a bug.
         lines = [ln for ln in split_lines(doc.text) if ln.start < span.end and span.start < ln.end]
         if all((ln.start, ln.end) in heading_lines or _is_blank(ln.content) for ln in lines):
-            blocks = self.blocks(span.doc_id)
+            blocks = self.blocks_at(span.doc_id, doc.line_of(span.start), doc.line_of(span.end - 1))
             title = next((h.text for h in blocks.headings if doc.line_starts[h.first] <= span.start
                           < doc.line_end(h.last)), None)
             suggestion = [{"doc": span.doc_id, "heading": title}] if title else []

@@ -64,12 +64,14 @@ def chunk_key(chunker: Chunker, doc: Document) -> tuple:
 
 
 @lru_cache(maxsize=1)
-def _parser_versions() -> tuple[str, str, str]:
+def _parser_versions() -> tuple[str, str, str, str]:
     import markdown_it
     import mdit_py_plugins
     import yaml
 
-    return markdown_it.__version__, mdit_py_plugins.__version__, yaml.__version__
+    from labeller.core.markdown import YAML_LOADER
+
+    return markdown_it.__version__, mdit_py_plugins.__version__, yaml.__version__, YAML_LOADER.__name__
 
 
 def chunk_corpus(corpus: Corpus, chunker: Chunker, cache=None) -> dict[str, list[Chunk]]:
