@@ -114,6 +114,13 @@ def test_every_edit_is_journaled_and_restorable(session):
     assert not session.dirty and not session.journal.exists(), "back to the file: no journal left"
 
 
+def test_dirty_answers_follow_the_file_after_a_save(session):
+    session.update("q002", query="Edited?")
+    assert session.is_dirty("q002") and session.dirty
+    session.save_questions()
+    assert not session.is_dirty("q002") and not session.dirty  # the remembered answer went with the old file
+
+
 def test_unreadable_journal_is_reported_and_set_aside(tmp_path):
     j = Journal(tmp_path)
     j.path.parent.mkdir(parents=True, exist_ok=True)

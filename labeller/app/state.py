@@ -599,6 +599,7 @@ class AuthoringSession:
         self.baseline: dict[str, Question] = {q.id: q for q in qfile.questions}
         self.order: list[str] = [q.id for q in qfile.questions]
         self.drafts: dict[str, Draft] = {q.id: Draft.from_question(q) for q in qfile.questions}
+        self._dirty_memo: dict[str, tuple[Draft, bool]] = {}
 
     # -- resolving (thread-safe readers, app-thread writers) ----------------------------------
 
@@ -632,8 +633,17 @@ class AuthoringSession:
         return self.drafts[record_id]
 
     def is_dirty(self, record_id: str) -> bool:
+        # Asked for every record on each keystroke (the journal holds the dirty ones), so
+        # the answer is kept until the draft object is replaced: drafts are immutable and
+        # the baseline only changes with the file (``_set_file`` drops the memo).
+        draft = self.drafts[record_id]
+        memo = self._dirty_memo.get(record_id)
+        if memo is not None and memo[0] is draft:
+            return memo[1]
         base = self.baseline.get(record_id)
-        return base is None or base.as_json() != self.drafts[record_id].as_json()
+        dirty = base is None or base.as_json() != draft.as_json()
+        self._dirty_memo[record_id] = (draft, dirty)
+        return dirty
 
     @property
     def dirty(self) -> bool:

@@ -11,6 +11,7 @@ worker (``LatestOnly``), so typing never waits for the core and nothing typed is
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import partial
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -244,7 +245,7 @@ class AuthorScreen(SessionScreen):
         project = self.session.project
         view = self.query_one(DocumentView)
         if view.doc is None or view.doc.doc_id != doc_id:
-            view.show_document(project.corpus[doc_id], structure_styles(project, doc_id),
+            view.show_document(project.corpus[doc_id], partial(structure_styles, project, doc_id),
                                project.chunks.get(doc_id, []))
 
     def _draw_marks(self, navigate: bool = True) -> None:

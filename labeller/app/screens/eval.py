@@ -8,6 +8,8 @@ the quoted text in its document.
 
 from __future__ import annotations
 
+from functools import partial
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
@@ -287,7 +289,8 @@ class LeakScreen(Screen):
         project = session.project
         path = self.finding["path"]
         view = self.query_one(DocumentView)
-        view.show_document(project.corpus[path], structure_styles(project, path), project.chunks.get(path, []))
+        view.show_document(project.corpus[path], partial(structure_styles, project, path),
+                           project.chunks.get(path, []))
         marks = [Mark(p.doc_start, p.doc_end, "occurrence") for p in self.places if p.doc_start is not None]
         view.set_marks(marks)
         if marks:

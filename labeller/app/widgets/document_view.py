@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 from rich.style import Style
 from rich.text import Text
@@ -113,20 +115,33 @@ class DocumentView(TextArea):
 
     # -- content ------------------------------------------------------------------------
 
-    def show_document(self, doc: Document, structure: dict[int, list[tuple[int, int | None, str]]],
+    def show_document(self, doc: Document, structure: Callable[[], dict[int, list[tuple[int, int | None, str]]]],
                       chunks: list[Chunk]) -> None:
-        """Show ``doc``; ``structure`` maps a 0-based line to (col start, col end, style) ranges."""
+        """Show ``doc`` now, and its Markdown styling when ``structure()`` (which maps a 0-based
+        line to (col start, col end, style) ranges) has run in a thread worker: it parses the
+        whole document, which must not hold up the highlight of a quote in a large one."""
         if self.doc is not None and self.doc.doc_id == doc.doc_id and self.doc.sha256 == doc.sha256:
             return
         self.doc = doc
         self._starts = line_starts(doc.text)
-        self._structure = structure
+        self._structure = {}
         self._chunks = list(chunks)
         self._chunk_starts = [c.start for c in self._chunks]
         self._marks = []
         self.load_text(display_text(doc.text))
         self.border_title = Content(visible_line(doc.doc_id))
         self._update_subtitle()
+        self.run_worker(partial(self._load_structure, doc, structure), thread=True, group="structure",
+                        exclusive=True)
+
+    def _load_structure(self, doc: Document, structure: Callable[[], dict]) -> None:
+        styles = structure()
+        self.app.call_from_thread(self._set_structure, doc, styles)
+
+    def _set_structure(self, doc: Document, styles: dict[int, list[tuple[int, int | None, str]]]) -> None:
+        if self.doc is doc:  # not an answer for a document shown before this one
+            self._structure = styles
+            self._redraw()
 
     def set_marks(self, marks: list[Mark]) -> None:
         order = {k: n for n, k in enumerate(MARK_ORDER)}
