@@ -32,13 +32,15 @@ import synth  # noqa: E402
 
 def in_range(blocks: DocBlocks, start: int, stop: int) -> tuple:
     """The blocks of ``[start, stop)``, with list ids replaced by the first line of their
-    list's first item (ids are counters, so a window numbers its lists from 0)."""
+    list's first item in the range (ids are counters, so a window numbers its lists from
+    0, and a window may start in the middle of a list)."""
     def inside(b) -> bool:
         return start <= b.first < stop
 
     first_item = {}
     for item in blocks.items:
-        first_item.setdefault(item.parent, item.first)
+        if inside(item):
+            first_item.setdefault(item.parent, item.first)
     return (blocks.front_matter_lines,
             [b for b in blocks.leaves if inside(b)],
             [(i.first, i.last, i.depth, first_item[i.parent]) for i in blocks.items if inside(i)],
@@ -116,7 +118,8 @@ LINES = ["", "   ", "\t", "## Heading", "> # Heading", "1) # Heading", "### Head
          "- - -", "+ plus", "[ref]: /url", "text <b>", "#nohash", "Ünïcode ä", "  text", "   text", "-",
          "1.", "-     ```", "  -->", "   </pre>", "\u00a0", " \u3000", "\x0c"]
 
-FEW = ["", "Cut", "```", "  ```", "- item", "<!--", "-->", "## Cut", "Cut\n---", "# Top", "> ## Cut"]  # few shapes, so they meet in telling orders
+FEW = ["", "Cut", "```", "  ```", "- item", "<!--", "-->", "## Cut", "Cut\n---", "# Top", "> ## Cut", "- Cut",
+       "1. Cut", "2. Cut", "  - sub", "<div>"]  # few shapes, so they meet in telling orders
 
 
 @settings(max_examples=600, deadline=None, derandomize=True, database=None,
@@ -145,6 +148,11 @@ def test_window_picks_the_pieces_around_a_line_range():
     assert window((3, 7, 12), 0, 1, 20) == (0, 3)
     assert window((3, 7, 12), 13, 19, 20) == (12, 20)
     assert window((), 5, 6, 20) == (0, 20)
+
+
+def test_top_level_list_items_are_restart_lines():
+    doc = make_document("l.md", "Intro\n- one\n  - nested\n- two\n\n3. three\nPara\n2. not an item\n<div>\n- html\n")
+    assert restart_lines(doc) == (1, 3, 5)
 
 
 def test_a_fence_that_spans_blank_lines_is_never_cut():

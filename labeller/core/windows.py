@@ -16,10 +16,15 @@ Why the conditions below are enough (CommonMark as markdown-it-py implements it)
 * line ``L`` starts in column 0 with a letter or ``#``: it is not indented, so it ends
   every list item and indented code block, and it is not a list marker, so it cannot
   continue a list;
-* what can still be open across such a pair is a fenced code block or an HTML block of
-  types 1-5 (``<!--``, ``<pre``...) opened at top level, and front matter. The scan
-  tracks fences exactly, stops at the first HTML block of types 1-5 (no restart line
-  after it), and starts after the front matter.
+* or line ``L`` is a top-level list item with content (``- x`` in column 0 after any line,
+  ``1. x`` after a blank line): it interrupts a paragraph, table or block quote, ends
+  every item before it, and starts a list that holds the same items from ``L`` on as the
+  list it continues (only that list's own extent differs, and no block records it);
+* what can still be open at such a line is a fenced code block, an HTML block of types
+  1-5 (``<!--``, ``<pre``...) opened at top level, an HTML block of types 6-7 (until its
+  blank line), and front matter. The scan tracks fences exactly, skips HTML blocks of
+  types 6-7, stops at the first one of types 1-5 (no restart line after it), and starts
+  after the front matter.
 
 Fences inside list items are the subtle part: the scan cannot tell a fence at indent 2-3
 in a list item from one at top level, and does not see fences opened on a list-marker
@@ -47,10 +52,12 @@ WINDOWS_VERSION = "restart-lines-v1"  # part of every cached list of restart lin
 # The only lines the scan stops at: a blank line right before a restart candidate (a line
 # starting with a letter or ``#``), and lines that may open a fence or an HTML block.
 # Each pattern of _EVENT starts at the newline before the line (a literal first character
-# lets the regex engine skip to candidates three times faster than ``^`` does); line 0,
-# which has no newline before it, is matched by _EVENT_AT_0.
-_EVENT_AT_0 = re.compile(r"[ \t]*\n(?=[^\W\d_]|#)|[ \t]*(?:```|~~~|<)")
-_EVENT = re.compile(r"\n(?:[ \t]*\n(?=[^\W\d_]|#)|[ \t]*(?:```|~~~|<))")
+# lets the regex engine skip to candidates three times faster than ``^`` does) and ends
+# with a newline exactly when the next line is a restart line; line 0, which has no
+# newline before it (and is never a restart line), is matched by _EVENT_AT_0.
+_AFTER_BLANK = r"[ \t]*\n(?=[^\W\d_]|#|[0-9]{1,9}[.)][ \t]+\S)"
+_EVENT_AT_0 = re.compile(rf"{_AFTER_BLANK}|[ \t]*(?:```|~~~|<)")
+_EVENT = re.compile(rf"\n(?:{_AFTER_BLANK}|(?=[-+*][ \t]+\S)|[ \t]*(?:```|~~~|<))")
 _BLANK_LINE = re.compile(r"^[ \t]*$", re.MULTILINE)
 _LIST_MARKER_LINE = re.compile(r"^[ \t]*(?:[-+*]|[0-9]{1,9}[.)])(?:[ \t]|$)", re.MULTILINE)
 _HTML_1_TO_5 = re.compile(r"<(?:(?:script|pre|style|textarea)(?:[\s>]|$)|!--|\?|![A-Za-z]|!\[CDATA\[)",
@@ -102,15 +109,19 @@ def restart_lines(doc: Document) -> tuple[int, ...]:
     first, _ = front_matter(text)
     pos = since = starts[first] if first < len(starts) else len(text)
     out: list[int] = []
+    after_restart = False
     while True:
         m = _EVENT_AT_0.match(text) if pos == 0 else None
         if m is not None:
             line_start = 0
-        elif (m := _EVENT.search(text, max(pos - 1, 0))) is not None:
+        # from the newline before the line at ``pos``, unless that line is a restart line
+        # (whose own newline-before would match it again)
+        elif (m := _EVENT.search(text, pos if after_restart else max(pos - 1, 0))) is not None:
             line_start = m.start() + 1
         else:
             break
-        if text[m.end() - 1] == "\n":  # a blank line, then a restart candidate
+        after_restart = text[m.end() - 1] == "\n"  # the next line is a restart line
+        if after_restart:
             since = pos = m.end()
             out.append(doc.line_of(pos))
             continue
@@ -128,6 +139,7 @@ def restart_lines(doc: Document) -> tuple[int, ...]:
                 col, at = _indent(text, f.start())
                 if col <= 3 and _fence_open(text, at):
                     return tuple(out)
+            pos = max(pos, end)  # nothing up to the blank line is a block of its own
             continue
         opened = _fence_open(text, at)
         if opened is None:
