@@ -44,6 +44,11 @@ class Document:
             starts.pop()
         return starts
 
+    def adopt_line_starts(self, starts: list[int]) -> None:
+        """Take ``line_starts`` as a worker process computed it for this same text (the
+        cold build ships it back with the document's windows rather than redo it)."""
+        self.__dict__.setdefault("line_starts", starts)
+
     def line_of(self, offset: int) -> int:
         """0-based LF line index holding ``offset``."""
         return bisect.bisect_right(self.line_starts, offset) - 1

@@ -129,11 +129,12 @@ def prepare_cold_build(project, questions) -> None:
     job = partial(_prepare_document, chunker=chunker, needles=tuple(needles), sections=sections, store=store,
                   block_namespace=block_namespace)
     per_doc = {}
-    for doc, (chunks, hits, windows) in zip(docs, iter_documents(job, docs)):
+    for doc, (chunks, hits, windows, line_starts) in zip(docs, iter_documents(job, docs)):
         cache.remember(chunk_key(chunker, doc), chunks)
         per_doc[doc.doc_id] = (doc.sha256, hits)
         if windows is not None:
             cache.remember((*block_namespace, WINDOWS_VERSION, doc.doc_id, doc.sha256), windows)
+            doc.adopt_line_starts(line_starts)
     if needles:
         cache.put(LAST_SEARCH, (needles_digest(needles), per_doc))
 
@@ -177,4 +178,4 @@ def _prepare_document(doc: Document, *, chunker, needles: tuple[str, ...], secti
         disk.put(chunk_key(chunker, doc), chunks)
         if windows is not None:
             disk.put((*block_namespace, WINDOWS_VERSION, doc.doc_id, doc.sha256), windows)
-    return chunks, hits, windows
+    return chunks, hits, windows, doc.line_starts if windows is not None else None

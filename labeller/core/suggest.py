@@ -9,8 +9,6 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from rapidfuzz import fuzz, process
-
 from labeller.core.anchors import Occurrence, _find_overlapping
 
 if TYPE_CHECKING:
@@ -24,6 +22,8 @@ MIN_SCORE = 50.0
 
 def nearest_passages(resolver: "Resolver", folded: str, doc_id: str | None) -> list[dict]:
     """The closest chunk passages to a quote that was not found (rapidfuzz partial ratio)."""
+    from rapidfuzz import fuzz, process  # only a refused quote needs it: builds skip the import
+
     chunks = resolver.chunks_of(doc_id) if doc_id else [c for cs in resolver.chunks.values() for c in cs]
     if not chunks:
         return []
