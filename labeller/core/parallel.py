@@ -1,7 +1,8 @@
 """Per-document work spread over the machine's cores, for cold builds of large corpora.
 
-Parsing every labelled document with markdown-it is most of a cold build's time, and
-documents are independent, so the work splits cleanly. Results come back in input order
+Chunking every document, searching it for every quote and parsing the Markdown around
+each match is nearly all of a cold build's time, and documents are independent, so the
+work splits cleanly. Results come back in input order
 and are the same objects a serial run computes (a pure function of each document), so
 the artifact cannot depend on how the work was spread. Small batches stay in-process:
 starting workers costs more than it saves below ``MIN_PARALLEL_CHARS``.
@@ -101,7 +102,7 @@ def prepare_cold_build(project, questions) -> None:
     """On an empty cache, chunk, search and parse every document in one pass on all cores.
 
     A cold build does three kinds of work per document: chunking, searching the quotes,
-    and parsing the blocks of the documents that hold one. Done lazily they are three
+    and parsing the windows around the matches. Done lazily they are three
     rounds, one of them serial in this process; here each worker does all three for its
     documents, and the results go into the project's caches under the same keys, computed
     by the same functions, as the lazy path would use, which then simply finds them. The
