@@ -243,7 +243,7 @@ def test_rebuilds_with_new_questions_do_not_grow_the_cache(synthetic, tmp_path):
 
 def test_cold_preparation_fills_the_caches_with_what_the_lazy_path_computes(synthetic, tmp_path, monkeypatch):
     from labeller.core.anchors import LAST_SEARCH
-    from labeller.core.chunkers import chunk_key
+    from labeller.core.chunkers import chunk_key, unpack_chunks
 
     monkeypatch.setattr(parallel, "MIN_PARALLEL_CHARS", 0)
     monkeypatch.setenv("LABELLER_WORKERS", "2")
@@ -252,7 +252,7 @@ def test_cold_preparation_fills_the_caches_with_what_the_lazy_path_computes(synt
     parallel.prepare_cold_build(project, questions)
     fresh = DigestCache(tmp_path)  # read back from disk, not from the preparing process's memory
     for doc in project.corpus:
-        assert fresh.get(chunk_key(project.chunker, doc)) == project.chunker.chunk(doc)
+        assert unpack_chunks(doc, fresh.get(chunk_key(project.chunker, doc))) == project.chunker.chunk(doc)
     quotes = [fold_quote(loc.quote) for q in questions for loc in q.locators if loc.quote]
     digest, per_doc = fresh.get(LAST_SEARCH)
     lazy = DigestCache(None)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import bisect
 import hashlib
 import re
+import threading
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -55,33 +56,41 @@ class Occurrence:
 class FoldedDocument:
     """A document with whitespace runs collapsed, and the map back to canonical offsets."""
 
-    __slots__ = ("doc", "folded", "_runs")
+    __slots__ = ("doc", "folded", "_run_pos", "_run_shift", "_runs_left", "_lock")
 
     def __init__(self, doc: Document) -> None:
         self.doc = doc
         self.folded = fold_text(doc.text)
-        self._runs: tuple[list[int], list[int]] | None = None
+        self._run_pos: list[int] = []  # folded position of each collapsed run's single space
+        self._run_shift: list[int] = []  # characters dropped up to and including that run
+        self._runs_left = None
+        self._lock = threading.Lock()  # the app's resolution workers share one index
 
-    def _run_map(self) -> tuple[list[int], list[int]]:
-        """Folded position of each collapsed run's space, and the shift after it.
+    def _runs_through(self, folded_pos: int) -> None:
+        """Extend the run map past ``folded_pos``.
 
-        Built on first use: most documents never hold a match, and the map costs as
-        much as the folding itself.
+        Built on demand and only as far as asked: most documents never hold a match, a
+        build's matches come in document order, and the map costs as much as the folding.
         """
-        if self._runs is None:
-            run_pos: list[int] = []
-            run_shift: list[int] = []
-            shift = 0
-            for m in _WS_MULTI.finditer(self.doc.text):
-                run_pos.append(m.start() - shift)  # folded position of the single space
+        run_pos, run_shift = self._run_pos, self._run_shift
+        if run_pos and run_pos[-1] >= folded_pos:
+            return
+        with self._lock:
+            if self._runs_left is None:
+                self._runs_left = _WS_MULTI.finditer(self.doc.text)
+            shift = run_shift[-1] if run_shift else 0
+            for m in self._runs_left:
+                pos = m.start() - shift
                 shift += m.end() - m.start() - 1
-                run_shift.append(shift)
-            self._runs = run_pos, run_shift
-        return self._runs
+                run_shift.append(shift)  # before its position: a reader without the lock
+                run_pos.append(pos)  # trusts every position it sees to have its shift
+                if pos >= folded_pos:
+                    return
 
     def to_canonical(self, folded_pos: int) -> int:
         """Canonical offset of the non-space character at ``folded_pos``."""
-        run_pos, run_shift = self._run_map()
+        self._runs_through(folded_pos)
+        run_pos, run_shift = self._run_pos, self._run_shift
         k = bisect.bisect_left(run_pos, folded_pos)
         return folded_pos + (run_shift[k - 1] if k else 0)
 

@@ -130,8 +130,8 @@ def prepare_cold_build(project, questions) -> None:
     job = partial(_prepare_document, chunker=chunker, needles=tuple(needles), sections=sections, store=store,
                   block_namespace=block_namespace)
     per_doc = {}
-    for doc, (chunks, hits, windows, line_starts) in zip(docs, iter_documents(job, docs)):
-        cache.remember(chunk_key(chunker, doc), chunks)
+    for doc, (rows, hits, windows, line_starts) in zip(docs, iter_documents(job, docs)):
+        cache.remember(chunk_key(chunker, doc), rows)
         per_doc[doc.doc_id] = (doc.sha256, hits)
         if windows is not None:
             cache.remember((*block_namespace, WINDOWS_VERSION, doc.doc_id, doc.sha256), windows)
@@ -145,7 +145,7 @@ _AUTOMATA: dict = {}  # per worker process: the automaton of the current needles
 
 def _prepare_document(doc: Document, *, chunker, needles: tuple[str, ...], sections: dict[str, set[str]], store,
                       block_namespace: tuple):
-    """One document's chunks, quote matches, and the windows of parsed blocks that
+    """One document's chunk rows, quote matches, and the windows of parsed blocks that
     resolving its quotes and sections will ask for, under the keys ``Resolver`` looks
     them up by; all are also written to the cache folder ``store`` (if any)."""
     from labeller.core.anchors import FoldedDocument, automaton, document_hits
@@ -173,10 +173,10 @@ def _prepare_document(doc: Document, *, chunker, needles: tuple[str, ...], secti
                 section_span(doc, partial(windows.blocks_at, doc), heading)
             except ExpansionRefused:
                 pass  # refused again, and reported, when the build resolves it
-    chunks = chunker.chunk(doc)
+    rows = chunker.rows(doc)
     if store is not None:
         disk = DigestCache(store)
-        disk.put(chunk_key(chunker, doc), chunks)
+        disk.put(chunk_key(chunker, doc), rows)
         if windows is not None:
             disk.put((*block_namespace, WINDOWS_VERSION, doc.doc_id, doc.sha256), windows)
-    return chunks, hits, windows, doc.line_starts if windows is not None else None
+    return rows, hits, windows, doc.line_starts if windows is not None else None

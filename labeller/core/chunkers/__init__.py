@@ -39,11 +39,19 @@ class Chunk:
     __reduce__ = reduce_by_fields
 
 
+# A chunk without its text, which the document holds: (chunk_id, ordinal, start, end,
+# heading_path, heading, breadcrumb). The form the cache stores and worker processes send
+# back; the text was two thirds of those bytes.
+ChunkRow = tuple[str, int, int, int, str, str, str]
+
+
 class Chunker(Protocol):
     name: str
     max_chars: int
 
     def chunk(self, doc: Document) -> list[Chunk]: ...
+
+    def rows(self, doc: Document) -> list[ChunkRow]: ...
 
 
 def get_chunker(name: str, max_chars: int) -> Chunker:
@@ -60,7 +68,7 @@ def get_chunker(name: str, max_chars: int) -> Chunker:
 def chunk_key(chunker: Chunker, doc: Document) -> tuple:
     """The cache key of one document's chunks: chunker, its settings, the document's digest,
     and the versions of the parsers behind the breadcrumb's front-matter title."""
-    return (chunker.name, chunker.max_chars, doc.doc_id, doc.sha256, _parser_versions())
+    return (chunker.name, chunker.max_chars, doc.doc_id, doc.sha256, _parser_versions(), "rows")
 
 
 @lru_cache(maxsize=1)
@@ -84,13 +92,19 @@ def chunk_corpus(corpus: Corpus, chunker: Chunker, cache=None) -> dict[str, list
     found: dict[str, list[Chunk]] = {}
     missing: list[Document] = []
     for doc in corpus:
-        chunks = cache.get(chunk_key(chunker, doc)) if cache is not None else None
-        if chunks is None:
+        rows = cache.get(chunk_key(chunker, doc)) if cache is not None else None
+        if rows is None:
             missing.append(doc)
         else:
-            found[doc.doc_id] = chunks
-    for doc, chunks in zip(missing, map_documents(chunker.chunk, missing)):
+            found[doc.doc_id] = unpack_chunks(doc, rows)
+    for doc, rows in zip(missing, map_documents(chunker.rows, missing)):
         if cache is not None:
-            cache.put(chunk_key(chunker, doc), chunks)
-        found[doc.doc_id] = chunks
+            cache.put(chunk_key(chunker, doc), rows)
+        found[doc.doc_id] = unpack_chunks(doc, rows)
     return {doc_id: found[doc_id] for doc_id in corpus.docs}  # corpus order, whatever came from where
+
+
+def unpack_chunks(doc: Document, rows) -> list[Chunk]:
+    text, doc_id = doc.text, doc.doc_id
+    return [Chunk(chunk_id, doc_id, ordinal, start, end, text[start:end], heading_path, heading, breadcrumb)
+            for chunk_id, ordinal, start, end, heading_path, heading, breadcrumb in rows]

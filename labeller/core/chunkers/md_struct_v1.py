@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from itertools import accumulate
 from pathlib import PurePosixPath
 
-from labeller.core.chunkers import Chunk
+from labeller.core.chunkers import Chunk, ChunkRow, unpack_chunks
 from labeller.core.corpus import Document
 from labeller.core.markdown import front_matter_title
 
@@ -182,20 +182,22 @@ class MdStructV1:
         self.max_chars = max_chars
 
     def chunk(self, doc: Document) -> list[Chunk]:
+        return unpack_chunks(doc, self.rows(doc))
+
+    def rows(self, doc: Document) -> list[ChunkRow]:
         text = doc.text
         lay = layout(text)
         title = document_title(doc, lay.sections)
-        out: list[Chunk] = []
+        out: list[ChunkRow] = []
         for sec in lay.sections:
             heading_path = " > ".join((doc.doc_id, *sec.titles))
             breadcrumb = " > ".join((title, *sec.titles))
             heading = sec.titles[-1] if sec.titles else ""
             for start, end in pack(sec.blocks, lay.starts, self.max_chars):
-                body = text[start:end]
-                if not body.strip():
+                body = text[start:end].strip()
+                if not body:
                     continue
-                embed = f"{heading_path}\n\n{body.strip()}"
-                out.append(Chunk(chunk_id=chunk_id(doc.doc_id, self.name, embed), doc_id=doc.doc_id,
-                                 ordinal=len(out), start=start, end=end, text=body,
-                                 heading_path=heading_path, heading=heading, breadcrumb=breadcrumb))
+                embed = f"{heading_path}\n\n{body}"
+                out.append((chunk_id(doc.doc_id, self.name, embed), len(out), start, end, heading_path, heading,
+                            breadcrumb))
         return out
