@@ -291,3 +291,21 @@ def test_libyaml_and_pure_python_front_matter_give_the_same_titles(synthetic, mo
     monkeypatch.setattr(markdown, "YAML_LOADER", yaml.SafeLoader)
     assert [markdown.front_matter_title(t) for t in texts] == fast
     assert sum(t is not None for t in fast) > 20
+
+
+def test_a_build_stores_each_documents_windows_once(synthetic, tmp_path, monkeypatch):
+    from collections import Counter
+
+    written = Counter()
+    put = DigestCache.put
+
+    def counting_put(self, key, value):
+        written[key] += 1
+        put(self, key, value)
+
+    monkeypatch.setattr(DigestCache, "put", counting_put)
+    project = cached(synthetic, tmp_path)
+    plain = outputs(project)
+    windows = {k: n for k, n in written.items() if WINDOWS_VERSION in k}
+    assert windows and set(windows.values()) == {1}
+    assert outputs(cached(synthetic, tmp_path)) == plain == outputs(Project(load_config(synthetic)))

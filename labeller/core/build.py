@@ -133,7 +133,8 @@ def build(project: Project, questions: list[Question]) -> BuildResult:
     prepare_cold_build(project, questions)
     quotes = [loc.quote for q in questions for loc in q.locators if loc.quote is not None]
     found = project.resolver.search(quotes)
-    records = [resolve_record(project, q, found) for q in questions]
+    with project.resolver.deferred_window_writes():
+        records = [resolve_record(project, q, found) for q in questions]
     manifest = make_manifest(project, len(questions))
     result = BuildResult(records, manifest, summarize(project, records))
     if key is not None:

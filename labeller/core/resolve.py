@@ -8,6 +8,7 @@ ambiguous one) but never apply a fix on their own.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
 
@@ -68,6 +69,7 @@ class Resolver:
         self.index = QuoteIndex(corpus)
         self._blocks: dict = block_cache if block_cache is not None else {}
         self._search_cache = search_cache  # a DigestCache: per-document matches of a build's quotes
+        self._unsaved: dict | None = None  # windows parsed inside ``deferred_window_writes``
 
     def blocks(self, doc_id: str) -> DocBlocks:
         """The blocks of the whole document (what a section locator needs)."""
@@ -84,14 +86,33 @@ class Resolver:
         costs a few lines of parsing, not the document."""
         doc = self.corpus[doc_id]
         key = (WINDOWS_VERSION, doc_id, doc.sha256)
-        windows = self._blocks.get(key)
+        unsaved = self._unsaved
+        windows = unsaved.get(key) if unsaved is not None else None
+        if windows is None:
+            windows = self._blocks.get(key)
         if windows is None:
             windows = DocWindows.of(doc)
         known = len(windows.parsed)
         found = windows.blocks_at(doc, first, last)
         if len(windows.parsed) != known:
-            self._blocks[key] = windows  # stored again with the new window
+            if unsaved is not None:
+                unsaved[key] = windows
+            else:
+                self._blocks[key] = windows  # stored again with the new window
         return found
+
+    @contextmanager
+    def deferred_window_writes(self):
+        """Store each document's new windows once, when the block ends: a build parses
+        several per document, and rewriting the entry for each was most of a small cold
+        build. (A cache write lost to a racing thread is only recomputed later.)"""
+        self._unsaved = {}
+        try:
+            yield
+        finally:
+            unsaved, self._unsaved = self._unsaved, None
+            for key, windows in unsaved.items():
+                self._blocks[key] = windows
 
     # -- one locator -------------------------------------------------------------------
 
