@@ -309,3 +309,25 @@ def test_a_build_stores_each_documents_windows_once(synthetic, tmp_path, monkeyp
     windows = {k: n for k, n in written.items() if WINDOWS_VERSION in k}
     assert windows and set(windows.values()) == {1}
     assert outputs(cached(synthetic, tmp_path)) == plain == outputs(Project(load_config(synthetic)))
+
+
+@pytest.mark.parametrize("rule", ["any_overlap", "span_containment", "coverage>=0", "coverage>=0.3",
+                                  "union_coverage>=0.5"])
+def test_answer_chunks_found_by_bisection_equal_a_scan_of_every_chunk(synthetic, rule):
+    from labeller.core.build import resolve_record
+    from labeller.core.hitrules import parse_hit_rule
+
+    project = Project(load_config(synthetic))
+    project.hit_rule = parse_hit_rule(rule)
+    resolver = project.resolver
+    compared = 0
+    for q in project.load_questions().questions[:120]:
+        rec = resolve_record(project, q)
+        expected = set()
+        for span in rec.spans:
+            iv = (span.start, span.end)
+            expected |= {c.chunk_id for c in resolver.chunks_of(span.doc_id)
+                         if project.hit_rule.chunk_hits((c.start, c.end), iv)}
+            compared += 1
+        assert set(rec.chunk_ids) == expected, q.id
+    assert compared > 50

@@ -105,7 +105,9 @@ def resolve_record(project: Project, q: Question, found: dict | None = None) -> 
             continue
         seen[key] = i
         span_iv = (res.start, res.end)
-        hits = [c for c in resolver.chunks_of(res.doc_id) if rule.chunk_hits((c.start, c.end), span_iv)]
+        near = (resolver.chunks_overlapping(res.doc_id, res.start, res.end) if rule.needs_overlap
+                else resolver.chunks_of(res.doc_id))
+        hits = [c for c in near if rule.chunk_hits((c.start, c.end), span_iv)]
         if not hits or not rule.span_satisfied([(c.start, c.end) for c in hits], span_iv):
             rec.refusals.append(Refusal("no_hit", f"no chunk hits this span under {rule.name}; label a smaller "
                                         "block or build with another hit rule", loc, q.id))

@@ -27,6 +27,12 @@ class HitRule:
     def name(self) -> str:
         return self.kind if self.threshold is None else f"{self.kind}>={self.threshold:g}"
 
+    @property
+    def needs_overlap(self) -> bool:
+        """Only a chunk that shares a character with the span can hit it (all rules but
+        ``coverage>=0``, which every chunk of the document satisfies)."""
+        return not (self.kind == "coverage" and self.threshold == 0)
+
     def chunk_hits(self, chunk: Interval, span: Interval) -> bool:
         """Does this one chunk hit the span? (``union_coverage``: any contributing chunk.)"""
         if self.kind == "span_containment":

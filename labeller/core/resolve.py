@@ -8,6 +8,7 @@ ambiguous one) but never apply a fix on their own.
 
 from __future__ import annotations
 
+import bisect
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
@@ -70,6 +71,7 @@ class Resolver:
         self._blocks: dict = block_cache if block_cache is not None else {}
         self._search_cache = search_cache  # a DigestCache: per-document matches of a build's quotes
         self._unsaved: dict | None = None  # windows parsed inside ``deferred_window_writes``
+        self._chunk_ends: dict[str, list[int]] = {}
 
     def blocks(self, doc_id: str) -> DocBlocks:
         """The blocks of the whole document (what a section locator needs)."""
@@ -119,10 +121,9 @@ class Resolver:
     def resolve(self, loc: Locator, record_id: str | None = None,
                 occurrences: list[Occurrence] | None = None) -> Span | Refusal:
         """Resolve one locator. ``occurrences`` may be passed in from a batch search."""
-        if loc.doc is not None:
+        if loc.doc is not None and loc.doc not in self.corpus:  # a corpus path is safe by construction
             check_relative_doc_id(loc.doc, record_id=record_id)
-            if loc.doc not in self.corpus:
-                return Refusal("unknown_doc", f"document {loc.doc!r} is not in the corpus", loc, record_id)
+            return Refusal("unknown_doc", f"document {loc.doc!r} is not in the corpus", loc, record_id)
         if loc.heading is not None:
             return self._resolve_section(loc, record_id)
         folded = fold_quote(loc.quote)
@@ -160,7 +161,7 @@ class Resolver:
 
     def _check_chunked(self, span: Span, loc: Locator, record_id: str | None) -> Span | Refusal:
         """A span that no chunk touches is either a heading line (the author's to fix) or a bug."""
-        if any(c.start < span.end and span.start < c.end for c in self.chunks_of(span.doc_id)):
+        if self.chunks_overlapping(span.doc_id, span.start, span.end):
             return span
         from labeller.core.chunkers.md_struct_v1 import _is_blank, heading_line_spans, split_lines
 
@@ -200,6 +201,24 @@ class Resolver:
 
     def chunks_of(self, doc_id: str) -> list[Chunk]:
         return self.chunks.get(doc_id, [])
+
+    def chunks_overlapping(self, doc_id: str, start: int, end: int) -> list[Chunk]:
+        """The document's chunks that share a character with ``[start, end)``, found by
+        bisection: chunks come in document order and never overlap (checked once per
+        document; a chunker that broke this would get the plain scan)."""
+        chunks = self.chunks_of(doc_id)
+        ends = self._chunk_ends.get(doc_id)
+        if ends is None:
+            ordered = all(a.end <= b.start for a, b in zip(chunks, chunks[1:]))
+            ends = self._chunk_ends[doc_id] = [c.end for c in chunks] if ordered else []
+        if len(ends) != len(chunks):
+            return [c for c in chunks if c.start < end and start < c.end]
+        i = bisect.bisect_right(ends, start)
+        out = []
+        while i < len(chunks) and chunks[i].start < end:
+            out.append(chunks[i])
+            i += 1
+        return out
 
     def folded(self, doc_id: str) -> FoldedDocument:
         return self.index.folded(doc_id)
