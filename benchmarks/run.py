@@ -2,6 +2,7 @@
 
     python benchmarks/run.py [--size 10MB] [--repeat 3] [--json OUT] [--corpora ../shared/corpora/textual-docs]
     python benchmarks/run.py --size 1MB --repeat 1 --smoke      # CI: every step runs, no time is asserted
+    python benchmarks/run.py --only builds --profile prof/       # + where a cold build's time goes (cProfile)
 
 It writes a synthetic project (benchmarks/synth.py) into a temporary folder, and a copy of
 each real corpus given with ``--corpora`` with a generated question set, then measures
@@ -182,6 +183,27 @@ class Bench:
         mem = self.fig("peak_build_mb", "peak memory, cold build", "MB", 1024.0)
         clear_cache(self.root)
         mem.runs.append(peak_mb(cli("build", "--root", "."), self.root)[0])
+
+    def profile_cold_build(self, out_dir: Path, top: int = 25) -> Path:
+        """One cold build under cProfile, on one core so that every call is in the profile:
+        where the time of the figure furthest from its target goes. Writes the ``.prof``
+        (open it with ``python -m pstats`` or snakeviz) and the top functions as text."""
+        import pstats
+
+        out_dir.mkdir(parents=True, exist_ok=True)
+        stem = out_dir / f"{self.name.replace(' ', '-')}-cold-build"
+        clear_cache(self.root)
+        cmd = [sys.executable, "-m", "cProfile", "-o", f"{stem}.prof", "-m", "labeller.cli", "build", "--root", "."]
+        proc = subprocess.run(cmd, cwd=self.root, env={**os.environ, "LABELLER_WORKERS": "1"},
+                              capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise SystemExit(f"profiled build failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
+        with open(f"{stem}.txt", "w", encoding="utf-8") as fh:
+            stats = pstats.Stats(f"{stem}.prof", stream=fh)
+            stats.strip_dirs().sort_stats("cumulative").print_stats(top)
+            stats.sort_stats("tottime").print_stats(top)
+        print(f"  {self.name}: profile of one cold build on one core: {stem}.prof, top functions in {stem}.txt")
+        return stem
 
     def edit_target(self) -> Path:
         """The largest labelled document: the worst case for re-chunking and re-parsing one file."""
@@ -464,6 +486,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--smoke", action="store_true", help="CI mode: every step runs once; times are not judged")
     ap.add_argument("--keep", help="write the projects here instead of a temporary folder, and keep them")
     ap.add_argument("--only", help=f"comma-separated steps to run (default all: {','.join(STEPS)})")
+    ap.add_argument("--profile", metavar="DIR", help="also profile one cold build per corpus (cProfile, one core) "
+                    "and write the .prof files and their top functions here")
     args = ap.parse_args(argv)
     steps = args.only.split(",") if args.only else list(STEPS)
     if set(steps) - set(STEPS):
@@ -496,6 +520,8 @@ def main(argv: list[str] | None = None) -> int:
                 getattr(b, step)()
             progress(b.figures, figures, results, args.json)
         figures += b.figures
+        if args.profile:
+            b.profile_cold_build(Path(args.profile))
         for src in map(Path, corpora):
             if not src.is_dir():
                 print(f"skipping {src}: folder not found (run from a checkout next to shared/, or pass --corpora)")
@@ -513,6 +539,8 @@ def main(argv: list[str] | None = None) -> int:
                     getattr(rb, step)()
                     progress(rb.figures, figures, results, args.json)
             figures += rb.figures
+            if args.profile:
+                rb.profile_cold_build(Path(args.profile))
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
