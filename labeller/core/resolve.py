@@ -100,7 +100,7 @@ class Resolver:
             if unsaved is not None:
                 unsaved[key] = windows
             else:
-                self._blocks[key] = windows  # stored again with the new window
+                self._blocks[key] = windows.snapshot()  # stored again with the new window
         return found
 
     @contextmanager
@@ -114,7 +114,7 @@ class Resolver:
         finally:
             unsaved, self._unsaved = self._unsaved, None
             for key, windows in unsaved.items():
-                self._blocks[key] = windows
+                self._blocks[key] = windows.snapshot()
 
     # -- one locator -------------------------------------------------------------------
 

@@ -180,6 +180,11 @@ class DocWindows:
     def of(cls, doc: Document) -> "DocWindows":
         return cls(restart_lines(doc))
 
+    def snapshot(self) -> "DocWindows":
+        """A copy to store: the app's resolution threads may add a window to this one while
+        the cache pickles it (copying a dict is atomic; iterating one that grows is not)."""
+        return DocWindows(self.restarts, dict(self.parsed))
+
     def blocks_at(self, doc: Document, first: int, last: int) -> DocBlocks:
         """Blocks exact for lines ``first..last`` (parsing their window if not done yet)."""
         span = window(self.restarts, first, last, len(doc.line_starts))
