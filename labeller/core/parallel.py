@@ -2,10 +2,10 @@
 
 Chunking every document, searching it for every quote and parsing the Markdown around
 each match is nearly all of a cold build's time, and documents are independent, so the
-work splits cleanly. Results come back in input order
-and are the same objects a serial run computes (a pure function of each document), so
-the artifact cannot depend on how the work was spread. Small batches stay in-process:
-starting workers costs more than it saves below ``MIN_PARALLEL_CHARS``.
+work splits cleanly. Results come back in input order and are the same objects a serial
+run computes (a pure function of each document), so the artifact cannot depend on how
+the work was spread. Small batches stay in-process: starting workers costs more than it
+saves below ``MIN_PARALLEL_CHARS``.
 """
 
 from __future__ import annotations
@@ -99,7 +99,8 @@ def iter_documents(fn: Callable[[Document], T], docs: Sequence[Document]) -> Ite
 
 
 def prepare_cold_build(project, questions) -> None:
-    """On an empty cache, chunk, search and parse every document in one pass on all cores.
+    """On an empty cache, chunk and search every document and parse around its matches, in
+    one pass on all cores.
 
     A cold build does three kinds of work per document: chunking, searching the quotes,
     and parsing the windows around the matches. Done lazily they are three
