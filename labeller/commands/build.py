@@ -10,16 +10,13 @@ from rich.table import Table
 from rich.text import Text
 
 from labeller.commands.common import add_format_option, add_project_options, console, project_from
-from labeller.commands.review import counts_line, print_pending
-from labeller.core.build import BuildResult, build, write_artifacts
+from labeller.commands.refusals import report_refusals
+from labeller.commands.review_status import counts_line, print_pending
+from labeller.core.build import build, write_artifacts
 from labeller.core.check import Drift, check
-from labeller.core.resolve import Refusal
 from labeller.display import safe_line
 from labeller.errors import EXIT_OK, EXIT_REFUSED
 from labeller.review.log import build_review_summary, unreviewed_or_stale
-
-CONTEXT_CHARS = 60
-
 
 def register(sub) -> None:
     p = sub.add_parser("build", help="resolve every label and write the golden-set artifact and manifest",
@@ -101,46 +98,6 @@ def print_summary(s: dict) -> None:
 # A corpus of hundreds of documents would print a page per build; the distribution row
 # above and the JSON summary carry the rest.
 MAX_DOC_ROWS = 25
-
-
-def report_refusals(project, result: BuildResult, fmt: str, what: str, consequence: str,
-                    summary: dict | None = None) -> int:
-    """Print a refused build's errors (JSON or text) and return its exit code.
-
-    Every command that needs a clean build (build, export, leaks) reports it this way.
-    """
-    if fmt == "json":
-        report = {"ok": False, "errors": [r.as_json() for r in result.refusals]}
-        if summary is not None:
-            report["summary"] = summary
-        print(json.dumps(report, ensure_ascii=False, indent=2, sort_keys=True))
-    else:
-        print_refusals(project, result.refusals)
-        console(stderr=True).print(f"[bold red]{what}:[/] {len(result.refusals)} label error(s); {consequence}")
-    return result.exit_code
-
-
-def print_refusals(project, refusals: list[Refusal]) -> None:
-    err = console(stderr=True)
-    corpus = project.corpus
-    for r in refusals:
-        err.print(f"[bold red]{r.kind}[/] record [bold]{safe_line(str(r.record_id))}[/]: "
-                  f"{safe_line(r.locator.describe())}")
-        err.print(f"  {safe_line(r.message)}")
-        for occ in r.occurrences:
-            doc = corpus[occ["doc"]]
-            ctx = doc.text[max(0, occ["char_start"] - CONTEXT_CHARS):occ["char_end"] + CONTEXT_CHARS]
-            err.print(f"  at {safe_line(occ['doc'])}:{occ['line']}:{occ['col']}  …{safe_line(ctx)}…")
-            if occ["extension"]:
-                err.print(f"    unique if lengthened to: [green]{safe_line(occ['extension'])}[/]")
-        for sug in r.suggestions:
-            if "quote" in sug:
-                flag = "" if sug["unique"] else " (not unique)"
-                err.print(f"  nearest passage {safe_line(sug['where'])} ({sug['score']}){flag}: "
-                          f"[yellow]{safe_line(sug['quote'])}[/]")
-            elif sug.get("heading"):
-                err.print(f"  try a section locator: {{\"doc\": \"{safe_line(sug['doc'])}\", "
-                          f"\"heading\": \"{safe_line(sug['heading'])}\"}}")
 
 
 def print_drift(drift: Drift) -> None:

@@ -15,8 +15,8 @@ import sys
 from fnmatch import fnmatchcase
 from pathlib import Path
 
-from labeller.commands.build import report_refusals
 from labeller.commands.common import add_format_option, add_project_options, console, project_from
+from labeller.commands.refusals import report_refusals
 from labeller.core.build import build
 from labeller.display import safe_line
 from labeller.errors import EXIT_OK, InvalidInput

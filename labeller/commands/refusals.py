@@ -1,0 +1,50 @@
+"""How a refused build is reported: every command that needs a clean build (build, export,
+leaks) prints its label errors the same way, with context and the suggested fixes."""
+
+from __future__ import annotations
+
+import json
+
+from labeller.commands.common import console
+from labeller.core.build import BuildResult
+from labeller.core.resolve import Refusal
+from labeller.display import safe_line
+
+CONTEXT_CHARS = 60
+
+
+def report_refusals(project, result: BuildResult, fmt: str, what: str, consequence: str,
+                    summary: dict | None = None) -> int:
+    """Print a refused build's errors (JSON or text) and return its exit code."""
+    if fmt == "json":
+        report = {"ok": False, "errors": [r.as_json() for r in result.refusals]}
+        if summary is not None:
+            report["summary"] = summary
+        print(json.dumps(report, ensure_ascii=False, indent=2, sort_keys=True))
+    else:
+        print_refusals(project, result.refusals)
+        console(stderr=True).print(f"[bold red]{what}:[/] {len(result.refusals)} label error(s); {consequence}")
+    return result.exit_code
+
+
+def print_refusals(project, refusals: list[Refusal]) -> None:
+    err = console(stderr=True)
+    corpus = project.corpus
+    for r in refusals:
+        err.print(f"[bold red]{r.kind}[/] record [bold]{safe_line(str(r.record_id))}[/]: "
+                  f"{safe_line(r.locator.describe())}")
+        err.print(f"  {safe_line(r.message)}")
+        for occ in r.occurrences:
+            doc = corpus[occ["doc"]]
+            ctx = doc.text[max(0, occ["char_start"] - CONTEXT_CHARS):occ["char_end"] + CONTEXT_CHARS]
+            err.print(f"  at {safe_line(occ['doc'])}:{occ['line']}:{occ['col']}  …{safe_line(ctx)}…")
+            if occ["extension"]:
+                err.print(f"    unique if lengthened to: [green]{safe_line(occ['extension'])}[/]")
+        for sug in r.suggestions:
+            if "quote" in sug:
+                flag = "" if sug["unique"] else " (not unique)"
+                err.print(f"  nearest passage {safe_line(sug['where'])} ({sug['score']}){flag}: "
+                          f"[yellow]{safe_line(sug['quote'])}[/]")
+            elif sug.get("heading"):
+                err.print(f"  try a section locator: {{\"doc\": \"{safe_line(sug['doc'])}\", "
+                          f"\"heading\": \"{safe_line(sug['heading'])}\"}}")
