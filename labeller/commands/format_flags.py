@@ -31,7 +31,7 @@ def add_format_flags(p: argparse.ArgumentParser, direction: Direction) -> None:
     tell a flag given to the wrong format from one left alone."""
     group = p.add_argument_group("format options (each applies to the formats it names)")
     for opt, users in shared_options(formats_for(direction), direction).values():
-        default = "" if opt.default in (None, False) else f" (default: {opt.default})"
+        default = "" if opt.default in (None, False) else f" (default: {opt.default!r})"
         help_text = f"{', '.join(users)}: {opt.help}{default}"
         if opt.type is bool:
             group.add_argument(opt.flag, dest=opt.dest, action="store_const", const=True, default=None,
