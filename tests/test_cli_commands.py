@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import labeller.commands
-from labeller.cli import COMMANDS
+from labeller.cli import COMMANDS, main
 
 COMMANDS_DIR = Path(labeller.commands.__path__[0])
 
@@ -88,3 +88,18 @@ def test_a_sub_command_imports_only_its_own_module():
             "print(' '.join(sorted(m for m in sys.modules if m.startswith('labeller.commands.'))))")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert proc.stdout.split() == ["labeller.commands.schema"]
+
+
+def test_new_project_git_ignores_what_labeller_caches(tmp_path, capsys):
+    """Only the caches are ignored: the corpus, the golden set and labeller.toml stay tracked."""
+    root = tmp_path / "fresh"
+    assert main(["new", str(root)]) == 0
+    assert main(["build", "--root", str(root)]) == 0
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    made = [p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file() and ".git/" not in
+            p.relative_to(root).as_posix() + "/"]
+    cached = [p for p in made if p.startswith(".labeller-cache/")]
+    assert cached, made  # the build really wrote its cache
+    ignored = subprocess.run(["git", "-C", str(root), "check-ignore", *made, ".labeller/runs.duckdb",
+                              ".labeller/journal.json"], capture_output=True, text=True).stdout.split()
+    assert sorted(ignored) == sorted(cached + [".labeller/runs.duckdb", ".labeller/journal.json"])

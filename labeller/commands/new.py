@@ -35,6 +35,14 @@ QUESTIONS = """\
 // {"id": "q001", "query": "How do I rotate the API key?", "expected_answer": "Run keys rotate, then redeploy.", "locators": [{"doc": "welcome.md", "quote": "keys rotate"}], "tags": ["ops"], "split": "dev"}
 """
 
+# What labeller writes next to the project that is not the project: the digest-keyed cache
+# (safe to delete) and local state (the app's autosave journal, the eval run history).
+GITIGNORE = """\
+# labeller's caches and local state; never commit them.
+.labeller-cache/
+.labeller/
+"""
+
 WELCOME = """\
 ---
 title: Welcome
@@ -58,6 +66,7 @@ def run(args) -> int:
     atomic_write_text(root / "labeller.toml", CONFIG)
     atomic_write_text(root / "golden" / "questions.jsonl", QUESTIONS)
     atomic_write_text(root / "corpus" / "welcome.md", WELCOME)
-    print(f"created {root}/: labeller.toml, corpus/welcome.md, golden/questions.jsonl")
+    atomic_write_text(root / ".gitignore", GITIGNORE)
+    print(f"created {root}/: labeller.toml, corpus/welcome.md, golden/questions.jsonl, .gitignore")
     print(f"next: cd {root} && labeller")
     return 0
