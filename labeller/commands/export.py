@@ -19,7 +19,7 @@ from labeller.commands.common import add_format_option, add_project_options, con
 from labeller.commands.refusals import report_refusals
 from labeller.core.build import build
 from labeller.commands.format_flags import (add_format_argument, add_format_flags, chosen_options, describe_formats,
-                                            formats_for)
+                                            folder_note)
 from labeller.display import safe_line
 from labeller.errors import EXIT_OK, InvalidInput
 from labeller.interop import FORMATS
@@ -32,9 +32,7 @@ def register(sub) -> None:
                        description="Build in memory and write the labels in FORMAT. Formats — "
                        f"{describe_formats(Direction.EXPORT)}.")
     add_format_argument(p, Direction.EXPORT)
-    folders = sorted(name for name, fmt in formats_for(Direction.EXPORT).items() if fmt.folder is not None)
-    p.add_argument("--out", dest="target", metavar="PATH",
-                   help="file to write" + (f" (a folder for {', '.join(folders)})" if folders else "")
+    p.add_argument("--out", dest="target", metavar="PATH", help="file to write" + folder_note(Direction.EXPORT)
                    + "; default: stdout for single-file formats")
     p.add_argument("--hit-rule", help="build hit rule deciding the answer-bearing chunks (default: labeller.toml)")
     add_project_options(p)

@@ -21,6 +21,12 @@ def describe_formats(direction: Direction) -> str:
     return "; ".join(f"{name}: {fmt.summary}" for name, fmt in formats_for(direction).items())
 
 
+def folder_note(direction: Direction) -> str:
+    """`` (a folder for beir)``: which formats read or write a folder instead of a file."""
+    folders = sorted(name for name, fmt in formats_for(direction).items() if fmt.folder is not None)
+    return f" (a folder for {', '.join(folders)})" if folders else ""
+
+
 def add_format_argument(p: argparse.ArgumentParser, direction: Direction) -> None:
     names = sorted(formats_for(direction))
     p.add_argument("fmt", metavar="FORMAT", choices=names, help=", ".join(names))

@@ -18,7 +18,7 @@ from rich.table import Table
 
 from labeller.commands.common import add_format_option, add_project_options, console, project_from
 from labeller.commands.format_flags import (add_format_argument, add_format_flags, chosen_options, describe_formats,
-                                            formats_for)
+                                            folder_note)
 from labeller.display import safe_line
 from labeller.errors import EXIT_OK, EXIT_REFUSED
 from labeller.interop import FORMATS
@@ -32,9 +32,7 @@ def register(sub) -> None:
                        description="Read FILE in FORMAT, check every record against the corpus, and merge the "
                        f"records that resolve into questions.jsonl. Formats — {describe_formats(Direction.IMPORT)}.")
     add_format_argument(p, Direction.IMPORT)
-    folders = sorted(name for name, fmt in formats_for(Direction.IMPORT).items() if fmt.folder is not None)
-    p.add_argument("file", metavar="FILE", help="the file to import" + (f" (a folder for {', '.join(folders)})"
-                                                                        if folders else ""))
+    p.add_argument("file", metavar="FILE", help="the file to import" + folder_note(Direction.IMPORT))
     p.add_argument("--replace", action="store_true", help="overwrite records whose id already exists")
     p.add_argument("--dry-run", action="store_true", help="check and report, write nothing")
     add_project_options(p)
