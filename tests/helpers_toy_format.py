@@ -29,7 +29,8 @@ def read(path: Path, project, options) -> Incoming:
 
 def export(project, result, options) -> Exported:
     rows = [options.separator.join(("id", "query", "doc", "quote"))] if options.header else []
-    for rec in result.records:
+    records = sorted(result.records, key=lambda r: r.question.id, reverse=options.order == "id-descending")
+    for rec in records:
         for loc, span in zip(rec.question.locators, rec.spans):
             rows.append(options.separator.join((rec.question.id, rec.question.query, span.doc_id, loc.quote)))
     return Exported({"": "".join(r + "\n" for r in rows).encode("utf-8")}, [f"{len(rows)} line(s)"])
@@ -40,4 +41,5 @@ FORMAT = Format(
     import_options=(Option("separator", "field separator of the toy file", default="\t", metavar="SEP"),
                     Option("skip-header", "the first line is a header", type=bool, default=False)),
     export_options=(Option("separator", "field separator of the toy file", default="\t", metavar="SEP"),
-                    Option("header", "write a header line first", type=bool, default=False)))
+                    Option("header", "write a header line first", type=bool, default=False),
+                    Option("order", "record order", default="id", choices=("id", "id-descending"))))

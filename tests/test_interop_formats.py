@@ -22,8 +22,8 @@ def with_toy(monkeypatch):
 
 
 def test_a_registered_format_appears_in_both_helps_with_its_options(with_toy, capsys):
-    for direction, flags in (("import", ["--separator SEP", "--skip-header"]), ("export", ["--separator SEP",
-                                                                                         "--header"])):
+    for direction, flags in (("import", ["--separator SEP", "--skip-header"]),
+                             ("export", ["--separator SEP", "--header", "--order {id,id-descending}"])):
         with pytest.raises(SystemExit):
             cli(capsys, direction, "--help")
         out = " ".join(capsys.readouterr().out.split())
@@ -48,10 +48,15 @@ def test_a_registered_format_round_trips_with_its_options(with_toy, tmp_path, ca
     assert [{k: r[k] for k in keep} for r in questions_of(b)] == [{k: r[k] for k in keep} for r in QUOTES]
 
 
-def test_defaults_apply_when_the_flag_is_left_out(with_toy, tmp_path, capsys):
+def test_defaults_apply_when_the_flag_is_left_out_and_choices_are_checked(with_toy, tmp_path, capsys):
     a = make(tmp_path / "a", questions=QUOTES)
     rc, out, err = cli(capsys, "export", "quotes-tsv", "--root", a)
     assert rc == 0 and out.split("\n")[0] == "q1\thow long are backups kept?\tops/backup.md\tkept for nine days"
+    rc, out, err = cli(capsys, "export", "quotes-tsv", "--root", a, "--order", "id-descending")
+    assert rc == 0 and out.split("\n")[0].startswith("q2\t")
+    with pytest.raises(SystemExit) as exc:
+        cli(capsys, "export", "quotes-tsv", "--root", a, "--order", "random")
+    assert exc.value.code == 2 and "invalid choice" in capsys.readouterr().err
 
 
 def test_an_option_given_to_another_format_is_refused(with_toy, tmp_path, capsys):

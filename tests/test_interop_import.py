@@ -323,20 +323,19 @@ JSON_VALUES = st.recursive(
 @given(st.sampled_from(["yaml", "pages-json"]), JSON_VALUES, st.booleans(), st.text(max_size=30))
 def test_foreign_files_raise_only_invalid_input(tmp_path, fmt, value, as_yaml, noise):
     """Whatever the file holds, reading it gives candidates or a documented InvalidInput."""
-    import argparse
-
     import yaml as pyyaml
 
     from labeller.config import load_config
     from labeller.core.project import Project
     from labeller.errors import InvalidInput
     from labeller.interop import FORMATS
+    from labeller.interop.format import Direction
 
     text = pyyaml.safe_dump(value) if as_yaml else json.dumps(value)
     path = tmp_path / "fuzz.in"
     for content in (text, noise, text + noise):
         path.write_text(content, encoding="utf-8")
         try:
-            FORMATS[fmt].read(path, Project(load_config(tmp_path)), argparse.Namespace())
+            FORMATS[fmt].read(path, Project(load_config(tmp_path)), FORMATS[fmt].defaults(Direction.IMPORT))
         except InvalidInput:
             pass

@@ -7,6 +7,7 @@ import json
 
 from labeller.commands.common import console
 from labeller.core.build import BuildResult
+from labeller.core.project import Project
 from labeller.core.resolve import Refusal
 from labeller.core.vocab import RefusalKind
 from labeller.display import safe_line
@@ -15,7 +16,7 @@ from labeller.errors import EXIT_INVALID, EXIT_OK, EXIT_REFUSED
 CONTEXT_CHARS = 60
 
 
-def report_refusals(project, result: BuildResult, fmt: str, what: str, consequence: str,
+def report_refusals(project: Project, result: BuildResult, fmt: str, what: str, consequence: str,
                     summary: dict | None = None) -> int:
     """Print a refused build's errors (JSON or text) and return its exit code."""
     if fmt == "json":
@@ -35,7 +36,7 @@ def refusals_exit_code(refusals: list[Refusal]) -> int:
     return EXIT_OK if not kinds else EXIT_INVALID if RefusalKind.INVALID in kinds else EXIT_REFUSED
 
 
-def print_refusals(project, refusals: list[Refusal]) -> None:
+def print_refusals(project: Project, refusals: list[Refusal]) -> None:
     err = console(stderr=True)
     corpus = project.corpus
     for r in refusals:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from types import SimpleNamespace
 
 from labeller.core.build import BuildResult
 from labeller.core.project import Project
@@ -69,7 +70,7 @@ def _qrels_files(folder: Path, split: str | None) -> list[Path]:
     return sorted(qrels / e.name for e in os.scandir(qrels) if e.name.endswith(".tsv"))
 
 
-def read(path: Path, project: Project, options) -> Incoming:
+def read(path: Path, project: Project, options: SimpleNamespace) -> Incoming:
     folder = Path(path)
     refuse_symlink_components(folder)
     if not folder.is_dir():
@@ -111,7 +112,7 @@ def read(path: Path, project: Project, options) -> Incoming:
     return Incoming(candidates, notes)
 
 
-def export(project: Project, result: BuildResult, options) -> Exported:
+def export(project: Project, result: BuildResult, options: SimpleNamespace) -> Exported:
     corpus_lines = []
     seen: set[str] = set()
     for c in project.all_chunks:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
 
 from labeller.core.build import BuildResult
 from labeller.core.project import Project
@@ -18,7 +19,7 @@ from labeller.interop.format import Exported, Format
 from labeller.interop.records import Candidate, Incoming, Target
 
 
-def read(path: Path, project: Project, options) -> Incoming:
+def read(path: Path, project: Project, options: SimpleNamespace) -> Incoming:
     qf = load_questions(path, project.config.limits)
     out = []
     for q in qf.questions:
@@ -29,7 +30,7 @@ def read(path: Path, project: Project, options) -> Incoming:
     return Incoming(out)
 
 
-def export(project: Project, result: BuildResult, options) -> Exported:
+def export(project: Project, result: BuildResult, options: SimpleNamespace) -> Exported:
     text = "".join(json.dumps(rec.question.as_json(), ensure_ascii=False) + "\n" for rec in result.records)
     return Exported({"": text.encode("utf-8")})
 

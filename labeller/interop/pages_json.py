@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
 
 from labeller.core.build import BuildResult
 from labeller.core.project import Project
@@ -25,7 +26,7 @@ SCHEMA = "labeller.page-queries.v1"
 KEYS = {"id", "query", "expected_pages", "category", "skip_reason"}
 
 
-def read(path: Path, project: Project, options) -> Incoming:
+def read(path: Path, project: Project, options: SimpleNamespace) -> Incoming:
     data = load_json(read_text(path, project.config.limits, "query file"), str(path))
     notes = []
     if isinstance(data, dict):
@@ -64,7 +65,7 @@ def read(path: Path, project: Project, options) -> Incoming:
     return Incoming(out, notes)
 
 
-def export(project: Project, result: BuildResult, options) -> Exported:
+def export(project: Project, result: BuildResult, options: SimpleNamespace) -> Exported:
     mapper = LabelMapper(project)
     queries = []
     dropped_tags = 0

@@ -13,6 +13,7 @@ non-relevant (a query judged only so is a negative). Query text comes from ``--q
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 
 from labeller.core.build import BuildResult
 from labeller.core.project import Project
@@ -40,7 +41,7 @@ def read_topics(path: Path, project: Project) -> dict[str, tuple[str, str]]:
     return queries
 
 
-def read(path: Path, project: Project, options) -> Incoming:
+def read(path: Path, project: Project, options: SimpleNamespace) -> Incoming:
     topics = options.queries
     if not topics:
         raise InvalidInput("TREC qrels hold no query text; give it with --queries FILE "
@@ -60,7 +61,7 @@ def read(path: Path, project: Project, options) -> Incoming:
     return Incoming(candidates, notes)
 
 
-def export(project: Project, result: BuildResult, options) -> Exported:
+def export(project: Project, result: BuildResult, options: SimpleNamespace) -> Exported:
     lines, topics = [], []
     negatives = 0
     for rec in result.records:

@@ -13,6 +13,7 @@ would keep the last one silently), and scalars must be strings where text is mea
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 
 import yaml
 
@@ -72,7 +73,7 @@ def load_yaml(text: str, path: str):
         raise InvalidInput("malformed YAML: nested too deeply", path=path) from None
 
 
-def read(path: Path, project: Project, options) -> Incoming:
+def read(path: Path, project: Project, options: SimpleNamespace) -> Incoming:
     text = read_text(path, project.config.limits, "YAML golden file")
     data = load_yaml(text, str(path))
     if not isinstance(data, dict):
@@ -113,7 +114,7 @@ def read(path: Path, project: Project, options) -> Incoming:
     return Incoming(out)
 
 
-def export(project: Project, result: BuildResult, options) -> Exported:
+def export(project: Project, result: BuildResult, options: SimpleNamespace) -> Exported:
     mapper = LabelMapper(project)
     queries = []
     widened = 0
