@@ -83,11 +83,23 @@ def test_every_module_in_commands_is_a_command_or_a_shared_helper():
             f"{module} defines register() but has no line in labeller.cli.COMMANDS"
 
 
+def loaded_after_parsing(command: str) -> list[str]:
+    code = (f"import sys; from labeller.cli import make_parser; make_parser({command!r}); "
+            "print(' '.join(sorted(m for m in sys.modules if m.startswith('labeller.') or m in "
+            "('whoosh', 'duckdb', 'numpy', 'textual'))))")
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+
+
 def test_a_sub_command_imports_only_its_own_module():
-    code = ("import sys; from labeller.cli import make_parser; make_parser('schema'); "
-            "print(' '.join(sorted(m for m in sys.modules if m.startswith('labeller.commands.'))))")
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert proc.stdout.split() == ["labeller.commands.schema"]
+    """``labeller build --check`` must not pay for numpy, duckdb, whoosh or the app."""
+    assert [m for m in loaded_after_parsing("schema") if m.startswith("labeller.commands.")] == \
+        ["labeller.commands.schema"]
+    loaded = loaded_after_parsing("build")
+    assert [m for m in loaded if m.startswith("labeller.commands.")] == \
+        ["labeller.commands.build", "labeller.commands.common", "labeller.commands.refusals",
+         "labeller.commands.review_status"]
+    assert not {"whoosh", "duckdb", "numpy", "textual"} & set(loaded), loaded
+    assert len(loaded_after_parsing("--help")) > len(loaded)  # everything else is there to be left out
 
 
 def test_new_project_git_ignores_what_labeller_caches(tmp_path, capsys):
