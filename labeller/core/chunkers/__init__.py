@@ -90,10 +90,10 @@ class Chunker(Protocol):
         ...
 
 
-# One line per chunker: its name → "module:Class" in this package, imported only when
-# asked for (the name must equal the class's ``name``).
+# One line per chunker: its name → "module:Class", imported only when asked for (the
+# name must equal the class's ``name``).
 REGISTRY: dict[str, str] = {
-    "md-struct-v1": "md_struct_v1:MdStructV1",
+    "md-struct-v1": "labeller.core.chunkers.md_struct_v1:MdStructV1",
 }
 
 _SPEC = re.compile(r"[a-z0-9][a-z0-9._-]*")
@@ -106,7 +106,7 @@ def chunker_class(name: str) -> type:
     if target is None:
         raise InvalidInput(f"unknown chunker {name!r}; known: {', '.join(sorted(REGISTRY))}")
     module, _, cls_name = target.partition(":")
-    cls = getattr(importlib.import_module(f"{__name__}.{module}"), cls_name)
+    cls = getattr(importlib.import_module(module), cls_name)
     if cls.name != name:
         raise TypeError(f"REGISTRY names {cls_name} {name!r} but the class says {cls.name!r}")
     return cls
@@ -114,7 +114,8 @@ def chunker_class(name: str) -> type:
 
 def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
     """``"name:key=value,..."`` → ``(name, {key: raw value})``, refusing a malformed spec."""
-    name, colon, rest = spec.strip().partition(":")
+    name, colon, rest = spec.partition(":")
+    name = name.strip()
     if not _SPEC.fullmatch(name):
         raise InvalidInput(f"chunker {spec!r}: the name must be lower-case letters, digits, '.', '_' or '-'")
     params: dict[str, str] = {}
