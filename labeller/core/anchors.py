@@ -14,6 +14,7 @@ import bisect
 import hashlib
 import re
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -63,7 +64,7 @@ class FoldedDocument:
         self.folded = fold_text(doc.text)
         self._run_pos: list[int] = []  # folded position of each collapsed run's single space
         self._run_shift: list[int] = []  # characters dropped up to and including that run
-        self._runs_left = None
+        self._runs_left: Iterator[re.Match[str]] | None = None
         self._lock = threading.Lock()  # the app's resolution workers share one index
 
     def _runs_through(self, folded_pos: int) -> None:

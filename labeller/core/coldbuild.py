@@ -11,6 +11,7 @@ computed by the same functions, as the lazy path uses, which then simply finds t
 from __future__ import annotations
 
 from functools import partial
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from labeller.core import parallel
@@ -62,8 +63,8 @@ def prepare_cold_build(project: Project, questions: list[Question]) -> None:
 _AUTOMATA: dict = {}  # per worker process: the automaton of the current needles, built once
 
 
-def _prepare_document(doc: Document, *, chunker: Chunker, needles: tuple[str, ...], sections: dict[str, set[str]], store,
-                      block_namespace: tuple):
+def _prepare_document(doc: Document, *, chunker: Chunker, needles: tuple[str, ...], sections: dict[str, set[str]],
+                      store: Path | None, block_namespace: tuple):
     """One document's chunk rows, quote matches, and the windows of parsed blocks that
     resolving its quotes and sections will ask for, under the keys ``Resolver`` looks
     them up by; all are also written to the cache folder ``store`` (if any)."""

@@ -39,7 +39,7 @@ class Unit:
 
     first: int
     last: int
-    kind: BlockKind | str  # or ``_RULE``
+    kind: str  # a ``BlockKind``, or ``_RULE`` for a thematic break
 
     __reduce__ = reduce_by_fields
 
@@ -179,7 +179,7 @@ def expand(doc: Document, blocks: DocBlocks, start: int, end: int) -> tuple[int,
     if last > head.last:
         sibling = _sibling_end(blocks, first, last) if head.kind == BlockKind.LIST_ITEM else None
         tail_line = sibling if sibling is not None else max(head.last, _unit_at(blocks, last).last)
-    return doc.line_starts[head.first], doc.line_end(tail_line), head.kind
+    return doc.line_starts[head.first], doc.line_end(tail_line), BlockKind(head.kind)
 
 
 # Every line where a heading can start (ATX, in any container) or a setext heading ends.

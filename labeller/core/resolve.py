@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from functools import partial
 
 from labeller.core.anchors import FoldedDocument, Occurrence, QuoteIndex, fold_quote
+from labeller.core.cache import CacheView, DigestCache
 from labeller.core.chunkers import Chunk, Chunker
 from labeller.core.corpus import Corpus, check_relative_doc_id
 from labeller.core.expansion import DocBlocks, ExpansionRefused, expand, parse_blocks, section_span
@@ -65,7 +66,8 @@ class Refusal:
     suggested_places: tuple[Place, ...] = ()  # where the suggested passages are
 
     def as_json(self) -> dict:
-        out = {"id": self.record_id, "locator": self.locator.as_json(), "kind": self.kind, "message": self.message}
+        out: dict = {"id": self.record_id, "locator": self.locator.as_json(), "kind": self.kind,
+                     "message": self.message}
         if self.kind == RefusalKind.AMBIGUOUS:
             out["occurrences"] = self.occurrences
         if self.kind in (RefusalKind.NOT_FOUND, RefusalKind.HEADING_ONLY):
@@ -77,12 +79,12 @@ class Resolver:
     """Resolves locators against one corpus snapshot; holds its folded text and block caches."""
 
     def __init__(self, corpus: Corpus, chunks: dict[str, list[Chunk]], chunker: Chunker,
-                 block_cache: dict | None = None, search_cache=None) -> None:
+                 block_cache: dict | CacheView | None = None, search_cache: DigestCache | None = None) -> None:
         self.corpus = corpus
         self.chunks = chunks
         self.chunker = chunker  # the one that made ``chunks``: it says which lines lie in no chunk
         self.index = QuoteIndex(corpus)
-        self._blocks: dict = block_cache if block_cache is not None else {}
+        self._blocks: dict | CacheView = block_cache if block_cache is not None else {}
         self._search_cache = search_cache  # a DigestCache: per-document matches of a build's quotes
         self._unsaved: dict | None = None  # windows parsed inside ``deferred_window_writes``
         self._chunk_ends: dict[str, list[int]] = {}
@@ -190,11 +192,13 @@ class Resolver:
         return Refusal(RefusalKind.UNKNOWN_DOC, f"document {loc.doc!r} is not in the corpus", loc, record_id)
 
     def _resolve_section(self, loc: Locator, record_id: str | None) -> Span | Refusal:
+        doc, heading = loc.doc, loc.heading
+        assert doc is not None and heading is not None  # what Locator's validator makes of a section locator
         try:
-            start, end = section_span(self.corpus[loc.doc], partial(self.blocks_at, loc.doc), loc.heading)
+            start, end = section_span(self.corpus[doc], partial(self.blocks_at, doc), heading)
         except ExpansionRefused as exc:
             return Refusal(exc.kind, exc.message, loc, record_id)
-        return self._check_chunked(Span(loc.doc, start, end, BlockKind.SECTION, start, end), loc, record_id)
+        return self._check_chunked(Span(doc, start, end, BlockKind.SECTION, start, end), loc, record_id)
 
     def _check_chunked(self, span: Span, loc: Locator, record_id: str | None) -> Span | Refusal:
         """A span that no chunk touches is either lines the chunker keeps out of every

@@ -69,6 +69,8 @@ def nearest_passages(resolver: Resolver, folded: str, doc_id: str | None) -> lis
     for _, score, i in best:
         chunk_text = texts[i]
         al = fuzz.partial_ratio_alignment(folded, chunk_text)
+        if al is None:  # only with a score cutoff, which this call has not
+            continue
         s, e = al.dest_start, al.dest_end
         while s > 0 and chunk_text[s - 1] != " ":
             s -= 1

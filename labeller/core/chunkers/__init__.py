@@ -14,12 +14,11 @@ from __future__ import annotations
 import importlib
 import inspect
 import re
-import typing
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import ClassVar, Protocol
 
-from labeller.core.cache import reduce_by_fields
+from labeller.core.cache import DigestCache, reduce_by_fields
 from labeller.core.corpus import Corpus, Document
 from labeller.errors import InvalidInput
 
@@ -162,13 +161,11 @@ def chunker_spec(chunker: Chunker) -> str:
 
 def _parameters(cls: type) -> dict[str, type]:
     """The constructor's keyword parameters and their declared types."""
-    hints = typing.get_type_hints(cls.__init__)
     out = {}
-    for p in list(inspect.signature(cls.__init__).parameters.values())[1:]:
-        kind = hints.get(p.name)
-        if kind not in (int, float, bool, str):
+    for p in inspect.signature(cls, eval_str=True).parameters.values():
+        if p.annotation not in (int, float, bool, str):
             raise TypeError(f"{cls.__name__}: parameter {p.name!r} must be declared int, float, bool or str")
-        out[p.name] = kind
+        out[p.name] = p.annotation
     return out
 
 
@@ -213,7 +210,7 @@ def _parser_versions() -> tuple[str, str, str, str]:
     return markdown_it.__version__, mdit_py_plugins.__version__, yaml.__version__, YAML_LOADER.__name__
 
 
-def chunk_corpus(corpus: Corpus, chunker: Chunker, cache=None) -> dict[str, list[Chunk]]:
+def chunk_corpus(corpus: Corpus, chunker: Chunker, cache: DigestCache | None = None) -> dict[str, list[Chunk]]:
     """Chunk every document, reusing cached chunk lists keyed by the document's digest.
 
     Cache misses are chunked together, on every core when there are many (a cold build).
@@ -235,7 +232,7 @@ def chunk_corpus(corpus: Corpus, chunker: Chunker, cache=None) -> dict[str, list
     return {doc_id: found[doc_id] for doc_id in corpus.docs}  # corpus order, whatever came from where
 
 
-def unpack_chunks(doc: Document, rows) -> list[Chunk]:
+def unpack_chunks(doc: Document, rows: list[ChunkRow]) -> list[Chunk]:
     text, doc_id = doc.text, doc.doc_id
     return [Chunk(chunk_id, doc_id, ordinal, start, end, text[start:end], heading_path, heading, breadcrumb)
             for chunk_id, ordinal, start, end, heading_path, heading, breadcrumb in rows]
