@@ -180,7 +180,7 @@ def test_a_bad_spec_in_labeller_toml_exits_2_naming_it(tmp_path, capsys):
 
 @pytest.fixture
 def toy(monkeypatch):
-    monkeypatch.setitem(REGISTRY, "toy-lines-v1", "toy_chunker:ToyLines")
+    monkeypatch.setitem(REGISTRY, "toy-lines-v1", "toys.toy_chunker:ToyLines")
 
 
 def test_a_toy_chunker_registered_in_one_line_builds(toy, tmp_path, capsys):

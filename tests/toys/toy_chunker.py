@@ -1,6 +1,7 @@
 """A toy chunker for tests/test_core_seams.py: one chunk per non-blank line.
 
-It exists to show that a chunker is one module plus one registration line, and to give
+It exists to show that a chunker is one module plus one registration line (there:
+``toys.toy_chunker:ToyLines``, a dotted module imported as it is), and to give
 the resolver's heading_only / ChunkerBug distinction a chunker other than md-struct-v1.
 Lines starting with ``skip`` go into no chunk; with ``declare`` they are also reported by
 ``unchunked_lines`` (the author's to fix), without it they are an undeclared gap (a bug).
