@@ -18,14 +18,14 @@ from labeller.core.chunkers.slices import SpanChunker, check_window
 
 
 class FixedCharsV1(SpanChunker):
-    name = "fixed-chars-v1"
+    name = version = "fixed-chars-v1"
 
     def __init__(self, size: int = 1000, overlap: int = 200) -> None:
         check_window(size, overlap, "code points")
-        self.params = {"size": size, "overlap": overlap}
+        self.settings = {"size": size, "overlap": overlap}
 
     def spans(self, text: str, start: int) -> Iterator[tuple[int, int]]:
-        size, step, n = self.params["size"], self.params["size"] - self.params["overlap"], len(text)
+        size, step, n = self.settings["size"], self.settings["size"] - self.settings["overlap"], len(text)
         while start < n:
             yield start, min(start + size, n)
             if start + size >= n:

@@ -45,14 +45,14 @@ Span = tuple[int, int]
 
 
 class RecursiveV1(SpanChunker):
-    name = "recursive-v1"
+    name = version = "recursive-v1"
 
     def __init__(self, size: int = 1000, overlap: int = 200) -> None:
         check_window(size, overlap, "code points")
-        self.params = {"size": size, "overlap": overlap}
+        self.settings = {"size": size, "overlap": overlap}
 
     def spans(self, text: str, start: int) -> list[Span]:
-        return list(_split(text, start, len(text), SEPARATORS, self.params["size"], self.params["overlap"]))
+        return list(_split(text, start, len(text), SEPARATORS, self.settings["size"], self.settings["overlap"]))
 
 
 def _pieces(text: str, lo: int, hi: int, sep: str) -> list[Span]:

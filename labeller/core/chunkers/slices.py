@@ -10,7 +10,7 @@ the same way for all of them, so no rule re-implements headings, titles or ids.
   metadata (SPEC §3 refuses a quote inside it); its ``title`` reaches BM25 and the leak scan
   through the breadcrumb instead of as a chunk body.
 - **Headings** are md-struct-v1's (SPEC §4: ATX lines outside fences, the same heading
-  stack), read with its ``layout``; a chunk's heading is the innermost heading in force at
+  stack), read with its ``layout`` of the body (``body_layout``); a chunk's heading is the innermost heading in force at
   its start (a chunk that starts on a heading line is under that heading), its breadcrumb
   the document title (``document_title``) followed by the titles in force.
 - **Ids**: sha256 of ``utf8(doc_id) 0x00 utf8(spec) 0x00 start 0x00 end 0x00 utf8(text)
@@ -26,13 +26,13 @@ from __future__ import annotations
 
 import hashlib
 from bisect import bisect_right
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import ClassVar
 
 from labeller.core.chunkers import Chunk, ChunkRow, unpack_chunks
-from labeller.core.chunkers.md_struct_v1 import document_title, layout
+from labeller.core.chunkers.md_struct_v1 import Layout, document_title, layout
 from labeller.core.corpus import Document
 from labeller.core.markdown import front_matter
-from labeller.errors import InvalidInput
 
 
 def body_start(text: str) -> int:
@@ -47,6 +47,15 @@ def body_start(text: str) -> int:
     return pos
 
 
+def body_layout(text: str) -> Layout:
+    """md-struct-v1's layout of the body alone, on the document's own line offsets: front
+    matter is read as blank lines (a YAML comment line ``# ...`` is no heading)."""
+    body = body_start(text)
+    if body:
+        text = "".join(c if c == "\n" else " " for c in text[:body]) + text[body:]
+    return layout(text)
+
+
 def family_chunk_id(doc_id: str, spec: str, start: int, end: int, text: str) -> str:
     parts = (doc_id, spec, str(start), str(end), text)
     return hashlib.sha256(b"".join(p.encode("utf-8") + b"\x00" for p in parts)).hexdigest()
@@ -57,7 +66,7 @@ def rows_for_spans(doc: Document, spec: str, spans: Iterable[tuple[int, int]]) -
     fields. Whitespace-only spans and repeats of the previous span are dropped (a repeat is
     the same chunk: one id, one row)."""
     text = doc.text
-    lay = layout(text)
+    lay = body_layout(text)
     heading_starts = [lay.starts[i] for i in lay.headings]
     title = document_title(doc, lay.sections)
     rows: list[ChunkRow] = []
@@ -74,27 +83,27 @@ def rows_for_spans(doc: Document, spec: str, spans: Iterable[tuple[int, int]]) -
 
 
 def check_window(size: int, overlap: int, unit: str) -> None:
-    """Refuse a window no rule can step with: ``size >= 1`` and ``0 <= overlap < size``."""
-    for key, value in (("size", size), ("overlap", overlap)):
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise InvalidInput(f"{key} must be an integer number of {unit}, got {value!r}")
+    """Refuse a window no rule can step with: ``size >= 1`` and ``0 <= overlap < size``
+    (``ValueError``, which ``get_chunker`` reports as invalid input naming the spec)."""
     if size < 1:
-        raise InvalidInput(f"size must be at least 1 {unit[:-1]}, got {size}")
+        raise ValueError(f"size must be at least 1 ({unit}), got {size}")
     if not 0 <= overlap < size:
-        raise InvalidInput(f"overlap must be at least 0 and less than size ({size}), got {overlap}")
+        raise ValueError(f"overlap must be at least 0 and less than size ({size}), got {overlap}")
 
 
 class SpanChunker:
-    """The shared half of a family chunker: a subclass names its rule (``name``), keeps its
-    typed parameters in ``params`` (declared order) and says where chunks lie in ``spans``."""
+    """The shared half of a family chunker (``Chunker`` protocol): a subclass names its rule
+    (``name`` = ``version``), keeps its typed parameters in ``settings`` (constructor order)
+    and says where chunks lie in ``spans``."""
 
-    name: str
-    params: dict[str, int]
+    name: ClassVar[str]
+    version: ClassVar[str]
+    settings: dict[str, int]
 
     @property
     def spec(self) -> str:
         """The canonical spec, every parameter spelled out: ``name:key=value,...``."""
-        return f"{self.name}:" + ",".join(f"{k}={v}" for k, v in self.params.items())
+        return f"{self.name}:" + ",".join(f"{k}={v}" for k, v in self.settings.items())
 
     def spans(self, text: str, start: int) -> Iterable[tuple[int, int]]:
         """The chunks of ``text[start:]`` as ``(start, end)`` offsets into ``text``, in order."""
@@ -105,3 +114,24 @@ class SpanChunker:
 
     def chunk(self, doc: Document) -> list[Chunk]:
         return unpack_chunks(doc, self.rows(doc))
+
+    def unchunked_lines(self, doc: Document) -> list[tuple[int, int]]:
+        """Front-matter lines and whitespace-only lines: all a family chunker may leave out
+        (a whitespace-only window is dropped, a stripped chunk ends at non-whitespace)."""
+        return unchunked(doc.text, self.is_blank)
+
+    @staticmethod
+    def is_blank(line: str) -> bool:
+        return not line.strip()
+
+
+def unchunked(text: str, is_blank: Callable[[str], bool]) -> list[tuple[int, int]]:
+    """The lines ``[start, end)`` (newline included) of the front matter, and the body's
+    lines for which ``is_blank`` holds."""
+    body = body_start(text)
+    out, pos = [], 0
+    for line in text.splitlines(keepends=True):
+        if pos < body or is_blank(line):
+            out.append((pos, pos + len(line)))
+        pos += len(line)
+    return out

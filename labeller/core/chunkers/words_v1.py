@@ -21,15 +21,15 @@ WORD = re.compile(r"\S+")
 
 
 class WordsV1(SpanChunker):
-    name = "words-v1"
+    name = version = "words-v1"
 
     def __init__(self, size: int = 200, overlap: int = 40) -> None:
         check_window(size, overlap, "words")
-        self.params = {"size": size, "overlap": overlap}
+        self.settings = {"size": size, "overlap": overlap}
 
     def spans(self, text: str, start: int) -> Iterator[tuple[int, int]]:
         words = [m.span() for m in WORD.finditer(text, start)]
-        size, step = self.params["size"], self.params["size"] - self.params["overlap"]
+        size, step = self.settings["size"], self.settings["size"] - self.settings["overlap"]
         for first in range(0, len(words), step):
             last = min(first + size, len(words)) - 1
             yield words[first][0], words[last][1]
