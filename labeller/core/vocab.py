@@ -46,6 +46,7 @@ class RefusalKind(StrEnum):
     FRONT_MATTER = "front_matter"
     HEADING_ONLY = "heading_only"
     DUPLICATE_SPAN = "duplicate_span"
+    NO_HIT = "no_hit"  # no chunk satisfies the build's hit rule (coverage>=T, span_containment)
     INVALID = "invalid"
 
 
