@@ -12,12 +12,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import REPO, SHARED_CORPORA
+from labeller.core.chunkers import chunker_spec, get_chunker
 from labeller.core.chunkers.fixed_chars_v1 import FixedCharsV1
 from labeller.core.chunkers.recursive_v1 import RecursiveV1
 from labeller.core.chunkers.sections_v1 import SectionsV1
 from labeller.core.chunkers.slices import body_start
 from labeller.core.chunkers.words_v1 import WordsV1
 from labeller.core.corpus import load_corpus, make_document
+from labeller.errors import InvalidInput
 
 FM = "---\ntitle: Guide\n# a YAML comment\n---\n"
 DOC = FM + "\nintro words\n\n# Alpha\n\npara one\n\n## Beta\n\n```\n# not a heading\n```\n\n# Gamma\nlast line\n\n\n"
@@ -85,13 +87,13 @@ def test_fields_front_matter_and_headings_in_force():
     assert body_start(doc.text) == BODY
     for chunker in (FixedCharsV1(30, 10), WordsV1(3, 1), RecursiveV1(30, 10), SectionsV1(40)):
         chunks = chunker.chunk(doc)
-        assert chunks and all(c.start >= BODY for c in chunks), chunker.spec  # front matter lies in no chunk
+        assert chunks and all(c.start >= BODY for c in chunks), chunker  # front matter lies in no chunk
         assert [c.ordinal for c in chunks] == list(range(len(chunks)))
         for c in chunks:
             # the innermost md-struct heading in force at the chunk's start; the YAML comment is none
             before = [m for m in re.finditer(r"(?m)^(#+) (.*)$", doc.text)
                       if BODY <= m.start() <= c.start and "not a heading" not in m.group(2)]
-            assert c.heading == (before[-1].group(2) if before else ""), (chunker.spec, c)
+            assert c.heading == (before[-1].group(2) if before else ""), (chunker, c)
             assert c.breadcrumb.startswith("Guide")  # the front-matter title
             assert c.heading_path.startswith("g/d.md")
     assert WordsV1(3, 1).unchunked_lines(doc)[:3] == [(0, 4), (4, 17), (17, 34)]
@@ -118,8 +120,15 @@ def test_chunk_id_formula_is_doc_full_spec_offsets_and_text():
 
 
 def test_specs_and_refused_settings():
-    assert FixedCharsV1().spec == "fixed-chars-v1:size=1000,overlap=200"
-    assert SectionsV1().spec == "sections-v1:size=1800"
+    assert chunker_spec(FixedCharsV1()) == "fixed-chars-v1:size=1000,overlap=200"
+    assert chunker_spec(SectionsV1()) == "sections-v1:size=1800"
+    chunker = get_chunker("recursive-v1:size=800,overlap=100")
+    assert isinstance(chunker, RecursiveV1) and chunker.settings == {"size": 800, "overlap": 100}
+    assert chunker_spec(get_chunker("words-v1")) == "words-v1:size=200,overlap=40"
+    for bad in ("fixed-chars-v1:size=10,overlap=10", "words-v1:size=0", "recursive-v1:size=ten",
+                "sections-v1:overlap=1"):
+        with pytest.raises(InvalidInput, match=re.escape(bad)):
+            get_chunker(bad)
     for make in (FixedCharsV1, WordsV1, RecursiveV1):
         for size, overlap in ((0, 0), (10, 10), (10, 11), (10, -1)):
             with pytest.raises(ValueError):
@@ -132,7 +141,7 @@ def test_front_matter_only_and_empty_documents_have_no_chunks():
     for text in ("---\ntitle: x\n---\n", "\n", "   \n\n"):
         doc = make_document("e.md", text)
         for chunker in (FixedCharsV1(5, 1), WordsV1(5, 1), RecursiveV1(5, 1), SectionsV1(5)):
-            assert chunker.chunk(doc) == [], (chunker.spec, text)
+            assert chunker.chunk(doc) == [], (chunker, text)
 
 
 # --- properties on random text ---------------------------------------------------------

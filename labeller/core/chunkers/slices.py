@@ -29,7 +29,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterable
 from typing import ClassVar
 
-from labeller.core.chunkers import Chunk, ChunkRow, unpack_chunks
+from labeller.core.chunkers import Chunk, ChunkRow, chunker_spec, unpack_chunks
 from labeller.core.chunkers.md_struct_v1 import Layout, document_title, layout
 from labeller.core.corpus import Document
 from labeller.core.markdown import front_matter
@@ -100,17 +100,12 @@ class SpanChunker:
     version: ClassVar[str]
     settings: dict[str, int]
 
-    @property
-    def spec(self) -> str:
-        """The canonical spec, every parameter spelled out: ``name:key=value,...``."""
-        return f"{self.name}:" + ",".join(f"{k}={v}" for k, v in self.settings.items())
-
     def spans(self, text: str, start: int) -> Iterable[tuple[int, int]]:
         """The chunks of ``text[start:]`` as ``(start, end)`` offsets into ``text``, in order."""
         raise NotImplementedError
 
     def rows(self, doc: Document) -> list[ChunkRow]:
-        return rows_for_spans(doc, self.spec, self.spans(doc.text, body_start(doc.text)))
+        return rows_for_spans(doc, chunker_spec(self), self.spans(doc.text, body_start(doc.text)))
 
     def chunk(self, doc: Document) -> list[Chunk]:
         return unpack_chunks(doc, self.rows(doc))
