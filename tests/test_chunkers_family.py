@@ -5,14 +5,19 @@ examples, the rules' properties on random text, and recursive-v1 against LangCha
 from __future__ import annotations
 
 import hashlib
+import json
+import os
 import re
+import subprocess
+import sys
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import REPO, SHARED_CORPORA
-from labeller.core.chunkers import chunker_spec, get_chunker
+from conftest import REPO, SHARED_CORPORA, write_project
+from labeller.cli import main
+from labeller.core.chunkers import REGISTRY, chunker_spec, get_chunker
 from labeller.core.chunkers.fixed_chars_v1 import FixedCharsV1
 from labeller.core.chunkers.recursive_v1 import RecursiveV1
 from labeller.core.chunkers.sections_v1 import SectionsV1
@@ -280,3 +285,91 @@ def test_recursive_equals_langchain_on_real_corpora(label, root, size, overlap):
         n_chunks += len(ours)
     assert n_chunks > len(corpus)
     assert n_moved <= n_chunks // 100  # the divergence is the rare repeated-text case, not a drift
+
+
+# --- the CLI: labeller chunks / labeller chunkers --------------------------------------
+
+CLI_DOCS = {
+    "a.md": "---\ntitle: A doc\n---\n# One\n\n" + "alpha beta gamma delta. " * 12 + "\n\n## Two\n\nshort tail\n",
+    "sub/b.md": "plain text without headings, " * 8 + "\n",
+}
+
+
+def chunk_file_lines(data: bytes) -> list[dict]:
+    lines = data.decode("utf-8").splitlines()
+    rows = [json.loads(line) for line in lines]
+    for line, row in zip(lines, rows):
+        assert list(row) == ["doc", "end", "id", "start"]  # SPEC §10 offsets form, keys sorted
+        assert line == json.dumps(row, ensure_ascii=False, sort_keys=True)
+    return rows
+
+
+def test_chunks_writes_a_chunk_file_matching_the_chunker(tmp_path, capsys):
+    root = write_project(tmp_path / "p", CLI_DOCS)
+    out = tmp_path / "chunks.jsonl"
+    spec = "recursive-v1:size=120,overlap=30"
+    assert main(["chunks", "--root", str(root), "--chunker", spec, "--out", str(out)]) == 0
+    assert "under recursive-v1:size=120,overlap=30" in capsys.readouterr().out
+    rows = chunk_file_lines(out.read_bytes())
+    corpus = load_corpus(root / "corpus")
+    expected = [{"doc": c.doc_id, "end": c.end, "id": c.chunk_id, "start": c.start}
+                for doc in corpus for c in RecursiveV1(size=120, overlap=30).chunk(doc)]
+    assert rows == expected and len(rows) > 4
+    assert {r["doc"] for r in rows} == {"a.md", "sub/b.md"}
+    assert len({r["id"] for r in rows}) == len(rows)
+    for r in rows:
+        text = corpus.docs[r["doc"]].text
+        assert 0 <= r["start"] < r["end"] <= len(text) and text[r["start"]:r["end"]].strip()
+    first = out.read_bytes()
+    assert main(["chunks", "--root", str(root), "--chunker", spec, "--out", str(out), "--format", "json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary == {"chunker": spec, "chunks": len(rows), "docs": 2, "ok": True, "written": str(out)}
+    assert out.read_bytes() == first  # deterministic
+    # without --out the same bytes go to stdout, the summary to stderr
+    proc = subprocess.run([sys.executable, "-m", "labeller.cli", "chunks", "--root", str(root), "--chunker", spec],
+                          capture_output=True, env={**os.environ, "PYTHONPATH": str(REPO)}, check=False)
+    assert proc.returncode == 0 and proc.stdout == first and b"wrote" in proc.stderr
+
+
+def test_chunks_defaults_to_the_project_chunker(tmp_path, capsys):
+    root = write_project(tmp_path / "p", CLI_DOCS, toml="[build]\nmax_chars = 100\n")
+    out = tmp_path / "c.jsonl"
+    assert main(["chunks", "--root", str(root), "--out", str(out)]) == 0
+    capsys.readouterr()
+    corpus = load_corpus(root / "corpus")
+    chunker = get_chunker("md-struct-v1", max_chars=100)
+    assert [r["id"] for r in chunk_file_lines(out.read_bytes())] == [c.chunk_id for d in corpus
+                                                                     for c in chunker.chunk(d)]
+
+
+def test_chunks_refuses_repeated_ids_and_bad_specs_writing_nothing(tmp_path, capsys):
+    root = write_project(tmp_path / "p", {"d.md": "# A\nsame text\n\n# A\nsame text\n"})
+    out = tmp_path / "c.jsonl"
+    out.write_text("old\n")
+    # md-struct-v1 gives the two identical sections one id (SPEC §4): no valid chunk file exists
+    assert main(["chunks", "--root", str(root), "--chunker", "md-struct-v1", "--out", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert "unique ids" in err and "d.md:4-14, d.md:19-29" in err
+    assert out.read_text() == "old\n"
+    for bad in ("recursive-v1:size=5,overlap=9", "nope-v1", "words-v1:size="):
+        assert main(["chunks", "--root", str(root), "--chunker", bad, "--out", str(out)]) == 2
+        assert bad.split(":")[0] in capsys.readouterr().err
+        assert out.read_text() == "old\n"
+    # the family's ids include offsets, so the same document gives a valid file
+    assert main(["chunks", "--root", str(root), "--chunker", "sections-v1:size=14", "--out", str(out)]) == 0
+    assert [(r["start"], r["end"]) for r in chunk_file_lines(out.read_bytes())] == [(0, 14), (15, 29)]
+
+
+def test_chunkers_lists_every_registered_chunker_with_parameters(capsys):
+    assert main(["chunkers", "--format", "json"]) == 0
+    listed = {c["name"]: c for c in json.loads(capsys.readouterr().out)["chunkers"]}
+    assert sorted(listed) == sorted(REGISTRY)
+    assert listed["recursive-v1"]["parameters"] == [{"default": 1000, "name": "size", "type": "int"},
+                                                    {"default": 200, "name": "overlap", "type": "int"}]
+    assert listed["md-struct-v1"]["parameters"] == [{"default": 1800, "name": "max_chars", "type": "int"}]
+    assert listed["sections-v1"]["default_spec"] == "sections-v1:size=1800"
+    assert "LangChain" in listed["recursive-v1"]["summary"]
+    assert main(["chunkers"]) == 0
+    text = capsys.readouterr().out
+    for name in REGISTRY:
+        assert f"--chunker {chunker_spec(get_chunker(name))}" in text
