@@ -151,7 +151,8 @@ def test_front_matter_only_and_empty_documents_have_no_chunks():
 
 # --- properties on random text ---------------------------------------------------------
 
-ALPHABET = st.sampled_from(["a", "b", "cd", " ", "  ", "\n", "\n\n", "\t", "\u3000", "#", "# ", "```", "-", "é"])
+ALPHABET = st.sampled_from(["a", "b", "cd", " ", "  ", "\n", "\n\n", "\t", "\u3000", "#", "# ", "```", "-", "é",
+                            "---\n", "title: t\n"])  # front matter, when the text starts with "---\n"
 TEXT = st.lists(ALPHABET, max_size=120).map("".join)
 WINDOW = st.integers(1, 40).flatmap(lambda size: st.tuples(st.just(size), st.integers(0, size - 1)))
 PROPS = settings(max_examples=200, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
@@ -241,6 +242,8 @@ def test_sections_properties(raw, size):
     check_slices(doc, chunks)
     for a, b in zip(chunks, chunks[1:]):
         assert a.end <= b.start  # no overlap, document order
+    for c in chunks:  # within size, unless one line alone is longer (md-struct-v1's packing keeps lines whole)
+        assert len(c.text) <= size or c.text.count("\n") <= 1, c
     # every line the rule does not call blank lies in exactly one chunk, heading lines included
     blank = set(chunker.unchunked_lines(doc))
     pos = 0
@@ -250,6 +253,23 @@ def test_sections_properties(raw, size):
         if span in blank:
             continue
         assert sum(c.start <= span[0] and span[1] <= c.end for c in chunks) == 1, (line, spans(chunks))
+
+
+@pytest.mark.parametrize("spec", ["fixed-chars-v1:size=300,overlap=100", "words-v1:size=60,overlap=15",
+                                  "recursive-v1:size=500,overlap=100", "sections-v1:size=900"])
+def test_family_on_a_real_corpus(spec):
+    root = SHARED_CORPORA / "textual-docs"
+    if not root.is_dir():
+        pytest.skip(f"textual-docs: the real corpus is not present at {root}")
+    chunker = get_chunker(spec)
+    n = 0
+    for doc in load_corpus(root):
+        chunks = chunker.chunk(doc)
+        check_slices(doc, chunks)
+        if not spec.startswith("sections"):
+            check_covers_non_whitespace(doc, chunks)
+        n += len(chunks)
+    assert n > 500
 
 
 # --- recursive-v1 against LangChain on real corpora ------------------------------------
