@@ -393,3 +393,4 @@ def test_chunkers_lists_every_registered_chunker_with_parameters(capsys):
     text = capsys.readouterr().out
     for name in REGISTRY:
         assert f"--chunker {chunker_spec(get_chunker(name))}" in text
+

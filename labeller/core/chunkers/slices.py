@@ -49,10 +49,12 @@ def body_start(text: str) -> int:
 
 def body_layout(text: str) -> Layout:
     """md-struct-v1's layout of the body alone, on the document's own line offsets: front
-    matter is read as blank lines (a YAML comment line ``# ...`` is no heading)."""
+    matter is read as blank lines (a YAML comment line ``# ...`` is no heading). Whitespace
+    is kept as it is (every line boundary ``str.splitlines`` knows is whitespace), so the
+    layout's line numbers are the document's too."""
     body = body_start(text)
     if body:
-        text = "".join(c if c == "\n" else " " for c in text[:body]) + text[body:]
+        text = "".join(c if c.isspace() else " " for c in text[:body]) + text[body:]
     return layout(text)
 
 
@@ -63,8 +65,8 @@ def family_chunk_id(doc_id: str, spec: str, start: int, end: int, text: str) -> 
 
 def rows_for_spans(doc: Document, spec: str, spans: Iterable[tuple[int, int]]) -> list[ChunkRow]:
     """Chunk rows for ``spans`` (in document order): id, ordinal, offsets and the heading
-    fields. Whitespace-only spans and repeats of the previous span are dropped (a repeat is
-    the same chunk: one id, one row)."""
+    fields. Whitespace-only spans and repeats of a span already given are dropped (a repeat
+    is the same chunk: one id, one row)."""
     text = doc.text
     lay = body_layout(text)
     heading_starts = [lay.starts[i] for i in lay.headings]
