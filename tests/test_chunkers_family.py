@@ -68,6 +68,12 @@ def test_words_tokenizer_is_unicode_whitespace():
     assert texts(WordsV1(size=1, overlap=0).chunk(doc)) == ["日本語の文", "テキスト", "です"]
 
 
+def test_words_regex_whitespace_is_str_isspace():
+    # the documented tokenizer: \S+ splits exactly where str.isspace (SPEC §2's whitespace) says
+    space = re.compile(r"\s")
+    assert [i for i in range(sys.maxunicode + 1) if bool(space.match(chr(i))) != chr(i).isspace()] == []
+
+
 def test_recursive_hand_checked():
     doc = make_document("r.md", "aaaa bbbb\n\ncccc dddd eeee\nffff\n")
     chunks = RecursiveV1(size=12, overlap=5).chunk(doc)
