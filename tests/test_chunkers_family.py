@@ -377,6 +377,10 @@ def test_chunks_refuses_repeated_ids_and_bad_specs_writing_nothing(tmp_path, cap
     err = capsys.readouterr().err
     assert "unique ids" in err and "d.md:4-14, d.md:19-29" in err
     assert out.read_text() == "old\n"
+    assert main(["chunks", "--root", str(root), "--chunker", "md-struct-v1", "--out", str(out), "--format", "json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert report["ok"] is False and [e["kind"] for e in report["errors"]] == ["duplicate_id"]
+    assert out.read_text() == "old\n"
     for bad in ("recursive-v1:size=5,overlap=9", "nope-v1", "words-v1:size="):
         assert main(["chunks", "--root", str(root), "--chunker", bad, "--out", str(out)]) == 2
         assert bad.split(":")[0] in capsys.readouterr().err

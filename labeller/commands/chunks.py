@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
         if args.format == "json":
             print(json.dumps({"ok": False, "chunker": spec, "errors": [
                 {"kind": "duplicate_id", "id": cid, "message": f"id {cid} is shared by chunks at {', '.join(places)}"}
-                for cid, places in repeated]}, ensure_ascii=False, indent=2, sort_keys=True), file=sys.stderr)
+                for cid, places in repeated]}, ensure_ascii=False, indent=2, sort_keys=True), file=summary_out)
         else:
             err = console(stderr=True)
             err.print(f"labeller: {safe_line(message)}", soft_wrap=True)
