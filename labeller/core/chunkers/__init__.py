@@ -94,6 +94,10 @@ class Chunker(Protocol):
 # a dotted one is imported as it is (a chunker kept elsewhere, as the tests' toy).
 REGISTRY: dict[str, str] = {
     "md-struct-v1": "md_struct_v1:MdStructV1",
+    "fixed-chars-v1": "fixed_chars_v1:FixedCharsV1",
+    "recursive-v1": "recursive_v1:RecursiveV1",
+    "words-v1": "words_v1:WordsV1",
+    "sections-v1": "sections_v1:SectionsV1",
 }
 
 _SPEC = re.compile(r"[a-z0-9][a-z0-9._-]*")
