@@ -29,6 +29,8 @@ COMMANDS: dict[str, str] = {
     "adjudicate": "labeller.commands.adjudicate",
     "app": "labeller.commands.app",
     "build": "labeller.commands.build",
+    "chunkers": "labeller.commands.chunkers",
+    "chunks": "labeller.commands.chunks",
     "eval": "labeller.commands.eval",
     "export": "labeller.commands.export",
     "import": "labeller.commands.import_",
