@@ -153,7 +153,7 @@ class Bench:
         from labeller.core.project import Project
 
         cfg = load_config(self.root)
-        return Project(cfg, DigestCache(cfg.cache_dir))
+        return Project(cfg, DigestCache(cfg.layout.cache_dir))
 
     # builds --------------------------------------------------------------------------
     def builds(self) -> None:

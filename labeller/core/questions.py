@@ -14,19 +14,10 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from labeller.config import Limits
 from labeller.core.models import Question
 from labeller.errors import InvalidInput
 from labeller.io import atomic_write_text, read_regular_file
-
-
-@dataclass(frozen=True)
-class Limits:
-    """Bounds on an untrusted label file; each is configurable in labeller.toml."""
-
-    max_file_bytes: int = 1024 * 1024
-    max_records: int = 10_000
-    max_query_chars: int = 8_000
-    max_locators: int = 64
 
 
 @dataclass

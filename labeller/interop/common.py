@@ -31,7 +31,8 @@ from labeller.core.canon import decode_utf8
 from labeller.core.corpus import check_relative_doc_id
 from labeller.core.models import Locator, Question
 from labeller.core.project import Project
-from labeller.core.questions import Limits, QuestionsFile, load_questions, normalise_query, parse_questions
+from labeller.config import Limits
+from labeller.core.questions import QuestionsFile, load_questions, normalise_query, parse_questions
 from labeller.core.resolve import Refusal, Span
 from labeller.errors import InvalidInput
 from labeller.io import read_regular_file

@@ -116,7 +116,7 @@ def apply_edit(project: Project, seen: Question, edited: Question, reviewer: str
         return False
     check_resolves(project, edited)
     save_record(project.config, edited, seen)
-    append_review(project.config.review_log, new_entry(seen, reviewer, "edit", comment))
+    append_review(project.config.layout.review_log, new_entry(seen, reviewer, "edit", comment))
     return True
 
 
@@ -137,6 +137,6 @@ def adjudicate(project: Project, question: Question, b: list[Locator], action: s
     check_resolves(project, result)
     if record_digest(result) != record_digest(question):
         save_record(project.config, result, question)
-    append_review(project.config.review_log,
+    append_review(project.config.layout.review_log,
                   new_entry(result, adjudicator, "accept", f"adjudicated against {annotator}: {action}"))
     return result

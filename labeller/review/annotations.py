@@ -33,7 +33,7 @@ def check_annotator(name: str) -> str:
 
 
 def annotation_path(config, name: str) -> Path:
-    return config.questions.parent / "annotations" / f"{check_annotator(name)}.jsonl"
+    return config.layout.annotation(check_annotator(name))
 
 
 @dataclass

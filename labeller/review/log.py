@@ -253,7 +253,7 @@ def write_all(fd: int, data: bytes) -> None:
 
 def review_counts(config, questions: list[Question], log: ReviewLog | None = None) -> dict:
     """``{"records", "reviewed", "needs_rereview", "flagged", "unreviewed"}`` for these records."""
-    return (log or read_review_log(config.review_log)).counts(questions)
+    return (log or read_review_log(config.layout.review_log)).counts(questions)
 
 
 def unreviewed_or_stale(config, questions: list[Question], log: ReviewLog | None = None) -> dict[str, str]:
@@ -262,7 +262,7 @@ def unreviewed_or_stale(config, questions: list[Question], log: ReviewLog | None
     Only ``reviewed`` passes: an unreviewed record was never checked, a stale one was
     checked in another version, and a flagged one carries an open objection.
     """
-    statuses = (log or read_review_log(config.review_log)).statuses(questions)
+    statuses = (log or read_review_log(config.layout.review_log)).statuses(questions)
     return {rid: s for rid, s in statuses.items() if s != "reviewed"}
 
 
@@ -273,7 +273,7 @@ def build_review_summary(config, questions: list[Question]) -> tuple[dict | None
     counts and a warning instead of an error.
     """
     try:
-        log = read_review_log(config.review_log)
+        log = read_review_log(config.layout.review_log)
     except LabellerError as exc:
         return None, [f"review counts skipped: {exc}"]
     return log.counts(questions), [str(p) for p in log.problems]
