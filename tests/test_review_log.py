@@ -120,13 +120,14 @@ def test_invalid_lines_anywhere_are_reported_with_their_numbers(tmp_path):
     path = tmp_path / "reviews.jsonl"
     good = json.dumps(new_entry(q(0), "alice", "accept", now=T0).as_json())
     bad_decision = json.dumps(new_entry(q(1), "alice", "accept", now=T0).as_json() | {"decision": "approve"})
-    path.write_bytes(f"{good}\n\n[1, 2]\n{bad_decision}\n".encode() + b"\xff\xfe\n")
+    head = f"{good}\n\n[1, 2]\n{bad_decision}\n".encode()
+    path.write_bytes(head + b"\xff\xfe\n")
     log = read_review_log(path)
     assert [e.record_id for e in log.entries] == ["q1"]
     assert [p.line for p in log.problems] == [3, 4, 5]
     assert "must be a JSON object" in log.problems[0].message
     assert "decision 'approve'" in log.problems[1].message
-    assert "not UTF-8" in log.problems[2].message
+    assert f"not valid UTF-8 at byte {len(head)})" in log.problems[2].message  # the offset in the file
 
 
 def test_extra_keys_from_later_versions_are_accepted():

@@ -17,7 +17,7 @@ from pydantic import ValidationError
 from labeller.config import Limits
 from labeller.core.models import Question
 from labeller.errors import InvalidInput
-from labeller.io import atomic_write_text, read_regular_file
+from labeller.io import atomic_write_text, parse_jsonl, read_regular_file
 
 
 @dataclass
@@ -86,26 +86,17 @@ def parse_questions(text: str, path: str = "questions.jsonl", limits: Limits = L
     seen_ids: dict[str, int] = {}
     seen_queries: dict[str, tuple[str, int]] = {}
     n_records = 0
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()  # the newline that ends the last line opens no new line
-    for lineno, raw in enumerate(lines, start=1):
-        raw = raw.rstrip("\r")
-        stripped = raw.strip()
-        if not stripped or stripped.startswith("//"):
+    for jl in parse_jsonl(text, path, comments=True):
+        lineno, raw, obj = jl.line, jl.raw, jl.value
+        if jl.skipped:
             qf.entries.append(Entry(lineno, raw))
             continue
         n_records += 1
         if n_records > limits.max_records:
             problem(lineno, f"more than {limits.max_records} records (raise [limits] max_records)")
             break
-        try:
-            obj = json.loads(stripped)
-        except json.JSONDecodeError as exc:
-            problem(lineno, f"malformed JSON: {exc.msg} at column {exc.colno}")
-            continue
-        except RecursionError:  # "[[[[..." within the size bound overflows the decoder's stack
-            problem(lineno, "malformed JSON: nested too deeply")
+        if jl.error is not None:
+            problem(lineno, jl.error)
             continue
         if not isinstance(obj, dict):
             problem(lineno, "a record must be a JSON object")
