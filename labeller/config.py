@@ -114,6 +114,10 @@ class EvalConfig(_Section):
     """BM25F weight per chunk field (heading, breadcrumb, body), each a finite number >= 0."""
     history: _NonEmpty = ".labeller/runs.duckdb"
     """The run history database, relative to the project root."""
+    chunk_file_max_bytes: _Positive = 256 * 1024 * 1024
+    """Largest chunk file ``eval --chunks`` reads, in bytes (an untrusted file: bounded)."""
+    chunk_file_max_chunks: _Positive = 1_000_000
+    """Most chunks in one chunk file."""
 
     @field_validator("field_weights")
     @classmethod
@@ -122,10 +126,6 @@ class EvalConfig(_Section):
             if not (math.isfinite(weight) and weight >= 0):
                 raise ValueError(f"the weight of {name!r} must be a finite number >= 0")
         return value
-
-    def __hash__(self) -> int:  # field_weights is a dict; hash its items instead
-        return hash((self.k, self.shipped_k, self.analyzer, self.bootstrap_samples, self.seed,
-                     tuple(sorted(self.field_weights.items())), self.history))
 
 
 class LabellerToml(_Section):

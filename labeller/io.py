@@ -146,25 +146,26 @@ def _too_deep(text: str, max_depth: int) -> bool:
     return False
 
 
-def _json_value(text: str, max_depth: int) -> tuple[Any, str | None, bool]:
-    """``(value, None, False)`` for good JSON, else ``(None, reason, hostile)``; never raises.
+def _json_value(text: str, max_depth: int) -> tuple[Any, str | None, bool, int | None]:
+    """``(value, None, False, None)`` for good JSON, else ``(None, reason, hostile, line)``; never
+    raises. ``line`` is the line of ``text`` a syntax error is on (when the decoder says).
 
     ``hostile`` marks what no interrupted write can leave behind (too deep, a duplicate
     key, a number too long to convert): someone wrote it, so readers that forgive torn
     lines refuse these.
     """
     if _too_deep(text, max_depth):
-        return None, f"malformed JSON: nested too deeply (over {max_depth} levels)", True
+        return None, f"malformed JSON: nested too deeply (over {max_depth} levels)", True, None
     try:
-        return json.loads(text, object_pairs_hook=_no_duplicate_keys), None, False
+        return json.loads(text, object_pairs_hook=_no_duplicate_keys), None, False, None
     except json.JSONDecodeError as exc:
-        return None, f"malformed JSON: {exc.msg} at column {exc.colno}", False
+        return None, f"malformed JSON: {exc.msg} at column {exc.colno}", False, exc.lineno
     except _DuplicateKey as exc:
-        return None, str(exc), True
+        return None, str(exc), True, None
     except RecursionError:  # a backstop: the depth scan above should always catch it first
-        return None, "malformed JSON: nested too deeply", True
+        return None, "malformed JSON: nested too deeply", True, None
     except ValueError as exc:  # e.g. an integer of more digits than Python converts
-        return None, f"malformed JSON: {exc}", True
+        return None, f"malformed JSON: {exc}", True, None
 
 
 def parse_json(text: str | bytes, path: str | None = None, line: int | None = None, *,
@@ -172,9 +173,9 @@ def parse_json(text: str | bytes, path: str | None = None, line: int | None = No
     """One JSON document (or one line's), guarded; bad input raises ``InvalidInput`` at ``path:line``."""
     if isinstance(text, bytes):
         text = _decode(text, path, line, 0)
-    value, error, _ = _json_value(text, max_depth)
+    value, error, _, at = _json_value(text, max_depth)
     if error is not None:
-        raise InvalidInput(error, path=path, line=line)
+        raise InvalidInput(error, path=path, line=line if line is not None else at)
     return value
 
 
@@ -242,7 +243,7 @@ def parse_jsonl(data: str | bytes, path: str, *, comments: bool = False,
             continue
         value, hostile = None, False
         if error is None:
-            value, error, hostile = _json_value(stripped, max_depth)
+            value, error, hostile, _ = _json_value(stripped, max_depth)
         out.append(JsonLine(path, lineno, text, value, error, terminated=terminated, hostile=hostile))
     return out
 
