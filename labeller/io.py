@@ -190,9 +190,10 @@ def _decode(data: bytes, path: str | None, line: int | None, offset: int) -> str
 class JsonLine:
     """One line of a JSONL file as read: its value, or why it is not one.
 
-    ``raw`` is the line without its ``\\n`` (and without a ``\\r`` before it);
+    ``raw`` is the line without its ending, ``eol`` that ending (``"\\n"``, ``"\\r\\n"``, or
+    ``""`` for a last line with no newline: ``terminated`` is then False — a torn append?),
+    so ``raw + eol`` over all lines is the text again, byte for byte (after a BOM);
     ``skipped`` marks a blank or ``//`` comment line (kept so writers can keep it);
-    ``terminated`` is False only for a last line with no newline (a torn append?);
     ``hostile`` marks an error no interrupted write can cause (see ``_json_value``).
     """
 
@@ -202,8 +203,12 @@ class JsonLine:
     value: Any = None
     error: str | None = None
     skipped: bool = False
-    terminated: bool = True
+    eol: str = "\n"
     hostile: bool = False
+
+    @property
+    def terminated(self) -> bool:
+        return self.eol != ""
 
     def refuse(self, reason: str | None = None) -> InvalidInput:
         """The error for this line: ``reason``, or why it did not parse."""
@@ -236,15 +241,16 @@ def parse_jsonl(data: str | bytes, path: str, *, comments: bool = False,
             text = piece
         if lineno == 1 and text.startswith("\ufeff"):
             text = text[1:]
-        text = text.removesuffix("\r")
+        eol = ("\r\n" if text.endswith("\r") else "\n") if terminated else ""
+        text = text.removesuffix("\r") if terminated else text
         stripped = text.strip()
         if error is None and (not stripped or (comments and stripped.startswith("//"))):
-            out.append(JsonLine(path, lineno, text, skipped=True, terminated=terminated))
+            out.append(JsonLine(path, lineno, text, skipped=True, eol=eol))
             continue
         value, hostile = None, False
         if error is None:
             value, error, hostile, _ = _json_value(stripped, max_depth)
-        out.append(JsonLine(path, lineno, text, value, error, terminated=terminated, hostile=hostile))
+        out.append(JsonLine(path, lineno, text, value, error, eol=eol, hostile=hostile))
     return out
 
 
