@@ -286,7 +286,7 @@ def _plain(err: dict, data: dict) -> str:
             return f"unknown section [{section}]; sections: {', '.join(f'[{s}]' for s in SECTIONS)}"
         return f"[{section}] must be a table of keys"
     key = loc[1]
-    where = f"[{section}] {key}" + "".join(f"[{p}]" for p in loc[2:])
+    where = f"[{section}] {key}" + "".join(f"[{p}]" if p.isdigit() else f".{p}" for p in loc[2:] if p != "[key]")
     if kind == "extra_forbidden":
         known = ", ".join(SECTIONS[section].model_fields) if section in SECTIONS else ""
         return f"unknown key {key!r} in [{section}]; keys: {known}"
