@@ -130,32 +130,35 @@ def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict:
     return dict(pairs)
 
 
-def _too_deep(text: str, max_depth: int) -> bool:
-    """Whether brackets outside strings nest deeper than ``max_depth`` (linear, no recursion)."""
+def _too_deep(text: str, max_depth: int) -> int | None:
+    """The offset where brackets outside strings first nest deeper than ``max_depth``, if they
+    do (linear, no recursion)."""
     if text.count("[") + text.count("{") <= max_depth:
-        return False
+        return None
     depth = 0
     for m in _NESTING_TOKEN.finditer(text):
         token = m.group()
         if token in "[{":
             depth += 1
             if depth > max_depth:
-                return True
+                return m.start()
         elif token in "]}":
             depth -= 1
-    return False
+    return None
 
 
 def _json_value(text: str, max_depth: int) -> tuple[Any, str | None, bool, int | None]:
     """``(value, None, False, None)`` for good JSON, else ``(None, reason, hostile, line)``; never
-    raises. ``line`` is the line of ``text`` a syntax error is on (when the decoder says).
+    raises. ``line`` is the line of ``text`` the problem is on, when it is known.
 
     ``hostile`` marks what no interrupted write can leave behind (too deep, a duplicate
     key, a number too long to convert): someone wrote it, so readers that forgive torn
     lines refuse these.
     """
-    if _too_deep(text, max_depth):
-        return None, f"malformed JSON: nested too deeply (over {max_depth} levels)", True, None
+    deep = _too_deep(text, max_depth)
+    if deep is not None:
+        return (None, f"malformed JSON: nested too deeply (over {max_depth} levels)", True,
+                text.count("\n", 0, deep) + 1)
     try:
         return json.loads(text, object_pairs_hook=_no_duplicate_keys), None, False, None
     except json.JSONDecodeError as exc:
