@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from labeller.errors import InvalidInput
 from labeller.io import read_regular_file
-from labeller.layout import CONFIG_NAME, ProjectLayout
+from labeller.layout import CONFIG_NAME, STATE_DIR, ProjectLayout
 
 DEFAULT_INCLUDE = ("**/*.md",)
 DEFAULT_MAX_FILE_BYTES = 20 * 1024 * 1024
@@ -112,7 +112,7 @@ class EvalConfig(_Section):
     """Seed of the bootstrap's random generator (a non-negative 64-bit integer)."""
     field_weights: dict[Literal["heading", "breadcrumb", "body"], float] = Field(default_factory=dict)
     """BM25F weight per chunk field (heading, breadcrumb, body), each a finite number >= 0."""
-    history: _NonEmpty = ".labeller/runs.duckdb"
+    history: _NonEmpty = f"{STATE_DIR}/runs.duckdb"
     """The run history database, relative to the project root."""
     chunk_file_max_bytes: _Positive = 256 * 1024 * 1024
     """Largest chunk file ``eval --chunks`` reads, in bytes (an untrusted file: bounded)."""

@@ -142,3 +142,12 @@ def test_config_show_is_sorted_deterministic_and_says_where_values_came_from(roo
     assert out["settings"]["eval"]["shipped_k"] == 10 and out["settings"]["corpus"]["root"] == "docs"
     assert out["sources"]["corpus.root"] == "flag --corpus" and out["sources"]["eval.shipped_k"] == "labeller.toml"
     assert list(out["sources"]) == sorted(out["sources"])
+
+
+def test_the_scaffolded_labeller_toml_spells_the_defaults(tmp_path, capsys):
+    root = tmp_path / "new"
+    assert main(["new", str(root)]) == 0
+    written = load_config(root)
+    assert (root / "labeller.toml").is_file() and written.layout.questions.is_file()
+    assert written.effective() == load_config(tmp_path / "no-such-project").effective()
+    assert "labeller.toml" in set(written.sources.values())
