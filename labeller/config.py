@@ -225,15 +225,17 @@ def load_config(root: Path | str = ".", *, corpus: str | None = None, questions:
     root = Path(root).resolve()
     path = root / CONFIG_NAME
     data: dict = {}
+    text = ""
     if path.exists() or path.is_symlink():
         raw = read_regular_file(path, max_bytes=MAX_CONFIG_BYTES, what="configuration file")
         try:
-            data = tomllib.loads(raw.decode("utf-8"))
+            text = raw.decode("utf-8")
+            data = tomllib.loads(text)
         except UnicodeDecodeError as exc:
             raise InvalidInput(f"not valid UTF-8 at byte {exc.start}", path=str(path)) from None
         except tomllib.TOMLDecodeError as exc:
             raise InvalidInput(f"cannot parse: {exc}", path=str(path)) from None
-    toml = parse_toml(data, str(path))
+    toml = parse_toml(data, str(path), text)
     sources = {f"{s}.{k}": ("labeller.toml" if k in data.get(s, {}) else "default")
                for s, model in SECTIONS.items() for k in model.model_fields}
     flags = {"corpus": corpus, "questions": questions, "out": out, "hit_rule": hit_rule}
@@ -260,18 +262,36 @@ def load_config(root: Path | str = ".", *, corpus: str | None = None, questions:
     )
 
 
-def parse_toml(data: dict, path: str = CONFIG_NAME) -> LabellerToml:
-    """The parsed TOML as models; the first problem of each bad key is told in plain words."""
+def parse_toml(data: dict, path: str = CONFIG_NAME, text: str = "") -> LabellerToml:
+    """The parsed TOML as models; the first problem of each bad key is told in plain words, with
+    its line in ``text`` (the file) when the key is spelled plainly under its section header."""
     try:
         return LabellerToml.model_validate(data)
     except ValidationError as exc:
         first: dict[tuple, dict] = {}  # one reason per key: a bad item also fails its list's other checks
         for err in exc.errors():
-            first.setdefault(tuple(err["loc"][:2]), err)
-        problems = [_plain(err, data) for err in first.values()]
-        details = [{"path": path, "message": p} for p in problems]
-        head = problems[0] if len(problems) == 1 else f"{len(problems)} problems: " + "; ".join(problems)
-        raise InvalidInput(head, path=path).with_details(details if len(problems) > 1 else []) from None
+            first.setdefault(tuple(str(p) for p in err["loc"][:2]), err)
+        problems = [(_line_of(text, *loc), _plain(err, data)) for loc, err in first.items()]
+        details = [{"path": path, "line": line, "message": p} for line, p in problems]
+        if len(problems) == 1:
+            raise InvalidInput(problems[0][1], path=path, line=problems[0][0]) from None
+        raise InvalidInput(f"{len(problems)} problems in the configuration", path=path).with_details(details) from None
+
+
+def _line_of(text: str, section: str = "", key: str = "") -> int | None:
+    """The 1-based line of ``key`` under ``[section]`` (or of the header itself), if it is
+    written that plainly; ``None`` otherwise (dotted keys, inline tables): then only the key
+    is named."""
+    in_section, found = False, None
+    for n, line in enumerate(text.splitlines(), start=1):
+        stripped = line.strip()
+        if stripped.startswith("["):
+            in_section = stripped.split("#")[0].strip() == f"[{section}]"
+            if in_section and not key:
+                return n
+        elif in_section and key and stripped.split("=")[0].strip() in (key, f'"{key}"'):
+            found = found or n
+    return found
 
 
 def _plain(err: dict, data: dict) -> str:

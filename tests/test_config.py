@@ -151,3 +151,16 @@ def test_the_scaffolded_labeller_toml_spells_the_defaults(tmp_path, capsys):
     assert (root / "labeller.toml").is_file() and written.layout.questions.is_file()
     assert written.effective() == load_config(tmp_path / "no-such-project").effective()
     assert "labeller.toml" in set(written.sources.values())
+
+
+def test_problems_are_named_with_their_line_and_all_of_them_are_listed(root, capsys):
+    (root / "labeller.toml").write_text("# settings\n[build]\nmax_chars = 900\n\n[eval]\nk = [1]\nseed = -1\n",
+                                        encoding="utf-8")
+    with pytest.raises(InvalidInput) as exc:
+        load_config(root)
+    assert (exc.value.line, exc.value.reason) == (7, "[eval] seed = -1: must be at least 0")
+    (root / "labeller.toml").write_text("[eval]\nseed = -1\nbogus = 2\n[zz]\n", encoding="utf-8")
+    assert main(["build", "--check", "--root", str(root)]) == 2
+    err = capsys.readouterr().err
+    for line, what in ((2, "[eval] seed"), (3, "unknown key 'bogus'"), (4, "unknown section [zz]")):
+        assert f"labeller.toml:{line}: {what}" in err
