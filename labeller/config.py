@@ -8,9 +8,10 @@ reason — never a traceback halfway through a build.
 
 This module is the bottom layer with ``io`` and ``errors``: it imports nothing else of
 labeller, and the core reads its bounds (``Limits``) and corpus defaults from here.
-Names that only an upper layer can judge (the chunker and hit rule: ``core.project``;
-the analyzer and field names: the eval) are checked by their owners, but as soon as a
-project is opened.
+Names that only an upper layer can judge are checked by their owners: the chunker and
+the hit rule as soon as a project is opened (``core.project``), the analyzer when an eval
+runs (its registry pulls in the search library, which a quick ``build --check`` must not pay
+for).
 """
 
 from __future__ import annotations
@@ -140,6 +141,7 @@ class LabellerToml(_Section):
 
 SECTIONS: dict[str, type[_Section]] = {"corpus": CorpusConfig, "golden": GoldenConfig, "build": BuildConfig,
                                        "limits": Limits, "eval": EvalConfig}
+_CORPUS, _GOLDEN, _BUILD = CorpusConfig(), GoldenConfig(), BuildConfig()  # the defaults, spelled once
 
 
 class ProjectConfig(BaseModel):
@@ -153,14 +155,14 @@ class ProjectConfig(BaseModel):
 
     root: Path
     corpus: Path
-    include: tuple[str, ...] = DEFAULT_INCLUDE
-    exclude: tuple[str, ...] = ()
-    max_file_bytes: Annotated[int, Field(ge=1)] = DEFAULT_MAX_FILE_BYTES
-    questions: Path = Path("golden/questions.jsonl")
-    out: Path = Path("golden")
-    chunker: str = "md-struct-v1"
-    max_chars: Annotated[int, Field(ge=1)] = 1800
-    hit_rule: str = "any_overlap"
+    include: tuple[str, ...] = _CORPUS.include
+    exclude: tuple[str, ...] = _CORPUS.exclude
+    max_file_bytes: Annotated[int, Field(ge=1)] = _CORPUS.max_file_bytes
+    questions: Path = Path(_GOLDEN.questions)
+    out: Path = Path(_GOLDEN.out)
+    chunker: str = _BUILD.chunker
+    max_chars: Annotated[int, Field(ge=1)] = _BUILD.max_chars
+    hit_rule: str = _BUILD.hit_rule
     limits: Limits = Limits()
     eval: EvalConfig = EvalConfig()
     sources: dict[str, str] = Field(default_factory=dict)
