@@ -213,3 +213,23 @@ def test_huge_numbers_are_an_error_not_a_traceback():
 def test_a_bad_byte_names_its_offset_in_the_file():
     lines = parse_jsonl(b'{"a": 1}\n{"b": "\xc3"}\n', "u.jsonl")
     assert lines[0].error is None and lines[1].error == "not valid UTF-8 at byte 16"
+
+
+@pytest.mark.parametrize("which", ["artifact", "manifest"])
+@pytest.mark.parametrize("kind", ["symlink", "fifo"])
+def test_a_committed_file_that_is_not_a_regular_file_is_refused_not_followed(project, which, kind, tmp_path):
+    import os
+
+    result = build(project, project.load_questions().questions)
+    lay = project.layout
+    lay.out.mkdir(parents=True, exist_ok=True)
+    lay.artifact.write_bytes(result.artifact_bytes())
+    lay.manifest.write_bytes(result.manifest_bytes())
+    target = lay.artifact if which == "artifact" else lay.manifest
+    target.unlink()
+    if kind == "symlink":
+        target.symlink_to("/dev/zero")
+    else:
+        os.mkfifo(target)  # reading it would block forever
+    with pytest.raises(InvalidInput, match="symlink" if kind == "symlink" else "not a regular file"):
+        check(result, lay.artifact, lay.manifest)

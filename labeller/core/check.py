@@ -12,7 +12,7 @@ from pathlib import Path
 
 from labeller.core.build import BuildResult, artifact_record
 from labeller.errors import InvalidInput
-from labeller.io import parse_json, parse_jsonl
+from labeller.io import parse_json, parse_jsonl, read_regular_file
 
 
 @dataclass
@@ -36,12 +36,17 @@ class Drift:
         return {k: v for k, v in self.__dict__.items()} | {"ok": self.ok}
 
 
+MAX_COMMITTED_BYTES = 512 * 1024 * 1024  # far above any real golden set; a planted /dev/zero link never gets here
+
+
 def read_committed(path: Path) -> bytes | None:
-    """A committed artifact or manifest as bytes (``None`` when it is missing)."""
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:
+    """A committed artifact or manifest as bytes (``None`` when it is missing).
+
+    It comes with the pull request ``build --check`` judges, so it is read like any untrusted
+    file: no symlink, a regular file (a FIFO would hang CI), bounded."""
+    if not path.exists() and not path.is_symlink():
         return None
+    return read_regular_file(path, max_bytes=MAX_COMMITTED_BYTES, what="committed golden-set file")
 
 
 def committed_records(data: bytes, problems: list[str]) -> dict[str, dict]:
