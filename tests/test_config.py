@@ -164,3 +164,15 @@ def test_problems_are_named_with_their_line_and_all_of_them_are_listed(root, cap
     err = capsys.readouterr().err
     for line, what in ((2, "[eval] seed"), (3, "unknown key 'bogus'"), (4, "unknown section [zz]")):
         assert f"labeller.toml:{line}: {what}" in err
+
+
+def test_config_layout_and_io_are_the_bottom_layer():
+    """core imports config, never the reverse: loading the configuration pulls in no other layer."""
+    import subprocess
+    import sys
+
+    code = ("import sys, labeller.config, labeller.layout, labeller.io, labeller.errors\n"
+            "print(sorted(m for m in sys.modules if m.startswith('labeller.') and m not in\n"
+            "     ('labeller.config', 'labeller.layout', 'labeller.io', 'labeller.errors')))\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert proc.stdout.strip() == "[]"
