@@ -6,10 +6,12 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from labeller.config import Limits
 from labeller.core.models import Question
-from labeller.core.questions import load_questions, prepare_questions, write_questions
+from labeller.core.questions import load_questions, parse_questions, prepare_questions, write_questions
 from labeller.errors import InvalidInput
 
 
@@ -98,3 +100,55 @@ def test_a_save_over_a_file_changed_on_disk_can_be_refused(path):
     with pytest.raises(InvalidInput, match="changed on disk"):
         write_questions(qf, changed=[question("q2", "mine?")], check_unchanged_on_disk=True)
     assert path.read_bytes() == ORIGINAL + b"\n"
+
+
+# -- by property: any file, any edit ------------------------------------------------------------
+
+_SPELLINGS = [lambda r: json.dumps(r), lambda r: json.dumps(r, separators=(",", ":")),
+              lambda r: " " + json.dumps(dict(reversed(list(r.items())))) + "\t",
+              lambda r: json.dumps(r, ensure_ascii=False)]
+
+
+@st.composite
+def files_and_edits(draw):
+    n = draw(st.integers(1, 8))
+    ids = [f"q{i}" for i in range(n)]
+    lines = []
+    for rid in ids:
+        if draw(st.booleans()):
+            lines.append(draw(st.sampled_from(["", "// a comment", "   ", "// ünïcode ✓"])))
+        lines.append(draw(st.sampled_from(_SPELLINGS))(rec(rid, f"what about {rid} ✓?")))
+    eols = [draw(st.sampled_from(["\n", "\r\n"])) for _ in lines]
+    last = draw(st.sampled_from(["\n", "\r\n", ""]))
+    text = "".join(line + eol for line, eol in zip(lines, eols))[: -len(eols[-1])] + last
+    changed = draw(st.lists(st.sampled_from(ids), unique=True))
+    deleted = draw(st.lists(st.sampled_from([i for i in ids if i not in changed] or ["-"]), unique=True))
+    deleted = [d for d in deleted if d != "-"]
+    added = draw(st.integers(0, 3))
+    return text, changed, deleted, added
+
+
+@settings(max_examples=150, deadline=None, derandomize=True, database=None)
+@given(files_and_edits())
+def test_any_edit_changes_exactly_the_edited_lines(tmp_path_factory, case):
+    text, changed, deleted, n_added = case
+    path = tmp_path_factory.mktemp("w") / "questions.jsonl"
+    path.write_bytes(text.encode("utf-8"))
+    qf = load_questions(path)
+    edits = {rid: question(rid, f"rewritten {rid}?") for rid in changed}
+    new = [question(f"n{i}", f"new {i}?") for i in range(n_added)]
+    write_questions(qf, changed=list(edits.values()), added=new, deleted=deleted)
+    after = path.read_bytes().decode("utf-8")
+    # what the file says is exactly the edit ...
+    expect = [edits.get(q.id, q) for q in qf.questions if q.id not in deleted] + new
+    assert parse_questions(after).questions == expect
+    # ... and every line of the old file that held no edited record is still there, byte for byte, in order
+    touched = {qf.line_of(rid) for rid in [*changed, *deleted]}
+    kept = [line for n, line in enumerate(text.splitlines(keepends=True), 1) if n not in touched]
+    body = after.splitlines(keepends=True)
+    it = iter(body)
+    for line in kept:
+        if line.endswith("\n") or not new:
+            assert any(b == line for b in it), (line, body)
+        else:  # the unterminated last line gained the newline the appended records need
+            assert any(b == line + "\n" for b in it), (line, body)
