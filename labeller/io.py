@@ -114,7 +114,9 @@ def read_regular_file(path: Path, *, max_bytes: int, what: str = "file", bound_h
 # -- the guarded JSON reader -------------------------------------------------------------------
 
 MAX_JSON_DEPTH = 100  # labeller's own formats nest 5 deep; far below the decoder's stack limit
-_NESTING_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+# One token at a time, never a whole string in one match: a regex for "a string" backtracks
+# over every escaped quote of an unterminated one, which is quadratic on a hostile line.
+_NESTING_TOKEN = re.compile(r'\\.|["\[\]{}]', re.DOTALL)
 
 
 class _DuplicateKey(ValueError):
@@ -135,14 +137,18 @@ def _too_deep(text: str, max_depth: int) -> int | None:
     do (linear, no recursion)."""
     if text.count("[") + text.count("{") <= max_depth:
         return None
-    depth = 0
+    depth, in_string = 0, False
     for m in _NESTING_TOKEN.finditer(text):
         token = m.group()
-        if token in "[{":
+        if token == '"':
+            in_string = not in_string
+        elif in_string or len(token) == 2:  # a bracket inside a string, or an escape
+            continue
+        elif token in "[{":
             depth += 1
             if depth > max_depth:
                 return m.start()
-        elif token in "]}":
+        else:
             depth -= 1
     return None
 
@@ -175,18 +181,14 @@ def parse_json(text: str | bytes, path: str | None = None, line: int | None = No
                max_depth: int = MAX_JSON_DEPTH) -> Any:
     """One JSON document (or one line's), guarded; bad input raises ``InvalidInput`` at ``path:line``."""
     if isinstance(text, bytes):
-        text = _decode(text, path, line, 0)
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InvalidInput(f"not valid UTF-8 at byte {exc.start}", path=path, line=line) from None
     value, error, _, at = _json_value(text, max_depth)
     if error is not None:
         raise InvalidInput(error, path=path, line=line if line is not None else at)
     return value
-
-
-def _decode(data: bytes, path: str | None, line: int | None, offset: int) -> str:
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InvalidInput(f"not valid UTF-8 at byte {offset + exc.start}", path=path, line=line) from None
 
 
 @dataclass(frozen=True)
