@@ -193,6 +193,10 @@ def test_depth_is_counted_outside_strings_only_and_the_bound_is_exact():
     with pytest.raises(InvalidInput, match="nested too deeply"):
         parse_json("[" * (MAX_JSON_DEPTH + 1) + "]" * (MAX_JSON_DEPTH + 1), "f.json", 7)
     assert parse_json(json.dumps({"quote": "[" * 500 + '\\"{' * 50})) == {"quote": "[" * 500 + '\\"{' * 50}
+    # an escaped backslash ends its string: the brackets after it are structure again
+    deep = json.dumps(["\\"])[:-1] + ", " + "[" * MAX_JSON_DEPTH + "]" * MAX_JSON_DEPTH + "]"
+    with pytest.raises(InvalidInput, match="nested too deeply"):
+        parse_json(deep)
 
 
 def test_lines_keep_their_endings_comments_only_where_allowed_and_a_bom_is_dropped():
