@@ -11,13 +11,13 @@ from __future__ import annotations
 from functools import cached_property
 
 from labeller.config import ProjectConfig
-from labeller.errors import InvalidInput
-from labeller.layout import ProjectLayout
 from labeller.core.chunkers import Chunk, Chunker, chunk_corpus, get_chunker
 from labeller.core.corpus import Corpus, load_corpus
 from labeller.core.hitrules import HitRule, parse_hit_rule
 from labeller.core.questions import QuestionsFile, load_questions
 from labeller.core.resolve import Resolver
+from labeller.errors import InvalidInput
+from labeller.layout import ProjectLayout
 
 
 class Project:
@@ -25,7 +25,7 @@ class Project:
         self.config = config
         self.cache = cache
         try:
-            self.chunker: Chunker = get_chunker(config.chunker, config.max_chars)
+            self.chunker: Chunker = get_chunker(config.chunker, max_chars=config.max_chars)
         except InvalidInput as exc:
             raise config.invalid("build.chunker", exc.reason) from None
         try:
@@ -53,7 +53,8 @@ class Project:
 
     @cached_property
     def resolver(self) -> Resolver:
-        return Resolver(self.corpus, self.chunks, block_cache=self.block_cache, search_cache=self.cache)
+        return Resolver(self.corpus, self.chunks, self.chunker, block_cache=self.block_cache,
+                        search_cache=self.cache)
 
     @property
     def block_cache(self):

@@ -16,14 +16,13 @@ from pathlib import Path
 from labeller.config import MAX_K
 from labeller.core.build import BuildResult, RecordResult, build
 from labeller.core.hitrules import parse_hit_rule
+from labeller.core.vocab import SPLITS
 from labeller.errors import InvalidInput
 from labeller.eval import report as rp
 from labeller.eval.bootstrap import CONFIDENCE
 from labeller.eval.leaks import find_leaks
 from labeller.eval.metrics import ChunkPositions, QueryScore, check_sanity, score_query
 from labeller.eval.retrievers import Hit, Progress, Retriever, make_retriever, top_k
-
-SPLITS = ("dev", "test", "holdout")
 
 
 def parse_ks(value) -> tuple[int, ...]:
