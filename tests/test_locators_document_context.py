@@ -365,3 +365,30 @@ def test_the_schema_shows_the_document_locator_and_context(capsys):
     locator = schema["$defs"]["Locator"]
     assert {"prefix", "suffix", "doc", "quote", "heading", "exact"} <= set(locator["properties"])
     assert "whole document" in locator["description"] and "whole document" in locator["properties"]["doc"]["description"]
+
+
+def test_a_refused_build_prints_the_contexts_that_would_single_out_each_occurrence(tmp_path, capsys):
+    qs = [q("amb", {"doc": "a.md", "quote": "Restart the service."}),
+          q("miss", {"doc": "a.md", "quote": "Restart the service.", "suffix": " Reboot"})]
+    root = write_project(tmp_path / "p", {"a.md": REPEATED}, qs)
+    assert main(["build", "--root", str(root)]) == 1
+    err = capsys.readouterr().err
+    assert err.count('unique with the context: "suffix": " Wait"') == 1  # " Wait" is shorter than "cluster. "
+    assert err.count('with the context: "suffix": " Then"') == 2  # once per refusal
+    assert main(["build", "--root", str(root), "--format", "json"]) == 1
+    errors = json.loads(capsys.readouterr().out)["errors"]
+    assert [o["context"] for o in errors[0]["occurrences"]] == [{"suffix": " Then"}, {"suffix": " Wait"}]
+    assert [{k: s.get(k) for k in ("quote", "prefix", "suffix")} for s in errors[1]["suggestions"]] == \
+        [{"quote": "Restart the service.", "prefix": None, "suffix": suffix} for suffix in (" Then", " Wait")]
+
+
+def test_agreement_treats_a_document_label_as_any_span(make_project):
+    from labeller.review.agreement import KappaTable, compare_record, resolve_pair
+
+    p = make_project({"a.md": DOC_WITH_FM, "b.md": "# B\n\nOther.\n"})
+    question = Question(id="r1", query="where?", expected_answer="x", locators=[Locator(doc="a.md")])
+    rec = compare_record(p, *resolve_pair(p, question, [Locator(quote="Second paragraph.")]))
+    assert not rec.exact_match and rec.chars.both == rec.chars.chars_b == len("Second paragraph.\n")
+    # a.md's blocks: the heading and two paragraphs; A (the document) labels all three, B one
+    assert rec.kappa == KappaTable(both=1, a_only=2, b_only=0, neither=0)
+    assert compare_record(p, *resolve_pair(p, question, [Locator(doc="a.md")])).exact_match
