@@ -14,7 +14,7 @@ from conftest import q, write_project
 from labeller.cli import main
 from labeller.core.anchors import QuoteIndex, find_overlapping, fold_quote
 from labeller.core.build import build
-from labeller.core.context import Context, context_matches, pick_occurrence, shortest_context
+from labeller.core.context import Context, context_matches, contexts_for, pick_occurrence, shortest_context
 from labeller.core.corpus import Corpus, make_document
 from labeller.core.models import Locator, Question
 from labeller.core.resolve import Refusal, Resolver, Span
@@ -261,6 +261,10 @@ def test_shortest_context_is_none_when_the_text_is_the_same_to_both_edges():
     assert shortest_context(idx, Place("a.md", 0, 4), "same", "a.md") == Context()
     with pytest.raises(ValueError):
         shortest_context(idx, Place("a.md", 1, 5), "same")
+    three = index_of(a="a x. a y. a z.\n")
+    places = [Place("a.md", i, i + 1) for i in (0, 5, 10)]
+    assert contexts_for(three, places, "a", "a.md") == {p: Context(None, s) for p, s in zip(places, (" x.", " y.", " z."))}
+    assert contexts_for(three, places, "a", "a.md", max_occurrences=2) == dict.fromkeys(places)  # too common
 
 
 def test_pick_occurrence_pins_the_document_and_writes_the_context():

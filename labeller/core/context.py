@@ -96,7 +96,7 @@ def context_matches(text: str, start: int, end: int, prefix: str | None, suffix:
 def _folded_occurrences(index: QuoteIndex, folded_quote: str, scope: str | None) -> list[tuple[FoldedDocument, int]]:
     """Every (overlapping) occurrence of a folded quote as (folded document, folded start)."""
     docs = [scope] if scope is not None else index.corpus.docs
-    out = []
+    out: list[tuple[FoldedDocument, int]] = []
     for doc_id in docs:
         fd = index.folded(doc_id)
         out.extend((fd, p) for p in find_overlapping(fd.folded, folded_quote))
@@ -104,24 +104,32 @@ def _folded_occurrences(index: QuoteIndex, folded_quote: str, scope: str | None)
 
 
 def _common_before(a: str, i: int, b: str, j: int) -> int:
-    """Length of the longest common suffix of ``a[:i]`` and ``b[:j]`` (binary search on
-    slice equality: long repeated passages compare in C, not a character at a time)."""
-    lo, hi = 0, min(i, j)
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if a[i - mid:i] == b[j - mid:j]:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
+    """Length of the longest common suffix of ``a[:i]`` and ``b[:j]``."""
+    return _gallop(lambda k: a[i - k:i] == b[j - k:j], min(i, j))
 
 
 def _common_after(a: str, i: int, b: str, j: int) -> int:
     """Length of the longest common prefix of ``a[i:]`` and ``b[j:]``."""
-    lo, hi = 0, min(len(a) - i, len(b) - j)
+    return _gallop(lambda k: a[i:i + k] == b[j:j + k], min(len(a) - i, len(b) - j))
+
+
+def _gallop(agree, bound: int) -> int:
+    """The largest ``k <= bound`` with ``agree(k)`` (which holds up to some k, then never):
+    lengths 1, 2, 4, ... then a binary search, so a short agreement (the usual case) costs
+    a few short slice compares and a long repeated passage compares in C, not a character
+    at a time."""
+    lo, step = 0, 1
+    while lo < bound:
+        hi = min(lo + step, bound)
+        if not agree(hi):
+            break
+        lo, step = hi, step * 2
+    else:
+        return lo
+    hi = min(lo + step, bound) - 1  # agree(lo) holds, agree(hi + 1) does not
     while lo < hi:
         mid = (lo + hi + 1) // 2
-        if a[i:i + mid] == b[j:j + mid]:
+        if agree(mid):
             lo = mid
         else:
             hi = mid - 1
@@ -183,11 +191,16 @@ def _shortest(occurrences: list[tuple[FoldedDocument, int]], target: int, length
     return Context(text[p - a:p] or None, text[e:e + b] or None)
 
 
-def contexts_for(index: QuoteIndex, places: list[Place], quote: str, scope: str | None = None
-                 ) -> dict[Place, Context | None]:
-    """``shortest_context`` for several occurrences of one quote, searching it once."""
+def contexts_for(index: QuoteIndex, places: list[Place], quote: str, scope: str | None = None,
+                 max_occurrences: int | None = None) -> dict[Place, Context | None]:
+    """``shortest_context`` for several occurrences of one quote, searching it once. Each
+    place costs a comparison with every other occurrence; past ``max_occurrences`` of them
+    every answer is ``None`` (what a refusal's help sets: so common a quote wants
+    lengthening, not context)."""
     folded = fold_quote(quote)
     occurrences = _folded_occurrences(index, folded, scope)
+    if max_occurrences is not None and len(occurrences) > max_occurrences:
+        return dict.fromkeys(places)
     at = {(fd.doc.doc_id, fd.occurrence(p, len(folded)).start): i for i, (fd, p) in enumerate(occurrences)}
     out: dict[Place, Context | None] = {}
     for place in places:
