@@ -4,6 +4,7 @@ context tools write, and records without an expected answer (§6)."""
 from __future__ import annotations
 
 import json
+import unicodedata
 
 import pytest
 from hypothesis import HealthCheck, event, given, settings
@@ -255,6 +256,17 @@ def test_shortest_context_prefers_whole_words_and_the_fewest_characters():
     assert shortest_context(index_of(a="only once here\n"), Place("a.md", 5, 9), "once") == Context()
 
 
+def test_in_a_script_without_spaces_a_character_is_a_word():
+    idx = index_of(ja="東京の天気は晴れ。大阪の天気は雨。\n")
+    text = idx.corpus["ja.md"].text
+    first, second = quote_places(text, "天気は")
+    assert shortest_context(idx, Place("ja.md", first, first + 3), "天気は") == Context(None, "晴")
+    assert shortest_context(idx, Place("ja.md", second, second + 3), "天気は") == Context(None, "雨")
+    mixed = index_of(a="see 東京 x. see 大阪 x.\n")
+    starts = quote_places(mixed.corpus["a.md"].text, "x.")
+    assert shortest_context(mixed, Place("a.md", starts[1], starts[1] + 2), "x.") == Context("阪 ", None)
+
+
 def test_shortest_context_is_none_when_the_text_is_the_same_to_both_edges():
     idx = index_of(a="same text\n", b="same text\n")
     assert shortest_context(idx, Place("a.md", 0, 4), "same") is None  # corpus-wide: the documents are equal
@@ -277,7 +289,7 @@ def test_pick_occurrence_pins_the_document_and_writes_the_context():
     assert pick_occurrence(idx, loc, Place("b.md", 0, 2)) == Locator(doc="b.md", quote="aa", exact=True)
 
 
-WORDS = st.sampled_from(["a", "b", "ab", "ba", "x"])
+WORDS = st.sampled_from(["a", "b", "ab", "ba", "x", "天a", "天", "x気"])
 SEPARATORS = st.sampled_from([" ", " ", "\n", "  ", ". ", "\n\n"])
 
 
@@ -289,11 +301,15 @@ def documents_with_repeats(draw):
 
 
 def whole_word_contexts(text: str, start: int, end: int):
-    """Every whole-word prefix and suffix around ``[start, end)``, as canonical text."""
-    prefixes = [""] + [text[i:start] for i in range(start - 1, -1, -1)
-                       if not text[i].isspace() and (i == 0 or text[i - 1].isspace())]
+    """Every whole-word prefix and suffix around ``[start, end)``, as canonical text (a word:
+    a run between whitespace; in CJK, one character)."""
+    def boundary(i: int) -> bool:  # between text[i - 1] and text[i]
+        return i in (0, len(text)) or text[i - 1].isspace() != text[i].isspace() or \
+            unicodedata.east_asian_width(text[i - 1]) in "WF" or unicodedata.east_asian_width(text[i]) in "WF"
+
+    prefixes = [""] + [text[i:start] for i in range(start - 1, -1, -1) if not text[i].isspace() and boundary(i)]
     suffixes = [""] + [text[end:j] for j in range(end + 1, len(text) + 1)
-                       if not text[j - 1].isspace() and (j == len(text) or text[j].isspace())]
+                       if not text[j - 1].isspace() and boundary(j)]
     return prefixes, suffixes
 
 
@@ -302,7 +318,7 @@ def folded_len(s: str) -> int:
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(docs=st.lists(documents_with_repeats(), min_size=1, max_size=2), quote=st.sampled_from(["a", "ab", "a b", "x"]),
+@given(docs=st.lists(documents_with_repeats(), min_size=1, max_size=2), quote=st.sampled_from(["a", "ab", "a b", "x", "天"]),
        pinned=st.booleans(), data=st.data())
 def test_shortest_context_really_resolves_uniquely_and_nothing_shorter_does(docs, quote, pinned, data):
     corpus = Corpus.from_documents([make_document(f"d{i}.md", t) for i, t in enumerate(docs)])

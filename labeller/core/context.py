@@ -4,12 +4,14 @@ A passage repeated in a document cannot be labelled by a longer quote without wi
 the span; a ``prefix`` / ``suffix`` picks one occurrence and leaves the span alone. The
 rule is the quote's own: exact, whitespace runs folded, nothing else forgiven. Tools that
 write context (importers, the app's pick-an-occurrence) ask ``shortest_context`` for the
-least that makes an occurrence unique, in whole words.
+least that makes an occurrence unique, in whole words: runs between whitespace, except in
+scripts written without spaces (CJK), where each character counts as one.
 """
 
 from __future__ import annotations
 
 import bisect
+import unicodedata
 from dataclasses import dataclass
 
 from labeller.core.anchors import FoldedDocument, QuoteIndex, find_overlapping, fold_quote
@@ -136,6 +138,20 @@ def _gallop(agree, bound: int) -> int:
     return lo
 
 
+def _unspaced(ch: str) -> bool:
+    """A character of a script written without spaces between words (CJK: East Asian wide
+    or fullwidth), where every character is as close to a word as the text gets."""
+    return unicodedata.east_asian_width(ch) in ("W", "F")
+
+
+def _word_start(text: str, i: int) -> bool:
+    return text[i] != " " and (i == 0 or text[i - 1] == " " or _unspaced(text[i]) or _unspaced(text[i - 1]))
+
+
+def _word_end(text: str, j: int) -> bool:
+    return text[j - 1] != " " and (j == len(text) or text[j] == " " or _unspaced(text[j - 1]) or _unspaced(text[j]))
+
+
 def _prefix_lengths(text: str, p: int, needed: int) -> list[int]:
     """Candidate prefix lengths in whole words: 0, then back to each word start before ``p``
     (the first may be the rest of a word the quote starts inside), up to the first length
@@ -144,7 +160,7 @@ def _prefix_lengths(text: str, p: int, needed: int) -> list[int]:
     i = p
     while i > 0 and out[-1] <= needed:
         i -= 1
-        if text[i] != " " and (i == 0 or text[i - 1] == " "):
+        if _word_start(text, i):
             out.append(p - i)
     return out
 
@@ -152,10 +168,10 @@ def _prefix_lengths(text: str, p: int, needed: int) -> list[int]:
 def _suffix_lengths(text: str, e: int, needed: int) -> list[int]:
     """Candidate suffix lengths in whole words: 0, then on to each word end after ``e``."""
     out = [0]
-    j, n = e, len(text)
-    while j < n and out[-1] <= needed:
+    j = e
+    while j < len(text) and out[-1] <= needed:
         j += 1
-        if text[j - 1] != " " and (j == n or text[j] == " "):
+        if _word_end(text, j):
             out.append(j - e)
     return out
 
