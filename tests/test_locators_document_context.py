@@ -371,7 +371,7 @@ def test_no_answer_is_counted_and_not_done_under_require_reviewed(tmp_path, caps
     questions = [Question(**rec) for rec in qs]
     assert [x.no_answer for x in questions] == [False, True, False]  # a negative has no answer by definition
     for question in questions:
-        append_review(config.review_log, new_entry(question, "alice", "accept"))
+        append_review(config.layout.review_log, new_entry(question, "alice", "accept"))
     assert main(["build", "--root", str(root), "--check", "--require-reviewed", "--format", "json"]) == 1
     report = json.loads(capsys.readouterr().out)
     assert report["not_reviewed"] == {"q2": "no_answer"} and report["summary"]["no_answer"] == 1
