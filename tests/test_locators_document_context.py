@@ -402,6 +402,15 @@ def test_a_refused_build_prints_the_contexts_that_would_single_out_each_occurren
         [{"quote": "Restart the service.", "prefix": None, "suffix": suffix} for suffix in (" Then", " Wait")]
 
 
+def test_a_quote_that_is_unique_alone_but_given_a_wrong_context_suggests_dropping_it(tmp_path, capsys):
+    root = write_project(tmp_path / "p", {"a.md": REPEATED}, [q("w", {"quote": "Wait a minute.", "prefix": "Go. "})])
+    assert main(["build", "--root", str(root)]) == 1
+    assert "with the context: none (drop prefix and suffix)" in capsys.readouterr().err
+    assert main(["build", "--root", str(root), "--format", "json"]) == 1
+    [sug] = json.loads(capsys.readouterr().out)["errors"][0]["suggestions"]
+    assert sug == {"doc": "a.md", "quote": "Wait a minute.", "where": "a.md:5:40", "unique": True}
+
+
 def test_agreement_treats_a_document_label_as_any_span(make_project):
     from labeller.review.agreement import KappaTable, compare_record, resolve_pair
 

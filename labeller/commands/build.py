@@ -143,9 +143,9 @@ def print_refusals(project, refusals: list[Refusal]) -> None:
             if occ.get("context"):
                 err.print(f"    unique with the context: [green]{safe_line(context_line(occ['context']))}[/]")
         for sug in r.suggestions:
-            if "prefix" in sug or "suffix" in sug:
+            if "quote" in sug and "score" not in sug:  # the quote itself, in another context
                 err.print(f"  occurs {safe_line(sug['where'])} with the context: "
-                          f"[yellow]{safe_line(context_line(sug))}[/]")
+                          f"[yellow]{safe_line(context_line(sug) or 'none (drop prefix and suffix)')}[/]")
             elif "quote" in sug:
                 flag = "" if sug["unique"] else " (not unique)"
                 err.print(f"  nearest passage {safe_line(sug['where'])} ({sug['score']}){flag}: "
