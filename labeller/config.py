@@ -10,6 +10,8 @@ import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from labeller.core.chunkfile import DEFAULT_MAX_BYTES as CHUNK_FILE_MAX_BYTES
+from labeller.core.chunkfile import DEFAULT_MAX_CHUNKS as CHUNK_FILE_MAX_CHUNKS
 from labeller.core.corpus import DEFAULT_INCLUDE, DEFAULT_MAX_FILE_BYTES
 from labeller.core.questions import Limits
 from labeller.errors import InvalidInput
@@ -26,6 +28,8 @@ class EvalConfig:
     seed: int = 20261129
     field_weights: dict = field(default_factory=dict)
     history: str = ".labeller/runs.duckdb"
+    chunk_file_max_bytes: int = CHUNK_FILE_MAX_BYTES  # bounds on an untrusted chunk file (--chunks)
+    chunk_file_max_chunks: int = CHUNK_FILE_MAX_CHUNKS
 
 
 @dataclass(frozen=True)
@@ -66,7 +70,7 @@ _SECTIONS = {
     "build": {"chunker": str, "max_chars": int, "hit_rule": str},
     "limits": {"max_file_bytes": int, "max_records": int, "max_query_chars": int, "max_locators": int},
     "eval": {"k": list, "shipped_k": int, "analyzer": str, "bootstrap_samples": int, "seed": int,
-             "field_weights": dict, "history": str},
+             "field_weights": dict, "history": str, "chunk_file_max_bytes": int, "chunk_file_max_chunks": int},
 }
 
 

@@ -1,0 +1,316 @@
+"""Chunkings as values, and chunk files (SPEC §10): how a foreign pipeline's chunks get in.
+
+A span label outlives any chunking, so a golden set can score chunks that labeller did not
+make: a RAG system's own splitter writes them to a JSONL *chunk file*, one chunk a line,
+either as offsets ``{"id", "doc", "start", "end"}`` into the canonical text or as the
+passage itself ``{"id", "doc"?, "text"}``. A passage is located like a quote (whitespace
+runs fold, nothing else does) but is neither trimmed nor expanded, and must occur exactly
+once, in ``doc`` or in the whole corpus; a chunk file is untrusted input, so it is read
+through the bounded no-symlink reader and every problem is refused (exit 2) with its line
+and chunk id — never guessed at, never half-loaded.
+
+A ``Chunking`` is the result whatever its source (a chunk file or labeller's own chunker):
+a name, the SPEC §10 digest over its ranges (the same chunks give the same digest whether
+written as offsets or as texts, in any order), and its chunks as ``ChunkRange``s sorted by
+place, per document, for hit computation.
+"""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+import json
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path, PurePosixPath
+from typing import NamedTuple
+
+from labeller.core.anchors import QuoteIndex, automaton, fold_text
+from labeller.core.canon import canonical_fragment
+from labeller.core.chunkers import Chunk
+from labeller.core.corpus import Corpus
+from labeller.core.markdown import front_matter_title
+from labeller.core.vocab import Place
+from labeller.errors import InvalidInput
+from labeller.io import read_regular_file
+
+DEFAULT_MAX_BYTES = 256 * 1024 * 1024  # [eval] chunk_file_max_bytes
+DEFAULT_MAX_CHUNKS = 1_000_000  # [eval] chunk_file_max_chunks
+MAX_LISTED_PROBLEMS = 100
+MAX_LISTED_OCCURRENCES = 10
+PREFIX = 64  # passages are searched by their first PREFIX folded characters, then compared whole
+FILE_ORIGIN = "file"
+
+
+class ChunkRange(NamedTuple):
+    """One chunk of a chunking: its id and where it lies."""
+
+    id: str
+    place: Place
+
+
+class Chunking:
+    """A named set of chunk ranges over one corpus; ranges may overlap and ids are not
+    required to be unique (labeller's own chunker gives identical passages one id)."""
+
+    def __init__(self, name: str, ranges: Iterable[ChunkRange], origin: str) -> None:
+        self.name = name
+        self.origin = origin  # FILE_ORIGIN, or the name of the labeller chunker that made it
+        self.ranges: tuple[ChunkRange, ...] = tuple(sorted(ranges, key=lambda r: (*r.place, r.id)))
+        self.by_doc: dict[str, list[ChunkRange]] = {}
+        for r in self.ranges:
+            self.by_doc.setdefault(r.place.doc, []).append(r)
+        self._starts = {d: [r.place.start for r in rs] for d, rs in self.by_doc.items()}
+        self._longest = {d: max(r.place.end - r.place.start for r in rs) for d, rs in self.by_doc.items()}
+
+    @classmethod
+    def of_chunks(cls, name: str, chunks: Iterable[Chunk]) -> "Chunking":
+        return cls(name, (ChunkRange(c.chunk_id, Place(c.doc_id, c.start, c.end)) for c in chunks), origin=name)
+
+    @cached_property
+    def digest(self) -> str:
+        """sha256 over the chunks sorted by (doc, start, end, id) of
+        ``utf8(id) 0x00 utf8(doc) 0x00 start 0x00 end 0x00`` (offsets in decimal)."""
+        h = hashlib.sha256()
+        for r in self.ranges:
+            h.update(b"\x00".join((r.id.encode("utf-8"), r.place.doc.encode("utf-8"),
+                                   str(r.place.start).encode("ascii"), str(r.place.end).encode("ascii"))) + b"\x00")
+        return h.hexdigest()
+
+    @property
+    def n_chunks(self) -> int:
+        return len(self.ranges)
+
+    @property
+    def mean_chars(self) -> float | None:
+        return math.fsum(r.place.end - r.place.start for r in self.ranges) / len(self.ranges) if self.ranges else None
+
+    def overlapping(self, doc: str, start: int, end: int) -> list[ChunkRange]:
+        """The chunks of ``doc`` sharing a character with ``[start, end)``, by bisection on
+        the sorted starts (a chunk starting before ``start - longest`` cannot reach it)."""
+        rs = self.by_doc.get(doc)
+        if not rs:
+            return []
+        starts = self._starts[doc]
+        lo = bisect.bisect_right(starts, start - self._longest[doc])
+        hi = bisect.bisect_left(starts, end)
+        return [r for r in rs[lo:hi] if r.place.end > start]
+
+
+def foreign_chunks(chunking: Chunking, corpus: Corpus) -> list[Chunk]:
+    """A foreign chunking's chunks with the three indexed fields (SPEC §4) filled in.
+
+    A foreign chunk carries no section structure, so its ``heading`` is empty (its text
+    holds whatever headings its splitter kept) and its ``breadcrumb`` is the document
+    title — the front-matter ``title``, else the file's base name — so that BM25 sees the
+    same document-level context for every chunking. ``heading_path`` (what reports show)
+    is ``doc:line`` of the chunk's start.
+    """
+    titles: dict[str, str] = {}
+    out = []
+    for doc_id, rs in chunking.by_doc.items():
+        doc = corpus[doc_id]
+        title = titles.setdefault(doc_id, front_matter_title(doc.text) or PurePosixPath(doc_id).name)
+        for ordinal, r in enumerate(rs):
+            s, e = r.place.start, r.place.end
+            out.append(Chunk(r.id, doc_id, ordinal, s, e, doc.text[s:e], f"{doc_id}:{doc.line_col(s)[0]}", "", title))
+    return out
+
+
+# -- reading chunk files --------------------------------------------------------------------
+
+
+@dataclass
+class _Line:
+    line: int
+    id: str
+    doc: str | None
+    start: int | None
+    end: int | None
+    text: str | None
+
+
+class _Problems:
+    """Every problem of a file, so one run of the tool lists them all (capped)."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.items: list[dict] = []
+        self.count = 0
+
+    def add(self, line: int, chunk_id, message: str) -> None:
+        self.count += 1
+        if len(self.items) < MAX_LISTED_PROBLEMS:
+            item = {"path": self.path, "line": line, "message": message}
+            if isinstance(chunk_id, str):
+                item["id"] = chunk_id
+            self.items.append(item)
+
+    def raise_if_any(self) -> None:
+        if not self.count:
+            return
+        first = self.items[0]
+        more = f" ({self.count} problems in all; each is listed)" if self.count > 1 else ""
+        if self.count > len(self.items):
+            more = f" ({self.count} problems in all; the first {len(self.items)} are listed)"
+        raise InvalidInput(first["message"] + more, path=self.path, line=first["line"],
+                           record_id=first.get("id")).with_details(self.items)
+
+
+def read_chunk_file(path: Path | str, corpus: Corpus, *, name: str | None = None,
+                    max_bytes: int = DEFAULT_MAX_BYTES, max_chunks: int = DEFAULT_MAX_CHUNKS) -> Chunking:
+    """Read and check a chunk file: strict UTF-8, no symlinks, at most ``max_bytes`` bytes
+    and ``max_chunks`` chunks ([eval] ``chunk_file_max_bytes`` / ``chunk_file_max_chunks``).
+    The chunking is named ``name``, else after the file (its stem)."""
+    path = Path(path)
+    data = read_regular_file(path, max_bytes=max_bytes, what="chunk file",
+                             bound_hint="[eval] chunk_file_max_bytes")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InvalidInput(f"not valid UTF-8 at byte offset {exc.start}", path=str(path)) from None
+    return parse_chunk_file(text, corpus, path=str(path), name=name or path.stem, max_chunks=max_chunks)
+
+
+def parse_chunk_file(text: str, corpus: Corpus, *, path: str = "chunks", name: str = "chunks",
+                     max_chunks: int = DEFAULT_MAX_CHUNKS) -> Chunking:
+    problems = _Problems(path)
+    lines = _parse_lines(text, corpus, problems, max_chunks, path)
+    located = _locate_texts([ln for ln in lines if ln.text is not None and ln.start is None], corpus, problems)
+    ranges = []
+    for ln in lines:
+        if ln.start is not None:
+            if ln.text is not None and fold_text(canonical_fragment(ln.text)) != fold_text(
+                    corpus[ln.doc].text[ln.start:ln.end]):
+                problems.add(ln.line, ln.id, f"text and offsets disagree: {ln.doc}[{ln.start}:{ln.end}] is not "
+                             "this text (whitespace runs folded)")
+                continue
+            ranges.append(ChunkRange(ln.id, Place(ln.doc, ln.start, ln.end)))
+        elif ln.line in located:
+            ranges.append(ChunkRange(ln.id, located[ln.line]))
+    problems.raise_if_any()
+    return Chunking(name, ranges, origin=FILE_ORIGIN)
+
+
+def _parse_lines(text: str, corpus: Corpus, problems: _Problems, max_chunks: int, path: str) -> list[_Line]:
+    raw_lines = [(n, raw) for n, raw in enumerate(text.split("\n"), 1) if raw.strip()]
+    if len(raw_lines) > max_chunks:
+        raise InvalidInput(f"{len(raw_lines)} chunks, over the bound of {max_chunks} "
+                           "([eval] chunk_file_max_chunks)", path=path)
+    out: list[_Line] = []
+    first_line: dict[str, int] = {}
+    for n, raw in raw_lines:
+        try:
+            obj = json.loads(raw)
+        except ValueError as exc:
+            problems.add(n, None, f"not a JSON object: {exc}")
+            continue
+        if not isinstance(obj, dict):
+            problems.add(n, None, "not a JSON object")
+            continue
+        cid = obj.get("id")
+        if not isinstance(cid, str) or not cid or any(ch.isspace() for ch in cid):
+            problems.add(n, None, f"id {cid!r} must be a non-empty string without whitespace (ids are written to "
+                         "TREC runs and qrels)")
+            continue
+        if cid in first_line:
+            problems.add(n, cid, f"duplicate id (first on line {first_line[cid]})")
+            continue
+        first_line[cid] = n
+        ln = _check_fields(n, cid, obj, corpus, problems)
+        if ln is not None:
+            out.append(ln)
+    return out
+
+
+def _check_fields(n: int, cid: str, obj: dict, corpus: Corpus, problems: _Problems) -> _Line | None:
+    doc, start, end, passage = obj.get("doc"), obj.get("start"), obj.get("end"), obj.get("text")
+    has_offsets = "start" in obj or "end" in obj
+    if not has_offsets and "text" not in obj:
+        problems.add(n, cid, "a chunk needs doc, start and end, or text")
+        return None
+    if doc is not None or has_offsets:
+        if not isinstance(doc, str):
+            problems.add(n, cid, "doc must be a string" if doc is not None else "offsets need doc")
+            return None
+        if doc not in corpus:
+            problems.add(n, cid, f"unknown document {doc!r} (not in the corpus)")
+            return None
+    if "text" in obj and (not isinstance(passage, str) or not passage):
+        problems.add(n, cid, "text must be a non-empty string")
+        return None
+    if passage is not None and not fold_text(canonical_fragment(passage)).strip():
+        problems.add(n, cid, "text is only whitespace (it would match every whitespace run)")
+        return None
+    if has_offsets:
+        bad = [k for k, v in (("start", start), ("end", end)) if type(v) is not int]
+        if bad:
+            problems.add(n, cid, f"{' and '.join(bad)} must be whole numbers (code-point offsets), got "
+                         + ", ".join(f"{k} {obj.get(k)!r}" for k in bad))
+            return None
+        size = len(corpus[doc].text)
+        if not 0 <= start < end <= size:
+            problems.add(n, cid, f"offsets out of range: needs 0 <= start < end <= {size} (the length of {doc}), "
+                         f"got start {start}, end {end}")
+            return None
+    return _Line(n, cid, doc, start if has_offsets else None, end if has_offsets else None, passage)
+
+
+def _locate_texts(lines: list[_Line], corpus: Corpus, problems: _Problems) -> dict[int, Place]:
+    """Each passage's one occurrence (in its doc, or the whole corpus), by line number.
+
+    One pass over the corpus: an automaton of the passages' first ``PREFIX`` folded
+    characters finds candidates, each compared whole (an automaton of the whole
+    passages would hold a corpus' worth of text).
+    """
+    if not lines:
+        return {}
+    index = QuoteIndex(corpus)
+    needles = {ln.line: fold_text(canonical_fragment(ln.text)) for ln in lines}
+    by_prefix: dict[str, set[str]] = {}
+    for needle in needles.values():
+        by_prefix.setdefault(needle[:PREFIX], set()).add(needle)
+    auto = automaton(sorted(by_prefix))
+    wanted_docs = {ln.doc for ln in lines}
+    scan = index.docs if None in wanted_docs else [index.folded(d) for d in sorted(wanted_docs)]
+    # needle -> doc -> first occurrences (capped) and the count per doc
+    found: dict[str, dict[str, list[Place]]] = {}
+    counts: dict[str, dict[str, int]] = {}
+    for fd in scan:
+        folded, doc = fd.folded, fd.doc
+        for end_idx, prefix in auto.iter(folded):
+            fstart = end_idx - len(prefix) + 1
+            for needle in by_prefix[prefix]:
+                if not folded.startswith(needle, fstart):
+                    continue
+                per_doc = counts.setdefault(needle, {})
+                per_doc[doc.doc_id] = per_doc.get(doc.doc_id, 0) + 1
+                places = found.setdefault(needle, {}).setdefault(doc.doc_id, [])
+                if len(places) <= MAX_LISTED_OCCURRENCES:
+                    occ = fd.occurrence(fstart, len(needle))
+                    end = occ.end
+                    if needle.endswith(" "):  # a trailing whitespace run is matched whole
+                        while end < len(doc.text) and doc.text[end].isspace():
+                            end += 1
+                    places.append(Place(occ.doc_id, occ.start, end))
+    out: dict[int, Place] = {}
+    for ln in lines:
+        needle = needles[ln.line]
+        per_doc = counts.get(needle, {})
+        docs = [ln.doc] if ln.doc is not None else sorted(per_doc)
+        total = sum(per_doc.get(d, 0) for d in docs)
+        where = f"in {ln.doc}" if ln.doc is not None else "in the corpus"
+        if total == 1:
+            out[ln.line] = found[needle][next(d for d in docs if per_doc.get(d))][0]
+            continue
+        if total == 0:
+            problems.add(ln.line, ln.id, f"text not found {where} (matched exactly, whitespace runs folded)")
+            continue
+        listed = [p for d in docs for p in found[needle].get(d, [])][:MAX_LISTED_OCCURRENCES]
+        at = ", ".join(corpus[p.doc].where(p.start) for p in listed)
+        more = f" and {total - len(listed)} more" if total > len(listed) else ""
+        problems.add(ln.line, ln.id, f"text is ambiguous: found {total} times {where}, at {at}{more}; give its "
+                     "doc, or start and end")
+    return out
