@@ -10,8 +10,6 @@ import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from labeller.core.chunkfile import DEFAULT_MAX_BYTES as CHUNK_FILE_MAX_BYTES
-from labeller.core.chunkfile import DEFAULT_MAX_CHUNKS as CHUNK_FILE_MAX_CHUNKS
 from labeller.core.corpus import DEFAULT_INCLUDE, DEFAULT_MAX_FILE_BYTES
 from labeller.core.questions import Limits
 from labeller.errors import InvalidInput
@@ -28,8 +26,8 @@ class EvalConfig:
     seed: int = 20261129
     field_weights: dict = field(default_factory=dict)
     history: str = ".labeller/runs.duckdb"
-    chunk_file_max_bytes: int = CHUNK_FILE_MAX_BYTES  # bounds on an untrusted chunk file (--chunks)
-    chunk_file_max_chunks: int = CHUNK_FILE_MAX_CHUNKS
+    chunk_file_max_bytes: int = 256 * 1024 * 1024  # bounds on an untrusted chunk file (eval --chunks)
+    chunk_file_max_chunks: int = 1_000_000
 
 
 @dataclass(frozen=True)

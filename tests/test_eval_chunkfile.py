@@ -8,6 +8,7 @@ import os
 
 import pytest
 
+from labeller.config import EvalConfig
 from labeller.core.chunkfile import Chunking, ChunkRange, foreign_chunks, parse_chunk_file, read_chunk_file
 from labeller.core.corpus import Corpus, make_document
 from labeller.core.vocab import Place
@@ -26,8 +27,8 @@ def lines(*objs) -> str:
     return "".join((o if isinstance(o, str) else json.dumps(o)) + "\n" for o in objs)
 
 
-def parse(corpus, *objs, **kw) -> Chunking:
-    return parse_chunk_file(lines(*objs), corpus, path="c.jsonl", **kw)
+def parse(corpus, *objs, max_chunks=100) -> Chunking:
+    return parse_chunk_file(lines(*objs), corpus, path="c.jsonl", max_chunks=max_chunks)
 
 
 def refusal(corpus, *objs, **kw) -> InvalidInput:
@@ -130,21 +131,22 @@ def test_the_chunk_count_bound_is_configurable(corpus):
 
 
 def test_the_file_reader_is_bounded_strict_and_refuses_symlinks(tmp_path, corpus):
+    bounds = {"max_bytes": EvalConfig().chunk_file_max_bytes, "max_chunks": EvalConfig().chunk_file_max_chunks}
     f = tmp_path / "pipe.jsonl"
     f.write_text(lines({"id": "c", "doc": "a.md", "start": 0, "end": 3}))
-    c = read_chunk_file(f, corpus)
+    c = read_chunk_file(f, corpus, **bounds)
     assert c.name == "pipe" and c.origin == "file"
-    assert read_chunk_file(f, corpus, name="mine").name == "mine"
+    assert read_chunk_file(f, corpus, name="mine", **bounds).name == "mine"
     with pytest.raises(InvalidInput, match="over the bound .*chunk_file_max_bytes"):
-        read_chunk_file(f, corpus, max_bytes=10)
+        read_chunk_file(f, corpus, max_bytes=10, max_chunks=5)
     bad = tmp_path / "bad.jsonl"
     bad.write_bytes(b'{"id": "c", "text": "\xff"}\n')
     with pytest.raises(InvalidInput, match="not valid UTF-8 at byte offset 21"):
-        read_chunk_file(bad, corpus)
+        read_chunk_file(bad, corpus, **bounds)
     link = tmp_path / "link.jsonl"
     os.symlink(f, link)
     with pytest.raises(InvalidInput, match="symlink"):
-        read_chunk_file(link, corpus)
+        read_chunk_file(link, corpus, **bounds)
 
 
 def test_foreign_chunks_get_an_empty_heading_and_the_document_title(corpus):

@@ -36,8 +36,6 @@ from labeller.core.vocab import Place
 from labeller.errors import InvalidInput
 from labeller.io import read_regular_file
 
-DEFAULT_MAX_BYTES = 256 * 1024 * 1024  # [eval] chunk_file_max_bytes
-DEFAULT_MAX_CHUNKS = 1_000_000  # [eval] chunk_file_max_chunks
 MAX_LISTED_PROBLEMS = 100
 MAX_LISTED_OCCURRENCES = 10
 PREFIX = 64  # passages are searched by their first PREFIX folded characters, then compared whole
@@ -159,8 +157,8 @@ class _Problems:
                            record_id=first.get("id")).with_details(self.items)
 
 
-def read_chunk_file(path: Path | str, corpus: Corpus, *, name: str | None = None,
-                    max_bytes: int = DEFAULT_MAX_BYTES, max_chunks: int = DEFAULT_MAX_CHUNKS) -> Chunking:
+def read_chunk_file(path: Path | str, corpus: Corpus, *, max_bytes: int, max_chunks: int,
+                    name: str | None = None) -> Chunking:
     """Read and check a chunk file: strict UTF-8, no symlinks, at most ``max_bytes`` bytes
     and ``max_chunks`` chunks ([eval] ``chunk_file_max_bytes`` / ``chunk_file_max_chunks``).
     The chunking is named ``name``, else after the file (its stem)."""
@@ -174,8 +172,8 @@ def read_chunk_file(path: Path | str, corpus: Corpus, *, name: str | None = None
     return parse_chunk_file(text, corpus, path=str(path), name=name or path.stem, max_chunks=max_chunks)
 
 
-def parse_chunk_file(text: str, corpus: Corpus, *, path: str = "chunks", name: str = "chunks",
-                     max_chunks: int = DEFAULT_MAX_CHUNKS) -> Chunking:
+def parse_chunk_file(text: str, corpus: Corpus, *, max_chunks: int, path: str = "chunks",
+                     name: str = "chunks") -> Chunking:
     problems = _Problems(path)
     lines = _parse_lines(text, corpus, problems, max_chunks, path)
     located = _locate_texts([ln for ln in lines if ln.text is not None and ln.start is None], corpus, problems)
