@@ -256,22 +256,39 @@ def _check_fields(n: int, cid: str, obj: dict, corpus: Corpus, problems: _Proble
     return _Line(n, cid, doc, start if has_offsets else None, end if has_offsets else None, passage)
 
 
+def locate_passage(text: str, corpus: Corpus, index: QuoteIndex | None = None, doc: str | None = None) -> Place:
+    """Where a passage occurs exactly once (in ``doc``, or the whole corpus), located like a
+    chunk file's text; refused (invalid input) when it is not found or ambiguous."""
+    found = _locate([(0, doc, text)], corpus, index or QuoteIndex(corpus))[0]
+    if isinstance(found, str):
+        raise InvalidInput(f"{found}: {text[:60]!r}{'…' if len(text) > 60 else ''}")
+    return found
+
+
 def _locate_texts(lines: list[_Line], corpus: Corpus, problems: _Problems) -> dict[int, Place]:
-    """Each passage's one occurrence (in its doc, or the whole corpus), by line number.
+    found = _locate([(ln.line, ln.doc, ln.text) for ln in lines], corpus, QuoteIndex(corpus)) if lines else {}
+    out = {}
+    for ln in lines:
+        if isinstance(found[ln.line], str):
+            problems.add(ln.line, ln.id, found[ln.line])
+        else:
+            out[ln.line] = found[ln.line]
+    return out
+
+
+def _locate(items: list[tuple[int, str | None, str]], corpus: Corpus, index: QuoteIndex) -> dict[int, Place | str]:
+    """Each passage's one occurrence (in its doc, or the whole corpus), or why there is none.
 
     One pass over the corpus: an automaton of the passages' first ``PREFIX`` folded
     characters finds candidates, each compared whole (an automaton of the whole
     passages would hold a corpus' worth of text).
     """
-    if not lines:
-        return {}
-    index = QuoteIndex(corpus)
-    needles = {ln.line: fold_text(canonical_fragment(ln.text)) for ln in lines}
+    needles = {key: fold_text(canonical_fragment(text)) for key, _, text in items}
     by_prefix: dict[str, set[str]] = {}
     for needle in needles.values():
         by_prefix.setdefault(needle[:PREFIX], set()).add(needle)
     auto = automaton(sorted(by_prefix))
-    wanted_docs = {ln.doc for ln in lines}
+    wanted_docs = {doc for _, doc, _ in items}
     scan = index.docs if None in wanted_docs else [index.folded(d) for d in sorted(wanted_docs)]
     # needle -> doc -> first occurrences (capped) and the count per doc
     found: dict[str, dict[str, list[Place]]] = {}
@@ -293,22 +310,21 @@ def _locate_texts(lines: list[_Line], corpus: Corpus, problems: _Problems) -> di
                         while end < len(doc.text) and doc.text[end].isspace():
                             end += 1
                     places.append(Place(occ.doc_id, occ.start, end))
-    out: dict[int, Place] = {}
-    for ln in lines:
-        needle = needles[ln.line]
+    out: dict[int, Place | str] = {}
+    for key, in_doc, _ in items:
+        needle = needles[key]
         per_doc = counts.get(needle, {})
-        docs = [ln.doc] if ln.doc is not None else sorted(per_doc)
+        docs = [in_doc] if in_doc is not None else sorted(per_doc)
         total = sum(per_doc.get(d, 0) for d in docs)
-        where = f"in {ln.doc}" if ln.doc is not None else "in the corpus"
+        where = f"in {in_doc}" if in_doc is not None else "in the corpus"
         if total == 1:
-            out[ln.line] = found[needle][next(d for d in docs if per_doc.get(d))][0]
-            continue
-        if total == 0:
-            problems.add(ln.line, ln.id, f"text not found {where} (matched exactly, whitespace runs folded)")
-            continue
-        listed = [p for d in docs for p in found[needle].get(d, [])][:MAX_LISTED_OCCURRENCES]
-        at = ", ".join(corpus[p.doc].where(p.start) for p in listed)
-        more = f" and {total - len(listed)} more" if total > len(listed) else ""
-        problems.add(ln.line, ln.id, f"text is ambiguous: found {total} times {where}, at {at}{more}; give its "
-                     "doc, or start and end")
+            out[key] = found[needle][next(d for d in docs if per_doc.get(d))][0]
+        elif total == 0:
+            out[key] = f"text not found {where} (matched exactly, whitespace runs folded)"
+        else:
+            listed = [p for d in docs for p in found[needle].get(d, [])][:MAX_LISTED_OCCURRENCES]
+            at = ", ".join(corpus[p.doc].where(p.start) for p in listed)
+            more = f" and {total - len(listed)} more" if total > len(listed) else ""
+            out[key] = (f"text is ambiguous: found {total} times {where}, at {at}{more}; give its doc, or start "
+                        "and end")
     return out
