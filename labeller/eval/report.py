@@ -262,7 +262,7 @@ def read_report(path) -> dict:
 def fingerprint_differences(baseline: dict, current: dict, prefix: str = "") -> list[dict]:
     """Differing fields, nested ones (the retriever's settings) named ``retriever.analyzer``."""
     out = []
-    for key in sorted((set(baseline) | set(current)) - {"digest"}):
+    for key in sorted((set(baseline) | set(current)) - ({"digest"} if not prefix else set())):  # its own digest
         b, c = baseline.get(key), current.get(key)
         if isinstance(b, dict) and isinstance(c, dict):
             out.extend(fingerprint_differences(b, c, f"{prefix}{key}."))
