@@ -23,8 +23,7 @@ from labeller.eval.chars import CharScore, score_chars
 from labeller.eval.chunkset import ChunkSet, load_chunk_set
 from labeller.eval.leaks import find_leaks
 from labeller.eval.metrics import QueryScore, check_sanity, score_query, unreachable_spans
-from labeller.eval.retrievers import Hit, Progress, Retriever, make_retriever, top_k
-from labeller.eval.retrievers.function import FunctionRetriever
+from labeller.eval.retrievers import FunctionRetriever, Hit, Progress, Retriever, make_retriever, top_k
 
 MAX_K = 1000
 SPLITS = ("dev", "test", "holdout")

@@ -21,12 +21,13 @@ from typing import Callable
 
 from labeller.errors import InvalidInput
 from labeller.eval.retrievers.base import Hit, Progress, Retriever, top_k, trec_order
+from labeller.eval.retrievers.function import FunctionRetriever
 from labeller.eval.retrievers.run_file import write_run
 
 ENTRY_POINT_GROUP = "labeller.retrievers"
 BUILTIN = ("bm25", "run")
 
-__all__ = ["Hit", "Progress", "Retriever", "top_k", "trec_order", "write_run", "register_retriever",
+__all__ = ["Hit", "Progress", "Retriever", "FunctionRetriever", "top_k", "trec_order", "write_run", "register_retriever",
            "make_retriever", "known_retrievers", "ENTRY_POINT_GROUP"]
 
 # name -> factory(project, **options) -> Retriever (or a (query, k) callable).
