@@ -163,6 +163,12 @@ def fmt_stat(s: dict) -> Text:
     return Text(f"{s['value']:.3f}") + Text(ci, style="dim")
 
 
+def _inline(s: dict) -> str:
+    if s["value"] is None:
+        return "no data"
+    return f"{s['value']:.3f}" + (f" [{s['ci_low']:.2f}–{s['ci_high']:.2f}]" if s["ci_low"] is not None else "")
+
+
 def metrics_table(title: str, agg: dict, ks: list[int]) -> Table:
     t = Table(title=title, title_justify="left")
     t.add_column("metric")
@@ -221,7 +227,7 @@ def print_report(result: EvalResult) -> None:
     omega = ch["precision_omega"]
     mean = f"{ch['mean_chars']:.0f}" if ch["mean_chars"] is not None else "-"
     out.print(f"chunking {safe_line(ch['name'])}: {ch['n_chunks']} chunks, mean {mean} characters · precision_omega "
-              f"(the precision a perfect retriever gets with these chunks) " + fmt_stat(omega).plain.replace("\n", " ")
+              f"(the precision a perfect retriever gets with these chunks) {_inline(omega)}"
               + (f" · [yellow]{ch['unreachable_spans']} answer span(s) no chunk can hit under {fp['hit_rule']}[/]"
                  if ch["unreachable_spans"] else ""))
     shipped = cfg["shipped_k"]
