@@ -155,3 +155,33 @@ def test_foreign_chunks_get_an_empty_heading_and_the_document_title(corpus):
     a1, b1 = foreign_chunks(c, corpus)
     assert (a1.chunk_id, a1.text, a1.heading, a1.breadcrumb, a1.heading_path) == ("a1", "# Alpha", "", "a.md", "a.md:1")
     assert (b1.text, b1.breadcrumb, b1.heading_path) == ("beta  facts", "Bee doc", "b.md:6")
+
+
+def test_answer_bearing_chunks_of_labeller_own_chunking_equal_the_build(make_project):
+    from labeller.core.build import build
+    from labeller.core.chunkfile import answer_bearing
+
+    docs = {"a.md": "# A\n\n" + "".join(f"Para {i:02d} " + "word " * 60 + "\n\n" for i in range(12))}
+    qs = [{"id": f"q{i}", "query": f"q{i}", "expected_answer": "", "locators": [{"doc": "a.md", "quote": f"Para {i:02d}"}]}
+          for i in range(12)] + [{"id": "sec", "query": "s", "expected_answer": "", "locators": [
+              {"doc": "a.md", "heading": "A"}]}]
+    project = make_project(docs, qs)
+    chunking = Chunking.of_chunks("md-struct-v1", project.all_chunks)
+    result = build(project, project.load_questions().questions)
+    assert result.ok and len({c.chunk_id for c in project.all_chunks}) > 2
+    for rec in result.records:
+        assert answer_bearing(chunking, [Place(s.doc_id, s.start, s.end) for s in rec.spans], project.hit_rule) \
+            == rec.chunk_ids
+
+
+def test_answer_bearing_under_each_rule_on_overlapping_windows():
+    from labeller.core.chunkfile import answer_bearing
+    from labeller.core.hitrules import parse_hit_rule
+
+    windows = Chunking("w", [ChunkRange(f"w{i}", Place("d", 10 * i, 10 * i + 20)) for i in range(9)], "file")
+    span = [Place("d", 25, 45)]
+    assert answer_bearing(windows, span, parse_hit_rule("any_overlap")) == ["w1", "w2", "w3", "w4"]
+    assert answer_bearing(windows, span, parse_hit_rule("span_containment")) == []
+    assert answer_bearing(windows, span, parse_hit_rule("coverage>=0.75")) == ["w2", "w3"]  # 15/20 each
+    assert answer_bearing(windows, span, parse_hit_rule("union_coverage>=1")) == ["w1", "w2", "w3", "w4"]
+    assert answer_bearing(windows, [Place("d", 95, 130)], parse_hit_rule("union_coverage>=0.5")) == []

@@ -31,6 +31,7 @@ from labeller.core.anchors import QuoteIndex, automaton, fold_text
 from labeller.core.canon import canonical_fragment
 from labeller.core.chunkers import Chunk
 from labeller.core.corpus import Corpus
+from labeller.core.hitrules import HitRule
 from labeller.core.markdown import front_matter_title
 from labeller.core.vocab import Place
 from labeller.errors import InvalidInput
@@ -95,6 +96,20 @@ class Chunking:
         lo = bisect.bisect_right(starts, start - self._longest[doc])
         hi = bisect.bisect_left(starts, end)
         return [r for r in rs[lo:hi] if r.place.end > start]
+
+    def hitting(self, span: Place, rule: HitRule) -> list[ChunkRange]:
+        """The chunks that hit ``span`` under ``rule``, each on its own (a ``union_coverage``
+        rule: every chunk contributing to a union that satisfies it; none if it is not)."""
+        near = self.overlapping(*span) if rule.needs_overlap else self.by_doc.get(span.doc, [])
+        iv = (span.start, span.end)
+        hits = [r for r in near if rule.chunk_hits((r.place.start, r.place.end), iv)]
+        return hits if rule.span_satisfied([(r.place.start, r.place.end) for r in hits], iv) else []
+
+
+def answer_bearing(chunking: Chunking, spans: Iterable[Place], rule: HitRule) -> list[str]:
+    """A record's answer-bearing chunk ids under a chunking: the sorted union over its spans
+    of the chunks hitting them under ``rule`` (SPEC §5, §10) — what qrels for it hold."""
+    return sorted({r.id for span in spans for r in chunking.hitting(span, rule)})
 
 
 def foreign_chunks(chunking: Chunking, corpus: Corpus) -> list[Chunk]:

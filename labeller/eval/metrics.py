@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from labeller.core.chunkers import Chunk
 from labeller.core.chunkfile import Chunking
 from labeller.core.hitrules import HitRule
+from labeller.core.vocab import Place
 from labeller.errors import EXIT_REFUSED, LabellerError
 
 METRICS = ("recall", "success", "all", "mrr", "ndcg")
@@ -87,13 +88,7 @@ def relevant_chunk_ids(spans, pos: ChunkPositions, rule: HitRule) -> set[str]:
 def unreachable_spans(spans, chunking: Chunking, rule: HitRule) -> int:
     """How many spans no chunk of the chunking can hit under ``rule``, whatever is retrieved
     (SPEC §10: with a foreign chunking that is not an error, their recall is 0)."""
-    n = 0
-    for sp in spans:
-        near = (chunking.overlapping(sp.doc_id, sp.start, sp.end) if rule.needs_overlap
-                else chunking.by_doc.get(sp.doc_id, []))
-        if not rule.span_satisfied([(r.place.start, r.place.end) for r in near], (sp.start, sp.end)):
-            n += 1
-    return n
+    return sum(1 for sp in spans if not chunking.hitting(Place(sp.doc_id, sp.start, sp.end), rule))
 
 
 def distinct_docs(ranked: Sequence[str], pos: ChunkPositions) -> list[str]:
