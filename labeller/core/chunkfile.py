@@ -137,11 +137,12 @@ def foreign_chunks(chunking: Chunking, corpus: Corpus) -> list[Chunk]:
 
 @dataclass
 class _Line:
+    """One checked line: offsets (``place``) or a passage to locate (``text``), or both."""
+
     line: int
     id: str
     doc: str | None
-    start: int | None
-    end: int | None
+    place: Place | None
     text: str | None
 
 
@@ -191,16 +192,17 @@ def parse_chunk_file(text: str, corpus: Corpus, *, max_chunks: int, path: str = 
                      name: str = "chunks") -> Chunking:
     problems = _Problems(path)
     lines = _parse_lines(text, corpus, problems, max_chunks, path)
-    located = _locate_texts([ln for ln in lines if ln.text is not None and ln.start is None], corpus, problems)
+    located = _locate_texts([(ln.line, ln.id, ln.doc, ln.text) for ln in lines
+                             if ln.text is not None and ln.place is None], corpus, problems)
     ranges = []
     for ln in lines:
-        if ln.start is not None:
-            if ln.text is not None and fold_text(canonical_fragment(ln.text)) != fold_text(
-                    corpus[ln.doc].text[ln.start:ln.end]):
-                problems.add(ln.line, ln.id, f"text and offsets disagree: {ln.doc}[{ln.start}:{ln.end}] is not "
-                             "this text (whitespace runs folded)")
+        if ln.place is not None:
+            doc, s, e = ln.place
+            if ln.text is not None and fold_text(canonical_fragment(ln.text)) != fold_text(corpus[doc].text[s:e]):
+                problems.add(ln.line, ln.id, f"text and offsets disagree: {doc}[{s}:{e}] is not this text "
+                             "(whitespace runs folded)")
                 continue
-            ranges.append(ChunkRange(ln.id, Place(ln.doc, ln.start, ln.end)))
+            ranges.append(ChunkRange(ln.id, ln.place))
         elif ln.line in located:
             ranges.append(ChunkRange(ln.id, located[ln.line]))
     problems.raise_if_any()
@@ -239,14 +241,17 @@ def _parse_lines(text: str, corpus: Corpus, problems: _Problems, max_chunks: int
 
 
 def _check_fields(n: int, cid: str, obj: dict, corpus: Corpus, problems: _Problems) -> _Line | None:
-    doc, start, end, passage = obj.get("doc"), obj.get("start"), obj.get("end"), obj.get("text")
+    doc, passage = obj.get("doc"), obj.get("text")
     has_offsets = "start" in obj or "end" in obj
     if not has_offsets and "text" not in obj:
         problems.add(n, cid, "a chunk needs doc, start and end, or text")
         return None
-    if doc is not None or has_offsets:
+    if doc is None and has_offsets:
+        problems.add(n, cid, "offsets need doc")
+        return None
+    if doc is not None:
         if not isinstance(doc, str):
-            problems.add(n, cid, "doc must be a string" if doc is not None else "offsets need doc")
+            problems.add(n, cid, "doc must be a string")
             return None
         if doc not in corpus:
             problems.add(n, cid, f"unknown document {doc!r} (not in the corpus)")
@@ -257,9 +262,11 @@ def _check_fields(n: int, cid: str, obj: dict, corpus: Corpus, problems: _Proble
     if passage is not None and not fold_text(canonical_fragment(passage)).strip():
         problems.add(n, cid, "text is only whitespace (it would match every whitespace run)")
         return None
-    if has_offsets:
+    place = None
+    if has_offsets and isinstance(doc, str):
+        start, end = obj.get("start"), obj.get("end")
         bad = [k for k, v in (("start", start), ("end", end)) if type(v) is not int]
-        if bad:
+        if bad or not isinstance(start, int) or not isinstance(end, int):
             problems.add(n, cid, f"{' and '.join(bad)} must be whole numbers (code-point offsets), got "
                          + ", ".join(f"{k} {obj.get(k)!r}" for k in bad))
             return None
@@ -268,7 +275,8 @@ def _check_fields(n: int, cid: str, obj: dict, corpus: Corpus, problems: _Proble
             problems.add(n, cid, f"offsets out of range: needs 0 <= start < end <= {size} (the length of {doc}), "
                          f"got start {start}, end {end}")
             return None
-    return _Line(n, cid, doc, start if has_offsets else None, end if has_offsets else None, passage)
+        place = Place(doc, start, end)
+    return _Line(n, cid, doc, place, passage)
 
 
 def locate_passage(text: str, corpus: Corpus, index: QuoteIndex | None = None, doc: str | None = None) -> Place:
@@ -280,14 +288,17 @@ def locate_passage(text: str, corpus: Corpus, index: QuoteIndex | None = None, d
     return found
 
 
-def _locate_texts(lines: list[_Line], corpus: Corpus, problems: _Problems) -> dict[int, Place]:
-    found = _locate([(ln.line, ln.doc, ln.text) for ln in lines], corpus, QuoteIndex(corpus)) if lines else {}
+def _locate_texts(lines: list[tuple[int, str, str | None, str]], corpus: Corpus,
+                  problems: _Problems) -> dict[int, Place]:
+    """(line, id, doc, text) of each passage to locate → its place, by line; problems noted."""
+    found = _locate([(line, doc, text) for line, _, doc, text in lines], corpus, QuoteIndex(corpus)) if lines else {}
     out = {}
-    for ln in lines:
-        if isinstance(found[ln.line], str):
-            problems.add(ln.line, ln.id, found[ln.line])
+    for line, cid, _, _ in lines:
+        where = found[line]
+        if isinstance(where, str):
+            problems.add(line, cid, where)
         else:
-            out[ln.line] = found[ln.line]
+            out[line] = where
     return out
 
 
@@ -304,7 +315,8 @@ def _locate(items: list[tuple[int, str | None, str]], corpus: Corpus, index: Quo
         by_prefix.setdefault(needle[:PREFIX], set()).add(needle)
     auto = automaton(sorted(by_prefix))
     wanted_docs = {doc for _, doc, _ in items}
-    scan = index.docs if None in wanted_docs else [index.folded(d) for d in sorted(wanted_docs)]
+    named = sorted(d for d in wanted_docs if d is not None)
+    scan = index.docs if None in wanted_docs else [index.folded(d) for d in named]
     # needle -> doc -> first occurrences (capped) and the count per doc
     found: dict[str, dict[str, list[Place]]] = {}
     counts: dict[str, dict[str, int]] = {}
