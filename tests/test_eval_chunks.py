@@ -364,3 +364,34 @@ def test_history_rows_carry_the_chunking(tmp_path, capsys):
     assert rows[("recall", 5, None)] == report["aggregate"]["chars"]["recall@5"]["value"]
     assert rows[("recall", None, 300)] == report["aggregate"]["chars"]["recall@budget=300"]["value"]
     con.close()
+
+
+# -- qrels for a chunking ----------------------------------------------------------------------------
+
+
+def test_export_writes_the_qrels_and_corpus_of_a_chunk_file(tmp_path, capsys):
+    root = sections_project(tmp_path)
+    rows = windows(root)
+    chunk_file = write_jsonl(tmp_path / "win.jsonl", rows)
+    qrels = tmp_path / "win.qrels"
+    assert main(["export", "trec-qrels", "--root", str(root), "--chunks", str(chunk_file), "--out", str(qrels)]) == 0
+    got: dict[str, set[str]] = {}
+    for line in qrels.read_text().splitlines():
+        qid, _, cid, rel = line.split()
+        got.setdefault(qid, set()).add(cid)
+    # by hand: a window is relevant when it overlaps the section's span (any_overlap, the build rule)
+    p = project(root)
+    from labeller.core.build import build
+    spans = {r.question.id: r.spans for r in build(p, p.load_questions().questions).records}
+    expected = {qid: {r["id"] for r in rows for s in sp if r["doc"] == s.doc_id and r["start"] < s.end
+                      and s.start < r["end"]} for qid, sp in spans.items()}
+    assert got == expected and all(len(v) >= 2 for v in got.values())  # 50% overlap: every span in 2+ windows
+    out = tmp_path / "beir"
+    assert main(["export", "beir", "--root", str(root), "--chunks", str(chunk_file), "--out", str(out)]) == 0
+    corpus_ids = [json.loads(line)["_id"] for line in (out / "corpus.jsonl").read_text().splitlines()]
+    assert sorted(corpus_ids) == sorted(r["id"] for r in rows)
+    beir_qrels = {tuple(line.split("\t")[:2]) for line in (out / "qrels" / "test.tsv").read_text().splitlines()[1:]}
+    assert beir_qrels == {(q, c) for q, cs in expected.items() for c in cs}
+    capsys.readouterr()
+    rc = main(["export", "trec-qrels", "--root", str(root), "--chunks", str(tmp_path / "absent.jsonl")])
+    assert rc == 2 and "chunk file not found" in capsys.readouterr().err

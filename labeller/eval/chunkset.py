@@ -10,14 +10,17 @@ back to one of its chunks.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
 
 from labeller.core.anchors import QuoteIndex, fold_text
 from labeller.core.canon import canonical_fragment
 from labeller.core.chunkers import Chunk
-from labeller.core.chunkfile import FILE_ORIGIN, Chunking, foreign_chunks, locate_passage, read_chunk_file
+from labeller.core.build import BuildResult
+from labeller.core.chunkfile import (FILE_ORIGIN, Chunking, answer_bearing, foreign_chunks, locate_passage,
+                                     read_chunk_file)
+from labeller.core.project import Project
 from labeller.core.vocab import Place
 from labeller.errors import InvalidInput
 from labeller.eval.metrics import ChunkPositions
@@ -102,3 +105,21 @@ def load_chunk_set(project, chunks=None) -> ChunkSet:
             raise InvalidInput(f"chunk {r.id!r} of chunking {chunks.name!r}: {tuple(r.place)!r} is not a range of "
                                "a corpus document")
     return ChunkSet.of(chunks, foreign_chunks(chunks, project.corpus))
+
+
+def through_chunking(project, result: BuildResult, chunks) -> tuple[Project, BuildResult]:
+    """The project and its build seen through another chunking (``export --chunks``).
+
+    The view's ``all_chunks`` are that chunking's chunks (their fields as BM25 sees them)
+    and each record's ``chunk_ids`` its answer-bearing chunks there under the build hit
+    rule, so every export format writes that chunking's ids and qrels unchanged. The corpus
+    and configuration are shared with ``project``; nothing is rebuilt.
+    """
+    chunk_set = load_chunk_set(project, chunks)
+    view = Project(project.config, project.cache)
+    view.__dict__.update(corpus=project.corpus, hit_rule=project.hit_rule, all_chunks=chunk_set.chunks)
+    rule = project.hit_rule
+    records = [replace(rec, chunk_ids=answer_bearing(chunk_set.chunking, [Place(s.doc_id, s.start, s.end)
+                                                                          for s in rec.spans], rule))
+               for rec in result.records]
+    return view, BuildResult(records, result.manifest, result.summary)
