@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import random
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -268,6 +269,9 @@ def test_the_readme_adapters_for_langchain_and_llamaindex(tmp_path):
     # exactly the README's adapters
     langchain = lambda query, k: [doc.page_content for doc in lc_retriever.invoke(query)[:k]]  # noqa: E731
     llamaindex = lambda query, k: [n.node.get_content() for n in li_retriever.retrieve(query)[:k]]  # noqa: E731
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    assert "    return [doc.page_content for doc in retriever.invoke(query)[:k]]" in readme
+    assert "    return [n.node.get_content() for n in retriever.retrieve(query)[:k]]" in readme
     lc = run_eval(p, chunks=chunk_file, retriever=langchain).report
     li = run_eval(p, chunks=chunk_file, retriever=llamaindex).report
     assert lc["aggregate"]["chunk"] == li["aggregate"]["chunk"]

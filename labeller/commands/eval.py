@@ -33,8 +33,9 @@ MAX_TAG_ROWS = 12
 def register(sub) -> None:
     p = sub.add_parser("eval", help="score the golden set: recall@k, MRR, nDCG with intervals; regression gate",
                        description="Build the golden set in memory, retrieve the top k chunks for every query "
-                       "(BM25 by default, or a TREC run file) and report recall@k, success@k, all@k, MRR@k and "
-                       "nDCG@k at chunk and document level with 95% bootstrap intervals.")
+                       "(BM25 by default, a TREC run file or a registered retriever) over the project's chunks or a "
+                       "chunk file's (--chunks), and report recall@k, success@k, all@k, MRR@k and nDCG@k at chunk "
+                       "and document level and character recall/precision/IoU@k, with 95% bootstrap intervals.")
     add_project_options(p)
     p.add_argument("--k", help="k sweep, comma-separated (default [eval] k: 1,5,10,20,50; the shipped k is "
                    "always added)")
