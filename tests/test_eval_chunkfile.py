@@ -100,6 +100,7 @@ def test_both_forms_that_agree_are_accepted_and_disagreeing_ones_refused(corpus)
     ({"id": "t", "text": " \n "}, "only whitespace"),
     ({"id": "t", "text": "no such passage"}, "text not found in the corpus"),
     ({"id": "t", "doc": "a.md", "text": "beta"}, "text not found in a.md"),
+    ("[" * 100_000, "nested too deeply"),
 ])
 def test_each_refusal_names_line_and_id(corpus, obj, reason):
     good = {"id": "good", "doc": "a.md", "start": 0, "end": 3}

@@ -222,6 +222,9 @@ def _parse_lines(text: str, corpus: Corpus, problems: _Problems, max_chunks: int
         except ValueError as exc:
             problems.add(n, None, f"not a JSON object: {exc}")
             continue
+        except RecursionError:  # hostile nesting ("[" * 100_000) must be a refusal, not a crash
+            problems.add(n, None, "not a JSON object: nested too deeply")
+            continue
         if not isinstance(obj, dict):
             problems.add(n, None, "not a JSON object")
             continue

@@ -244,6 +244,8 @@ def read_report(path) -> dict:
         report = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
         raise InvalidInput(f"not a JSON eval report: {exc}", path=str(path)) from None
+    except RecursionError:
+        raise InvalidInput("not a JSON eval report: nested too deeply", path=str(path)) from None
     if not isinstance(report, dict) or report.get("schema") != SCHEMA:
         raise InvalidInput(f"not a {SCHEMA} report (schema: {report.get('schema') if isinstance(report, dict) else None!r})",
                            path=str(path))
