@@ -399,3 +399,47 @@ def test_export_writes_the_qrels_and_corpus_of_a_chunk_file(tmp_path, capsys):
     capsys.readouterr()
     rc = main(["export", "trec-qrels", "--root", str(root), "--chunks", str(tmp_path / "absent.jsonl")])
     assert rc == 2 and "chunk file not found" in capsys.readouterr().err
+
+
+def test_a_foreign_chunking_agrees_with_trec_eval_on_its_exported_qrels(tmp_path, capsys):
+    """Overlapping windows, a random run full of ties: success@k, MRR@k and nDCG@k per query
+    equal trec_eval's (pytrec_eval through ir_measures) on the qrels ``export --chunks`` writes."""
+    import ir_measures
+    from ir_measures import RR, Qrel, ScoredDoc, Success, nDCG
+
+    pytrec = ir_measures.providers.registry["pytrec_eval"]
+    root = sections_project(tmp_path)
+    rows = windows(root)
+    chunk_file = write_jsonl(tmp_path / "win.jsonl", rows)
+    qrels_path = tmp_path / "win.qrels"
+    assert main(["export", "trec-qrels", "--root", str(root), "--chunks", str(chunk_file), "--out",
+                 str(qrels_path)]) == 0
+    capsys.readouterr()
+    qrels = [Qrel(q, c, int(r)) for q, _, c, r in (line.split() for line in qrels_path.read_text().splitlines())]
+    rng = random.Random(3)
+    ids = [r["id"] for r in rows]
+    qids = sorted({q.query_id for q in qrels})
+    by_q = {q: [c.doc_id for c in qrels if c.query_id == q] for q in qids}
+    run = []
+    for q in qids:
+        picked = rng.sample(ids, 12) + rng.sample(by_q[q], 1)
+        run += [ScoredDoc(q, cid, float(rng.choice((1, 2, 3)))) for cid in dict.fromkeys(picked)]
+    run_path = tmp_path / "r.run"
+    run_path.write_text("".join(f"{s.query_id} Q0 {s.doc_id} 0 {s.score} t\n" for s in run))
+    rc, report, err = eval_json(root, capsys, "--chunks", str(chunk_file), "--run", str(run_path), "--k", "1,3,10")
+    assert rc == 0, err
+    rows_by_q = {r["query_id"]: r for r in report["queries"]}
+    checked = 0
+    for q in qids:
+        qq = [x for x in qrels if x.query_id == q]
+        rr = [x for x in run if x.query_id == q]
+        for k in (1, 3, 10):
+            ref = {str(m.measure): m.value for m in pytrec.iter_calc([Success @ k, nDCG @ k], qq, rr)}
+            cut = sorted(rr, key=lambda s: (-s.score, [-ord(ch) for ch in s.doc_id] + [1]))[:k]
+            rr_value = [m.value for m in pytrec.iter_calc([RR], qq, cut)]
+            got = rows_by_q[q]["chunk"]
+            assert got[f"success@{k}"] == pytest.approx(ref[f"Success@{k}"]), (q, k)
+            assert got[f"ndcg@{k}"] == pytest.approx(ref[f"nDCG@{k}"], abs=1e-6), (q, k)
+            assert got[f"mrr@{k}"] == pytest.approx(rr_value[0] if rr_value else 0.0, abs=1e-6), (q, k)
+            checked += 1
+    assert checked == 18 * 3
