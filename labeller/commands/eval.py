@@ -214,9 +214,9 @@ def print_report(result: EvalResult) -> None:
     scope += " incl. holdout" if cfg["include_holdout"] else " (holdout excluded)"
     out.print(f"[bold]labeller eval[/] · {safe_line(r['name'])} ({safe_line(settings)})")
     ch = rep["chunking"]
-    scored = (f"{fp['chunker']} max_chars {fp['max_chars']}" if ch["origin"] != "file" else
+    scored = (safe_line(ch["name"]) if ch["origin"] != "file" else
               f"chunk file {safe_line(ch['name'])} ({ch['n_chunks']} chunks, digest {ch['digest'][:12]}; golden set "
-              f"built with {fp['chunker']} max_chars {fp['max_chars']})")
+              f"built with {fp['chunker']})")
     out.print(f"hit rule [bold]{fp['hit_rule']}[/] · {scored} · "
               f"{rec['scored']} scored queries, {rec['negatives']} negatives, {scope} · "
               f"{int(cfg['confidence'] * 100)}% bootstrap intervals ({cfg['bootstrap_samples']} resamples, "

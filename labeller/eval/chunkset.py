@@ -16,7 +16,7 @@ from pathlib import Path
 
 from labeller.core.anchors import QuoteIndex, fold_text
 from labeller.core.canon import canonical_fragment
-from labeller.core.chunkers import Chunk
+from labeller.core.chunkers import Chunk, chunker_spec
 from labeller.core.build import BuildResult
 from labeller.core.chunkfile import (FILE_ORIGIN, Chunking, answer_bearing, foreign_chunks, locate_passage,
                                      read_chunk_file)
@@ -90,7 +90,7 @@ class ChunkSet:
 def load_chunk_set(project, chunks=None) -> ChunkSet:
     """``chunks``: None (the project's chunker), a chunk file path, or a ``Chunking``."""
     if chunks is None:
-        return ChunkSet.of(Chunking.of_chunks(project.chunker.name, project.all_chunks), project.all_chunks)
+        return ChunkSet.of(Chunking.of_chunks(chunker_spec(project.chunker), project.all_chunks), project.all_chunks)
     if isinstance(chunks, ChunkSet):
         return chunks
     if isinstance(chunks, (str, Path)):

@@ -55,7 +55,7 @@ def write_report(path, report: dict) -> None:
     atomic_write_text(path, render(report))
 
 
-def make_fingerprint(*, chunker: str, max_chars: int, hit_rule: str, retriever: dict, ks: Sequence[int],
+def make_fingerprint(*, chunker: str, max_chars: int | None, hit_rule: str, retriever: dict, ks: Sequence[int],
                      golden_set_digest: str, corpus_digest: str, chunking: dict) -> dict:
     """``chunker``/``max_chars`` are the project's (they built the golden set); ``chunking``
     (``{name, digest}``) is what was scored: the project's chunks or a chunk file's."""

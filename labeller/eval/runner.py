@@ -15,7 +15,7 @@ from pathlib import Path
 
 from labeller.core.build import BuildResult, RecordResult, build
 from labeller.core.hitrules import parse_hit_rule
-from labeller.core.vocab import Place
+from labeller.core.vocab import SPLITS, Place
 from labeller.errors import InvalidInput
 from labeller.eval import report as rp
 from labeller.eval.bootstrap import CONFIDENCE
@@ -26,7 +26,6 @@ from labeller.eval.metrics import QueryScore, check_sanity, score_query, unreach
 from labeller.eval.retrievers import FunctionRetriever, Hit, Progress, Retriever, make_retriever, top_k
 
 MAX_K = 1000
-SPLITS = ("dev", "test", "holdout")
 
 
 def parse_budgets(value) -> tuple[int, ...]:
@@ -136,7 +135,7 @@ def run_eval(project, *, ks=None, hit_rule: str | None = None, retriever=None, c
     findings = find_leaks(project.all_chunks, built.records, ranks)
 
     fingerprint = rp.make_fingerprint(
-        chunker=project.chunker.name, max_chars=project.chunker.max_chars, hit_rule=rule.name,
+        chunker=project.chunker.name, max_chars=project.chunker.settings.get("max_chars"), hit_rule=rule.name,
         retriever=retriever.describe(), ks=ks, corpus_digest=project.corpus.digest,
         golden_set_digest=hashlib.sha256(BuildResult(selected, built.manifest, {}).artifact_bytes()).hexdigest(),
         chunking={"name": chunk_set.chunking.name, "digest": chunk_set.chunking.digest})

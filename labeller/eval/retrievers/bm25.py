@@ -81,7 +81,7 @@ def distinct_chunks(chunks: list[Chunk]) -> list[Chunk]:
 def index_key(project, analyzer: Analyzer, chunks: list[Chunk]) -> dict:
     ids = hashlib.sha256("\n".join(c.chunk_id for c in chunks).encode("ascii")).hexdigest()
     return {"format": INDEX_FORMAT, "corpus_digest": project.corpus.digest, "chunker": project.chunker.name,
-            "max_chars": project.chunker.max_chars, "analyzer": analyzer.name, "chunk_ids_sha256": ids,
+            "max_chars": project.chunker.settings.get("max_chars"), "analyzer": analyzer.name, "chunk_ids_sha256": ids,
             "whoosh": whoosh.versionstring()}
 
 
@@ -197,7 +197,7 @@ def save_storage(folder: Path, storage: RamStorage, key: dict) -> None:
 
 
 def _slot(project, analyzer: Analyzer) -> str:
-    raw = f"{project.chunker.name}-{project.chunker.max_chars}-{analyzer.name}"
+    raw = f"{project.chunker.name}-{project.chunker.settings.get('max_chars')}-{analyzer.name}"
     return re.sub(r"[^A-Za-z0-9._-]", "_", raw)
 
 

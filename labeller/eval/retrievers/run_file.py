@@ -14,6 +14,7 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from labeller.core.chunkers import chunker_spec
 from labeller.errors import InvalidInput
 from labeller.eval.retrievers.base import Hit, top_k, trec_order
 from labeller.io import atomic_write_text, read_regular_file
@@ -103,7 +104,7 @@ class RunFileRetriever:
         if unknown:
             line, docid = unknown[0]
             where = (chunks.label if foreign else
-                     f"this corpus under {project.chunker.name} (max_chars {project.chunker.max_chars})")
+                     f"this corpus under {chunker_spec(project.chunker)}")
             raise InvalidInput(f"docid {docid!r} is not a chunk id of {where}; {len(unknown)} unknown docid(s) in "
                                "all. The run must use chunk ids of the same corpus and chunking.",
                                path=str(path), line=line)
