@@ -443,3 +443,24 @@ def test_a_foreign_chunking_agrees_with_trec_eval_on_its_exported_qrels(tmp_path
             assert got[f"mrr@{k}"] == pytest.approx(rr_value[0] if rr_value else 0.0, abs=1e-6), (q, k)
             checked += 1
     assert checked == 18 * 3
+
+
+def test_a_chunk_file_written_by_labeller_chunks_reads_back_as_that_chunking(tmp_path, capsys):
+    """``labeller chunks --out`` (any registered chunker) and ``eval --chunks`` meet: same ranges,
+    same digest as the chunker's own chunks, and the eval scores them."""
+    from labeller.core.chunkers import chunk_corpus, get_chunker
+    from labeller.core.chunkfile import read_chunk_file
+
+    root = sections_project(tmp_path)
+    out = tmp_path / "fixed.jsonl"
+    assert main(["chunks", "--root", str(root), "--chunker", "fixed-chars-v1:size=50,overlap=25",
+                 "--out", str(out)]) == 0
+    capsys.readouterr()
+    p = project(root)
+    chunker = get_chunker("fixed-chars-v1:size=50,overlap=25")
+    own = Chunking.of_chunks("fixed", [c for cs in chunk_corpus(p.corpus, chunker).values() for c in cs])
+    read = read_chunk_file(out, p.corpus, max_bytes=10**7, max_chunks=10**5)
+    assert read.ranges == own.ranges and read.digest == own.digest
+    rc, report, err = eval_json(root, capsys, "--chunks", str(out))
+    assert rc == 0, err
+    assert report["chunking"]["digest"] == own.digest and report["chunking"]["n_chunks"] == own.n_chunks
