@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
@@ -135,8 +135,8 @@ class progress_bar:
     """A rich progress bar on stderr while indexing and retrieving (only on a terminal)."""
 
     def __enter__(self):
-        self.bar = None
-        self.tasks: dict[str, int] = {}
+        self.bar: Progress | None = None
+        self.tasks: dict[str, TaskID] = {}
         if sys.stderr.isatty():
             self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                                 TimeElapsedColumn(), console=console(stderr=True), transient=True)
@@ -144,9 +144,12 @@ class progress_bar:
         return self if self.bar is not None else None
 
     def __call__(self, stage: str, done: int, total: int) -> None:
+        bar = self.bar
+        if bar is None:  # __enter__ hands out no callback without a bar
+            return
         if stage not in self.tasks:
-            self.tasks[stage] = self.bar.add_task(STAGES.get(stage, stage), total=total)
-        self.bar.update(self.tasks[stage], completed=done, total=total)
+            self.tasks[stage] = bar.add_task(STAGES.get(stage, stage), total=total)
+        bar.update(self.tasks[stage], completed=done, total=total)
 
     def __exit__(self, *exc) -> None:
         if self.bar is not None:

@@ -23,6 +23,7 @@ import json
 import uuid
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Literal, overload
 
 import duckdb
 
@@ -62,6 +63,14 @@ RUN_COLUMNS = ("run_id", "started_at", "seconds", "tool_version", "fingerprint_d
 
 def history_path(config) -> Path:
     return Path(config.root) / config.eval.history
+
+
+@overload
+def connect(path: Path, *, create: Literal[True]) -> duckdb.DuckDBPyConnection: ...
+
+
+@overload
+def connect(path: Path, *, create: bool) -> duckdb.DuckDBPyConnection | None: ...
 
 
 def connect(path: Path, *, create: bool) -> duckdb.DuckDBPyConnection | None:

@@ -127,18 +127,21 @@ def breakdowns(scores: Sequence[QueryScore], questions: dict, ks: Sequence[int],
 
 def diagnostics(chunk_agg: dict, ks: Sequence[int], shipped_k: int) -> list[dict]:
     """The ratio readings of the chunk-level recall curve: each says which stage to work on."""
-    def recall(k: int) -> float | None:
-        return chunk_agg.get(f"recall@{k}", {}).get("value")
+    known = {k: v for k in ks if (v := chunk_agg.get(f"recall@{k}", {}).get("value")) is not None}
+
+    def recall(k: int) -> float:
+        """Only read after ``missing`` found the value."""
+        return known[k]
 
     def missing(*need: int) -> str | None:
         lacking = [k for k in need if k not in ks]
         if lacking:
             return f"not computed: the k sweep lacks {', '.join(map(str, lacking))}"
-        if any(recall(k) is None for k in need):
+        if any(k not in known for k in need):
             return "not computed: no scored queries"
         return None
 
-    out = []
+    out: list[dict] = []
     why = missing(1, 10)
     if why is None and recall(10) == 0:
         why = "not computed: recall@10 is 0"
