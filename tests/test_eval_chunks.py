@@ -133,8 +133,10 @@ def test_bm25_indexes_a_chunk_file_and_caches_it_by_digest(tmp_path, capsys):
     cached = Project(load_config(root), DigestCache(load_config(root).cache_dir))
     again = BM25Retriever.for_project(cached, chunks=_chunk_set(root, chunk_file))
     assert again.cache_status == "loaded"
-    rc, report2, _ = eval_json(root, capsys, "--chunks", str(chunk_file))
+    rc, report2, _ = eval_json(root, capsys, "--chunks", str(chunk_file), "--write-run", str(tmp_path / "w.run"))
     assert report2 == report  # deterministic, cached or not
+    rc, replay, _ = eval_json(root, capsys, "--chunks", str(chunk_file), "--run", str(tmp_path / "w.run"))
+    assert rc == 0 and replay["aggregate"] == report["aggregate"] and replay["chunking"] == report["chunking"]
 
 
 def _chunk_set(root, path):
