@@ -128,7 +128,7 @@ def run_eval(project, *, ks=None, hit_rule: str | None = None, retriever=None, c
     unreachable = {r.question.id: unreachable_spans(r.spans, chunk_set.chunking, rule) for r in answerable}
     samples, seed = cfg.bootstrap_samples, cfg.seed
     agg = rp.aggregate(scores, ks, samples, seed)
-    check_sanity(scores, agg, ks)
+    check_sanity(scores, agg, ks)  # the rank-based levels; the character level has no such rule
     agg["chars"] = rp.chars_aggregate(char_scores, ks, budgets, samples, seed)
 
     ranks = {qid: _doc_best_ranks(hs, pos.first) for qid, hs in hits.items()}
