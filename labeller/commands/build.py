@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
 def print_summary(s: dict) -> None:
     out = console()
     t = Table(title="golden set", show_header=False, box=None)
-    for key in ("docs", "chars", "chunks", "records", "spans", "single", "multi", "negative"):
+    for key in ("docs", "chars", "chunks", "records", "spans", "single", "multi", "negative", "no_answer"):
         t.add_row(key, f"{s[key]:,}")
     if s["span_chars"]:
         sc = s["span_chars"]
