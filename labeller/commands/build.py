@@ -16,6 +16,7 @@ from labeller.core.build import build, write_artifacts
 from labeller.core.check import Drift, check
 from labeller.display import safe_line
 from labeller.errors import EXIT_OK, EXIT_REFUSED
+from labeller.interop.near_duplicates import describe, near_duplicates
 from labeller.review.log import build_review_summary, unreviewed_or_stale
 
 def register(sub) -> None:
@@ -38,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
     questions = project.load_questions().questions
     result = build(project, questions)
     review, review_warnings = build_review_summary(project.config, questions)
-    for warning in review_warnings:
+    for warning in review_warnings + describe(near_duplicates([(q.id, q.query) for q in questions])):
         console(stderr=True).print(f"[yellow]warning:[/] {safe_line(warning)}")
     summary = result.summary | {"review": review}  # a copy: the build result may be shared through the cache
     out = console()
