@@ -88,7 +88,7 @@ def read(path: Path, project: Project, options: SimpleNamespace) -> Incoming:
             raise InvalidInput(f"{where}: data has no {tfield!r} text (--text-field names it)")
         rid = fields.get("record_id", task.get("id", i + 1))
         spans, why = _task_spans(task, where, options)
-        extra = {"tags": ["source:label-studio"]}
+        extra: dict = {"tags": ["source:label-studio"]}
         answer = optional_str(fields, "expected_answer", where)
         if answer:
             extra["expected_answer"] = answer
@@ -102,7 +102,8 @@ def read(path: Path, project: Project, options: SimpleNamespace) -> Incoming:
 
 def export(project: Project, result: BuildResult, options: SimpleNamespace) -> Exported:
     units = options.units or "utf16"
-    tasks, negatives = [], 0
+    tasks: list[dict] = []
+    negatives = 0
     for rec in result.records:
         q = rec.question
         per_doc: dict[str, list] = {}

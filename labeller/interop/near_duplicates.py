@@ -13,6 +13,7 @@ similarity, 0–100); a pair scoring at least ``THRESHOLD`` is reported.
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Sequence
 
 THRESHOLD = 90.0
 ROWS = 256
@@ -22,7 +23,7 @@ def _normal(query: str) -> str:
     return " ".join(unicodedata.normalize("NFC", query).split()).casefold()
 
 
-def near_duplicates(new: list[tuple[str, str]], existing: list[tuple[str, str]] = (),
+def near_duplicates(new: list[tuple[str, str]], existing: Sequence[tuple[str, str]] = (),
                     threshold: float = THRESHOLD) -> list[dict]:
     """Pairs ``{"a", "b", "score"}`` among the ``(id, query)`` of ``new``, and between ``new``
     and ``existing`` (a record of the same id in both is one record being replaced), sorted
