@@ -502,3 +502,25 @@ def test_near_duplicates_rule():
     assert near_duplicates([("a", "What is X?"), ("b", "what is  x ?")]) == [{"a": "a", "b": "b", "score": 95.2}]
     assert near_duplicates([("a", "What is X?"), ("b", "Who wrote the manual?")]) == []
     assert near_duplicates([("a", "same question?")], [("a", "same question?")]) == []  # a record being replaced
+
+
+def test_ragas_export_of_block_spans_reads_back_to_the_same_spans(tmp_path, capsys):
+    """A paragraph, a list-free section and an exact span, exported as text with their line ends,
+    come back as the same spans: a context's edge whitespace is kept where the document has it."""
+    a = project_root(tmp_path, "a", questions=[
+        {"id": "p", "query": "which logs?", "expected_answer": "the logs", "locators": [{"quote": "check the logs"}]},
+        {"id": "s", "query": "second top?", "expected_answer": "",
+         "locators": [{"doc": "two-tops.md", "heading": "Second"}, {"doc": "emoji.md", "quote": "ten", "exact": True}]},
+        {"id": "n", "query": "negative?", "expected_answer": "", "locators": [], "unanswerable": True}])
+    first = tmp_path / "first.jsonl"
+    rc, out, err = cli(capsys, "export", "ragas", "--root", a, "--out", first)
+    assert rc == 0 and "1 negative record(s) left out" in out
+    assert json.loads(first.read_text(encoding="utf-8").splitlines()[0])["reference_contexts"] == [
+        "Then check the logs.\n"]
+    b = project_root(tmp_path, "b")
+    assert cli_json(capsys, "import", "ragas", first, "--root", b)[0] == 0
+    spans_a, spans_b = build(capsys, a), build(capsys, b)
+    assert sorted(spans_b.values()) == sorted(v for k, v in spans_a.items() if k != "n")
+    second = tmp_path / "second.jsonl"
+    assert cli(capsys, "export", "ragas", "--root", b, "--out", second)[0] == 0
+    assert second.read_bytes() == first.read_bytes()

@@ -28,7 +28,7 @@ def read(path: Path, project: Project, options: SimpleNamespace) -> Incoming:
         source = optional_str(obj, "source_file", where)
         doc = doc_of_source(project, source)
         unpinned += bool(source) and doc is None
-        out.append(synthetic_candidate("deepeval", record_id("deepeval", query), query, where,
+        out.append(synthetic_candidate(project, "deepeval", record_id("deepeval", query), query, where,
                                        str_list(obj, "context", where),
                                        optional_str(obj, "expected_output", where) or "", doc=doc))
     notes = [f"{unpinned} source_file(s) name no single corpus document; their contexts were searched in the "

@@ -46,7 +46,8 @@ def read(path: Path, project: Project, options: SimpleNamespace) -> Incoming:
         where = f"{path}: queries[{qid!r}]"
         nodes = relevant.get(qid, [])
         missing = [n for n in nodes if n not in corpus]
-        cand = synthetic_candidate("llamaindex", qid, query, where, [corpus[n] for n in nodes if n in corpus], "")
+        contexts = [corpus[n] for n in nodes if n in corpus]
+        cand = synthetic_candidate(project, "llamaindex", qid, query, where, contexts, "")
         if missing:
             cand.skip = ("unknown_node", f"relevant node(s) {', '.join(map(repr, missing))} are not in the file's "
                          "corpus")

@@ -28,7 +28,7 @@ def read(path: Path, project: Project, options: SimpleNamespace) -> Incoming:
         query = require_str(obj.get("user_input"), "user_input", where)
         contexts = str_list(obj, "reference_contexts", where)
         synth = optional_str(obj, "synthesizer_name", where)
-        out.append(synthetic_candidate("ragas", record_id("ragas", query), query, where, contexts,
+        out.append(synthetic_candidate(project, "ragas", record_id("ragas", query), query, where, contexts,
                                        optional_str(obj, "reference", where) or "",
                                        tags=(f"synthesizer:{synth}",) if synth else ()))
     return Incoming(out)
