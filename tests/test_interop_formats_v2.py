@@ -524,3 +524,26 @@ def test_ragas_export_of_block_spans_reads_back_to_the_same_spans(tmp_path, caps
     second = tmp_path / "second.jsonl"
     assert cli(capsys, "export", "ragas", "--root", b, "--out", second)[0] == 0
     assert second.read_bytes() == first.read_bytes()
+
+
+def test_offsets_of_the_files_on_disk_map_crlf_and_nfd_to_canonical_offsets(tmp_path, capsys):
+    """A tool that read the raw files counts CRLF as two characters and NFD accents apart."""
+    root = project_root(tmp_path)
+    crlf, nfd = DOCS["crlf.md"], DOCS["nfd.md"]
+    passage = unicodedata.normalize("NFD", "crème brûlée")
+    rows = [{"id": "c", "query": "second?", "spans": [
+                {"doc": "crlf.md", "start": crlf.index("Second"), "end": crlf.index(" of the"),
+                 "text": "Second paragraph"}]},
+            {"id": "n", "query": "dessert?", "spans": [
+                {"doc": "nfd.md", "start": nfd.index(passage), "end": nfd.index(passage) + len(passage)}]},
+            {"id": "x", "query": "across a line break pair?", "spans": [
+                {"doc": "crlf.md", "start": crlf.index("\r\n") + 1, "end": crlf.index("Lines")}]}]
+    o = jsonl(tmp_path / "o.jsonl", rows)
+    rc, report = cli_json(capsys, "import", "offsets", o, "--root", root, "--dry-run")
+    assert {k["id"] for k in report["kept_out"]} >= {"c"}  # read as canonical offsets they point elsewhere
+    rc, report = cli_json(capsys, "import", "offsets", o, "--offsets-of", "file", "--root", root)
+    assert rc == 1 and report["added"] == ["c", "n"]
+    assert report["kept_out"][0]["id"] == "x" and report["kept_out"][0]["kind"] == "bad_offset"
+    built = build(capsys, root)
+    assert built["c"] == [("crlf.md", *at("crlf.md", "Second paragraph"))]
+    assert built["n"] == [("nfd.md", *at("nfd.md", unicodedata.normalize("NFC", passage)))]

@@ -1,7 +1,7 @@
 """Chunk-free character spans: ``{id, query, expected_answer?, spans: [{doc, start, end, text?}], split?, tags?}``.
 
 The most portable form of a golden set: every label is a range of one document's canonical
-text (SPEC §1), counted in ``--units`` (code points by default; ``utf16`` for offsets a
+text (SPEC §1) — or, with ``--offsets-of file``, of the file as on disk — counted in ``--units`` (code points by default; ``utf16`` for offsets a
 JavaScript tool counted, ``utf8`` for byte offsets). A span's optional ``text`` must equal
 the text at its offsets. Import turns each span into a quote pinned to its document with
 the least context that makes it unique, so the record builds to exactly those offsets
@@ -16,14 +16,16 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from labeller.core.build import BuildResult
-from labeller.core.corpus import check_relative_doc_id
+from labeller.core.canon import canonicalize, decode_utf8
+from labeller.core.corpus import check_relative_doc_id, read_file_nofollow
 from labeller.core.project import Project
 from labeller.errors import InvalidInput
 from labeller.interop.files import refuse_unknown_keys, require_str
 from labeller.interop.format import Exported, Format, Option
 from labeller.interop.objects import json_objects, optional_str, str_list
 from labeller.interop.records import Candidate, Incoming, Target
-from labeller.interop.spans import UNITS, SpanProblem, check_text, from_codepoints, span_locator, to_codepoints
+from labeller.interop.spans import (UNITS, SpanProblem, canonical_range, check_text, from_codepoints, span_locator,
+                                    to_codepoints)
 
 KEYS = {"id", "query", "expected_answer", "spans", "split", "tags", "hop", "unanswerable"}
 SPAN_KEYS = {"doc", "start", "end", "text"}
@@ -31,6 +33,7 @@ SPAN_KEYS = {"doc", "start", "end", "text"}
 
 def read(path: Path, project: Project, options: SimpleNamespace) -> Incoming:
     units = options.units or "codepoints"
+    files: dict[str, str] = {}
     out = []
     for where, obj in json_objects(path, project, "offsets"):
         refuse_unknown_keys(obj, KEYS, {"id", "query", "spans"}, where)
@@ -56,17 +59,35 @@ def read(path: Path, project: Project, options: SimpleNamespace) -> Incoming:
             try:
                 if doc not in project.corpus:
                     raise SpanProblem("unknown_doc", f"document {doc!r} is not in the corpus")
-                text = project.corpus[doc].text
+                if options.offsets_of == "file":
+                    text = files[doc] if doc in files else files.setdefault(doc, file_text(project, doc))
+                else:
+                    text = project.corpus[doc].text
                 start, end = to_codepoints(text, [span["start"], span["end"]], units)
                 if not start < end:
                     raise SpanProblem("bad_offset", f"span [{span['start']}, {span['end']}) is empty or reversed")
-                check_text(span.get("text"), text[start:end])
+                if options.offsets_of == "file":
+                    start, end = canonical_range(text, start, end)
+                check_text(span.get("text"), project.corpus[doc].text[start:end])
                 cand.targets.append(Target("locator", locator=span_locator(project, doc, start, end)))
             except SpanProblem as exc:
                 cand.skip = (exc.kind, f"spans[{i}]: {exc.message}")
                 break
         out.append(cand)
-    return Incoming(out, [f"offsets counted in {units}"])
+    of = "the files as they are on disk" if options.offsets_of == "file" else "the canonical text"
+    return Incoming(out, [f"offsets counted in {units} of {of}"])
+
+
+def file_text(project: Project, doc: str) -> str:
+    """A corpus document's text as a tool that read the file sees it: decoded UTF-8, line
+    breaks and normalisation as they are on disk, a leading BOM not counted."""
+    root = project.corpus.root
+    if root is None:
+        raise InvalidInput("--offsets-of file needs a corpus read from disk")
+    text = decode_utf8(read_file_nofollow(root / doc), str(root / doc))
+    if canonicalize(text) != project.corpus[doc].text:
+        raise InvalidInput("the file changed on disk while importing", path=str(root / doc))
+    return text[1:] if text.startswith("\ufeff") else text
 
 
 def export(project: Project, result: BuildResult, options: SimpleNamespace) -> Exported:
@@ -100,4 +121,8 @@ UNITS_OPTION = Option("units", "what offsets count: codepoints, utf16 (JavaScrip
 
 FORMAT = Format("offsets", "JSONL {id, query, expected_answer?, spans: [{doc, start, end, text?}], split?, tags?} of "
                 "canonical character offsets", read=read, export=export,
-                import_options=(UNITS_OPTION,), export_options=(UNITS_OPTION,))
+                import_options=(UNITS_OPTION, Option(
+                    "offsets-of", "what the offsets index: canonical (the canonical text, as labeller exports) or "
+                    "file (each file as on disk: CRLF and NFD as they are)", default="canonical",
+                    metavar="TEXT", choices=("canonical", "file"))),
+                export_options=(UNITS_OPTION,))
