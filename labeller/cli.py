@@ -31,6 +31,7 @@ COMMANDS: dict[str, str] = {
     "build": "labeller.commands.build",
     "chunkers": "labeller.commands.chunkers",
     "chunks": "labeller.commands.chunks",
+    "config": "labeller.commands.config",
     "eval": "labeller.commands.eval",
     "export": "labeller.commands.export",
     "import": "labeller.commands.import_",

@@ -157,6 +157,32 @@ def test_bad_chunker_specs_are_invalid_input_naming_the_spec(spec, reason):
     assert reason in str(exc.value) and repr(spec) in str(exc.value)
 
 
+@pytest.mark.parametrize("spec, settings", [
+    ("knobs-v1", {"size": 10, "ratio": 0.5, "strict": False, "label": "x"}),
+    ("knobs-v1:size=-3,ratio=2,strict=true,label=a b", {"size": -3, "ratio": 2.0, "strict": True, "label": "a b"}),
+    ("knobs-v1:ratio=1e-3,strict=false", {"size": 10, "ratio": 0.001, "strict": False, "label": "x"}),
+])
+def test_spec_values_take_the_constructors_types(monkeypatch, spec, settings):
+    monkeypatch.setitem(REGISTRY, "knobs-v1", "toys.toy_chunker:Knobs")
+    c = get_chunker(spec, size=10)
+    assert c.settings == settings and [type(v) for v in c.settings.values()] == [int, float, bool, str]
+    assert get_chunker(chunker_spec(c)).settings == settings
+
+
+@pytest.mark.parametrize("spec, reason", [
+    ("knobs-v1:strict=yes", "strict='yes' is not true or false"),
+    ("knobs-v1:strict=True", "strict='True' is not true or false"),
+    ("knobs-v1:ratio=nan", "ratio='nan' is not a finite number"),
+    ("knobs-v1:ratio=half", "ratio='half' is not a finite number"),
+    ("knobs-v1:size=1e3", "size='1e3' is not an integer"),
+])
+def test_spec_values_of_the_wrong_type_are_refused(monkeypatch, spec, reason):
+    monkeypatch.setitem(REGISTRY, "knobs-v1", "toys.toy_chunker:Knobs")
+    with pytest.raises(InvalidInput) as exc:
+        get_chunker(spec)
+    assert reason in str(exc.value) and repr(spec) in str(exc.value)
+
+
 def test_every_registered_chunker_loads_under_its_own_name():
     for name in REGISTRY:
         cls = chunkers.chunker_class(name)

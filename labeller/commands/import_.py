@@ -48,7 +48,8 @@ def run(args: argparse.Namespace) -> int:
     incoming = FORMATS[args.fmt].read(Path(args.file), project, options)
     plan = plan_import(project, incoming, args.file)
     merged = merge(project, plan.questions, args.replace)
-    similar = near_duplicates([(q.id, q.query) for q in plan.questions], [(q.id, q.query) for q in merged.qf.questions])
+    similar = near_duplicates([(q.id, q.query) for q in plan.questions],
+                              [(q.id, q.query) for q in merged.qf.questions])
     written = None
     if plan.questions and not args.dry_run:
         merged.qf.save()

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from labeller.config import load_config
 from labeller.errors import InvalidInput
 from labeller.io import atomic_write_text
+from labeller.layout import CACHE_DIR, STATE_DIR
 
 CONFIG = """\
 # labeller project settings; every key is optional (defaults shown).
@@ -37,11 +39,7 @@ QUESTIONS = """\
 
 # What labeller writes next to the project that is not the project: the digest-keyed cache
 # (safe to delete) and local state (the app's autosave journal, the eval run history).
-GITIGNORE = """\
-# labeller's caches and local state; never commit them.
-.labeller-cache/
-.labeller/
-"""
+GITIGNORE = f"# labeller's caches and local state; never commit them.\n{CACHE_DIR}/\n{STATE_DIR}/\n"
 
 WELCOME = """\
 ---
@@ -63,10 +61,11 @@ def run(args) -> int:
     root = Path(args.dir)
     if root.exists() and any(root.iterdir()):
         raise InvalidInput("folder exists and is not empty; nothing was written", path=str(root))
-    atomic_write_text(root / "labeller.toml", CONFIG)
-    atomic_write_text(root / "golden" / "questions.jsonl", QUESTIONS)
-    atomic_write_text(root / "corpus" / "welcome.md", WELCOME)
-    atomic_write_text(root / ".gitignore", GITIGNORE)
+    layout = load_config(root).layout  # the default layout: there is no labeller.toml yet
+    atomic_write_text(layout.config_file, CONFIG)
+    atomic_write_text(layout.questions, QUESTIONS)
+    atomic_write_text(layout.corpus / "welcome.md", WELCOME)
+    atomic_write_text(layout.root / ".gitignore", GITIGNORE)
     print(f"created {root}/: labeller.toml, corpus/welcome.md, golden/questions.jsonl, .gitignore")
     print(f"next: cd {root} && labeller")
     return 0

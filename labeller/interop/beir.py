@@ -24,11 +24,11 @@ from labeller.core.build import BuildResult
 from labeller.core.project import Project
 from labeller.core.vocab import SPLITS
 from labeller.errors import InvalidInput
-from labeller.interop.files import load_json, read_text, refuse_unknown_keys, require_str
+from labeller.interop.files import read_text, refuse_unknown_keys, require_str
 from labeller.interop.format import Exported, Format, Option
 from labeller.interop.qrels import Judgments, candidates_from_judgments, tsv_field
 from labeller.interop.records import Incoming
-from labeller.io import refuse_symlink_components
+from labeller.io import read_jsonl, refuse_symlink_components
 
 QRELS_HEADER = "query-id\tcorpus-id\tscore"
 META_KEYS = {"expected_answer", "tags", "split", "hop", "unanswerable"}
@@ -37,11 +37,14 @@ META_KEYS = {"expected_answer", "tags", "split", "hop", "unanswerable"}
 def _queries(path: Path, project: Project) -> tuple[dict[str, tuple[str, str]], dict[str, dict]]:
     queries: dict[str, tuple[str, str]] = {}
     meta: dict[str, dict] = {}
-    for n, line in enumerate(read_text(path, project.config.limits, "BEIR queries file").split("\n"), start=1):
-        if not line.strip():
+    lines = read_jsonl(path, max_bytes=project.config.limits.max_file_bytes, what="BEIR queries file",
+                       bound_hint="raise [limits] max_file_bytes in labeller.toml")
+    for jl in lines:
+        if jl.skipped:
             continue
-        where = f"{path}:{n}"
-        obj = load_json(line, str(path), n)
+        if jl.error is not None:
+            raise jl.refuse()
+        where, obj = f"{path}:{jl.line}", jl.value
         if not isinstance(obj, dict):
             raise InvalidInput(f"{where}: a query must be a JSON object")
         refuse_unknown_keys(obj, {"_id", "text", "metadata", "title"}, {"_id", "text"}, where)

@@ -26,13 +26,14 @@ from types import SimpleNamespace
 from labeller.core.build import BuildResult
 from labeller.core.project import Project
 from labeller.errors import InvalidInput
-from labeller.interop.files import load_json, read_text
+from labeller.interop.files import read_text
 from labeller.interop.format import Exported, Format, Option
 from labeller.interop.objects import optional_str
 from labeller.interop.offsets import UNITS_OPTION
 from labeller.interop.records import Incoming
 from labeller.interop.spans import TextFinder, from_codepoints
 from labeller.interop.tasks import QUERY_FIELD, SPAN_LABEL, TaskSpan, merge_by_id, task_candidate
+from labeller.io import parse_json
 
 LABEL = "answer"
 
@@ -73,7 +74,7 @@ def read(path: Path, project: Project, options: SimpleNamespace) -> Incoming:
     units = options.units or "utf16"
     qfield = options.query_field or "question"
     tfield = options.text_field or "text"
-    data = load_json(read_text(path, project.config.limits, "Label Studio export"), str(path))
+    data = parse_json(read_text(path, project.config.limits, "Label Studio export"), str(path))
     if not isinstance(data, list):
         raise InvalidInput("a Label Studio JSON export is a list of tasks", path=str(path))
     finder = TextFinder(project)

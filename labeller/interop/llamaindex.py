@@ -18,10 +18,11 @@ from types import SimpleNamespace
 from labeller.core.build import BuildResult
 from labeller.core.project import Project
 from labeller.errors import InvalidInput
-from labeller.interop.files import load_json, read_text, refuse_unknown_keys
+from labeller.interop.files import read_text, refuse_unknown_keys
 from labeller.interop.format import Exported, Format
 from labeller.interop.records import Incoming
 from labeller.interop.synthetic import synthetic_candidate
+from labeller.io import parse_json
 
 
 def _str_map(data: dict, key: str, path: Path) -> dict[str, str]:
@@ -32,7 +33,7 @@ def _str_map(data: dict, key: str, path: Path) -> dict[str, str]:
 
 
 def read(path: Path, project: Project, options: SimpleNamespace) -> Incoming:
-    data = load_json(read_text(path, project.config.limits, "LlamaIndex dataset"), str(path))
+    data = parse_json(read_text(path, project.config.limits, "LlamaIndex dataset"), str(path))
     if not isinstance(data, dict):
         raise InvalidInput("the top level must be {queries, corpus, relevant_docs, mode}", path=str(path))
     refuse_unknown_keys(data, {"queries", "corpus", "relevant_docs", "mode"}, {"queries", "corpus", "relevant_docs"},

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from labeller.core.models import Question
 from labeller.core.project import Project
-from labeller.core.questions import QuestionsFile, load_questions, parse_questions
+from labeller.core.questions import QuestionsFile, load_questions, prepare_questions
 from labeller.errors import InvalidInput
 
 
@@ -21,8 +21,8 @@ def merge(project: Project, questions: list[Question], replace: bool) -> Merge:
     """Merge imported records into questions.jsonl (in memory; the caller saves atomically).
 
     Existing records keep their lines and comments; a replaced record keeps its line; new
-    records append in file order. The merged text is re-parsed with the project's bounds, so
-    a merge can never write a file the next build would refuse.
+    records append in file order. The merged text is checked by ``prepare_questions`` with
+    the project's bounds, so a merge can never write a file the next build would refuse.
     """
     cfg = project.config
     path = cfg.questions
@@ -37,16 +37,6 @@ def merge(project: Project, questions: list[Question], replace: bool) -> Merge:
         details = [{"path": str(path), "id": i, "message": "id already in the questions file"} for i in clashes]
         raise InvalidInput(f"{len(clashes)} imported id(s) already exist; use --replace to overwrite those "
                            "records (nothing was written)", path=str(path)).with_details(details)
-    merged = [incoming.get(q.id, q) for q in qf.questions] + [q for q in questions if q.id not in existing]
-    qf.replace(merged)
-    text = qf.render()
-    size = len(text.encode("utf-8"))
-    if size > cfg.limits.max_file_bytes:
-        raise InvalidInput(f"the merged file would be {size} bytes, over the bound of {cfg.limits.max_file_bytes} "
-                           "(raise [limits] max_file_bytes); nothing was written", path=str(path))
-    try:
-        parse_questions(text, f"{path} (after the merge)", cfg.limits)
-    except InvalidInput as exc:
-        raise InvalidInput("the merged questions file would be invalid; nothing was written",
-                           path=str(path)).with_details(exc.details) from None
-    return Merge(added=[q.id for q in questions if q.id not in existing], replaced=clashes, qf=qf)
+    merged = prepare_questions(qf, changed=[incoming[i] for i in clashes],
+                               added=[q for q in questions if q.id not in existing], limits=cfg.limits)
+    return Merge(added=[q.id for q in questions if q.id not in existing], replaced=clashes, qf=merged)

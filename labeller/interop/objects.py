@@ -11,7 +11,8 @@ from pathlib import Path
 
 from labeller.core.project import Project
 from labeller.errors import InvalidInput
-from labeller.interop.files import load_json, read_text
+from labeller.interop.files import read_text
+from labeller.io import parse_json, parse_jsonl
 
 
 def json_objects(path: Path, project: Project, what: str) -> list[tuple[str, dict]]:
@@ -19,11 +20,15 @@ def json_objects(path: Path, project: Project, what: str) -> list[tuple[str, dic
     anything but objects is refused naming the line or index."""
     text = read_text(path, project.config.limits, what)
     if text.lstrip().startswith("["):
-        data = load_json(text, str(path))
+        data = parse_json(text, str(path))
         items = [(f"{path}: [{i}]", item) for i, item in enumerate(data)]
     else:
-        items = [(f"{path}:{n}", load_json(line, str(path), n))
-                 for n, line in enumerate(text.split("\n"), start=1) if line.strip()]
+        items = []
+        for jl in parse_jsonl(text, str(path)):
+            if jl.error is not None:
+                raise jl.refuse()
+            if not jl.skipped:
+                items.append((f"{path}:{jl.line}", jl.value))
     for where, item in items:
         if not isinstance(item, dict):
             raise InvalidInput(f"{where}: each {what} record must be a JSON object")

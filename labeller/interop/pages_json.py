@@ -15,10 +15,11 @@ from types import SimpleNamespace
 from labeller.core.build import BuildResult
 from labeller.core.project import Project
 from labeller.errors import InvalidInput
-from labeller.interop.files import load_json, read_text, refuse_unknown_keys, require_str
+from labeller.interop.files import read_text, refuse_unknown_keys, require_str
 from labeller.interop.format import Exported, Format
 from labeller.interop.labels import LabelMapper
 from labeller.interop.records import Candidate, Incoming, Target
+from labeller.io import parse_json
 
 # Written on export to say who wrote the file; on import any schema string is accepted
 # (and reported), since each tool that speaks this shape names it differently.
@@ -27,7 +28,7 @@ KEYS = {"id", "query", "expected_pages", "category", "skip_reason"}
 
 
 def read(path: Path, project: Project, options: SimpleNamespace) -> Incoming:
-    data = load_json(read_text(path, project.config.limits, "query file"), str(path))
+    data = parse_json(read_text(path, project.config.limits, "query file"), str(path))
     notes = []
     if isinstance(data, dict):
         refuse_unknown_keys(data, {"schema", "queries"}, {"queries"}, f"{path}: top level")

@@ -49,3 +49,18 @@ class ToyLines:
     def unchunked_lines(self, doc) -> list[tuple[int, int]]:
         return [(s, e) for s, e, raw in self._lines(doc)
                 if not raw.strip() or (self.declare and self._skipped(raw))]
+
+
+class Knobs(ToyLines):
+    """ToyLines with one parameter of every type a spec can carry, for the parsing tests."""
+
+    name = "knobs-v1"
+    version = "knobs-v1"
+
+    def __init__(self, size: int = 10, ratio: float = 0.5, strict: bool = False, label: str = "x") -> None:
+        super().__init__()
+        self.size, self.ratio, self.strict, self.label = size, ratio, strict, label
+
+    @property
+    def settings(self) -> dict:
+        return {"size": self.size, "ratio": self.ratio, "strict": self.strict, "label": self.label}

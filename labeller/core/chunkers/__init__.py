@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import math
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -174,7 +175,7 @@ def _parameters(cls: type) -> dict[str, type]:
     return out
 
 
-_EXPECTED = {bool: "true or false", int: "an integer", float: "a number"}
+_EXPECTED = {bool: "true or false", int: "an integer", float: "a finite number"}
 
 
 def _convert(spec: str, key: str, value: str, kind: type) -> Setting:
@@ -187,9 +188,12 @@ def _convert(spec: str, key: str, value: str, kind: type) -> Setting:
         return int(value)
     if kind is float:
         try:
-            return float(value)
+            number = float(value)
         except ValueError:
             pass
+        else:
+            if math.isfinite(number):
+                return number
     raise InvalidInput(f"chunker {spec!r}: {key}={value!r} is not {_EXPECTED[kind]}")
 
 
