@@ -35,6 +35,8 @@ def register(sub) -> None:
     p.add_argument("--out", dest="target", metavar="PATH", help="file to write" + folder_note(Direction.EXPORT)
                    + "; default: stdout for single-file formats")
     p.add_argument("--hit-rule", help="build hit rule deciding the answer-bearing chunks (default: labeller.toml)")
+    p.add_argument("--chunks", metavar="FILE", help="write the ids and qrels of this chunk file's chunking instead "
+                   "of the project's chunks (see labeller eval --chunks)")
     add_project_options(p)
     add_format_option(p)
     add_format_flags(p, Direction.EXPORT)
@@ -48,6 +50,10 @@ def run(args: argparse.Namespace) -> int:
     result = build(project, project.load_questions().questions)
     if not result.ok:
         return report_refusals(project, result, args.format, "export needs a clean build", "nothing was exported")
+    if args.chunks:
+        from labeller.eval.chunkset import through_chunking
+
+        project, result = through_chunking(project, result, args.chunks)
     exported = fmt.export(project, result, options)
     notes = exported.notes
     written = write_folder(args, exported, fmt.folder) if fmt.folder is not None else write_single(args, exported)

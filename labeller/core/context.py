@@ -4,12 +4,14 @@ A passage repeated in a document cannot be labelled by a longer quote without wi
 the span; a ``prefix`` / ``suffix`` picks one occurrence and leaves the span alone. The
 rule is the quote's own: exact, whitespace runs folded, nothing else forgiven. Tools that
 write context (importers, the app's pick-an-occurrence) ask ``shortest_context`` for the
-least that makes an occurrence unique, in whole words.
+least that makes an occurrence unique, in whole words: runs between whitespace, except in
+scripts written without spaces (CJK), where each character counts as one.
 """
 
 from __future__ import annotations
 
 import bisect
+import unicodedata
 from dataclasses import dataclass
 
 from labeller.core.anchors import FoldedDocument, QuoteIndex, find_overlapping, fold_quote
@@ -96,7 +98,7 @@ def context_matches(text: str, start: int, end: int, prefix: str | None, suffix:
 def _folded_occurrences(index: QuoteIndex, folded_quote: str, scope: str | None) -> list[tuple[FoldedDocument, int]]:
     """Every (overlapping) occurrence of a folded quote as (folded document, folded start)."""
     docs = [scope] if scope is not None else index.corpus.docs
-    out = []
+    out: list[tuple[FoldedDocument, int]] = []
     for doc_id in docs:
         fd = index.folded(doc_id)
         out.extend((fd, p) for p in find_overlapping(fd.folded, folded_quote))
@@ -104,28 +106,50 @@ def _folded_occurrences(index: QuoteIndex, folded_quote: str, scope: str | None)
 
 
 def _common_before(a: str, i: int, b: str, j: int) -> int:
-    """Length of the longest common suffix of ``a[:i]`` and ``b[:j]`` (binary search on
-    slice equality: long repeated passages compare in C, not a character at a time)."""
-    lo, hi = 0, min(i, j)
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if a[i - mid:i] == b[j - mid:j]:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
+    """Length of the longest common suffix of ``a[:i]`` and ``b[:j]``."""
+    return _gallop(lambda k: a[i - k:i] == b[j - k:j], min(i, j))
 
 
 def _common_after(a: str, i: int, b: str, j: int) -> int:
     """Length of the longest common prefix of ``a[i:]`` and ``b[j:]``."""
-    lo, hi = 0, min(len(a) - i, len(b) - j)
+    return _gallop(lambda k: a[i:i + k] == b[j:j + k], min(len(a) - i, len(b) - j))
+
+
+def _gallop(agree, bound: int) -> int:
+    """The largest ``k <= bound`` with ``agree(k)`` (which holds up to some k, then never):
+    lengths 1, 2, 4, ... then a binary search, so a short agreement (the usual case) costs
+    a few short slice compares and a long repeated passage compares in C, not a character
+    at a time."""
+    lo, step = 0, 1
+    while lo < bound:
+        hi = min(lo + step, bound)
+        if not agree(hi):
+            break
+        lo, step = hi, step * 2
+    else:
+        return lo
+    hi = min(lo + step, bound) - 1  # agree(lo) holds, agree(hi + 1) does not
     while lo < hi:
         mid = (lo + hi + 1) // 2
-        if a[i:i + mid] == b[j:j + mid]:
+        if agree(mid):
             lo = mid
         else:
             hi = mid - 1
     return lo
+
+
+def _unspaced(ch: str) -> bool:
+    """A character of a script written without spaces between words (CJK: East Asian wide
+    or fullwidth), where every character is as close to a word as the text gets."""
+    return unicodedata.east_asian_width(ch) in ("W", "F")
+
+
+def _word_start(text: str, i: int) -> bool:
+    return text[i] != " " and (i == 0 or text[i - 1] == " " or _unspaced(text[i]) or _unspaced(text[i - 1]))
+
+
+def _word_end(text: str, j: int) -> bool:
+    return text[j - 1] != " " and (j == len(text) or text[j] == " " or _unspaced(text[j - 1]) or _unspaced(text[j]))
 
 
 def _prefix_lengths(text: str, p: int, needed: int) -> list[int]:
@@ -136,7 +160,7 @@ def _prefix_lengths(text: str, p: int, needed: int) -> list[int]:
     i = p
     while i > 0 and out[-1] <= needed:
         i -= 1
-        if text[i] != " " and (i == 0 or text[i - 1] == " "):
+        if _word_start(text, i):
             out.append(p - i)
     return out
 
@@ -144,10 +168,10 @@ def _prefix_lengths(text: str, p: int, needed: int) -> list[int]:
 def _suffix_lengths(text: str, e: int, needed: int) -> list[int]:
     """Candidate suffix lengths in whole words: 0, then on to each word end after ``e``."""
     out = [0]
-    j, n = e, len(text)
-    while j < n and out[-1] <= needed:
+    j = e
+    while j < len(text) and out[-1] <= needed:
         j += 1
-        if text[j - 1] != " " and (j == n or text[j] == " "):
+        if _word_end(text, j):
             out.append(j - e)
     return out
 
@@ -183,11 +207,16 @@ def _shortest(occurrences: list[tuple[FoldedDocument, int]], target: int, length
     return Context(text[p - a:p] or None, text[e:e + b] or None)
 
 
-def contexts_for(index: QuoteIndex, places: list[Place], quote: str, scope: str | None = None
-                 ) -> dict[Place, Context | None]:
-    """``shortest_context`` for several occurrences of one quote, searching it once."""
+def contexts_for(index: QuoteIndex, places: list[Place], quote: str, scope: str | None = None,
+                 max_occurrences: int | None = None) -> dict[Place, Context | None]:
+    """``shortest_context`` for several occurrences of one quote, searching it once. Each
+    place costs a comparison with every other occurrence; past ``max_occurrences`` of them
+    every answer is ``None`` (what a refusal's help sets: so common a quote wants
+    lengthening, not context)."""
     folded = fold_quote(quote)
     occurrences = _folded_occurrences(index, folded, scope)
+    if max_occurrences is not None and len(occurrences) > max_occurrences:
+        return dict.fromkeys(places)
     at = {(fd.doc.doc_id, fd.occurrence(p, len(folded)).start): i for i, (fd, p) in enumerate(occurrences)}
     out: dict[Place, Context | None] = {}
     for place in places:

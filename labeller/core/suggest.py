@@ -21,6 +21,9 @@ _WS_RUN = re.compile(r"\s+")
 MAX_EXTENSION_WORDS = 12
 N_SUGGESTIONS = 3
 MIN_SCORE = 50.0
+# Past this many occurrences of a refused quote no context is offered (each costs a
+# comparison with every other one, for 20 listed occurrences); its extension still is.
+MAX_CONTEXT_OCCURRENCES = 2000
 
 
 def suggest(resolver: Resolver, refusal: Refusal) -> Refusal:
@@ -41,7 +44,7 @@ def suggest(resolver: Resolver, refusal: Refusal) -> Refusal:
                        suggested_places=tuple(p for _, p in passages if p is not None))
     if refusal.kind == RefusalKind.AMBIGUOUS and loc.quote is not None:
         folded = fold_quote(loc.quote)
-        contexts = contexts_for(resolver.index, list(refusal.places), loc.quote, loc.doc)
+        contexts = contexts_for(resolver.index, list(refusal.places), loc.quote, loc.doc, MAX_CONTEXT_OCCURRENCES)
         return replace(refusal, occurrences=[_occurrence(resolver, p, folded, loc.doc, contexts[p])
                                              for p in refusal.places])
     if refusal.kind == RefusalKind.HEADING_ONLY and refusal.places:
@@ -57,7 +60,8 @@ def _occurrence(resolver: Resolver, place: Place, folded: str, scope_doc: str | 
 
 
 def _context_json(ctx: Context | None) -> dict | None:
-    """``{"prefix"?, "suffix"?}`` to add to the locator (``{}``: none needed), or ``None``."""
+    """``{"prefix"?, "suffix"?}`` to add to the locator (``{}``: none needed), or ``None``
+    (no context singles the occurrence out, or the quote is too common to try)."""
     if ctx is None:
         return None
     return {k: v for k, v in (("prefix", ctx.prefix), ("suffix", ctx.suffix)) if v is not None}
@@ -69,7 +73,7 @@ def _in_other_contexts(resolver: Resolver, quote: str, scope_doc: str | None) ->
     folded = fold_quote(quote)
     occurrences = resolver.index.find_all([folded], scope_doc)[folded][:MAX_LISTED_OCCURRENCES]
     places = [Place(o.doc_id, o.start, o.end) for o in occurrences]
-    contexts = contexts_for(resolver.index, places, quote, scope_doc)
+    contexts = contexts_for(resolver.index, places, quote, scope_doc, MAX_CONTEXT_OCCURRENCES)
     out = []
     for place in places:
         ctx = contexts[place]
