@@ -18,14 +18,23 @@ from pathlib import Path
 
 import pytest
 import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from helpers_interop import artifact, cli, cli_json, questions_of
 from conftest import write_project
+from helpers_interop import artifact, cli, cli_json, questions_of
 from labeller.config import load_config
-from labeller.core.canon import canonicalize
+from labeller.core.canon import canonical_fragment, canonicalize
 from labeller.core.expansion import document_span
 from labeller.core.project import Project
+from labeller.core.resolve import Refusal
+from labeller.errors import InvalidInput
+from labeller.interop import FORMATS
+from labeller.interop.format import Direction
 from labeller.interop.near_duplicates import THRESHOLD, near_duplicates
+from labeller.interop.plan import plan_import
+from labeller.interop.spans import (SpanProblem, canonical_range, from_codepoints, span_locator, to_codepoints,
+                                    trimmed)
 
 CAFE = "# Café\n\nThe café serves crème brûlée on Sundays.\n"
 DOCS = {
@@ -547,3 +556,83 @@ def test_offsets_of_the_files_on_disk_map_crlf_and_nfd_to_canonical_offsets(tmp_
     built = build(capsys, root)
     assert built["c"] == [("crlf.md", *at("crlf.md", "Second paragraph"))]
     assert built["n"] == [("nfd.md", *at("nfd.md", unicodedata.normalize("NFC", passage)))]
+
+
+FUZZ_KEYS = ["id", "text", "label", "entities", "spans", "start", "end", "start_offset", "end_offset", "question",
+             "data", "annotations", "predictions", "result", "value", "labels", "was_cancelled", "answer", "meta",
+             "user_input", "reference_contexts", "reference", "input", "context", "source_file", "queries",
+             "corpus", "relevant_docs", "query", "doc", "record_id"]
+FUZZ_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 40) | st.floats(allow_nan=False) | st.text(max_size=8)
+    | st.sampled_from(["emoji.md", "../x.md", "The cake 🎂 costs ten coins.", "ten coins", CANON["repeat.md"]]),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.sampled_from(FUZZ_KEYS), inner, max_size=6),
+    max_leaves=24)
+
+
+@pytest.fixture(scope="module")
+def fuzz_project(tmp_path_factory):
+    return Project(load_config(write_project(tmp_path_factory.mktemp("fuzz"), DOCS, [])))
+
+
+@settings(max_examples=200, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.sampled_from(["offsets", "label-studio", "doccano", "prodigy", "ragas", "deepeval", "llamaindex"]),
+       FUZZ_VALUES, st.booleans())
+def test_any_file_gives_candidates_or_invalid_input(tmp_path, fuzz_project, fmt, value, as_lines):
+    """Whatever a file of these formats holds, reading it gives candidates (kept-out ones
+    naming a reason) or a documented InvalidInput; never a crash."""
+    if as_lines and isinstance(value, list):
+        content = "".join(json.dumps(v, ensure_ascii=False) + "\n" for v in value)
+    else:
+        content = json.dumps(value, ensure_ascii=False)
+    path = tmp_path / "fuzz.in"
+    path.write_text(content, encoding="utf-8")
+    try:
+        incoming = FORMATS[fmt].read(path, fuzz_project, FORMATS[fmt].defaults(Direction.IMPORT))
+    except InvalidInput:
+        return
+    for cand in incoming.candidates:
+        assert cand.skip is None or (cand.skip[0] and cand.skip[1])
+    try:
+        plan = plan_import(fuzz_project, incoming, str(path))
+    except InvalidInput:
+        return
+    assert all(k.kind and k.message for k in plan.kept_out)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.sampled_from(sorted(DOCS)), st.data())
+def test_any_canonical_span_becomes_a_locator_of_exactly_that_span_or_a_named_refusal(fuzz_project, doc, data):
+    text = CANON[doc]
+    start = data.draw(st.integers(0, len(text) - 1))
+    end = data.draw(st.integers(start + 1, len(text)))
+    try:
+        loc = span_locator(fuzz_project, doc, start, end)
+    except SpanProblem as exc:
+        assert exc.kind in ("blank_span", "ambiguous") and exc.message
+        return
+    span = fuzz_project.resolver.resolve(loc)
+    if isinstance(span, Refusal):
+        assert span.kind in ("front_matter", "heading_only"), span
+        return
+    assert (span.start, span.end) in ((start, end), trimmed(text, start, end))
+    assert loc.doc == doc and (loc.exact or (span.start, span.end) == (start, end))
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None)
+@given(st.sampled_from(sorted(DOCS)), st.sampled_from(["codepoints", "utf16", "utf8"]), st.data())
+def test_tool_offsets_map_to_canonical_offsets_or_are_refused(doc, units, data):
+    """Raw file text (CRLF, NFD) and any units: a converted span holds the same text canonicalised."""
+    raw = DOCS[doc]
+    size = {"codepoints": len(raw), "utf16": utf16(raw, len(raw)), "utf8": utf8(raw, len(raw))}[units]
+    a = data.draw(st.integers(0, size - 1))
+    b = data.draw(st.integers(a + 1, size))
+    try:
+        start, end = to_codepoints(raw, [a, b], units)
+        assert from_codepoints(raw, [start, end], units) == [a, b]
+        cs, ce = canonical_range(raw, start, end)
+    except SpanProblem as exc:
+        assert exc.kind == "bad_offset" and exc.message
+        return
+    assert CANON[doc][cs:ce] == canonical_fragment(raw[start:end])

@@ -49,6 +49,8 @@ def _result_spans(results, where: str, span_label: str | None) -> list[TaskSpan]
         if "start" not in value or "end" not in value:
             continue  # not a text span (a choice, a rating, a text area)
         labels = value.get("labels") or []
+        if not isinstance(labels, list):
+            raise InvalidInput(f"{where}: value.labels must be a list")
         if span_label is not None and span_label not in labels:
             continue
         out.append(TaskSpan(value["start"], value["end"], value.get("text"), ",".join(map(str, labels)) or None))
@@ -88,6 +90,8 @@ def read(path: Path, project: Project, options: SimpleNamespace) -> Incoming:
         if text is None:
             raise InvalidInput(f"{where}: data has no {tfield!r} text (--text-field names it)")
         rid = fields.get("record_id", task.get("id", i + 1))
+        if isinstance(rid, bool) or not isinstance(rid, (str, int)):
+            raise InvalidInput(f"{where}: the record id (data.record_id or the task id) must be a string or a number")
         spans, why = _task_spans(task, where, options)
         extra: dict = {"tags": ["source:label-studio"]}
         answer = optional_str(fields, "expected_answer", where)
