@@ -305,12 +305,16 @@ def test_label_studio_import_counts_utf16_and_matches_each_task_to_its_document(
     disagree["annotations"].append(ls_task(10, emoji, [(emoji.index("Ask"), emoji.index("Ask") + 3)],
                                            "x")["annotations"][0])
     tasks.append(disagree)
+    asked = ls_task(11, emoji, [(emoji.index("Ask"), emoji.index("Ask") + 3)], None)
+    asked["annotations"][0]["result"].append({"value": {"text": ["who do I ask?"]}, "id": "q11",
+                                              "from_name": "question", "to_name": "text", "type": "textarea"})
+    tasks.append(asked)  # the question typed into a TextArea while annotating
     export = write(tmp_path / "ls.json", tasks)
     before = snapshot(root)
     rc, report = cli_json(capsys, "import", "label-studio", export, "--root", root, "--dry-run")
     assert snapshot(root) == before
     rc, report = cli_json(capsys, "import", "label-studio", export, "--root", root)
-    assert rc == 1 and report["added"] == ["1", "2", "3", "4"]
+    assert rc == 1 and report["added"] == ["1", "2", "3", "4", "11"]
     assert {k["id"]: k["kind"] for k in report["kept_out"]} == {
         "5": "task_not_in_corpus", "6": "no_query", "7": "task_ambiguous", "8": "no_span",
         "9": "prediction_only", "10": "disagreement"}

@@ -3,7 +3,8 @@
 Label Studio's JSON export is a list of tasks ``{id, data: {text, ...}, annotations: [{result:
 [{type: "labels", value: {start, end, text?, labels}}], was_cancelled}], predictions: [...]}``.
 Its offsets are JavaScript string indices, so they count UTF-16 code units (an emoji counts
-two): ``--units`` defaults to ``utf16`` here. The question is ``data[--query-field]``; the
+two): ``--units`` defaults to ``utf16`` here. The question is ``data[--query-field]`` (or the
+text of a TextArea result of that name); the
 record id is ``data.record_id`` when present, else the task id. Cancelled annotations are
 ignored; when a task's annotations disagree on its spans the record is kept out
 (adjudicate in Label Studio first). Predictions (pre-annotations) are read only with
@@ -72,6 +73,20 @@ def _task_spans(task: dict, where: str, options: SimpleNamespace) -> tuple[list[
     return (sets[0] if sets else []), None
 
 
+def _question(task: dict, qfield: str, where: str) -> str | None:
+    """``data[qfield]``, else the text of a TextArea result named ``qfield`` (a project where
+    annotators write the question while they mark its answer)."""
+    if qfield in task["data"]:
+        return optional_str(task["data"], qfield, where)
+    for a in task.get("annotations") or []:
+        for r in (a.get("result") or []) if isinstance(a, dict) else []:
+            if isinstance(r, dict) and r.get("from_name") == qfield and isinstance(r.get("value"), dict):
+                texts = r["value"].get("text")
+                if isinstance(texts, list) and texts and isinstance(texts[0], str):
+                    return texts[0]
+    return None
+
+
 def read(path: Path, project: Project, options: SimpleNamespace) -> Incoming:
     units = options.units or "utf16"
     qfield = options.query_field or "question"
@@ -97,7 +112,7 @@ def read(path: Path, project: Project, options: SimpleNamespace) -> Incoming:
         answer = optional_str(fields, "expected_answer", where)
         if answer:
             extra["expected_answer"] = answer
-        cand = task_candidate(project, finder, str(rid), optional_str(fields, qfield, where), where, text, spans,
+        cand = task_candidate(project, finder, str(rid), _question(task, qfield, where), where, text, spans,
                               units, extra)
         if why is not None and (cand.skip is None or cand.skip[0] == "no_span"):
             cand.skip = why
