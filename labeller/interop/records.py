@@ -50,7 +50,7 @@ class KeptOut:
     suggestions: list[dict] = field(default_factory=list)  # nearest passages etc., offered, never applied
 
     def as_json(self) -> dict:
-        out = {"id": self.record_id, "where": self.where, "kind": self.kind, "message": self.message}
+        out: dict = {"id": self.record_id, "where": self.where, "kind": self.kind, "message": self.message}
         if self.suggestions:
             out["suggestions"] = self.suggestions
         return out
