@@ -39,7 +39,7 @@ def near_duplicates(new: list[tuple[str, str]], existing: Sequence[tuple[str, st
     out = []
     for first in range(0, len(queries), ROWS):  # a block of rows at a time: a full matrix is len² floats
         scores = process.cdist(queries[first:first + ROWS], choices, scorer=fuzz.ratio, score_cutoff=threshold,
-                               workers=1)
+                               workers=-1)  # every core: the scores, so the pairs, do not depend on it
         for a, row in enumerate(scores, start=first):
             for b in row.nonzero()[0]:
                 b = int(b)
