@@ -509,6 +509,8 @@ def test_near_duplicate_questions_are_reported_never_refused(tmp_path, capsys):
     assert all(p["score"] >= THRESHOLD for p in report["near_duplicates"])
     rc, out, err = cli(capsys, "build", "--root", root)
     assert rc == 0 and err.count("near-duplicate questions") == 2
+    rc, built = cli_json(capsys, "build", "--check", "--root", root)
+    assert rc == 0 and len(built["near_duplicates"]) == 2  # a warning, never a failure
 
 
 def test_near_duplicates_rule():
