@@ -16,6 +16,7 @@ from labeller.core.build import build, write_artifacts
 from labeller.core.check import Drift, check
 from labeller.display import safe_line
 from labeller.errors import EXIT_OK, EXIT_REFUSED
+from labeller.interop.near_duplicates import describe, near_duplicates
 from labeller.review.log import build_review_summary, unreviewed_or_stale
 
 def register(sub) -> None:
@@ -38,7 +39,8 @@ def run(args: argparse.Namespace) -> int:
     questions = project.load_questions().questions
     result = build(project, questions)
     review, review_warnings = build_review_summary(project.config, questions)
-    for warning in review_warnings:
+    similar = near_duplicates([(q.id, q.query) for q in questions])
+    for warning in review_warnings + describe(similar):
         console(stderr=True).print(f"[yellow]warning:[/] {safe_line(warning)}")
     summary = result.summary | {"review": review}  # a copy: the build result may be shared through the cache
     out = console()
@@ -49,6 +51,7 @@ def run(args: argparse.Namespace) -> int:
         pending = unreviewed_or_stale(project.config, questions) if args.require_reviewed else {}
         if args.format == "json":
             print(json.dumps({"ok": drift.ok and not pending, "errors": [], "drift": drift.as_json(),
+                              "near_duplicates": similar,
                               "summary": summary, "not_reviewed": pending},
                              ensure_ascii=False, indent=2, sort_keys=True))
         else:
@@ -57,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_OK if drift.ok and not pending else EXIT_REFUSED
     write_artifacts(project, result)
     if args.format == "json":
-        print(json.dumps({"ok": True, "errors": [], "summary": summary,
+        print(json.dumps({"ok": True, "errors": [], "summary": summary, "near_duplicates": similar,
                           "written": [str(project.config.layout.artifact), str(project.config.layout.manifest)]},
                          ensure_ascii=False, indent=2, sort_keys=True))
     else:

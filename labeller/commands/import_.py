@@ -24,6 +24,7 @@ from labeller.errors import EXIT_OK, EXIT_REFUSED
 from labeller.interop import FORMATS
 from labeller.interop.format import Direction
 from labeller.interop.merge import merge
+from labeller.interop.near_duplicates import describe, near_duplicates
 from labeller.interop.plan import plan_import
 
 
@@ -47,6 +48,8 @@ def run(args: argparse.Namespace) -> int:
     incoming = FORMATS[args.fmt].read(Path(args.file), project, options)
     plan = plan_import(project, incoming, args.file)
     merged = merge(project, plan.questions, args.replace)
+    similar = near_duplicates([(q.id, q.query) for q in plan.questions],
+                              [(q.id, q.query) for q in merged.qf.questions])
     written = None
     if plan.questions and not args.dry_run:
         merged.qf.save()
@@ -56,10 +59,11 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps({"ok": not plan.kept_out, "errors": [], "format": args.fmt, "file": args.file,
                           "dry_run": args.dry_run, "read": plan.read, "added": merged.added,
                           "replaced": merged.replaced, "kept_out": [k.as_json() for k in plan.kept_out],
-                          "kept_out_counts": counts, "notes": incoming.notes, "written": written},
+                          "kept_out_counts": counts, "notes": incoming.notes, "written": written,
+                          "near_duplicates": similar},
                          ensure_ascii=False, indent=2, sort_keys=True))
     else:
-        print_report(args, plan, merged, counts, incoming.notes, written)
+        print_report(args, plan, merged, counts, incoming.notes + describe(similar), written)
     return EXIT_REFUSED if plan.kept_out else EXIT_OK
 
 

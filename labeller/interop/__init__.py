@@ -12,7 +12,8 @@ To add a format, copy the module nearest to it and add one line below.
 
 from __future__ import annotations
 
-from labeller.interop import beir, jsonl, pages_json, trec, yaml_golden
+from labeller.interop import (beir, deepeval, doccano, jsonl, label_studio, llamaindex, offsets, pages_json, prodigy,
+                              ragas, trec, yaml_golden)
 from labeller.interop.format import Format, registry
 
 FORMATS: dict[str, Format] = registry(
@@ -21,4 +22,11 @@ FORMATS: dict[str, Format] = registry(
     pages_json.FORMAT,
     beir.FORMAT,
     trec.FORMAT,
+    offsets.FORMAT,
+    label_studio.FORMAT,
+    doccano.FORMAT,
+    prodigy.FORMAT,
+    ragas.FORMAT,
+    deepeval.FORMAT,
+    llamaindex.FORMAT,
 )

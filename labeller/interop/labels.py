@@ -5,10 +5,8 @@ Foreign formats label documents, sections or chunk ids; labeller labels spans.
 - a section ``{path, heading}`` is a section locator;
 - a chunk id of this corpus is an ``exact`` quote of that chunk's whole text, so the span lies
   in that chunk and in no other;
-- a whole document ``{path}`` is the section locator of the one heading whose section holds
-  all of the document's chunked text (front matter aside); a document with text outside
-  every such section (a preamble, two top-level sections) cannot be one span, and its record
-  is kept out rather than approximated by a part of it.
+- a whole document ``{path}`` is the document locator ``{doc}`` (SPEC §2.1): the document
+  from after its front matter to its end, whatever its headings.
 
 Exports of document- and section-level formats use the reverse mapping
 (``LabelMapper.document_labels``), so a round trip lands on the same places.
@@ -17,6 +15,7 @@ Exports of document- and section-level formats use the reverse mapping
 from __future__ import annotations
 
 from labeller.core.build import RecordResult
+from labeller.core.expansion import document_span
 from labeller.core.models import Locator
 from labeller.core.project import Project
 from labeller.core.resolve import Span
@@ -28,22 +27,7 @@ class LabelMapper:
 
     def __init__(self, project: Project) -> None:
         self.project = project
-        self._whole: dict[str, tuple[str | None, str]] = {}
         self._chunks: dict[str, list] | None = None
-
-    def whole_document(self, doc_id: str) -> tuple[str | None, str]:
-        """``(heading, "")`` when one section is the whole document, else ``(None, reason)``.
-
-        "Whole" means: the section's span holds every non-blank character of every chunk of
-        the document outside YAML front matter, so under ``any_overlap`` its answer-bearing
-        chunks are exactly the document's chunks; a chunk made only of front matter is the one
-        thing left out (front matter is never answer text). Under ``span_containment`` no chunk
-        contains a section (its heading line lies in none), and the import reports ``no_hit``.
-        The earliest heading that qualifies wins, so the answer is unique.
-        """
-        if doc_id not in self._whole:
-            self._whole[doc_id] = self._find_whole(doc_id)
-        return self._whole[doc_id]
 
     def answer_text(self, chunk) -> tuple[int, int] | None:
         """The non-blank extent of a chunk outside YAML front matter (the chunker does not
@@ -56,23 +40,6 @@ class LabelMapper:
         if not piece.strip():
             return None
         return lo + len(piece) - len(piece.lstrip()), lo + len(piece.rstrip())
-
-    def _find_whole(self, doc_id: str) -> tuple[str | None, str]:
-        resolver = self.project.resolver
-        extents = [e for c in resolver.chunks_of(doc_id) if (e := self.answer_text(c)) is not None]
-        if not extents:
-            return None, "the document holds no answer text (no chunk outside its front matter)"
-        first, last = min(a for a, _ in extents), max(b for _, b in extents)
-        blocks = resolver.blocks(doc_id)
-        for h in blocks.headings:
-            if not h.text:
-                continue
-            span = resolver.resolve(Locator(doc=doc_id, heading=h.text))
-            if isinstance(span, Span) and span.start <= first and last <= span.end:
-                return h.text, ""
-        return None, ("no single section covers the whole document (text before its first heading, or more "
-                      "than one top-level section), so a whole-document label cannot be one span; label a "
-                      "section or a quote instead")
 
     def _chunk_index(self) -> dict[str, list]:
         if self._chunks is None:
@@ -123,10 +90,7 @@ class LabelMapper:
             return KeptOut(cand.id, cand.where, "unknown_doc", f"document {target.doc!r} is not in the corpus")
         if target.kind == "section":
             return Locator(doc=target.doc, heading=target.heading)
-        heading, reason = self.whole_document(target.doc)
-        if heading is None:
-            return KeptOut(cand.id, cand.where, "whole_document", f"{target.doc}: {reason}")
-        return Locator(doc=target.doc, heading=heading)
+        return Locator(doc=target.doc)
 
     def document_labels(self, rec: RecordResult) -> list[tuple[str, str | None]]:
         """A built record as ``(doc, heading or None)`` labels, for document/section formats.
@@ -139,8 +103,8 @@ class LabelMapper:
         for loc, span in zip(rec.question.locators, rec.spans):
             heading = None
             if loc.heading is not None:
-                whole, _ = self.whole_document(span.doc_id)
-                heading = None if loc.heading.strip() == whole else loc.heading.strip()
+                whole = document_span(self.project.corpus[span.doc_id])
+                heading = None if (span.start, span.end) == whole else loc.heading.strip()
             per_doc.setdefault(span.doc_id, []).append(heading)
         out: list[tuple[str, str | None]] = []
         for doc, headings in per_doc.items():

@@ -121,4 +121,7 @@ def _refused(cand: Candidate, refusals: list[Refusal]) -> KeptOut:
         return text if len(text) <= 80 else text[:79] + "…"
 
     message = "; ".join(f"{short(r.locator)}: {r.message}" for r in refusals)
-    return KeptOut(cand.id, cand.where, refusals[0].kind, message)
+    suggestions = [s for r in refusals for s in r.suggestions]
+    if suggestions and "quote" in suggestions[0]:
+        message += f"; nearest: {suggestions[0]['doc']}: {short(Locator(quote=suggestions[0]['quote']))}"
+    return KeptOut(cand.id, cand.where, refusals[0].kind, message, suggestions)

@@ -47,9 +47,13 @@ class KeptOut:
     where: str
     kind: str
     message: str
+    suggestions: list[dict] = field(default_factory=list)  # nearest passages etc., offered, never applied
 
     def as_json(self) -> dict:
-        return {"id": self.record_id, "where": self.where, "kind": self.kind, "message": self.message}
+        out: dict = {"id": self.record_id, "where": self.where, "kind": self.kind, "message": self.message}
+        if self.suggestions:
+            out["suggestions"] = self.suggestions
+        return out
 
 
 @dataclass
