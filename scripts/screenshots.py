@@ -20,7 +20,8 @@ from pathlib import Path
 
 from labeller.app.app import LabellerApp
 from labeller.app.pilot import settle
-from labeller.app.state import AuthoringSession, preview_locator
+from labeller.app.session.preview import preview_locator
+from labeller.app.session.session import AuthoringSession
 
 SIZE = (140, 42)
 

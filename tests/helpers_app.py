@@ -94,7 +94,7 @@ def copy_bundled_example(root: Path) -> Path:
 
 def make_app(root: Path, **kwargs):
     from labeller.app.app import LabellerApp
-    from labeller.app.state import AuthoringSession
+    from labeller.app.session.session import AuthoringSession
 
     return LabellerApp(AuthoringSession.open(root), **kwargs)
 

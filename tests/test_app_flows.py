@@ -15,7 +15,9 @@ from helpers_app import (bundled_example_present, copy_bundled_example, make_app
 from labeller.app.screens.author import AuthorScreen
 from labeller.app.screens.dialogs import Choice
 from labeller.app.screens.help import HelpScreen
-from labeller.app.state import AuthoringSession, LocatorDraft, preview_locator
+from labeller.app.session.drafts import LocatorDraft
+from labeller.app.session.preview import preview_locator
+from labeller.app.session.session import AuthoringSession
 from labeller.app.widgets.document_view import DocumentView
 from labeller.app.widgets.preview import PreviewPanel
 from labeller.config import load_config

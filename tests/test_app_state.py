@@ -8,9 +8,12 @@ import pytest
 
 from helpers_app import write_small_project
 from labeller.app.journal import Journal, JournalEntry, JournalError
-from labeller.app.state import (COPY_WARN_THRESHOLD, AuthoringSession, Draft, LocatorDraft, QuestionFilter,
-                                copy_score, locator_statuses, next_record_id, nudge_range, quote_from_range,
-                                resolve_locators)
+from labeller.core.nudge import nudge_range, quote_from_range
+from labeller.app.session.drafts import Draft, LocatorDraft, next_record_id
+from labeller.app.session.filters import QuestionFilter
+from labeller.app.session.preview import (COPY_WARN_THRESHOLD, copy_score, locator_statuses,
+                                          resolve_locators)
+from labeller.app.session.session import AuthoringSession
 from labeller.app.widgets.document_view import display_text, line_starts
 from labeller.core.corpus import make_document
 
@@ -179,3 +182,14 @@ def test_coverage_adds_tags_to_the_build_summary(session):
     assert cov["labels_per_tag"] == {"(no tag)": {"records": 1, "spans": 0}, "oncall": {"records": 1, "spans": 1},
                                      "ops": {"records": 2, "spans": 2}}
     assert (cov["single"], cov["multi"], cov["negative"]) == (3, 0, 1)
+
+
+def test_drafts_have_exactly_the_core_models_fields():
+    """Drafts mirror no field of their own: a field added to ``Question`` or ``Locator``
+    must be added to the draft, or the draft would silently drop it on save."""
+    from dataclasses import fields
+
+    from labeller.core.models import Locator, Question
+
+    assert {f.name for f in fields(Draft)} == set(Question.model_fields)
+    assert {f.name for f in fields(LocatorDraft)} == set(Locator.model_fields)

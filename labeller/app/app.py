@@ -6,7 +6,7 @@ question list, the authoring workspace, coverage, broken labels, the eval. A new
 screen class — and it gets its key binding, its palette command and its line in the
 help screen from that entry.
 
-The app holds the one ``AuthoringSession`` (``labeller.app.state``); screens read it and
+The app holds the one ``AuthoringSession`` (``labeller.app.session``); screens read it and
 call it, widgets never touch it. Global work lives here: loading the heavy parts of the
 project in a worker, the journal restore at start, saving with its conflict check and
 the rebuild of the golden set, and quitting without losing anything.
@@ -32,7 +32,8 @@ from labeller.app.screens.dialogs import conflict_dialog, quit_dialog, restore_d
 from labeller.app.screens.help import HelpScreen
 from labeller.app.screens.questions import QuestionsScreen
 from labeller.app.screens.stale import StaleScreen
-from labeller.app.state import AuthoringSession, SaveOutcome
+from labeller.app.session.saving import SaveOutcome
+from labeller.app.session.session import AuthoringSession
 from labeller.app.widgets.locators import LocatorTable
 from labeller.app.widgets.question_list import QuestionTable
 from labeller.app.widgets.markup import visible_line
@@ -183,9 +184,9 @@ class LabellerApp(App):
         Review edits write questions.jsonl directly, so unsaved edits must be saved first.
         """
         from labeller.app.screens.review import ReviewScreen
-        from labeller.commands.review import default_reviewer
         from labeller.errors import LabellerError
         from labeller.review.log import read_review_log
+        from labeller.review.reviewers import default_reviewer
 
         if self.session.dirty:
             self.notify("save first (ctrl+s): review edits go straight to questions.jsonl", severity="warning")

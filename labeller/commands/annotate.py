@@ -14,11 +14,12 @@ import json
 from rich.table import Table
 
 from labeller.commands.common import add_format_option, add_project_options, console, project_from
-from labeller.commands.review import add_filter_options, default_reviewer, select
+from labeller.commands.review import add_filter_options, select
 from labeller.display import safe_line
 from labeller.errors import EXIT_OK, InvalidInput
 from labeller.review.agreement import AgreementReport, agreement
 from labeller.review.annotations import Annotations, check_annotator, load_annotations
+from labeller.review.reviewers import default_reviewer
 
 
 def register(sub) -> None:

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import argparse
-import getpass
 import json
-import os
 import sys
 
 from rich.table import Table
@@ -14,8 +12,9 @@ from labeller.commands.common import add_format_option, add_project_options, con
 from labeller.core.models import Question
 from labeller.core.questions import load_questions
 from labeller.display import safe_line
-from labeller.errors import EXIT_OK, InvalidInput
-from labeller.review.log import STATUS_LABELS, STATUSES, ReviewLog, check_person, read_review_log
+from labeller.errors import EXIT_OK
+from labeller.review.log import STATUS_LABELS, STATUSES, ReviewLog, read_review_log
+from labeller.review.reviewers import default_reviewer
 
 SPLITS = ("dev", "test", "holdout")
 
@@ -51,16 +50,6 @@ def select(questions: list[Question], args: argparse.Namespace) -> list[Question
     """The records the --tag / --split filters keep, in file order."""
     tags = set(args.tag)
     return [q for q in questions if (not tags or tags & set(q.tags)) and (args.split is None or q.split == args.split)]
-
-
-def default_reviewer(given: str | None) -> str:
-    name = given or os.environ.get("LABELLER_REVIEWER")
-    if not name:
-        try:
-            name = getpass.getuser()
-        except (OSError, KeyError):
-            raise InvalidInput("cannot tell who is reviewing; pass --as NAME") from None
-    return check_person(name)
 
 
 def warn_log_problems(log: ReviewLog) -> None:

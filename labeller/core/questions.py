@@ -147,14 +147,22 @@ def parse_questions(text: str, path: str = "questions.jsonl", limits: Limits = L
     return qf
 
 
+def questions_text(data: bytes, path: str) -> str:
+    """A questions file's text as it is parsed and digested: UTF-8, a leading BOM dropped.
+
+    ``source_sha256`` is the digest of this text, so whoever asks "did the file change on
+    disk?" (the app, before a save) digests the same thing."""
+    from labeller.core.canon import decode_utf8
+
+    return decode_utf8(data, path).removeprefix("\ufeff")
+
+
 def load_questions(path: Path, limits: Limits = Limits()) -> QuestionsFile:
     data = read_regular_file(path, max_bytes=limits.max_file_bytes, what="questions file",
                              bound_hint="raise [limits] max_file_bytes")
-    from labeller.core.canon import decode_utf8, sha256_hex
+    from labeller.core.canon import sha256_hex
 
-    text = decode_utf8(data, str(path))
-    if text.startswith("\ufeff"):
-        text = text[1:]
+    text = questions_text(data, str(path))
     qf = parse_questions(text, str(path), limits)
     qf.path = path
     qf.source_sha256 = sha256_hex(text)

@@ -19,8 +19,10 @@ from textual.containers import VerticalScroll
 from textual.widgets import Footer, Header, Input, Static, TabbedContent, TabPane
 
 from labeller.app.screens.base import LatestOnly, SessionScreen
-from labeller.app.state import (STATUS_PENDING, Draft, LocatorDraft, Preview, nudge_range, preview_locator,
-                                quick_preview, quote_from_range, resolve_locators, structure_styles, trimmed_start)
+from labeller.core.nudge import nudge_range, quote_from_range, trimmed_start
+from labeller.app.session.drafts import Draft, LocatorDraft
+from labeller.app.session.preview import STATUS_PENDING, Preview, preview_locator, quick_preview, resolve_locators
+from labeller.app.session.structure import structure_styles
 from labeller.app.widgets.corpus import CorpusTree, SearchPanel
 from labeller.app.widgets.document_view import DocumentView, Mark
 from labeller.app.widgets.locators import LocatorForm, LocatorTable

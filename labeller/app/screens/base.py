@@ -8,7 +8,7 @@ from textual.screen import Screen
 
 if TYPE_CHECKING:
     from labeller.app.app import LabellerApp
-    from labeller.app.state import AuthoringSession
+    from labeller.app.session.session import AuthoringSession
 
 
 class SessionScreen(Screen):

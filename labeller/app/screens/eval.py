@@ -19,7 +19,8 @@ from textual.widgets import (Button, DataTable, Footer, Header, ProgressBar, Sta
 from textual_plotext import PlotextPlot
 
 from labeller.app.screens.base import SessionScreen
-from labeller.app.state import drill_down, leak_places, run_eval, structure_styles
+from labeller.app.session.drilldown import drill_down, leak_places, run_eval
+from labeller.app.session.structure import structure_styles
 from labeller.app.widgets.document_view import DocumentView, Mark
 from labeller.app.widgets.markup import fmt, visible_line
 from labeller.display import safe_line

@@ -9,7 +9,9 @@ from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import DataTable, Input, Select
 
-from labeller.app.state import STATUSES, Draft, QuestionFilter
+from labeller.app.session.drafts import Draft
+from labeller.app.session.filters import QuestionFilter
+from labeller.app.session.preview import STATUSES
 from labeller.display import safe_line
 
 STATUS_STYLE = {"resolved": "green", "not found": "red", "ambiguous": "yellow", "unanswerable": "cyan",
