@@ -60,7 +60,7 @@ MODE_SPECS: list[ModeSpec] = [
 ]
 
 # Actions a modal dialog must not be interrupted by.
-_GLOBAL_ACTIONS = {"switch_mode", "save", "new_question", "help", "reload_corpus", "review"}
+_GLOBAL_ACTIONS = {"switch_mode", "save", "new_question", "help", "reload_corpus", "review", "undo", "redo"}
 
 
 class LabellerApp(App):
@@ -75,6 +75,10 @@ class LabellerApp(App):
                 tooltip="Review mode: accept, flag or edit the records not reviewed as they stand"),
         Binding("ctrl+s", "save", "Save", priority=True,
                 tooltip="Write questions.jsonl; rebuild the golden set and manifest if every label resolves"),
+        Binding("ctrl+z", "undo", "Undo", priority=True, id="undo",
+                tooltip="Undo the last change to the golden set (edits, locators, suggestions, deletes, restores)"),
+        Binding("ctrl+shift+z,ctrl+y", "redo", "Redo", priority=True, id="redo", show=False,
+                tooltip="Redo the last undone change"),
         Binding("ctrl+n", "new_question", "New question", priority=True, show=False,
                 tooltip="Create a question with a fresh id and open it"),
         Binding("ctrl+t", "toggle_dark", "Light/dark theme", show=False,
@@ -174,6 +178,45 @@ class LabellerApp(App):
 
     def action_new_question(self) -> None:
         self.open_record(self.session.new_record())
+
+    def action_undo(self) -> None:
+        self._history_moved(self.session.undo(), "undid", "nothing to undo")
+
+    def action_redo(self) -> None:
+        self._history_moved(self.session.redo(), "redid", "nothing to redo")
+
+    def _history_moved(self, ids: list[str], verb: str, nothing: str) -> None:
+        """Show what undo/redo changed, on every screen, and resolve those records again."""
+        if not ids:
+            self.notify(nothing)
+            return
+        shown = ", ".join(ids[:5]) + (f" and {len(ids) - 5} more" if len(ids) > 5 else "")
+        self.notify(visible_line(f"{verb} a change to {shown}"), markup=False)
+        if self.current is not None and self.current[0] not in self.session.drafts:
+            self.current = None
+        self.refresh_screens()
+        self._resolve(ids)
+
+    def _resolve(self, ids: list[str]) -> None:
+        """Resolve some records again in a worker (their statuses show "…" until then)."""
+        if not self.session.ready:
+            return  # the full resolution still to come covers them
+        drafts = [self.session.drafts[i] for i in ids if i in self.session.drafts]
+
+        def work() -> None:
+            try:
+                result = self.session.compute(drafts)
+            except LabellerError as exc:
+                self.call_from_thread(self.notify, visible_line(str(exc)), severity="error", markup=False)
+                return
+            self.call_from_thread(self._resolved, result)
+
+        self.run_worker(work, thread=True, group="resolve")
+
+    def _resolved(self, result) -> None:
+        for rec in result.records:
+            self.session.store_record(rec)
+        self.refresh_screens()
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen(binding_groups()))
@@ -282,6 +325,8 @@ class LabellerApp(App):
                             self.action_toggle_dark)
         yield SystemCommand("Reload corpus", "Read the corpus again after editing it, and re-resolve every label",
                             self.action_reload_corpus)
+        yield SystemCommand("Undo", "Undo the last change to the golden set (ctrl+z)", self.action_undo)
+        yield SystemCommand("Redo", "Redo the last undone change (ctrl+shift+z / ctrl+y)", self.action_redo)
         yield SystemCommand("Help: key bindings", "Every key of the app (F1)", self.action_help)
         yield SystemCommand("Review", "Accept, flag or edit records not reviewed as they stand (f7)",
                             self.action_review)

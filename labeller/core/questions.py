@@ -55,9 +55,12 @@ class QuestionsFile:
         return None
 
     def render(self) -> str:
+        """The file's text: comment lines, blank lines and untouched records exactly as read
+        (a record's ``raw`` is kept only while it is the line the record was parsed from),
+        changed and new records in their canonical form. A save is a minimal diff."""
         lines = []
         for e in self.entries:
-            if e.question is None:
+            if e.question is None or e.raw:
                 lines.append(e.raw)
             else:
                 lines.append(json.dumps(e.question.as_json(), ensure_ascii=False))
@@ -75,7 +78,8 @@ class QuestionsFile:
             if e.question is None:
                 kept.append(e)
             elif e.question.id in by_id:
-                kept.append(Entry(e.line, e.raw, by_id.pop(e.question.id)))
+                q = by_id.pop(e.question.id)
+                kept.append(Entry(e.line, e.raw if q == e.question else "", q))
         order = [q.id for q in questions]
         kept.extend(Entry(0, "", by_id[i]) for i in order if i in by_id)
         self.entries = kept

@@ -321,10 +321,11 @@ class AuthorScreen(SessionScreen):
             hint_quote = quote_from_range(self.session.project.corpus[doc_id], start, end)
             if event.locator.quote is None or fold_quote(event.locator.quote) != hint_quote:
                 self.anchor_hint = None  # typed away from the selected place
-        self._set_active_locator(event.locator, reveal=True)
+        self._set_active_locator(event.locator, reveal=True, typed=True)
 
-    def _set_active_locator(self, loc: LocatorDraft, *, reveal: bool) -> None:
-        self.session.set_locator(self.record_id, self.active, loc)
+    def _set_active_locator(self, loc: LocatorDraft, *, reveal: bool, typed: bool = False) -> None:
+        # typing into the locator is one undo step; a selection or a nudge is one step each
+        self.session.set_locator(self.record_id, self.active, loc, coalesce=typed)
         self._reveal = reveal
         self.query_one(LocatorTable).show(self.draft, self.statuses, self.active)
         self._update_title()

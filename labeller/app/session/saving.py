@@ -93,21 +93,21 @@ class SavingMixin:
             self.journal.clear()
 
     def restore(self, entry: JournalEntry) -> list[str]:
-        """Re-apply a journal's drafts over the loaded file; returns the restored ids.
+        """Re-apply a journal's drafts over the loaded file, as one undo step; returns the
+        restored ids. Records keep the file's order (the app never reorders); new records go
+        at the end."""
+        with self.history.step():
+            return self._reapply(entry, self._put)
 
-        Records keep the file's order (the app never reorders); new records go at the end.
-        """
+    def _reapply(self, entry: JournalEntry, put) -> list[str]:
         restored = []
         for obj in entry.drafts:
             d = Draft.from_json(obj)
-            if d.id not in self.drafts:
-                self.order.append(d.id)
-            self.drafts[d.id] = d
+            put(d.id, d)
             restored.append(d.id)
         for rid in entry.deleted:
             if rid in self.drafts and rid not in restored:
-                del self.drafts[rid]
-                self.order.remove(rid)
+                put(rid, None)
         self.write_journal()
         return restored
 
@@ -154,9 +154,7 @@ class SavingMixin:
         self._set_file(written)
         for rid, d in drafts.items():  # unfinished drafts stay as they were, in the journal
             if rid in out.held_back:
-                if rid not in self.drafts:
-                    self.order.append(rid)
-                self.drafts[rid] = d
+                self._place(rid, d, len(self.order))
         out.written = True
         out.questions = questions
         self._save_generation += 1
@@ -203,4 +201,6 @@ class SavingMixin:
         """
         mine = self.journal_entry()
         self._set_file(self.project.load_questions())
-        return self.restore(mine) if mine.drafts or mine.deleted else []
+        # the author's edits go back on top without a step of their own: their history
+        # already holds them, and undoing them still works record by record
+        return self._reapply(mine, lambda rid, d: self._place(rid, d, len(self.order)))

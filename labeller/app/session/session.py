@@ -17,11 +17,12 @@ from __future__ import annotations
 import threading
 from dataclasses import replace
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Hashable
 
 from labeller.app.journal import Journal
 from labeller.app.session.drafts import Draft, LocatorDraft, next_record_id
 from labeller.app.session.filters import QuestionFilter
+from labeller.app.session.history import Change, History
 from labeller.app.session.preview import (STATUS_INCOMPLETE, STATUS_PENDING, STATUS_RESOLVED, STATUS_STALE,
                                           STATUS_UNANSWERABLE)
 from labeller.app.session.saving import SavingMixin
@@ -60,6 +61,7 @@ class AuthoringSession(SavingMixin):
         self.last_build: BuildResult | None = None
         self._save_generation = 0
         self._rebuild_lock = threading.Lock()
+        self.history = History()  # undo/redo of every change made in the app, until it closes
         self._set_file(qfile)
 
     @classmethod
@@ -214,50 +216,90 @@ class AuthoringSession(SavingMixin):
         return 0
 
     # -- editing -------------------------------------------------------------------------
+    #
+    # Every change to a draft goes through ``_put``, which records it in the history (undo)
+    # and the journal (crash safety); nothing else writes ``drafts`` or ``order``.
 
-    def _touched(self) -> None:
+    def _put(self, record_id: str, after: Draft | None, coalesce: Hashable | None = None) -> None:
+        before = self.drafts.get(record_id)
+        if before == after:
+            return
+        index = self.order.index(record_id) if record_id in self.order else len(self.order)
+        self._place(record_id, after, index)
+        self.history.record(Change(record_id, before, after, index), coalesce)
         self.write_journal()
+
+    def _place(self, record_id: str, draft: Draft | None, index: int) -> None:
+        if draft is None:
+            self.drafts.pop(record_id, None)
+            if record_id in self.order:
+                self.order.remove(record_id)
+            return
+        if record_id not in self.drafts:
+            self.order.insert(min(index, len(self.order)), record_id)
+        self.drafts[record_id] = draft
+
+    def undo(self) -> list[str]:
+        """Take back the last step; returns the ids it changed (empty: nothing to undo)."""
+        step = self.history.take_undo()
+        for c in reversed(step or []):
+            self._place(c.record_id, c.before, c.index)
+        if step:
+            self.write_journal()
+        return [c.record_id for c in step or []]
+
+    def redo(self) -> list[str]:
+        """Do the last undone step again; returns the ids it changed."""
+        step = self.history.take_redo()
+        for c in step or []:
+            self._place(c.record_id, c.after, c.index)
+        if step:
+            self.write_journal()
+        return [c.record_id for c in step or []]
 
     def new_record(self) -> str:
         rid = next_record_id([*self.order, *self.baseline])
-        self.drafts[rid] = Draft(id=rid, locators=(LocatorDraft(),))
-        self.order.append(rid)
-        self._touched()
+        self._put(rid, Draft(id=rid, locators=(LocatorDraft(),)))
         return rid
 
     def delete_record(self, record_id: str) -> None:
-        self.drafts.pop(record_id)
-        self.order.remove(record_id)
-        self._touched()
+        self._put(record_id, None)
 
-    def update(self, record_id: str, **fields) -> Draft:
-        """Change fields of a draft (query, expected_answer, hop, tags, split, unanswerable, locators)."""
+    def update(self, record_id: str, *, coalesce: bool = True, **fields) -> Draft:
+        """Change fields of a draft (query, expected_answer, hop, tags, split, unanswerable, locators).
+
+        With ``coalesce`` (typing), consecutive changes of the same fields of one record are
+        one undo step."""
         if "id" in fields:
             raise ValueError("ids are never renumbered")
         if "tags" in fields:
             fields["tags"] = tuple(fields["tags"])
         new = replace(self.drafts[record_id], **fields)
-        if new != self.drafts[record_id]:
-            self.drafts[record_id] = new
-            self._touched()
-        return new
+        key = ("fields", record_id, tuple(sorted(fields))) if coalesce else None
+        self._put(record_id, new, key)
+        return self.drafts[record_id]
 
-    def set_locator(self, record_id: str, index: int, loc: LocatorDraft) -> Draft:
+    def set_locator(self, record_id: str, index: int, loc: LocatorDraft, *, coalesce: bool = True) -> Draft:
+        """Replace one locator; typing into it (``coalesce``) is one undo step, a selection,
+        nudge or accepted suggestion (``coalesce=False``) one step each."""
         d = self.drafts[record_id]
         if d.locators[index] == loc:
             return d
         locs = list(d.locators)
         locs[index] = loc
-        return self.update(record_id, locators=tuple(locs))
+        new = replace(d, locators=tuple(locs))
+        self._put(record_id, new, ("locator", record_id, index) if coalesce else None)
+        return new
 
     def add_locator(self, record_id: str, loc: LocatorDraft | None = None) -> int:
         d = self.drafts[record_id]
-        self.update(record_id, locators=(*d.locators, loc or LocatorDraft()))
+        self.update(record_id, coalesce=False, locators=(*d.locators, loc or LocatorDraft()))
         return len(d.locators)
 
     def remove_locator(self, record_id: str, index: int) -> None:
         d = self.drafts[record_id]
-        self.update(record_id, locators=tuple(loc for i, loc in enumerate(d.locators) if i != index))
+        self.update(record_id, coalesce=False,
+                    locators=tuple(loc for i, loc in enumerate(d.locators) if i != index))
 
     def apply_suggestion(self, record_id: str, index: int, suggestion: dict) -> LocatorDraft:
         """Accept one of the core's suggestions for a refused locator (never done on its own).
@@ -276,7 +318,7 @@ class AuthoringSession(SavingMixin):
             new = replace(old, quote=suggestion["quote"], doc=doc, heading=None)
         else:
             raise ValueError("not a suggestion")
-        self.set_locator(record_id, index, new)
+        self.set_locator(record_id, index, new, coalesce=False)
         return new
 
     # -- search ------------------------------------------------------------------------------
