@@ -159,3 +159,70 @@ def test_undo_survives_a_save_and_a_new_record(small):
     assert s.redo() == ["q002"]
     s.update("q003", expected_answer="Tuesday.")
     assert s.redo() == [], "a new change drops what was undone"
+
+
+# -- (3) the corpus is watched; nothing is built from a stale corpus --------------------------
+
+def edit_corpus_doc(root):
+    """Change one document the way an editor would, while the app is open."""
+    doc = root / "corpus" / "guide" / "rotate.md"
+    doc.write_text(doc.read_text(encoding="utf-8").replace("The old key stays valid for 24 hours.",
+                                                           "The old key stays valid for 48 hours."),
+                   encoding="utf-8")
+    return "guide/rotate.md"
+
+
+def build_check(root) -> bool:
+    from labeller.config import load_config
+    from labeller.core.build import build
+    from labeller.core.check import check
+    from labeller.core.project import Project
+
+    project = Project(load_config(root))
+    result = build(project, project.load_questions().questions)
+    return check(result, project.config.artifact_path, project.config.manifest_path).ok
+
+
+@run_async
+async def test_save_after_a_corpus_edit_builds_from_the_corpus_on_disk(small):
+    """The bug: the app rebuilt from the corpus as it was at start-up, so the manifest held
+    the old hash and ``build --check`` failed on a file the app had just written. The
+    watcher is off here: the check before the rebuild alone must prevent it."""
+    import json
+
+    app = make_app(small)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        doc_id = edit_corpus_doc(small)
+        on_disk = app.session.fresh_project().corpus[doc_id].sha256
+        assert on_disk != app.session.project.corpus[doc_id].sha256, "the app still holds the old text"
+        app.open_record("q001")
+        await settle(pilot)
+        await type_into(pilot, "#form-query", "How do I rotate an API key?")
+        await settle(pilot)
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert "rebuilt" in app.last_save and "corpus changed on disk" in app.last_save, app.last_save
+        assert app.session.project.corpus[doc_id].sha256 == on_disk, "the session uses the new corpus now"
+        assert app.session.ready and app.session.status("q001")[0] == "resolved"
+    manifest = json.loads(app.session.config.manifest_path.read_text(encoding="utf-8"))
+    assert manifest["docs"][doc_id]["sha256"] == on_disk
+    assert build_check(small), "build --check passes on what the app wrote"
+
+
+@run_async
+async def test_a_corpus_change_reloads_and_re_resolves(small):
+    app = make_app(small)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.session.status("q003")[0] == "resolved"
+        before = app.session.project
+        app.check_corpus()  # nothing changed: nothing reloads
+        await settle(pilot)
+        assert app.session.project is before
+        doc = small / "corpus" / "guide" / "rotate.md"
+        doc.write_text(doc.read_text(encoding="utf-8").replace("Tuesday", "Wednesday"), encoding="utf-8")
+        app.check_corpus()  # what the watcher calls on a change under corpus/
+        await settle(pilot)
+        assert app.session.project is not before
+        assert app.session.status("q003")[0] == "not found"

@@ -87,9 +87,13 @@ class LabellerApp(App):
                 tooltip="Quit (unsaved edits stay in the journal and are offered next time)"),
     ]
 
-    def __init__(self, session: AuthoringSession, **kwargs) -> None:
+    def __init__(self, session: AuthoringSession, *, watch_corpus: bool = True, **kwargs) -> None:
+        """``watch_corpus=False`` (tests, screenshots) leaves the corpus to ``check_corpus``
+        and the check before every rebuild, so nothing happens on a clock."""
         super().__init__(**kwargs)
         self.session = session
+        self.watch_corpus = watch_corpus
+        self._stop_watching = None
         self.current: tuple[str, int] | None = None  # the record (and locator) open in the editor
         self.last_save = ""
         self.sub_title = visible_line(session.config.root.name)
@@ -97,6 +101,8 @@ class LabellerApp(App):
     # -- start: journal, then the heavy loading in a worker ----------------------------------
 
     def on_mount(self) -> None:
+        if self.watch_corpus:
+            self._start_watching()
         try:
             entry = self.session.journal.read()
         except JournalError as exc:
@@ -123,6 +129,7 @@ class LabellerApp(App):
 
     def _prepare(self) -> None:
         drafts = self.session.snapshot()
+        project = self.session.project
 
         def work() -> None:
             try:
@@ -132,11 +139,13 @@ class LabellerApp(App):
                 self.call_from_thread(self.notify, visible_line(str(exc)), severity="error", timeout=60,
                                       markup=False)
                 return
-            self.call_from_thread(self._prepared, result)
+            self.call_from_thread(self._prepared, result, project)
 
         self.run_worker(work, thread=True, group="prepare")
 
-    def _prepared(self, result) -> None:
+    def _prepared(self, result, project) -> None:
+        if project is not self.session.project:
+            return  # the corpus was read again meanwhile; the newer preparation stores its own
         self.session.store(result)
         # warm the search index now, so the first search in the editor does not wait for it
         self.run_worker(self.session.warm_search, thread=True, group="index")
@@ -276,6 +285,8 @@ class LabellerApp(App):
         self.notify(visible_line(out.message()), severity="information" if out.artifact_written else "warning",
                     timeout=10, markup=False)
         self.refresh_screens()
+        if out.fresh_project is not None:
+            self._prepare()  # every draft resolved again on the corpus as it is now
 
     def _conflict_chosen(self, choice: str | None) -> None:
         if choice == "overwrite":
@@ -291,6 +302,59 @@ class LabellerApp(App):
         self.session.reload_corpus()
         self.notify("reading the corpus again…")
         self._prepare()
+
+    # -- the corpus on disk -----------------------------------------------------------------
+    #
+    # A watcher thread (watchfiles: the OS's own change notification, batched) tells the app
+    # that something under the corpus folder changed; ``check_corpus`` then compares digests
+    # and reloads only when a document really changed. The watcher only makes the app
+    # notice sooner: every rebuild checks the digests itself (``AuthoringSession.rebuild``).
+
+    def check_corpus(self) -> None:
+        """Compare the loaded corpus with the files on disk (in a worker); when it changed,
+        read it again and resolve every draft again. The watcher calls this; so can tests."""
+        def work() -> None:
+            try:
+                fresh = self.session.fresh_project()
+            except LabellerError as exc:  # e.g. a symlink appeared: say so, keep the loaded corpus
+                self.call_from_thread(self.notify, visible_line(f"corpus not reloaded: {exc}"), severity="error",
+                                      timeout=15, markup=False)
+                return
+            if fresh is not None:
+                self.call_from_thread(self._corpus_changed, fresh)
+
+        self.run_worker(work, thread=True, group="corpus-check", exclusive=True)
+
+    def _corpus_changed(self, fresh) -> None:
+        if fresh.corpus.digest == self.session.project.corpus.digest:
+            return  # a second check saw the same change
+        self.session.reload_corpus(fresh)
+        self.notify("the corpus changed on disk: read it again and re-resolving every label")
+        self.refresh_screens()
+        self._prepare()
+
+    def _start_watching(self) -> None:
+        import threading
+
+        import watchfiles
+
+        stop = self._stop_watching = threading.Event()
+        folder = self.session.config.corpus
+
+        def watch() -> None:
+            try:
+                for _changes in watchfiles.watch(folder, stop_event=stop, raise_interrupt=False):
+                    self.call_from_thread(self.check_corpus)
+            except Exception as exc:  # the hash check before every rebuild still holds
+                if not stop.is_set():
+                    self.call_from_thread(self.notify, visible_line(f"not watching the corpus: {exc}"),
+                                          severity="warning", markup=False)
+
+        threading.Thread(target=watch, name="corpus-watcher", daemon=True).start()
+
+    def on_unmount(self) -> None:
+        if self._stop_watching is not None:
+            self._stop_watching.set()
 
     # -- quitting ---------------------------------------------------------------------------
 

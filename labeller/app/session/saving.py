@@ -20,6 +20,7 @@ from labeller.app.session.stale import CommittedState
 from labeller.core.build import BuildResult, build, write_artifacts
 from labeller.core.canon import sha256_hex
 from labeller.core.models import Question
+from labeller.core.project import Project
 from labeller.core.questions import QuestionsFile, parse_questions, questions_text
 from labeller.core.resolve import Refusal
 from labeller.errors import InvalidInput, LabellerError
@@ -40,6 +41,7 @@ class SaveOutcome:
     questions: list[Question] = field(default_factory=list)  # what was written, for the rebuild
     generation: int = 0
     committed: "CommittedState | None" = None
+    fresh_project: "Project | None" = None  # the corpus changed on disk: the rebuild read it again
 
     def message(self) -> str:
         if self.conflict:
@@ -51,6 +53,8 @@ class SaveOutcome:
         if self.held_back:
             parts.append(f"{len(self.held_back)} unfinished draft(s) kept in the journal, not written: "
                          + ", ".join(sorted(self.held_back)))
+        if self.fresh_project is not None:
+            parts.append("the corpus changed on disk and was read again")
         if self.artifact_written:
             parts.append("golden set and manifest rebuilt")
         else:
@@ -164,13 +168,19 @@ class SavingMixin:
 
     def rebuild(self, out: SaveOutcome) -> SaveOutcome:
         """Build the saved records and write the artifact and manifest if every label resolves
-        (thread-safe; a rebuild overtaken by a newer save writes nothing)."""
+        (thread-safe; a rebuild overtaken by a newer save writes nothing).
+
+        The corpus is checked against the files on disk first (``fresh_project``): when it
+        changed, the build uses the corpus as it is now, and ``finish_save`` makes the
+        session use it too, so the manifest never records a document hash that is gone."""
         with self._rebuild_lock:
             if out.generation != self._save_generation:
                 out.artifact_reason = "a newer save rebuilds it"
                 return out
             try:
-                result = build(self.project, out.questions)
+                out.fresh_project = self.fresh_project()
+                project = out.fresh_project or self.project
+                result = build(project, out.questions)
             except LabellerError as exc:
                 out.artifact_reason = str(exc)
                 return out
@@ -181,13 +191,16 @@ class SavingMixin:
                 out.artifact_reason = (f"{len(result.refusals)} label error(s) in {', '.join(ids)}; "
                                        "the previous artifact was left as it was")
             else:
-                write_artifacts(self.project, result)
+                write_artifacts(project, result)
                 out.artifact_written = True
-                out.committed = CommittedState.read(self.config, self.project)
+                out.committed = CommittedState.read(self.config, project)
         return out
 
     def finish_save(self, out: SaveOutcome) -> None:
-        """Take a rebuild's results in (app thread)."""
+        """Take a rebuild's results in (app thread). After a corpus change the session uses
+        the corpus the rebuild read; the caller then re-resolves every draft."""
+        if out.fresh_project is not None:
+            self.reload_corpus(out.fresh_project)
         if out.build is not None:
             self.store(out.build)
         if out.committed is not None:

@@ -349,8 +349,21 @@ class AuthoringSession(SavingMixin):
         summary["labels_per_tag"] = dict(sorted(per_tag.items()))
         return summary
 
-    def reload_corpus(self) -> None:
-        """Read the corpus again (after it was edited); ``prepare`` and ``compute`` follow."""
-        self.project = Project(self.config, self.project.cache)
+    # -- the corpus on disk ------------------------------------------------------------------
+    #
+    # The corpus can change under the app (an editor, a git pull). A file watcher in the app
+    # notices most changes; the guarantee is the digest check here, which every rebuild
+    # runs first, so no artifact is ever built from the corpus as it was at start-up.
+
+    def fresh_project(self) -> Project | None:
+        """A project over the corpus as it is on disk now, or ``None`` when that is the corpus
+        already loaded (same digest). Reads and canonicalises every document: a worker's job."""
+        disk = Project(self.config, self.project.cache)
+        return None if disk.corpus.digest == self.project.corpus.digest else disk
+
+    def reload_corpus(self, project: Project | None = None) -> None:
+        """Use the corpus as read again (``project``, or a fresh read); ``prepare`` and
+        ``compute`` follow."""
+        self.project = project if project is not None else Project(self.config, self.project.cache)
         self._searcher = None
         self.ready = False
