@@ -226,3 +226,37 @@ async def test_a_corpus_change_reloads_and_re_resolves(small):
         await settle(pilot)
         assert app.session.project is not before
         assert app.session.status("q003")[0] == "not found"
+
+
+# -- (4) a save rewrites only the records that changed ----------------------------------------
+
+@run_async
+async def test_adding_three_questions_adds_three_lines_and_changes_no_other(example):
+    """The bug: the first save rewrote records nobody touched (key order moved on 14 lines
+    after adding three questions)."""
+    import difflib
+
+    path = example / "golden" / "questions.jsonl"
+    before = path.read_bytes()
+    app = make_app(example)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        sources = [app.session.draft(i) for i in app.session.order if app.session.draft(i).locators][:3]
+        for n, src in enumerate(sources, 1):
+            await pilot.press("ctrl+n")
+            await settle(pilot)
+            await type_into(pilot, "#form-query", f"New question number {n} for the minimal diff test")
+            loc = src.locators[0]
+            if loc.doc:
+                await paste_into(pilot, "#loc-doc", loc.doc)
+            await paste_into(pilot, "#loc-quote", loc.quote)
+            await settle(pilot)
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert "saved" in app.last_save and not app.session.dirty, app.last_save
+    after = path.read_bytes()
+    diff = [d for d in difflib.ndiff(before.decode().splitlines(keepends=True),
+                                     after.decode().splitlines(keepends=True)) if d[:1] in "+-?"]
+    assert all(d.startswith("+ ") for d in diff), "".join(diff)
+    assert len(diff) == 3
+    assert after.startswith(before), "every line of the original file is byte-identical"
