@@ -71,3 +71,16 @@ def leak_places(project: Project, result, finding: dict) -> list:
     from labeller.eval.leaks import leak_locations
 
     return leak_locations(project.all_chunks, finding, result.build.records, project.corpus.docs)
+
+
+def result_age(result, drafts, corpus_digest: str) -> list[str]:
+    """Why an eval result no longer describes the golden set the app holds: the labels the
+    eval scored (questions.jsonl as saved when it ran) differ from the drafts now, or it ran
+    on another corpus than the one loaded. Empty when the result is current."""
+    out = []
+    scored = [rec.question.as_json() for rec in result.build.records]
+    if scored != [d.as_json() for d in drafts]:
+        out.append("the labels changed since this eval ran")
+    if result.build.manifest["corpus_digest"] != corpus_digest:
+        out.append("the corpus changed since this eval ran")
+    return out
