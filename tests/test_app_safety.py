@@ -260,3 +260,31 @@ async def test_adding_three_questions_adds_three_lines_and_changes_no_other(exam
     assert all(d.startswith("+ ") for d in diff), "".join(diff)
     assert len(diff) == 3
     assert after.startswith(before), "every line of the original file is byte-identical"
+
+
+def test_undo_locator_changes_and_a_journal_restore(small):
+    """Adding and removing locators are a step each; a journal restore (an import of unsaved
+    records into the open session) is one step, undone as a whole."""
+    from labeller.app.journal import JournalEntry
+    from labeller.app.session.drafts import LocatorDraft
+    from labeller.app.session.session import AuthoringSession
+
+    s = AuthoringSession.open(small)
+    original = s.draft("q001")
+    s.add_locator("q001", LocatorDraft(doc="ops/oncall.md", quote="pager ack --all"))
+    s.remove_locator("q001", 0)
+    assert [loc.quote for loc in s.draft("q001").locators] == ["pager ack --all"]
+    s.undo()
+    assert len(s.draft("q001").locators) == 2
+    s.undo()
+    assert s.draft("q001") == original
+
+    entry = JournalEntry(questions="golden/questions.jsonl", base_sha256=s.qfile.source_sha256,
+                         drafts=[{**original.as_json(), "query": "Restored query?"},
+                                 {"id": "q900", "query": "A restored new record?", "expected_answer": "",
+                                  "locators": []}],
+                         deleted=["q003"])
+    assert s.restore(entry) == ["q001", "q900"]
+    assert "q003" not in s.drafts and s.draft("q001").query == "Restored query?"
+    assert sorted(s.undo()) == ["q001", "q003", "q900"]
+    assert s.order == ["q001", "q002", "q003", "q004"] and not s.dirty
