@@ -1,10 +1,10 @@
 """``LabellerApp``: the authoring app's shell — modes, global keys, save, journal, palette.
 
-Each part of the app is a *mode* (its own screen stack) listed in ``MODE_SPECS``: the
-question list, the authoring workspace, coverage, broken labels, the eval. A new part
-(the review screens, say) is one more ``ModeSpec`` — a name, a title, a key and the
-screen class — and it gets its key binding, its palette command and its line in the
-help screen from that entry.
+Each screen reached by a key (the question list, the authoring workspace, coverage,
+broken labels, the eval, help, review mode) declares a ``ModeSpec`` in its own module,
+listed in ``labeller.app.modes.SCREENS``; from that list the app makes its key bindings,
+its palette commands and the help screen's groups. A new screen is one new module plus
+one line there.
 
 The app holds the one ``AuthoringSession`` (``labeller.app.session``); screens read it and
 call it, widgets never touch it. Global work lives here: loading the heavy parts of the
@@ -14,9 +14,8 @@ the rebuild of the golden set, and quitting without losing anything.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import partial
-from typing import Callable, Iterable
+from typing import Iterable
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
@@ -24,14 +23,10 @@ from textual.keys import format_key
 from textual.screen import ModalScreen, Screen
 
 from labeller.app.journal import JournalError
+from labeller.app.modes import SCREENS
 from labeller.app.screens.author import AuthorScreen
 from labeller.app.screens.base import SessionScreen
-from labeller.app.screens.coverage import CoverageScreen
-from labeller.app.screens.eval import EvalScreen
 from labeller.app.screens.dialogs import conflict_dialog, quit_dialog, restore_dialog
-from labeller.app.screens.help import HelpScreen
-from labeller.app.screens.questions import QuestionsScreen
-from labeller.app.screens.stale import StaleScreen
 from labeller.app.session.saving import SaveOutcome
 from labeller.app.session.session import AuthoringSession
 from labeller.app.widgets.locators import LocatorTable
@@ -40,39 +35,17 @@ from labeller.app.widgets.markup import visible_line
 from labeller.errors import LabellerError
 
 
-@dataclass(frozen=True)
-class ModeSpec:
-    """One part of the app: a mode with its own screen, reached with ``key``."""
-
-    name: str
-    title: str
-    key: str
-    screen: Callable[[], Screen]
-    help: str
-
-
-MODE_SPECS: list[ModeSpec] = [
-    ModeSpec("questions", "Questions", "f2", QuestionsScreen, "The question list, with filters and statuses"),
-    ModeSpec("author", "Author", "f3", AuthorScreen, "Edit a question and anchor it in the corpus"),
-    ModeSpec("coverage", "Coverage", "f4", CoverageScreen, "Labels per document and per tag"),
-    ModeSpec("stale", "Broken", "f5", StaleScreen, "Broken labels: re-anchor what the corpus broke"),
-    ModeSpec("eval", "Eval", "f6", EvalScreen, "Run the eval: recall@k, per-query ranks, leaks"),
-]
-
 # Actions a modal dialog must not be interrupted by.
-_GLOBAL_ACTIONS = {"switch_mode", "save", "new_question", "help", "reload_corpus", "review", "undo", "redo"}
+_GLOBAL_ACTIONS = {"switch_mode", "open_screen", "save", "new_question", "reload_corpus", "undo", "redo"}
 
 
 class LabellerApp(App):
     CSS_PATH = "labeller.tcss"
     TITLE = "labeller"
-    MODES = {m.name: m.screen for m in MODE_SPECS}
-    DEFAULT_MODE = MODE_SPECS[0].name
+    MODES = {m.name: m.screen for m in SCREENS if m.is_mode}
+    DEFAULT_MODE = next(iter(MODES))
     BINDINGS = [
-        Binding("f1", "help", "Help", priority=True, tooltip="Every key binding, by where it applies"),
-        *[Binding(m.key, f"switch_mode('{m.name}')", m.title, priority=True, tooltip=m.help) for m in MODE_SPECS],
-        Binding("f7", "review", "Review", priority=True,
-                tooltip="Review mode: accept, flag or edit the records not reviewed as they stand"),
+        *[Binding(m.key, m.action, m.title, priority=True, tooltip=m.help) for m in SCREENS],
         Binding("ctrl+s", "save", "Save", priority=True,
                 tooltip="Write questions.jsonl; rebuild the golden set and manifest if every label resolves"),
         Binding("ctrl+z", "undo", "Undo", priority=True, id="undo",
@@ -115,7 +88,7 @@ class LabellerApp(App):
             self.push_screen(restore_dialog(entry.record_ids, entry.deleted, entry.questions, changed),
                              partial(self._restore_chosen, entry))
         else:
-            self.call_after_refresh(self._prepare)  # first screen first, then the heavy work
+            self.call_after_refresh(self.prepare)  # first screen first, then the heavy work
 
     def _restore_chosen(self, entry, choice: str | None) -> None:
         if choice == "restore":
@@ -125,9 +98,10 @@ class LabellerApp(App):
             self.session.journal.clear()
             self.notify("discarded the journal")
         self.refresh_screens()
-        self._prepare()
+        self.prepare()
 
-    def _prepare(self) -> None:
+    def prepare(self) -> None:
+        """Resolve every draft again in a worker (at start, after a reload, after review)."""
         drafts = self.session.snapshot()
         project = self.session.project
 
@@ -227,36 +201,9 @@ class LabellerApp(App):
             self.session.store_record(rec)
         self.refresh_screens()
 
-    def action_help(self) -> None:
-        self.push_screen(HelpScreen(binding_groups()))
-
-    def action_review(self) -> None:
-        """Review mode (the same screen as ``labeller review``), most urgent records first.
-
-        Review edits write questions.jsonl directly, so unsaved edits must be saved first.
-        """
-        from labeller.app.screens.review import ReviewScreen
-        from labeller.errors import LabellerError
-        from labeller.review.log import read_review_log
-        from labeller.review.reviewers import default_reviewer
-
-        if self.session.dirty:
-            self.notify("save first (ctrl+s): review edits go straight to questions.jsonl", severity="warning")
-            return
-        try:
-            questions = self.session.project.load_questions().questions
-            ids = read_review_log(self.session.config.review_log).queue(questions) or [q.id for q in questions]
-            reviewer = default_reviewer(None)
-        except LabellerError as exc:
-            self.notify(visible_line(str(exc)), severity="error", markup=False)
-            return
-
-        def closed(_result) -> None:
-            self.session.reload()
-            self.refresh_screens()
-            self._prepare()
-
-        self.push_screen(ReviewScreen(self.session.project, ids, reviewer), closed)
+    def action_open_screen(self, name: str) -> None:
+        """Open a pushed screen (help, review) by its ``ModeSpec``."""
+        next(m for m in SCREENS if m.name == name).open(self)
 
     # -- saving -----------------------------------------------------------------------------
 
@@ -286,7 +233,7 @@ class LabellerApp(App):
                     timeout=10, markup=False)
         self.refresh_screens()
         if out.fresh_project is not None:
-            self._prepare()  # every draft resolved again on the corpus as it is now
+            self.prepare()  # every draft resolved again on the corpus as it is now
 
     def _conflict_chosen(self, choice: str | None) -> None:
         if choice == "overwrite":
@@ -296,12 +243,12 @@ class LabellerApp(App):
             self.notify(f"reloaded questions.jsonl from disk; your {len(kept)} edited record(s) are kept on top "
                         "(unsaved)")
             self.refresh_screens()
-            self._prepare()
+            self.prepare()
 
     def action_reload_corpus(self) -> None:
         self.session.reload_corpus()
         self.notify("reading the corpus again…")
-        self._prepare()
+        self.prepare()
 
     # -- the corpus on disk -----------------------------------------------------------------
     #
@@ -331,7 +278,7 @@ class LabellerApp(App):
         self.session.reload_corpus(fresh)
         self.notify("the corpus changed on disk: read it again and re-resolving every label")
         self.refresh_screens()
-        self._prepare()
+        self.prepare()
 
     def _start_watching(self) -> None:
         import threading
@@ -381,8 +328,8 @@ class LabellerApp(App):
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
-        for m in MODE_SPECS:
-            yield SystemCommand(f"Go to {m.title}", f"{m.help} ({m.key})", partial(self.switch_mode, m.name))
+        for m in SCREENS:
+            yield SystemCommand(m.command, f"{m.help} ({m.key})", partial(self.run_action, m.action))
         yield SystemCommand("Save", "Write questions.jsonl and rebuild the golden set (ctrl+s)", self.action_save)
         yield SystemCommand("New question", "Create a record with a fresh id (ctrl+n)", self.action_new_question)
         yield SystemCommand("Toggle light/dark theme", "Switch between the dark and the light theme (ctrl+t)",
@@ -391,9 +338,6 @@ class LabellerApp(App):
                             self.action_reload_corpus)
         yield SystemCommand("Undo", "Undo the last change to the golden set (ctrl+z)", self.action_undo)
         yield SystemCommand("Redo", "Redo the last undone change (ctrl+shift+z / ctrl+y)", self.action_redo)
-        yield SystemCommand("Help: key bindings", "Every key of the app (F1)", self.action_help)
-        yield SystemCommand("Review", "Accept, flag or edit records not reviewed as they stand (f7)",
-                            self.action_review)
         if isinstance(screen, AuthorScreen):
             for binding in AuthorScreen.BINDINGS:
                 if binding.action.startswith("focus_document"):
@@ -426,13 +370,11 @@ def binding_groups() -> list[tuple[str, list[tuple[str, str]]]]:
     groups = [("everywhere", [(key_display(b.key), b.tooltip or b.description) for b in _own_bindings(LabellerApp)]
                + [(key_display(App.COMMAND_PALETTE_BINDING), "Command palette: every action by name"),
                   ("tab / shift+tab", "Move between fields")])]
-    for m in MODE_SPECS:
+    for m in SCREENS:
         rows = [(key_display(b.key), b.tooltip or b.description) for b in _own_bindings(m.screen)]
         if rows:
             groups.append((f"{m.title} ({m.key})", rows))
-    from labeller.app.screens.review import ReviewScreen
-
-    for where, cls in (("Review (f7)", ReviewScreen), ("question list", QuestionTable), ("locator list", LocatorTable)):
+    for where, cls in (("question list", QuestionTable), ("locator list", LocatorTable)):
         groups.append((where, [(key_display(b.key), b.tooltip or b.description) for b in _own_bindings(cls)]))
     groups.append(("dialogs", [("esc", "Cancel"), ("enter", "Press the focused button")]))
     return groups

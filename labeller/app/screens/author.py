@@ -19,6 +19,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Footer, Header, Input, Static, TabbedContent, TabPane
 
 from labeller.app.screens.base import LatestOnly, SessionScreen
+from labeller.app.screens.spec import ModeSpec
 from labeller.core.nudge import nudge_range, quote_from_range, trimmed_start
 from labeller.app.session.drafts import Draft, LocatorDraft
 from labeller.app.session.preview import STATUS_PENDING, Preview, preview_locator, quick_preview, resolve_locators
@@ -459,3 +460,6 @@ class AuthorScreen(SessionScreen):
         loc = replace(draft.locators[self.active], quote=quote_from_range(doc, s, e), heading=None)
         self.query_one(LocatorForm).load(loc)
         self._set_active_locator(loc, reveal=True)
+
+
+SPEC = ModeSpec("author", "Author", "f3", "Edit a question and anchor it in the corpus", AuthorScreen)

@@ -23,6 +23,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Input, Static, TextArea
 
+from labeller.app.screens.spec import ModeSpec
 from labeller.core.build import RecordResult, resolve_record
 from labeller.core.models import Question
 from labeller.core.project import Project
@@ -390,3 +391,33 @@ class ReviewScreen(RecordPager):
         self.app.push_screen(RecordEditor(f"Edit record {q.id}", q.as_json(), q.id, save),
                              lambda edited: edited is not None and self.reload())
 
+
+def open_review(app) -> None:
+    """Review mode from the authoring app (the same screen as ``labeller review``), most
+    urgent records first. Review edits write questions.jsonl directly, so unsaved edits
+    must be saved first; afterwards the app reads the file again."""
+    from labeller.app.widgets.markup import visible_line
+    from labeller.review.reviewers import default_reviewer
+
+    session = app.session
+    if session.dirty:
+        app.notify("save first (ctrl+s): review edits go straight to questions.jsonl", severity="warning")
+        return
+    try:
+        questions = session.project.load_questions().questions
+        ids = read_review_log(session.config.review_log).queue(questions) or [q.id for q in questions]
+        reviewer = default_reviewer(None)
+    except LabellerError as exc:
+        app.notify(visible_line(str(exc)), severity="error", markup=False)
+        return
+
+    def closed(_result) -> None:
+        session.reload()
+        app.refresh_screens()
+        app.prepare()
+
+    app.push_screen(ReviewScreen(session.project, ids, reviewer), closed)
+
+
+SPEC = ModeSpec("review", "Review", "f7", "Review mode: accept, flag or edit the records not reviewed as they stand",
+                ReviewScreen, open=open_review)
