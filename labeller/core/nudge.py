@@ -62,5 +62,3 @@ def trimmed_start(doc: Document, start: int, end: int) -> int:
     while start < end and doc.text[start].isspace():
         start += 1
     return start
-
-

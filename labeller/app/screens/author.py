@@ -354,15 +354,16 @@ class AuthorScreen(SessionScreen):
         if draft is None:
             self.notify("open a question first (F2), or create one with ctrl+n", severity="warning")
             return
-        if not draft.locators:
-            self.session.add_locator(self.record_id)
-            self.active = 0
-        doc = self.session.project.corpus[event.doc_id]
-        quote = quote_from_range(doc, event.start, event.end)
-        self.anchor_hint = (event.doc_id, trimmed_start(doc, event.start, event.end), event.end)
-        loc = replace(self.draft.locators[self.active], doc=event.doc_id, quote=quote, heading=None)
-        self.query_one(LocatorForm).load(loc)
-        self._set_active_locator(loc, reveal=False)
+        with self.session.history.step():  # a selection on a record without locators: one undo step
+            if not draft.locators:
+                self.session.add_locator(self.record_id)
+                self.active = 0
+            doc = self.session.project.corpus[event.doc_id]
+            quote = quote_from_range(doc, event.start, event.end)
+            self.anchor_hint = (event.doc_id, trimmed_start(doc, event.start, event.end), event.end)
+            loc = replace(self.draft.locators[self.active], doc=event.doc_id, quote=quote, heading=None)
+            self.query_one(LocatorForm).load(loc)
+            self._set_active_locator(loc, reveal=False)
 
     def on_preview_panel_suggestion_chosen(self, event: PreviewPanel.SuggestionChosen) -> None:
         self._accept(event.suggestion)

@@ -26,5 +26,3 @@ class QuestionFilter:
             hay = " ".join([draft.id, draft.query, draft.expected_answer, *draft.tags]).casefold()
             return all(word in hay for word in needle.split())
         return True
-
-

@@ -49,7 +49,6 @@ def copy_score(query: str, span_text: str) -> float:
     return fuzz.partial_ratio(query, span_text, processor=utils.default_process)
 
 
-
 @dataclass(frozen=True)
 class ChunkInfo:
     """An answer-bearing chunk and its boundaries, for the preview."""
@@ -204,5 +203,3 @@ def resolve_locators(project: Project, draft: Draft) -> tuple[RecordResult | Non
             pass
     partial = resolve_record(project, draft.unchecked_question(valid)) if valid else None
     return None, locator_statuses(draft, partial)
-
-

@@ -20,5 +20,3 @@ def default_searcher(project: Project) -> Searcher:
 
     bm25.BM25Retriever.for_project(project)  # load the cached index (or build it) now, not on first search
     return lambda query, k: bm25.search(project, query, k)
-
-

@@ -40,5 +40,3 @@ def structure_styles(project: Project, doc_id: str) -> dict[int, list[tuple[int,
         if m:
             add(item.first, m.start(1), m.end(1), "marker")
     return out
-
-
