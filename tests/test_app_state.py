@@ -193,3 +193,20 @@ def test_drafts_have_exactly_the_core_models_fields():
 
     assert {f.name for f in fields(Draft)} == set(Question.model_fields)
     assert {f.name for f in fields(LocatorDraft)} == set(Locator.model_fields)
+
+
+def test_the_app_imports_no_command_module():
+    """Layers point one way: the app may use commands' building blocks only through the
+    layers below them (``labeller.review.reviewers``, the core), never ``labeller.commands``."""
+    import ast
+    from pathlib import Path
+
+    import labeller.app
+
+    bad = []
+    for path in Path(labeller.app.__file__).parent.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            bad += [f"{path.name}:{node.lineno} {n}" for n in names if n.startswith("labeller.commands")]
+    assert not bad, bad
