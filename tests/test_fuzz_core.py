@@ -31,7 +31,8 @@ from labeller.core.expansion import expand
 from labeller.core.hitrules import any_overlap, coverage, parse_hit_rule, span_containment, union_coverage
 from labeller.core.models import Locator, Question
 from labeller.core.project import Project
-from labeller.core.questions import Limits, parse_questions
+from labeller.config import Limits
+from labeller.core.questions import parse_questions
 from labeller.core.resolve import Refusal, Resolver, Span
 from labeller.errors import ChunkerBug, InvalidInput, LabellerError
 
@@ -130,7 +131,8 @@ MAX_CHARS = st.sampled_from([16, 40, 120, 1800])
 
 def make_resolver(texts: list[str], max_chars: int) -> tuple[Corpus, Resolver]:
     corpus = Corpus.from_documents([make_document(f"d{i}.md", t) for i, t in enumerate(texts)])
-    return corpus, Resolver(corpus, chunk_corpus(corpus, MdStructV1(max_chars)))
+    chunker = MdStructV1(max_chars)
+    return corpus, Resolver(corpus, chunk_corpus(corpus, chunker), chunker)
 
 
 # -- canon-v1 ------------------------------------------------------------------------------
