@@ -178,7 +178,7 @@ class AuthorScreen(SessionScreen):
 
     def _compute_preview(self, draft: Draft, index: int, interim) -> Preview:
         quick = quick_preview(self.session.project, draft, index)
-        return quick if quick is not None else preview_locator(self.session.project, draft, index)
+        return quick if quick is not None else preview_locator(self.session.project, draft, index, suggestions=False)
 
     def _compute_suggestions(self, draft: Draft, index: int, interim) -> Preview:
         return preview_locator(self.session.project, draft, index)
@@ -195,7 +195,7 @@ class AuthorScreen(SessionScreen):
         if result.locator != current and shown is not None and shown.locator == current:
             return  # a late answer for an older keystroke: the one on screen is newer
         if result.pending and result.locator == current:
-            if shown is not None and shown.locator == current and shown.refusal is not None:
+            if shown is not None and shown.locator == current and shown.refusal is not None and not shown.pending:
                 self._records.request(self.draft)
                 return  # the full refusal with its suggestions is already on screen (the query changed)
             self._suggestions.request(draft, index)

@@ -1,10 +1,11 @@
 """Live resolution as the app shows it: one locator at a time, and the status words.
 
 No rule is decided here. A locator is resolved by the core's ``resolve_record`` (what
-``labeller build`` runs), so the preview can never disagree with the build; this module
-only adds what an author needs while typing: the chunk boundaries of the span, the copy
-warning, where the suggested passages lie, and a quick "not found" / "ambiguous" from
-one occurrence count before the core's slower suggestions arrive.
+``labeller build`` runs) and ``Resolver.locate``, its suggestions come from the core's
+``suggest``, so the preview can never disagree with the build; this module only adds what
+an author needs while typing: the chunk boundaries of the span, the copy warning, and the
+order of the answers (a quick "not found" / "ambiguous", then the bare resolution, then
+the slower suggestions).
 """
 
 from __future__ import annotations
@@ -15,12 +16,13 @@ from pydantic import ValidationError
 from rapidfuzz import fuzz, utils
 
 from labeller.app.session.drafts import Draft, LocatorDraft
-from labeller.core.anchors import fold_quote
 from labeller.core.build import RecordResult, resolve_record
 from labeller.core.models import Locator
 from labeller.core.project import Project
-from labeller.core.resolve import MAX_LISTED_OCCURRENCES, Refusal, Span
-from labeller.errors import LabellerError
+from labeller.core.resolve import Refusal, Span
+from labeller.core.suggest import suggest
+from labeller.core.vocab import Place, RefusalKind
+from labeller.errors import InvalidInput, LabellerError
 
 # -- the copy warning ----------------------------------------------------------------------
 #
@@ -75,11 +77,12 @@ class Preview:
     chunks: tuple[ChunkInfo, ...] = ()
     coverage: float | None = None
     copy_score: float | None = None
-    # "not_found" or "ambiguous" as soon as the occurrences are counted, while the core's
-    # suggestions (nearest passages, unique extensions) are still being computed
+    # the refusal's kind while the core's suggestions (nearest passages, unique extensions)
+    # are still being computed: "not_found" / "ambiguous" as soon as the occurrences are
+    # counted (then ``refusal`` is None), or any kind with the bare ``refusal``
     pending: str | None = None
-    occurrences: tuple[tuple[str, int, int], ...] = ()  # with ``pending``: where the quote occurs
-    places: tuple[tuple[str, int, int], ...] = ()  # where the suggested passages are (doc, start, end)
+    occurrences: tuple[Place, ...] = ()  # with ``pending``: where the quote occurs
+    places: tuple[Place, ...] = ()  # where the suggested passages are
 
     @property
     def status(self) -> str:
@@ -112,53 +115,50 @@ def _validation_message(exc: ValidationError) -> str:
 def quick_preview(project: Project, draft: Draft, index: int) -> Preview | None:
     """The answer for a quote found zero or several times, before the core's suggestions.
 
-    Counting occurrences is one scan of the folded corpus; the suggestions for a refused
-    quote (nearest passages over every chunk, the unique extension of each occurrence)
-    take far longer on a large corpus, so the app shows "not found" / "ambiguous" (and
-    where the occurrences are) first. ``None`` when the full resolution is just as quick:
-    one occurrence, a section locator, or a locator the core refuses before searching.
+    ``Resolver.locate`` (the first half of resolving a quote: one scan of the folded
+    corpus) says "not found" / "ambiguous" and where the occurrences are, while the
+    suggestions for a refused quote (nearest passages over every chunk, the unique
+    extension of each occurrence) take far longer on a large corpus. ``None`` when the
+    bare resolution is just as quick: one occurrence, a section locator, or a locator
+    the core refuses before searching.
     """
     ld = draft.locators[index]
     try:
         loc = ld.to_locator()
     except ValidationError:
         return None
-    if loc.quote is None or (loc.doc is not None and loc.doc not in project.corpus):
+    if loc.quote is None:
         return None
-    folded = fold_quote(loc.quote)
-    hits = project.resolver.index.find_all([folded], loc.doc)[folded]
-    if len(hits) == 1:
+    try:
+        found = project.resolver.locate(loc, draft.id)
+    except InvalidInput:  # a doc outside the corpus folder: the full preview names it
         return None
-    return Preview(draft.id, index, ld, pending="ambiguous" if hits else "not_found",
-                   occurrences=tuple((h.doc_id, h.start, h.end) for h in hits[:MAX_LISTED_OCCURRENCES]))
+    if isinstance(found, Place) or found.kind not in (RefusalKind.NOT_FOUND, RefusalKind.AMBIGUOUS):
+        return None
+    return Preview(draft.id, index, ld, pending=found.kind, occurrences=found.places)
 
 
-def suggested_places(project: Project, refusal: Refusal) -> tuple[tuple[str, int, int], ...]:
-    """Where each nearest-passage suggestion of a refusal lies, so the document view can
-    show it (the suggestion names a line and column; the view needs offsets)."""
-    places = []
-    for sug in refusal.suggestions:
-        quote = sug.get("quote")
-        if quote and sug.get("doc") in project.corpus:
-            hits = project.resolver.index.find_all([quote], sug["doc"])[quote]
-            places.extend((h.doc_id, h.start, h.end) for h in hits[:1])
-    return tuple(places)
+def preview_locator(project: Project, draft: Draft, index: int, *, suggestions: bool = True) -> Preview:
+    """Resolve one locator of a draft exactly as ``labeller build`` would (``resolve_record``).
 
-
-def preview_locator(project: Project, draft: Draft, index: int) -> Preview:
-    """Resolve one locator of a draft exactly as ``labeller build`` would (``resolve_record``)."""
+    In two phases: the bare resolution first (``suggestions=False``: a refusal without its
+    help, marked ``pending``, shown at once), then the same with the core's ``suggest()``
+    (nearest passages and where they lie, unique extensions, a section locator), which a
+    worker computes while the author reads the first answer."""
     ld = draft.locators[index]
     try:
         loc = ld.to_locator()
     except ValidationError as exc:
         return Preview(draft.id, index, ld, error=_validation_message(exc))
     try:
-        rec = resolve_record(project, draft.unchecked_question([loc]))
+        rec = resolve_record(project, draft.unchecked_question([loc]), suggestions=False)
     except LabellerError as exc:  # a chunker bug is loud here too, never hidden
         return Preview(draft.id, index, ld, error=str(exc))
     if rec.refusals:
-        refusal = rec.refusals[0]
-        return Preview(draft.id, index, ld, refusal=refusal, places=suggested_places(project, refusal))
+        if not suggestions:
+            return Preview(draft.id, index, ld, refusal=rec.refusals[0], pending=rec.refusals[0].kind)
+        refusal = suggest(project.resolver, rec.refusals[0])
+        return Preview(draft.id, index, ld, refusal=refusal, places=refusal.suggested_places)
     span = rec.spans[0]
     text = project.corpus[span.doc_id].text[span.start:span.end]
     return Preview(draft.id, index, ld, span=span, chunks=chunk_infos(project, span.doc_id, rec.chunk_ids),
