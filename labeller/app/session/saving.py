@@ -1,6 +1,6 @@
 """Saving: questions.jsonl written with its conflict check, the golden set rebuilt, the journal.
 
-The session's bookkeeping around the core's writer and build: a save is refused when
+The session's bookkeeping around the core's writer (``write_questions``) and build: a save is refused when
 the file changed on disk since it was loaded (the digest is the core's, of the text as
 ``load_questions`` reads it); drafts that are not valid records yet are held back in the
 journal; the rebuild writes the artifact only if every label resolves, and a rebuild
@@ -21,7 +21,7 @@ from labeller.core.build import BuildResult, build, write_artifacts
 from labeller.core.canon import sha256_hex
 from labeller.core.models import Question
 from labeller.core.project import Project
-from labeller.core.questions import QuestionsFile, parse_questions, questions_text
+from labeller.core.questions import questions_text, write_questions
 from labeller.core.resolve import Refusal
 from labeller.errors import InvalidInput, LabellerError
 
@@ -141,19 +141,18 @@ class SavingMixin:
                     questions.append(self.baseline[d.id])
             else:
                 questions.append(d.to_question())
-        candidate = QuestionsFile(self.qfile.path, list(self.qfile.entries), self.qfile.source_sha256)
-        candidate.replace(questions)
-        text = candidate.render()
+        on_file = set(self.baseline)
+        wanted = {q.id for q in questions}
         try:
-            # the loader's own checks (duplicate ids and queries, bounds) decide what may be written
-            written = parse_questions(text, str(self.config.questions), self.config.limits)
+            # the core's one writer: the loader's own checks (duplicate ids and queries, bounds)
+            # decide what may be written, and every line not edited stays byte for byte
+            written = write_questions(self.qfile, changed=[q for q in questions if q.id in on_file],
+                                      added=[q for q in questions if q.id not in on_file],
+                                      deleted=[rid for rid in self.baseline if rid not in wanted],
+                                      limits=self.config.limits, path=self.config.questions)
         except InvalidInput as exc:
             out.file_problems = exc.details or [{"message": str(exc)}]
             return out
-        candidate.path = self.config.questions
-        candidate.save()
-        written.path = self.config.questions
-        written.source_sha256 = sha256_hex(text)
         drafts = self.drafts
         self._set_file(written)
         for rid, d in drafts.items():  # unfinished drafts stay as they were, in the journal
