@@ -548,7 +548,7 @@ async def test_every_screen_is_reached_from_its_mode_spec(small, monkeypatch):
     """One ``ModeSpec`` per screen, pushed or not, gives it its key, palette command and help
     group: nothing else has to be written for a screen to be reachable."""
     from labeller.app.app import LabellerApp, binding_groups
-    from labeller.app.modes import SCREENS
+    from labeller.app.screens.modes import SCREENS
 
     monkeypatch.setenv("LABELLER_REVIEWER", "alice")
     keys = {b.key: b.action for b in LabellerApp.BINDINGS}

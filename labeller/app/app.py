@@ -2,7 +2,7 @@
 
 Each screen reached by a key (the question list, the authoring workspace, coverage,
 broken labels, the eval, help, review mode) declares a ``ModeSpec`` in its own module,
-listed in ``labeller.app.modes.SCREENS``; from that list the app makes its key bindings,
+listed in ``labeller.app.screens.modes.SCREENS``; from that list the app makes its key bindings,
 its palette commands and the help screen's groups. A new screen is one new module plus
 one line there.
 
@@ -23,7 +23,7 @@ from textual.keys import format_key
 from textual.screen import ModalScreen, Screen
 
 from labeller.app.journal import JournalError
-from labeller.app.modes import SCREENS
+from labeller.app.screens.modes import SCREENS
 from labeller.app.screens.author import AuthorScreen
 from labeller.app.screens.base import SessionScreen
 from labeller.app.screens.dialogs import conflict_dialog, quit_dialog, restore_dialog
@@ -133,6 +133,9 @@ class LabellerApp(App):
         for screen in self.screen_stack:
             if isinstance(screen, SessionScreen):
                 screen.refresh_from_session()
+
+    def help_groups(self) -> list[tuple[str, list[tuple[str, str]]]]:
+        return binding_groups()
 
     def status_line(self) -> str:
         s = self.session

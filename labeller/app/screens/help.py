@@ -8,6 +8,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
+from labeller.app.screens.host import AppHost
 from labeller.app.screens.spec import ModeSpec
 
 
@@ -33,10 +34,8 @@ class HelpScreen(ModalScreen[None]):
         table.focus()
 
 
-def open_help(app) -> None:
-    from labeller.app.app import binding_groups
-
-    app.push_screen(HelpScreen(binding_groups()))
+def open_help(app: AppHost) -> None:
+    app.push_screen(HelpScreen(app.help_groups()))
 
 
 SPEC = ModeSpec("help", "Help", "f1", "Every key binding, by where it applies", HelpScreen, open=open_help)

@@ -1,6 +1,6 @@
 """``ModeSpec``: what the app needs to know about one of its screens to reach it.
 
-Every top-level screen declares one (``SPEC`` in its own module) and ``labeller.app.modes``
+Every top-level screen declares one (``SPEC`` in its own module) and ``labeller.app.screens.modes``
 lists them; from that list the app makes its key bindings, its command-palette entries
 and the help screen's groups. A screen is either a *mode* (its own screen stack, switched
 to with ``switch_mode``) or *pushed* over the current screen by its ``open`` function
@@ -12,12 +12,11 @@ Adding a screen is one new module with its class and ``SPEC``, plus one line in
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
 from textual.screen import Screen
 
-if TYPE_CHECKING:
-    from labeller.app.app import LabellerApp
+from labeller.app.screens.host import AppHost
 
 
 @dataclass(frozen=True)
@@ -27,7 +26,7 @@ class ModeSpec:
     key: str
     help: str  # one line, for the binding's tooltip, F1 and the palette
     screen: type[Screen]  # its class: F1 lists the bindings it declares
-    open: Callable[["LabellerApp"], None] | None = None  # pushed screens: how the app opens it
+    open: Callable[[AppHost], None] | None = None  # pushed screens: how the app opens it
 
     @property
     def is_mode(self) -> bool:
