@@ -180,7 +180,7 @@ def build_check(root) -> bool:
 
     project = Project(load_config(root))
     result = build(project, project.load_questions().questions)
-    return check(result, project.config.artifact_path, project.config.manifest_path).ok
+    return check(result, project.layout.artifact, project.layout.manifest).ok
 
 
 @run_async
@@ -205,7 +205,7 @@ async def test_save_after_a_corpus_edit_builds_from_the_corpus_on_disk(small):
         assert "rebuilt" in app.last_save and "corpus changed on disk" in app.last_save, app.last_save
         assert app.session.project.corpus[doc_id].sha256 == on_disk, "the session uses the new corpus now"
         assert app.session.ready and app.session.status("q001")[0] == "resolved"
-    manifest = json.loads(app.session.config.manifest_path.read_text(encoding="utf-8"))
+    manifest = json.loads(app.session.config.layout.manifest.read_text(encoding="utf-8"))
     assert manifest["docs"][doc_id]["sha256"] == on_disk
     assert build_check(small), "build --check passes on what the app wrote"
 

@@ -125,7 +125,7 @@ def test_dirty_answers_follow_the_file_after_a_save(session):
 
 
 def test_unreadable_journal_is_reported_and_set_aside(tmp_path):
-    j = Journal(tmp_path)
+    j = Journal(tmp_path / "journal.json")
     j.path.parent.mkdir(parents=True, exist_ok=True)
     j.path.write_text('{"format": "labeller-journal-v1", "drafts": [', encoding="utf-8")
     with pytest.raises(JournalError):

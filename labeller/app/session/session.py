@@ -50,7 +50,7 @@ class AuthoringSession(SavingMixin):
                  searcher_factory: Callable[[Project], Searcher] = default_searcher) -> None:
         self.project = project
         self.config = project.config
-        self.journal = journal if journal is not None else Journal(self.config.root / ".labeller")
+        self.journal = journal if journal is not None else Journal(self.config.layout.journal)
         self._searcher_factory = searcher_factory
         self._searcher: Searcher | None = None
         self.results: dict[str, RecordResult] = {}
@@ -70,7 +70,7 @@ class AuthoringSession(SavingMixin):
         from labeller.core.cache import DigestCache
 
         config = load_config(root)
-        project = Project(config, DigestCache(config.cache_dir))
+        project = Project(config, DigestCache(config.layout.cache_dir))
         qfile = project.load_questions()
         project.corpus  # noqa: B018 - load now so an unsafe corpus is refused before the UI starts
         return cls(project, qfile, **kwargs)
@@ -169,7 +169,7 @@ class AuthoringSession(SavingMixin):
         app too; re-read only when the file changes. An unsaved edit of a reviewed record
         already shows as needing re-review: the review covered the record as it was.
         """
-        path = self.config.review_log
+        path = self.config.layout.review_log
         try:
             st = path.stat()
             stamp = (st.st_mtime_ns, st.st_size)

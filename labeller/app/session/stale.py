@@ -7,13 +7,14 @@ means fewer records are recognised as stale, never a crash.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 
 from labeller.config import ProjectConfig
 from labeller.core.build import RecordResult
 from labeller.core.check import committed_records, read_committed
 from labeller.core.project import Project
+from labeller.errors import InvalidInput
+from labeller.io import parse_json
 
 
 @dataclass
@@ -27,12 +28,18 @@ class CommittedState:
 
     @classmethod
     def read(cls, config: ProjectConfig, project: Project) -> "CommittedState":
+        layout = config.layout
         try:
-            manifest = json.loads(read_committed(config.manifest_path) or b"")
-            docs = manifest.get("docs") or {}
-            artifact = read_committed(config.artifact_path) or b""
-        except (OSError, ValueError, AttributeError):
+            manifest_bytes = read_committed(layout.manifest)
+            if manifest_bytes is None:
+                return cls()
+            manifest = parse_json(manifest_bytes, str(layout.manifest))
+            artifact = read_committed(layout.artifact) or b""
+        except (OSError, InvalidInput):
             return cls()
+        docs = manifest.get("docs") if isinstance(manifest, dict) else None
+        if not isinstance(docs, dict):
+            docs = {}
         corpus = project.corpus
         changed = {d for d, info in docs.items()
                    if d not in corpus or not isinstance(info, dict) or corpus[d].sha256 != info.get("sha256")}
