@@ -13,8 +13,8 @@ from labeller.core.cache import DigestCache
 from labeller.core.project import Project
 from labeller.errors import InvalidInput
 from labeller.eval.analysis import AUTO_V1
-from labeller.eval.retrievers.bm25 import (MANIFEST, BM25Retriever, distinct_chunks, field_weights, index_key,
-                                           load_storage)
+from labeller.eval.retrievers.bm25 import (MANIFEST, BM25Retriever, _manifest_mac, distinct_chunks, field_weights,
+                                           index_key, load_storage)
 
 DOCS = {
     "expenses.md": "# Expenses\n\nReimbursements are paid on the 25th with the salary.\n\n## Receipts\n\n"
@@ -83,7 +83,7 @@ def test_a_corrupt_cache_is_detected_and_rebuilt_never_used(tmp_path, damage):
     project = disk_project(root)
     reason = "missing" if damage == "no_manifest" else "corrupt"
     key = index_key(project, AUTO_V1, distinct_chunks(project.all_chunks))
-    assert load_storage(folder, key) == (None, reason)  # caught by the stored hashes, not by whoosh failing
+    assert load_storage(folder, key, project.cache.secret) == (None, reason)  # caught by the stored hashes, not by whoosh failing
     r = BM25Retriever.for_project(project)
     assert r.cache_status == f"built ({reason})"
     assert ranking(r, "receipts purchase") == fresh
@@ -96,6 +96,11 @@ def test_a_manifest_for_other_inputs_is_stale(tmp_path):
     manifest = index_dir(root) / MANIFEST
     data = json.loads(manifest.read_text())
     data["key"]["corpus_digest"] = "0" * 64
+    manifest.write_text(json.dumps(data))
+    assert BM25Retriever.for_project(disk_project(root)).cache_status == "built (untrusted)"  # MAC no longer fits
+    data = json.loads(manifest.read_text())
+    data["key"]["corpus_digest"] = "0" * 64
+    data["mac"] = _manifest_mac(disk_project(root).cache.secret, data["files"], data["key"])  # as labeller writes it
     manifest.write_text(json.dumps(data))
     assert BM25Retriever.for_project(disk_project(root)).cache_status == "built (stale)"
 

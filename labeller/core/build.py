@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from labeller import __version__
 from labeller.core.anchors import fold_quote
+from labeller.core.cache import Codec, as_dict, as_list, check, ints, strs
 from labeller.core.canon import CANONICAL_VERSION
 from labeller.core.expansion import EXPANSION_VERSION
 from labeller.core.hitrules import union_coverage
@@ -32,6 +33,21 @@ class RecordResult:
     chunk_ids: list[str] = field(default_factory=list)
     coverage: list[float] = field(default_factory=list)
     refusals: list[Refusal] = field(default_factory=list)
+
+    def to_data(self) -> dict:
+        """The record as plain data for the build cache, without its question (the cache key
+        holds the digest of the questions, so the caller has them)."""
+        return {"spans": [s.to_data() for s in self.spans], "chunk_ids": self.chunk_ids,
+                "coverage": self.coverage, "refusals": [r.to_data() for r in self.refusals]}
+
+    @classmethod
+    def from_data(cls, data, question: Question) -> "RecordResult":
+        """What ``to_data`` wrote, every field's type checked (a cache miss otherwise)."""
+        check(type(data) is dict and set(data) == {"spans", "chunk_ids", "coverage", "refusals"})
+        coverage = as_list(data["coverage"])
+        check(all(type(x) is float for x in coverage))
+        return cls(question, [Span.from_data(s) for s in as_list(data["spans"])], strs(data["chunk_ids"]),
+                   coverage, [Refusal.from_data(r) for r in as_list(data["refusals"])])
 
 
 @dataclass
@@ -53,6 +69,22 @@ class BuildResult:
         """0 when clean; 2 when any refusal is invalid input; otherwise 1 (label errors)."""
         kinds = {r.kind for r in self.refusals}
         return EXIT_OK if not kinds else EXIT_INVALID if "invalid" in kinds else EXIT_REFUSED
+
+    def to_data(self) -> dict:
+        summary = dict(self.summary)
+        summary["chunks_per_record"] = list(map(list, summary["chunks_per_record"].items()))  # int keys
+        return {"records": [r.to_data() for r in self.records], "manifest": self.manifest, "summary": summary}
+
+    @classmethod
+    def from_data(cls, data, questions: list[Question]) -> "BuildResult":
+        """What ``to_data`` wrote for these questions, every field's type checked."""
+        check(type(data) is dict and set(data) == {"records", "manifest", "summary"})
+        records = as_list(data["records"], len(questions))
+        summary = dict(as_dict(data["summary"]))
+        pairs = [as_list(p, 2) for p in as_list(summary.get("chunks_per_record"))]
+        summary["chunks_per_record"] = dict(zip(ints([k for k, _ in pairs]), ints([v for _, v in pairs])))
+        return cls([RecordResult.from_data(r, q) for r, q in zip(records, questions)], as_dict(data["manifest"]),
+                   summary)
 
     def artifact_bytes(self) -> bytes:
         return "".join(json.dumps(artifact_record(r, self.manifest), ensure_ascii=False, sort_keys=True) + "\n"
@@ -129,8 +161,9 @@ def build(project: Project, questions: list[Question]) -> BuildResult:
     """
     key = build_key(project, questions) if project.cache is not None else None
     if key is not None:
-        cached = project.cache.get(LAST_BUILD)
-        if isinstance(cached, tuple) and len(cached) == 2 and cached[0] == key and isinstance(cached[1], BuildResult):
+        codec = last_build_codec(key, questions)
+        cached = project.cache.get(LAST_BUILD, codec)
+        if cached is not None and cached[0] == key:  # the memory layer holds the last build of any key
             return cached[1]
     prepare_cold_build(project, questions)
     quotes = [loc.quote for q in questions for loc in q.locators if loc.quote is not None]
@@ -140,11 +173,22 @@ def build(project: Project, questions: list[Question]) -> BuildResult:
     manifest = make_manifest(project, len(questions))
     result = BuildResult(records, manifest, summarize(project, records))
     if key is not None:
-        project.cache.put(LAST_BUILD, (key, result))
+        project.cache.put(LAST_BUILD, (key, result), codec)
     return result
 
 
 LAST_BUILD = ("build", "last")
+
+
+def last_build_codec(key: tuple, questions: list[Question]) -> Codec:
+    """The cached last build, ``(build_key, BuildResult)``, read back only for this key."""
+
+    def decode(data) -> tuple:
+        stored_key, result = as_list(data, 2)
+        check(stored_key == list(key))  # another build's result: a miss
+        return key, BuildResult.from_data(result, questions)
+
+    return Codec("last-build", lambda value: [list(value[0]), value[1].to_data()], decode)
 
 
 def build_key(project: Project, questions: list[Question]) -> tuple:

@@ -107,18 +107,18 @@ def prepare_cold_build(project, questions) -> None:
     rounds, one of them serial in this process; here each worker does all three for its
     documents, and the results go into the project's caches under the same keys, computed
     by the same functions, as the lazy path would use, which then simply finds them. The
-    workers also write the cache entries themselves, so pickling them is parallel too. A
+    workers also write the cache entries themselves, so encoding them is parallel too. A
     cache that holds anything already takes the lazy path, which redoes only what changed.
     """
-    from labeller.core.anchors import LAST_SEARCH, fold_quote, needles_digest, search_needles
-    from labeller.core.chunkers import chunk_key
+    from labeller.core.anchors import LAST_SEARCH, SEARCH_CODEC, fold_quote, needles_digest, search_needles
+    from labeller.core.chunkers import ROWS_CODEC, chunk_key
     from labeller.core.windows import WINDOWS_VERSION
 
     cache, corpus, chunker = project.cache, project.corpus, project.chunker
     if cache is None or worker_count() < 2 or corpus.chars < MIN_PARALLEL_CHARS:
         return
     docs = list(corpus)
-    if any(cache.get(chunk_key(chunker, d)) is not None for d in docs):
+    if any(cache.get(chunk_key(chunker, d), ROWS_CODEC) is not None for d in docs):
         return
     needles = search_needles(fold_quote(loc.quote) for q in questions for loc in q.locators if loc.quote is not None)
     sections: dict[str, set[str]] = {}
@@ -127,7 +127,7 @@ def prepare_cold_build(project, questions) -> None:
             if loc.heading is not None and loc.doc is not None:
                 sections.setdefault(loc.doc, set()).add(loc.heading)
     block_namespace = project.block_cache.namespace
-    store = cache.folder.parent if cache.folder is not None else None
+    store = (cache.folder.parent, cache.secret) if cache.folder is not None else None
     job = partial(_prepare_document, chunker=chunker, needles=tuple(needles), sections=sections, store=store,
                   block_namespace=block_namespace)
     per_doc = {}
@@ -138,7 +138,7 @@ def prepare_cold_build(project, questions) -> None:
             cache.remember((*block_namespace, WINDOWS_VERSION, doc.doc_id, doc.sha256), windows)
             doc.adopt_line_starts(line_starts)
     if needles:
-        cache.put(LAST_SEARCH, (needles_digest(needles), per_doc))
+        cache.put(LAST_SEARCH, (needles_digest(needles), per_doc), SEARCH_CODEC)
 
 
 _AUTOMATA: dict = {}  # per worker process: the automaton of the current needles, built once
@@ -148,12 +148,12 @@ def _prepare_document(doc: Document, *, chunker, needles: tuple[str, ...], secti
                       block_namespace: tuple):
     """One document's chunk rows, quote matches, and the windows of parsed blocks that
     resolving its quotes and sections will ask for, under the keys ``Resolver`` looks
-    them up by; all are also written to the cache folder ``store`` (if any)."""
+    them up by; all are also written to the cache folder of ``store`` (folder, secret), if any."""
     from labeller.core.anchors import FoldedDocument, automaton, document_hits
     from labeller.core.cache import DigestCache
-    from labeller.core.chunkers import chunk_key
+    from labeller.core.chunkers import ROWS_CODEC, chunk_key
     from labeller.core.expansion import ExpansionRefused, section_span
-    from labeller.core.windows import WINDOWS_VERSION, DocWindows
+    from labeller.core.windows import WINDOWS_CODEC, WINDOWS_VERSION, DocWindows
 
     hits = {}
     if needles:
@@ -176,8 +176,8 @@ def _prepare_document(doc: Document, *, chunker, needles: tuple[str, ...], secti
                 pass  # refused again, and reported, when the build resolves it
     rows = chunker.rows(doc)
     if store is not None:
-        disk = DigestCache(store)
-        disk.put(chunk_key(chunker, doc), rows)
+        disk = DigestCache(*store)
+        disk.put(chunk_key(chunker, doc), rows, ROWS_CODEC)
         if windows is not None:
-            disk.put((*block_namespace, WINDOWS_VERSION, doc.doc_id, doc.sha256), windows)
+            disk.put((*block_namespace, WINDOWS_VERSION, doc.doc_id, doc.sha256), windows, WINDOWS_CODEC)
     return rows, hits, windows, doc.line_starts if windows is not None else None

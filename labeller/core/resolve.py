@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from functools import partial
 
 from labeller.core.anchors import FoldedDocument, Occurrence, QuoteIndex, fold_quote
+from labeller.core.cache import as_list, as_str, check, ints
 from labeller.core.chunkers import Chunk
 from labeller.core.corpus import Corpus, check_relative_doc_id
 from labeller.core.expansion import DocBlocks, ExpansionRefused, expand, parse_blocks, section_span
@@ -39,6 +40,15 @@ class Span:
     def as_json(self) -> dict:
         return {"block": self.block, "char_end": self.end, "char_start": self.start, "doc_id": self.doc_id}
 
+    def to_data(self) -> list:
+        return [self.doc_id, self.start, self.end, self.block, self.quote_start, self.quote_end]
+
+    @classmethod
+    def from_data(cls, data) -> "Span":
+        """What ``to_data`` wrote (from the build cache), every field's type checked."""
+        doc_id, start, end, block, quote_start, quote_end = as_list(data, 6)
+        return cls(as_str(doc_id), *ints([start, end]), as_str(block), *ints([quote_start, quote_end]))
+
 
 @dataclass
 class Refusal:
@@ -58,6 +68,21 @@ class Refusal:
         if self.kind in ("not_found", "heading_only"):
             out["suggestions"] = self.suggestions
         return out
+
+    def to_data(self) -> dict:
+        return {"kind": self.kind, "message": self.message, "locator": self.locator.model_dump(mode="json"),
+                "record_id": self.record_id, "occurrences": self.occurrences, "suggestions": self.suggestions}
+
+    @classmethod
+    def from_data(cls, data) -> "Refusal":
+        """What ``to_data`` wrote (from the build cache), every field's type checked."""
+        check(type(data) is dict and set(data) == {"kind", "message", "locator", "record_id", "occurrences",
+                                                   "suggestions"})
+        listed = [as_list(data["occurrences"]), as_list(data["suggestions"])]
+        check(all(type(d) is dict for part in listed for d in part))
+        check(data["record_id"] is None or type(data["record_id"]) is str)
+        return cls(as_str(data["kind"]), as_str(data["message"]), Locator.model_validate(data["locator"]),
+                   data["record_id"], *listed)
 
 
 class Resolver:
