@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from labeller import __version__
 from labeller.core.anchors import fold_quote
-from labeller.core.cache import Codec, as_dict, as_list, check, ints, strs
+from labeller.core.cache import Codec, as_list, check, conforms, strs
 from labeller.core.canon import CANONICAL_VERSION
 from labeller.core.expansion import EXPANSION_VERSION
 from labeller.core.hitrules import union_coverage
@@ -72,19 +72,18 @@ class BuildResult:
 
     def to_data(self) -> dict:
         summary = dict(self.summary)
-        summary["chunks_per_record"] = list(map(list, summary["chunks_per_record"].items()))  # int keys
+        summary["chunks_per_record"] = list(map(list, summary["chunks_per_record"].items()))  # keys are ints
         return {"records": [r.to_data() for r in self.records], "manifest": self.manifest, "summary": summary}
 
     @classmethod
     def from_data(cls, data, questions: list[Question]) -> "BuildResult":
         """What ``to_data`` wrote for these questions, every field's type checked."""
-        check(type(data) is dict and set(data) == {"records", "manifest", "summary"})
+        conforms(data, {"records": list, "manifest": MANIFEST_SHAPE, "summary": SUMMARY_SHAPE})
         records = as_list(data["records"], len(questions))
-        summary = dict(as_dict(data["summary"]))
-        pairs = [as_list(p, 2) for p in as_list(summary.get("chunks_per_record"))]
-        summary["chunks_per_record"] = dict(zip(ints([k for k, _ in pairs]), ints([v for _, v in pairs])))
-        return cls([RecordResult.from_data(r, q) for r, q in zip(records, questions)], as_dict(data["manifest"]),
-                   summary)
+        summary = dict(data["summary"])
+        check(all(len(pair) == 2 for pair in summary["chunks_per_record"]))
+        summary["chunks_per_record"] = dict(summary["chunks_per_record"])
+        return cls([RecordResult.from_data(r, q) for r, q in zip(records, questions)], data["manifest"], summary)
 
     def artifact_bytes(self) -> bytes:
         return "".join(json.dumps(artifact_record(r, self.manifest), ensure_ascii=False, sort_keys=True) + "\n"
@@ -225,6 +224,18 @@ def make_manifest(project: Project, n_records: int) -> dict:
         "n_records": n_records,
         "tool_version": __version__,
     }
+
+
+# The shapes of ``make_manifest`` and ``summarize`` as the build cache stores them (a cached
+# build of any other shape is recomputed).
+MANIFEST_SHAPE = {"build_hit_rule": str, "canonical_version": str, "chunker_version": str, "corpus_chars": int,
+                  "corpus_digest": str, "docs": {str: {"chars": int, "sha256": str}}, "expansion_version": str,
+                  "max_chars": int, "n_chunks": int, "n_docs": int, "n_records": int, "tool_version": str}
+SUMMARY_SHAPE = {"docs": int, "chars": int, "chunks": int, "records": int, "spans": int, "single": int, "multi": int,
+                 "negative": int, "labels_per_doc": {str: int}, "unlabelled_docs": [str], "blocks": {str: int},
+                 "chunks_per_record": [[int]],
+                 "span_chars": (None, {"min": int, "median": (int, float), "mean": float, "max": int}),
+                 "refusals": int}
 
 
 def summarize(project: Project, records: list[RecordResult]) -> dict:

@@ -105,6 +105,37 @@ def ints(data) -> list[int]:
     return data
 
 
+SCALAR = (str, int, float, bool, type(None))
+
+
+def conforms(data, shape) -> None:
+    """Check plain data against a shape: a type (exactly; ``None`` for null), a tuple of
+    alternatives, ``[shape]`` for a list of them, ``{str: shape}`` for a mapping from
+    strings, or ``{"key": shape, ...}`` for a dict with exactly those keys."""
+    if shape is None:
+        check(data is None)
+    elif isinstance(shape, type):
+        check(type(data) is shape)
+    elif isinstance(shape, tuple):
+        for alternative in shape:
+            try:
+                return conforms(data, alternative)
+            except BadEntry:
+                pass
+        raise BadEntry("cache entry of the wrong shape")
+    elif isinstance(shape, list):
+        for item in as_list(data):
+            conforms(item, shape[0])
+    elif list(shape) == [str]:
+        for key, value in as_dict(data).items():
+            check(type(key) is str)
+            conforms(value, shape[str])
+    else:
+        check(type(data) is dict and data.keys() == shape.keys())
+        for key, value in data.items():
+            conforms(value, shape[key])
+
+
 def to_columns(objs: list, kind: type) -> dict:
     """Dataclass instances of ``kind`` (fields of type int or str) as one list per field."""
     return {f.name: [getattr(o, f.name) for o in objs] for f in fields(kind)}

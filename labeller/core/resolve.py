@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from functools import partial
 
 from labeller.core.anchors import FoldedDocument, Occurrence, QuoteIndex, fold_quote
-from labeller.core.cache import as_list, as_str, check, ints
+from labeller.core.cache import SCALAR, as_list, as_str, conforms, ints
 from labeller.core.chunkers import Chunk
 from labeller.core.corpus import Corpus, check_relative_doc_id
 from labeller.core.expansion import DocBlocks, ExpansionRefused, expand, parse_blocks, section_span
@@ -76,13 +76,10 @@ class Refusal:
     @classmethod
     def from_data(cls, data) -> "Refusal":
         """What ``to_data`` wrote (from the build cache), every field's type checked."""
-        check(type(data) is dict and set(data) == {"kind", "message", "locator", "record_id", "occurrences",
-                                                   "suggestions"})
-        listed = [as_list(data["occurrences"]), as_list(data["suggestions"])]
-        check(all(type(d) is dict for part in listed for d in part))
-        check(data["record_id"] is None or type(data["record_id"]) is str)
-        return cls(as_str(data["kind"]), as_str(data["message"]), Locator.model_validate(data["locator"]),
-                   data["record_id"], *listed)
+        conforms(data, {"kind": str, "message": str, "locator": dict, "record_id": (str, None),
+                        "occurrences": [{str: SCALAR}], "suggestions": [{str: SCALAR}]})
+        return cls(data["kind"], data["message"], Locator.model_validate(data["locator"]), data["record_id"],
+                   data["occurrences"], data["suggestions"])
 
 
 class Resolver:
