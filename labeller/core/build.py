@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from labeller import __version__
 from labeller.core.anchors import fold_quote
-from labeller.core.cache import Codec, as_list, check, conforms, strs
+from labeller.core.cache import SCALAR, Codec, as_list, check, conforms, strs
 from labeller.core.canon import CANONICAL_VERSION
 from labeller.core.expansion import EXPANSION_VERSION
 from labeller.core.hitrules import union_coverage
@@ -230,7 +230,8 @@ def make_manifest(project: Project, n_records: int) -> dict:
 # build of any other shape is recomputed).
 MANIFEST_SHAPE = {"build_hit_rule": str, "canonical_version": str, "chunker_version": str, "corpus_chars": int,
                   "corpus_digest": str, "docs": {str: {"chars": int, "sha256": str}}, "expansion_version": str,
-                  "max_chars": int, "n_chunks": int, "n_docs": int, "n_records": int, "tool_version": str}
+                  "max_chars": (int, None), "chunker_settings?": {str: SCALAR}, "n_chunks": int, "n_docs": int,
+                  "n_records": int, "tool_version": str}
 SUMMARY_SHAPE = {"docs": int, "chars": int, "chunks": int, "records": int, "spans": int, "single": int, "multi": int,
                  "negative": int, "labels_per_doc": {str: int}, "unlabelled_docs": [str], "blocks": {str: int},
                  "chunks_per_record": [[int]],

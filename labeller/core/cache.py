@@ -111,7 +111,8 @@ SCALAR = (str, int, float, bool, type(None))
 def conforms(data, shape) -> None:
     """Check plain data against a shape: a type (exactly; ``None`` for null), a tuple of
     alternatives, ``[shape]`` for a list of them, ``{str: shape}`` for a mapping from
-    strings, or ``{"key": shape, ...}`` for a dict with exactly those keys."""
+    strings, or ``{"key": shape, ...}`` for a dict with exactly those keys (``"key?"``: an
+    optional one)."""
     if shape is None:
         check(data is None)
     elif isinstance(shape, type):
@@ -131,9 +132,11 @@ def conforms(data, shape) -> None:
             check(type(key) is str)
             conforms(value, shape[str])
     else:
-        check(type(data) is dict and data.keys() == shape.keys())
+        fields = {key.removesuffix("?"): value for key, value in shape.items()}
+        check(type(data) is dict and data.keys() <= fields.keys()
+              and all(key in data for key in shape if not key.endswith("?")))
         for key, value in data.items():
-            conforms(value, shape[key])
+            conforms(value, fields[key])
 
 
 def to_columns(objs: list, kind: type) -> dict:
