@@ -139,18 +139,24 @@ def conforms(data, shape) -> None:
             conforms(value, fields[key])
 
 
+@lru_cache(maxsize=None)
+def _columns(kind: type) -> tuple[tuple[str, bool], ...]:
+    """(field name, holds ints) of a dataclass whose fields are all ints or strings."""
+    return tuple((f.name, f.type == "int") for f in fields(kind))
+
+
 def to_columns(objs: list, kind: type) -> dict:
     """Dataclass instances of ``kind`` (fields of type int or str) as one list per field."""
-    return {f.name: [getattr(o, f.name) for o in objs] for f in fields(kind)}
+    return {name: [getattr(o, name) for o in objs] for name, _ in _columns(kind)}
 
 
 def from_columns(data, kind: type) -> list:
     """The instances ``to_columns`` wrote, each column's type checked in one call."""
-    names = [(f.name, f.type) for f in fields(kind)]
-    check(type(data) is dict and set(data) == {n for n, _ in names})
-    columns = [ints(data[n]) if t == "int" else strs(data[n]) for n, t in names]
+    names = _columns(kind)
+    check(type(data) is dict and len(data) == len(names))
+    columns = [ints(data[name]) if is_int else strs(data[name]) for name, is_int in names]  # KeyError: a miss
     check(len({len(c) for c in columns}) == 1)
-    return [kind(*row) for row in zip(*columns)]
+    return list(map(kind, *columns))
 
 
 # -- the user's secret ------------------------------------------------------------------------
