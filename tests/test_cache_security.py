@@ -299,6 +299,11 @@ def test_the_cache_secret_is_private_and_refused_when_it_is_not(tmp_path, monkey
     path.parent.chmod(0o777)
     assert fresh().folder is None
     path.parent.chmod(0o700)
+    path.parent.parent.chmod(0o775)  # ~/.config under a umask of 002: the user's own group
+    assert fresh().folder is not None
+    path.parent.parent.chmod(0o777)
+    assert fresh().folder is None
+    path.parent.parent.chmod(0o700)
     moved = tmp_path / "elsewhere.key"
     path.rename(moved)
     path.symlink_to(moved)

@@ -185,7 +185,9 @@ def _load_secret(path: str) -> tuple[bytes | None, str | None]:
     try:
         base = folder.parent
         base.mkdir(parents=True, exist_ok=True, mode=0o700)
-        _check_private_dir(base, follow=True)
+        # ~/.config itself may be a symlink, or group-writable under a umask of 002 (the group
+        # is then the user's own); the labeller folder in it, which holds the key, may not.
+        _check_private_dir(base, follow=True, writable=0o002)
         try:
             folder.mkdir(mode=0o700)
         except FileExistsError:
@@ -210,14 +212,14 @@ def _load_secret(path: str) -> tuple[bytes | None, str | None]:
         return None, f"cache key {file}: {exc}"
 
 
-def _check_private_dir(folder: Path, *, follow: bool) -> None:
+def _check_private_dir(folder: Path, *, follow: bool, writable: int = 0o022) -> None:
     st = folder.stat() if follow else folder.lstat()
     if not stat.S_ISDIR(st.st_mode):
         raise ValueError(f"{folder} is not a directory (a symlink is refused)")
     if st.st_uid != os.geteuid():
         raise ValueError(f"{folder} is owned by another user")
-    if st.st_mode & 0o022:
-        raise ValueError(f"{folder} is writable by group or others")
+    if st.st_mode & writable:
+        raise ValueError(f"{folder} is writable by {'group or ' if writable & 0o020 else ''}others")
 
 
 def _read_secret(file: Path) -> bytes:
