@@ -240,13 +240,19 @@ def test_an_authenticated_entry_of_the_wrong_shape_is_a_miss_never_a_crash(bundl
     """Even with a valid MAC (our own older entry, or a leaked secret) every decoder checks
     the shape: a wrong one is recomputed, and the build still matches the committed artifact."""
     entries = _written_entries(bundled, monkeypatch)
-    originals = {}
+    originals, codecs = {}, {}
     for key, codec in entries.values():
         path = _v2_path(bundled, key, codec)
         if path.exists():
             originals[path] = json.loads(path.read_bytes().split(b"\n", 2)[2])
-    assert len(originals) >= 4
+            codecs[path] = codec
+            codec.decode(originals[path])  # what labeller wrote decodes...
+    assert {c.name for c in codecs.values()} == _every_codec_name() - {expansion.BLOCKS_CODEC.name}
     variants = {path: list(_mutations(data)) for path, data in originals.items()}
+    for path, mutated in variants.items():
+        for data in mutated:
+            with pytest.raises(Exception):  # ...and no variant of another type does
+                codecs[path].decode(data)
     deep = b"[" * 100_000 + b"]" * 100_000  # json.loads recursion
     rounds = max(len(v) for v in variants.values()) + 1
     for i in range(rounds):

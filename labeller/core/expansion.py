@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from labeller.core.cache import Codec, as_dict, as_int, from_columns, to_columns
+from labeller.core.cache import Codec, as_int, check, from_columns, to_columns
 from labeller.core.corpus import Document
 from labeller.core.markdown import front_matter, parse_structure
 
@@ -80,7 +80,7 @@ class DocBlocks:
     @classmethod
     def from_data(cls, data) -> "DocBlocks":
         """What ``to_data`` wrote, every field's type checked (a cache miss otherwise)."""
-        as_dict(data)
+        check(type(data) is dict and data.keys() == {"front_matter_lines", *_BLOCK_LISTS})
         return cls(as_int(data["front_matter_lines"]),
                    *(from_columns(data[name], kind) for name, kind in _BLOCK_LISTS.items()))
 

@@ -43,7 +43,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from labeller.core.cache import Codec, as_dict, as_list, ints
+from labeller.core.cache import Codec, as_list, check, ints
 from labeller.core.corpus import Document
 from labeller.core.expansion import DocBlocks, parse_blocks
 from labeller.core.markdown import front_matter
@@ -193,7 +193,7 @@ class DocWindows:
     @classmethod
     def from_data(cls, data) -> "DocWindows":
         """What ``to_data`` wrote, every field's type checked (a cache miss otherwise)."""
-        as_dict(data)
+        check(type(data) is dict and data.keys() == {"restarts", "parsed"})
         parsed = {}
         for entry in as_list(data["parsed"]):
             start, stop, blocks = as_list(entry, 3)
