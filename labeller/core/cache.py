@@ -320,12 +320,12 @@ class DigestCache:
         tag, body = raw[len(_MAGIC):len(_MAGIC) + 64], raw[len(_MAGIC) + 65:]
         if not (raw.startswith(_MAGIC) and raw[len(_MAGIC) + 64:len(_MAGIC) + 65] == b"\n"
                 and hmac.compare_digest(tag, mac(self.secret, name.encode("ascii"), body).encode("ascii"))):
-            path.unlink(missing_ok=True)  # planted, copied or corrupt: never parsed, recomputed
+            _drop(path)  # planted, copied or corrupt: never parsed, recomputed
             return None
         try:
             value = codec.decode(json.loads(body))
         except Exception:  # our own entry of a shape this version does not read: recomputed
-            path.unlink(missing_ok=True)
+            _drop(path)
             return None
         self._memory[key] = value
         return value
@@ -345,6 +345,14 @@ class DigestCache:
             _write_entry(self.folder / name[:2] / name, _MAGIC + tag + b"\n" + body)
         except OSError:
             pass  # a read-only project still builds; it just does not get faster
+
+
+def _drop(path: Path) -> None:
+    """Remove an entry that will not be used; one we may not remove (a shared folder) stays."""
+    try:
+        path.unlink(missing_ok=True)
+    except OSError:
+        pass
 
 
 def _write_entry(path: Path, data: bytes) -> None:
