@@ -31,6 +31,7 @@ from labeller.core import anchors, chunkers, expansion, windows
 from labeller.core.build import build, last_build_codec
 from labeller.core.cache import CACHE_FORMAT, Codec, DigestCache, cache_secret, mac, secret_path
 from labeller.core.project import Project
+from labeller.core.vocab import BlockKind, Place, RefusalKind
 from labeller.eval.retrievers import bm25
 
 REPO = Path(__file__).resolve().parents[1]
@@ -269,7 +270,7 @@ def test_an_authenticated_entry_of_the_wrong_shape_is_a_miss_never_a_crash(bundl
 def test_the_cached_build_result_round_trips_with_every_kind_of_refusal(tmp_path):
     root = write_project(tmp_path / "p", {
         "a.md": "# Alpha\n\nThe kestrel nests on the ridge.\n\n- one item\n- two item\n\n# Beta\n\nkestrel again.\n",
-    }, [q("r1", {"quote": "nests on the ridge"}), q("r2", {"quote": "kestrel"}), q("r3", {"quote": "no such words"}),
+    }, [q("r1", {"quote": "nests on the ridge"}), q("r2", {"quote": "kestrel"}), q("r3", {"quote": "kestrel nests on a ridge"}),
         q("r4", {"doc": "a.md", "heading": "Beta"}), q("r5", {"doc": "a.md", "quote": "# Alpha"}),
         q("r6", {"quote": "one item"}, {"quote": "one item"}), q("r7", {"doc": "missing.md", "quote": "x"})])
     project = Project(load_config(root))
@@ -277,8 +278,15 @@ def test_the_cached_build_result_round_trips_with_every_kind_of_refusal(tmp_path
     result = build(project, questions)
     kinds = {r.kind for r in result.refusals}
     assert {"ambiguous", "not_found", "duplicate_span", "unknown_doc"} <= kinds
+    by_kind = {r.kind: r for r in result.refusals}
+    assert by_kind["ambiguous"].places and by_kind["not_found"].suggested_places  # the new fields are not empty
     codec = last_build_codec(("k",), questions)
-    assert codec.decode(json.loads(json.dumps(codec.encode((("k",), result))))) == (("k",), result)
+    key, decoded = codec.decode(json.loads(json.dumps(codec.encode((("k",), result)))))
+    assert (key, decoded) == (("k",), result)
+    # StrEnums equal their strings, so == alone would not see a kind or block come back as str
+    assert all(type(r.kind) is RefusalKind for r in decoded.refusals)
+    assert all(type(s.block) is BlockKind for rec in decoded.records for s in rec.spans) and decoded.records[0].spans
+    assert all(type(p) is Place for r in decoded.refusals for p in (*r.places, *r.suggested_places))
     with pytest.raises(ValueError):
         last_build_codec(("other",), questions).decode(json.loads(json.dumps(codec.encode((("k",), result)))))
 
@@ -346,3 +354,32 @@ def test_a_fifo_planted_as_a_cache_entry_does_not_hang(bundled, monkeypatch):
     assert done.returncode == 0, done.stderr
     done = _cli(bundled, "eval", "--no-history")
     assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize("name", sorted(chunkers.REGISTRY))
+def test_every_registered_chunkers_rows_are_stored_as_checked_json_and_read_back(bundled, name, monkeypatch):
+    """Each chunker's rows go through ``ROWS_CODEC``: a second run reads them from disk (the
+    chunker is never asked again) and gets the same chunks; a planted row of the wrong type
+    is a miss, recomputed."""
+    from labeller.core.corpus import load_corpus
+
+    corpus = load_corpus(bundled / "corpus")
+    chunker = chunkers.get_chunker(name)
+    first = chunkers.chunk_corpus(corpus, chunker, DigestCache(bundled / ".labeller-cache"))
+    assert sum(map(len, first.values())) > 0
+
+    def asked(doc):
+        raise AssertionError(f"{name} was asked to chunk {doc.doc_id} again: its rows were not read back")
+
+    with monkeypatch.context() as mp:
+        mp.setattr(type(chunker), "rows", lambda self, doc: asked(doc))
+        assert chunkers.chunk_corpus(corpus, chunker, DigestCache(bundled / ".labeller-cache")) == first
+    doc = next(iter(corpus))
+    path = _v2_path(bundled, chunkers.chunk_key(chunker, doc), chunkers.ROWS_CODEC)
+    data = json.loads(path.read_bytes().split(b"\n", 2)[2])
+    data["start"][0] = str(data["start"][0])  # authenticated, but a string where an offset goes
+    body = json.dumps(data).encode()
+    path.write_bytes(CACHE_FORMAT.encode() + b"\n" + mac(cache_secret(), path.name.encode(), body).encode()
+                     + b"\n" + body)
+    assert DigestCache(bundled / ".labeller-cache").get(chunkers.chunk_key(chunker, doc), chunkers.ROWS_CODEC) is None
+    assert chunkers.chunk_corpus(corpus, chunker, DigestCache(bundled / ".labeller-cache")) == first

@@ -130,7 +130,8 @@ MAX_CHARS = st.sampled_from([16, 40, 120, 1800])
 
 def make_resolver(texts: list[str], max_chars: int) -> tuple[Corpus, Resolver]:
     corpus = Corpus.from_documents([make_document(f"d{i}.md", t) for i, t in enumerate(texts)])
-    return corpus, Resolver(corpus, chunk_corpus(corpus, MdStructV1(max_chars)))
+    chunker = MdStructV1(max_chars)
+    return corpus, Resolver(corpus, chunk_corpus(corpus, chunker), chunker)
 
 
 # -- canon-v1 ------------------------------------------------------------------------------

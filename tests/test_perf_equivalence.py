@@ -19,8 +19,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from labeller.config import load_config
-from labeller.core import parallel
-from labeller.core.anchors import QuoteIndex, _find_overlapping, fold_quote, fold_text
+from labeller.core import coldbuild, parallel
+from labeller.core.anchors import QuoteIndex, find_overlapping, fold_quote, fold_text
 from labeller.core.build import build
 from labeller.core.cache import DigestCache
 from labeller.core.chunkers import chunk_corpus, get_chunker
@@ -204,16 +204,16 @@ def test_single_quote_lookup_on_joined_text_equals_per_document_scan(bodies, raw
     corpus = Corpus.from_documents([make_document(f"d{i}.md", b) for i, b in enumerate(bodies)])
     quote = fold_quote(raw_quote) if raw_quote.strip() else "a"
     index = QuoteIndex(corpus)
-    expected = [fd.occurrence(p, len(quote)) for fd in index.docs for p in _find_overlapping(fd.folded, quote)]
+    expected = [fd.occurrence(p, len(quote)) for fd in index.docs for p in find_overlapping(fd.folded, quote)]
     assert index.find_all([quote])[quote] == expected
 
 
 def test_chunking_in_parallel_keeps_corpus_order(synthetic, monkeypatch):
     corpus = Project(load_config(synthetic)).corpus
-    serial = chunk_corpus(corpus, get_chunker("md-struct-v1", 1800))
+    serial = chunk_corpus(corpus, get_chunker("md-struct-v1", max_chars=1800))
     monkeypatch.setattr(parallel, "MIN_PARALLEL_CHARS", 0)
     monkeypatch.setenv("LABELLER_WORKERS", "2")
-    spread = chunk_corpus(corpus, get_chunker("md-struct-v1", 1800))
+    spread = chunk_corpus(corpus, get_chunker("md-struct-v1", max_chars=1800))
     assert list(spread) == list(serial) and spread == serial
 
 
@@ -257,7 +257,7 @@ def test_cold_preparation_fills_the_caches_with_what_the_lazy_path_computes(synt
     monkeypatch.setenv("LABELLER_WORKERS", "2")
     project = cached(synthetic, tmp_path)
     questions = project.load_questions().questions
-    parallel.prepare_cold_build(project, questions)
+    coldbuild.prepare_cold_build(project, questions)
     fresh = DigestCache(tmp_path)  # read back from disk, not from the preparing process's memory
     for doc in project.corpus:
         assert unpack_chunks(doc, fresh.get(chunk_key(project.chunker, doc), ROWS_CODEC)) == project.chunker.chunk(doc)

@@ -14,8 +14,9 @@ from labeller.commands.review import counts_line, print_pending
 from labeller.core.build import BuildResult, build, write_artifacts
 from labeller.core.check import Drift, check
 from labeller.core.resolve import Refusal
+from labeller.core.vocab import RefusalKind
 from labeller.display import safe_line
-from labeller.errors import EXIT_OK, EXIT_REFUSED
+from labeller.errors import EXIT_INVALID, EXIT_OK, EXIT_REFUSED
 from labeller.review.log import build_review_summary, unreviewed_or_stale
 
 CONTEXT_CHARS = 60
@@ -117,7 +118,13 @@ def report_refusals(project, result: BuildResult, fmt: str, what: str, consequen
     else:
         print_refusals(project, result.refusals)
         console(stderr=True).print(f"[bold red]{what}:[/] {len(result.refusals)} label error(s); {consequence}")
-    return result.exit_code
+    return refusals_exit_code(result.refusals)
+
+
+def refusals_exit_code(refusals: list[Refusal]) -> int:
+    """0 when clean; 2 when any refusal is invalid input; otherwise 1 (label errors)."""
+    kinds = {r.kind for r in refusals}
+    return EXIT_OK if not kinds else EXIT_INVALID if RefusalKind.INVALID in kinds else EXIT_REFUSED
 
 
 def print_refusals(project, refusals: list[Refusal]) -> None:

@@ -13,11 +13,10 @@ from rich.table import Table
 from labeller.commands.common import add_format_option, add_project_options, config_from, console, project_from
 from labeller.core.models import Question
 from labeller.core.questions import load_questions
+from labeller.core.vocab import SPLITS
 from labeller.display import safe_line
 from labeller.errors import EXIT_OK, InvalidInput
 from labeller.review.log import STATUS_LABELS, STATUSES, ReviewLog, check_person, read_review_log
-
-SPLITS = ("dev", "test", "holdout")
 
 
 def register(sub) -> None:

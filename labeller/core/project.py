@@ -28,7 +28,7 @@ class Project:
 
     @cached_property
     def chunker(self) -> Chunker:
-        return get_chunker(self.config.chunker, self.config.max_chars)
+        return get_chunker(self.config.chunker, max_chars=self.config.max_chars)
 
     @cached_property
     def hit_rule(self) -> HitRule:
@@ -45,7 +45,8 @@ class Project:
 
     @cached_property
     def resolver(self) -> Resolver:
-        return Resolver(self.corpus, self.chunks, block_cache=self.block_cache, search_cache=self.cache)
+        return Resolver(self.corpus, self.chunks, self.chunker, block_cache=self.block_cache,
+                        search_cache=self.cache)
 
     @property
     def block_cache(self):

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from labeller.core.build import BuildResult, RecordResult, build
 from labeller.core.hitrules import parse_hit_rule
+from labeller.core.vocab import SPLITS
 from labeller.errors import InvalidInput
 from labeller.eval import report as rp
 from labeller.eval.bootstrap import CONFIDENCE
@@ -23,7 +24,6 @@ from labeller.eval.metrics import ChunkPositions, QueryScore, check_sanity, scor
 from labeller.eval.retrievers import Hit, Progress, Retriever, make_retriever, top_k
 
 MAX_K = 1000
-SPLITS = ("dev", "test", "holdout")
 
 
 def parse_ks(value) -> tuple[int, ...]:

@@ -33,10 +33,9 @@ from labeller.core.models import Locator, Question
 from labeller.core.project import Project
 from labeller.core.questions import Limits, QuestionsFile, load_questions, normalise_query, parse_questions
 from labeller.core.resolve import Refusal, Span
+from labeller.core.vocab import SPLITS
 from labeller.errors import InvalidInput
 from labeller.io import read_regular_file
-
-SPLITS = ("dev", "test", "holdout")
 
 
 # -- reading untrusted files -----------------------------------------------------------------
