@@ -95,7 +95,7 @@ def _written_entries(root: Path, monkeypatch) -> dict[tuple[str, str], tuple[tup
         assert main(["build", "--root", str(root)]) == 0
         assert main(["eval", "--root", str(root), "--no-history"]) == 0
         _start_session(root)
-    project = Project(load_config(root), DigestCache(load_config(root).cache_dir))
+    project = Project(load_config(root), DigestCache(load_config(root).layout.cache_dir))
     for doc in project.corpus:
         key = (*project.block_cache.namespace, doc.doc_id, doc.sha256)
         written[repr(key), expansion.BLOCKS_CODEC.name] = key, expansion.BLOCKS_CODEC

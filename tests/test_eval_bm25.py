@@ -10,6 +10,7 @@ from conftest import write_project
 
 from labeller.config import load_config
 from labeller.core.cache import DigestCache
+from labeller.core.chunkers import chunker_spec, get_chunker
 from labeller.core.project import Project
 from labeller.errors import InvalidInput
 from labeller.eval.analysis import AUTO_V1
@@ -26,7 +27,7 @@ DOCS = {
 
 def disk_project(root) -> Project:
     cfg = load_config(root)
-    return Project(cfg, DigestCache(cfg.cache_dir))
+    return Project(cfg, DigestCache(cfg.layout.cache_dir))
 
 
 def index_dir(root):
@@ -114,6 +115,20 @@ def test_changing_the_analyzer_uses_another_index(tmp_path):
     assert auto.describe()["analyzer"] == "labeller-auto-v1" and plain.describe()["analyzer"] == "labeller-plain-v1"
     assert auto.search_hits("経費はいつ振り込まれますか", 1)
     assert not plain.search_hits("経費はいつ振り込まれますか", 1)
+
+
+@pytest.mark.parametrize("spec", ["words-v1:size=12,overlap=3", "fixed-chars-v1:size=60,overlap=0", "sections-v1"])
+def test_every_chunker_gets_its_own_cached_index_keyed_by_its_spec(tmp_path, spec):
+    """A chunker of the family has no max_chars: the index folder and key name its spec (so
+    two settings of one rule never share an index) and the index is reused like md-struct's."""
+    root = write_project(tmp_path / "p", DOCS, toml=f'[build]\nchunker = "{spec}"\n')
+    first = BM25Retriever.for_project(disk_project(root))
+    assert first.cache_status == "built (missing)"
+    assert BM25Retriever.for_project(disk_project(root)).cache_status == "loaded"
+    assert json.loads((index_dir(root) / MANIFEST).read_text())["key"]["chunker"] == chunker_spec(get_chunker(spec))
+    other = spec.replace("=12", "=13").replace("=60", "=61") if "=" in spec else "sections-v1:size=500"
+    (root / "labeller.toml").write_text(f'[build]\nchunker = "{other}"\n')
+    assert BM25Retriever.for_project(disk_project(root)).cache_status == "built (missing)"
 
 
 def test_without_a_disk_cache_nothing_is_written(make_project, tmp_path):

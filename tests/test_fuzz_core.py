@@ -31,7 +31,8 @@ from labeller.core.expansion import expand
 from labeller.core.hitrules import any_overlap, coverage, parse_hit_rule, span_containment, union_coverage
 from labeller.core.models import Locator, Question
 from labeller.core.project import Project
-from labeller.core.questions import Limits, parse_questions
+from labeller.config import Limits
+from labeller.core.questions import parse_questions
 from labeller.core.resolve import Refusal, Resolver, Span
 from labeller.errors import ChunkerBug, InvalidInput, LabellerError
 

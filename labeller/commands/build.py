@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
     if not result.ok:
         return report_refusals(project, result, args.format, "build refused", "nothing was written", summary)
     if args.check:
-        drift = check(result, project.config.artifact_path, project.config.manifest_path)
+        drift = check(result, project.config.layout.artifact, project.config.layout.manifest)
         pending = unreviewed_or_stale(project.config, questions) if args.require_reviewed else {}
         if args.format == "json":
             print(json.dumps({"ok": drift.ok and not pending, "errors": [], "drift": drift.as_json(),
@@ -62,11 +62,11 @@ def run(args: argparse.Namespace) -> int:
     write_artifacts(project, result)
     if args.format == "json":
         print(json.dumps({"ok": True, "errors": [], "summary": summary,
-                          "written": [str(project.config.artifact_path), str(project.config.manifest_path)]},
+                          "written": [str(project.config.layout.artifact), str(project.config.layout.manifest)]},
                          ensure_ascii=False, indent=2, sort_keys=True))
     else:
         print_summary(summary)
-        out.print(f"wrote {project.config.artifact_path} and {project.config.manifest_path.name}")
+        out.print(f"wrote {project.config.layout.artifact} and {project.config.layout.manifest.name}")
     return EXIT_OK
 
 

@@ -71,7 +71,7 @@ def warn_log_problems(log: ReviewLog) -> None:
 def run(args: argparse.Namespace) -> int:
     cfg = config_from(args)
     questions = select(load_questions(cfg.questions, cfg.limits).questions, args)
-    log = read_review_log(cfg.review_log)
+    log = read_review_log(cfg.layout.review_log)
     warn_log_problems(log)
     if args.summary:
         print_summary(log, questions, args.format)

@@ -276,5 +276,5 @@ def summarize(project: Project, records: list[RecordResult]) -> dict:
 def write_artifacts(project: Project, result: BuildResult) -> None:
     """Write artifact and manifest atomically; both are rendered before either is written."""
     artifact, manifest = result.artifact_bytes(), result.manifest_bytes()
-    atomic_write_bytes(project.config.artifact_path, artifact)
-    atomic_write_bytes(project.config.manifest_path, manifest)
+    atomic_write_bytes(project.config.layout.artifact, artifact)
+    atomic_write_bytes(project.config.layout.manifest, manifest)

@@ -46,10 +46,6 @@ DDL = (
 )
 
 
-def history_path(config) -> Path:
-    return Path(config.root) / config.eval.history
-
-
 # The history file sits in the project folder, so whoever can write the project can plant
 # one, and any table labeller reads may be a VIEW that calls table functions
 # (``read_text('/any/file')``, or an URL through an auto-loaded httpfs). With these settings

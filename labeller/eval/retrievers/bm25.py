@@ -7,9 +7,9 @@ and honest about its cache:
   the versioned analysis chain (``labeller.eval.analysis``). A query is analysed the same
   way; its distinct terms are OR-ed over the three fields, each field's BM25F score
   multiplied by its weight (query-time boosts, so changing a weight never needs a rebuild).
-- The index is cached on disk under ``<cache_dir>/bm25/<chunker>-<max_chars>-<analyzer>/``.
+- The index is cached on disk under ``<cache_dir>/bm25/<chunker spec>-<analyzer>/``.
   The cache's manifest stores the key it was built for (index format, corpus digest,
-  chunker, max_chars, analyzer, digest of the chunk ids, whoosh version), the sha256 of
+  chunker spec and version, analyzer, digest of the chunk ids, whoosh version), the sha256 of
   every index file, and an HMAC of both under the user's cache secret (kept outside the
   project, see ``labeller.core.cache``): whoosh unpickles the index's TOC, so an index this
   user did not write (untrusted) is never handed to whoosh. A key that differs (stale) or a
@@ -44,7 +44,7 @@ from whoosh.query import Term
 from whoosh.scoring import BM25F
 
 from labeller.core.cache import mac, private_subfolder, read_untrusted
-from labeller.core.chunkers import Chunk
+from labeller.core.chunkers import Chunk, chunker_spec
 from labeller.errors import InvalidInput
 from labeller.eval.analysis import Analyzer, get_analyzer
 from labeller.eval.retrievers import Hit, Progress, top_k
@@ -84,8 +84,8 @@ def distinct_chunks(chunks: list[Chunk]) -> list[Chunk]:
 
 def index_key(project, analyzer: Analyzer, chunks: list[Chunk]) -> dict:
     ids = hashlib.sha256("\n".join(c.chunk_id for c in chunks).encode("ascii")).hexdigest()
-    return {"format": INDEX_FORMAT, "corpus_digest": project.corpus.digest, "chunker": project.chunker.name,
-            "max_chars": project.chunker.max_chars, "analyzer": analyzer.name, "chunk_ids_sha256": ids,
+    return {"format": INDEX_FORMAT, "corpus_digest": project.corpus.digest, "chunker": chunker_spec(project.chunker),
+            "chunker_version": project.chunker.version, "analyzer": analyzer.name, "chunk_ids_sha256": ids,
             "whoosh": whoosh.versionstring()}
 
 
@@ -205,7 +205,7 @@ def save_storage(folder: Path, storage: RamStorage, key: dict, secret: bytes) ->
 
 
 def _slot(project, analyzer: Analyzer) -> str:
-    raw = f"{project.chunker.name}-{project.chunker.max_chars}-{analyzer.name}"
+    raw = f"{chunker_spec(project.chunker)}-{analyzer.name}"
     return re.sub(r"[^A-Za-z0-9._-]", "_", raw)
 
 
@@ -219,9 +219,11 @@ def cache_folder(project, analyzer: Analyzer) -> tuple[Path | None, bytes | None
     if cache is None or getattr(cache, "folder", None) is None:
         why = getattr(cache, "disabled", None)
         return None, None, f", not cached: {why}" if why else ""
-    folder = private_subfolder(project.config.cache_dir, "bm25", _slot(project, analyzer))
+    layout = project.config.layout
+    folder = private_subfolder(layout.cache_dir, *layout.bm25_index.relative_to(layout.cache_dir).parts,
+                               _slot(project, analyzer))
     if folder is None:
-        return None, None, f", not cached: a folder in {project.config.cache_dir / 'bm25'} is a symlink"
+        return None, None, f", not cached: a folder in {layout.bm25_index} is a symlink"
     return folder, cache.secret, ""
 
 

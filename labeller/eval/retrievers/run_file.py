@@ -14,6 +14,7 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from labeller.core.chunkers import chunker_spec
 from labeller.errors import InvalidInput
 from labeller.eval.retrievers import Hit, top_k, trec_order
 from labeller.io import atomic_write_text, read_regular_file
@@ -100,8 +101,8 @@ class RunFileRetriever:
         unknown = sorted((line, docid) for docid, line in run.first_line.items() if docid not in known)
         if unknown:
             line, docid = unknown[0]
-            raise InvalidInput(f"docid {docid!r} is not a chunk id of this corpus under {project.chunker.name} "
-                               f"(max_chars {project.chunker.max_chars}); {len(unknown)} unknown docid(s) in all. "
+            raise InvalidInput(f"docid {docid!r} is not a chunk id of this corpus under "
+                               f"{chunker_spec(project.chunker)}; {len(unknown)} unknown docid(s) in all. "
                                "The run must use chunk ids of the same corpus and chunker settings.",
                                path=str(path), line=line)
         return cls(Path(path), run)
