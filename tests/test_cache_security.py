@@ -280,6 +280,7 @@ def test_the_cached_build_result_round_trips_with_every_kind_of_refusal(tmp_path
     assert {"ambiguous", "not_found", "duplicate_span", "unknown_doc"} <= kinds
     by_kind = {r.kind: r for r in result.refusals}
     assert by_kind["ambiguous"].places and by_kind["not_found"].suggested_places  # the new fields are not empty
+    assert any(o["context"] for o in by_kind["ambiguous"].occurrences)  # a dict inside an occurrence
     codec = last_build_codec(("k",), questions)
     key, decoded = codec.decode(json.loads(json.dumps(codec.encode((("k",), result)))))
     assert (key, decoded) == (("k",), result)

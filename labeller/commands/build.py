@@ -73,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
 def print_summary(s: dict) -> None:
     out = console()
     t = Table(title="golden set", show_header=False, box=None)
-    for key in ("docs", "chars", "chunks", "records", "spans", "single", "multi", "negative"):
+    for key in ("docs", "chars", "chunks", "records", "spans", "single", "multi", "negative", "no_answer"):
         t.add_row(key, f"{s[key]:,}")
     if s["span_chars"]:
         sc = s["span_chars"]
@@ -140,14 +140,25 @@ def print_refusals(project, refusals: list[Refusal]) -> None:
             err.print(f"  at {safe_line(occ['doc'])}:{occ['line']}:{occ['col']}  …{safe_line(ctx)}…")
             if occ["extension"]:
                 err.print(f"    unique if lengthened to: [green]{safe_line(occ['extension'])}[/]")
+            if occ.get("context"):
+                err.print(f"    unique with the context: [green]{safe_line(context_line(occ['context']))}[/]")
         for sug in r.suggestions:
-            if "quote" in sug:
+            if "quote" in sug and "score" not in sug:  # the quote itself, in another context
+                err.print(f"  occurs {safe_line(sug['where'])} with the context: "
+                          f"[yellow]{safe_line(context_line(sug) or 'none (drop prefix and suffix)')}[/]")
+            elif "quote" in sug:
                 flag = "" if sug["unique"] else " (not unique)"
                 err.print(f"  nearest passage {safe_line(sug['where'])} ({sug['score']}){flag}: "
                           f"[yellow]{safe_line(sug['quote'])}[/]")
             elif sug.get("heading"):
                 err.print(f"  try a section locator: {{\"doc\": \"{safe_line(sug['doc'])}\", "
                           f"\"heading\": \"{safe_line(sug['heading'])}\"}}")
+
+
+def context_line(ctx: dict) -> str:
+    """A context as the locator fields to add: ``"prefix": "…", "suffix": "…"``."""
+    return ", ".join(f"{json.dumps(k)}: {json.dumps(ctx[k], ensure_ascii=False)}" for k in ("prefix", "suffix")
+                     if k in ctx)
 
 
 def print_drift(drift: Drift) -> None:

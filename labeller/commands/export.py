@@ -33,6 +33,8 @@ def register(sub) -> None:
                    help="file to write (a folder for beir); default: stdout for single-file formats")
     p.add_argument("--queries-out", metavar="TSV", help="trec-qrels: also write the 'query-id<TAB>query' topics here")
     p.add_argument("--hit-rule", help="build hit rule deciding the answer-bearing chunks (default: labeller.toml)")
+    p.add_argument("--chunks", metavar="FILE", help="write the ids and qrels of this chunk file's chunking instead "
+                   "of the project's chunks (see labeller eval --chunks)")
     add_project_options(p)
     add_format_option(p)
     p.set_defaults(func=run)
@@ -45,6 +47,10 @@ def run(args: argparse.Namespace) -> int:
     result = build(project, project.load_questions().questions)
     if not result.ok:
         return report_refusals(project, result, args.format, "export needs a clean build", "nothing was exported")
+    if args.chunks:
+        from labeller.eval.chunkset import through_chunking
+
+        project, result = through_chunking(project, result, args.chunks)
     files, notes = FORMATS[args.fmt].export(project, result, args)
     if "" in files:
         written = write_single(args, files)

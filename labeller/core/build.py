@@ -242,7 +242,8 @@ MANIFEST_SHAPE = {"build_hit_rule": str, "canonical_version": str, "chunker_vers
                   "max_chars": (int, None), "chunker_settings?": {str: SCALAR}, "n_chunks": int, "n_docs": int,
                   "n_records": int, "tool_version": str}
 SUMMARY_SHAPE = {"docs": int, "chars": int, "chunks": int, "records": int, "spans": int, "single": int, "multi": int,
-                 "negative": int, "labels_per_doc": {str: int}, "unlabelled_docs": [str], "blocks": {str: int},
+                 "negative": int, "no_answer": int, "labels_per_doc": {str: int}, "unlabelled_docs": [str],
+                 "blocks": {str: int},
                  "chunks_per_record": [[int]],
                  "span_chars": (None, {"min": int, "median": (int, float), "mean": float, "max": int}),
                  "refusals": int}
@@ -263,6 +264,7 @@ def summarize(project: Project, records: list[RecordResult]) -> dict:
         "single": sum(1 for q in qs if not q.unanswerable and q.hop == "single"),
         "multi": sum(1 for q in qs if not q.unanswerable and q.hop == "multi"),
         "negative": sum(1 for q in qs if q.unanswerable),
+        "no_answer": sum(1 for q in qs if q.no_answer),
         "labels_per_doc": dict(sorted(per_doc.items())),
         "unlabelled_docs": sorted(d for d in project.corpus.docs if d not in per_doc),
         "blocks": dict(sorted(Counter(s.block for s in spans).items())),
