@@ -9,6 +9,7 @@ here measures time.
 
 from __future__ import annotations
 
+import os
 import pickle
 import re
 import sys
@@ -45,6 +46,37 @@ def synthetic(tmp_path_factory) -> Path:
     return root
 
 
+class _NotingPid:
+    """``fn`` as the mapper received it, plus a file named after the process that ran it;
+    module-level and picklable, so it travels to the workers like ``fn`` itself."""
+
+    def __init__(self, fn, folder: Path) -> None:
+        self.fn, self.folder = fn, folder
+
+    def __call__(self, doc):
+        (self.folder / str(os.getpid())).touch()
+        return self.fn(doc)
+
+
+def spread_over_workers(monkeypatch, folder: Path):
+    """From now on spread every mapped document over two workers; the function returned
+    gives the other processes that did work since its last call (and forgets them). A pool
+    that silently fell back to this process leaves it empty."""
+    folder.mkdir()
+    real = parallel.iter_documents
+    monkeypatch.setattr(parallel, "iter_documents", lambda fn, docs: real(_NotingPid(fn, folder), docs))
+    monkeypatch.setattr(parallel, "MIN_PARALLEL_CHARS", 0)
+    monkeypatch.setenv("LABELLER_WORKERS", "2")
+
+    def taken() -> set[int]:
+        pids = {int(p.name) for p in folder.iterdir()}
+        for p in folder.iterdir():
+            p.unlink()
+        return pids - {os.getpid()}
+
+    return taken
+
+
 def outputs(project: Project) -> tuple[bytes, bytes]:
     result = build(project, project.load_questions().questions)
     assert result.ok, [r.as_json() for r in result.refusals]
@@ -78,10 +110,11 @@ def test_warm_per_document_caches_alone_give_the_same_bytes(synthetic, tmp_path)
 
 def test_parallel_workers_give_the_same_bytes(synthetic, tmp_path, monkeypatch):
     plain = outputs(Project(load_config(synthetic)))
-    monkeypatch.setattr(parallel, "MIN_PARALLEL_CHARS", 0)
-    monkeypatch.setenv("LABELLER_WORKERS", "2")
+    pids = spread_over_workers(monkeypatch, tmp_path / "pids")
     assert outputs(Project(load_config(synthetic))) == plain
-    assert outputs(cached(synthetic, tmp_path)) == plain
+    assert pids(), "no worker process chunked a document"
+    assert outputs(cached(synthetic, tmp_path / "cache")) == plain
+    assert pids(), "no worker process prepared the cold build"
 
 
 def test_bundled_mixed_fixture_is_unchanged_by_the_cache(tmp_path):
@@ -200,12 +233,12 @@ def test_single_quote_lookup_on_joined_text_equals_per_document_scan(bodies, raw
     assert index.find_all([quote])[quote] == expected
 
 
-def test_chunking_in_parallel_keeps_corpus_order(synthetic, monkeypatch):
+def test_chunking_in_parallel_keeps_corpus_order(synthetic, tmp_path, monkeypatch):
     corpus = Project(load_config(synthetic)).corpus
     serial = chunk_corpus(corpus, get_chunker("md-struct-v1", 1800))
-    monkeypatch.setattr(parallel, "MIN_PARALLEL_CHARS", 0)
-    monkeypatch.setenv("LABELLER_WORKERS", "2")
+    pids = spread_over_workers(monkeypatch, tmp_path / "pids")
     spread = chunk_corpus(corpus, get_chunker("md-struct-v1", 1800))
+    assert pids(), "no worker process chunked a document"
     assert list(spread) == list(serial) and spread == serial
 
 
@@ -245,11 +278,11 @@ def test_cold_preparation_fills_the_caches_with_what_the_lazy_path_computes(synt
     from labeller.core.anchors import LAST_SEARCH
     from labeller.core.chunkers import chunk_key, unpack_chunks
 
-    monkeypatch.setattr(parallel, "MIN_PARALLEL_CHARS", 0)
-    monkeypatch.setenv("LABELLER_WORKERS", "2")
+    pids = spread_over_workers(monkeypatch, tmp_path / "pids")
     project = cached(synthetic, tmp_path)
     questions = project.load_questions().questions
     parallel.prepare_cold_build(project, questions)
+    assert pids(), "no worker process prepared the cold build"
     fresh = DigestCache(tmp_path)  # read back from disk, not from the preparing process's memory
     for doc in project.corpus:
         assert unpack_chunks(doc, fresh.get(chunk_key(project.chunker, doc))) == project.chunker.chunk(doc)
