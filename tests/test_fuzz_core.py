@@ -190,13 +190,12 @@ def oracle_headings(text: str) -> list[tuple[int, int, str]]:
 def oracle_section(text: str, headings: list[tuple[int, int, str]], index: int) -> tuple[int, int]:
     """SPEC §2: the heading's line through the line before the next heading of the same or
     higher level (or the end), trailing blank lines excluded."""
-    starts = line_starts(text)
+    bounds = [*line_starts(text), len(text)]  # line n is text[bounds[n]:bounds[n + 1]]
     first, level, _ = headings[index]
-    stop = next((f for f, lv, _ in headings[index + 1:] if f > first and lv <= level), len(starts))
-    while stop - 1 > first and not text[starts[stop - 1]:starts[stop] if stop < len(starts) else len(text)].strip(" \t\n"):
-        stop -= 1
-    end = starts[stop] if stop < len(starts) else len(text)
-    return starts[first], end
+    stop = next((f for f, lv, _ in headings[index + 1:] if f > first and lv <= level), len(bounds) - 1)
+    while stop - 1 > first and not text[bounds[stop - 1]:bounds[stop]].strip(" \t\n"):
+        stop -= 1  # a trailing blank line (CommonMark: spaces and tabs only)
+    return bounds[first], bounds[stop]
 
 
 def in_no_chunk(resolver: Resolver, doc_id: str, start: int, end: int) -> bool:
