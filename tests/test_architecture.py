@@ -3,7 +3,17 @@
 This file is the documentation of the layers. Every ``import`` statement of every module under
 ``labeller/`` is read from the source (module level, inside functions, under ``TYPE_CHECKING``:
 an import made lazily or for a type annotation is still a dependency) and checked against the
-tables below. A rule broken anywhere fails with the module, the line and the rule.
+tables below. A rule broken anywhere fails with the module, the line and the rule:
+
+* layers: nothing imports upward (LAYERS), nor sideways between independent siblings;
+* islands: no sub-command module imports another (shared helpers live beside them);
+* registries: chunkers and retrievers are reached through their package, never by module;
+* app: inside the app, shell > screens > widgets > session, and only the UI imports Textual;
+* private: no module takes another's ``_private`` name;
+* forbidden: the few named imports that would put a higher layer's job in a lower one;
+* cycles: no import circle, however lazily imported.
+
+``python tests/test_architecture.py`` prints today's violations, one per line.
 
 Decisions the issue left open (issue 13, item 2):
 
@@ -52,9 +62,9 @@ INDEPENDENT: list[tuple[str, ...]] = [
     ("labeller.errors", "labeller.display"),
 ]
 
-# Packages of islands: a module of the package that defines ``ISLAND_MARK`` at top level (a
-# sub-command: ``register(subparsers)``) is imported by no other module; shared helpers (which
-# do not define it) may be imported by any.
+# Packages of islands -> the function that marks an island: a module of the package that
+# defines it at top level (a sub-command's ``register(subparsers)``) is imported by no other
+# module; shared helpers (which do not define it) may be imported by any.
 ISLANDS: dict[str, str] = {"labeller.commands": "register"}
 
 # Registries: implementations are reached by name through the package (``get_chunker``,
