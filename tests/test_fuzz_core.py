@@ -238,6 +238,23 @@ def test_quotes_resolve_exactly_as_the_oracle_counts_them(case):
     assert again == (result.start, result.end, result.block), "expanding a span again must give the same span"
 
 
+@FUZZ
+@given(WORD, st.integers(3, 7), st.integers(2, 6), st.sampled_from([" ", "  ", "\n", " \t", "\u3000"]),
+       st.booleans())
+def test_overlapping_occurrences_make_a_quote_ambiguous(word, n, k, sep, pinned):
+    """SPEC §2 counts overlapping occurrences ("aa" twice in "aaa"); random slices almost
+    never repeat themselves, so the periodic text is built on purpose here."""
+    assume(k < n)
+    corpus, resolver = make_resolver([f"intro\n\n{sep.join([word] * n)}\n"], 1800)
+    text = corpus["d0.md"].text
+    quote = " ".join([word] * k)
+    expected = [("d0.md", s, e) for s, e in oracle_occurrences(text, oracle_quote(quote))]
+    assume(len(expected) >= 2)
+    result = resolver.resolve(Locator(doc="d0.md" if pinned else None, quote=quote), "fuzz")
+    assert isinstance(result, Refusal) and result.kind == "ambiguous", (expected, result)
+    assert [(o["doc"], o["char_start"], o["char_end"]) for o in result.occurrences] == expected
+
+
 @st.composite
 def corpus_and_heading(draw):
     texts = draw(CORPUS)

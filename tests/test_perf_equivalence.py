@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from helpers_oracle import oracle_occurrences, oracle_quote
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from labeller.config import load_config
@@ -226,6 +226,8 @@ def test_line_starts_equal_a_find_loop(text):
 
 @given(st.lists(texts, min_size=1, max_size=4), texts)
 @settings(max_examples=300)
+@example(["aaa", "b aaaa"], "aa")  # overlapping occurrences, in two documents
+@example(["a \n a\u3000\u3000a", "a a"], "a  a")  # ... across whitespace runs
 def test_single_quote_lookup_on_joined_text_finds_every_occurrence_the_spec_counts(bodies, raw_quote):
     corpus = Corpus.from_documents([make_document(f"d{i}.md", b) for i, b in enumerate(bodies)])
     quote = fold_quote(raw_quote) if raw_quote.strip() else "a"
