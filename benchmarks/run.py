@@ -128,7 +128,9 @@ def peak_mb(cmd: list[str], cwd: Path) -> tuple[float, float]:
 
 
 def clear_cache(root: Path) -> None:
-    shutil.rmtree(root / ".labeller-cache", ignore_errors=True)
+    from labeller.config import load_config
+
+    shutil.rmtree(load_config(root).layout.cache_dir, ignore_errors=True)
 
 
 # -- figures ------------------------------------------------------------------------------
@@ -153,7 +155,7 @@ class Bench:
         from labeller.core.project import Project
 
         cfg = load_config(self.root)
-        return Project(cfg, DigestCache(cfg.cache_dir))
+        return Project(cfg, DigestCache(cfg.layout.cache_dir))
 
     # builds --------------------------------------------------------------------------
     def builds(self) -> None:
@@ -290,7 +292,7 @@ class Bench:
                         note="golden set cached; BM25 index built and saved; one run")
         warm = self.fig("eval_warm_s", f"labeller eval, {n:,} queries, warm index", "s", 60.0)
         mem = self.fig("peak_eval_mb", "peak memory, eval (cold index)", "MB", 1024.0)
-        shutil.rmtree(self.root / ".labeller-cache" / "bm25", ignore_errors=True)
+        shutil.rmtree(self.project().layout.bm25_index, ignore_errors=True)
         peak, elapsed = peak_mb(cmd, self.root)
         mem.runs.append(peak)
         cold.runs.append(elapsed)

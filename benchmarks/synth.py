@@ -469,7 +469,8 @@ def questions_for_corpus(corpus_root: Path, n: int, seed: int) -> list[dict]:
                                             [w for w in words if w.isalpha()]))
         docs.append(doc)
     unique = _unique([c.quote for d in docs for c in d.candidates], docs)
-    resolver = Resolver(corpus, chunk_corpus(corpus, get_chunker("md-struct-v1", 1800)))
+    chunker = get_chunker("md-struct-v1", max_chars=1800)
+    resolver = Resolver(corpus, chunk_corpus(corpus, chunker), chunker)
     for d in docs:
         d.candidates = [c for c in d.candidates if c.quote in unique and len(c.context) >= 3
                         and isinstance(resolver.resolve(Locator(doc=c.doc_id, quote=c.quote)), Span)]

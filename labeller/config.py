@@ -1,116 +1,334 @@
 """Project configuration: ``labeller.toml`` at the project root, then command-line flags.
 
 Everything has a default so that a folder with ``corpus/`` and ``golden/questions.jsonl``
-is already a project.
+is already a project. The file is parsed once, up front, into one pydantic model per
+section; every value is checked (types *and* ranges, unknown keys refused) before any
+command runs, so a bad setting is an exit-2 message naming the file, the key and the
+reason — never a traceback halfway through a build.
+
+This module is the bottom layer with ``io`` and ``errors``: it imports nothing else of
+labeller, and the core reads its bounds (``Limits``) and corpus defaults from here.
+Names that only an upper layer can judge are checked by their owners: the chunker and
+the hit rule as soon as a project is opened (``core.project``), the analyzer when an eval
+runs (its registry pulls in the search library, which a quick ``build --check`` must not pay
+for).
 """
 
 from __future__ import annotations
 
+import json
+import math
 import tomllib
-from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Annotated, Any, Literal
 
-from labeller.core.corpus import DEFAULT_INCLUDE, DEFAULT_MAX_FILE_BYTES
-from labeller.core.questions import Limits
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
 from labeller.errors import InvalidInput
+from labeller.io import read_regular_file
+from labeller.layout import CONFIG_NAME, STATE_DIR, ProjectLayout
 
-CONFIG_NAME = "labeller.toml"
+DEFAULT_INCLUDE = ("**/*.md",)
+DEFAULT_MAX_FILE_BYTES = 20 * 1024 * 1024
+MAX_K = 1000  # the deepest cut-off an eval scores (and so retrieves)
+MAX_CONFIG_BYTES = 1024 * 1024  # labeller.toml is read like any other untrusted file: bounded
 
-
-@dataclass(frozen=True)
-class EvalConfig:
-    k: tuple[int, ...] = (1, 5, 10, 20, 50)
-    shipped_k: int = 5
-    analyzer: str = "auto"
-    bootstrap_samples: int = 2000
-    seed: int = 20261129
-    field_weights: dict = field(default_factory=dict)
-    history: str = ".labeller/runs.duckdb"
+_NonEmpty = Annotated[str, Field(min_length=1)]
+_Positive = Annotated[int, Field(ge=1)]
 
 
-@dataclass(frozen=True)
-class ProjectConfig:
-    root: Path
-    corpus: Path
-    include: tuple[str, ...] = DEFAULT_INCLUDE
-    exclude: tuple[str, ...] = ()
-    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
-    questions: Path = Path("golden/questions.jsonl")
-    out: Path = Path("golden")
-    chunker: str = "md-struct-v1"
-    max_chars: int = 1800
-    hit_rule: str = "any_overlap"
+class _Section(BaseModel):
+    """Strict (a string is never read as a number), frozen, unknown keys refused."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, use_attribute_docstrings=True)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _lists_as_tuples(cls, value: Any) -> Any:
+        # TOML has arrays, the models hold tuples (hashable, immutable)
+        return tuple(value) if isinstance(value, list) else value
+
+
+class CorpusConfig(_Section):
+    """``[corpus]``: which files are documents."""
+
+    root: _NonEmpty = "corpus"
+    """The corpus folder, relative to the project root."""
+    include: Annotated[tuple[_NonEmpty, ...], Field(min_length=1)] = DEFAULT_INCLUDE
+    """Glob patterns (relative to the corpus folder) of the files that are documents."""
+    exclude: tuple[_NonEmpty, ...] = ()
+    """Glob patterns of files left out even though an include pattern matches them."""
+    max_file_bytes: _Positive = DEFAULT_MAX_FILE_BYTES
+    """Largest document, in bytes; a bigger file stops the load (exit 2)."""
+
+
+class GoldenConfig(_Section):
+    """``[golden]``: where the labels live."""
+
+    questions: _NonEmpty = "golden/questions.jsonl"
+    """The source of truth, relative to the project root."""
+    out: _NonEmpty = "golden"
+    """The folder the derived artifact and manifest are written to."""
+
+
+class BuildConfig(_Section):
+    """``[build]``: how labels become answer-bearing chunks."""
+
+    chunker: _NonEmpty = "md-struct-v1"
+    """The named, versioned chunker (checked against the registry when the project opens)."""
+    max_chars: _Positive = 1800
+    """The chunker's size budget in characters (at least 1)."""
+    hit_rule: _NonEmpty = "any_overlap"
+    """any_overlap, span_containment, coverage>=T or union_coverage>=T (checked when the project opens)."""
+
+
+class Limits(_Section):
+    """``[limits]``: bounds on an untrusted label file (questions, annotations, imports)."""
+
+    max_file_bytes: _Positive = 1024 * 1024
+    """Largest label file, in bytes."""
+    max_records: _Positive = 10_000
+    """Most records in one label file."""
+    max_query_chars: _Positive = 8_000
+    """Longest query, in characters after NFC normalisation."""
+    max_locators: _Positive = 64
+    """Most locators on one record."""
+
+
+_K = Annotated[int, Field(ge=1, le=MAX_K)]
+
+
+class EvalConfig(_Section):
+    """``[eval]``: how ``labeller eval`` scores a retriever."""
+
+    k: Annotated[tuple[_K, ...], Field(min_length=1)] = (1, 5, 10, 20, 50)
+    """Cut-offs scored, each 1..1000. ``shipped_k`` need not be listed: it is always scored too."""
+    shipped_k: _K = 5
+    """The cut-off the product ships (the regression gate and diagnostics read it)."""
+    analyzer: _NonEmpty = "auto"
+    """Text analysis of the default BM25 retriever: auto, plain or a versioned analyzer name."""
+    bootstrap_samples: Annotated[int, Field(ge=1, le=1_000_000)] = 2000
+    """Bootstrap resamples behind each confidence interval (1..1,000,000)."""
+    seed: Annotated[int, Field(ge=0, le=2**63 - 1)] = 20261129
+    """Seed of the bootstrap's random generator (a non-negative 64-bit integer)."""
+    field_weights: dict[Literal["heading", "breadcrumb", "body"], float] = Field(default_factory=dict)
+    """BM25F weight per chunk field (heading, breadcrumb, body), each a finite number >= 0."""
+    history: _NonEmpty = f"{STATE_DIR}/runs.duckdb"
+    """The run history database, relative to the project root."""
+    chunk_file_max_bytes: _Positive = 256 * 1024 * 1024
+    """Largest chunk file ``eval --chunks`` reads, in bytes (an untrusted file: bounded)."""
+    chunk_file_max_chunks: _Positive = 1_000_000
+    """Most chunks in one chunk file."""
+
+    @field_validator("field_weights")
+    @classmethod
+    def _finite_non_negative(cls, value: dict[str, float]) -> dict[str, float]:
+        for name, weight in value.items():
+            if not (math.isfinite(weight) and weight >= 0):
+                raise ValueError(f"the weight of {name!r} must be a finite number >= 0")
+        return value
+
+
+class LabellerToml(_Section):
+    """The whole file: five optional sections, nothing else."""
+
+    corpus: CorpusConfig = CorpusConfig()
+    golden: GoldenConfig = GoldenConfig()
+    build: BuildConfig = BuildConfig()
     limits: Limits = Limits()
     eval: EvalConfig = EvalConfig()
 
+
+SECTIONS: dict[str, type[_Section]] = {"corpus": CorpusConfig, "golden": GoldenConfig, "build": BuildConfig,
+                                       "limits": Limits, "eval": EvalConfig}
+_CORPUS, _GOLDEN, _BUILD = CorpusConfig(), GoldenConfig(), BuildConfig()  # the defaults, spelled once
+
+
+class ProjectConfig(BaseModel):
+    """The effective configuration of one project: file values over defaults, flags over both.
+
+    Paths are absolute (joined to ``root``); ``sources`` says where each ``section.key``
+    came from (``default``, ``labeller.toml`` or ``flag --name``).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
+
+    root: Path
+    corpus: Path
+    include: tuple[str, ...] = _CORPUS.include
+    exclude: tuple[str, ...] = _CORPUS.exclude
+    max_file_bytes: Annotated[int, Field(ge=1)] = _CORPUS.max_file_bytes
+    questions: Path = Path(_GOLDEN.questions)
+    out: Path = Path(_GOLDEN.out)
+    chunker: str = _BUILD.chunker
+    max_chars: Annotated[int, Field(ge=1)] = _BUILD.max_chars
+    hit_rule: str = _BUILD.hit_rule
+    limits: Limits = Limits()
+    eval: EvalConfig = EvalConfig()
+    sources: dict[str, str] = Field(default_factory=dict)
+
+    @property
+    def layout(self) -> ProjectLayout:
+        return ProjectLayout(root=self.root, corpus=self.corpus, questions=self.questions, out=self.out,
+                             run_history=self.root / self.eval.history)
+
+    # Kept only while labeller/app/ still reads them (see NOTES.md); everything else asks the layout.
     @property
     def artifact_path(self) -> Path:
-        return self.out / "golden-set.v1.jsonl"
+        return self.layout.artifact
 
     @property
     def manifest_path(self) -> Path:
-        return self.out / "golden-set.v1.manifest.json"
+        return self.layout.manifest
 
     @property
     def cache_dir(self) -> Path:
-        return self.root / ".labeller-cache"
+        return self.layout.cache_dir
 
     @property
     def review_log(self) -> Path:
-        return self.questions.with_name("reviews.jsonl")
+        return self.layout.review_log
+
+    def invalid(self, key: str, reason: str) -> InvalidInput:
+        """The error for a configured value an upper layer found wrong (``key`` is ``section.key``),
+        naming where the value came from."""
+        section, name = key.split(".", 1)
+        source = self.sources.get(key, "default")
+        if source.startswith("flag "):
+            return InvalidInput(f"{source}: {reason}")
+        return InvalidInput(f"[{section}] {name}: {reason}", path=str(self.layout.config_file))
+
+    def effective(self) -> dict[str, dict[str, Any]]:
+        """Every setting as ``{section: {key: value}}``, paths relative to the root where they can be."""
+        def rel(p: Path) -> str:
+            try:
+                return p.relative_to(self.root).as_posix()
+            except ValueError:
+                return str(p)
+
+        return {
+            "build": {"chunker": self.chunker, "hit_rule": self.hit_rule, "max_chars": self.max_chars},
+            "corpus": {"exclude": list(self.exclude), "include": list(self.include),
+                       "max_file_bytes": self.max_file_bytes, "root": rel(self.corpus)},
+            "eval": {k: (list(v) if isinstance(v, tuple) else v)
+                     for k, v in self.eval.model_dump().items()},
+            "golden": {"out": rel(self.out), "questions": rel(self.questions)},
+            "limits": self.limits.model_dump(),
+        }
 
 
-_SECTIONS = {
-    "corpus": {"root": str, "include": list, "exclude": list, "max_file_bytes": int},
-    "golden": {"questions": str, "out": str},
-    "build": {"chunker": str, "max_chars": int, "hit_rule": str},
-    "limits": {"max_file_bytes": int, "max_records": int, "max_query_chars": int, "max_locators": int},
-    "eval": {"k": list, "shipped_k": int, "analyzer": str, "bootstrap_samples": int, "seed": int,
-             "field_weights": dict, "history": str},
-}
-
-
-def _validate(data: dict, path: Path) -> None:
-    for section, values in data.items():
-        if section not in _SECTIONS or not isinstance(values, dict):
-            raise InvalidInput(f"unknown section [{section}]", path=str(path))
-        for key, value in values.items():
-            want = _SECTIONS[section].get(key)
-            if want is None:
-                raise InvalidInput(f"unknown key {key!r} in [{section}]", path=str(path))
-            if not isinstance(value, want) or (want is int and isinstance(value, bool)):
-                raise InvalidInput(f"[{section}] {key} must be a {want.__name__}", path=str(path))
+_FLAG_KEYS = {"corpus": "corpus.root", "questions": "golden.questions", "out": "golden.out",
+              "hit_rule": "build.hit_rule"}
 
 
 def load_config(root: Path | str = ".", *, corpus: str | None = None, questions: str | None = None,
                 out: str | None = None, hit_rule: str | None = None) -> ProjectConfig:
-    """Read ``labeller.toml`` (if any) under ``root`` and apply flag overrides."""
+    """Read ``labeller.toml`` (if any) under ``root``, check all of it, and apply flag overrides."""
     root = Path(root).resolve()
     path = root / CONFIG_NAME
     data: dict = {}
-    if path.exists():
+    text = ""
+    if path.exists() or path.is_symlink():
+        raw = read_regular_file(path, max_bytes=MAX_CONFIG_BYTES, what="configuration file")
         try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            text = raw.decode("utf-8")
+            data = tomllib.loads(text)
+        except UnicodeDecodeError as exc:
+            raise InvalidInput(f"not valid UTF-8 at byte {exc.start}", path=str(path)) from None
+        except tomllib.TOMLDecodeError as exc:
             raise InvalidInput(f"cannot parse: {exc}", path=str(path)) from None
-        _validate(data, path)
-    c, g, b = data.get("corpus", {}), data.get("golden", {}), data.get("build", {})
-    lim = data.get("limits", {})
-    ev = dict(data.get("eval", {}))
-    if "k" in ev:
-        ev["k"] = tuple(int(k) for k in ev["k"])
-    cfg = ProjectConfig(
+    toml = parse_toml(data, str(path), text)
+    sources = {f"{s}.{k}": ("labeller.toml" if k in data.get(s, {}) else "default")
+               for s, model in SECTIONS.items() for k in model.model_fields}
+    flags = {"corpus": corpus, "questions": questions, "out": out, "hit_rule": hit_rule}
+    for flag, value in flags.items():
+        if value is not None:
+            if not value.strip():
+                raise InvalidInput(f"--{flag.replace('_', '-')} must not be empty")
+            sources[_FLAG_KEYS[flag]] = f"flag --{flag.replace('_', '-')}"
+    c, g, b = toml.corpus, toml.golden, toml.build
+    return ProjectConfig(
         root=root,
-        corpus=root / (corpus or c.get("root", "corpus")),
-        include=tuple(c.get("include", DEFAULT_INCLUDE)),
-        exclude=tuple(c.get("exclude", ())),
-        max_file_bytes=c.get("max_file_bytes", DEFAULT_MAX_FILE_BYTES),
-        questions=root / (questions or g.get("questions", "golden/questions.jsonl")),
-        out=root / (out or g.get("out", "golden")),
-        chunker=b.get("chunker", "md-struct-v1"),
-        max_chars=b.get("max_chars", 1800),
-        hit_rule=hit_rule or b.get("hit_rule", "any_overlap"),
-        limits=replace(Limits(), **lim),
-        eval=replace(EvalConfig(), **ev),
+        corpus=root / (corpus or c.root),
+        include=c.include,
+        exclude=c.exclude,
+        max_file_bytes=c.max_file_bytes,
+        questions=root / (questions or g.questions),
+        out=root / (out or g.out),
+        chunker=b.chunker,
+        max_chars=b.max_chars,
+        hit_rule=hit_rule or b.hit_rule,
+        limits=toml.limits,
+        eval=toml.eval,
+        sources=sources,
     )
-    return cfg
+
+
+def parse_toml(data: dict, path: str = CONFIG_NAME, text: str = "") -> LabellerToml:
+    """The parsed TOML as models; the first problem of each bad key is told in plain words, with
+    its line in ``text`` (the file) when the key is spelled plainly under its section header."""
+    try:
+        return LabellerToml.model_validate(data)
+    except ValidationError as exc:
+        first: dict[tuple, dict] = {}  # one reason per key: a bad item also fails its list's other checks
+        for err in exc.errors():
+            first.setdefault(tuple(str(p) for p in err["loc"][:2]), err)
+        problems = [(_line_of(text, *loc), _plain(err, data)) for loc, err in first.items()]
+        details = [{"path": path, "line": line, "message": p} for line, p in problems]
+        if len(problems) == 1:
+            raise InvalidInput(problems[0][1], path=path, line=problems[0][0]) from None
+        raise InvalidInput(f"{len(problems)} problems in the configuration", path=path).with_details(details) from None
+
+
+def _line_of(text: str, section: str = "", key: str = "") -> int | None:
+    """The 1-based line of ``key`` under ``[section]`` (or of the header itself), if it is
+    written that plainly; ``None`` otherwise (dotted keys, inline tables): then only the key
+    is named."""
+    in_section, found = False, None
+    for n, line in enumerate(text.splitlines(), start=1):
+        stripped = line.strip()
+        if stripped.startswith("["):
+            in_section = stripped.split("#")[0].strip() == f"[{section}]"
+            if in_section and not key:
+                return n
+        elif in_section and key and stripped.split("=")[0].strip() in (key, f'"{key}"'):
+            found = found or n
+    return found
+
+
+def _plain(err: dict, data: dict) -> str:
+    """One pydantic error as ``[section] key: reason`` (no URLs, no "Input should be")."""
+    loc = [str(p) for p in err["loc"]]
+    kind, msg = err["type"], err["msg"]
+    if not loc:
+        return f"the file must be a table of sections, not {type(data).__name__}"
+    section = loc[0]
+    if len(loc) == 1:
+        if kind == "extra_forbidden":
+            return f"unknown section [{section}]; sections: {', '.join(f'[{s}]' for s in SECTIONS)}"
+        return f"[{section}] must be a table of keys"
+    key = loc[1]
+    where = f"[{section}] {key}" + "".join(f"[{p}]" if p.isdigit() else f".{p}" for p in loc[2:] if p != "[key]")
+    if kind == "extra_forbidden":
+        known = ", ".join(SECTIONS[section].model_fields) if section in SECTIONS else ""
+        return f"unknown key {key!r} in [{section}]; keys: {known}"
+    value = err.get("input")
+    shown = json.dumps(value, ensure_ascii=False, default=str) if not isinstance(value, dict) else "a table"
+    if len(shown) > 60:
+        shown = shown[:57] + "..."
+    reason = msg.removeprefix("Value error, ")
+    reason = (reason.replace("Input should be", "must be").replace("Input", "the value")
+              .replace("greater than or equal to", "at least").replace("less than or equal to", "at most"))
+    if kind in ("int_type", "int_from_float"):
+        reason = "must be a whole number"
+    elif kind == "string_type":
+        reason = "must be a string"
+    elif kind in ("tuple_type", "list_type"):
+        reason = "must be a list"
+    elif kind in ("float_type", "float_parsing"):
+        reason = "must be a number"
+    elif kind == "too_short":
+        reason = "must not be empty"
+    elif kind == "bool_type":
+        reason = "must be true or false"
+    return f"{where} = {shown}: {reason}"

@@ -1,16 +1,27 @@
-"""Crash-safe file writes and bounded, no-follow reads.
+"""Crash-safe file writes, bounded no-follow reads, and the one guarded JSON/JSONL reader.
 
 Every file labeller writes goes through ``atomic_write_*``: temp file in the same
 folder, fsync, rename, fsync the folder. A kill at any point leaves either the old file
 or the new one, never a torn mix.
+
+Every JSON labeller reads from a file a person or another tool wrote goes through
+``parse_json`` (one document) or ``parse_jsonl``/``read_jsonl`` (one value a line), so each
+gets the same guards: strict UTF-8 (the error names the byte offset), duplicate keys
+refused (a reviewer reading the diff sees the first ``"quote"``, ``json`` keeps the last),
+nesting bounded (a line of 100,000 ``[`` is an error naming file and line, not a
+``RecursionError``), and every problem named by file and line.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import stat
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from labeller.errors import InvalidInput
 
@@ -98,3 +109,158 @@ def read_regular_file(path: Path, *, max_bytes: int, what: str = "file", bound_h
     if len(data) > max_bytes:
         raise InvalidInput(f"{what} grew past the bound of {max_bytes} bytes", path=str(path))
     return data
+
+
+# -- the guarded JSON reader -------------------------------------------------------------------
+
+MAX_JSON_DEPTH = 100  # labeller's own formats nest 5 deep; far below the decoder's stack limit
+# One token at a time, never a whole string in one match: a regex for "a string" backtracks
+# over every escaped quote of an unterminated one, which is quadratic on a hostile line.
+_NESTING_TOKEN = re.compile(r'\\.|["\[\]{}]', re.DOTALL)
+
+
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict:
+    seen: set[str] = set()
+    for key, _ in pairs:
+        if key in seen:
+            raise _DuplicateKey(f"duplicate key {key!r} in one JSON object (which one is meant?)")
+        seen.add(key)
+    return dict(pairs)
+
+
+def _too_deep(text: str, max_depth: int) -> int | None:
+    """The offset where brackets outside strings first nest deeper than ``max_depth``, if they
+    do (linear, no recursion)."""
+    if text.count("[") + text.count("{") <= max_depth:
+        return None
+    depth, in_string = 0, False
+    for m in _NESTING_TOKEN.finditer(text):
+        token = m.group()
+        if token == '"':
+            in_string = not in_string
+        elif in_string or len(token) == 2:  # a bracket inside a string, or an escape
+            continue
+        elif token in "[{":
+            depth += 1
+            if depth > max_depth:
+                return m.start()
+        else:
+            depth -= 1
+    return None
+
+
+def _json_value(text: str, max_depth: int) -> tuple[Any, str | None, bool, int | None]:
+    """``(value, None, False, None)`` for good JSON, else ``(None, reason, hostile, line)``; never
+    raises. ``line`` is the line of ``text`` the problem is on, when it is known.
+
+    ``hostile`` marks what no interrupted write can leave behind (too deep, a duplicate
+    key, a number too long to convert): someone wrote it, so readers that forgive torn
+    lines refuse these.
+    """
+    deep = _too_deep(text, max_depth)
+    if deep is not None:
+        return (None, f"malformed JSON: nested too deeply (over {max_depth} levels)", True,
+                text.count("\n", 0, deep) + 1)
+    try:
+        return json.loads(text, object_pairs_hook=_no_duplicate_keys), None, False, None
+    except json.JSONDecodeError as exc:
+        return None, f"malformed JSON: {exc.msg} at column {exc.colno}", False, exc.lineno
+    except _DuplicateKey as exc:
+        return None, str(exc), True, None
+    except RecursionError:  # a backstop: the depth scan above should always catch it first
+        return None, "malformed JSON: nested too deeply", True, None
+    except ValueError as exc:  # e.g. an integer of more digits than Python converts
+        return None, f"malformed JSON: {exc}", True, None
+
+
+def parse_json(text: str | bytes, path: str | None = None, line: int | None = None, *,
+               max_depth: int = MAX_JSON_DEPTH) -> Any:
+    """One JSON document (or one line's), guarded; bad input raises ``InvalidInput`` at ``path:line``."""
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InvalidInput(f"not valid UTF-8 at byte {exc.start}", path=path, line=line) from None
+    value, error, _, at = _json_value(text, max_depth)
+    if error is not None:
+        raise InvalidInput(error, path=path, line=line if line is not None else at)
+    return value
+
+
+@dataclass(frozen=True)
+class JsonLine:
+    """One line of a JSONL file as read: its value, or why it is not one.
+
+    ``raw`` is the line without its ending, ``eol`` that ending (``"\\n"``, ``"\\r\\n"``, or
+    ``""`` for a last line with no newline: ``terminated`` is then False — a torn append?),
+    so ``raw + eol`` over all lines is the text again, byte for byte (after a BOM);
+    ``skipped`` marks a blank or ``//`` comment line (kept so writers can keep it);
+    ``hostile`` marks an error no interrupted write can cause (see ``_json_value``).
+    """
+
+    path: str
+    line: int
+    raw: str
+    value: Any = None
+    error: str | None = None
+    skipped: bool = False
+    eol: str = "\n"
+    hostile: bool = False
+
+    @property
+    def terminated(self) -> bool:
+        return self.eol != ""
+
+    def refuse(self, reason: str | None = None) -> InvalidInput:
+        """The error for this line: ``reason``, or why it did not parse."""
+        return InvalidInput(reason or self.error or "invalid line", path=self.path, line=self.line)
+
+
+def parse_jsonl(data: str | bytes, path: str, *, comments: bool = False,
+                max_depth: int = MAX_JSON_DEPTH) -> list[JsonLine]:
+    """Every line of a JSONL text, in order, each parsed with the guards of ``parse_json``.
+
+    Bytes are decoded line by line, strictly, so a bad byte is that line's error (with its
+    byte offset in the file) and the other lines still read. A leading BOM is dropped.
+    Blank lines are always skipped; ``//`` comment lines only where the format has them
+    (``comments``), else a ``//`` line is malformed JSON like any other.
+    """
+    pieces: list = data.split(b"\n" if isinstance(data, bytes) else "\n")
+    last = pieces.pop()  # after the final newline: empty unless the file ends mid-line
+    out: list[JsonLine] = []
+    offset = 0
+    entries = [(p, True) for p in pieces] + ([(last, False)] if last else [])
+    for lineno, (piece, terminated) in enumerate(entries, start=1):
+        error = None
+        if isinstance(piece, bytes):
+            try:
+                text = piece.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                text, error = piece.decode("utf-8", errors="replace"), f"not valid UTF-8 at byte {offset + exc.start}"
+            offset += len(piece) + 1
+        else:
+            text = piece
+        if lineno == 1 and text.startswith("\ufeff"):
+            text = text[1:]
+        eol = ("\r\n" if text.endswith("\r") else "\n") if terminated else ""
+        text = text.removesuffix("\r") if terminated else text
+        stripped = text.strip()
+        if error is None and (not stripped or (comments and stripped.startswith("//"))):
+            out.append(JsonLine(path, lineno, text, skipped=True, eol=eol))
+            continue
+        value, hostile = None, False
+        if error is None:
+            value, error, hostile, _ = _json_value(stripped, max_depth)
+        out.append(JsonLine(path, lineno, text, value, error, eol=eol, hostile=hostile))
+    return out
+
+
+def read_jsonl(path: Path, *, max_bytes: int, what: str, bound_hint: str = "", comments: bool = False,
+               max_depth: int = MAX_JSON_DEPTH) -> list[JsonLine]:
+    """A JSONL file read through ``read_regular_file`` (no symlink, regular, bounded), then ``parse_jsonl``."""
+    data = read_regular_file(path, max_bytes=max_bytes, what=what, bound_hint=bound_hint)
+    return parse_jsonl(data, str(path), comments=comments, max_depth=max_depth)

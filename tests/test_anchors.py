@@ -4,6 +4,7 @@ from labeller.core.anchors import QuoteIndex, fold_quote
 from labeller.core.corpus import Corpus, make_document
 from labeller.core.models import Locator
 from labeller.core.resolve import Refusal, Span
+from labeller.core.suggest import suggest
 from labeller.errors import InvalidInput
 
 DOC = "# T\n\nThe quick brown fox\njumps over   the lazy dog.\n\nAnother paragraph about the quick brown cat.\n"
@@ -46,7 +47,7 @@ def test_automaton_and_find_agree():
 
 def test_not_found_offers_nearest_passage_but_does_not_apply_it(make_project):
     p = make_project({"a.md": DOC})
-    r = p.resolver.resolve(Locator(quote="jumps ovr the lazy"), "q1")
+    r = suggest(p.resolver, p.resolver.resolve(Locator(quote="jumps ovr the lazy"), "q1"))
     assert isinstance(r, Refusal) and r.kind == "not_found"
     assert r.suggestions and "jumps over" in r.suggestions[0]["quote"]
     assert r.record_id == "q1"
@@ -54,7 +55,7 @@ def test_not_found_offers_nearest_passage_but_does_not_apply_it(make_project):
 
 def test_ambiguous_lists_each_occurrence_with_unique_extension(make_project):
     p = make_project({"a.md": DOC})
-    r = p.resolver.resolve(Locator(quote="quick brown"))
+    r = suggest(p.resolver, p.resolver.resolve(Locator(quote="quick brown")))
     assert r.kind == "ambiguous"
     assert [(o["line"], o["col"]) for o in r.occurrences] == [(3, 5), (6, 29)]
     exts = [o["extension"] for o in r.occurrences]

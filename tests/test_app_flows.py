@@ -133,8 +133,8 @@ async def test_author_a_question_end_to_end(example):
     # the rebuilt artifact is exactly what `labeller build` makes of the saved file
     project = Project(load_config(example))
     result = build(project, project.load_questions().questions)
-    assert check(result, project.config.artifact_path, project.config.manifest_path).ok
-    artifact = [json.loads(ln) for ln in project.config.artifact_path.read_text(encoding="utf-8").splitlines()]
+    assert check(result, project.config.layout.artifact, project.config.layout.manifest).ok
+    artifact = [json.loads(ln) for ln in project.config.layout.artifact.read_text(encoding="utf-8").splitlines()]
     assert artifact[-1]["query_id"] == rid and artifact[-1]["answer_bearing_chunk_ids"]
 
 

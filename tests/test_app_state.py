@@ -153,12 +153,12 @@ def test_save_keeps_comments_order_and_refuses_what_the_loader_would(session):
 def test_save_reports_label_errors_and_leaves_the_artifact(session):
     out = session.save_questions()
     session.rebuild(out)
-    artifact = session.config.artifact_path.read_bytes()
+    artifact = session.config.layout.artifact.read_bytes()
     session.set_locator("q001", 0, LocatorDraft(quote="keys rotate"))
     out = session.rebuild(session.save_questions())
     assert out.written and not out.artifact_written
     assert "q001" in out.artifact_reason and "left as it was" in out.message()
-    assert session.config.artifact_path.read_bytes() == artifact
+    assert session.config.layout.artifact.read_bytes() == artifact
 
 
 def test_apply_suggestion(session):

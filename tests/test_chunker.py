@@ -86,7 +86,7 @@ def test_unknown_chunker_is_invalid_input():
     from labeller.errors import InvalidInput
 
     with pytest.raises(InvalidInput):
-        get_chunker("nope", 10)
+        get_chunker("nope", max_chars=10)
 
 
 def check_chunks(doc, chunks):

@@ -26,7 +26,7 @@ DOCS = {
 
 def disk_project(root) -> Project:
     cfg = load_config(root)
-    return Project(cfg, DigestCache(cfg.cache_dir))
+    return Project(cfg, DigestCache(cfg.layout.cache_dir))
 
 
 def index_dir(root):

@@ -4,6 +4,7 @@ import pytest
 
 from labeller.core.models import Locator
 from labeller.core.resolve import Refusal, Span
+from labeller.core.suggest import suggest
 
 DOC = """\
 ---
@@ -75,7 +76,7 @@ def resolve(make_project):
         r = p.resolver.resolve(Locator(doc="d.md", quote=quote, **kw) if quote else Locator(doc="d.md", **kw))
         if isinstance(r, Span):
             return r.block, text[r.start:r.end]
-        return r
+        return suggest(p.resolver, r)
 
     return run
 

@@ -33,7 +33,8 @@ from labeller.core.expansion import expand
 from labeller.core.hitrules import any_overlap, coverage, parse_hit_rule, span_containment, union_coverage
 from labeller.core.models import Locator, Question
 from labeller.core.project import Project
-from labeller.core.questions import Limits, parse_questions
+from labeller.config import Limits
+from labeller.core.questions import parse_questions
 from labeller.core.resolve import Refusal, Resolver, Span
 from labeller.errors import InvalidInput
 
@@ -132,7 +133,8 @@ MAX_CHARS = st.sampled_from([16, 40, 120, 1800])
 
 def make_resolver(texts: list[str], max_chars: int) -> tuple[Corpus, Resolver]:
     corpus = Corpus.from_documents([make_document(f"d{i}.md", t) for i, t in enumerate(texts)])
-    return corpus, Resolver(corpus, chunk_corpus(corpus, MdStructV1(max_chars)))
+    chunker = MdStructV1(max_chars)
+    return corpus, Resolver(corpus, chunk_corpus(corpus, chunker), chunker)
 
 
 def in_no_chunk(resolver: Resolver, doc_id: str, start: int, end: int) -> bool:
@@ -211,8 +213,8 @@ def test_quotes_resolve_exactly_as_the_oracle_counts_them(case):
         return
     if len(found) > 1:
         assert isinstance(result, Refusal) and result.kind == "ambiguous", (found, result)
-        assert [(o["doc"], o["char_start"], o["char_end"]) for o in result.occurrences] == found[:len(result.occurrences)]
-        assert len(result.occurrences) == min(len(found), 20)
+        assert [(p.doc, p.start, p.end) for p in result.places] == found[:len(result.places)]
+        assert len(result.places) == min(len(found), 20)
         return
     doc_id, start, end = found[0]
     text = corpus[doc_id].text
@@ -252,7 +254,7 @@ def test_overlapping_occurrences_make_a_quote_ambiguous(word, n, k, sep, pinned)
     assume(len(expected) >= 2)
     result = resolver.resolve(Locator(doc="d0.md" if pinned else None, quote=quote), "fuzz")
     assert isinstance(result, Refusal) and result.kind == "ambiguous", (expected, result)
-    assert [(o["doc"], o["char_start"], o["char_end"]) for o in result.occurrences] == expected
+    assert [(p.doc, p.start, p.end) for p in result.places] == expected
 
 
 @st.composite

@@ -21,7 +21,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from labeller.config import load_config
-from labeller.core import parallel
+from labeller.core import coldbuild, parallel
 from labeller.core.anchors import QuoteIndex, fold_quote, fold_text
 from labeller.core.build import build
 from labeller.core.cache import DigestCache
@@ -238,9 +238,9 @@ def test_single_quote_lookup_on_joined_text_finds_every_occurrence_the_spec_coun
 
 def test_chunking_in_parallel_keeps_corpus_order(synthetic, tmp_path, monkeypatch):
     corpus = Project(load_config(synthetic)).corpus
-    serial = chunk_corpus(corpus, get_chunker("md-struct-v1", 1800))
+    serial = chunk_corpus(corpus, get_chunker("md-struct-v1", max_chars=1800))
     pids = spread_over_workers(monkeypatch, tmp_path / "pids")
-    spread = chunk_corpus(corpus, get_chunker("md-struct-v1", 1800))
+    spread = chunk_corpus(corpus, get_chunker("md-struct-v1", max_chars=1800))
     assert pids(), "no worker process chunked a document"
     assert list(spread) == list(serial) and spread == serial
 
@@ -284,7 +284,7 @@ def test_cold_preparation_fills_the_caches_with_what_the_lazy_path_computes(synt
     pids = spread_over_workers(monkeypatch, tmp_path / "pids")
     project = cached(synthetic, tmp_path)
     questions = project.load_questions().questions
-    parallel.prepare_cold_build(project, questions)
+    coldbuild.prepare_cold_build(project, questions)
     assert pids(), "no worker process prepared the cold build"
     fresh = DigestCache(tmp_path)  # read back from disk, not from the preparing process's memory
     for doc in project.corpus:

@@ -23,7 +23,7 @@ def test_spans_contain_their_quote_and_stay_in_one_document(texts, data):
     docs = [make_document(f"d{i}.md", t) for i, t in enumerate(texts)]
     corpus = Corpus.from_documents(docs)
     chunker = MdStructV1(120)
-    resolver = Resolver(corpus, {d.doc_id: chunker.chunk(d) for d in corpus})
+    resolver = Resolver(corpus, {d.doc_id: chunker.chunk(d) for d in corpus}, chunker)
     doc = data.draw(st.sampled_from(docs))
     start = data.draw(st.integers(0, len(doc.text) - 1))
     end = data.draw(st.integers(start + 1, min(len(doc.text), start + 40)))

@@ -34,7 +34,7 @@ def test_merge_is_the_union_with_one_locator_per_span(tmp_path):
     # "Restores are tested monthly" expands to the paragraph A's quote already labels: dropped.
     assert locs(result) == [{"quote": "nightly at 02:00"}, {"quote": "snapshots are taken hourly"}]
     assert by_id(project)["q2"] == result
-    log = read_review_log(project.config.review_log)
+    log = read_review_log(project.config.layout.review_log)
     assert log.latest("q2").comment == "adjudicated against bob: merge"
     assert log.latest("q2").reviewer == "carol" and log.status(result) == "reviewed"
 
@@ -45,7 +45,7 @@ def test_keep_a_writes_nothing_but_logs_the_decision(tmp_path):
     q2 = by_id(project)["q2"]
     assert adjudicate(project, q2, B2, "keep_a", "carol", "bob") == q2
     assert project.config.questions.read_bytes() == before
-    assert read_review_log(project.config.review_log).status(q2) == "reviewed"
+    assert read_review_log(project.config.layout.review_log).status(q2) == "reviewed"
 
 
 def test_keep_b_and_an_empty_b_makes_a_negative(tmp_path):
@@ -73,7 +73,7 @@ def test_nothing_is_written_when_the_outcome_would_not_build(tmp_path):
     with pytest.raises(InvalidInput, match="multi-hop record needs at least two locators"):
         adjudicate(project, multi, [Locator(quote="Run keys rotate")], "keep_b", "carol", "bob")
     assert project.config.questions.read_bytes() == before
-    assert not project.config.review_log.exists()
+    assert not project.config.layout.review_log.exists()
 
 
 def test_a_record_changed_on_disk_meanwhile_is_not_overwritten(tmp_path):
@@ -92,14 +92,14 @@ def test_a_record_changed_on_disk_meanwhile_is_not_overwritten(tmp_path):
 def test_an_edit_in_review_leaves_the_record_needing_review(tmp_path):
     project = make_project(tmp_path)
     q3 = by_id(project)["q3"]
-    append_review(project.config.review_log, new_entry(q3, "alice", "accept"))
+    append_review(project.config.layout.review_log, new_entry(q3, "alice", "accept"))
     new = Question.model_validate(q3.as_json() | {"locators": [{"doc": "ops.md", "quote": "| retention |"}]})
     assert apply_edit(project, q3, new, "alice", "quote the row key") is True
-    log = read_review_log(project.config.review_log)
+    log = read_review_log(project.config.layout.review_log)
     assert log.latest("q3").decision == "edit" and log.latest("q3").record_digest == record_digest(q3)
     assert log.status(by_id(project)["q3"]) == "needs_rereview"
     assert apply_edit(project, new, new, "alice") is False  # no change, no entry
-    assert len(read_review_log(project.config.review_log).entries) == 2
+    assert len(read_review_log(project.config.layout.review_log).entries) == 2
 
 
 def test_annotation_store_round_trip_and_errors(tmp_path):
@@ -128,7 +128,7 @@ def test_annotation_store_round_trip_and_errors(tmp_path):
 def test_review_summary_json(tmp_path, capsys):
     project = make_project(tmp_path)
     qs = by_id(project)
-    log = project.config.review_log
+    log = project.config.layout.review_log
     append_review(log, new_entry(qs["q1"], "alice", "accept"))
     append_review(log, new_entry(qs["q2"], "alice", "flag", "the answer is the schedule table"))
     append_review(log, new_entry(qs["q3"], "alice", "accept"))

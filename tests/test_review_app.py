@@ -85,7 +85,7 @@ def test_review_session_accept_flag_edit(tmp_path):
     run(session())
     after = questions(project)
     assert after["q3"].query == "How long is a backup kept?"
-    log = read_review_log(project.config.review_log)
+    log = read_review_log(project.config.layout.review_log)
     assert [(e.record_id, e.decision, e.reviewer) for e in log.entries] == [
         ("q1", "accept", "alice"), ("q2", "flag", "alice"), ("q3", "edit", "alice")]
     assert log.latest("q2").comment == "the restore schedule belongs in the answer too"
@@ -129,7 +129,7 @@ def test_review_survives_files_going_bad_under_it(tmp_path):
             assert "When do backups run?" in text_of(screen, "#rv-record")  # the last good view
 
     run(session())
-    assert [e.record_id for e in read_review_log(project.config.review_log).entries] == ["q1"]
+    assert [e.record_id for e in read_review_log(project.config.layout.review_log).entries] == ["q1"]
 
 
 def test_blind_annotation_never_shows_the_golden_labels(tmp_path):
@@ -227,7 +227,7 @@ def test_adjudication_keep_merge_and_write_new(tmp_path):
                                                             {"quote": "snapshots are taken hourly"}]
     assert [loc.as_json() for loc in qs["q3"].locators] == [{"doc": "ops.md", "quote": "retention is set per bucket"}]
     assert qs["q1"].expected_answer == "Every 90 days."
-    log = read_review_log(project.config.review_log)
+    log = read_review_log(project.config.layout.review_log)
     assert [(e.record_id, e.comment) for e in log.entries] == [("q2", "adjudicated against bob: merge"),
                                                               ("q3", "adjudicated against bob: keep_b"),
                                                               ("q1", "adjudicated against bob: new")]

@@ -120,13 +120,14 @@ def test_invalid_lines_anywhere_are_reported_with_their_numbers(tmp_path):
     path = tmp_path / "reviews.jsonl"
     good = json.dumps(new_entry(q(0), "alice", "accept", now=T0).as_json())
     bad_decision = json.dumps(new_entry(q(1), "alice", "accept", now=T0).as_json() | {"decision": "approve"})
-    path.write_bytes(f"{good}\n\n[1, 2]\n{bad_decision}\n".encode() + b"\xff\xfe\n")
+    head = f"{good}\n\n[1, 2]\n{bad_decision}\n".encode()
+    path.write_bytes(head + b"\xff\xfe\n")
     log = read_review_log(path)
     assert [e.record_id for e in log.entries] == ["q1"]
     assert [p.line for p in log.problems] == [3, 4, 5]
     assert "must be a JSON object" in log.problems[0].message
     assert "decision 'approve'" in log.problems[1].message
-    assert "not UTF-8" in log.problems[2].message
+    assert f"not valid UTF-8 at byte {len(head)})" in log.problems[2].message  # the offset in the file
 
 
 def test_extra_keys_from_later_versions_are_accepted():
@@ -186,9 +187,9 @@ def test_require_reviewed_lists_every_record_not_reviewed_as_it_stands(tmp_path)
     assert unreviewed_or_stale(cfg, qs) == {"q1": "unreviewed", "q2": "unreviewed", "q3": "unreviewed",
                                             "q4": "unreviewed"}
     for question in qs:
-        append_review(cfg.review_log, new_entry(question, "alice", "accept"))
+        append_review(cfg.layout.review_log, new_entry(question, "alice", "accept"))
     assert unreviewed_or_stale(cfg, qs) == {}
-    append_review(cfg.review_log, new_entry(qs[1], "bob", "flag", "the table row answers this better"))
+    append_review(cfg.layout.review_log, new_entry(qs[1], "bob", "flag", "the table row answers this better"))
     changed = [qs[0], qs[1], edited(qs[2], expected_answer="Thirty days."), qs[3]]
     assert unreviewed_or_stale(cfg, changed) == {"q2": "flagged", "q3": "needs_rereview"}
     assert review_counts(cfg, changed) == {"records": 4, "reviewed": 2, "needs_rereview": 1, "flagged": 1,
@@ -201,14 +202,14 @@ def test_build_summary_counts_never_fail_the_build(tmp_path):
     qs = project.load_questions().questions
     assert build_review_summary(cfg, qs) == ({"records": 4, "reviewed": 0, "needs_rereview": 0, "flagged": 0,
                                               "unreviewed": 4}, [])
-    cfg.review_log.write_text('{"torn', encoding="utf-8")
+    cfg.layout.review_log.write_text('{"torn', encoding="utf-8")
     counts, warnings = build_review_summary(cfg, qs)
     assert counts["unreviewed"] == 4 and len(warnings) == 1 and ":1: truncated" in warnings[0]
-    cfg.review_log.unlink()
-    os.symlink(tmp_path / "nowhere", cfg.review_log)
+    cfg.layout.review_log.unlink()
+    os.symlink(tmp_path / "nowhere", cfg.layout.review_log)
     counts, warnings = build_review_summary(cfg, qs)
     assert counts is None and "review counts skipped" in warnings[0]
-    assert Path(cfg.review_log).is_symlink()
+    assert Path(cfg.layout.review_log).is_symlink()
 
 
 def test_review_queue_puts_stale_reviews_first(tmp_path):
@@ -238,12 +239,12 @@ def test_build_check_require_reviewed(tmp_path, capsys):
     assert "4 record(s) are unreviewed" in err and "q4: unreviewed" in err
     qs = project.load_questions().questions
     for question in qs:
-        append_review(project.config.review_log, new_entry(question, "alice", "accept"))
-    append_review(project.config.review_log, new_entry(qs[2], "bob", "flag", "wrong row"))
+        append_review(project.config.layout.review_log, new_entry(question, "alice", "accept"))
+    append_review(project.config.layout.review_log, new_entry(qs[2], "bob", "flag", "wrong row"))
     assert main(["build", "--root", root, "--check", "--require-reviewed", "--format", "json"]) == 1
     out = json.loads(capsys.readouterr().out)
     assert out["ok"] is False and out["drift"]["ok"] is True and out["not_reviewed"] == {"q3": "flagged"}
     assert out["summary"]["review"] == {"records": 4, "reviewed": 3, "needs_rereview": 0, "flagged": 1,
                                         "unreviewed": 0}
-    append_review(project.config.review_log, new_entry(qs[2], "bob", "accept"))
+    append_review(project.config.layout.review_log, new_entry(qs[2], "bob", "accept"))
     assert main(["build", "--root", root, "--check", "--require-reviewed"]) == 0

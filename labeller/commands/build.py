@@ -14,8 +14,9 @@ from labeller.commands.review import counts_line, print_pending
 from labeller.core.build import BuildResult, build, write_artifacts
 from labeller.core.check import Drift, check
 from labeller.core.resolve import Refusal
+from labeller.core.vocab import RefusalKind
 from labeller.display import safe_line
-from labeller.errors import EXIT_OK, EXIT_REFUSED
+from labeller.errors import EXIT_INVALID, EXIT_OK, EXIT_REFUSED
 from labeller.review.log import build_review_summary, unreviewed_or_stale
 
 CONTEXT_CHARS = 60
@@ -48,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
     if not result.ok:
         return report_refusals(project, result, args.format, "build refused", "nothing was written", summary)
     if args.check:
-        drift = check(result, project.config.artifact_path, project.config.manifest_path)
+        drift = check(result, project.config.layout.artifact, project.config.layout.manifest)
         pending = unreviewed_or_stale(project.config, questions) if args.require_reviewed else {}
         if args.format == "json":
             print(json.dumps({"ok": drift.ok and not pending, "errors": [], "drift": drift.as_json(),
@@ -61,11 +62,11 @@ def run(args: argparse.Namespace) -> int:
     write_artifacts(project, result)
     if args.format == "json":
         print(json.dumps({"ok": True, "errors": [], "summary": summary,
-                          "written": [str(project.config.artifact_path), str(project.config.manifest_path)]},
+                          "written": [str(project.config.layout.artifact), str(project.config.layout.manifest)]},
                          ensure_ascii=False, indent=2, sort_keys=True))
     else:
         print_summary(summary)
-        out.print(f"wrote {project.config.artifact_path} and {project.config.manifest_path.name}")
+        out.print(f"wrote {project.config.layout.artifact} and {project.config.layout.manifest.name}")
     return EXIT_OK
 
 
@@ -117,7 +118,13 @@ def report_refusals(project, result: BuildResult, fmt: str, what: str, consequen
     else:
         print_refusals(project, result.refusals)
         console(stderr=True).print(f"[bold red]{what}:[/] {len(result.refusals)} label error(s); {consequence}")
-    return result.exit_code
+    return refusals_exit_code(result.refusals)
+
+
+def refusals_exit_code(refusals: list[Refusal]) -> int:
+    """0 when clean; 2 when any refusal is invalid input; otherwise 1 (label errors)."""
+    kinds = {r.kind for r in refusals}
+    return EXIT_OK if not kinds else EXIT_INVALID if RefusalKind.INVALID in kinds else EXIT_REFUSED
 
 
 def print_refusals(project, refusals: list[Refusal]) -> None:

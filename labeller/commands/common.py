@@ -30,7 +30,7 @@ def project_from(args: argparse.Namespace) -> Project:
     from labeller.core.cache import DigestCache
 
     cfg = config_from(args)
-    return Project(cfg, DigestCache(cfg.cache_dir))
+    return Project(cfg, DigestCache(cfg.layout.cache_dir))
 
 
 def console(stderr: bool = False) -> Console:

@@ -93,10 +93,10 @@ def run(args: argparse.Namespace) -> int:
     if warning:
         print(warning, file=sys.stderr)
     if not args.no_history:
-        from labeller.eval.history import append_run, history_path
+        from labeller.eval.history import append_run
 
         try:
-            append_run(history_path(project.config), report, result.seconds)
+            append_run(project.layout.run_history, report, result.seconds)
         except LabellerError as exc:
             err.print(f"[yellow]warning:[/] run not recorded in the history: {safe_line(str(exc))}")
     return gate(report, args.fail_on_regression)

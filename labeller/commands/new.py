@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from labeller.config import load_config
 from labeller.errors import InvalidInput
 from labeller.io import atomic_write_text
 
@@ -55,9 +56,10 @@ def run(args) -> int:
     root = Path(args.dir)
     if root.exists() and any(root.iterdir()):
         raise InvalidInput("folder exists and is not empty; nothing was written", path=str(root))
-    atomic_write_text(root / "labeller.toml", CONFIG)
-    atomic_write_text(root / "golden" / "questions.jsonl", QUESTIONS)
-    atomic_write_text(root / "corpus" / "welcome.md", WELCOME)
+    layout = load_config(root).layout  # the default layout: there is no labeller.toml yet
+    atomic_write_text(layout.config_file, CONFIG)
+    atomic_write_text(layout.questions, QUESTIONS)
+    atomic_write_text(layout.corpus / "welcome.md", WELCOME)
     print(f"created {root}/: labeller.toml, corpus/welcome.md, golden/questions.jsonl")
     print(f"next: cd {root} && labeller")
     return 0

@@ -13,11 +13,10 @@ from rich.table import Table
 from labeller.commands.common import add_format_option, add_project_options, config_from, console, project_from
 from labeller.core.models import Question
 from labeller.core.questions import load_questions
+from labeller.core.vocab import SPLITS
 from labeller.display import safe_line
 from labeller.errors import EXIT_OK, InvalidInput
 from labeller.review.log import STATUS_LABELS, STATUSES, ReviewLog, check_person, read_review_log
-
-SPLITS = ("dev", "test", "holdout")
 
 
 def register(sub) -> None:
@@ -72,7 +71,7 @@ def warn_log_problems(log: ReviewLog) -> None:
 def run(args: argparse.Namespace) -> int:
     cfg = config_from(args)
     questions = select(load_questions(cfg.questions, cfg.limits).questions, args)
-    log = read_review_log(cfg.review_log)
+    log = read_review_log(cfg.layout.review_log)
     warn_log_problems(log)
     if args.summary:
         print_summary(log, questions, args.format)

@@ -12,7 +12,7 @@ from rich.text import Text
 from labeller.commands.common import add_format_option, config_from, console
 from labeller.display import safe_line
 from labeller.errors import EXIT_OK, InvalidInput
-from labeller.eval.history import history_path, list_runs
+from labeller.eval.history import list_runs
 from labeller.eval.metrics import LEVELS, METRICS
 
 SPARKS = "▁▂▃▄▅▆▇█"
@@ -39,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
         raise InvalidInput(f"--metric must look like recall@5 (one of {', '.join(METRICS)} @ k), got {metric!r}")
     if args.limit < 1:
         raise InvalidInput("--limit must be at least 1")
-    path = history_path(cfg)
+    path = cfg.layout.run_history
     rows = list_runs(path, metric, args.level, args.limit)
     if args.format == "json":
         out = [{**r, "started_at": r["started_at"].isoformat() if r["started_at"] else None} for r in rows]

@@ -14,6 +14,7 @@ import bisect
 import hashlib
 import re
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -63,7 +64,7 @@ class FoldedDocument:
         self.folded = fold_text(doc.text)
         self._run_pos: list[int] = []  # folded position of each collapsed run's single space
         self._run_shift: list[int] = []  # characters dropped up to and including that run
-        self._runs_left = None
+        self._runs_left: Iterator[re.Match[str]] | None = None
         self._lock = threading.Lock()  # the app's resolution workers share one index
 
     def _runs_through(self, folded_pos: int) -> None:
@@ -141,14 +142,14 @@ class QuoteIndex:
             # document halves the time of a corpus-wide quote on a large corpus.
             joined, starts = self._joined
             for q in needles:
-                for gstart in _find_overlapping(joined, q):
+                for gstart in find_overlapping(joined, q):
                     i = bisect.bisect_right(starts, gstart) - 1
                     found[q].append(self.docs[i].occurrence(gstart - starts[i], len(q)))
             return found
         if len(needles) < _AUTOMATON_MIN_QUOTES or doc_id is not None:
             for fd in docs:
                 for q in needles:
-                    for pos in _find_overlapping(fd.folded, q):
+                    for pos in find_overlapping(fd.folded, q):
                         found[q].append(fd.occurrence(pos, len(q)))
             return found
         auto = automaton(needles)
@@ -200,7 +201,7 @@ class QuoteIndex:
         docs = [self.folded(doc_id)] if doc_id is not None else self.docs
         n = 0
         for fd in docs:
-            for _ in _find_overlapping(fd.folded, folded_quote):
+            for _ in find_overlapping(fd.folded, folded_quote):
                 n += 1
                 if n >= limit:
                     return n
@@ -239,7 +240,8 @@ def document_hits(fd: FoldedDocument, auto: ahocorasick.Automaton) -> dict[str, 
     return hits
 
 
-def _find_overlapping(haystack: str, needle: str):
+def find_overlapping(haystack: str, needle: str):
+    """Every start of ``needle`` in ``haystack``, overlapping ones included (SPEC §2)."""
     pos = haystack.find(needle)
     while pos != -1:
         yield pos

@@ -15,13 +15,16 @@ from dataclasses import dataclass, field
 from labeller import __version__
 from labeller.core.anchors import fold_quote
 from labeller.core.canon import CANONICAL_VERSION
+from labeller.core.chunkers import chunker_spec
+from labeller.core.coldbuild import prepare_cold_build
 from labeller.core.expansion import EXPANSION_VERSION
 from labeller.core.hitrules import union_coverage
 from labeller.core.models import Question
-from labeller.core.parallel import prepare_cold_build
 from labeller.core.project import Project
 from labeller.core.resolve import Refusal, Span, locator_error
-from labeller.errors import EXIT_INVALID, EXIT_OK, EXIT_REFUSED, InvalidInput
+from labeller.core.suggest import suggest
+from labeller.core.vocab import Place, RefusalKind
+from labeller.errors import InvalidInput
 from labeller.io import atomic_write_bytes
 
 
@@ -47,12 +50,6 @@ class BuildResult:
     @property
     def ok(self) -> bool:
         return not self.refusals
-
-    @property
-    def exit_code(self) -> int:
-        """0 when clean; 2 when any refusal is invalid input; otherwise 1 (label errors)."""
-        kinds = {r.kind for r in self.refusals}
-        return EXIT_OK if not kinds else EXIT_INVALID if "invalid" in kinds else EXIT_REFUSED
 
     def artifact_bytes(self) -> bytes:
         return "".join(json.dumps(artifact_record(r, self.manifest), ensure_ascii=False, sort_keys=True) + "\n"
@@ -83,12 +80,18 @@ def artifact_record(rec: RecordResult, manifest: dict) -> dict:
     return out
 
 
-def resolve_record(project: Project, q: Question, found: dict | None = None) -> RecordResult:
-    """Resolve every locator of one record and derive its answer-bearing chunks."""
+def resolve_record(project: Project, q: Question, found: dict | None = None, *,
+                   suggestions: bool = True) -> RecordResult:
+    """Resolve every locator of one record and derive its answer-bearing chunks.
+
+    Each refusal comes with its suggestions (``suggest.suggest``) unless ``suggestions`` is
+    false: then the refusals are bare, and cheap, for a caller that shows them first and
+    asks for the help later.
+    """
     rec = RecordResult(q)
     resolver = project.resolver
     rule = project.hit_rule
-    seen: dict[tuple, int] = {}
+    seen: dict[Place, int] = {}
     for i, loc in enumerate(q.locators):
         occ = found.get(fold_quote(loc.quote)) if found is not None and loc.quote is not None else None
         try:
@@ -96,21 +99,20 @@ def resolve_record(project: Project, q: Question, found: dict | None = None) -> 
         except InvalidInput as exc:
             res = locator_error(exc, loc, q.id)
         if isinstance(res, Refusal):
-            rec.refusals.append(res)
+            rec.refusals.append(suggest(resolver, res) if suggestions else res)
             continue
-        key = (res.doc_id, res.start, res.end)
-        if key in seen:
-            rec.refusals.append(Refusal("duplicate_span", f"locator {i + 1} gives the same span as locator "
-                                        f"{seen[key] + 1}", loc, q.id))
+        if res.place in seen:
+            rec.refusals.append(Refusal(RefusalKind.DUPLICATE_SPAN, f"locator {i + 1} gives the same span as locator "
+                                        f"{seen[res.place] + 1}", loc, q.id))
             continue
-        seen[key] = i
+        seen[res.place] = i
         span_iv = (res.start, res.end)
         near = (resolver.chunks_overlapping(res.doc_id, res.start, res.end) if rule.needs_overlap
                 else resolver.chunks_of(res.doc_id))
         hits = [c for c in near if rule.chunk_hits((c.start, c.end), span_iv)]
         if not hits or not rule.span_satisfied([(c.start, c.end) for c in hits], span_iv):
-            rec.refusals.append(Refusal("no_hit", f"no chunk hits this span under {rule.name}; label a smaller "
-                                        "block or build with another hit rule", loc, q.id))
+            rec.refusals.append(Refusal(RefusalKind.NO_HIT, f"no chunk hits this span under {rule.name}; label a "
+                                        "smaller block or build with another hit rule", loc, q.id))
             continue
         rec.spans.append(res)
         rec.coverage.append(round(union_coverage([(c.start, c.end) for c in hits], span_iv), 4))
@@ -160,27 +162,34 @@ def build_key(project: Project, questions: list[Question]) -> tuple:
     qs = hashlib.sha256()
     for q in questions:
         qs.update(q.model_dump_json().encode("utf-8") + b"\n")
-    return ("build", project.corpus.digest, qs.hexdigest(),
-            project.chunker.name, project.chunker.max_chars, project.hit_rule.name, CANONICAL_VERSION,
-            EXPANSION_VERSION, markdown_it.__version__, mdit_py_plugins.__version__)
+    return ("build", project.corpus.digest, qs.hexdigest(), project.chunker.version, chunker_spec(project.chunker),
+            project.hit_rule.name, CANONICAL_VERSION, EXPANSION_VERSION, markdown_it.__version__,
+            mdit_py_plugins.__version__)
 
 
 def make_manifest(project: Project, n_records: int) -> dict:
+    """SPEC §6's manifest. ``max_chars`` is md-struct-v1's setting (``null`` for a chunker
+    without it); any other settings of the chunker are listed under ``chunker_settings``."""
     corpus = project.corpus
-    return {
+    settings = dict(project.chunker.settings)
+    max_chars = settings.pop("max_chars", None)
+    manifest = {
         "build_hit_rule": project.hit_rule.name,
         "canonical_version": CANONICAL_VERSION,
-        "chunker_version": project.chunker.name,
+        "chunker_version": project.chunker.version,
         "corpus_chars": corpus.chars,
         "corpus_digest": corpus.digest,
         "docs": {d.doc_id: {"chars": len(d.text), "sha256": d.sha256} for d in corpus},
         "expansion_version": EXPANSION_VERSION,
-        "max_chars": project.chunker.max_chars,
+        "max_chars": max_chars,
         "n_chunks": sum(len(cs) for cs in project.chunks.values()),
         "n_docs": len(corpus),
         "n_records": n_records,
         "tool_version": __version__,
     }
+    if settings:
+        manifest["chunker_settings"] = settings
+    return manifest
 
 
 def summarize(project: Project, records: list[RecordResult]) -> dict:
@@ -211,5 +220,5 @@ def summarize(project: Project, records: list[RecordResult]) -> dict:
 def write_artifacts(project: Project, result: BuildResult) -> None:
     """Write artifact and manifest atomically; both are rendered before either is written."""
     artifact, manifest = result.artifact_bytes(), result.manifest_bytes()
-    atomic_write_bytes(project.config.artifact_path, artifact)
-    atomic_write_bytes(project.config.manifest_path, manifest)
+    atomic_write_bytes(project.config.layout.artifact, artifact)
+    atomic_write_bytes(project.config.layout.manifest, manifest)

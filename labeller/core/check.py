@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from labeller.core.build import BuildResult, artifact_record
+from labeller.errors import InvalidInput
+from labeller.io import parse_json, parse_jsonl, read_regular_file
 
 
 @dataclass
@@ -34,36 +36,45 @@ class Drift:
         return {k: v for k, v in self.__dict__.items()} | {"ok": self.ok}
 
 
-def _read(path: Path) -> bytes | None:
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:
+MAX_COMMITTED_BYTES = 512 * 1024 * 1024  # far above any real golden set; a planted /dev/zero link never gets here
+
+
+def read_committed(path: Path) -> bytes | None:
+    """A committed artifact or manifest as bytes (``None`` when it is missing).
+
+    It comes with the pull request ``build --check`` judges, so it is read like any untrusted
+    file: no symlink, a regular file (a FIFO would hang CI), bounded."""
+    if not path.exists() and not path.is_symlink():
         return None
+    return read_regular_file(path, max_bytes=MAX_COMMITTED_BYTES, what="committed golden-set file")
 
 
-def _committed_records(data: bytes, drift: Drift) -> dict[str, str]:
+def committed_records(data: bytes, problems: list[str]) -> dict[str, dict]:
+    """The records of a committed artifact by query id; a damaged line is a problem, not a crash.
+
+    The app reads the same records to tell which documents each label was in (stale labels)."""
     out = {}
-    for n, line in enumerate(data.decode("utf-8", errors="replace").split("\n"), start=1):
-        if not line.strip():
+    for jl in parse_jsonl(data, "artifact"):
+        if jl.skipped:
             continue
-        try:
-            rec = json.loads(line)
-            out[str(rec["query_id"])] = json.dumps(rec, ensure_ascii=False, sort_keys=True)
-        except (json.JSONDecodeError, KeyError, TypeError):
-            drift.problems.append(f"artifact line {n} is not a valid record (truncated or hand-edited?)")
+        if jl.error is None and isinstance(jl.value, dict) and "query_id" in jl.value:
+            out[str(jl.value["query_id"])] = jl.value
+        else:
+            problems.append(f"artifact line {jl.line} is not a valid record (truncated or hand-edited?)")
     return out
 
 
 def check(result: BuildResult, artifact_path: Path, manifest_path: Path) -> Drift:
     fresh_artifact, fresh_manifest = result.artifact_bytes(), result.manifest_bytes()
-    old_artifact, old_manifest = _read(artifact_path), _read(manifest_path)
+    old_artifact, old_manifest = read_committed(artifact_path), read_committed(manifest_path)
     drift = Drift(artifact_ok=old_artifact == fresh_artifact, manifest_ok=old_manifest == fresh_manifest)
     if old_artifact is None:
         drift.problems.append(f"{artifact_path} is missing")
     elif not drift.artifact_ok:
         if not old_artifact.endswith(b"\n"):
             drift.problems.append("the artifact does not end with a newline (truncated?)")
-        old = _committed_records(old_artifact, drift)
+        old = {i: json.dumps(rec, ensure_ascii=False, sort_keys=True)
+               for i, rec in committed_records(old_artifact, drift.problems).items()}
         new = {r.question.id: json.dumps(artifact_record(r, result.manifest), ensure_ascii=False, sort_keys=True)
                for r in result.records}
         drift.records_added = [i for i in new if i not in old]
@@ -75,8 +86,10 @@ def check(result: BuildResult, artifact_path: Path, manifest_path: Path) -> Drif
         drift.problems.append(f"{manifest_path} is missing")
     elif not drift.manifest_ok:
         try:
-            old_m = json.loads(old_manifest)
-        except json.JSONDecodeError:
+            old_m = parse_json(old_manifest)
+        except InvalidInput:
+            old_m = None
+        if not isinstance(old_m, dict):
             drift.problems.append("the committed manifest is not valid JSON")
             old_m = {}
         new_m = result.manifest

@@ -18,11 +18,9 @@ from functools import cached_property
 from itertools import accumulate
 from pathlib import Path, PurePosixPath
 
+from labeller.config import DEFAULT_INCLUDE, DEFAULT_MAX_FILE_BYTES
 from labeller.core.canon import canonicalize, decode_utf8, sha256_hex
 from labeller.errors import InvalidInput
-
-DEFAULT_INCLUDE = ("**/*.md",)
-DEFAULT_MAX_FILE_BYTES = 20 * 1024 * 1024
 
 
 @dataclass(frozen=True)

@@ -15,17 +15,19 @@ from dataclasses import dataclass
 from labeller.core.cache import reduce_by_fields
 from labeller.core.corpus import Document
 from labeller.core.markdown import front_matter, parse_structure
+from labeller.core.vocab import BlockKind, RefusalKind
 
 EXPANSION_VERSION = "blocks-v1"
 
-_LEAF_KINDS = {"paragraph_open": "paragraph", "heading_open": "heading", "fence": "code",
-               "code_block": "code", "html_block": "html", "hr": "hr"}
+_RULE = "hr"  # a thematic break: a leaf of its own, never a span's kind
+_LEAF_KINDS = {"paragraph_open": BlockKind.PARAGRAPH, "heading_open": BlockKind.HEADING, "fence": BlockKind.CODE,
+               "code_block": BlockKind.CODE, "html_block": BlockKind.HTML, "hr": _RULE}
 
 
 class ExpansionRefused(Exception):
     """The quote sits where no label may be: front matter, a delimiter row, a rule line."""
 
-    def __init__(self, kind: str, message: str) -> None:
+    def __init__(self, kind: RefusalKind, message: str) -> None:
         super().__init__(message)
         self.kind = kind
         self.message = message
@@ -37,7 +39,7 @@ class Unit:
 
     first: int
     last: int
-    kind: str
+    kind: str  # a ``BlockKind``, or ``_RULE`` for a thematic break
 
     __reduce__ = reduce_by_fields
 
@@ -142,15 +144,15 @@ def _innermost(candidates, line: int):
 def _unit_at(blocks: DocBlocks, line: int) -> Unit:
     table = _innermost(blocks.tables, line)
     if table is not None:
-        return Unit(line, line, "table_row")
+        return Unit(line, line, BlockKind.TABLE_ROW)
     item = _innermost(blocks.items, line)
     if item is not None:
-        return Unit(item.first, item.last, "list_item")
+        return Unit(item.first, item.last, BlockKind.LIST_ITEM)
     leaf = _innermost(blocks.leaves, line)
     if leaf is None:
-        raise ExpansionRefused("invalid", "the quote starts outside any Markdown block")
-    if leaf.kind == "hr":
-        raise ExpansionRefused("invalid", "the quote lies on a thematic break, which holds no answer text")
+        raise ExpansionRefused(RefusalKind.INVALID, "the quote starts outside any Markdown block")
+    if leaf.kind == _RULE:
+        raise ExpansionRefused(RefusalKind.INVALID, "the quote lies on a thematic break, which holds no answer text")
     return leaf
 
 
@@ -163,21 +165,21 @@ def _sibling_end(blocks: DocBlocks, item_line: int, end_line: int) -> int | None
     return None
 
 
-def expand(doc: Document, blocks: DocBlocks, start: int, end: int) -> tuple[int, int, str]:
+def expand(doc: Document, blocks: DocBlocks, start: int, end: int) -> tuple[int, int, BlockKind]:
     """Widen the quote ``[start, end)`` to whole blocks; returns ``(span_start, span_end, kind)``."""
     first = doc.line_of(start)
     last = doc.line_of(end - 1)
     if first < blocks.front_matter_lines:
-        raise ExpansionRefused("front_matter", "the quote lies in YAML front matter, which is metadata, not answer text")
+        raise ExpansionRefused(RefusalKind.FRONT_MATTER, "the quote lies in YAML front matter, which is metadata, not answer text")
     table = _innermost(blocks.tables, first)
     if table is not None and first == last == table.delimiter:
-        raise ExpansionRefused("invalid", "the quote lies in a table's delimiter row")
+        raise ExpansionRefused(RefusalKind.INVALID, "the quote lies in a table's delimiter row")
     head = _unit_at(blocks, first)
     tail_line = head.last
     if last > head.last:
-        sibling = _sibling_end(blocks, first, last) if head.kind == "list_item" else None
+        sibling = _sibling_end(blocks, first, last) if head.kind == BlockKind.LIST_ITEM else None
         tail_line = sibling if sibling is not None else max(head.last, _unit_at(blocks, last).last)
-    return doc.line_starts[head.first], doc.line_end(tail_line), head.kind
+    return doc.line_starts[head.first], doc.line_end(tail_line), BlockKind(head.kind)
 
 
 # Every line where a heading can start (ATX, in any container) or a setext heading ends.
@@ -221,10 +223,10 @@ def _section_in(doc: Document, headings: list[Heading], wanted: str) -> tuple[in
     of the document from it to the first later one of the same or higher level)."""
     matches = [h for h in headings if h.text == wanted]
     if not matches:
-        raise ExpansionRefused("not_found", f"no heading {wanted!r} in {doc.doc_id}")
+        raise ExpansionRefused(RefusalKind.NOT_FOUND, f"no heading {wanted!r} in {doc.doc_id}")
     if len(matches) > 1:
         lines = ", ".join(str(h.first + 1) for h in matches)
-        raise ExpansionRefused("ambiguous", f"{len(matches)} headings {wanted!r} in {doc.doc_id} (lines {lines})")
+        raise ExpansionRefused(RefusalKind.AMBIGUOUS, f"{len(matches)} headings {wanted!r} in {doc.doc_id} (lines {lines})")
     h = matches[0]
     stop = len(doc.line_starts)
     for other in sorted(headings, key=lambda o: o.first):

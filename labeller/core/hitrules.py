@@ -38,14 +38,14 @@ class HitRule:
         if self.kind == "span_containment":
             return span_containment(chunk, span)
         if self.kind == "coverage":
-            return coverage(chunk, span) >= self.threshold
+            return coverage(chunk, span) >= (self.threshold or 0.0)
         return any_overlap(chunk, span)
 
     def span_satisfied(self, chunks: Iterable[Interval], span: Interval) -> bool:
         """Is the span found by this set of (retrieved) chunks of its document?"""
         chunks = list(chunks)
         if self.kind == "union_coverage":
-            return union_coverage(chunks, span) >= self.threshold
+            return union_coverage(chunks, span) >= (self.threshold or 0.0)
         return any(self.chunk_hits(c, span) for c in chunks)
 
 
@@ -83,16 +83,14 @@ def union_coverage(chunks: Iterable[Interval], span: Interval) -> float:
         return 0.0
     clipped = sorted((max(c[0], span[0]), min(c[1], span[1])) for c in chunks)
     covered = 0
-    cur_s = cur_e = None
+    cur_s = cur_e = span[0]  # the current run of covered characters, empty to begin with
     for s, e in clipped:
         if s >= e:
             continue
-        if cur_e is None or s > cur_e:
-            if cur_e is not None:
-                covered += cur_e - cur_s
+        if s > cur_e:
+            covered += cur_e - cur_s
             cur_s, cur_e = s, e
         else:
             cur_e = max(cur_e, e)
-    if cur_e is not None:
-        covered += cur_e - cur_s
+    covered += cur_e - cur_s
     return covered / _length(span)

@@ -11,6 +11,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, field_validator, model_validator
 
 from labeller.core.canon import canonical_quote
+from labeller.core.vocab import SplitName
 
 
 class Locator(BaseModel):
@@ -58,7 +59,7 @@ class Question(BaseModel):
     locators: list[Locator]
     hop: Literal["single", "multi"] = "single"
     tags: list[StrictStr] = Field(default_factory=list)
-    split: Literal["dev", "test", "holdout"] | None = None
+    split: SplitName | None = None
     unanswerable: StrictBool | None = None
 
     @field_validator("query")

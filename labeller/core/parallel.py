@@ -1,11 +1,10 @@
-"""Per-document work spread over the machine's cores, for cold builds of large corpora.
+"""Map a function over documents on the machine's cores: the generic per-document mapper.
 
-Chunking every document, searching it for every quote and parsing the Markdown around
-each match is nearly all of a cold build's time, and documents are independent, so the
-work splits cleanly. Results come back in input order and are the same objects a serial
-run computes (a pure function of each document), so the artifact cannot depend on how
-the work was spread. Small batches stay in-process: starting workers costs more than it
-saves below ``MIN_PARALLEL_CHARS``.
+Documents are independent, so per-document work (chunking, searching, parsing; see
+``coldbuild`` for the cold build that uses it) splits cleanly. Results come back in
+input order and are the same objects a serial run computes (a pure function of each
+document), so nothing derived can depend on how the work was spread. Small batches
+stay in-process: starting workers costs more than it saves below ``MIN_PARALLEL_CHARS``.
 """
 
 from __future__ import annotations
@@ -19,7 +18,6 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
-from functools import partial
 from typing import TypeVar
 
 from labeller.core.corpus import Document
@@ -96,88 +94,3 @@ def iter_documents(fn: Callable[[Document], T], docs: Sequence[Document]) -> Ite
     with _cyclic_gc_paused():
         results = [fn(d) for d in docs[done:]]
     yield from results
-
-
-def prepare_cold_build(project, questions) -> None:
-    """On an empty cache, chunk and search every document and parse around its matches, in
-    one pass on all cores.
-
-    A cold build does three kinds of work per document: chunking, searching the quotes,
-    and parsing the windows around the matches. Done lazily they are three
-    rounds, one of them serial in this process; here each worker does all three for its
-    documents, and the results go into the project's caches under the same keys, computed
-    by the same functions, as the lazy path would use, which then simply finds them. The
-    workers also write the cache entries themselves, so pickling them is parallel too. A
-    cache that holds anything already takes the lazy path, which redoes only what changed.
-    """
-    from labeller.core.anchors import LAST_SEARCH, fold_quote, needles_digest, search_needles
-    from labeller.core.chunkers import chunk_key
-    from labeller.core.windows import WINDOWS_VERSION
-
-    cache, corpus, chunker = project.cache, project.corpus, project.chunker
-    if cache is None or worker_count() < 2 or corpus.chars < MIN_PARALLEL_CHARS:
-        return
-    docs = list(corpus)
-    if any(cache.get(chunk_key(chunker, d)) is not None for d in docs):
-        return
-    needles = search_needles(fold_quote(loc.quote) for q in questions for loc in q.locators if loc.quote is not None)
-    sections: dict[str, set[str]] = {}
-    for q in questions:
-        for loc in q.locators:
-            if loc.heading is not None and loc.doc is not None:
-                sections.setdefault(loc.doc, set()).add(loc.heading)
-    block_namespace = project.block_cache.namespace
-    store = cache.folder.parent if cache.folder is not None else None
-    job = partial(_prepare_document, chunker=chunker, needles=tuple(needles), sections=sections, store=store,
-                  block_namespace=block_namespace)
-    per_doc = {}
-    for doc, (rows, hits, windows, line_starts) in zip(docs, iter_documents(job, docs)):
-        cache.remember(chunk_key(chunker, doc), rows)
-        per_doc[doc.doc_id] = (doc.sha256, hits)
-        if windows is not None:
-            cache.remember((*block_namespace, WINDOWS_VERSION, doc.doc_id, doc.sha256), windows)
-            doc.adopt_line_starts(line_starts)
-    if needles:
-        cache.put(LAST_SEARCH, (needles_digest(needles), per_doc))
-
-
-_AUTOMATA: dict = {}  # per worker process: the automaton of the current needles, built once
-
-
-def _prepare_document(doc: Document, *, chunker, needles: tuple[str, ...], sections: dict[str, set[str]], store,
-                      block_namespace: tuple):
-    """One document's chunk rows, quote matches, and the windows of parsed blocks that
-    resolving its quotes and sections will ask for, under the keys ``Resolver`` looks
-    them up by; all are also written to the cache folder ``store`` (if any)."""
-    from labeller.core.anchors import FoldedDocument, automaton, document_hits
-    from labeller.core.cache import DigestCache
-    from labeller.core.chunkers import chunk_key
-    from labeller.core.expansion import ExpansionRefused, section_span
-    from labeller.core.windows import WINDOWS_VERSION, DocWindows
-
-    hits = {}
-    if needles:
-        auto = _AUTOMATA.get(needles)
-        if auto is None:
-            _AUTOMATA.clear()
-            auto = _AUTOMATA[needles] = automaton(list(needles))
-        hits = document_hits(FoldedDocument(doc), auto)
-    windows = None
-    headings = sections.get(doc.doc_id, ())
-    if hits or headings:
-        windows = DocWindows.of(doc)
-        for found in hits.values():
-            for start, end in found:
-                windows.blocks_at(doc, doc.line_of(start), doc.line_of(end - 1))
-        for heading in sorted(headings):
-            try:
-                section_span(doc, partial(windows.blocks_at, doc), heading)
-            except ExpansionRefused:
-                pass  # refused again, and reported, when the build resolves it
-    rows = chunker.rows(doc)
-    if store is not None:
-        disk = DigestCache(store)
-        disk.put(chunk_key(chunker, doc), rows)
-        if windows is not None:
-            disk.put((*block_namespace, WINDOWS_VERSION, doc.doc_id, doc.sha256), windows)
-    return rows, hits, windows, doc.line_starts if windows is not None else None

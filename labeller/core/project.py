@@ -1,7 +1,9 @@
 """A loaded project: config, corpus, chunks and resolver, built lazily and shared.
 
 The CLI, the app and the eval all start from a ``Project`` so that they see one corpus
-snapshot through one chunker and one resolver, and never re-implement a step.
+snapshot through one chunker and one resolver, and never re-implement a step. Opening a
+project checks the configured names only the core knows (chunker, hit rule), so a bad
+``[build]`` value stops every command before any work, naming labeller.toml.
 """
 
 from __future__ import annotations
@@ -14,25 +16,31 @@ from labeller.core.corpus import Corpus, load_corpus
 from labeller.core.hitrules import HitRule, parse_hit_rule
 from labeller.core.questions import QuestionsFile, load_questions
 from labeller.core.resolve import Resolver
+from labeller.errors import InvalidInput
+from labeller.layout import ProjectLayout
 
 
 class Project:
     def __init__(self, config: ProjectConfig, cache=None) -> None:
         self.config = config
         self.cache = cache
+        try:
+            self.chunker: Chunker = get_chunker(config.chunker, max_chars=config.max_chars)
+        except InvalidInput as exc:
+            raise config.invalid("build.chunker", exc.reason) from None
+        try:
+            self.hit_rule: HitRule = parse_hit_rule(config.hit_rule)
+        except InvalidInput as exc:
+            raise config.invalid("build.hit_rule", exc.reason) from None
+
+    @property
+    def layout(self) -> ProjectLayout:
+        return self.config.layout
 
     @cached_property
     def corpus(self) -> Corpus:
         c = self.config
         return load_corpus(c.corpus, c.include, c.exclude, c.max_file_bytes)
-
-    @cached_property
-    def chunker(self) -> Chunker:
-        return get_chunker(self.config.chunker, self.config.max_chars)
-
-    @cached_property
-    def hit_rule(self) -> HitRule:
-        return parse_hit_rule(self.config.hit_rule)
 
     @cached_property
     def chunks(self) -> dict[str, list[Chunk]]:
@@ -45,7 +53,8 @@ class Project:
 
     @cached_property
     def resolver(self) -> Resolver:
-        return Resolver(self.corpus, self.chunks, block_cache=self.block_cache, search_cache=self.cache)
+        return Resolver(self.corpus, self.chunks, self.chunker, block_cache=self.block_cache,
+                        search_cache=self.cache)
 
     @property
     def block_cache(self):

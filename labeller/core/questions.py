@@ -9,33 +9,36 @@ from __future__ import annotations
 
 import json
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from pydantic import ValidationError
 
+from labeller.config import Limits
+from labeller.core.canon import decode_utf8, sha256_hex
 from labeller.core.models import Question
 from labeller.errors import InvalidInput
-from labeller.io import atomic_write_text, read_regular_file
-
-
-@dataclass(frozen=True)
-class Limits:
-    """Bounds on an untrusted label file; each is configurable in labeller.toml."""
-
-    max_file_bytes: int = 1024 * 1024
-    max_records: int = 10_000
-    max_query_chars: int = 8_000
-    max_locators: int = 64
+from labeller.io import atomic_write_text, parse_jsonl, read_regular_file
 
 
 @dataclass
 class Entry:
-    """A line of the file: a record, or a comment/blank line kept verbatim."""
+    """A line of the file: a record, or a comment/blank line kept verbatim.
+
+    ``raw + eol`` is the line exactly as it is (or will be) in the file: a record nobody
+    changed keeps the bytes it was read from; a changed or new one gets its canonical JSON.
+    """
 
     line: int
     raw: str
     question: Question | None = None
+    eol: str = "\n"
+
+
+def record_line(question: Question) -> str:
+    """A record as it is written: one line of canonical JSON (keys in model order)."""
+    return json.dumps(question.as_json(), ensure_ascii=False)
 
 
 @dataclass
@@ -43,6 +46,7 @@ class QuestionsFile:
     path: Path | None
     entries: list[Entry] = field(default_factory=list)
     source_sha256: str | None = None
+    bom: bool = False  # the file started with a BOM: kept on write, never part of the text or its digest
 
     @property
     def questions(self) -> list[Question]:
@@ -55,30 +59,100 @@ class QuestionsFile:
         return None
 
     def render(self) -> str:
-        lines = []
+        """The file's text (its digest is ``source_sha256``): every line as ``raw + eol``; a
+        line that lost its newline by becoming not-last gets one."""
+        last = len(self.entries) - 1
+        return "".join(e.raw + (e.eol or ("\n" if i < last else "")) for i, e in enumerate(self.entries))
+
+    def edited(self, *, changed: Iterable[Question] = (), added: Iterable[Question] = (),
+               deleted: Iterable[str] = ()) -> "QuestionsFile":
+        """A copy with these edits and nothing else: a changed record is rewritten in place
+        (kept byte for byte when it equals the record on file), a deleted one loses its line,
+        added ones append in order; comments, blank lines and every other record stay as read.
+        An id that is not where the edit expects it is refused (``InvalidInput``)."""
+        where = str(self.path or "questions.jsonl")
+        have = {e.question.id for e in self.entries if e.question is not None}
+        by_id = {q.id: q for q in changed}
+        gone = set(deleted)
+        new = list(added)
+        for rid in sorted((set(by_id) | gone) - have):
+            raise InvalidInput("the record is not in the questions file", path=where, record_id=rid)
+        for rid in sorted(set(by_id) & gone):
+            raise InvalidInput("the record is both changed and deleted", path=where, record_id=rid)
+        for q in new:
+            if q.id in have or q.id in by_id:
+                raise InvalidInput("a new record's id is already in the questions file", path=where, record_id=q.id)
+        entries: list[Entry] = []
         for e in self.entries:
-            if e.question is None:
-                lines.append(e.raw)
-            else:
-                lines.append(json.dumps(e.question.as_json(), ensure_ascii=False))
-        return "".join(line + "\n" for line in lines)
+            q = e.question
+            if q is not None and q.id in gone:
+                continue
+            if q is not None and q.id in by_id and by_id[q.id] != q:
+                e = Entry(e.line, record_line(by_id[q.id]), by_id[q.id], e.eol)
+            entries.append(e)
+        entries.extend(Entry(0, record_line(q), q) for q in new)
+        return QuestionsFile(self.path, entries, self.source_sha256, self.bom)
+
+    def replace(self, questions: list[Question]) -> None:
+        """Set the records to ``questions``: existing ids keep their line, new ones append,
+        missing ones are deleted (``edited`` with the difference)."""
+        have = {q.id: q for q in self.questions}
+        wanted = {q.id for q in questions}
+        self.entries = self.edited(changed=[q for q in questions if q.id in have],
+                                   added=[q for q in questions if q.id not in have],
+                                   deleted=[rid for rid in have if rid not in wanted]).entries
 
     def save(self, path: Path | None = None) -> None:
         target = path or self.path
-        atomic_write_text(target, self.render())
+        atomic_write_text(target, ("\ufeff" if self.bom else "") + self.render())
 
-    def replace(self, questions: list[Question]) -> None:
-        """Set the records to ``questions``: existing ids keep their line, new ones append."""
-        by_id = {q.id: q for q in questions}
-        kept: list[Entry] = []
-        for e in self.entries:
-            if e.question is None:
-                kept.append(e)
-            elif e.question.id in by_id:
-                kept.append(Entry(e.line, e.raw, by_id.pop(e.question.id)))
-        order = [q.id for q in questions]
-        kept.extend(Entry(0, "", by_id[i]) for i in order if i in by_id)
-        self.entries = kept
+
+def prepare_questions(qf: QuestionsFile, *, changed: Iterable[Question] = (), added: Iterable[Question] = (),
+                      deleted: Iterable[str] = (), limits: Limits = Limits(),
+                      path: Path | None = None) -> QuestionsFile:
+    """The minimal edit of ``qf`` (as it was loaded), checked exactly as the loader checks a
+    file, not written: what ``write_questions`` would write (a dry run shows its problems).
+
+    A file the next build would refuse (duplicate id or query, too big, too many records) is
+    ``InvalidInput`` listing each problem.
+    """
+    target = Path(path or qf.path)
+    new = qf.edited(changed=changed, added=added, deleted=deleted)
+    text = new.render()
+    size = len(text.encode("utf-8")) + (3 if qf.bom else 0)
+    if size > limits.max_file_bytes:
+        raise InvalidInput(f"the file would be {size} bytes, over the bound of {limits.max_file_bytes} "
+                           "(raise [limits] max_file_bytes); nothing was written", path=str(target))
+    try:
+        written = parse_questions(text, str(target), limits)
+    except InvalidInput as exc:
+        reasons = "; ".join(f"line {d['line']}: {d['message']}" for d in exc.details) or exc.reason
+        raise InvalidInput(f"the questions file would not load after this change ({reasons}); nothing was written",
+                           path=str(target)).with_details(exc.details) from None
+    written.path, written.bom, written.source_sha256 = target, qf.bom, sha256_hex(text)
+    return written
+
+
+def write_questions(qf: QuestionsFile, *, changed: Iterable[Question] = (), added: Iterable[Question] = (),
+                    deleted: Iterable[str] = (), limits: Limits = Limits(), path: Path | None = None,
+                    check_unchanged_on_disk: bool = False) -> QuestionsFile:
+    """The one way labeller writes questions.jsonl: ``prepare_questions`` (the minimal edit,
+    checked), then one atomic write. Returns the file as written (its ``source_sha256`` is
+    that of the new text). Every line the edit does not touch stays byte-identical.
+
+    With ``check_unchanged_on_disk`` the save is refused when the file on disk is no longer
+    the text ``qf`` was read from (someone else saved in between): reload and edit again.
+    """
+    written = prepare_questions(qf, changed=changed, added=added, deleted=deleted, limits=limits, path=path)
+    target = written.path
+    if check_unchanged_on_disk and (target.exists() or target.is_symlink()):
+        on_disk = questions_text(read_regular_file(target, max_bytes=limits.max_file_bytes, what="questions file",
+                                                   bound_hint="raise [limits] max_file_bytes"), str(target))
+        if sha256_hex(on_disk) != qf.source_sha256:
+            raise InvalidInput("the file changed on disk since it was read; reload it before saving",
+                               path=str(target))
+    written.save()
+    return written
 
 
 def normalise_query(query: str) -> str:
@@ -95,26 +169,17 @@ def parse_questions(text: str, path: str = "questions.jsonl", limits: Limits = L
     seen_ids: dict[str, int] = {}
     seen_queries: dict[str, tuple[str, int]] = {}
     n_records = 0
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()  # the newline that ends the last line opens no new line
-    for lineno, raw in enumerate(lines, start=1):
-        raw = raw.rstrip("\r")
-        stripped = raw.strip()
-        if not stripped or stripped.startswith("//"):
-            qf.entries.append(Entry(lineno, raw))
+    for jl in parse_jsonl(text, path, comments=True):
+        lineno, raw, obj = jl.line, jl.raw, jl.value
+        if jl.skipped:
+            qf.entries.append(Entry(lineno, raw, eol=jl.eol))
             continue
         n_records += 1
         if n_records > limits.max_records:
             problem(lineno, f"more than {limits.max_records} records (raise [limits] max_records)")
             break
-        try:
-            obj = json.loads(stripped)
-        except json.JSONDecodeError as exc:
-            problem(lineno, f"malformed JSON: {exc.msg} at column {exc.colno}")
-            continue
-        except RecursionError:  # "[[[[..." within the size bound overflows the decoder's stack
-            problem(lineno, "malformed JSON: nested too deeply")
+        if jl.error is not None:
+            problem(lineno, jl.error)
             continue
         if not isinstance(obj, dict):
             problem(lineno, "a record must be a JSON object")
@@ -141,21 +206,26 @@ def parse_questions(text: str, path: str = "questions.jsonl", limits: Limits = L
             other, other_line = seen_queries[nq]
             problem(lineno, f"same query as record {other!r} on line {other_line}", q.id)
         seen_queries.setdefault(nq, (q.id, lineno))
-        qf.entries.append(Entry(lineno, raw, q))
+        qf.entries.append(Entry(lineno, raw, q, jl.eol))
     if problems:
         raise InvalidInput(f"{len(problems)} problem(s) in the questions file", path=path).with_details(problems)
     return qf
 
 
+def questions_text(data: bytes, path: str) -> str:
+    """A questions file's text as it is parsed and digested: UTF-8, a leading BOM dropped.
+
+    ``source_sha256`` is the digest of this text, so whoever asks "did the file change on
+    disk?" (the app, before a save) digests the same thing."""
+    return decode_utf8(data, path).removeprefix("\ufeff")
+
+
 def load_questions(path: Path, limits: Limits = Limits()) -> QuestionsFile:
     data = read_regular_file(path, max_bytes=limits.max_file_bytes, what="questions file",
                              bound_hint="raise [limits] max_file_bytes")
-    from labeller.core.canon import decode_utf8, sha256_hex
-
-    text = decode_utf8(data, str(path))
-    if text.startswith("\ufeff"):
-        text = text[1:]
+    text = questions_text(data, str(path))
     qf = parse_questions(text, str(path), limits)
     qf.path = path
     qf.source_sha256 = sha256_hex(text)
+    qf.bom = data.startswith(b"\xef\xbb\xbf")
     return qf

@@ -1,9 +1,10 @@
 """Locator → span: find the quote, refuse what is not exactly one match, expand it.
 
 This is the single implementation behind ``labeller build`` and the app's live
-preview. Refusals carry what the author needs to fix them (nearest passages for a
-quote that is not found, every occurrence and its shortest unique extension for an
-ambiguous one) but never apply a fix on their own.
+preview. A refusal says what is wrong and where (the occurrences of an ambiguous
+quote, the span of a heading-only one) and nothing more: the help that takes a scan of
+the corpus, nearest passages and shortest unique extensions, is ``suggest.suggest``'s,
+asked for only for the refusals someone will read.
 """
 
 from __future__ import annotations
@@ -14,13 +15,14 @@ from dataclasses import dataclass, field
 from functools import partial
 
 from labeller.core.anchors import FoldedDocument, Occurrence, QuoteIndex, fold_quote
-from labeller.core.chunkers import Chunk
+from labeller.core.cache import CacheView, DigestCache
+from labeller.core.chunkers import Chunk, Chunker
 from labeller.core.corpus import Corpus, check_relative_doc_id
 from labeller.core.expansion import DocBlocks, ExpansionRefused, expand, parse_blocks, section_span
 from labeller.core.models import Locator
-from labeller.core.suggest import nearest_passages, unique_extension
-from labeller.core.windows import WINDOWS_VERSION, DocWindows
-from labeller.errors import InvalidInput
+from labeller.core.vocab import BlockKind, Place, RefusalKind
+from labeller.core.windows import DocWindows, window_key
+from labeller.errors import ChunkerBug, InvalidInput
 
 MAX_LISTED_OCCURRENCES = 20
 
@@ -32,9 +34,13 @@ class Span:
     doc_id: str
     start: int
     end: int
-    block: str
+    block: BlockKind
     quote_start: int
     quote_end: int
+
+    @property
+    def place(self) -> Place:
+        return Place(self.doc_id, self.start, self.end)
 
     def as_json(self) -> dict:
         return {"block": self.block, "char_end": self.end, "char_start": self.start, "doc_id": self.doc_id}
@@ -42,20 +48,29 @@ class Span:
 
 @dataclass
 class Refusal:
-    """Why a locator cannot be a label. ``kind`` is one of SPEC §2's refusal kinds."""
+    """Why a locator cannot be a label (``kind``: SPEC §2's refusal kinds).
 
-    kind: str
+    ``places`` is what resolving found: every occurrence of an ambiguous quote (the quote's
+    own range, the first ``MAX_LISTED_OCCURRENCES``), or the span of a heading-only one.
+    ``occurrences``, ``suggestions`` and ``suggested_places`` stay empty until
+    ``suggest.suggest`` fills them in.
+    """
+
+    kind: RefusalKind
     message: str
     locator: Locator
     record_id: str | None = None
-    occurrences: list[dict] = field(default_factory=list)
-    suggestions: list[dict] = field(default_factory=list)
+    places: tuple[Place, ...] = ()
+    occurrences: list[dict] = field(default_factory=list)  # each place with doc:line:col and its extension
+    suggestions: list[dict] = field(default_factory=list)  # nearest passages, or a section locator
+    suggested_places: tuple[Place, ...] = ()  # where the suggested passages are
 
     def as_json(self) -> dict:
-        out = {"id": self.record_id, "locator": self.locator.as_json(), "kind": self.kind, "message": self.message}
-        if self.kind == "ambiguous":
+        out: dict = {"id": self.record_id, "locator": self.locator.as_json(), "kind": self.kind,
+                     "message": self.message}
+        if self.kind == RefusalKind.AMBIGUOUS:
             out["occurrences"] = self.occurrences
-        if self.kind in ("not_found", "heading_only"):
+        if self.kind in (RefusalKind.NOT_FOUND, RefusalKind.HEADING_ONLY):
             out["suggestions"] = self.suggestions
         return out
 
@@ -63,12 +78,13 @@ class Refusal:
 class Resolver:
     """Resolves locators against one corpus snapshot; holds its folded text and block caches."""
 
-    def __init__(self, corpus: Corpus, chunks: dict[str, list[Chunk]], block_cache: dict | None = None,
-                 search_cache=None) -> None:
+    def __init__(self, corpus: Corpus, chunks: dict[str, list[Chunk]], chunker: Chunker,
+                 block_cache: dict | CacheView | None = None, search_cache: DigestCache | None = None) -> None:
         self.corpus = corpus
         self.chunks = chunks
+        self.chunker = chunker  # the one that made ``chunks``: it says which lines lie in no chunk
         self.index = QuoteIndex(corpus)
-        self._blocks: dict = block_cache if block_cache is not None else {}
+        self._blocks: dict | CacheView = block_cache if block_cache is not None else {}
         self._search_cache = search_cache  # a DigestCache: per-document matches of a build's quotes
         self._unsaved: dict | None = None  # windows parsed inside ``deferred_window_writes``
         self._chunk_ends: dict[str, list[int]] = {}
@@ -87,7 +103,7 @@ class Resolver:
         around them is parsed (``labeller.core.windows``), so a quote in a large document
         costs a few lines of parsing, not the document."""
         doc = self.corpus[doc_id]
-        key = (WINDOWS_VERSION, doc_id, doc.sha256)
+        key = window_key(doc)
         unsaved = self._unsaved
         windows = unsaved.get(key) if unsaved is not None else None
         if windows is None:
@@ -120,82 +136,94 @@ class Resolver:
 
     def resolve(self, loc: Locator, record_id: str | None = None,
                 occurrences: list[Occurrence] | None = None) -> Span | Refusal:
-        """Resolve one locator. ``occurrences`` may be passed in from a batch search."""
-        if loc.doc is not None and loc.doc not in self.corpus:  # a corpus path is safe by construction
-            check_relative_doc_id(loc.doc, record_id=record_id)
-            return Refusal("unknown_doc", f"document {loc.doc!r} is not in the corpus", loc, record_id)
+        """Resolve one locator to its span, or a bare refusal (``suggest.suggest`` adds
+        the help). ``occurrences`` may be passed in from a batch search (``search``)."""
         if loc.heading is not None:
-            return self._resolve_section(loc, record_id)
+            return self._unknown_doc(loc, record_id) or self._resolve_section(loc, record_id)
+        found = self.locate(loc, record_id, occurrences)
+        if isinstance(found, Refusal):
+            return found
+        doc = self.corpus[found.doc]
+        blocks = self.blocks_at(found.doc, doc.line_of(found.start), doc.line_of(found.end - 1))
+        if loc.exact:
+            if doc.line_of(found.start) < blocks.front_matter_lines:
+                return Refusal(RefusalKind.FRONT_MATTER, "the quote lies in YAML front matter, which is metadata, "
+                               "not answer text", loc, record_id)
+            span = Span(found.doc, found.start, found.end, BlockKind.EXACT, found.start, found.end)
+        else:
+            try:
+                start, end, kind = expand(doc, blocks, found.start, found.end)
+            except ExpansionRefused as exc:
+                return Refusal(exc.kind, exc.message, loc, record_id)
+            span = Span(found.doc, start, end, kind, found.start, found.end)
+        return self._check_chunked(span, loc, record_id)
+
+    def locate(self, loc: Locator, record_id: str | None = None,
+               occurrences: list[Occurrence] | None = None) -> Place | Refusal:
+        """The first half of ``resolve`` for a quote locator: where its one occurrence is
+        (the quote's own range, before expansion), or the refusal ``unknown_doc``,
+        ``not_found`` or ``ambiguous`` (with ``places``). One scan of the folded corpus:
+        what the app shows while the span and the suggestions are still being computed."""
+        if loc.quote is None:
+            raise ValueError("locate() takes a quote locator")
+        refused = self._unknown_doc(loc, record_id)
+        if refused is not None:
+            return refused
         folded = fold_quote(loc.quote)
         if occurrences is None:
             occurrences = self.index.find_all([folded], loc.doc)[folded]
         elif loc.doc is not None:
             occurrences = [o for o in occurrences if o.doc_id == loc.doc]
+        where = f"in {loc.doc}" if loc.doc else "in the corpus"
         if not occurrences:
-            return Refusal("not_found", "quote not found" + (f" in {loc.doc}" if loc.doc else " in the corpus"),
-                           loc, record_id, suggestions=nearest_passages(self, folded, loc.doc))
+            return Refusal(RefusalKind.NOT_FOUND, f"quote not found {where}", loc, record_id)
         if len(occurrences) > 1:
-            return self._ambiguous(loc, record_id, folded, occurrences)
+            more = f" (first {MAX_LISTED_OCCURRENCES} listed)" if len(occurrences) > MAX_LISTED_OCCURRENCES else ""
+            return Refusal(RefusalKind.AMBIGUOUS, f"quote occurs {len(occurrences)} times {where}{more}; lengthen it",
+                           loc, record_id, places=tuple(Place(o.doc_id, o.start, o.end)
+                                                        for o in occurrences[:MAX_LISTED_OCCURRENCES]))
         occ = occurrences[0]
-        doc = self.corpus[occ.doc_id]
-        blocks = self.blocks_at(occ.doc_id, doc.line_of(occ.start), doc.line_of(occ.end - 1))
-        if loc.exact:
-            if doc.line_of(occ.start) < blocks.front_matter_lines:
-                return Refusal("front_matter", "the quote lies in YAML front matter, which is metadata, "
-                               "not answer text", loc, record_id)
-            span = Span(occ.doc_id, occ.start, occ.end, "exact", occ.start, occ.end)
-        else:
-            try:
-                start, end, kind = expand(doc, blocks, occ.start, occ.end)
-            except ExpansionRefused as exc:
-                return Refusal(exc.kind, exc.message, loc, record_id)
-            span = Span(occ.doc_id, start, end, kind, occ.start, occ.end)
-        return self._check_chunked(span, loc, record_id)
+        return Place(occ.doc_id, occ.start, occ.end)
+
+    def _unknown_doc(self, loc: Locator, record_id: str | None) -> Refusal | None:
+        if loc.doc is None or loc.doc in self.corpus:  # a corpus path is safe by construction
+            return None
+        check_relative_doc_id(loc.doc, record_id=record_id)
+        return Refusal(RefusalKind.UNKNOWN_DOC, f"document {loc.doc!r} is not in the corpus", loc, record_id)
 
     def _resolve_section(self, loc: Locator, record_id: str | None) -> Span | Refusal:
+        doc, heading = loc.doc, loc.heading
+        assert doc is not None and heading is not None  # what Locator's validator makes of a section locator
         try:
-            start, end = section_span(self.corpus[loc.doc], partial(self.blocks_at, loc.doc), loc.heading)
+            start, end = section_span(self.corpus[doc], partial(self.blocks_at, doc), heading)
         except ExpansionRefused as exc:
             return Refusal(exc.kind, exc.message, loc, record_id)
-        return self._check_chunked(Span(loc.doc, start, end, "section", start, end), loc, record_id)
+        return self._check_chunked(Span(doc, start, end, BlockKind.SECTION, start, end), loc, record_id)
 
     def _check_chunked(self, span: Span, loc: Locator, record_id: str | None) -> Span | Refusal:
-        """A span that no chunk touches is either a heading line (the author's to fix) or a bug."""
+        """A span that no chunk touches is either lines the chunker keeps out of every
+        chunk by its rule (headings: the author's to fix) or a bug."""
         if self.chunks_overlapping(span.doc_id, span.start, span.end):
             return span
-        from labeller.core.chunkers.md_struct_v1 import _is_blank, heading_line_spans, split_lines
-
-        doc = self.corpus[span.doc_id]
-        heading_lines = set(heading_line_spans(doc.text))
-        # Lines the chunker reads as blank lie in no chunk either: a rule under a heading
-        # ("# A\n---\n"), an exact quote on a rule, or "-\u00a0-\u00a0-", which CommonMark calls a
-        # paragraph. A span of only such lines and headings is the author's to fix, not a bug.
-        lines = [ln for ln in split_lines(doc.text) if ln.start < span.end and span.start < ln.end]
-        if all((ln.start, ln.end) in heading_lines or _is_blank(ln.content) for ln in lines):
-            blocks = self.blocks_at(span.doc_id, doc.line_of(span.start), doc.line_of(span.end - 1))
-            title = next((h.text for h in blocks.headings if doc.line_starts[h.first] <= span.start
-                          < doc.line_end(h.last)), None)
-            suggestion = [{"doc": span.doc_id, "heading": title}] if title else []
-            return Refusal("heading_only", "the span is only heading lines (and lines the chunker reads as "
+        if self._only_unchunked_lines(span):
+            return Refusal(RefusalKind.HEADING_ONLY, "the span is only heading lines (and lines the chunker reads as "
                            "blank or rules), which lie in no chunk; "
                            "label the section instead (a {doc, heading} locator)", loc, record_id,
-                           suggestions=suggestion)
-        from labeller.errors import ChunkerBug
-
+                           places=(span.place,))
         raise ChunkerBug(f"span {span.doc_id}[{span.start}:{span.end}] of record {record_id!r} lies in no chunk: "
                          "this is a bug in the chunker or the expansion, please report it")
 
-    def _ambiguous(self, loc: Locator, record_id, folded: str, occurrences: list[Occurrence]) -> Refusal:
-        listed = []
-        for occ in occurrences[:MAX_LISTED_OCCURRENCES]:
-            doc = self.corpus[occ.doc_id]
-            line, col = doc.line_col(occ.start)
-            listed.append({"doc": occ.doc_id, "line": line, "col": col, "char_start": occ.start,
-                           "char_end": occ.end, "extension": unique_extension(self, occ, folded, loc.doc)})
-        more = f" (first {MAX_LISTED_OCCURRENCES} listed)" if len(occurrences) > MAX_LISTED_OCCURRENCES else ""
-        where = f"in {loc.doc}" if loc.doc else "in the corpus"
-        return Refusal("ambiguous", f"quote occurs {len(occurrences)} times {where}{more}; lengthen it",
-                       loc, record_id, occurrences=listed)
+    def _only_unchunked_lines(self, span: Span) -> bool:
+        """Whether the chunker's ``unchunked_lines`` cover the span (they are whole lines,
+        so this is: every line the span touches is one of them)."""
+        pos = span.start
+        for start, end in self.chunker.unchunked_lines(self.corpus[span.doc_id]):
+            if start > pos:
+                break
+            pos = max(pos, end)
+            if pos >= span.end:
+                return True
+        return False
 
     # -- helpers shared with suggestions and the app ---------------------------------------
 
@@ -229,4 +257,4 @@ class Resolver:
 
 
 def locator_error(exc: InvalidInput, loc: Locator, record_id: str | None) -> Refusal:
-    return Refusal("invalid", exc.reason, loc, record_id)
+    return Refusal(RefusalKind.INVALID, exc.reason, loc, record_id)

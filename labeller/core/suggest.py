@@ -1,18 +1,20 @@
 """Help for refused quotes: nearest passages and the shortest unique extension.
 
 These are offered to the author and never applied on their own: a fuzzy match that
-silently relabels a record would point the golden set at text nobody chose.
+silently relabels a record would point the golden set at text nobody chose. They are
+kept apart from resolving (``Resolver.resolve`` returns bare refusals) because they
+cost a fuzzy scan of every chunk or a count per candidate extension: the build asks for
+them only for the refusals it reports, and the app after it has shown the bare refusal.
 """
 
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from dataclasses import replace
 
-from labeller.core.anchors import Occurrence, _find_overlapping
-
-if TYPE_CHECKING:
-    from labeller.core.resolve import Resolver
+from labeller.core.anchors import find_overlapping, fold_quote
+from labeller.core.resolve import Refusal, Resolver
+from labeller.core.vocab import Place, RefusalKind
 
 _WS_RUN = re.compile(r"\s+")
 MAX_EXTENSION_WORDS = 12
@@ -20,8 +22,42 @@ N_SUGGESTIONS = 3
 MIN_SCORE = 50.0
 
 
-def nearest_passages(resolver: "Resolver", folded: str, doc_id: str | None) -> list[dict]:
-    """The closest chunk passages to a quote that was not found (rapidfuzz partial ratio)."""
+def suggest(resolver: Resolver, refusal: Refusal) -> Refusal:
+    """The refusal with its help filled in: nearest passages for a quote not found, every
+    listed occurrence of an ambiguous quote with ``doc:line:col`` and its shortest unique
+    extension, a section locator for a heading-only span. Other refusals come back as
+    they are."""
+    loc = refusal.locator
+    if refusal.kind == RefusalKind.NOT_FOUND and loc.quote is not None:
+        found = nearest_passages(resolver, fold_quote(loc.quote), loc.doc)
+        return replace(refusal, suggestions=[s for s, _ in found],
+                       suggested_places=tuple(p for _, p in found if p is not None))
+    if refusal.kind == RefusalKind.AMBIGUOUS and loc.quote is not None:
+        folded = fold_quote(loc.quote)
+        return replace(refusal, occurrences=[_occurrence(resolver, p, folded, loc.doc) for p in refusal.places])
+    if refusal.kind == RefusalKind.HEADING_ONLY and refusal.places:
+        title = section_title(resolver, refusal.places[0])
+        return replace(refusal, suggestions=[{"doc": refusal.places[0].doc, "heading": title}] if title else [])
+    return refusal
+
+
+def _occurrence(resolver: Resolver, place: Place, folded: str, scope_doc: str | None) -> dict:
+    line, col = resolver.corpus[place.doc].line_col(place.start)
+    return {"doc": place.doc, "line": line, "col": col, "char_start": place.start, "char_end": place.end,
+            "extension": unique_extension(resolver, place, folded, scope_doc)}
+
+
+def section_title(resolver: Resolver, span: Place) -> str | None:
+    """The heading whose lines hold the start of ``span`` (what a section locator names)."""
+    doc = resolver.corpus[span.doc]
+    blocks = resolver.blocks_at(span.doc, doc.line_of(span.start), doc.line_of(span.end - 1))
+    return next((h.text for h in blocks.headings if doc.line_starts[h.first] <= span.start < doc.line_end(h.last)),
+                None)
+
+
+def nearest_passages(resolver: Resolver, folded: str, doc_id: str | None) -> list[tuple[dict, Place | None]]:
+    """The closest chunk passages to a quote that was not found (rapidfuzz partial ratio),
+    each with where it occurs (``None`` if the passage, cut at word edges, is not found)."""
     from rapidfuzz import fuzz, process  # only a refused quote needs it: builds skip the import
 
     chunks = resolver.chunks_of(doc_id) if doc_id else [c for cs in resolver.chunks.values() for c in cs]
@@ -33,6 +69,8 @@ def nearest_passages(resolver: "Resolver", folded: str, doc_id: str | None) -> l
     for _, score, i in best:
         chunk_text = texts[i]
         al = fuzz.partial_ratio_alignment(folded, chunk_text)
+        if al is None:  # only with a score cutoff, which this call has not
+            continue
         s, e = al.dest_start, al.dest_end
         while s > 0 and chunk_text[s - 1] != " ":
             s -= 1
@@ -46,16 +84,16 @@ def nearest_passages(resolver: "Resolver", folded: str, doc_id: str | None) -> l
         doc = resolver.corpus[chunk.doc_id]
         where = doc.where(hits[0].start) if hits else doc.where(chunk.start)
         unique = resolver.index.count(passage, None if doc_id is None else doc_id) == 1
-        out.append({"doc": chunk.doc_id, "quote": passage, "where": where, "score": round(score, 1),
-                    "unique": unique})
+        out.append(({"doc": chunk.doc_id, "quote": passage, "where": where, "score": round(score, 1),
+                     "unique": unique}, Place(hits[0].doc_id, hits[0].start, hits[0].end) if hits else None))
     return out
 
 
-def unique_extension(resolver: "Resolver", occ: Occurrence, folded: str, scope_doc: str | None) -> str | None:
+def unique_extension(resolver: Resolver, occ: Place, folded: str, scope_doc: str | None) -> str | None:
     """The shortest quote, grown by whole words on either side, that matches only ``occ``."""
-    fd = resolver.folded(occ.doc_id)
+    fd = resolver.folded(occ.doc)
     text = fd.folded
-    fstart = next((p for p in _find_overlapping(text, folded) if fd.occurrence(p, len(folded)).start == occ.start),
+    fstart = next((p for p in find_overlapping(text, folded) if fd.occurrence(p, len(folded)).start == occ.start),
                   None)
     if fstart is None:
         return None

@@ -9,7 +9,7 @@ plain strings the file formats have always used.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
 
 class Split(StrEnum):
@@ -21,6 +21,10 @@ class Split(StrEnum):
 
 
 SPLITS: tuple[str, ...] = tuple(s.value for s in Split)
+
+# The same three as a type, for pydantic fields (whose JSON schema and values stay plain
+# strings) and type checkers; tests/test_vocab.py holds it equal to ``SPLITS``.
+SplitName = Literal["dev", "test", "holdout"]
 
 
 class BlockKind(StrEnum):
@@ -46,6 +50,7 @@ class RefusalKind(StrEnum):
     FRONT_MATTER = "front_matter"
     HEADING_ONLY = "heading_only"
     DUPLICATE_SPAN = "duplicate_span"
+    NO_HIT = "no_hit"  # no chunk satisfies the build's hit rule (coverage>=T, span_containment)
     INVALID = "invalid"
 
 

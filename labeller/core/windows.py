@@ -49,6 +49,12 @@ from labeller.core.markdown import front_matter
 
 WINDOWS_VERSION = "restart-lines-v1"  # part of every cached list of restart lines
 
+
+def window_key(doc: Document) -> tuple:
+    """The key a document's ``DocWindows`` are cached under, inside the block cache's
+    namespace (``Project.block_cache``): the resolver and the cold build both use it."""
+    return (WINDOWS_VERSION, doc.doc_id, doc.sha256)
+
 # The only lines the scan stops at: a blank line right before a restart candidate (a line
 # starting with a letter or ``#``), and lines that may open a fence or an HTML block.
 # Each pattern of _EVENT starts at the newline before the line (a literal first character

@@ -46,10 +46,6 @@ DDL = (
 )
 
 
-def history_path(config) -> Path:
-    return Path(config.root) / config.eval.history
-
-
 def connect(path: Path, *, create: bool) -> duckdb.DuckDBPyConnection | None:
     """Open (and with ``create`` initialise) the database; None if it does not exist yet."""
     path = Path(path)

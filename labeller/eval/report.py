@@ -23,7 +23,7 @@ from labeller import __version__
 from labeller.errors import InvalidInput
 from labeller.eval.bootstrap import bootstrap_cis, paired_delta_cis
 from labeller.eval.metrics import LEVELS, QueryScore, metric_names
-from labeller.io import atomic_write_text, read_regular_file
+from labeller.io import atomic_write_text, parse_json, read_regular_file
 
 SCHEMA = "labeller.eval-report.v1"
 # Fields whose difference makes two reports measure different quantities: never compared.
@@ -212,9 +212,9 @@ def read_report(path) -> dict:
     """A previous report for ``--baseline``: refused (exit 2) unless it is a v1 eval report."""
     data = read_regular_file(path, max_bytes=REPORT_MAX_BYTES, what="baseline report")
     try:
-        report = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise InvalidInput(f"not a JSON eval report: {exc}", path=str(path)) from None
+        report = parse_json(data, str(path))
+    except InvalidInput as exc:
+        raise InvalidInput(f"not a JSON eval report: {exc.reason}", path=str(path), line=exc.line) from None
     if not isinstance(report, dict) or report.get("schema") != SCHEMA:
         raise InvalidInput(f"not a {SCHEMA} report (schema: {report.get('schema') if isinstance(report, dict) else None!r})",
                            path=str(path))

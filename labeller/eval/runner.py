@@ -13,17 +13,16 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from labeller.config import MAX_K
 from labeller.core.build import BuildResult, RecordResult, build
 from labeller.core.hitrules import parse_hit_rule
+from labeller.core.vocab import SPLITS
 from labeller.errors import InvalidInput
 from labeller.eval import report as rp
 from labeller.eval.bootstrap import CONFIDENCE
 from labeller.eval.leaks import find_leaks
 from labeller.eval.metrics import ChunkPositions, QueryScore, check_sanity, score_query
 from labeller.eval.retrievers import Hit, Progress, Retriever, make_retriever, top_k
-
-MAX_K = 1000
-SPLITS = ("dev", "test", "holdout")
 
 
 def parse_ks(value) -> tuple[int, ...]:
@@ -64,11 +63,7 @@ def run_eval(project, *, ks=None, hit_rule: str | None = None, retriever: Retrie
              progress: Progress | None = None) -> EvalResult:
     started = time.perf_counter()
     cfg = project.config.eval
-    shipped_k = cfg.shipped_k
-    if not 1 <= shipped_k <= MAX_K:
-        raise InvalidInput(f"[eval] shipped_k must be between 1 and {MAX_K}")
-    if cfg.bootstrap_samples < 1:
-        raise InvalidInput("[eval] bootstrap_samples must be at least 1")
+    shipped_k = cfg.shipped_k  # its range, and bootstrap_samples', were checked with labeller.toml
     # The shipped k is always scored: the regression gate and the diagnostics read it.
     ks = parse_ks([*(cfg.k if ks is None else ks), shipped_k])
     rule = parse_hit_rule(hit_rule) if hit_rule else project.hit_rule

@@ -21,10 +21,10 @@ from pathlib import Path
 
 from labeller.core.build import BuildResult
 from labeller.core.project import Project
-from labeller.interop.common import (SPLITS, Incoming, Judgments, candidates_from_judgments, load_json, read_text,
+from labeller.interop.common import (SPLITS, Incoming, Judgments, candidates_from_judgments, read_text,
                                      refuse_unknown_keys, require_str, tsv_field)
 from labeller.errors import InvalidInput
-from labeller.io import refuse_symlink_components
+from labeller.io import read_jsonl, refuse_symlink_components
 
 NAME = "beir"
 SUMMARY = "BEIR folder: corpus.jsonl {_id: chunk id, title, text}, queries.jsonl, qrels/<split>.tsv"
@@ -36,11 +36,14 @@ OUTPUTS = ("corpus.jsonl", "queries.jsonl", "qrels/*.tsv")  # what an export may
 def _queries(path: Path, project: Project) -> tuple[dict[str, tuple[str, str]], dict[str, dict]]:
     queries: dict[str, tuple[str, str]] = {}
     meta: dict[str, dict] = {}
-    for n, line in enumerate(read_text(path, project.config.limits, "BEIR queries file").split("\n"), start=1):
-        if not line.strip():
+    lines = read_jsonl(path, max_bytes=project.config.limits.max_file_bytes, what="BEIR queries file",
+                       bound_hint="raise [limits] max_file_bytes in labeller.toml")
+    for jl in lines:
+        if jl.skipped:
             continue
-        where = f"{path}:{n}"
-        obj = load_json(line, str(path), n)
+        if jl.error is not None:
+            raise jl.refuse()
+        where, obj = f"{path}:{jl.line}", jl.value
         if not isinstance(obj, dict):
             raise InvalidInput(f"{where}: a query must be a JSON object")
         refuse_unknown_keys(obj, {"_id", "text", "metadata", "title"}, {"_id", "text"}, where)

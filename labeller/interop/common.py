@@ -19,7 +19,6 @@ and writes nothing.
 
 from __future__ import annotations
 
-import json
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,12 +30,12 @@ from labeller.core.canon import decode_utf8
 from labeller.core.corpus import check_relative_doc_id
 from labeller.core.models import Locator, Question
 from labeller.core.project import Project
-from labeller.core.questions import Limits, QuestionsFile, load_questions, normalise_query, parse_questions
+from labeller.config import Limits
+from labeller.core.questions import QuestionsFile, load_questions, normalise_query, prepare_questions
 from labeller.core.resolve import Refusal, Span
+from labeller.core.vocab import SPLITS
 from labeller.errors import InvalidInput
 from labeller.io import read_regular_file
-
-SPLITS = ("dev", "test", "holdout")
 
 
 # -- reading untrusted files -----------------------------------------------------------------
@@ -48,28 +47,6 @@ def read_text(path: Path, limits: Limits, what: str) -> str:
                              bound_hint="raise [limits] max_file_bytes in labeller.toml")
     text = decode_utf8(data, str(path))
     return text[1:] if text.startswith("\ufeff") else text
-
-
-def _no_duplicate_keys(pairs: list[tuple[str, object]]) -> dict:
-    seen: set[str] = set()
-    for key, _ in pairs:
-        if key in seen:
-            raise InvalidInput(f"duplicate key {key!r} in one JSON object (which one is meant?)")
-        seen.add(key)
-    return dict(pairs)
-
-
-def load_json(text: str, path: str, line: int | None = None):
-    """Strict JSON: duplicate keys refused, nesting bombs reported instead of crashing."""
-    try:
-        return json.loads(text, object_pairs_hook=_no_duplicate_keys)
-    except json.JSONDecodeError as exc:
-        where = line if line is not None else exc.lineno
-        raise InvalidInput(f"malformed JSON: {exc.msg} at column {exc.colno}", path=path, line=where) from None
-    except RecursionError:
-        raise InvalidInput("malformed JSON: nested too deeply", path=path, line=line) from None
-    except InvalidInput as exc:
-        raise InvalidInput(exc.reason, path=path, line=line) from None
 
 
 def require_str(value, what: str, where: str) -> str:
@@ -455,8 +432,8 @@ def merge(project: Project, questions: list[Question], replace: bool) -> Merge:
     """Merge imported records into questions.jsonl (in memory; the caller saves atomically).
 
     Existing records keep their lines and comments; a replaced record keeps its line; new
-    records append in file order. The merged text is re-parsed with the project's bounds, so
-    a merge can never write a file the next build would refuse.
+    records append in file order. The merged text is checked by ``prepare_questions`` with
+    the project's bounds, so a merge can never write a file the next build would refuse.
     """
     cfg = project.config
     path = cfg.questions
@@ -471,16 +448,6 @@ def merge(project: Project, questions: list[Question], replace: bool) -> Merge:
         details = [{"path": str(path), "id": i, "message": "id already in the questions file"} for i in clashes]
         raise InvalidInput(f"{len(clashes)} imported id(s) already exist; use --replace to overwrite those "
                            "records (nothing was written)", path=str(path)).with_details(details)
-    merged = [incoming.get(q.id, q) for q in qf.questions] + [q for q in questions if q.id not in existing]
-    qf.replace(merged)
-    text = qf.render()
-    size = len(text.encode("utf-8"))
-    if size > cfg.limits.max_file_bytes:
-        raise InvalidInput(f"the merged file would be {size} bytes, over the bound of {cfg.limits.max_file_bytes} "
-                           "(raise [limits] max_file_bytes); nothing was written", path=str(path))
-    try:
-        parse_questions(text, f"{path} (after the merge)", cfg.limits)
-    except InvalidInput as exc:
-        raise InvalidInput("the merged questions file would be invalid; nothing was written",
-                           path=str(path)).with_details(exc.details) from None
-    return Merge(added=[q.id for q in questions if q.id not in existing], replaced=clashes, qf=qf)
+    merged = prepare_questions(qf, changed=[incoming[i] for i in clashes],
+                               added=[q for q in questions if q.id not in existing], limits=cfg.limits)
+    return Merge(added=[q.id for q in questions if q.id not in existing], replaced=clashes, qf=merged)

@@ -13,9 +13,10 @@ from pathlib import Path
 
 from labeller.core.build import BuildResult
 from labeller.core.project import Project
-from labeller.interop.common import (Candidate, Incoming, LabelMapper, Target, load_json, read_text,
+from labeller.interop.common import (Candidate, Incoming, LabelMapper, Target, read_text,
                                      refuse_unknown_keys, require_str)
 from labeller.errors import InvalidInput
+from labeller.io import parse_json
 
 NAME = "pages-json"
 SUMMARY = 'JSON query file: {id, query, expected_pages: [...], category} (bare list or {"schema", "queries"})'
@@ -26,7 +27,7 @@ KEYS = {"id", "query", "expected_pages", "category", "skip_reason"}
 
 
 def read(path: Path, project: Project, options) -> Incoming:
-    data = load_json(read_text(path, project.config.limits, "query file"), str(path))
+    data = parse_json(read_text(path, project.config.limits, "query file"), str(path))
     notes = []
     if isinstance(data, dict):
         refuse_unknown_keys(data, {"schema", "queries"}, {"queries"}, f"{path}: top level")

@@ -17,7 +17,7 @@ from pydantic import ValidationError
 from labeller.core.build import resolve_record
 from labeller.core.models import Locator, Question
 from labeller.core.project import Project
-from labeller.core.questions import load_questions, parse_questions
+from labeller.core.questions import load_questions, write_questions
 from labeller.core.resolve import Span
 from labeller.errors import InvalidInput
 from labeller.review.log import append_review, new_entry, record_digest
@@ -101,14 +101,10 @@ def save_record(config: ProjectConfig, question: Question, seen: Question) -> No
     if record_digest(current) != record_digest(seen):
         raise InvalidInput("the record changed on disk since it was opened; reload it before saving",
                            path=str(config.questions), record_id=seen.id)
-    qf.replace([question if q.id == question.id else q for q in qf.questions])
     try:
-        parse_questions(qf.render(), str(config.questions), config.limits)
+        write_questions(qf, changed=[question], limits=config.limits)
     except InvalidInput as exc:
-        reasons = "; ".join(f"line {d['line']}: {d['message']}" for d in exc.details) or exc.reason
-        raise InvalidInput(f"the questions file would not load after this change ({reasons}); nothing was written",
-                           path=str(config.questions), record_id=seen.id) from None
-    qf.save()
+        raise InvalidInput(exc.reason, path=str(config.questions), record_id=seen.id) from None
 
 
 def apply_edit(project: Project, seen: Question, edited: Question, reviewer: str, comment: str = "") -> bool:
@@ -121,7 +117,7 @@ def apply_edit(project: Project, seen: Question, edited: Question, reviewer: str
         return False
     check_resolves(project, edited)
     save_record(project.config, edited, seen)
-    append_review(project.config.review_log, new_entry(seen, reviewer, "edit", comment))
+    append_review(project.config.layout.review_log, new_entry(seen, reviewer, "edit", comment))
     return True
 
 
@@ -142,6 +138,6 @@ def adjudicate(project: Project, question: Question, b: list[Locator], action: s
     check_resolves(project, result)
     if record_digest(result) != record_digest(question):
         save_record(project.config, result, question)
-    append_review(project.config.review_log,
+    append_review(project.config.layout.review_log,
                   new_entry(result, adjudicator, "accept", f"adjudicated against {annotator}: {action}"))
     return result

@@ -16,10 +16,9 @@ from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
-from labeller.core.canon import decode_utf8
 from labeller.core.models import Locator
 from labeller.errors import InvalidInput
-from labeller.io import atomic_write_text, read_regular_file
+from labeller.io import atomic_write_text, read_jsonl
 
 if TYPE_CHECKING:
     from labeller.config import ProjectConfig
@@ -37,7 +36,7 @@ def check_annotator(name: str) -> str:
 
 
 def annotation_path(config: ProjectConfig, name: str) -> Path:
-    return config.questions.parent / "annotations" / f"{check_annotator(name)}.jsonl"
+    return config.layout.annotation(check_annotator(name))
 
 
 @dataclass
@@ -72,20 +71,19 @@ def load_annotations(config: ProjectConfig, name: str) -> Annotations:
     if not path.exists() and not path.is_symlink():
         return ann
     limits = config.limits
-    text = decode_utf8(read_regular_file(path, max_bytes=limits.max_file_bytes, what="annotation file",
-                                         bound_hint="raise [limits] max_file_bytes"), str(path))
+    lines = read_jsonl(path, max_bytes=limits.max_file_bytes, what="annotation file",
+                       bound_hint="raise [limits] max_file_bytes")
     problems: list[dict] = []
 
     def problem(line: int, message: str, rid: str | None = None) -> None:
         problems.append({"path": str(path), "line": line, "id": rid, "message": message})
 
-    for lineno, raw in enumerate(text.split("\n"), start=1):
-        if not raw.strip():
+    for jl in lines:
+        lineno, obj = jl.line, jl.value
+        if jl.skipped:
             continue
-        try:
-            obj = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            problem(lineno, f"malformed JSON: {exc.msg} at column {exc.colno}")
+        if jl.error is not None:
+            problem(lineno, jl.error)
             continue
         if not isinstance(obj, dict) or set(obj) != _KEYS:
             problem(lineno, "a line must be an object with exactly the keys record_id and locators")

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 from labeller.core.canon import sha256_hex
 from labeller.core.models import Question
 from labeller.errors import InvalidInput, LabellerError
-from labeller.io import fsync_dir, read_regular_file, refuse_symlink_components
+from labeller.io import fsync_dir, read_jsonl, refuse_symlink_components
 
 if TYPE_CHECKING:
     from labeller.config import ProjectConfig
@@ -182,36 +182,32 @@ class ReviewLog:
 def read_review_log(path: Path) -> ReviewLog:
     """Read the log; a missing file is an empty log. Bad lines become ``problems``.
 
-    Unsafe files (a symlink in the path, not a regular file, over ``MAX_LOG_BYTES``) are
-    refused with ``InvalidInput``: those are not crash damage but something to look at.
+    Unsafe files (a symlink in the path, not a regular file, over ``MAX_LOG_BYTES``) and
+    lines no interrupted append can leave (nested too deep, a duplicate key) are refused
+    with ``InvalidInput``: those are not crash damage but something to look at.
     """
     path = Path(path)
     if not path.exists() and not path.is_symlink():
         return ReviewLog(path)
-    data = read_regular_file(path, max_bytes=MAX_LOG_BYTES, what="review log")
     entries: list[ReviewEntry] = []
     problems: list[LogProblem] = []
-    lines = data.split(b"\n")
-    torn = lines.pop()  # after the last newline: empty unless the last write was cut short
-    for lineno, raw in enumerate(lines, start=1):
-        if not raw.strip():
+    for jl in read_jsonl(path, max_bytes=MAX_LOG_BYTES, what="review log"):
+        if not jl.terminated:  # the last write was cut short
+            problems.append(LogProblem(str(path), jl.line, "truncated last line (no newline: a write was "
+                                       "interrupted?); ignored and left as it is"))
             continue
+        if jl.skipped:
+            continue
+        if jl.hostile:
+            raise jl.refuse(f"{jl.error}; the review log was written by hand or by something hostile, fix or "
+                            "remove this line")
         try:
-            entries.append(ReviewEntry.from_json(json.loads(raw.decode("utf-8"))))
-        except (UnicodeDecodeError, json.JSONDecodeError, ValueError) as exc:
-            problems.append(LogProblem(str(path), lineno, f"not a valid review entry ({_reason(exc)}); ignored"))
-    if torn.strip():
-        problems.append(LogProblem(str(path), len(lines) + 1, "truncated last line (no newline: a write was "
-                                   "interrupted?); ignored and left as it is"))
+            if jl.error is not None:
+                raise ValueError(jl.error)
+            entries.append(ReviewEntry.from_json(jl.value))
+        except ValueError as exc:
+            problems.append(LogProblem(str(path), jl.line, f"not a valid review entry ({exc}); ignored"))
     return ReviewLog(path, entries, problems)
-
-
-def _reason(exc: Exception) -> str:
-    if isinstance(exc, json.JSONDecodeError):
-        return f"malformed JSON: {exc.msg} at column {exc.colno}"
-    if isinstance(exc, UnicodeDecodeError):
-        return f"not UTF-8 at byte {exc.start}"
-    return str(exc)
 
 
 def append_review(path: Path, entry: ReviewEntry) -> bool:
@@ -257,7 +253,7 @@ def write_all(fd: int, data: bytes) -> None:
 
 def review_counts(config: ProjectConfig, questions: list[Question], log: ReviewLog | None = None) -> dict:
     """``{"records", "reviewed", "needs_rereview", "flagged", "unreviewed"}`` for these records."""
-    return (log or read_review_log(config.review_log)).counts(questions)
+    return (log or read_review_log(config.layout.review_log)).counts(questions)
 
 
 def unreviewed_or_stale(config: ProjectConfig, questions: list[Question], log: ReviewLog | None = None) -> dict[str, str]:
@@ -266,7 +262,7 @@ def unreviewed_or_stale(config: ProjectConfig, questions: list[Question], log: R
     Only ``reviewed`` passes: an unreviewed record was never checked, a stale one was
     checked in another version, and a flagged one carries an open objection.
     """
-    statuses = (log or read_review_log(config.review_log)).statuses(questions)
+    statuses = (log or read_review_log(config.layout.review_log)).statuses(questions)
     return {rid: s for rid, s in statuses.items() if s != "reviewed"}
 
 
@@ -277,7 +273,7 @@ def build_review_summary(config: ProjectConfig, questions: list[Question]) -> tu
     counts and a warning instead of an error.
     """
     try:
-        log = read_review_log(config.review_log)
+        log = read_review_log(config.layout.review_log)
     except LabellerError as exc:
         return None, [f"review counts skipped: {exc}"]
     return log.counts(questions), [str(p) for p in log.problems]

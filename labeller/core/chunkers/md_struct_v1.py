@@ -23,27 +23,10 @@ THEMATIC_BREAK = re.compile(r"^\s*([-*_])(\s*\1){2,}\s*$")
 
 
 @dataclass(frozen=True, slots=True)
-class Line:
-    start: int
-    end: int  # past the line terminator
-    content: str  # without its terminator
-
-
-@dataclass(frozen=True, slots=True)
 class Section:
     titles: tuple[str, ...]
     levels: tuple[int, ...]
     blocks: tuple[tuple[int, int], ...]  # (first, last) line of each block
-
-
-def split_lines(text: str) -> list[Line]:
-    lines = []
-    pos = 0
-    for raw in text.splitlines(keepends=True):
-        body = raw.splitlines()[0] if raw else ""
-        lines.append(Line(pos, pos + len(raw), body))
-        pos += len(raw)
-    return lines
 
 
 def heading_of(line: str) -> tuple[int, str] | None:
@@ -174,12 +157,27 @@ def document_title(doc: Document, secs: list[Section]) -> str:
 
 
 class MdStructV1:
+    """The ``Chunker`` of SPEC §4: its name is its rule version, ``max_chars`` its one setting."""
+
     name = "md-struct-v1"
+    version = "md-struct-v1"
 
     def __init__(self, max_chars: int = 1800) -> None:
         if max_chars < 1:
             raise ValueError("max_chars must be positive")
         self.max_chars = max_chars
+
+    @property
+    def settings(self) -> dict[str, int]:
+        return {"max_chars": self.max_chars}
+
+    def unchunked_lines(self, doc: Document) -> list[tuple[int, int]]:
+        """Heading lines, and the lines read as blank (thematic breaks included: a rule
+        under a heading, ``-\u00a0-\u00a0-`` that CommonMark calls a paragraph)."""
+        lay = layout(doc.text)
+        headings = set(lay.headings)
+        return [(lay.starts[i], lay.starts[i + 1]) for i, content in enumerate(doc.text.splitlines())
+                if i in headings or _is_blank(content)]
 
     def chunk(self, doc: Document) -> list[Chunk]:
         return unpack_chunks(doc, self.rows(doc))
@@ -198,6 +196,6 @@ class MdStructV1:
                 if not body:
                     continue
                 embed = f"{heading_path}\n\n{body}"
-                out.append((chunk_id(doc.doc_id, self.name, embed), len(out), start, end, heading_path, heading,
+                out.append((chunk_id(doc.doc_id, self.version, embed), len(out), start, end, heading_path, heading,
                             breadcrumb))
         return out

@@ -193,7 +193,7 @@ def cache_folder(project) -> Path | None:
     cache = getattr(project, "cache", None)
     if cache is None or getattr(cache, "folder", None) is None:
         return None
-    return project.config.cache_dir / "bm25"
+    return project.config.layout.bm25_index
 
 
 class BM25Retriever:

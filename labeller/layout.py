@@ -1,0 +1,81 @@
+"""Every path labeller reads or writes in a project, in one place.
+
+The configured places (corpus, questions, output folder, run history) come from
+``labeller.toml``; everything else is derived from them here, so no module spells a
+file name of its own and moving a file is a one-line change. Bottom layer: imports
+nothing of labeller.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+CONFIG_NAME = "labeller.toml"
+ARTIFACT_NAME = "golden-set.v1.jsonl"
+MANIFEST_NAME = "golden-set.v1.manifest.json"
+REVIEW_LOG_NAME = "reviews.jsonl"
+ANNOTATIONS_DIR = "annotations"
+CACHE_DIR = ".labeller-cache"
+STATE_DIR = ".labeller"
+JOURNAL_NAME = "journal.json"
+
+
+@dataclass(frozen=True)
+class ProjectLayout:
+    """The paths of one project; all absolute when ``root`` is."""
+
+    root: Path
+    corpus: Path
+    questions: Path
+    out: Path
+    run_history: Path
+    """``[eval] history``: the DuckDB database of every eval run."""
+
+    @property
+    def config_file(self) -> Path:
+        """``labeller.toml``: optional, read first."""
+        return self.root / CONFIG_NAME
+
+    @property
+    def artifact(self) -> Path:
+        """The derived golden set, committed and checked by ``build --check``."""
+        return self.out / ARTIFACT_NAME
+
+    @property
+    def manifest(self) -> Path:
+        return self.out / MANIFEST_NAME
+
+    @property
+    def review_log(self) -> Path:
+        """Append-only review decisions, next to the questions they judge."""
+        return self.questions.with_name(REVIEW_LOG_NAME)
+
+    @property
+    def annotations_dir(self) -> Path:
+        """One ``<annotator>.jsonl`` per blind second annotator."""
+        return self.questions.parent / ANNOTATIONS_DIR
+
+    def annotation(self, annotator: str) -> Path:
+        """The file of ``annotator`` (the caller checks the name is a safe file name)."""
+        return self.annotations_dir / f"{annotator}.jsonl"
+
+    @property
+    def cache_dir(self) -> Path:
+        """Derived data (chunks, blocks, windows) keyed by digests; safe to delete."""
+        return self.root / CACHE_DIR
+
+    @property
+    def bm25_index(self) -> Path:
+        """The default retriever's on-disk index."""
+        return self.cache_dir / "bm25"
+
+    @property
+    def state_dir(self) -> Path:
+        """Per-user working state (journal, run history by default); git-ignored."""
+        return self.root / STATE_DIR
+
+    @property
+    def journal(self) -> Path:
+        """The app's autosave of unsaved edits."""
+        return self.state_dir / JOURNAL_NAME
