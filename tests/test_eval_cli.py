@@ -34,14 +34,17 @@ def facts_project(tmp_path, extra_docs=None, extra_questions=(), toml=None):
     return write_project(tmp_path / "proj", docs, questions, toml)
 
 
-def eval_json(root, capsys, *args) -> tuple[int, dict | None, str]:
+def eval_json(root, capsys, *args, expect: int = 0) -> tuple[dict | None, str]:
+    """``labeller eval --format json ARGS``: the report and stderr, once the exit code is
+    ``expect`` (every call checks one, so no code goes unasserted)."""
     rc = main(["eval", "--root", str(root), "--format", "json", "--no-history", *args])
     out = capsys.readouterr()
+    assert rc == expect, (args, rc, out.err)
     try:
         report = json.loads(out.out)
     except ValueError:
         report = None
-    return rc, report, out.err
+    return report, out.err
 
 
 def gold_chunk_ids(root) -> dict[str, str]:
@@ -64,8 +67,8 @@ def write_run(path, root, drop=(), add_miss=()):
 
 def test_json_report_has_the_v1_schema_and_is_deterministic(tmp_path, capsys):
     root = facts_project(tmp_path)
-    rc, report, err = eval_json(root, capsys, "--out", str(tmp_path / "r.json"))
-    assert rc == 0 and err == ""
+    report, err = eval_json(root, capsys, "--out", str(tmp_path / "r.json"))
+    assert err == ""
     assert {"schema", "fingerprint", "config", "aggregate", "queries", "negatives", "findings"} <= set(report)
     assert report["schema"] == SCHEMA and report["findings"] == [] and "comparison" not in report
     fp = report["fingerprint"]
@@ -86,21 +89,21 @@ def test_json_report_has_the_v1_schema_and_is_deterministic(tmp_path, capsys):
     assert set(report["breakdowns"]["split"]) == {"dev", "test"}
     assert {d["check"] for d in report["diagnostics"]} >= {"ranking_ratio", "depth_gain", "recall_floor"}
     assert json.loads((tmp_path / "r.json").read_text()) == report
-    rc2, again, _ = eval_json(root, capsys)
+    again, _ = eval_json(root, capsys)
     assert again == report
 
 
 def test_holdout_is_scored_only_with_the_flag(tmp_path, capsys):
     root = facts_project(tmp_path)
-    _, report, _ = eval_json(root, capsys)
+    report, _ = eval_json(root, capsys)
     assert "h01" not in {q["query_id"] for q in report["queries"]}
-    _, report, _ = eval_json(root, capsys, "--include-holdout")
+    report, _ = eval_json(root, capsys, "--include-holdout")
     assert "h01" in {q["query_id"] for q in report["queries"]}
-    rc, _, err = eval_json(root, capsys, "--split", "holdout")
-    assert rc == 2
-    _, report, _ = eval_json(root, capsys, "--split", "holdout", "--include-holdout")
+    refused, _ = eval_json(root, capsys, "--split", "holdout", expect=2)
+    assert refused["ok"] is False and "--include-holdout" in refused["errors"][0]["message"]
+    report, _ = eval_json(root, capsys, "--split", "holdout", "--include-holdout")
     assert [q["query_id"] for q in report["queries"]] == ["h01"] and report["negatives"] == []
-    _, report, _ = eval_json(root, capsys, "--split", "dev")
+    report, _ = eval_json(root, capsys, "--split", "dev")
     assert {q["split"] for q in report["queries"]} == {"dev"}
 
 
@@ -109,8 +112,8 @@ def test_no_scored_queries_is_no_data_not_zero(tmp_path, capsys, monkeypatch):
     root = write_project(tmp_path / "p", {"a.md": "# A\n\ntext\n"},
                          [{"id": "n1", "query": "anything", "expected_answer": "", "locators": [],
                            "unanswerable": True}])
-    rc, report, _ = eval_json(root, capsys)
-    assert rc == 0 and report["aggregate"]["chunk"]["recall@5"]["value"] is None
+    report, _ = eval_json(root, capsys)
+    assert report["aggregate"]["chunk"]["recall@5"]["value"] is None
     rc = main(["eval", "--root", str(root), "--no-history"])
     assert rc == 0 and "no data" in capsys.readouterr().out
 
@@ -125,8 +128,8 @@ def test_invalid_input_exits_2(tmp_path, capsys, args):
 def test_a_golden_set_that_does_not_build_is_invalid_input(tmp_path, capsys):
     root = facts_project(tmp_path, extra_questions=[{"id": "bad", "query": "q", "expected_answer": "",
                                                      "locators": [{"quote": "no such text"}]}])
-    rc, report, err = eval_json(root, capsys)
-    assert rc == 2 and report["ok"] is False
+    report, err = eval_json(root, capsys, expect=2)
+    assert report["ok"] is False
     assert [(e["id"], e["kind"]) for e in report["errors"]] == [("bad", "not_found")]
     assert main(["eval", "--root", str(root), "--no-history"]) == 2
     assert "the golden set does not build (1 label error(s))" in capsys.readouterr().err
@@ -137,45 +140,43 @@ def test_a_golden_set_that_does_not_build_is_invalid_input(tmp_path, capsys):
 def test_not_a_report_as_baseline_is_refused(tmp_path, capsys, content):
     root = facts_project(tmp_path)
     (tmp_path / "b.json").write_text(content)
-    rc, _, _ = eval_json(root, capsys, "--baseline", str(tmp_path / "b.json"))
-    assert rc == 2
+    eval_json(root, capsys, "--baseline", str(tmp_path / "b.json"), expect=2)
 
 
 def test_regression_gate_red_on_a_planted_regression_green_on_noise(tmp_path, capsys):
     root = facts_project(tmp_path)
     base = write_run(tmp_path / "base.run", root, add_miss={"q01", "q02", "q03"})
-    rc, _, _ = eval_json(root, capsys, "--run", str(base), "--out", str(tmp_path / "base.json"))
-    assert rc == 0
+    eval_json(root, capsys, "--run", str(base), "--out", str(tmp_path / "base.json"))
     baseline = ["--baseline", str(tmp_path / "base.json"), "--fail-on-regression"]
 
     worse = write_run(tmp_path / "worse.run", root, drop={f"q{i:02d}" for i in range(4, 16)})
-    rc, report, _ = eval_json(root, capsys, "--run", str(worse), *baseline)
+    report, _ = eval_json(root, capsys, "--run", str(worse), *baseline, expect=1)
     c = report["comparison"]
-    assert rc == 1 and c["regression"] is True and c["comparable"] is True
+    assert c["regression"] is True and c["comparable"] is True
     assert c["deltas"]["chunk"]["recall@5"]["ci_high"] < 0
     assert {"retriever.file", "retriever.sha256"} <= {d["field"] for d in c["fingerprint_differences"]}
 
     # noise: two queries lose their answer, one gains it back; the mean drops but the interval spans zero
     noise = write_run(tmp_path / "noise.run", root, add_miss={"q02", "q03", "q10", "q11"})
-    rc, report, _ = eval_json(root, capsys, "--run", str(noise), *baseline)
+    report, _ = eval_json(root, capsys, "--run", str(noise), *baseline)
     c = report["comparison"]
     assert c["deltas"]["chunk"]["recall@5"]["value"] < 0
     assert c["deltas"]["chunk"]["recall@5"]["ci_low"] < 0 < c["deltas"]["chunk"]["recall@5"]["ci_high"]
-    assert rc == 0 and c["regression"] is False
+    assert c["regression"] is False
 
-    rc, _, _ = eval_json(root, capsys, "--run", str(worse), "--baseline", str(tmp_path / "base.json"))
-    assert rc == 0  # without the flag a regression is reported, never an exit code
+    report, _ = eval_json(root, capsys, "--run", str(worse), "--baseline", str(tmp_path / "base.json"))
+    assert report["comparison"]["regression"] is True  # without the flag reported, never an exit code
 
 
 def test_a_baseline_under_another_hit_rule_is_reported_not_compared(tmp_path, capsys):
     root = facts_project(tmp_path)
     eval_json(root, capsys, "--hit-rule", "span_containment", "--out", str(tmp_path / "b.json"))
-    rc, report, err = eval_json(root, capsys, "--baseline", str(tmp_path / "b.json"))
+    report, err = eval_json(root, capsys, "--baseline", str(tmp_path / "b.json"))
     c = report["comparison"]
-    assert rc == 0 and c["comparable"] is False and c["deltas"] is None
+    assert c["comparable"] is False and c["deltas"] is None
     assert {"field": "hit_rule", "baseline": "span_containment", "current": "any_overlap"} in c["fingerprint_differences"]
-    rc, _, err = eval_json(root, capsys, "--baseline", str(tmp_path / "b.json"), "--fail-on-regression")
-    assert rc == 2 and "cannot gate" in err
+    _, err = eval_json(root, capsys, "--baseline", str(tmp_path / "b.json"), "--fail-on-regression", expect=2)
+    assert "cannot gate" in err
 
 
 def test_misses_print_what_was_retrieved_instead(tmp_path, capsys, monkeypatch):
@@ -193,15 +194,15 @@ def test_queries_missing_from_a_run_file_are_warned_about_and_scored_as_misses(t
     root = facts_project(tmp_path)
     run = tmp_path / "partial.run"
     run.write_text(write_run(tmp_path / "full.run", root).read_text().split("q01 ")[0])
-    rc, report, err = eval_json(root, capsys, "--run", str(run))
-    assert rc == 0 and "have no rows in the run file" in " ".join(err.split())
+    report, err = eval_json(root, capsys, "--run", str(run))
+    assert "have no rows in the run file" in " ".join(err.split())
     assert report["queries"][1]["hit_ranks"] == [None]
 
 
 def test_written_run_scores_the_same_when_read_back(tmp_path, capsys):
     root = facts_project(tmp_path)
-    _, bm25, _ = eval_json(root, capsys, "--write-run", str(tmp_path / "bm25.run"))
-    _, replay, _ = eval_json(root, capsys, "--run", str(tmp_path / "bm25.run"))
+    bm25, _ = eval_json(root, capsys, "--write-run", str(tmp_path / "bm25.run"))
+    replay, _ = eval_json(root, capsys, "--run", str(tmp_path / "bm25.run"))
     assert replay["aggregate"] == bm25["aggregate"]
     assert replay["fingerprint"]["retriever"]["name"] == "run"
 
@@ -307,9 +308,8 @@ def test_eval_hit_rule_scores_without_changing_the_build(tmp_path, capsys):
     docs = {"a.md": f"# A\n\n{long_para}\n\n{long_para}\n\n{long_para}\n\n{long_para}\n"}
     questions = [{"id": "q1", "query": "word", "expected_answer": "", "locators": [{"doc": "a.md", "heading": "A"}]}]
     root = write_project(tmp_path / "p", docs, questions)
-    _, any_overlap, _ = eval_json(root, capsys)
-    rc, containment, _ = eval_json(root, capsys, "--hit-rule", "span_containment")
-    assert rc == 0
+    any_overlap, _ = eval_json(root, capsys)
+    containment, _ = eval_json(root, capsys, "--hit-rule", "span_containment")
     assert any_overlap["aggregate"]["chunk"]["recall@1"]["value"] == 1.0
     assert containment["aggregate"]["chunk"]["recall@50"]["value"] == 0.0  # no chunk holds the whole section
     assert containment["config"]["build_hit_rule"] == "any_overlap"

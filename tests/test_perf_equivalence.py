@@ -10,17 +10,19 @@ here measures time.
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from helpers_oracle import oracle_occurrences, oracle_quote
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from labeller.config import load_config
 from labeller.core import coldbuild, parallel
-from labeller.core.anchors import QuoteIndex, find_overlapping, fold_quote, fold_text
+from labeller.core.anchors import QuoteIndex, fold_quote, fold_text
 from labeller.core.build import build
 from labeller.core.cache import DigestCache
 from labeller.core.chunkers import chunk_corpus, get_chunker
@@ -43,6 +45,37 @@ def synthetic(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("synthetic")
     synth.write_project(synth.generate(250_000, 150, seed=5), root)
     return root
+
+
+class _NotingPid:
+    """``fn`` as the mapper received it, plus a file named after the process that ran it;
+    module-level and picklable, so it travels to the workers like ``fn`` itself."""
+
+    def __init__(self, fn, folder: Path) -> None:
+        self.fn, self.folder = fn, folder
+
+    def __call__(self, doc):
+        (self.folder / str(os.getpid())).touch()
+        return self.fn(doc)
+
+
+def spread_over_workers(monkeypatch, folder: Path):
+    """From now on spread every mapped document over two workers; the function returned
+    gives the other processes that did work since its last call (and forgets them). A pool
+    that silently fell back to this process leaves it empty."""
+    folder.mkdir()
+    real = parallel.iter_documents
+    monkeypatch.setattr(parallel, "iter_documents", lambda fn, docs: real(_NotingPid(fn, folder), docs))
+    monkeypatch.setattr(parallel, "MIN_PARALLEL_CHARS", 0)
+    monkeypatch.setenv("LABELLER_WORKERS", "2")
+
+    def taken() -> set[int]:
+        pids = {int(p.name) for p in folder.iterdir()}
+        for p in folder.iterdir():
+            p.unlink()
+        return pids - {os.getpid()}
+
+    return taken
 
 
 def outputs(project: Project) -> tuple[bytes, bytes]:
@@ -78,10 +111,11 @@ def test_warm_per_document_caches_alone_give_the_same_bytes(synthetic, tmp_path)
 
 def test_parallel_workers_give_the_same_bytes(synthetic, tmp_path, monkeypatch):
     plain = outputs(Project(load_config(synthetic)))
-    monkeypatch.setattr(parallel, "MIN_PARALLEL_CHARS", 0)
-    monkeypatch.setenv("LABELLER_WORKERS", "2")
+    pids = spread_over_workers(monkeypatch, tmp_path / "pids")
     assert outputs(Project(load_config(synthetic))) == plain
-    assert outputs(cached(synthetic, tmp_path)) == plain
+    assert pids(), "no worker process chunked a document"
+    assert outputs(cached(synthetic, tmp_path / "cache")) == plain
+    assert pids(), "no worker process prepared the cold build"
 
 
 def test_bundled_mixed_fixture_is_unchanged_by_the_cache(tmp_path):
@@ -200,20 +234,22 @@ def test_line_starts_equal_a_find_loop(text):
 
 @given(st.lists(texts, min_size=1, max_size=4), texts)
 @settings(max_examples=300)
-def test_single_quote_lookup_on_joined_text_equals_per_document_scan(bodies, raw_quote):
+@example(["aaa", "b aaaa"], "aa")  # overlapping occurrences, in two documents
+@example(["a \n a\u3000\u3000a", "a a"], "a  a")  # ... across whitespace runs
+def test_single_quote_lookup_on_joined_text_finds_every_occurrence_the_spec_counts(bodies, raw_quote):
     corpus = Corpus.from_documents([make_document(f"d{i}.md", b) for i, b in enumerate(bodies)])
     quote = fold_quote(raw_quote) if raw_quote.strip() else "a"
-    index = QuoteIndex(corpus)
-    expected = [fd.occurrence(p, len(quote)) for fd in index.docs for p in find_overlapping(fd.folded, quote)]
-    assert index.find_all([quote])[quote] == expected
+    found = QuoteIndex(corpus).find_all([quote])[quote]
+    expected = [(d.doc_id, *span) for d in corpus for span in oracle_occurrences(d.text, oracle_quote(quote))]
+    assert [(o.doc_id, o.start, o.end) for o in found] == expected  # SPEC §2, counted as the spec says
 
 
-def test_chunking_in_parallel_keeps_corpus_order(synthetic, monkeypatch):
+def test_chunking_in_parallel_keeps_corpus_order(synthetic, tmp_path, monkeypatch):
     corpus = Project(load_config(synthetic)).corpus
     serial = chunk_corpus(corpus, get_chunker("md-struct-v1", max_chars=1800))
-    monkeypatch.setattr(parallel, "MIN_PARALLEL_CHARS", 0)
-    monkeypatch.setenv("LABELLER_WORKERS", "2")
+    pids = spread_over_workers(monkeypatch, tmp_path / "pids")
     spread = chunk_corpus(corpus, get_chunker("md-struct-v1", max_chars=1800))
+    assert pids(), "no worker process chunked a document"
     assert list(spread) == list(serial) and spread == serial
 
 
@@ -253,11 +289,11 @@ def test_cold_preparation_fills_the_caches_with_what_the_lazy_path_computes(synt
     from labeller.core.anchors import LAST_SEARCH, SEARCH_CODEC
     from labeller.core.chunkers import ROWS_CODEC, chunk_key, unpack_chunks
 
-    monkeypatch.setattr(parallel, "MIN_PARALLEL_CHARS", 0)
-    monkeypatch.setenv("LABELLER_WORKERS", "2")
+    pids = spread_over_workers(monkeypatch, tmp_path / "pids")
     project = cached(synthetic, tmp_path)
     questions = project.load_questions().questions
     coldbuild.prepare_cold_build(project, questions)
+    assert pids(), "no worker process prepared the cold build"
     fresh = DigestCache(tmp_path)  # read back from disk, not from the preparing process's memory
     for doc in project.corpus:
         assert unpack_chunks(doc, fresh.get(chunk_key(project.chunker, doc), ROWS_CODEC)) == project.chunker.chunk(doc)

@@ -142,8 +142,8 @@ def find_leaks(chunks: Iterable[Chunk], records: Sequence[RecordResult],
                 if not any(needle_list[i].text in other and needle_list[i].text != other for other in texts)]
         kept = [n for n in kept if not n.exempt_in(doc_id)]
         if len(kept) >= 2:
-            quoted = sorted(({"query_id": n.query_id, "rank_in_top_k": n.rank_in(doc_id, ranks)} for n in kept),
-                            key=lambda q: q["query_id"])
+            quoted = [{"query_id": n.query_id, "rank_in_top_k": n.rank_in(doc_id, ranks)}
+                      for n in sorted(kept, key=lambda n: n.query_id)]
             findings.append({"check": LEAK_CHECK, "path": doc_id, "quoted": quoted})
     return findings
 

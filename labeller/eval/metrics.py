@@ -19,12 +19,13 @@ answer document's rank is its position there; the same five metrics follow.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from labeller.core.chunkers import Chunk
 from labeller.core.chunkfile import Chunking
 from labeller.core.hitrules import HitRule
+from labeller.core.resolve import Span
 from labeller.core.vocab import Place
 from labeller.errors import EXIT_REFUSED, LabellerError
 
@@ -60,7 +61,7 @@ class ChunkPositions:
         return pos[0][0] if pos else None
 
 
-def span_hit_ranks(ranked: Sequence[str], spans, pos: ChunkPositions, rule: HitRule) -> list[int | None]:
+def span_hit_ranks(ranked: Sequence[str], spans: Sequence[Span], pos: ChunkPositions, rule: HitRule) -> list[int | None]:
     """For each span (``doc_id``, ``start``, ``end``), the first rank whose prefix satisfies ``rule``."""
     out: list[int | None] = []
     for sp in spans:
@@ -79,7 +80,7 @@ def span_hit_ranks(ranked: Sequence[str], spans, pos: ChunkPositions, rule: HitR
     return out
 
 
-def relevant_chunk_ids(spans, pos: ChunkPositions, rule: HitRule) -> set[str]:
+def relevant_chunk_ids(spans: Iterable[Span], pos: ChunkPositions, rule: HitRule) -> set[str]:
     """Chunk ids of the whole corpus that hit one of the spans (the ideal list for nDCG)."""
     return {c.chunk_id for sp in spans for c in pos.by_doc.get(sp.doc_id, ())
             if rule.chunk_hits((c.start, c.end), (sp.start, sp.end))}
@@ -138,7 +139,7 @@ class QueryScore:
         return self.chunk if name == "chunk" else self.doc
 
 
-def score_query(query_id: str, ranked: Sequence[str], spans, multi: bool, pos: ChunkPositions, rule: HitRule,
+def score_query(query_id: str, ranked: Sequence[str], spans: Sequence[Span], multi: bool, pos: ChunkPositions, rule: HitRule,
                 ks: Sequence[int]) -> QueryScore:
     hit_ranks = span_hit_ranks(ranked, spans, pos, rule)
     relevant = relevant_chunk_ids(spans, pos, rule)
@@ -166,12 +167,12 @@ def check_sanity(scores: Sequence[QueryScore], aggregate: dict[str, dict[str, di
                                     f"success@{k} {m[f'success@{k}']}")
     for level, agg in aggregate.items():
         for k in ks:
-            r1 = agg.get("recall@1", {}).get("value")
+            agg_r1 = agg.get("recall@1", {}).get("value")
             mrr, succ = agg[f"mrr@{k}"]["value"], agg[f"success@{k}"]["value"]
             if mrr is None:
                 continue
-            if (r1 is not None and r1 > mrr + EPS) or mrr > succ + EPS:
-                problems.append(f"aggregate {level}: recall@1 {r1}, mrr@{k} {mrr}, success@{k} {succ}")
+            if (agg_r1 is not None and agg_r1 > mrr + EPS) or mrr > succ + EPS:
+                problems.append(f"aggregate {level}: recall@1 {agg_r1}, mrr@{k} {mrr}, success@{k} {succ}")
     if problems:
         raise MetricsSanityError("sanity rule recall@1 <= MRR@k <= success@k violated (a scoring bug): "
                                  + "; ".join(problems[:5]))

@@ -10,6 +10,8 @@ whose latest review pins an older digest: it shows as needing review, which is s
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from pydantic import ValidationError
 
 from labeller.core.build import resolve_record
@@ -19,6 +21,9 @@ from labeller.core.questions import load_questions, write_questions
 from labeller.core.resolve import Span
 from labeller.errors import InvalidInput
 from labeller.review.log import append_review, new_entry, record_digest
+
+if TYPE_CHECKING:
+    from labeller.config import ProjectConfig
 
 ACTIONS = ("keep_a", "keep_b", "merge", "new")
 
@@ -79,7 +84,7 @@ def check_resolves(project: Project, question: Question) -> None:
                            record_id=question.id).with_details([r.as_json() for r in refusals])
 
 
-def save_record(config, question: Question, seen: Question) -> None:
+def save_record(config: ProjectConfig, question: Question, seen: Question) -> None:
     """Replace record ``seen`` (as the person saw it) by ``question`` in questions.jsonl.
 
     The file is re-read first, so edits made meanwhile to other records survive, and the

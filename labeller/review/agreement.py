@@ -29,10 +29,11 @@ listed, since agreement over half-resolved labels would be a number about typos.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from labeller.core.build import RecordResult, resolve_record
-from labeller.core.models import Question
+from labeller.core.models import Locator, Question
 from labeller.core.project import Project
 from labeller.core.resolve import Span
 from labeller.review.annotations import Annotations
@@ -43,7 +44,7 @@ Interval = tuple[int, int]
 # -- the measures, on plain values ------------------------------------------------------------
 
 
-def merge_intervals(intervals) -> list[Interval]:
+def merge_intervals(intervals: Iterable[Interval]) -> list[Interval]:
     out: list[list[int]] = []
     for s, e in sorted(intervals):
         if s >= e:
@@ -168,7 +169,7 @@ def block_units(project: Project, doc_id: str) -> list[Interval]:
     for t in blocks.tables:
         lines.update((ln, ln) for ln in range(t.first, t.last + 1) if ln != t.delimiter and nonblank(ln))
     lines.update((it.first, it.last) for it in blocks.items)
-    containers = [(c.first, c.last) for c in [*blocks.items, *blocks.tables]]
+    containers = [(it.first, it.last) for it in blocks.items] + [(t.first, t.last) for t in blocks.tables]
     lines.update((lf.first, lf.last) for lf in blocks.leaves
                  if lf.kind != "hr" and not any(f <= lf.first <= la for f, la in containers))
     return sorted((starts[f], doc.line_end(la)) for f, la in lines)
@@ -227,9 +228,9 @@ class AgreementReport:
 
     def overall(self) -> dict:
         """Means over compared records (each with its own n); kappa over the pooled items."""
-        def mean(values) -> dict:
-            values = [v for v in values if v is not None]
-            return {"value": _round(sum(values) / len(values)) if values else None, "n": len(values)}
+        def mean(values: Iterable[float | None]) -> dict:
+            known = [v for v in values if v is not None]
+            return {"value": _round(sum(known) / len(known)) if known else None, "n": len(known)}
 
         pooled = sum((r.kappa for r in self.records), KappaTable())
         return {"records": len(self.records),
@@ -245,12 +246,13 @@ class AgreementReport:
                 "unresolved": self.unresolved}
 
 
-def with_locators(question: Question, locators) -> Question:
+def with_locators(question: Question, locators: Iterable[Locator]) -> Question:
     """The record as the other annotator would have it (resolution reads id and locators only)."""
     return question.model_copy(update={"locators": list(locators)})
 
 
-def resolve_pair(project: Project, question: Question, locators, found: dict | None = None):
+def resolve_pair(project: Project, question: Question, locators: Iterable[Locator],
+                 found: dict | None = None) -> tuple[RecordResult, RecordResult]:
     """Resolve A (the record) and B (``locators``) with the build's own resolution."""
     return (resolve_record(project, question, found),
             resolve_record(project, with_locators(question, locators), found))
@@ -260,9 +262,9 @@ def agreement(project: Project, questions: list[Question], ann: Annotations) -> 
     report = AgreementReport(ann.annotator, project.hit_rule.name)
     ids = {q.id for q in questions}
     report.not_in_questions = [rid for rid in ann.records if rid not in ids]
-    pairs = [(q, ann.get(q.id)) for q in questions]
-    report.not_annotated = [q.id for q, locs in pairs if locs is None]
-    pairs = [(q, locs) for q, locs in pairs if locs is not None]
+    maybe = [(q, ann.get(q.id)) for q in questions]
+    report.not_annotated = [q.id for q, locs in maybe if locs is None]
+    pairs = [(q, locs) for q, locs in maybe if locs is not None]
     quotes = [loc.quote for q, locs in pairs for loc in [*q.locators, *locs] if loc.quote is not None]
     found = project.resolver.search(quotes)
     units: dict[str, list[Interval]] = {}

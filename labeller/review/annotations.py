@@ -12,12 +12,16 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
 from labeller.core.models import Locator
 from labeller.errors import InvalidInput
 from labeller.io import atomic_write_text, read_jsonl
+
+if TYPE_CHECKING:
+    from labeller.config import ProjectConfig
 
 _ANNOTATOR = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 _KEYS = {"record_id", "locators"}
@@ -31,7 +35,7 @@ def check_annotator(name: str) -> str:
     return name
 
 
-def annotation_path(config, name: str) -> Path:
+def annotation_path(config: ProjectConfig, name: str) -> Path:
     return config.layout.annotation(check_annotator(name))
 
 
@@ -60,7 +64,7 @@ class Annotations:
         atomic_write_text(self.path, self.render())
 
 
-def load_annotations(config, name: str) -> Annotations:
+def load_annotations(config: ProjectConfig, name: str) -> Annotations:
     """Read ``name``'s file (missing: empty). Every bad line is reported, with its number."""
     path = annotation_path(config, name)
     ann = Annotations(path, name)

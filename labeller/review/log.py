@@ -25,11 +25,15 @@ import stat
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from labeller.core.canon import sha256_hex
 from labeller.core.models import Question
 from labeller.errors import InvalidInput, LabellerError
 from labeller.io import fsync_dir, read_jsonl, refuse_symlink_components
+
+if TYPE_CHECKING:
+    from labeller.config import ProjectConfig
 
 DECISIONS = ("accept", "flag", "edit")
 STATUSES = ("reviewed", "needs_rereview", "flagged", "unreviewed")
@@ -247,12 +251,12 @@ def write_all(fd: int, data: bytes) -> None:
 # -- what the build and CI read -------------------------------------------------------------
 
 
-def review_counts(config, questions: list[Question], log: ReviewLog | None = None) -> dict:
+def review_counts(config: ProjectConfig, questions: list[Question], log: ReviewLog | None = None) -> dict:
     """``{"records", "reviewed", "needs_rereview", "flagged", "unreviewed"}`` for these records."""
     return (log or read_review_log(config.layout.review_log)).counts(questions)
 
 
-def unreviewed_or_stale(config, questions: list[Question], log: ReviewLog | None = None) -> dict[str, str]:
+def unreviewed_or_stale(config: ProjectConfig, questions: list[Question], log: ReviewLog | None = None) -> dict[str, str]:
     """Records that ``build --check --require-reviewed`` refuses, in file order, with their status.
 
     Only ``reviewed`` passes: an unreviewed record was never checked, a stale one was
@@ -266,7 +270,7 @@ def unreviewed_or_stale(config, questions: list[Question], log: ReviewLog | None
             for rid, s in statuses.items() if s != "reviewed" or rid in no_answer}
 
 
-def build_review_summary(config, questions: list[Question]) -> tuple[dict | None, list[str]]:
+def build_review_summary(config: ProjectConfig, questions: list[Question]) -> tuple[dict | None, list[str]]:
     """Review counts for the build summary, and warnings for stderr; never raises.
 
     The build must not depend on the review log, so an unreadable log gives ``None``
