@@ -67,9 +67,20 @@ def size_distribution(lengths: Sequence[int]) -> dict:
             "p90": xs[math.ceil(0.9 * len(xs)) - 1], "max": xs[-1]}
 
 
+def budget_depth(chunking, budgets: Sequence[int]) -> int:
+    """How deep to retrieve so that the largest budget can fill: twice the number of
+    median-sized chunks it holds (overlapping neighbours add less than their length). Where
+    that is still too shallow, ``budget_unfilled`` says so."""
+    lengths = [r.place.end - r.place.start for r in chunking.ranges]
+    if not budgets or not lengths:
+        return 1
+    return 2 * math.ceil(max(budgets) / statistics.median(lengths))
+
+
 def budget_unfilled(result: EvalResult, budgets: Sequence[int]) -> dict[str, int]:
     """Per budget, how many queries' whole retrieved list fits within it: for those the
-    depth (max k) ran out before the budget did, so their budget recall is a floor."""
+    retrieved depth ran out before the budget did (or the retriever returned fewer), so
+    their budget recall is a floor."""
     ids = [s.query_id for s in result.char_scores]
     sizes = [size(union(p for h in result.hits[q] for p in result.chunks.places(h.chunk_id))) for q in ids]
     return {str(b): sum(1 for s in sizes if s <= b) for b in budgets}
@@ -98,6 +109,7 @@ def chunking_entry(spec: str, version: str, result: EvalResult, ks: Sequence[int
         "distinct_ids": len({r.id for r in chunking.ranges}),
         "chars": size_distribution([r.place.end - r.place.start for r in chunking.ranges]),
         "unreachable_spans": rep["chunking"]["unreachable_spans"],
+        "retrieved_depth": rep["config"]["retrieved_depth"],
         "budget_unfilled": budget_unfilled(result, budgets),
         "precision_omega": rep["chunking"]["precision_omega"],
     }
@@ -162,7 +174,8 @@ def compare_chunkers(project, specs: Sequence[str], *, ks=None, budgets=None, re
         step("chunk", 1, 1)
         options = {"analyzer": analyzer, "progress": step} if retriever == "bm25" else {}
         ranker = make_retriever(retriever, project, chunks=chunk_set, **options)
-        results.append(run_eval(project, ks=ks, retriever=ranker, chunks=chunk_set, budgets=budgets, progress=step))
+        results.append(run_eval(project, ks=ks, retriever=ranker, chunks=chunk_set, budgets=budgets,
+                                depth=budget_depth(chunk_set.chunking, budgets), progress=step))
     samples, seed = cfg.eval.bootstrap_samples, cfg.eval.seed
     names = comparable_metrics(ks, budgets)
     entries = [chunking_entry(spec, c.version, r, ks, budgets) for spec, c, r in zip(canonical, chunkers, results)]
