@@ -86,6 +86,26 @@ def test_precision_omega_and_budget_recall_equal_hand_computations(tmp_path, las
     assert wide["budget_unfilled"] == sliding["budget_unfilled"] == {"20": 0, "25": 0, "30": 0, "40": 2}
 
 
+def test_the_budget_walk_stops_at_the_first_chunk_that_would_pass_it(tmp_path):
+    """Ranking [24,36) [30,40) [0,12) [18,30) ...: at B=27 the union [24,40) (16) plus [0,12)
+    would be 28, so the walk stops there, although [18,30) (union [18,40), 22) would still fit
+    and would bring q1's [18,19): q1 scores 0 (skipping on would give 1/9), q2 1."""
+    order = [24, 30, 0, 18, 12, 6]
+
+    def factory(project, *, chunks=None, **_):
+        by_start = {r.place.start: tuple(r.place) for r in chunks.chunking.ranges}
+        return lambda query, k: [by_start[s] for s in order if s in by_start][:k]
+
+    retrievers.register_retriever("fixed-order", factory)
+    try:
+        data = compare_chunkers(tiny_project(tmp_path), [WIDE, SLIDING], ks=[1], budgets=[27],
+                                retriever="fixed-order").data
+    finally:
+        retrievers._REGISTRY.pop("fixed-order", None)
+    sliding = data["chunkings"][1]
+    assert sliding["chars_recall@budget=27"]["value"] == pytest.approx(0.5)
+
+
 def verdict_project(tmp_path) -> Project:
     """Twelve one-sentence answers, one per paragraph of their own document: a chunking of
     whole documents has a far lower ceiling than one of sentences, on every query."""
