@@ -12,8 +12,8 @@ the eval reports — no metric is computed here a second time:
 - chunk-level recall@k under the build hit rule, kept apart (``chunk_recall@k``) because
   it is not comparable across chunkings (SPEC §5): a bigger chunk hits more spans;
 - for every chunking after the first, the paired per-query difference of each comparable
-  metric against the first, with its bootstrap interval (the eval's ``--baseline`` code),
-  and a verdict naming the differences whose interval excludes zero.
+  metric against the first, with its bootstrap interval (the eval's seeded paired
+  bootstrap over its own per-query rows), and a verdict naming the differences whose interval excludes zero.
 
 The result is plain data with no timestamps; rendered with sorted keys it is byte-identical
 across runs on the same inputs.
@@ -30,7 +30,7 @@ from labeller import __version__
 from labeller.core.chunkers import chunker_spec, get_chunker
 from labeller.errors import InvalidInput
 from labeller.eval import report as rp
-from labeller.eval.bootstrap import CONFIDENCE
+from labeller.eval.bootstrap import CONFIDENCE, paired_delta_cis
 from labeller.eval.chars import size, union
 from labeller.eval.chunkset import chunker_chunk_set
 from labeller.eval.retrievers import make_retriever
@@ -86,14 +86,33 @@ def budget_unfilled(result: EvalResult, budgets: Sequence[int]) -> dict[str, int
     return {str(b): sum(1 for s in sizes if s <= b) for b in budgets}
 
 
-def _query_rows(result: EvalResult) -> dict[str, dict]:
-    """Per query, the comparable metrics under their comparison names, for ``paired_deltas``."""
+def _query_rows(result: EvalResult) -> dict[str, dict[str, float]]:
+    """Per query, the comparable metrics under their comparison names, as the eval report
+    holds them (its per-query rows, which ``--baseline`` comparisons pair too)."""
     rows = {}
     for row in result.report["queries"]:
         values = {f"chars_{name}": v for name, v in row["chars"].items()}
         values["precision_omega"] = row["precision_omega"]
-        rows[row["query_id"]] = {"compare": values}
+        rows[row["query_id"]] = values
     return rows
+
+
+def paired_deltas(rows: dict, base_rows: dict, names: Sequence[str], samples: int, seed: int) -> dict[str, dict]:
+    """Mean paired delta (this chunking - the baseline) of each metric, over the queries both
+    scored, with its interval: every metric in one bootstrap call (one set of draws, as the
+    eval's own paired deltas use per metric with the same seed, so the numbers are the same)."""
+    paired = [q for q in rows if q in base_rows]
+    cur = [[rows[q][n] for n in names] for q in paired]
+    base = [[base_rows[q][n] for n in names] for q in paired]
+    cis = paired_delta_cis(cur, base, samples, seed) if paired else [None] * len(names)
+    out = {}
+    for j, name in enumerate(names):
+        mean = math.fsum(c[j] - b[j] for c, b in zip(cur, base)) / len(paired) if paired else None
+        ci = cis[j]
+        d = {"value": rp.rnd(mean), "ci_low": rp.rnd(ci[0]) if ci else None, "ci_high": rp.rnd(ci[1]) if ci else None,
+             "n": len(paired)}
+        out[name] = d | {"excludes_zero": _excludes_zero(d)}
+    return out
 
 
 def _excludes_zero(d: dict) -> bool:
@@ -182,12 +201,7 @@ def compare_chunkers(project, specs: Sequence[str], *, ks=None, budgets=None, re
     base_rows = _query_rows(results[0])
     entries[0]["deltas"] = None
     for entry, result in zip(entries[1:], results[1:]):
-        rows = _query_rows(result)
-        paired = [q for q in rows if q in base_rows]
-        deltas = rp.paired_deltas(rows, base_rows, paired, "compare", names, samples, seed)
-        entry["deltas"] = {n: {k: d[k] for k in ("value", "ci_low", "ci_high", "n")} | {"excludes_zero":
-                                                                                         _excludes_zero(d)}
-                           for n, d in deltas.items()}
+        entry["deltas"] = paired_deltas(_query_rows(result), base_rows, names, samples, seed)
     first = results[0].report
     data = {
         "schema": SCHEMA,
