@@ -52,6 +52,14 @@ DEFAULT_FIELD_WEIGHTS = {"heading": 0.25, "breadcrumb": 0.5, "body": 1.0}
 K1 = 1.2
 B = 0.75
 TERM_CACHE_SIZE = 200_000
+# The index writer's posting pool: whoosh keeps every posting in a list and, past ``limitmb``
+# (its own estimate, about 170 bytes a posting; default 128), pickles the whole list to a
+# temporary run and merges the runs back at commit. On the 10 MB benchmark corpus that
+# spill was 1.28 M pickle round-trips and nearly half the build. The limit is a threshold,
+# not an allocation, so "sized to the corpus" is simply a high enough cap: 256 holds the
+# 1.28 M postings of 10 MB (218 by whoosh's count, ~400 MB resident at the peak of the
+# build) in memory; a larger corpus spills past it, which bounds the build's memory.
+POOL_LIMIT_MB = 256
 # How a foreign chunk's fields are filled (``labeller.core.chunkfile.foreign_chunks``): part of its cache key.
 FOREIGN_FIELDS = "foreign-fields-v1: heading empty, breadcrumb the document title, body the text"  # posting lists kept in memory (term, field); cleared when full
 
@@ -122,7 +130,7 @@ def build_storage(chunks: list[Chunk], analyzer: Analyzer, progress: Progress | 
     schema = Schema(chunk_id=ID(stored=True), **{f: TEXT(analyzer=an, phrase=False) for f in FIELDS})
     storage = PrivateRamStorage()
     try:
-        writer = storage.create_index(schema).writer()
+        writer = storage.create_index(schema).writer(limitmb=POOL_LIMIT_MB)
         total = len(chunks)
         for i, c in enumerate(chunks, 1):
             writer.add_document(chunk_id=c.chunk_id, heading=c.heading, breadcrumb=c.breadcrumb, body=c.text)
