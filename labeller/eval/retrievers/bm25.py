@@ -314,16 +314,16 @@ class BM25Retriever:
         terms = list(dict.fromkeys(self.analyzer.terms(text)))
         if not terms or k <= 0:
             return []
-        scores = np.zeros(self._n)
-        matched = np.zeros(self._n, dtype=bool)
         with self._lock:
-            for field, weight in self.weights.items():
-                if weight <= 0:
-                    continue
-                for term in terms:
-                    ids, term_scores = self.term_scores(field, term)
-                    scores[ids] += term_scores * weight
-                    matched[ids] = True
+            parts = [(self.term_scores(field, term), weight) for field, weight in self.weights.items() if weight > 0
+                     for term in terms]
+        ids = np.concatenate([found[0] for found, _ in parts])
+        # bincount adds the weighted scores one by one in array order, that is in field then
+        # term order for every chunk: the additions whoosh's Or makes, in its order.
+        scores = np.bincount(ids, weights=np.concatenate([found[1] * weight for found, weight in parts]),
+                             minlength=self._n)
+        matched = np.zeros(self._n, dtype=bool)
+        matched[ids] = True
         cand = np.flatnonzero(matched)
         if len(cand) > k:
             cutoff = np.partition(scores[cand], len(cand) - k)[len(cand) - k]
