@@ -13,7 +13,8 @@ test_bm25_scorer.py`` holds them equal to whoosh's matchers on random corpora).
 What is read from whoosh's posting blocks (codec ``whoosh3``): each block's data tuple,
 whose first item is the docnums delta-encoded from 0 (decoded here by a cumulative sum
 instead of ``delta_decode``'s generator), and the weights as the matcher de-minifies them
-(``_read_weights``: all 1.0, one repeated float32, or the float32 array). labeller writes
+(``_read_weights``: all 1.0, one repeated float32, or the float32 array); and each field's
+lengths column (one length code a document, ``LENGTHS_COLUMN``) as bytes. labeller writes
 every index it reads (``build_storage``): one codec, no deletions, one leaf matcher kind;
 anything else is refused loudly rather than scored some other way.
 """
@@ -21,10 +22,13 @@ anything else is refused loudly rather than scored some other way.
 from __future__ import annotations
 
 import numpy as np
-from whoosh.codec.whoosh3 import W3LeafMatcher
+from whoosh.codec.whoosh3 import LENGTHS_COLUMN, W3LeafMatcher, _lenfield
 from whoosh.scoring import BM25F, BM25FScorer
+from whoosh.util.numeric import byte_to_length
 
 EMPTY = (np.zeros(0, dtype=np.intp), np.zeros(0, dtype=float))
+# whoosh's ``doc_field_length(d, f, default=1)`` of each stored length code (0 = no length: the default).
+LENGTH_OF_CODE = np.array([1.0] + [float(byte_to_length(code)) for code in range(1, 256)])
 
 
 class PostingScorer:
@@ -39,13 +43,21 @@ class PostingScorer:
         self._lengths: dict[str, np.ndarray] = {}
 
     def lengths(self, field: str) -> np.ndarray:
-        """Each document's length of ``field`` as the scorer sees it (``doc_field_length(d, field, 1)``:
-        whoosh's one-byte length code decoded; 1 for an empty field), read once per field."""
+        """Each document's length of ``field`` as the scorer sees it: ``doc_field_length(d, field,
+        1)``, whoosh's one-byte length code decoded, 1 for an empty field. Read once per field
+        as the column's bytes (one byte a document) through a table of the 256 codes, instead
+        of one Python call per document."""
         found = self._lengths.get(field)
         if found is None:
-            n = self._searcher.doc_count_all()
-            dfl = self._searcher.doc_field_length
-            found = self._lengths[field] = np.fromiter((dfl(d, field, 1) for d in range(n)), dtype=float, count=n)
+            parts = []
+            for reader, _ in self._leaves:
+                codes = np.zeros(reader.doc_count_all(), dtype=np.uint8)  # past the column's end: code 0
+                column = reader._perdoc._cached_reader(_lenfield(field), LENGTHS_COLUMN)
+                if column is not None:
+                    raw = np.frombuffer(column._dbfile.get(column._basepos, column._count), dtype=np.uint8)
+                    codes[:len(raw)] = raw
+                parts.append(LENGTH_OF_CODE[codes])
+            found = self._lengths[field] = np.concatenate(parts)
         return found
 
     def postings(self, field: str, term: str) -> tuple[np.ndarray, np.ndarray]:
