@@ -273,20 +273,12 @@ class Bench:
         if not (REPO / "labeller" / "commands" / "eval.py").exists():
             self.fig("eval_warm_s", "labeller eval, warm index", "s", 60.0).skipped = "labeller eval not present"
             return
-        from labeller.eval.analysis import get_analyzer
-        from labeller.eval.retrievers.bm25 import build_storage, distinct_chunks
-
         project = self.project()
-        chunks = distinct_chunks(project.all_chunks)
-        index = self.fig("bm25_index_s", f"BM25 index build, cold ({len(chunks):,} chunks, in-process)", "s",
-                         note="reported, no target")
-        analyzer = get_analyzer(project.config.eval.analyzer)
         if self.smoke:
-            index.skipped = "smoke run: the cold eval below builds the index"
+            self.fig("bm25_index_s", "BM25 index build, in-process", "s").skipped = \
+                "smoke run: the cold eval below builds the index"
         else:
-            t = time.perf_counter()
-            build_storage(chunks, analyzer)
-            index.runs.append(time.perf_counter() - t)
+            self.bm25_peers(project)
         n = len(project.load_questions().questions)
         cmd = cli("eval", "--root", ".", "--include-holdout", "--no-history", "--format", "json")
         # One cold run (reported, no target), measured with its peak memory; the warm
@@ -301,6 +293,43 @@ class Bench:
         cold.runs.append(elapsed)
         for _ in range(self.repeat):
             warm.runs.append(timed(cmd, self.root, fig=warm))
+
+    def bm25_peers(self, project) -> None:
+        """labeller's BM25 index build and query beside tantivy's and bm25s's, in this process,
+        on the same chunks and tokens (``peers.py``), each labeller figure also as a ratio to
+        the fastest peer measured in the same run, and every engine's recall@10."""
+        import peers
+        from labeller.core.build import build
+        from labeller.eval.analysis import get_analyzer
+        from labeller.eval.retrievers.bm25 import B, K1, distinct_chunks, field_weights
+
+        chunks = distinct_chunks(project.all_chunks)
+        analyzer = get_analyzer(project.config.eval.analyzer)
+        weights = field_weights(project.config.eval.field_weights)
+        records = build(project, project.load_questions().questions).records
+        queries = [(r.question.id, r.question.query) for r in records]
+        golden = {r.question.id: r.chunk_ids for r in records if not r.question.unanswerable}
+        by_engine: dict[str, list] = {}
+        for _ in range(self.repeat):
+            for run in peers.compare(chunks, analyzer, weights, queries, golden, K1, B):
+                by_engine.setdefault(run.name, []).append(run)
+        ours, *others = by_engine.values()
+        note = "analysis included on every side; same chunks, tokens, fields, weights, k1, b"
+        for key, attr, unit, label in (("bm25_index", "build_s", "s", f"BM25 index build ({len(chunks):,} chunks)"),
+                                       ("bm25_query", "query_ms", "ms", f"BM25 query, mean of {len(queries):,}")):
+            self.fig(f"{key}_{unit}", f"{label}: labeller", unit, note=note).runs = [getattr(r, attr) for r in ours]
+            for peer in others:
+                self.fig(f"{key}_{peer[0].name}_{unit}", f"{label}: {peer[0].name}", unit, note=note).runs = \
+                    [getattr(r, attr) for r in peer]
+            if others:
+                # per run: labeller over the fastest peer of that same run (same machine load)
+                ratios = [getattr(o, attr) / min(getattr(p[i], attr) for p in others) for i, o in enumerate(ours)]
+                fastest = min(others, key=lambda p: statistics.median(getattr(r, attr) for r in p))[0].name
+                self.fig(f"{key}_ratio", f"{label}: labeller / fastest peer ({fastest})", "x", 2.0).runs = ratios
+        for runs in by_engine.values():
+            self.fig(f"recall10_{runs[0].name.split()[0]}", f"BM25 recall@10 vs golden set: {runs[0].name}", "r",
+                     note="share of answer-bearing chunks in the top 10, mean over answerable records").runs = \
+                [r.recall10 for r in runs]
 
     def foreign(self, n_chunks: int = 20_000, depth: int = 10) -> None:
         """``labeller eval --chunks --run``: a foreign chunking (sliding windows with 50% overlap,
@@ -484,6 +513,8 @@ def fmt(value: float | None, unit: str) -> str:
         return f"{value:.2f} ms"
     if unit == "x":
         return f"{value:.1f}×"
+    if unit == "r":
+        return f"{value:.3f}"
     if unit == "MB":
         return f"{value:,.0f} MB"
     return f"{value:.3f} s" if value < 10 else f"{value:.1f} s"

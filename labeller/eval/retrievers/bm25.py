@@ -40,7 +40,6 @@ import numpy as np
 import whoosh
 from whoosh.fields import ID, TEXT, Schema
 from whoosh.filedb.filestore import FileStorage, RamStorage
-from whoosh.query import Term
 from whoosh.scoring import BM25F
 
 from labeller.core.cache import mac, private_subfolder, read_untrusted
@@ -48,6 +47,7 @@ from labeller.core.chunkers import Chunk, chunker_spec
 from labeller.errors import InvalidInput
 from labeller.eval.analysis import Analyzer, get_analyzer
 from labeller.eval.retrievers.base import Hit, Progress, top_k
+from labeller.eval.retrievers.postings import PostingScorer
 
 INDEX_FORMAT = "labeller-bm25-index-v1"
 MANIFEST = "labeller-index.json"
@@ -58,6 +58,14 @@ DEFAULT_FIELD_WEIGHTS = {"heading": 0.25, "breadcrumb": 0.5, "body": 1.0}
 K1 = 1.2
 B = 0.75
 TERM_CACHE_SIZE = 200_000  # posting lists kept in memory (term, field); cleared when full
+# The index writer's posting pool: whoosh keeps every posting in a list and, past ``limitmb``
+# (its own estimate, about 170 bytes a posting; default 128), pickles the whole list to a
+# temporary run and merges the runs back at commit. On the 10 MB benchmark corpus that
+# spill was 1.28 M pickle round-trips and nearly half the build. The limit is a threshold,
+# not an allocation, so "sized to the corpus" is simply a high enough cap: 256 holds the
+# 1.28 M postings of 10 MB (218 by whoosh's count, ~400 MB resident at the peak of the
+# build) in memory; a larger corpus spills past it, which bounds the build's memory.
+POOL_LIMIT_MB = 256
 
 
 def field_weights(configured: dict | None = None) -> dict[str, float]:
@@ -128,7 +136,7 @@ def build_storage(chunks: list[Chunk], analyzer: Analyzer, progress: Progress | 
     schema = Schema(chunk_id=ID(stored=True), **{f: TEXT(analyzer=an, phrase=False) for f in FIELDS})
     storage = PrivateRamStorage()
     try:
-        writer = storage.create_index(schema).writer()
+        writer = storage.create_index(schema).writer(limitmb=POOL_LIMIT_MB)
         total = len(chunks)
         for i, c in enumerate(chunks, 1):
             writer.add_document(chunk_id=c.chunk_id, heading=c.heading, breadcrumb=c.breadcrumb, body=c.text)
@@ -254,6 +262,7 @@ class BM25Retriever:
         self._searcher = ix.searcher(weighting=BM25F(B=B, K1=K1))
         self._n = self._searcher.doc_count_all()
         self._ids = [self._searcher.stored_fields(n)["chunk_id"] for n in range(self._n)]
+        self._scorer = PostingScorer(self._searcher, self._searcher.weighting)
         self._term_cache: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = {}
         self._lock = threading.Lock()  # whoosh searchers are not safe to share between threads
 
@@ -313,21 +322,15 @@ class BM25Retriever:
     def term_scores(self, field: str, term: str) -> tuple[np.ndarray, np.ndarray]:
         """whoosh's BM25F score of ``term`` in ``field`` for each chunk (docnum) that holds it.
 
-        Cached per term: the terms of a golden set repeat, and reading a posting list through
-        whoosh's matchers is the whole cost of a query.
+        Scored over whole posting blocks (``postings.PostingScorer``, equal to whoosh's
+        matchers bit for bit) and cached per term: the terms of a golden set repeat.
         """
         key = (field, term)
         found = self._term_cache.get(key)
         if found is None:
-            m = Term(field, term).matcher(self._searcher, self._searcher.context())
-            ids, scores = [], []
-            while m.is_active():
-                ids.append(m.id())
-                scores.append(m.score())
-                m.next()
             if len(self._term_cache) >= TERM_CACHE_SIZE:
                 self._term_cache.clear()
-            found = self._term_cache[key] = (np.array(ids, dtype=np.intp), np.array(scores, dtype=float))
+            found = self._term_cache[key] = self._scorer.term_scores(field, term)
         return found
 
     def search_hits(self, text: str, k: int) -> list[Hit]:
@@ -341,16 +344,16 @@ class BM25Retriever:
         terms = list(dict.fromkeys(self.analyzer.terms(text)))
         if not terms or k <= 0:
             return []
-        scores = np.zeros(self._n)
-        matched = np.zeros(self._n, dtype=bool)
         with self._lock:
-            for field, weight in self.weights.items():
-                if weight <= 0:
-                    continue
-                for term in terms:
-                    ids, term_scores = self.term_scores(field, term)
-                    scores[ids] += term_scores * weight
-                    matched[ids] = True
+            parts = [(self.term_scores(field, term), weight) for field, weight in self.weights.items() if weight > 0
+                     for term in terms]
+        ids = np.concatenate([found[0] for found, _ in parts])
+        # bincount adds the weighted scores one by one in array order, that is in field then
+        # term order for every chunk: the additions whoosh's Or makes, in its order.
+        scores = np.bincount(ids, weights=np.concatenate([found[1] * weight for found, weight in parts]),
+                             minlength=self._n)
+        matched = np.zeros(self._n, dtype=bool)
+        matched[ids] = True
         cand = np.flatnonzero(matched)
         if len(cand) > k:
             cutoff = np.partition(scores[cand], len(cand) - k)[len(cand) - k]

@@ -1,0 +1,140 @@
+"""labeller's BM25 beside tantivy and bm25s, on the same chunks and the same tokens.
+
+Every engine gets the distinct chunks of the project's chunking, cut by labeller's
+analyzer (``Analyzer.terms``) once, and indexes the three fields ``heading``,
+``breadcrumb`` and ``body`` with labeller's field weights and k1/b:
+
+- labeller: ``build_storage`` (whoosh; it runs the analyzer itself, so its build time
+  includes the analysis) and ``BM25Retriever.search_hits``;
+- tantivy: one text field per field with the ``whitespace`` tokenizer over the tokens
+  joined by spaces (so tantivy sees labeller's terms unchanged), one indexing thread as
+  labeller has; a query is an OR of ``boost(term, weight)`` over fields and terms;
+- bm25s: one index per field (bm25s has no fields), a query the weighted sum of the
+  three score vectors.
+
+So that a build is the same work on each side, a peer's build time is its indexing time
+plus the time labeller's analyzer took to cut the chunks (measured once, here). A query's
+time includes cutting the query with the analyzer on every side. Recall@10 is the share of
+a golden record's answer-bearing chunks found in the top 10, averaged over answerable
+records: the same number for each engine, so a fast engine that finds less is seen.
+Both peers come from the ``dev`` extra; labeller never imports them.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass
+class EngineRun:
+    name: str
+    build_s: float          # analysis included (see above)
+    query_ms: float         # mean per query, analysis included
+    recall10: float
+    index_only_s: float     # without the analysis, for the record
+
+
+def _recall10(ranked: dict[str, list[str]], golden: dict[str, list[str]]) -> float:
+    per = [len(set(ranked[q][:10]) & set(ids)) / len(ids) for q, ids in golden.items() if ids]
+    return sum(per) / len(per) if per else 0.0
+
+
+def _tokens(chunks, analyzer) -> tuple[list[dict[str, list[str]]], float]:
+    t = time.perf_counter()
+    out = [{"heading": analyzer.terms(c.heading), "breadcrumb": analyzer.terms(c.breadcrumb),
+            "body": analyzer.terms(c.text)} for c in chunks]
+    return out, time.perf_counter() - t
+
+
+def labeller_run(chunks, analyzer, weights, queries, golden) -> EngineRun:
+    from labeller.eval.retrievers.bm25 import BM25Retriever, build_storage
+
+    t = time.perf_counter()
+    storage = build_storage(chunks, analyzer)
+    build = time.perf_counter() - t
+    r = BM25Retriever(chunks, storage, analyzer, weights)
+    ranked = {}
+    t = time.perf_counter()
+    for qid, text in queries:
+        ranked[qid] = [h.chunk_id for h in r.search_hits(text, 10)]
+    per_query = (time.perf_counter() - t) / len(queries) * 1000
+    return EngineRun("labeller (whoosh)", build, per_query, _recall10(ranked, golden), build)
+
+
+def tantivy_run(chunks, tokens, analysis_s, analyzer, weights, queries, golden) -> EngineRun:
+    import tantivy
+
+    sb = tantivy.SchemaBuilder()
+    sb.add_text_field("chunk_id", stored=True, tokenizer_name="raw")
+    for f in weights:
+        sb.add_text_field(f, tokenizer_name="whitespace", index_option="freq")
+    schema = sb.build()
+    index = tantivy.Index(schema)  # in RAM, as labeller's index is
+    t = time.perf_counter()
+    writer = index.writer(heap_size=256_000_000, num_threads=1)
+    for c, tok in zip(chunks, tokens):
+        writer.add_document(tantivy.Document(chunk_id=c.chunk_id, **{f: " ".join(tok[f]) for f in weights}))
+    writer.commit()
+    writer.wait_merging_threads()
+    index.reload()
+    index_only = time.perf_counter() - t
+    searcher = index.searcher()
+    ranked = {}
+    should = tantivy.Occur.Should
+    t = time.perf_counter()
+    for qid, text in queries:
+        terms = list(dict.fromkeys(analyzer.terms(text)))
+        clauses = [(should, tantivy.Query.boost_query(tantivy.Query.term_query(schema, f, term), w))
+                   for f, w in weights.items() if w > 0 for term in terms]
+        if not clauses:
+            ranked[qid] = []
+            continue
+        hits = searcher.search(tantivy.Query.boolean_query(clauses), 10).hits
+        ranked[qid] = [searcher.doc(addr)["chunk_id"][0] for _, addr in hits]
+    per_query = (time.perf_counter() - t) / len(queries) * 1000
+    return EngineRun("tantivy", analysis_s + index_only, per_query, _recall10(ranked, golden), index_only)
+
+
+def bm25s_run(chunks, tokens, analysis_s, analyzer, weights, queries, golden, k1: float, b: float) -> EngineRun:
+    import bm25s
+
+    fields = [f for f, w in weights.items() if w > 0]
+    t = time.perf_counter()
+    engines = {}
+    for f in fields:
+        e = bm25s.BM25(k1=k1, b=b)
+        e.index([tok[f] for tok in tokens], show_progress=False)
+        engines[f] = e
+    index_only = time.perf_counter() - t
+    ids = np.array([c.chunk_id for c in chunks])
+    vocab = {f: engines[f].vocab_dict for f in fields}
+    ranked = {}
+    t = time.perf_counter()
+    for qid, text in queries:
+        terms = list(dict.fromkeys(analyzer.terms(text)))
+        scores = np.zeros(len(chunks))
+        for f in fields:
+            known = [term for term in terms if term in vocab[f]]
+            if known:
+                scores += weights[f] * engines[f].get_scores(known)
+        top = np.argsort(-scores, kind="stable")[:10]
+        ranked[qid] = list(ids[top[scores[top] > 0]])
+    per_query = (time.perf_counter() - t) / len(queries) * 1000
+    return EngineRun("bm25s", analysis_s + index_only, per_query, _recall10(ranked, golden), index_only)
+
+
+def compare(chunks, analyzer, weights, queries, golden, k1: float, b: float) -> list[EngineRun]:
+    """labeller first, then each peer that is installed (a missing one is left out, named)."""
+    runs = [labeller_run(chunks, analyzer, weights, queries, golden)]
+    tokens, analysis_s = _tokens(chunks, analyzer)
+    for name, fn in (("tantivy", lambda: tantivy_run(chunks, tokens, analysis_s, analyzer, weights, queries, golden)),
+                     ("bm25s", lambda: bm25s_run(chunks, tokens, analysis_s, analyzer, weights, queries, golden,
+                                                 k1, b))):
+        try:
+            runs.append(fn())
+        except ImportError:
+            print(f"  {name} is not installed (pip install -e '.[dev]'): left out of the comparison")
+    return runs

@@ -1,0 +1,119 @@
+"""The numpy BM25F scorer (``labeller.eval.retrievers.postings``) against whoosh's own.
+
+whoosh's scores are the reference: a term's matcher walked one posting at a time, and a
+whole query searched by whoosh as an ``Or`` of boosted ``Term``s. On random corpora whose
+few words make ties common, every term's scores and every query's ranking (trec_eval's
+order, ties by descending id) must be whoosh's, score for score.
+"""
+
+from __future__ import annotations
+
+import math
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from whoosh.query import Or, Term
+
+from labeller.core.chunkers import Chunk
+from labeller.eval.analysis import AUTO_V1
+from labeller.eval.retrievers import bm25
+from labeller.eval.retrievers.bm25 import DEFAULT_FIELD_WEIGHTS, FIELDS, BM25Retriever, build_storage
+from labeller.eval.retrievers.base import Hit, trec_order
+
+WORDS = ["vpn", "key", "expires", "laptop", "receipt", "salary", "paid", "torch.compile", "k=60", "経費精算",
+         "wireguard", "days"]
+
+
+def chunk(i: int, heading: str, breadcrumb: str, body: str) -> Chunk:
+    return Chunk(f"doc{i % 3}.md#{i:04d}", f"doc{i % 3}.md", i, 0, len(body), body, heading, heading, breadcrumb)
+
+
+words = st.lists(st.sampled_from(WORDS), max_size=12).map(" ".join)
+corpora = st.lists(st.tuples(words, words, words), min_size=1, max_size=25)
+queries = st.lists(st.lists(st.sampled_from(WORDS), min_size=1, max_size=5).map(" ".join), min_size=1, max_size=5)
+weights = st.fixed_dictionaries({f: st.sampled_from([0.0, 0.25, 0.5, 1.0, 1.7]) for f in FIELDS}).filter(
+    lambda w: any(w.values()))
+
+
+def retriever(rows, w=None) -> BM25Retriever:
+    chunks = [chunk(i, *row) for i, row in enumerate(rows)]
+    return BM25Retriever(chunks, build_storage(chunks, AUTO_V1), AUTO_V1, dict(w or DEFAULT_FIELD_WEIGHTS))
+
+
+def whoosh_term_scores(r: BM25Retriever, field: str, term: str) -> tuple[list[int], list[float]]:
+    """One posting at a time, through whoosh's matcher and scorer (the old path)."""
+    m = Term(field, term).matcher(r._searcher, r._searcher.context())
+    ids, scores = [], []
+    while m.is_active():
+        ids.append(m.id())
+        scores.append(m.score())
+        m.next()
+    return ids, scores
+
+
+def whoosh_ranking(r: BM25Retriever, text: str) -> list[Hit]:
+    terms = list(dict.fromkeys(r.analyzer.terms(text)))
+    query = Or([Term(f, t, boost=w) for f, w in r.weights.items() if w > 0 for t in terms])
+    return trec_order(Hit(r._ids[d], s) for d, s in r._searcher.search(query, limit=None).items())
+
+
+def assert_same(ours: list[Hit], reference: list[Hit]) -> None:
+    assert [h.chunk_id for h in ours] == [h.chunk_id for h in reference]
+    for a, b in zip(ours, reference):
+        assert math.isclose(a.score, b.score, rel_tol=1e-9, abs_tol=0.0), (a, b)
+        assert a.score == b.score, (a, b)  # the same operations in the same order: bit for bit
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rows=corpora, qs=queries, w=weights)
+def test_scores_and_rankings_equal_whooshs_on_random_corpora(rows, qs, w):
+    r = retriever(rows, w)
+    for field in FIELDS:
+        for term in {t for q in qs for t in AUTO_V1.terms(q)}:
+            ids, scores = r.term_scores(field, term)
+            assert (ids.tolist(), scores.tolist()) == whoosh_term_scores(r, field, term)
+    for q in qs:
+        reference = whoosh_ranking(r, q)
+        assert_same(r.search_hits(q, len(reference) + 1), reference)
+        for k in (1, 3):  # a cut through a group of ties keeps trec_eval's order
+            assert_same(r.search_hits(q, k), reference[:k])
+
+
+def test_posting_lists_of_many_blocks_and_ties_across_the_cut():
+    """whoosh writes 128 postings a block: 700 chunks, most holding the same words the same
+    number of times (equal scores), cross block boundaries and cut ties at every k."""
+    rows = [("vpn key" if i % 7 else "", "laptop", " ".join(["vpn"] * (1 + i % 3) + ["days"] * (i % 2)))
+            for i in range(700)]
+    r = retriever(rows)
+    ids, _ = r.term_scores("body", "vpn")
+    assert len(ids) == 700
+    assert r._searcher.reader().term_info("body", "vpn").doc_frequency() == 700
+    for field in FIELDS:
+        for term in ("vpn", "key", "laptop", "day"):
+            got_ids, got = r.term_scores(field, term)
+            assert (got_ids.tolist(), got.tolist()) == whoosh_term_scores(r, field, term)
+    for q in ("vpn", "vpn days laptop", "key"):
+        reference = whoosh_ranking(r, q)
+        assert len({h.score for h in reference}) < len(reference)  # ties exist
+        for k in (1, 10, 129, 300, len(reference)):
+            assert_same(r.search_hits(q, k), reference[:k])
+
+
+def test_a_term_in_no_chunk_scores_nothing():
+    r = retriever([("vpn", "", "key")])
+    ids, scores = r.term_scores("body", "salari")
+    assert len(ids) == len(scores) == 0
+    assert r.search_hits("salary", 5) == []
+
+
+def test_a_spilling_posting_pool_writes_the_same_index(monkeypatch):
+    """The pool limit only decides whether whoosh spills postings to disk while writing;
+    spilled (limit 0: every posting pickled) or not, the index scores the same."""
+    rows = [(f"vpn {i}", "laptop key", "vpn " * (i % 4) + "receipt salary") for i in range(60)]
+    held = retriever(rows)
+    monkeypatch.setattr(bm25, "POOL_LIMIT_MB", 0)
+    spilled = retriever(rows)
+    for field in FIELDS:
+        for term in ("vpn", "laptop", "receipt", "salari", "key"):
+            a, b = held.term_scores(field, term), spilled.term_scores(field, term)
+            assert a[0].tolist() == b[0].tolist() and a[1].tolist() == b[1].tolist()
