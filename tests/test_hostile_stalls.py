@@ -87,3 +87,120 @@ def test_front_matter_equals_the_whole_document_parse(opener, lines):
     whole = next(((t.map[1], t.content) for t in MarkdownIt("zero").use(markdown.front_matter_plugin).parse(text)
                   if t.type == "front_matter"), (0, None))
     assert markdown.front_matter(text) == whole
+
+
+# -- suggestions for a quote not found --------------------------------------------------
+
+WORDS = ("harbour", "pilot", "tide", "ledger", "beacon", "keel", "mast", "anchor", "chart", "rope", "gale",
+         "buoy", "quay", "stern", "hull", "deck", "sail", "crew", "port", "knot")
+
+
+def paragraphs(n: int, seed: int) -> list[str]:
+    import random
+
+    rng = random.Random(seed)
+    return [" ".join(f"{rng.choice(WORDS)}{rng.randrange(400)}" for _ in range(90)) + "." for _ in range(n)]
+
+
+def mutated(text: str, every: int = 40) -> str:
+    """The text with one character in ``every`` changed: a quote no longer found as is."""
+    return "".join("#" if i % every == every // 2 and ch != " " else ch for i, ch in enumerate(text))
+
+
+@pytest.fixture
+def scored(monkeypatch):
+    """The alignment work of every fuzzy scoring call (``suggest._alignment_cost`` units)."""
+    from rapidfuzz import process
+
+    from labeller.core import suggest
+
+    work = []
+    real = process.extract
+
+    def counting(query, choices, **kw):
+        work.append((len(choices), sum(suggest._alignment_cost(len(query), len(c)) for c in choices)))
+        return real(query, choices, **kw)
+
+    monkeypatch.setattr(process, "extract", counting)
+    return work
+
+
+def test_a_long_quote_not_found_scores_a_bounded_number_of_chunks(make_project, scored):
+    from labeller.core import suggest
+    from labeller.core.anchors import fold_quote
+
+    chunks_scored = {}
+    for n_docs in (10, 20):
+        paras = paragraphs(12 * n_docs, seed=n_docs)
+        docs = {f"d{d:02}.md": "# Doc\n\n" + "\n\n".join(paras[12 * d:12 * d + 12]) + "\n" for d in range(n_docs)}
+        project = make_project(docs, name=f"p{n_docs}")
+        source = " ".join(paras[7:10])[:1600]
+        quote = fold_quote(mutated(source))
+        scored.clear()
+        found = suggest.nearest_passages(project.resolver, quote, None)
+        assert sum(w for _, w in scored) <= suggest.WORK_BUDGET
+        chunks_scored[n_docs] = sum(n for n, _ in scored)
+        assert chunks_scored[n_docs] < len(project.all_chunks) / 4
+        start = docs["d00.md"].index(paras[7])
+        best = found[0][1]
+        assert best.doc == "d00.md" and best.start < start + len(source) and start < best.end, found[0]
+    assert chunks_scored[20] <= chunks_scored[10]  # bounded: twice the corpus, no more chunks scored
+
+
+def test_a_quote_of_words_found_everywhere_reads_a_bounded_number_of_matches(make_project, monkeypatch):
+    from labeller.core import suggest
+
+    monkeypatch.setattr(suggest, "WORK_BUDGET", 1)  # the pre-filter, always
+    project = make_project({"a.md": "# A\n\n" + "\n\n".join(["keel " * 200] * 50)})
+    reads = []
+    real = suggest._chunks_with_grams
+
+    def counting(resolver, doc_id, chunks, grams):
+        found = real(resolver, doc_id, chunks, grams)
+        reads.append(found)
+        return found
+
+    monkeypatch.setattr(suggest, "_chunks_with_grams", counting)
+    monkeypatch.setattr(suggest, "MAX_PREFILTER_HITS", 1000)
+    assert suggest.nearest_passages(project.resolver, "keel keel keel " * 100 + "x", None) == []
+    assert reads and len(reads[0]) < 1000 // 150 + 2  # stopped after 1,000 matches, 150 to a chunk
+
+
+def example_near_misses():
+    from labeller.config import load_config
+    from labeller.core.anchors import fold_quote
+    from labeller.core.project import Project
+
+    from conftest import REPO
+
+    project = Project(load_config(REPO))
+    quotes = [loc.quote for q in project.load_questions().questions for loc in q.locators if loc.quote]
+    return project, [fold_quote(w[:len(w) // 2] + "q" + w[len(w) // 2 + 1:]) for w in quotes]
+
+
+def test_suggestions_for_the_bundled_examples_near_misses_are_the_exhaustive_ones(monkeypatch):
+    """On a corpus like the bundled one every chunk is still scored: the suggestions are
+    exactly those of scoring all chunks, whatever the budget, for a quote of each record
+    with one character changed."""
+    from labeller.core import suggest
+
+    project, quotes = example_near_misses()
+    got = [suggest.nearest_passages(project.resolver, q, None) for q in quotes]
+    monkeypatch.setattr(suggest, "WORK_BUDGET", 10 ** 18)
+    assert [suggest.nearest_passages(project.resolver, q, None) for q in quotes] == got
+    assert len(quotes) > 80 and sum(bool(g) for g in got) > 80
+
+
+def test_the_pre_filter_keeps_the_best_suggestion_of_every_near_miss(monkeypatch):
+    """Forced onto the bundled example (a budget one unit short of scoring every chunk),
+    the pre-filter still finds the best passage of each near miss, CJK included."""
+    from labeller.core import suggest
+
+    project, quotes = example_near_misses()
+    chunks = project.all_chunks
+    exhaustive = [suggest.nearest_passages(project.resolver, q, None)[:1] for q in quotes]
+    got = []
+    for q in quotes:
+        monkeypatch.setattr(suggest, "WORK_BUDGET", sum(suggest._alignment_cost(len(q), len(c.text)) for c in chunks) - 1)
+        got.append(suggest.nearest_passages(project.resolver, q, None)[:1])
+    assert got == exhaustive
