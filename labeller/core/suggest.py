@@ -3,8 +3,9 @@
 These are offered to the author and never applied on their own: a fuzzy match that
 silently relabels a record would point the golden set at text nobody chose. They are
 kept apart from resolving (``Resolver.resolve`` returns bare refusals) because they
-cost a fuzzy scan of the chunks (bounded: ``WORK_BUDGET``) or a count per candidate extension: the build asks for
-them only for the refusals it reports, and the app after it has shown the bare refusal.
+cost a fuzzy scan of the chunks (bounded by ``WORK_BUDGET``) or a count per candidate
+extension: the build asks for them only for the refusals it reports, and the app after
+it has shown the bare refusal.
 """
 
 from __future__ import annotations
