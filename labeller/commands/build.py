@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 from collections import Counter
 
 from rich.table import Table
@@ -15,7 +14,7 @@ from labeller.core.build import BuildResult, build, write_artifacts
 from labeller.core.check import Drift, check
 from labeller.core.resolve import Refusal
 from labeller.core.vocab import RefusalKind
-from labeller.display import safe_line
+from labeller.display import json_dumps, safe_line
 from labeller.errors import EXIT_INVALID, EXIT_OK, EXIT_REFUSED
 from labeller.review.log import build_review_summary, unreviewed_or_stale
 
@@ -52,18 +51,17 @@ def run(args: argparse.Namespace) -> int:
         drift = check(result, project.config.layout.artifact, project.config.layout.manifest)
         pending = unreviewed_or_stale(project.config, questions) if args.require_reviewed else {}
         if args.format == "json":
-            print(json.dumps({"ok": drift.ok and not pending, "errors": [], "drift": drift.as_json(),
-                              "summary": summary, "not_reviewed": pending},
-                             ensure_ascii=False, indent=2, sort_keys=True))
+            print(json_dumps({"ok": drift.ok and not pending, "errors": [], "drift": drift.as_json(),
+                              "summary": summary, "not_reviewed": pending}, indent=2, sort_keys=True))
         else:
             print_drift(drift)
             print_pending(pending)
         return EXIT_OK if drift.ok and not pending else EXIT_REFUSED
     write_artifacts(project, result)
     if args.format == "json":
-        print(json.dumps({"ok": True, "errors": [], "summary": summary,
+        print(json_dumps({"ok": True, "errors": [], "summary": summary,
                           "written": [str(project.config.layout.artifact), str(project.config.layout.manifest)]},
-                         ensure_ascii=False, indent=2, sort_keys=True))
+                         indent=2, sort_keys=True))
     else:
         print_summary(summary)
         out.print(f"wrote {project.config.layout.artifact} and {project.config.layout.manifest.name}")
@@ -114,7 +112,7 @@ def report_refusals(project, result: BuildResult, fmt: str, what: str, consequen
         report = {"ok": False, "errors": [r.as_json() for r in result.refusals]}
         if summary is not None:
             report["summary"] = summary
-        print(json.dumps(report, ensure_ascii=False, indent=2, sort_keys=True))
+        print(json_dumps(report, indent=2, sort_keys=True))
     else:
         print_refusals(project, result.refusals)
         console(stderr=True).print(f"[bold red]{what}:[/] {len(result.refusals)} label error(s); {consequence}")

@@ -9,7 +9,6 @@ single-file format goes to stdout without ``--out`` (the summary then goes to st
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from fnmatch import fnmatchcase
@@ -18,7 +17,7 @@ from pathlib import Path
 from labeller.commands.build import report_refusals
 from labeller.commands.common import add_format_option, add_project_options, console, project_from
 from labeller.core.build import build
-from labeller.display import safe_line
+from labeller.display import json_dumps, safe_line
 from labeller.errors import EXIT_OK, InvalidInput
 from labeller.interop import FORMATS
 from labeller.io import atomic_write_bytes
@@ -52,9 +51,8 @@ def run(args: argparse.Namespace) -> int:
         written = write_folder(args, files)
     summary_to_stderr = args.target is None and "" in files
     if args.format == "json":
-        print(json.dumps({"ok": True, "errors": [], "format": args.fmt, "records": len(result.records),
-                          "hit_rule": project.hit_rule.name, "notes": notes, "written": written},
-                         ensure_ascii=False, indent=2, sort_keys=True), file=sys.stderr if summary_to_stderr
+        print(json_dumps({"ok": True, "errors": [], "format": args.fmt, "records": len(result.records),
+                          "hit_rule": project.hit_rule.name, "notes": notes, "written": written}, indent=2, sort_keys=True), file=sys.stderr if summary_to_stderr
               else sys.stdout)
     else:
         out = console(stderr=summary_to_stderr)

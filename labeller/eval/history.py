@@ -57,11 +57,11 @@ def connect(path: Path, *, create: bool) -> duckdb.DuckDBPyConnection | None:
         con = duckdb.connect(str(path))
     except (duckdb.Error, OSError) as exc:
         raise InvalidInput(f"cannot open the run history: {exc}", path=str(path)) from None
-    if create:
-        for stmt in DDL:
-            con.execute(stmt)
-        con.execute("INSERT INTO meta VALUES ('schema', ?) ON CONFLICT DO NOTHING", [HISTORY_SCHEMA])
     try:
+        if create:
+            for stmt in DDL:
+                con.execute(stmt)
+            con.execute("INSERT INTO meta VALUES ('schema', ?) ON CONFLICT DO NOTHING", [HISTORY_SCHEMA])
         schema = con.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
     except duckdb.Error:
         schema = None

@@ -15,12 +15,12 @@ splits (``dev``, ``test``, ``holdout``), else none.
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
 from labeller.core.build import BuildResult
 from labeller.core.project import Project
+from labeller.display import json_dumps
 from labeller.interop.common import (SPLITS, Incoming, Judgments, candidates_from_judgments, read_text,
                                      refuse_unknown_keys, require_str, tsv_field)
 from labeller.errors import InvalidInput
@@ -121,9 +121,9 @@ def export(project: Project, result: BuildResult, options) -> tuple[dict[str, by
         if c.chunk_id in seen:
             continue  # two chunks of one document with identical text share an id: one BEIR document
         seen.add(c.chunk_id)
-        corpus_lines.append(json.dumps({"_id": c.chunk_id, "title": c.breadcrumb, "text": c.text,
+        corpus_lines.append(json_dumps({"_id": c.chunk_id, "title": c.breadcrumb, "text": c.text,
                                         "metadata": {"doc_id": c.doc_id, "char_start": c.start,
-                                                     "char_end": c.end}}, ensure_ascii=False) + "\n")
+                                                     "char_end": c.end}}) + "\n")
     query_lines = []
     qrels: dict[str, list[str]] = {}
     for rec in result.records:
@@ -132,8 +132,7 @@ def export(project: Project, result: BuildResult, options) -> tuple[dict[str, by
         own = {"expected_answer": q.expected_answer, "tags": list(q.tags), "split": q.split, "hop": q.hop}
         if q.unanswerable is not None:
             own["unanswerable"] = q.unanswerable
-        query_lines.append(json.dumps({"_id": qid, "text": q.query, "metadata": {"labeller": own}},
-                                      ensure_ascii=False) + "\n")
+        query_lines.append(json_dumps({"_id": qid, "text": q.query, "metadata": {"labeller": own}}) + "\n")
         rows = qrels.setdefault(q.split or "test", [])
         rows.extend(f"{qid}\t{cid}\t1\n" for cid in rec.chunk_ids)
     files = {"corpus.jsonl": "".join(corpus_lines), "queries.jsonl": "".join(query_lines)}

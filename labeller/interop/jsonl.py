@@ -8,12 +8,12 @@ for records; comment lines of the imported file are not carried over.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from labeller.core.build import BuildResult
 from labeller.core.project import Project
 from labeller.core.questions import load_questions
+from labeller.display import json_dumps
 from labeller.interop.common import Candidate, Incoming, Target
 
 NAME = "jsonl"
@@ -32,5 +32,5 @@ def read(path: Path, project: Project, options) -> Incoming:
 
 
 def export(project: Project, result: BuildResult, options) -> tuple[dict[str, bytes], list[str]]:
-    text = "".join(json.dumps(rec.question.as_json(), ensure_ascii=False) + "\n" for rec in result.records)
+    text = "".join(json_dumps(rec.question.as_json()) + "\n" for rec in result.records)
     return {"": text.encode("utf-8")}, []

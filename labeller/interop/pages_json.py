@@ -8,11 +8,11 @@ and is reported. A page listed twice in one record is refused, like every duplic
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from labeller.core.build import BuildResult
 from labeller.core.project import Project
+from labeller.display import json_dumps
 from labeller.interop.common import (Candidate, Incoming, LabelMapper, Target, read_text,
                                      refuse_unknown_keys, require_str)
 from labeller.errors import InvalidInput
@@ -77,7 +77,7 @@ def export(project: Project, result: BuildResult, options) -> tuple[dict[str, by
             item["category"] = q.tags[0]
             dropped_tags += len(q.tags) - 1
         queries.append(item)
-    text = json.dumps({"schema": SCHEMA, "queries": queries}, ensure_ascii=False, indent=2) + "\n"
+    text = json_dumps({"schema": SCHEMA, "queries": queries}, indent=2) + "\n"
     notes = ["every label is written as its document (this format holds pages only)"]
     if dropped_tags:
         notes.append(f"{dropped_tags} tag(s) after each record's first were left out (one category per record)")
