@@ -204,3 +204,26 @@ def test_the_pre_filter_keeps_the_best_suggestion_of_every_near_miss(monkeypatch
         monkeypatch.setattr(suggest, "WORK_BUDGET", sum(suggest._alignment_cost(len(q), len(c.text)) for c in chunks) - 1)
         got.append(suggest.nearest_passages(project.resolver, q, None)[:1])
     assert got == exhaustive
+
+
+def test_the_restart_scan_reads_each_line_a_bounded_number_of_times(monkeypatch):
+    """Fences at indent 2-3 with no restart line between them asked "is a list item open?"
+    of the whole text since the last restart line, once per fence: quadratic."""
+    from labeller.core import windows
+    from labeller.core.corpus import make_document
+
+    real = windows._LIST_MARKER_LINE
+    scanned = [0]
+
+    class Counting:
+        def search(self, text, pos, endpos):
+            scanned[0] += endpos - pos
+            return real.search(text, pos, endpos)
+
+    monkeypatch.setattr(windows, "_LIST_MARKER_LINE", Counting())
+    for n in (1000, 2000):
+        for body in ("  ```\n  x\n  ```\n", "   ~~~\n   y\n   ~~~\n\n"):
+            doc = make_document("x.md", "text\n" + body * n)
+            scanned[0] = 0
+            windows.restart_lines(doc)
+            assert scanned[0] <= len(doc.text), (n, scanned[0], len(doc.text))
