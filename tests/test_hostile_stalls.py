@@ -227,3 +227,34 @@ def test_the_restart_scan_reads_each_line_a_bounded_number_of_times(monkeypatch)
             scanned[0] = 0
             windows.restart_lines(doc)
             assert scanned[0] <= len(doc.text), (n, scanned[0], len(doc.text))
+
+
+def test_a_section_locator_reads_each_window_once_per_pass():
+    """A block quote holds no restart line, so its thousands of headings are one window;
+    the section scan read that window's headings again at every heading-like line."""
+    from functools import partial
+
+    from labeller.core.corpus import make_document
+    from labeller.core.expansion import section_span
+    from labeller.core.windows import DocWindows
+
+    read = [0]
+
+    class CountingList(list):
+        def __iter__(self):
+            read[0] += len(self)
+            return super().__iter__()
+
+    for n in (1000, 2000):
+        doc = make_document("x.md", "> # A\n>\n" + "".join(f"> ## A{i} A\n>\n" for i in range(n)) + "\n# B\n")
+        windows = DocWindows.of(doc)
+
+        def blocks_at(first, last):
+            blocks = windows.blocks_at(doc, first, last)
+            if not isinstance(blocks.headings, CountingList):
+                blocks.headings = CountingList(blocks.headings)
+            return blocks
+
+        read[0] = 0
+        assert section_span(doc, blocks_at, "A")[0] == 0
+        assert read[0] <= 3 * (n + 2), (n, read[0])
