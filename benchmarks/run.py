@@ -39,7 +39,7 @@ import synth  # noqa: E402
 
 PACKAGES = ("labeller", "textual", "rich", "markdown-it-py", "mdit-py-plugins", "pyahocorasick", "rapidfuzz",
             "pydantic", "whoosh-reloaded", "PyYAML", "duckdb")
-STEPS = ("builds", "resolve", "leaks", "eval", "app", "hostile")
+STEPS = ("builds", "resolve", "leaks", "eval", "foreign", "app", "hostile")
 EDIT_LINE = "\nA benchmark edit, number {n}, appended to the last paragraph.\n"
 
 
@@ -297,6 +297,38 @@ class Bench:
         peak, elapsed = peak_mb(cmd, self.root)
         mem.runs.append(peak)
         cold.runs.append(elapsed)
+        for _ in range(self.repeat):
+            warm.runs.append(timed(cmd, self.root, fig=warm))
+
+    def foreign(self, n_chunks: int = 20_000, depth: int = 10) -> None:
+        """``labeller eval --chunks --run``: a foreign chunking (sliding windows with 50% overlap,
+        ``n_chunks`` of them, as offsets) and a run of ``depth`` results per golden query."""
+        if not (REPO / "labeller" / "core" / "chunkfile.py").exists():
+            self.fig("foreign_eval_warm_s", "eval --chunks --run, warm", "s", 10.0).skipped = "chunk files not present"
+            return
+        project = self.project()
+        docs = list(project.corpus)
+        window = max(2, 2 * project.corpus.chars // n_chunks)
+        rows = []
+        for doc in docs:
+            n = len(doc.text)
+            for i, start in enumerate(range(0, max(1, n - window // 2), window // 2)):
+                rows.append({"id": f"{doc.doc_id}#{i}", "doc": doc.doc_id, "start": start, "end": min(n, start + window)})
+        chunk_file = self.root / "foreign-chunks.jsonl"
+        chunk_file.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+        rng = random.Random(7)
+        ids = [r["id"] for r in rows]
+        qids = [q.id for q in project.load_questions().questions]
+        run = self.root / "foreign.run"
+        run.write_text("".join(f"{q} Q0 {cid} {r} {depth - r}.0 bench\n" for q in qids
+                               for r, cid in enumerate(rng.sample(ids, depth), 1)), encoding="utf-8")
+        cmd = cli("eval", "--root", ".", "--include-holdout", "--no-history", "--format", "json",
+                  "--chunks", chunk_file.name, "--run", run.name)
+        cold = self.fig("foreign_eval_cold_s", f"eval --chunks ({len(rows):,} chunks) --run ({len(qids):,} queries), "
+                        "first run", "s", note="golden set cached by the eval step or this run; one run")
+        warm = self.fig("foreign_eval_warm_s", f"eval --chunks ({len(rows):,} chunks) --run ({len(qids):,} queries), "
+                        "warm", "s", 10.0)
+        cold.runs.append(timed(cmd, self.root, fig=cold))
         for _ in range(self.repeat):
             warm.runs.append(timed(cmd, self.root, fig=warm))
 
@@ -593,7 +625,7 @@ def main(argv: list[str] | None = None) -> int:
             for step in steps:
                 # the app and hostile figures are about the synthetic corpus and the bundled example; a
                 # smoke run evaluates the synthetic corpus only, to stay within a minute
-                if step not in ("app", "hostile") and not (args.smoke and step == "eval"):
+                if step not in ("app", "hostile") and not (args.smoke and step in ("eval", "foreign")):
                     getattr(rb, step)()
                     progress(rb.figures, figures, results, args.json)
             figures += rb.figures

@@ -3,13 +3,16 @@
 With no sub-command, ``labeller`` opens the authoring app on the project in the current
 folder. Exit codes: 0 success, 1 refused build / drift / regression, 2 invalid input or an
 environment error (permission denied, disk full), 3 an internal error (a bug in labeller).
+
+A sub-command is one module exposing ``register(subparsers)`` (which adds the parser of
+that one name and sets ``func``) plus one line in ``COMMANDS`` below. The table, not the
+folder, says what is a command, so helper modules can live next to the commands.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
-import pkgutil
 import sys
 
 from rich.console import Console
@@ -19,11 +22,25 @@ from labeller.display import json_dumps, safe
 from labeller.errors import EXIT_INTERNAL, EXIT_INVALID, LabellerError, environment_message, write_crash_report
 
 
-def command_modules() -> list[str]:
-    """Every module of ``labeller.commands`` that registers a sub-command, by name."""
-    import labeller.commands as pkg
-
-    return sorted(m.name for m in pkgutil.iter_modules(pkg.__path__) if m.name != "common")
+# sub-command -> the module that registers it, in ``--help`` order; one line registers a sub-command.
+COMMANDS: dict[str, str] = {
+    "annotate": "labeller.commands.annotate",
+    "agreement": "labeller.commands.agreement",
+    "adjudicate": "labeller.commands.adjudicate",
+    "app": "labeller.commands.app",
+    "build": "labeller.commands.build",
+    "chunkers": "labeller.commands.chunkers",
+    "chunks": "labeller.commands.chunks",
+    "config": "labeller.commands.config",
+    "eval": "labeller.commands.eval",
+    "export": "labeller.commands.export",
+    "import": "labeller.commands.import_",
+    "leaks": "labeller.commands.leaks",
+    "new": "labeller.commands.new",
+    "review": "labeller.commands.review",
+    "runs": "labeller.commands.runs",
+    "schema": "labeller.commands.schema",
+}
 
 
 def make_parser(only: str | None = None) -> argparse.ArgumentParser:
@@ -36,11 +53,9 @@ def make_parser(only: str | None = None) -> argparse.ArgumentParser:
                                      "evaluation over Markdown corpora.")
     parser.add_argument("--version", action="version", version=f"labeller {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    names = command_modules()
-    if only is not None:
-        names = [n for n in names if n.rstrip("_") == only] or names
+    names = [only] if only in COMMANDS else list(COMMANDS)
     for name in names:
-        importlib.import_module(f"labeller.commands.{name}").register(sub)
+        importlib.import_module(COMMANDS[name]).register(sub)
     return parser
 
 

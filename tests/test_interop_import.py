@@ -57,14 +57,17 @@ def test_unresolvable_labels_keep_their_record_out_with_counts(tmp_path, capsys)
     root = make(tmp_path / "p", {**DOCS, **UNCOVERABLE}, questions=[])
     rc, report = cli_json(capsys, "import", "yaml", write(tmp_path / "g.yaml", YAML_MIXED), "--root", root)
     assert rc == 1  # some records were kept out
-    assert report["added"] == ["good-doc", "good-section", "negative"]
-    assert report["kept_out_counts"] == {"not_found": 1, "unknown_doc": 1, "whole_document": 2}
+    assert report["added"] == ["good-doc", "good-section", "preamble", "two-tops", "negative"]
+    assert report["kept_out_counts"] == {"not_found": 1, "unknown_doc": 1}
     kept = {k["id"]: k for k in report["kept_out"]}
     assert kept["missing"]["kind"] == "unknown_doc" and "handbook.md" in kept["missing"]["message"]
     assert kept["missing"]["where"].endswith("g.yaml:11")
-    assert "no single section covers the whole document" in kept["preamble"]["message"]
     assert kept["no-heading"]["kind"] == "not_found"
-    assert [r["id"] for r in questions_of(root)] == ["good-doc", "good-section", "negative"]
+    recs = {r["id"]: r for r in questions_of(root)}
+    assert list(recs) == ["good-doc", "good-section", "preamble", "two-tops", "negative"]
+    # a document no single section covers is still one label: the document locator (SPEC 2.1)
+    assert recs["preamble"]["locators"] == [{"doc": "notes/preamble.md"}]
+    assert recs["two-tops"]["locators"] == [{"doc": "notes/two-tops.md"}]
     assert cli(capsys, "build", "--root", root)[0] == 0  # what was merged builds
 
 
@@ -72,8 +75,8 @@ def test_text_report_lists_and_counts_kept_out_records(tmp_path, capsys):
     root = make(tmp_path / "p", {**DOCS, **UNCOVERABLE}, questions=[])
     rc, out, err = cli(capsys, "import", "yaml", write(tmp_path / "g.yaml", YAML_MIXED), "--root", root)
     assert rc == 1
-    assert "imported 3: 3 new, 0 replaced" in out and "wrote" in out
-    assert "kept out: 4 record(s)" in err and "whole_document 2" in err and "unknown_doc 1" in err
+    assert "imported 5: 5 new, 0 replaced" in out and "wrote" in out
+    assert "kept out: 2 record(s)" in err and "not_found 1" in err and "unknown_doc 1" in err
 
 
 def test_id_collisions_are_refused_unless_replace(tmp_path, capsys):
@@ -206,7 +209,7 @@ def test_trec_import_rules(tmp_path, capsys):
     recs = {r["id"]: r for r in questions_of(root)}
     assert recs["a"]["locators"] == [{"doc": "ops/backup.md", "quote": backup.text.strip(), "exact": True}]
     assert recs["b"]["unanswerable"] is True
-    assert recs["d"]["locators"] == [{"doc": "faq.md", "heading": "Frequently asked"}]
+    assert recs["d"]["locators"] == [{"doc": "faq.md"}]
 
 
 @pytest.mark.parametrize("qrels, topics, message", [
@@ -323,20 +326,19 @@ JSON_VALUES = st.recursive(
 @given(st.sampled_from(["yaml", "pages-json"]), JSON_VALUES, st.booleans(), st.text(max_size=30))
 def test_foreign_files_raise_only_invalid_input(tmp_path, fmt, value, as_yaml, noise):
     """Whatever the file holds, reading it gives candidates or a documented InvalidInput."""
-    import argparse
-
     import yaml as pyyaml
 
     from labeller.config import load_config
     from labeller.core.project import Project
     from labeller.errors import InvalidInput
     from labeller.interop import FORMATS
+    from labeller.interop.format import Direction
 
     text = pyyaml.safe_dump(value) if as_yaml else json.dumps(value)
     path = tmp_path / "fuzz.in"
     for content in (text, noise, text + noise):
         path.write_text(content, encoding="utf-8")
         try:
-            FORMATS[fmt].read(path, Project(load_config(tmp_path)), argparse.Namespace())
+            FORMATS[fmt].read(path, Project(load_config(tmp_path)), FORMATS[fmt].defaults(Direction.IMPORT))
         except InvalidInput:
             pass

@@ -58,7 +58,7 @@ def test_yaml_round_trip_over_documents_and_sections(tmp_path, capsys):
     rc, report = cli_json(capsys, "import", "yaml", first, "--root", b)
     assert rc == 0 and len(report["added"]) == 7
     imported = {r["id"]: r for r in questions_of(b)}
-    assert imported["q1"]["locators"] == [{"doc": "ops/backup.md", "heading": "Backup"}]
+    assert imported["q1"]["locators"] == [{"doc": "ops/backup.md"}]
     assert imported["q3"]["locators"] == [{"doc": "guide/install.md", "heading": "Linux"}]
     assert imported["q6"]["unanswerable"] is True
     second = tmp_path / "second.yaml"

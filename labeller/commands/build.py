@@ -9,17 +9,14 @@ from rich.table import Table
 from rich.text import Text
 
 from labeller.commands.common import add_format_option, add_project_options, console, project_from
-from labeller.commands.review import counts_line, print_pending
-from labeller.core.build import BuildResult, build, write_artifacts
+from labeller.commands.refusals import report_refusals
+from labeller.commands.review_status import counts_line, print_pending
+from labeller.core.build import build, write_artifacts
 from labeller.core.check import Drift, check
-from labeller.core.resolve import Refusal
-from labeller.core.vocab import RefusalKind
 from labeller.display import json_dumps, safe_line
-from labeller.errors import EXIT_INVALID, EXIT_OK, EXIT_REFUSED
+from labeller.errors import EXIT_OK, EXIT_REFUSED
+from labeller.interop.near_duplicates import describe, near_duplicates
 from labeller.review.log import build_review_summary, unreviewed_or_stale
-
-CONTEXT_CHARS = 60
-
 
 def register(sub) -> None:
     p = sub.add_parser("build", help="resolve every label and write the golden-set artifact and manifest",
@@ -41,7 +38,8 @@ def run(args: argparse.Namespace) -> int:
     questions = project.load_questions().questions
     result = build(project, questions)
     review, review_warnings = build_review_summary(project.config, questions)
-    for warning in review_warnings:
+    similar = near_duplicates([(q.id, q.query) for q in questions])
+    for warning in review_warnings + describe(similar):
         console(stderr=True).print(f"[yellow]warning:[/] {safe_line(warning)}")
     summary = result.summary | {"review": review}  # a copy: the build result may be shared through the cache
     out = console()
@@ -52,14 +50,15 @@ def run(args: argparse.Namespace) -> int:
         pending = unreviewed_or_stale(project.config, questions) if args.require_reviewed else {}
         if args.format == "json":
             print(json_dumps({"ok": drift.ok and not pending, "errors": [], "drift": drift.as_json(),
-                              "summary": summary, "not_reviewed": pending}, indent=2, sort_keys=True))
+                              "near_duplicates": similar, "summary": summary, "not_reviewed": pending},
+                             indent=2, sort_keys=True))
         else:
             print_drift(drift)
             print_pending(pending)
         return EXIT_OK if drift.ok and not pending else EXIT_REFUSED
     write_artifacts(project, result)
     if args.format == "json":
-        print(json_dumps({"ok": True, "errors": [], "summary": summary,
+        print(json_dumps({"ok": True, "errors": [], "summary": summary, "near_duplicates": similar,
                           "written": [str(project.config.layout.artifact), str(project.config.layout.manifest)]},
                          indent=2, sort_keys=True))
     else:
@@ -71,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
 def print_summary(s: dict) -> None:
     out = console()
     t = Table(title="golden set", show_header=False, box=None)
-    for key in ("docs", "chars", "chunks", "records", "spans", "single", "multi", "negative"):
+    for key in ("docs", "chars", "chunks", "records", "spans", "single", "multi", "negative", "no_answer"):
         t.add_row(key, f"{s[key]:,}")
     if s["span_chars"]:
         sc = s["span_chars"]
@@ -100,52 +99,6 @@ def print_summary(s: dict) -> None:
 # A corpus of hundreds of documents would print a page per build; the distribution row
 # above and the JSON summary carry the rest.
 MAX_DOC_ROWS = 25
-
-
-def report_refusals(project, result: BuildResult, fmt: str, what: str, consequence: str,
-                    summary: dict | None = None) -> int:
-    """Print a refused build's errors (JSON or text) and return its exit code.
-
-    Every command that needs a clean build (build, export, leaks) reports it this way.
-    """
-    if fmt == "json":
-        report = {"ok": False, "errors": [r.as_json() for r in result.refusals]}
-        if summary is not None:
-            report["summary"] = summary
-        print(json_dumps(report, indent=2, sort_keys=True))
-    else:
-        print_refusals(project, result.refusals)
-        console(stderr=True).print(f"[bold red]{what}:[/] {len(result.refusals)} label error(s); {consequence}")
-    return refusals_exit_code(result.refusals)
-
-
-def refusals_exit_code(refusals: list[Refusal]) -> int:
-    """0 when clean; 2 when any refusal is invalid input; otherwise 1 (label errors)."""
-    kinds = {r.kind for r in refusals}
-    return EXIT_OK if not kinds else EXIT_INVALID if RefusalKind.INVALID in kinds else EXIT_REFUSED
-
-
-def print_refusals(project, refusals: list[Refusal]) -> None:
-    err = console(stderr=True)
-    corpus = project.corpus
-    for r in refusals:
-        err.print(f"[bold red]{r.kind}[/] record [bold]{safe_line(str(r.record_id))}[/]: "
-                  f"{safe_line(r.locator.describe())}")
-        err.print(f"  {safe_line(r.message)}")
-        for occ in r.occurrences:
-            doc = corpus[occ["doc"]]
-            ctx = doc.text[max(0, occ["char_start"] - CONTEXT_CHARS):occ["char_end"] + CONTEXT_CHARS]
-            err.print(f"  at {safe_line(occ['doc'])}:{occ['line']}:{occ['col']}  …{safe_line(ctx)}…")
-            if occ["extension"]:
-                err.print(f"    unique if lengthened to: [green]{safe_line(occ['extension'])}[/]")
-        for sug in r.suggestions:
-            if "quote" in sug:
-                flag = "" if sug["unique"] else " (not unique)"
-                err.print(f"  nearest passage {safe_line(sug['where'])} ({sug['score']}){flag}: "
-                          f"[yellow]{safe_line(sug['quote'])}[/]")
-            elif sug.get("heading"):
-                err.print(f"  try a section locator: {{\"doc\": \"{safe_line(sug['doc'])}\", "
-                          f"\"heading\": \"{safe_line(sug['heading'])}\"}}")
 
 
 def print_drift(drift: Drift) -> None:

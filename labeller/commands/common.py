@@ -1,4 +1,8 @@
-"""Options and helpers every sub-command shares (project root, output format)."""
+"""Options and helpers the sub-commands share: project root, output format, record filters, consoles.
+
+Commands never import each other; what two of them need lives here or in a small module
+next to this one (``refusals``, ``review_status``, ``annotations``).
+"""
 
 from __future__ import annotations
 
@@ -7,7 +11,9 @@ import argparse
 from rich.console import Console
 
 from labeller.config import ProjectConfig, load_config
+from labeller.core.models import Question
 from labeller.core.project import Project
+from labeller.core.vocab import SPLITS
 
 
 def add_project_options(p: argparse.ArgumentParser, *, questions: bool = True) -> None:
@@ -19,6 +25,18 @@ def add_project_options(p: argparse.ArgumentParser, *, questions: bool = True) -
 
 def add_format_option(p: argparse.ArgumentParser) -> None:
     p.add_argument("--format", choices=("text", "json"), default="text", help="output format")
+
+
+def add_filter_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--tag", action="append", default=[], metavar="T",
+                   help="only records carrying this tag (repeat for any of several)")
+    p.add_argument("--split", choices=SPLITS, help="only records of this split")
+
+
+def select(questions: list[Question], args: argparse.Namespace) -> list[Question]:
+    """The records the --tag / --split filters keep, in file order."""
+    tags = set(args.tag)
+    return [q for q in questions if (not tags or tags & set(q.tags)) and (args.split is None or q.split == args.split)]
 
 
 def config_from(args: argparse.Namespace) -> ProjectConfig:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
@@ -21,8 +21,9 @@ from labeller.errors import EXIT_INVALID, EXIT_OK, EXIT_REFUSED, InvalidInput, L
 from labeller.eval.leaks import format_warning
 from labeller.eval.metrics import METRICS
 from labeller.eval.report import read_report, render, write_report
-from labeller.eval.retrievers import make_retriever
-from labeller.eval.runner import SPLITS, EvalResult, parse_ks, run_eval
+from labeller.eval.chunkset import load_chunk_set
+from labeller.eval.retrievers import make_retriever, write_run
+from labeller.eval.runner import SPLITS, EvalResult, parse_budgets, parse_ks, run_eval
 
 STAGES = {"index": "indexing chunks", "retrieve": "retrieving"}
 QUERY_CHARS = 60
@@ -32,16 +33,22 @@ MAX_TAG_ROWS = 12
 def register(sub) -> None:
     p = sub.add_parser("eval", help="score the golden set: recall@k, MRR, nDCG with intervals; regression gate",
                        description="Build the golden set in memory, retrieve the top k chunks for every query "
-                       "(BM25 by default, or a TREC run file) and report recall@k, success@k, all@k, MRR@k and "
-                       "nDCG@k at chunk and document level with 95% bootstrap intervals.")
+                       "(BM25 by default, a TREC run file or a registered retriever) over the project's chunks or a "
+                       "chunk file's (--chunks), and report recall@k, success@k, all@k, MRR@k and nDCG@k at chunk "
+                       "and document level and character recall/precision/IoU@k, with 95% bootstrap intervals.")
     add_project_options(p)
     p.add_argument("--k", help="k sweep, comma-separated (default [eval] k: 1,5,10,20,50; the shipped k is "
                    "always added)")
     p.add_argument("--hit-rule", dest="eval_hit_rule",
                    help="hit rule for scoring (default: the build hit rule): any_overlap, span_containment, "
                    "coverage>=T, union_coverage>=T")
-    p.add_argument("--run", help="score this TREC run file (qid Q0 docid rank score tag; docid = chunk id) "
-                   "instead of BM25")
+    p.add_argument("--chunks", help="score this chunk file's chunking (JSONL, one chunk a line: {id, doc, start, "
+                   "end} or {id, doc?, text}) instead of the project's chunks; BM25 and --run use its ids")
+    p.add_argument("--run", help="score this TREC run file (qid Q0 docid rank score tag; docid = chunk id of the "
+                   "chunking scored) instead of BM25")
+    p.add_argument("--retriever", help="a registered retriever by name (default bm25; third-party ones register "
+                   "in the labeller.retrievers entry-point group)")
+    p.add_argument("--budget", help="character budgets for chars recall@budget=B, comma-separated (e.g. 2000,8000)")
     p.add_argument("--analyzer", help="BM25 analyzer (default [eval] analyzer: auto); e.g. auto, plain")
     p.add_argument("--split", choices=SPLITS, help="score only this split")
     p.add_argument("--include-holdout", action="store_true",
@@ -59,22 +66,29 @@ def register(sub) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.fail_on_regression and not args.baseline:
         raise InvalidInput("--fail-on-regression needs --baseline REPORT")
-    if args.run and args.analyzer:
-        raise InvalidInput("--analyzer applies to the BM25 retriever, not to a --run file")
+    name = "run" if args.run else (args.retriever or "bm25")
+    if args.run and args.retriever not in (None, "run"):
+        raise InvalidInput(f"--run replays a run file; it cannot be combined with --retriever {args.retriever}")
+    if name == "run" and not args.run:
+        raise InvalidInput("--retriever run needs --run FILE")
+    if args.analyzer and name != "bm25":
+        raise InvalidInput(f"--analyzer applies to the BM25 retriever, not to {'a --run file' if args.run else name}")
     ks = parse_ks(args.k) if args.k else None
+    budgets = parse_budgets(args.budget) if args.budget else ()
     baseline = read_report(args.baseline) if args.baseline else None
     project = project_from(args)
+    chunks = load_chunk_set(project, args.chunks)
     with progress_bar() as progress:
-        retriever = (make_retriever("run", project, path=args.run) if args.run else
-                     make_retriever("bm25", project, analyzer=args.analyzer, progress=progress))
-        result = run_eval(project, ks=ks, hit_rule=args.eval_hit_rule, retriever=retriever, split=args.split,
-                          include_holdout=args.include_holdout, baseline=baseline, progress=progress)
+        options = ({"path": args.run} if name == "run" else
+                   {"analyzer": args.analyzer, "progress": progress} if name == "bm25" else {})
+        retriever = make_retriever(name, project, chunks=chunks, **options)
+        result = run_eval(project, ks=ks, hit_rule=args.eval_hit_rule, retriever=retriever, chunks=chunks,
+                          split=args.split, include_holdout=args.include_holdout, baseline=baseline,
+                          budgets=budgets, progress=progress)
     report = result.report
     if args.report_out:
         write_report(args.report_out, report)
     if args.write_run:
-        from labeller.eval.retrievers.run_file import write_run
-
         write_run(args.write_run, result.hits, tag=_run_tag(report))
     if args.format == "json":
         sys.stdout.write(render(report))
@@ -121,8 +135,8 @@ class progress_bar:
     """A rich progress bar on stderr while indexing and retrieving (only on a terminal)."""
 
     def __enter__(self):
-        self.bar = None
-        self.tasks: dict[str, int] = {}
+        self.bar: Progress | None = None
+        self.tasks: dict[str, TaskID] = {}
         if sys.stderr.isatty():
             self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                                 TimeElapsedColumn(), console=console(stderr=True), transient=True)
@@ -130,9 +144,12 @@ class progress_bar:
         return self if self.bar is not None else None
 
     def __call__(self, stage: str, done: int, total: int) -> None:
+        bar = self.bar
+        if bar is None:  # __enter__ hands out no callback without a bar
+            return
         if stage not in self.tasks:
-            self.tasks[stage] = self.bar.add_task(STAGES.get(stage, stage), total=total)
-        self.bar.update(self.tasks[stage], completed=done, total=total)
+            self.tasks[stage] = bar.add_task(STAGES.get(stage, stage), total=total)
+        bar.update(self.tasks[stage], completed=done, total=total)
 
     def __exit__(self, *exc) -> None:
         if self.bar is not None:
@@ -150,6 +167,12 @@ def fmt_stat(s: dict) -> Text:
     return Text(f"{s['value']:.3f}") + Text(ci, style="dim")
 
 
+def _inline(s: dict) -> str:
+    if s["value"] is None:
+        return "no data"
+    return f"{s['value']:.3f}" + (f" [{s['ci_low']:.2f}–{s['ci_high']:.2f}]" if s["ci_low"] is not None else "")
+
+
 def metrics_table(title: str, agg: dict, ks: list[int]) -> Table:
     t = Table(title=title, title_justify="left")
     t.add_column("metric")
@@ -160,6 +183,23 @@ def metrics_table(title: str, agg: dict, ks: list[int]) -> Table:
         row = [agg[f"{m}@{k}"] for k in ks]
         label = "all (multi-hop)" if m == "all" else m
         t.add_row(label, *(fmt_stat(s) for s in row), str(row[0]["n"]))
+    return t
+
+
+def chars_table(agg: dict, ks: list[int], budgets: list[int]) -> Table:
+    """Character metrics (SPEC §8.1): comparable across chunkings, unlike the chunk level."""
+    t = Table(title="characters (share of the answer text retrieved; comparable across chunkings)",
+              title_justify="left")
+    t.add_column("metric")
+    for k in ks:
+        t.add_column(f"@{k}", justify="right")
+    t.add_column("n", justify="right")
+    for m in ("recall", "precision", "iou"):
+        row = [agg[f"{m}@{k}"] for k in ks]
+        t.add_row(f"chars {m}", *(fmt_stat(s) for s in row), str(row[0]["n"]))
+    for b in budgets:
+        s = agg[f"recall@budget={b}"]
+        t.add_row(f"chars recall, budget {b}", fmt_stat(s), *([""] * (len(ks) - 1)), str(s["n"]))
     return t
 
 
@@ -176,13 +216,24 @@ def print_report(result: EvalResult) -> None:
     scope = f"split {cfg['split']}" if cfg["split"] else "all splits"
     scope += " incl. holdout" if cfg["include_holdout"] else " (holdout excluded)"
     out.print(f"[bold]labeller eval[/] · {safe_line(r['name'])} ({safe_line(settings)})")
-    out.print(f"hit rule [bold]{fp['hit_rule']}[/] · {fp['chunker']} max_chars {fp['max_chars']} · "
+    ch = rep["chunking"]
+    scored = (safe_line(ch["name"]) if ch["origin"] != "file" else
+              f"chunk file {safe_line(ch['name'])} ({ch['n_chunks']} chunks, digest {ch['digest'][:12]}; golden set "
+              f"built with {fp['chunker']})")
+    out.print(f"hit rule [bold]{fp['hit_rule']}[/] · {scored} · "
               f"{rec['scored']} scored queries, {rec['negatives']} negatives, {scope} · "
               f"{int(cfg['confidence'] * 100)}% bootstrap intervals ({cfg['bootstrap_samples']} resamples, "
               f"seed {cfg['seed']}) · fingerprint {fp['digest'][:12]}")
-    out.print(metrics_table(f"chunk level (a hit: a retrieved chunk satisfies {fp['hit_rule']} for an answer span)",
-                            rep["aggregate"]["chunk"], ks))
+    out.print(metrics_table(f"chunk level (a hit: a retrieved chunk satisfies {fp['hit_rule']} for an answer span; "
+                            f"not comparable across chunkings)", rep["aggregate"]["chunk"], ks))
     out.print(metrics_table("document level (ranks among distinct retrieved documents)", rep["aggregate"]["doc"], ks))
+    out.print(chars_table(rep["aggregate"]["chars"], ks, cfg.get("budgets", [])))
+    omega = ch["precision_omega"]
+    mean = f"{ch['mean_chars']:.0f}" if ch["mean_chars"] is not None else "-"
+    out.print(f"chunking {safe_line(ch['name'])}: {ch['n_chunks']} chunks, mean {mean} characters · precision_omega "
+              f"(the precision a perfect retriever gets with these chunks) {_inline(omega)}"
+              + (f" · [yellow]{ch['unreachable_spans']} answer span(s) no chunk can hit under {fp['hit_rule']}[/]"
+                 if ch["unreachable_spans"] else ""))
     shipped = cfg["shipped_k"]
     print_breakdowns(rep["breakdowns"], shipped, max(ks))
     d = Table(title="diagnostics", title_justify="left")
@@ -256,20 +307,28 @@ def print_comparison(c: dict, shipped: int) -> None:
     if not c["comparable"]:
         out.print(f"  [bold yellow]not compared:[/] {safe_line(c['reason'])}")
     if c["deltas"] is not None:
-        t = Table(title=f"paired deltas over {c['paired']} queries (current − baseline, chunk level)",
-                  title_justify="left")
-        for col in ("metric", "baseline", "current", "delta [95% CI]"):
-            t.add_column(col, justify="left" if col == "metric" else "right")
-        for name, s in c["deltas"]["chunk"].items():
-            if not name.startswith(("recall@", "mrr@")) or s["value"] is None:
-                continue
-            delta = Text(f"{s['value']:+.3f}") + Text(f" [{s['ci_low']:+.3f}, {s['ci_high']:+.3f}]", style="dim")
-            t.add_row(name, f"{s['baseline']:.3f}", f"{s['current']:.3f}", delta)
-        out.print(t)
+        out.print(delta_table(f"paired deltas over {c['paired']} queries (current − baseline, chunk level)",
+                              c["deltas"]["chunk"], ("recall@", "mrr@")))
+    if c.get("chars_deltas"):
+        n = max((s["n"] for s in c["chars_deltas"].values()), default=0)
+        out.print(delta_table(f"paired deltas over {n} queries (current − baseline, characters: comparable across "
+                              "chunkings)", c["chars_deltas"], ("recall@", "iou@")))
     if c["comparable"]:
         verdict = ("[bold red]regression[/]: recall@{k} dropped and the interval excludes zero" if c["regression"]
                    else "[green]no regression[/] at recall@{k} (a drop counts only when its interval excludes zero)")
         out.print(verdict.format(k=shipped))
+
+
+def delta_table(title: str, deltas: dict, prefixes: tuple[str, ...]) -> Table:
+    t = Table(title=title, title_justify="left")
+    for col in ("metric", "baseline", "current", "delta [95% CI]"):
+        t.add_column(col, justify="left" if col == "metric" else "right")
+    for name, s in deltas.items():
+        if not name.startswith(prefixes) or s["value"] is None:
+            continue
+        delta = Text(f"{s['value']:+.3f}") + Text(f" [{s['ci_low']:+.3f}, {s['ci_high']:+.3f}]", style="dim")
+        t.add_row(name, f"{s['baseline']:.3f}", f"{s['current']:.3f}", delta)
+    return t
 
 
 def _rank(rank: int | None) -> str:

@@ -14,45 +14,53 @@ import sys
 from fnmatch import fnmatchcase
 from pathlib import Path
 
-from labeller.commands.build import report_refusals
 from labeller.commands.common import add_format_option, add_project_options, console, project_from
+from labeller.commands.refusals import report_refusals
 from labeller.core.build import build
+from labeller.commands.format_flags import (add_format_argument, add_format_flags, chosen_options, describe_formats,
+                                            folder_note)
 from labeller.display import json_dumps, safe_line
 from labeller.errors import EXIT_OK, InvalidInput
 from labeller.interop import FORMATS
+from labeller.interop.format import Direction, Exported
 from labeller.io import atomic_write_bytes
 
 
 def register(sub) -> None:
-    formats = "; ".join(f"{name}: {m.SUMMARY}" for name, m in FORMATS.items())
     p = sub.add_parser("export", help="write the golden set in another format",
-                       description=f"Build in memory and write the labels in FORMAT. Formats — {formats}.")
-    p.add_argument("fmt", metavar="FORMAT", choices=sorted(FORMATS), help=", ".join(sorted(FORMATS)))
-    p.add_argument("--out", dest="target", metavar="PATH",
-                   help="file to write (a folder for beir); default: stdout for single-file formats")
-    p.add_argument("--queries-out", metavar="TSV", help="trec-qrels: also write the 'query-id<TAB>query' topics here")
+                       description="Build in memory and write the labels in FORMAT. Formats — "
+                       f"{describe_formats(Direction.EXPORT)}.")
+    add_format_argument(p, Direction.EXPORT)
+    p.add_argument("--out", dest="target", metavar="PATH", help="file to write" + folder_note(Direction.EXPORT)
+                   + "; default: stdout for single-file formats")
     p.add_argument("--hit-rule", help="build hit rule deciding the answer-bearing chunks (default: labeller.toml)")
+    p.add_argument("--chunks", metavar="FILE", help="write the ids and qrels of this chunk file's chunking instead "
+                   "of the project's chunks (see labeller eval --chunks)")
     add_project_options(p)
     add_format_option(p)
+    add_format_flags(p, Direction.EXPORT)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.queries_out and args.fmt != "trec-qrels":
-        raise InvalidInput("--queries-out applies to the trec-qrels format only")
+    options = chosen_options(args, Direction.EXPORT)
+    fmt = FORMATS[args.fmt]
     project = project_from(args)
     result = build(project, project.load_questions().questions)
     if not result.ok:
         return report_refusals(project, result, args.format, "export needs a clean build", "nothing was exported")
-    files, notes = FORMATS[args.fmt].export(project, result, args)
-    if "" in files:
-        written = write_single(args, files)
-    else:
-        written = write_folder(args, files)
-    summary_to_stderr = args.target is None and "" in files
+    if args.chunks:
+        from labeller.eval.chunkset import through_chunking
+
+        project, result = through_chunking(project, result, args.chunks)
+    exported = fmt.export(project, result, options)
+    notes = exported.notes
+    written = write_folder(args, exported, fmt.folder) if fmt.folder is not None else write_single(args, exported)
+    summary_to_stderr = args.target is None and fmt.folder is None
     if args.format == "json":
         print(json_dumps({"ok": True, "errors": [], "format": args.fmt, "records": len(result.records),
-                          "hit_rule": project.hit_rule.name, "notes": notes, "written": written}, indent=2, sort_keys=True), file=sys.stderr if summary_to_stderr
+                          "hit_rule": project.hit_rule.name, "notes": notes, "written": written},
+                         indent=2, sort_keys=True), file=sys.stderr if summary_to_stderr
               else sys.stdout)
     else:
         out = console(stderr=summary_to_stderr)
@@ -62,22 +70,25 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def write_single(args, files: dict[str, bytes]) -> list[str]:
-    written = []
+def write_extra(exported: Exported) -> list[str]:
+    """The files the user named through a format option (TREC's ``--queries-out``)."""
+    for path, data in exported.extra.items():
+        atomic_write_bytes(Path(path), data)
+    return list(exported.extra)
+
+
+def write_single(args, exported: Exported) -> list[str]:
     if args.target:
-        atomic_write_bytes(Path(args.target), files[""])
-        written.append(args.target)
+        atomic_write_bytes(Path(args.target), exported.files[""])
+        written = [args.target]
     else:
-        sys.stdout.buffer.write(files[""])
+        sys.stdout.buffer.write(exported.files[""])
         sys.stdout.flush()
-        written.append("-")
-    if args.queries_out:
-        atomic_write_bytes(Path(args.queries_out), files["queries"])
-        written.append(args.queries_out)
-    return written
+        written = ["-"]
+    return written + write_extra(exported)
 
 
-def write_folder(args, files: dict[str, bytes]) -> list[str]:
+def write_folder(args, exported: Exported, patterns: tuple[str, ...]) -> list[str]:
     """Write a multi-file export into ``--out DIR``.
 
     The folder must be new, empty, or hold only files an export of this format writes; those
@@ -87,7 +98,7 @@ def write_folder(args, files: dict[str, bytes]) -> list[str]:
     if not args.target:
         raise InvalidInput(f"{args.fmt} writes a folder; give it with --out DIR")
     folder = Path(args.target)
-    patterns = FORMATS[args.fmt].OUTPUTS
+    files = exported.files
     stale = []
     if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
         raise InvalidInput("--out must be a folder (not a file or a symlink)", path=str(folder))
@@ -115,4 +126,4 @@ def write_folder(args, files: dict[str, bytes]) -> list[str]:
         atomic_write_bytes(folder / rel, data)
     for path in stale:
         path.unlink()
-    return [str(folder / rel) for rel in files]
+    return [str(folder / rel) for rel in files] + write_extra(exported)

@@ -17,39 +17,39 @@ from pathlib import Path
 from rich.table import Table
 
 from labeller.commands.common import add_format_option, add_project_options, console, project_from
+from labeller.commands.format_flags import (add_format_argument, add_format_flags, chosen_options, describe_formats,
+                                            folder_note)
 from labeller.display import safe_line
-from labeller.errors import EXIT_OK, EXIT_REFUSED, InvalidInput
+from labeller.errors import EXIT_OK, EXIT_REFUSED
 from labeller.interop import FORMATS
-from labeller.interop.common import merge, plan_import
-
-# Options that only one format reads; giving them to another is refused, not ignored.
-FORMAT_OPTIONS = {"queries": "trec-qrels", "split": "beir"}
+from labeller.interop.format import Direction
+from labeller.interop.merge import merge
+from labeller.interop.near_duplicates import describe, near_duplicates
+from labeller.interop.plan import plan_import
 
 
 def register(sub) -> None:
-    formats = "; ".join(f"{name}: {m.SUMMARY}" for name, m in FORMATS.items())
     p = sub.add_parser("import", help="merge labels from another format into questions.jsonl",
                        description="Read FILE in FORMAT, check every record against the corpus, and merge the "
-                       f"records that resolve into questions.jsonl. Formats — {formats}.")
-    p.add_argument("fmt", metavar="FORMAT", choices=sorted(FORMATS), help=", ".join(sorted(FORMATS)))
-    p.add_argument("file", metavar="FILE", help="the file to import (a folder for beir)")
-    p.add_argument("--queries", metavar="TSV", help="trec-qrels: the query text, one 'query-id<TAB>query' a line")
-    p.add_argument("--split", help="beir: read only qrels/SPLIT.tsv (default: every qrels file)")
+                       f"records that resolve into questions.jsonl. Formats — {describe_formats(Direction.IMPORT)}.")
+    add_format_argument(p, Direction.IMPORT)
+    p.add_argument("file", metavar="FILE", help="the file to import" + folder_note(Direction.IMPORT))
     p.add_argument("--replace", action="store_true", help="overwrite records whose id already exists")
     p.add_argument("--dry-run", action="store_true", help="check and report, write nothing")
     add_project_options(p)
     add_format_option(p)
+    add_format_flags(p, Direction.IMPORT)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    for option, fmt in FORMAT_OPTIONS.items():
-        if getattr(args, option) is not None and args.fmt != fmt:
-            raise InvalidInput(f"--{option} applies to the {fmt} format only")
+    options = chosen_options(args, Direction.IMPORT)
     project = project_from(args)
-    incoming = FORMATS[args.fmt].read(Path(args.file), project, args)
+    incoming = FORMATS[args.fmt].read(Path(args.file), project, options)
     plan = plan_import(project, incoming, args.file)
     merged = merge(project, plan.questions, args.replace)
+    similar = near_duplicates([(q.id, q.query) for q in plan.questions],
+                              [(q.id, q.query) for q in merged.qf.questions])
     written = None
     if plan.questions and not args.dry_run:
         merged.qf.save()
@@ -59,10 +59,11 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps({"ok": not plan.kept_out, "errors": [], "format": args.fmt, "file": args.file,
                           "dry_run": args.dry_run, "read": plan.read, "added": merged.added,
                           "replaced": merged.replaced, "kept_out": [k.as_json() for k in plan.kept_out],
-                          "kept_out_counts": counts, "notes": incoming.notes, "written": written},
+                          "kept_out_counts": counts, "notes": incoming.notes, "written": written,
+                          "near_duplicates": similar},
                          ensure_ascii=False, indent=2, sort_keys=True))
     else:
-        print_report(args, plan, merged, counts, incoming.notes, written)
+        print_report(args, plan, merged, counts, incoming.notes + describe(similar), written)
     return EXIT_REFUSED if plan.kept_out else EXIT_OK
 
 

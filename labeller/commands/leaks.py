@@ -14,8 +14,8 @@ import sys
 
 from rich.table import Table
 
-from labeller.commands.build import report_refusals
 from labeller.commands.common import add_format_option, add_project_options, console, project_from
+from labeller.commands.refusals import report_refusals
 from labeller.core.build import build
 from labeller.display import safe_line
 from labeller.errors import EXIT_OK, EXIT_REFUSED

@@ -7,6 +7,7 @@ from pathlib import Path
 from labeller.config import load_config
 from labeller.errors import InvalidInput
 from labeller.io import atomic_write_text
+from labeller.layout import CACHE_DIR, STATE_DIR
 
 CONFIG = """\
 # labeller project settings; every key is optional (defaults shown).
@@ -36,6 +37,10 @@ QUESTIONS = """\
 // {"id": "q001", "query": "How do I rotate the API key?", "expected_answer": "Run keys rotate, then redeploy.", "locators": [{"doc": "welcome.md", "quote": "keys rotate"}], "tags": ["ops"], "split": "dev"}
 """
 
+# What labeller writes next to the project that is not the project: the digest-keyed cache
+# (safe to delete) and local state (the app's autosave journal, the eval run history).
+GITIGNORE = f"# labeller's caches and local state; never commit them.\n{CACHE_DIR}/\n{STATE_DIR}/\n"
+
 WELCOME = """\
 ---
 title: Welcome
@@ -60,6 +65,7 @@ def run(args) -> int:
     atomic_write_text(layout.config_file, CONFIG)
     atomic_write_text(layout.questions, QUESTIONS)
     atomic_write_text(layout.corpus / "welcome.md", WELCOME)
-    print(f"created {root}/: labeller.toml, corpus/welcome.md, golden/questions.jsonl")
+    atomic_write_text(layout.root / ".gitignore", GITIGNORE)
+    print(f"created {root}/: labeller.toml, corpus/welcome.md, golden/questions.jsonl, .gitignore")
     print(f"next: cd {root} && labeller")
     return 0

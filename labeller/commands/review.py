@@ -3,21 +3,19 @@
 from __future__ import annotations
 
 import argparse
-import getpass
 import json
-import os
 import sys
 
 from rich.table import Table
 
-from labeller.commands.common import add_format_option, add_project_options, config_from, console, project_from
+from labeller.commands.common import (add_filter_options, add_format_option, add_project_options, config_from, console,
+                                      project_from, select)
 from labeller.core.models import Question
 from labeller.core.questions import load_questions
-from labeller.core.vocab import SPLITS
 from labeller.display import safe_line
-from labeller.errors import EXIT_OK, InvalidInput
-from labeller.review.log import STATUS_LABELS, STATUSES, ReviewLog, check_person, read_review_log
-
+from labeller.errors import EXIT_OK
+from labeller.review.log import STATUS_LABELS, STATUSES, ReviewLog, read_review_log
+from labeller.review.reviewers import default_reviewer
 
 def register(sub) -> None:
     p = sub.add_parser("review", help="review labels record by record (accept / flag / edit), or --summary",
@@ -40,26 +38,6 @@ def register(sub) -> None:
     p.set_defaults(func=run)
 
 
-def add_filter_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--tag", action="append", default=[], metavar="T",
-                   help="only records carrying this tag (repeat for any of several)")
-    p.add_argument("--split", choices=SPLITS, help="only records of this split")
-
-
-def select(questions: list[Question], args: argparse.Namespace) -> list[Question]:
-    """The records the --tag / --split filters keep, in file order."""
-    tags = set(args.tag)
-    return [q for q in questions if (not tags or tags & set(q.tags)) and (args.split is None or q.split == args.split)]
-
-
-def default_reviewer(given: str | None) -> str:
-    name = given or os.environ.get("LABELLER_REVIEWER")
-    if not name:
-        try:
-            name = getpass.getuser()
-        except (OSError, KeyError):
-            raise InvalidInput("cannot tell who is reviewing; pass --as NAME") from None
-    return check_person(name)
 
 
 def warn_log_problems(log: ReviewLog) -> None:
@@ -87,24 +65,6 @@ def run(args: argparse.Namespace) -> int:
 
     ScreenApp(lambda: ReviewScreen(project, ids, reviewer), title=f"labeller review ({reviewer})").run()
     return EXIT_OK
-
-
-def counts_line(counts: dict | None) -> str:
-    """One line of review counts, for the build summary (``None``: the log could not be read)."""
-    if counts is None:
-        return "unavailable (see the warning above)"
-    return "  ".join(f"{STATUS_LABELS[status]} {counts[status]}" for status in STATUSES)
-
-
-def print_pending(pending: dict[str, str]) -> None:
-    """Why ``build --check --require-reviewed`` fails: every record not reviewed as it stands."""
-    if not pending:
-        return
-    err = console(stderr=True)
-    err.print(f"[bold red]not reviewed:[/] {len(pending)} record(s) are unreviewed, flagged or changed since their "
-              "review (labeller review)")
-    for rid, status in pending.items():
-        err.print(f"  {safe_line(rid)}: {STATUS_LABELS[status]}")
 
 
 def print_summary(log: ReviewLog, questions: list[Question], fmt: str) -> None:

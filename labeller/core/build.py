@@ -207,6 +207,7 @@ def summarize(project: Project, records: list[RecordResult]) -> dict:
         "single": sum(1 for q in qs if not q.unanswerable and q.hop == "single"),
         "multi": sum(1 for q in qs if not q.unanswerable and q.hop == "multi"),
         "negative": sum(1 for q in qs if q.unanswerable),
+        "no_answer": sum(1 for q in qs if q.no_answer),
         "labels_per_doc": dict(sorted(per_doc.items())),
         "unlabelled_docs": sorted(d for d in project.corpus.docs if d not in per_doc),
         "blocks": dict(sorted(Counter(s.block for s in spans).items())),

@@ -37,12 +37,15 @@ def sha256_hex(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def canonical_quote(quote: str) -> str:
-    """A quote gets the same NFC/LF treatment as documents, then is trimmed.
+def canonical_fragment(text: str) -> str:
+    """A piece of text (a quote, a chunk file's passage) with the documents' BOM/LF/NFC
+    treatment but no trailing newline: a fragment, not a file. Nothing is trimmed."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return unicodedata.normalize("NFC", text)
 
-    Unlike a document it gets no trailing newline: a quote is a fragment, not a file.
-    """
-    if quote.startswith("\ufeff"):
-        quote = quote[1:]
-    quote = quote.replace("\r\n", "\n").replace("\r", "\n")
-    return unicodedata.normalize("NFC", quote).strip()
+
+def canonical_quote(quote: str) -> str:
+    """A quote is a canonical fragment, trimmed."""
+    return canonical_fragment(quote).strip()

@@ -247,3 +247,20 @@ def _section_in(doc: Document, headings: list[Heading], wanted: str) -> tuple[in
     while last > h.first and not text[doc.line_starts[last]:doc.line_end(last)].strip():
         last -= 1
     return doc.line_starts[h.first], doc.line_end(last)
+
+
+def document_span(doc: Document) -> tuple[int, int]:
+    """The whole document as a label (SPEC §2.1): the first line after YAML front matter
+    through the end, leading and trailing blank lines excluded; a document with nothing
+    left is refused, since an empty span can be no answer."""
+    fm_lines, _ = front_matter(doc.text)
+    text, starts = doc.text, doc.line_starts
+    first, last = fm_lines, len(starts) - 1
+    while first <= last and not text[starts[first]:doc.line_end(first)].strip():
+        first += 1
+    while last >= first and not text[starts[last]:doc.line_end(last)].strip():
+        last -= 1
+    if first > last:
+        what = "front matter only" if fm_lines else "empty"
+        raise ExpansionRefused(RefusalKind.INVALID, f"{doc.doc_id} is {what}: there is no text to label")
+    return starts[first], doc.line_end(last)

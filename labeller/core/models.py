@@ -16,20 +16,28 @@ from labeller.core.vocab import SplitName
 
 
 class Locator(BaseModel):
-    """Where an answer lives: an exact ``quote`` (optionally pinned to a ``doc``), or a
-    whole section named by ``doc`` + ``heading``."""
+    """Where an answer lives (SPEC §2): an exact ``quote`` (optionally pinned to a ``doc``,
+    optionally with the ``prefix`` / ``suffix`` that must stand right before / after it), a
+    whole section named by ``doc`` + ``heading``, or a whole document named by ``doc`` alone."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    doc: StrictStr | None = Field(None, description="Document path relative to the corpus root")
+    doc: StrictStr | None = Field(None, description="Document path relative to the corpus root; alone, the "
+                                  "whole document (front matter and surrounding blank lines excluded)")
     quote: StrictStr | None = Field(None, description="Short exact quote from the canonical text")
     exact: StrictBool | None = Field(None, description="Label exactly the quote, without block expansion")
     heading: StrictStr | None = Field(None, description="Heading text naming a whole section (needs doc)")
+    prefix: StrictStr | None = Field(None, description="Text that must stand immediately before the quote (not "
+                                     "part of the span; a trailing space means whitespace between them)")
+    suffix: StrictStr | None = Field(None, description="Text that must stand immediately after the quote (not "
+                                     "part of the span; a leading space means whitespace between them)")
 
     @model_validator(mode="after")
     def _one_kind(self) -> "Locator":
-        if (self.quote is None) == (self.heading is None):
-            raise ValueError("a locator has either a quote or a heading, not both and not neither")
+        if self.quote is not None and self.heading is not None:
+            raise ValueError("a locator has either a quote or a heading, not both")
+        if self.quote is None and self.heading is None and self.doc is None:
+            raise ValueError("a locator needs a quote, a doc and heading, or a doc (the whole document)")
         if self.quote is not None and not canonical_quote(self.quote):
             raise ValueError("the quote is empty")
         if self.heading is not None:
@@ -37,16 +45,33 @@ class Locator(BaseModel):
                 raise ValueError("a section locator needs doc")
             if not self.heading.strip():
                 raise ValueError("the heading is empty")
-            if self.exact is not None:
-                raise ValueError("exact applies to quotes only")
+        if self.quote is None:
+            for name in ("exact", "prefix", "suffix"):
+                if getattr(self, name) is not None:
+                    raise ValueError(f"{name} applies to quotes only")
+        for name in ("prefix", "suffix"):
+            value = getattr(self, name)
+            if value is not None and not value.strip():
+                # whitespace alone is both its inner and its outer edge: it would say nothing
+                raise ValueError(f"the {name} is empty or only whitespace; leave it out")
         return self
+
+    @property
+    def kind(self) -> Literal["quote", "section", "document"]:
+        return "quote" if self.quote is not None else "section" if self.heading is not None else "document"
 
     def as_json(self) -> dict:
         return self.model_dump(exclude_none=True)
 
     def describe(self) -> str:
         where = f"{self.doc}: " if self.doc else ""
-        return f"{where}# {self.heading}" if self.heading is not None else f"{where}{self.quote!r}"
+        if self.kind == "document":
+            return f"{self.doc} (whole document)"
+        if self.kind == "section":
+            return f"{where}# {self.heading}"
+        before = f"{self.prefix!r} + " if self.prefix is not None else ""
+        after = f" + {self.suffix!r}" if self.suffix is not None else ""
+        return f"{where}{before}{self.quote!r}{after}"
 
 
 class Question(BaseModel):
@@ -94,6 +119,13 @@ class Question(BaseModel):
         if self.hop == "multi" and len(self.locators) < 2:
             raise ValueError("a multi-hop record needs at least two locators")
         return self
+
+    @property
+    def no_answer(self) -> bool:
+        """An answerable record whose ``expected_answer`` is empty (SPEC §6: allowed, since
+        imports rarely carry one, but counted, and not done until someone writes it). A
+        negative has no answer by definition and is never counted."""
+        return not self.unanswerable and not self.expected_answer.strip()
 
     def as_json(self) -> dict:
         """The record as it is written back to questions.jsonl (defaults left out)."""

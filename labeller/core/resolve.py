@@ -17,8 +17,9 @@ from functools import partial
 from labeller.core.anchors import FoldedDocument, Occurrence, QuoteIndex, fold_quote
 from labeller.core.cache import CacheView, DigestCache
 from labeller.core.chunkers import Chunk, Chunker
+from labeller.core.context import context_matches
 from labeller.core.corpus import Corpus, check_relative_doc_id
-from labeller.core.expansion import DocBlocks, ExpansionRefused, expand, parse_blocks, section_span
+from labeller.core.expansion import DocBlocks, ExpansionRefused, document_span, expand, parse_blocks, section_span
 from labeller.core.models import Locator
 from labeller.core.vocab import BlockKind, Place, RefusalKind
 from labeller.core.windows import DocWindows, window_key
@@ -138,8 +139,10 @@ class Resolver:
                 occurrences: list[Occurrence] | None = None) -> Span | Refusal:
         """Resolve one locator to its span, or a bare refusal (``suggest.suggest`` adds
         the help). ``occurrences`` may be passed in from a batch search (``search``)."""
-        if loc.heading is not None:
+        if loc.kind == "section":
             return self._unknown_doc(loc, record_id) or self._resolve_section(loc, record_id)
+        if loc.kind == "document":
+            return self._unknown_doc(loc, record_id) or self._resolve_document(loc, record_id)
         found = self.locate(loc, record_id, occurrences)
         if isinstance(found, Refusal):
             return found
@@ -163,7 +166,9 @@ class Resolver:
         """The first half of ``resolve`` for a quote locator: where its one occurrence is
         (the quote's own range, before expansion), or the refusal ``unknown_doc``,
         ``not_found`` or ``ambiguous`` (with ``places``). One scan of the folded corpus:
-        what the app shows while the span and the suggestions are still being computed."""
+        what the app shows while the span and the suggestions are still being computed.
+        With a prefix/suffix only the occurrences standing in that context count (SPEC
+        §2.2); they are filtered after the search, which stays a search for quotes."""
         if loc.quote is None:
             raise ValueError("locate() takes a quote locator")
         refused = self._unknown_doc(loc, record_id)
@@ -175,11 +180,21 @@ class Resolver:
         elif loc.doc is not None:
             occurrences = [o for o in occurrences if o.doc_id == loc.doc]
         where = f"in {loc.doc}" if loc.doc else "in the corpus"
+        what = "quote"
+        if loc.prefix is not None or loc.suffix is not None:
+            bare = len(occurrences)
+            occurrences = [o for o in occurrences
+                           if context_matches(self.corpus[o.doc_id].text, o.start, o.end, loc.prefix, loc.suffix)]
+            what = "quote with its context"
+            if not occurrences and bare:
+                return Refusal(RefusalKind.NOT_FOUND, f"the quote occurs {bare} time{'s' * (bare > 1)} {where}, "
+                               "never with this prefix/suffix", loc, record_id)
         if not occurrences:
-            return Refusal(RefusalKind.NOT_FOUND, f"quote not found {where}", loc, record_id)
+            return Refusal(RefusalKind.NOT_FOUND, f"{what} not found {where}", loc, record_id)
         if len(occurrences) > 1:
             more = f" (first {MAX_LISTED_OCCURRENCES} listed)" if len(occurrences) > MAX_LISTED_OCCURRENCES else ""
-            return Refusal(RefusalKind.AMBIGUOUS, f"quote occurs {len(occurrences)} times {where}{more}; lengthen it",
+            fix = "lengthen it" if what == "quote" else "lengthen the context"
+            return Refusal(RefusalKind.AMBIGUOUS, f"{what} occurs {len(occurrences)} times {where}{more}; {fix}",
                            loc, record_id, places=tuple(Place(o.doc_id, o.start, o.end)
                                                         for o in occurrences[:MAX_LISTED_OCCURRENCES]))
         occ = occurrences[0]
@@ -199,6 +214,15 @@ class Resolver:
         except ExpansionRefused as exc:
             return Refusal(exc.kind, exc.message, loc, record_id)
         return self._check_chunked(Span(doc, start, end, BlockKind.SECTION, start, end), loc, record_id)
+
+    def _resolve_document(self, loc: Locator, record_id: str | None) -> Span | Refusal:
+        doc = loc.doc
+        assert doc is not None  # a locator with neither quote nor heading names a doc (Locator's validator)
+        try:
+            start, end = document_span(self.corpus[doc])
+        except ExpansionRefused as exc:
+            return Refusal(exc.kind, exc.message, loc, record_id)
+        return self._check_chunked(Span(doc, start, end, BlockKind.DOCUMENT, start, end), loc, record_id)
 
     def _check_chunked(self, span: Span, loc: Locator, record_id: str | None) -> Span | Refusal:
         """A span that no chunk touches is either lines the chunker keeps out of every

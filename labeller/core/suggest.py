@@ -14,38 +14,76 @@ import re
 from dataclasses import replace
 
 from labeller.core.anchors import automaton, find_overlapping, fold_quote
-from labeller.core.resolve import Refusal, Resolver
+from labeller.core.context import Context, contexts_for
+from labeller.core.resolve import MAX_LISTED_OCCURRENCES, Refusal, Resolver
 from labeller.core.vocab import Place, RefusalKind
 
 _WS_RUN = re.compile(r"\s+")
 MAX_EXTENSION_WORDS = 12
 N_SUGGESTIONS = 3
 MIN_SCORE = 50.0
+# Past this many occurrences of a refused quote no context is offered (each costs a
+# comparison with every other one, for 20 listed occurrences); its extension still is.
+MAX_CONTEXT_OCCURRENCES = 2000
 
 
 def suggest(resolver: Resolver, refusal: Refusal) -> Refusal:
-    """The refusal with its help filled in: nearest passages for a quote not found, every
-    listed occurrence of an ambiguous quote with ``doc:line:col`` and its shortest unique
-    extension, a section locator for a heading-only span. Other refusals come back as
-    they are."""
+    """The refusal with its help filled in: nearest passages for a quote not found (or, for
+    a quote that occurs but never in its context, each occurrence with the context that
+    would single it out), every listed occurrence of an ambiguous quote with
+    ``doc:line:col``, its shortest unique extension and its shortest unique context, a
+    section locator for a heading-only span. Other refusals come back as they are."""
     loc = refusal.locator
     if refusal.kind == RefusalKind.NOT_FOUND and loc.quote is not None:
-        found = nearest_passages(resolver, fold_quote(loc.quote), loc.doc)
-        return replace(refusal, suggestions=[s for s, _ in found],
-                       suggested_places=tuple(p for _, p in found if p is not None))
+        if loc.prefix is not None or loc.suffix is not None:
+            found = _in_other_contexts(resolver, loc.quote, loc.doc)
+            if found:
+                return replace(refusal, suggestions=[s for s, _ in found],
+                               suggested_places=tuple(p for _, p in found))
+        passages = nearest_passages(resolver, fold_quote(loc.quote), loc.doc)
+        return replace(refusal, suggestions=[s for s, _ in passages],
+                       suggested_places=tuple(p for _, p in passages if p is not None))
     if refusal.kind == RefusalKind.AMBIGUOUS and loc.quote is not None:
         folded = fold_quote(loc.quote)
-        return replace(refusal, occurrences=[_occurrence(resolver, p, folded, loc.doc) for p in refusal.places])
+        contexts = contexts_for(resolver.index, list(refusal.places), loc.quote, loc.doc, MAX_CONTEXT_OCCURRENCES)
+        return replace(refusal, occurrences=[_occurrence(resolver, p, folded, loc.doc, contexts[p])
+                                             for p in refusal.places])
     if refusal.kind == RefusalKind.HEADING_ONLY and refusal.places:
         title = section_title(resolver, refusal.places[0])
         return replace(refusal, suggestions=[{"doc": refusal.places[0].doc, "heading": title}] if title else [])
     return refusal
 
 
-def _occurrence(resolver: Resolver, place: Place, folded: str, scope_doc: str | None) -> dict:
+def _occurrence(resolver: Resolver, place: Place, folded: str, scope_doc: str | None, ctx: Context | None) -> dict:
     line, col = resolver.corpus[place.doc].line_col(place.start)
     return {"doc": place.doc, "line": line, "col": col, "char_start": place.start, "char_end": place.end,
-            "extension": unique_extension(resolver, place, folded, scope_doc)}
+            "extension": unique_extension(resolver, place, folded, scope_doc), "context": _context_json(ctx)}
+
+
+def _context_json(ctx: Context | None) -> dict | None:
+    """``{"prefix"?, "suffix"?}`` to add to the locator (``{}``: none needed), or ``None``
+    (no context singles the occurrence out, or the quote is too common to try)."""
+    if ctx is None:
+        return None
+    return {k: v for k, v in (("prefix", ctx.prefix), ("suffix", ctx.suffix)) if v is not None}
+
+
+def _in_other_contexts(resolver: Resolver, quote: str, scope_doc: str | None) -> list[tuple[dict, Place]]:
+    """Each occurrence of a quote whose context matched nowhere, as the locator (quote and
+    shortest context) that would pick it."""
+    folded = fold_quote(quote)
+    occurrences = resolver.index.find_all([folded], scope_doc)[folded][:MAX_LISTED_OCCURRENCES]
+    places = [Place(o.doc_id, o.start, o.end) for o in occurrences]
+    contexts = contexts_for(resolver.index, places, quote, scope_doc, MAX_CONTEXT_OCCURRENCES)
+    out = []
+    for place in places:
+        ctx = contexts[place]
+        if ctx is None:
+            continue
+        sug = {"doc": place.doc, "quote": quote, "where": resolver.corpus[place.doc].where(place.start),
+               "unique": True, **(_context_json(ctx) or {})}
+        out.append((sug, place))
+    return out
 
 
 def section_title(resolver: Resolver, span: Place) -> str | None:

@@ -11,6 +11,10 @@ Tables (``SELECT * FROM runs`` in ``duckdb .labeller/runs.duckdb`` to explore):
 - ``query_metrics``: one row per run, query, level and k: recall, success, all_hit, mrr,
   ndcg, and the query's first hit rank.
 - ``findings``: one row per run, leak finding and quoted query.
+- ``char_metrics``: one row per run and character metric (SPEC §8.1): metric (recall,
+  precision, iou), k or budget, value, ci_low, ci_high, n. ``runs.chunking_name`` and
+  ``runs.chunking_digest`` say which chunking a run scored: character metrics compare
+  across chunkings, chunk-level ones only within one.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import json
 import uuid
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Literal, overload
 
 import duckdb
 
@@ -43,7 +48,25 @@ DDL = (
         all_hit DOUBLE, mrr DOUBLE, ndcg DOUBLE, first_rank INTEGER)""",
     """CREATE TABLE IF NOT EXISTS findings (
         run_id VARCHAR, check_name VARCHAR, path VARCHAR, query_id VARCHAR, rank_in_top_k INTEGER)""",
+    # Added with chunkings; ADD COLUMN keeps a history written before them readable.
+    "ALTER TABLE runs ADD COLUMN IF NOT EXISTS chunking_name VARCHAR",
+    "ALTER TABLE runs ADD COLUMN IF NOT EXISTS chunking_digest VARCHAR",
+    """CREATE TABLE IF NOT EXISTS char_metrics (
+        run_id VARCHAR, metric VARCHAR, k INTEGER, budget INTEGER, value DOUBLE, ci_low DOUBLE, ci_high DOUBLE,
+        n INTEGER)""",
 )
+RUN_COLUMNS = ("run_id", "started_at", "seconds", "tool_version", "fingerprint_digest", "chunker", "max_chars",
+               "hit_rule", "retriever", "analyzer", "corpus_digest", "golden_set_digest", "k", "shipped_k", "split",
+               "include_holdout", "n_scored", "n_negatives", "n_findings", "regression", "fingerprint", "config",
+               "findings", "chunking_name", "chunking_digest")
+
+
+@overload
+def connect(path: Path, *, create: Literal[True]) -> duckdb.DuckDBPyConnection: ...
+
+
+@overload
+def connect(path: Path, *, create: bool) -> duckdb.DuckDBPyConnection | None: ...
 
 
 def connect(path: Path, *, create: bool) -> duckdb.DuckDBPyConnection | None:
@@ -76,6 +99,14 @@ def _split_metric(name: str) -> tuple[str, int]:
     return metric, int(k)
 
 
+def _split_char_metric(name: str) -> tuple[str, int | None, int | None]:
+    """``recall@5`` → (recall, 5, None); ``recall@budget=2000`` → (recall, None, 2000)."""
+    metric, _, at = name.partition("@")
+    if at.startswith("budget="):
+        return metric, None, int(at.removeprefix("budget="))
+    return metric, int(at), None
+
+
 def _insert_columns(con, table: str, columns: list[str], types: list[str], rows: list[tuple]) -> None:
     """Bulk insert as one statement of unnested column lists (row-by-row inserts are slow in DuckDB)."""
     if not rows:
@@ -94,15 +125,22 @@ def append_run(path: Path, report: dict, seconds: float, started_at: datetime | 
     con = connect(path, create=True)
     try:
         con.execute("BEGIN TRANSACTION")
+        chunking = fp.get("chunking") or {}
         con.execute(
-            "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            f"INSERT INTO runs ({', '.join(RUN_COLUMNS)}) VALUES ({', '.join('?' * len(RUN_COLUMNS))})",
             [run_id, started_at.replace(tzinfo=None), seconds, fp["tool_version"], fp["digest"], fp["chunker"],
              fp["max_chars"], fp["hit_rule"], fp["retriever"].get("name"), fp["retriever"].get("analyzer"),
              fp["corpus_digest"], fp["golden_set_digest"], json.dumps(fp["k"]), cfg["shipped_k"], cfg["split"],
              cfg["include_holdout"], cfg["records"]["scored"], cfg["records"]["negatives"],
              len(report["findings"]), comparison["regression"] if comparison else None,
              json.dumps(fp, sort_keys=True), json.dumps(cfg, sort_keys=True),
-             json.dumps(report["findings"], sort_keys=True, ensure_ascii=False)])
+             json.dumps(report["findings"], sort_keys=True, ensure_ascii=False),
+             chunking.get("name"), chunking.get("digest")])
+        char_rows = [(run_id, *_split_char_metric(name), s["value"], s["ci_low"], s["ci_high"], s["n"])
+                     for name, s in sorted(report["aggregate"].get("chars", {}).items())]
+        _insert_columns(con, "char_metrics", ["run_id", "metric", "k", "budget", "value", "ci_low", "ci_high", "n"],
+                        ["VARCHAR", "VARCHAR", "INTEGER", "INTEGER", "DOUBLE", "DOUBLE", "DOUBLE", "INTEGER"],
+                        char_rows)
         metric_rows = [(run_id, level, *_split_metric(name), s["value"], s["ci_low"], s["ci_high"], s["n"])
                        for level in LEVELS for name, s in sorted(report["aggregate"][level].items())]
         _insert_columns(con, "run_metrics", ["run_id", "level", "metric", "k", "value", "ci_low", "ci_high", "n"],

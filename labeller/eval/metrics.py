@@ -23,7 +23,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from labeller.core.chunkers import Chunk
+from labeller.core.chunkfile import Chunking
 from labeller.core.hitrules import HitRule
+from labeller.core.vocab import Place
 from labeller.errors import EXIT_REFUSED, LabellerError
 
 METRICS = ("recall", "success", "all", "mrr", "ndcg")
@@ -81,6 +83,12 @@ def relevant_chunk_ids(spans, pos: ChunkPositions, rule: HitRule) -> set[str]:
     """Chunk ids of the whole corpus that hit one of the spans (the ideal list for nDCG)."""
     return {c.chunk_id for sp in spans for c in pos.by_doc.get(sp.doc_id, ())
             if rule.chunk_hits((c.start, c.end), (sp.start, sp.end))}
+
+
+def unreachable_spans(spans, chunking: Chunking, rule: HitRule) -> int:
+    """How many spans no chunk of the chunking can hit under ``rule``, whatever is retrieved
+    (SPEC §10: with a foreign chunking that is not an error, their recall is 0)."""
+    return sum(1 for sp in spans if not chunking.hitting(Place(sp.doc_id, sp.start, sp.end), rule))
 
 
 def distinct_docs(ranked: Sequence[str], pos: ChunkPositions) -> list[str]:

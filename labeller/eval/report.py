@@ -1,15 +1,19 @@
 """The eval report ``labeller.eval-report.v1`` (SPEC §9): what CI scripts and the app parse.
 
-Top level: ``schema``, ``fingerprint``, ``config``, ``aggregate``, ``breakdowns``,
-``diagnostics``, ``queries``, ``negatives``, ``findings`` and, with a baseline,
-``comparison``. Every aggregate is ``{"value", "ci_low", "ci_high", "n"}`` with ``value``
-null when ``n`` is 0 (no data is not a zero). The report holds no timestamps and is
+Top level: ``schema``, ``fingerprint``, ``config``, ``aggregate``, ``chunking``,
+``breakdowns``, ``diagnostics``, ``queries``, ``negatives``, ``findings`` and, with a
+baseline, ``comparison``. Every aggregate is ``{"value", "ci_low", "ci_high", "n"}`` with
+``value`` null when ``n`` is 0 (no data is not a zero). ``aggregate`` has the ``chunk`` and
+``doc`` levels and ``chars``, the character metrics (SPEC §8.1); ``chunking`` names what was
+scored (``name``, ``digest``, ``origin``, ``n_chunks``, ``mean_chars``) with its ceiling
+``precision_omega`` and its ``unreachable_spans``. The report holds no timestamps and is
 rendered with sorted keys, so the same inputs give the same bytes.
 
-The fingerprint names everything that decides the numbers: chunker and max_chars, hit
-rule, retriever and its settings (analyzer, field weights), the k sweep, the digest of
-the scored golden records, the corpus digest and the tool version. Leak findings are not
-part of it: they describe the corpus, they do not change a score.
+The fingerprint names everything that decides the numbers: chunker and max_chars (which
+built the golden set), the chunking scored (name and digest), hit rule, retriever and its
+settings (analyzer, field weights), the k sweep, the digest of the scored golden records,
+the corpus digest and the tool version. Leak findings are not part of it: they describe the
+corpus, they do not change a score.
 """
 
 from __future__ import annotations
@@ -21,13 +25,13 @@ from collections.abc import Sequence
 
 from labeller import __version__
 from labeller.errors import InvalidInput
+from labeller.core.chunkfile import Chunking
 from labeller.eval.bootstrap import bootstrap_cis, paired_delta_cis
+from labeller.eval.chars import CharScore, char_metric_names
 from labeller.eval.metrics import LEVELS, QueryScore, metric_names
 from labeller.io import atomic_write_text, parse_json, read_regular_file
 
 SCHEMA = "labeller.eval-report.v1"
-# Fields whose difference makes two reports measure different quantities: never compared.
-INCOMPARABLE = ("chunker", "max_chars", "hit_rule")
 REPORT_MAX_BYTES = 256 * 1024 * 1024
 RANKING_LOW, RANKING_HIGH = 0.6, 0.85  # recall@1 / recall@10 bands (see the README's eval section)
 DEPTH_EXHAUSTED = 0.02  # recall@50 - recall@10 below this: deeper candidates find nothing new
@@ -51,11 +55,13 @@ def write_report(path, report: dict) -> None:
     atomic_write_text(path, render(report))
 
 
-def make_fingerprint(*, chunker: str, max_chars: int, hit_rule: str, retriever: dict, ks: Sequence[int],
-                     golden_set_digest: str, corpus_digest: str) -> dict:
+def make_fingerprint(*, chunker: str, max_chars: int | None, hit_rule: str, retriever: dict, ks: Sequence[int],
+                     golden_set_digest: str, corpus_digest: str, chunking: dict) -> dict:
+    """``chunker``/``max_chars`` are the project's (they built the golden set); ``chunking``
+    (``{name, digest}``) is what was scored: the project's chunks or a chunk file's."""
     fp = {"chunker": chunker, "max_chars": max_chars, "hit_rule": hit_rule, "retriever": retriever,
           "k": list(ks), "golden_set_digest": golden_set_digest, "corpus_digest": corpus_digest,
-          "tool_version": __version__}
+          "chunking": chunking, "tool_version": __version__}
     fp["digest"] = hashlib.sha256(canonical_json(fp).encode("utf-8")).hexdigest()
     return fp
 
@@ -85,6 +91,27 @@ def aggregate(scores: Sequence[QueryScore], ks: Sequence[int], samples: int, see
     return {level: level_aggregate(scores, level, ks, samples, seed) for level in LEVELS}
 
 
+def chars_aggregate(scores: Sequence[CharScore], ks: Sequence[int], budgets: Sequence[int], samples: int,
+                    seed: int) -> dict[str, dict]:
+    """``aggregate.chars``: mean, interval and n of each character metric (SPEC §8.1), by the
+    same seeded bootstrap over queries as the chunk and doc levels."""
+    names = char_metric_names(ks, budgets)
+    matrix = [[s.values[n] for n in names] for s in scores]
+    cis = bootstrap_cis(matrix, samples, seed) if scores else [None] * len(names)
+    return {n: _stat([row[j] for row in matrix], cis[j]) for j, n in enumerate(names)}
+
+
+def chunking_summary(chunking: Chunking, scores: Sequence[CharScore], unreachable: dict[str, int], samples: int,
+                     seed: int) -> dict:
+    """The top-level ``chunking`` object: what was scored, and its retriever-free ceiling."""
+    omega = [s.precision_omega for s in scores]
+    ci = bootstrap_cis([[v] for v in omega], samples, seed)[0] if omega else None
+    mean = chunking.mean_chars
+    return {"name": chunking.name, "digest": chunking.digest, "origin": chunking.origin,
+            "n_chunks": chunking.n_chunks, "mean_chars": None if mean is None else round(mean, 1),
+            "precision_omega": _stat(omega, ci), "unreachable_spans": sum(unreachable.values())}
+
+
 def breakdowns(scores: Sequence[QueryScore], questions: dict, ks: Sequence[int], samples: int, seed: int) -> dict:
     """The aggregate again per split, per tag (a query counts under each of its tags) and per hop."""
     groups: dict[str, dict[str, list[QueryScore]]] = {"split": {}, "tag": {}, "hop": {}}
@@ -100,18 +127,21 @@ def breakdowns(scores: Sequence[QueryScore], questions: dict, ks: Sequence[int],
 
 def diagnostics(chunk_agg: dict, ks: Sequence[int], shipped_k: int) -> list[dict]:
     """The ratio readings of the chunk-level recall curve: each says which stage to work on."""
-    def recall(k: int) -> float | None:
-        return chunk_agg.get(f"recall@{k}", {}).get("value")
+    known = {k: v for k in ks if (v := chunk_agg.get(f"recall@{k}", {}).get("value")) is not None}
+
+    def recall(k: int) -> float:
+        """Only read after ``missing`` found the value."""
+        return known[k]
 
     def missing(*need: int) -> str | None:
         lacking = [k for k in need if k not in ks]
         if lacking:
             return f"not computed: the k sweep lacks {', '.join(map(str, lacking))}"
-        if any(recall(k) is None for k in need):
+        if any(k not in known for k in need):
             return "not computed: no scored queries"
         return None
 
-    out = []
+    out: list[dict] = []
     why = missing(1, 10)
     if why is None and recall(10) == 0:
         why = "not computed: recall@10 is 0"
@@ -188,14 +218,16 @@ def retrieved_rows(hits, limit: int, chunk_of) -> list[dict]:
     return rows
 
 
-def query_row(rec, score: QueryScore, hits, shipped_k: int, chunk_of) -> dict:
+def query_row(rec, score: QueryScore, hits, shipped_k: int, chunk_of, chars: CharScore, unreachable: int) -> dict:
     q = rec.question
     row = {"query_id": q.id, "query": q.query, "hop": q.hop, "split": q.split, "tags": list(q.tags),
            "answer_spans": [s.as_json() for s in rec.spans], "answer_docs": score.answer_docs,
            "hit_ranks": score.hit_ranks, "doc_ranks": score.doc_ranks,
            "chunk": {k: rnd(v) for k, v in score.chunk.items()}, "doc": {k: rnd(v) for k, v in score.doc.items()},
            "miss": any(r is None or r > shipped_k for r in score.hit_ranks),  # some span not in the top k
-           "retrieved": retrieved_rows(hits, shipped_k, chunk_of)}
+           "retrieved": retrieved_rows(hits, shipped_k, chunk_of),
+           "chars": {k: rnd(v) for k, v in chars.values.items()}, "precision_omega": rnd(chars.precision_omega),
+           "unreachable_spans": unreachable}
     return row
 
 
@@ -233,7 +265,7 @@ def read_report(path) -> dict:
 def fingerprint_differences(baseline: dict, current: dict, prefix: str = "") -> list[dict]:
     """Differing fields, nested ones (the retriever's settings) named ``retriever.analyzer``."""
     out = []
-    for key in sorted((set(baseline) | set(current)) - {"digest"}):
+    for key in sorted((set(baseline) | set(current)) - ({"digest"} if not prefix else set())):  # its own digest
         b, c = baseline.get(key), current.get(key)
         if isinstance(b, dict) and isinstance(c, dict):
             out.extend(fingerprint_differences(b, c, f"{prefix}{key}."))
@@ -242,39 +274,75 @@ def fingerprint_differences(baseline: dict, current: dict, prefix: str = "") -> 
     return out
 
 
+def chunk_blockers(baseline: dict, current: dict, diffs: list[dict]) -> list[str]:
+    """Fingerprint fields whose difference makes the chunk-level numbers different quantities.
+
+    The hit rule, and the chunking: its digest when both reports name one; a baseline from
+    before chunkings were named scored its project's chunks, so it is compared by chunker and
+    max_chars, and never with a chunk file's chunking."""
+    fields = {d["field"] for d in diffs}
+    out = [f for f in ("hit_rule",) if f in fields]
+    b_fp, c_fp = baseline["fingerprint"], current["fingerprint"]
+    if isinstance(b_fp.get("chunking"), dict) and isinstance(c_fp.get("chunking"), dict):
+        if b_fp["chunking"].get("digest") != c_fp["chunking"].get("digest"):
+            out.append("chunking")
+    else:
+        out += [f for f in ("chunker", "max_chars") if f in fields]
+        if (current.get("chunking") or {}).get("origin") == "file":
+            out.append("chunking")
+    return out
+
+
+def paired_deltas(cur_rows: dict, base_rows: dict, paired: list[str], level: str, names: Sequence[str],
+                  samples: int, seed: int) -> dict[str, dict]:
+    """Per metric: the mean paired delta (current - baseline) with its interval, over the
+    queries that have the metric in both reports."""
+    out = {}
+    for name in names:
+        ids = [q for q in paired if _num((cur_rows[q].get(level) or {}).get(name))
+               and _num((base_rows[q].get(level) or {}).get(name))]
+        cur = [[cur_rows[q][level][name]] for q in ids]
+        base = [[base_rows[q][level][name]] for q in ids]
+        ci = paired_delta_cis(cur, base, samples, seed)[0] if ids else None
+        d = [c[0] - b[0] for c, b in zip(cur, base)]
+        out[name] = {**_stat(d, ci), "baseline": _stat([b[0] for b in base], None)["value"],
+                     "current": _stat([c[0] for c in cur], None)["value"]}
+    return out
+
+
 def compare(current: dict, baseline: dict, shipped_k: int, samples: int, seed: int) -> dict:
     """Paired per-query deltas (current - baseline) with bootstrap intervals.
 
-    Fingerprint differences are listed, never hidden. A difference in chunker, max_chars or
-    hit rule means the two numbers are different quantities: no deltas are computed. Any
-    other difference (retriever, corpus, golden set, tool) is what a comparison is for; the
-    queries present in both reports are paired by id. The regression verdict: chunk-level
-    recall at the shipped k dropped and the interval on the delta lies wholly below zero.
+    Fingerprint differences are listed, never hidden. A different hit rule or chunking
+    (``chunk_blockers``) means the chunk-level numbers are different quantities: no chunk or
+    doc deltas are computed and there is no verdict. The character metrics (SPEC §8.1) do
+    not depend on either, so ``chars_deltas`` compares them whenever both reports have them
+    — across chunkings too. Any other difference (retriever, corpus, golden set, tool) is
+    what a comparison is for; the queries present in both reports are paired by id. The
+    regression verdict: chunk-level recall at the shipped k dropped and the interval on the
+    delta lies wholly below zero.
     """
     diffs = fingerprint_differences(baseline["fingerprint"], current["fingerprint"])
     out = {"baseline_fingerprint": baseline["fingerprint"].get("digest"), "fingerprint_differences": diffs,
            "gate_metric": f"chunk recall@{shipped_k}", "deltas": None, "regression": False}
-    blocking = [d["field"] for d in diffs if d["field"] in INCOMPARABLE]  # top-level fields
-    if blocking:
-        out.update(comparable=False, reason=f"different {', '.join(blocking)}: the numbers measure different "
-                   "quantities and are not compared", paired=0)
-        return out
     base_rows = {r["query_id"]: r for r in baseline["queries"]}
     cur_rows = {r["query_id"]: r for r in current["queries"]}
     paired = [qid for qid in cur_rows if qid in base_rows]
-    deltas: dict[str, dict] = {}
-    for level in LEVELS:
-        base_names = set(baseline["aggregate"][level])
-        names = [n for n in current["aggregate"][level] if n in base_names]
-        deltas[level] = {}
-        for name in names:
-            ids = [q for q in paired if _num(cur_rows[q][level].get(name)) and _num(base_rows[q][level].get(name))]
-            cur = [[cur_rows[q][level][name]] for q in ids]
-            base = [[base_rows[q][level][name]] for q in ids]
-            ci = paired_delta_cis(cur, base, samples, seed)[0] if ids else None
-            d = [c[0] - b[0] for c, b in zip(cur, base)]
-            deltas[level][name] = {**_stat(d, ci), "baseline": _stat([b[0] for b in base], None)["value"],
-                                   "current": _stat([c[0] for c in cur], None)["value"]}
+    base_chars = baseline["aggregate"].get("chars")
+    if isinstance(base_chars, dict) and "chars" in current["aggregate"]:
+        names = [n for n in current["aggregate"]["chars"] if n in base_chars]
+        out["chars_deltas"] = paired_deltas(cur_rows, base_rows, paired, "chars", names, samples, seed)
+    else:
+        out["chars_deltas"] = None
+    blocking = chunk_blockers(baseline, current, diffs)
+    if blocking:
+        also = "; the character metrics are compared (chars_deltas)" if out["chars_deltas"] is not None else ""
+        out.update(comparable=False, reason=f"different {', '.join(blocking)}: the chunk-level numbers measure "
+                   f"different quantities and are not compared{also}", paired=0)
+        return out
+    deltas = {level: paired_deltas(cur_rows, base_rows, paired, level,
+                                   [n for n in current["aggregate"][level] if n in baseline["aggregate"][level]],
+                                   samples, seed) for level in LEVELS}
     out.update(deltas=deltas, paired=len(paired), only_in_baseline=len(set(base_rows) - set(cur_rows)),
                only_in_current=len(set(cur_rows) - set(base_rows)))
     gate = deltas["chunk"].get(f"recall@{shipped_k}")

@@ -16,13 +16,27 @@ from pathlib import Path
 from labeller.config import MAX_K
 from labeller.core.build import BuildResult, RecordResult, build
 from labeller.core.hitrules import parse_hit_rule
-from labeller.core.vocab import SPLITS
+from labeller.core.vocab import SPLITS, Place
 from labeller.errors import InvalidInput
 from labeller.eval import report as rp
 from labeller.eval.bootstrap import CONFIDENCE
+from labeller.eval.chars import CharScore, score_chars
+from labeller.eval.chunkset import ChunkSet, load_chunk_set
 from labeller.eval.leaks import find_leaks
-from labeller.eval.metrics import ChunkPositions, QueryScore, check_sanity, score_query
-from labeller.eval.retrievers import Hit, Progress, Retriever, make_retriever, top_k
+from labeller.eval.metrics import QueryScore, check_sanity, score_query, unreachable_spans
+from labeller.eval.retrievers import FunctionRetriever, Hit, Progress, Retriever, make_retriever, top_k
+
+
+def parse_budgets(value) -> tuple[int, ...]:
+    """``"2000,8000"`` or a sequence of ints → sorted distinct character budgets, each >= 1."""
+    items = value.split(",") if isinstance(value, str) else list(value)
+    try:
+        budgets = sorted({int(str(b).strip()) for b in items if str(b).strip()})
+    except ValueError:
+        raise InvalidInput(f"--budget must be comma-separated whole numbers of characters, got {value!r}") from None
+    if budgets and budgets[0] < 1:
+        raise InvalidInput(f"--budget needs budgets of at least 1 character, got {value!r}")
+    return tuple(budgets)
 
 
 def parse_ks(value) -> tuple[int, ...]:
@@ -56,11 +70,21 @@ class EvalResult:
     retriever: Retriever
     build: BuildResult
     seconds: float
+    chunks: ChunkSet
+    char_scores: list[CharScore]
 
 
-def run_eval(project, *, ks=None, hit_rule: str | None = None, retriever: Retriever | None = None,
+def run_eval(project, *, ks=None, hit_rule: str | None = None, retriever=None, chunks=None,
              split: str | None = None, include_holdout: bool = False, baseline: dict | None = None,
-             progress: Progress | None = None) -> EvalResult:
+             budgets=(), progress: Progress | None = None) -> EvalResult:
+    """Score the golden set over a chunking with a retriever.
+
+    ``chunks``: None (the project's chunker), a chunk file path or a ``Chunking`` (SPEC §10).
+    ``retriever``: None (BM25 over those chunks), a ``Retriever``, or any callable
+    ``(query, k) -> ranked results`` whose results are chunk ids, ``(doc, start, end)``
+    ranges or passage texts of that chunking. ``budgets``: character budgets for
+    ``recall@budget=B`` (SPEC §8.1).
+    """
     started = time.perf_counter()
     cfg = project.config.eval
     shipped_k = cfg.shipped_k  # its range, and bootstrap_samples', were checked with labeller.toml
@@ -74,33 +98,42 @@ def run_eval(project, *, ks=None, hit_rule: str | None = None, retriever: Retrie
             [{"path": str(project.config.questions), "id": r.record_id, "message": r.message, "kind": r.kind}
              for r in built.refusals])
     selected = select_records(built.records, split, include_holdout)
-    retriever = retriever or make_retriever("bm25", project, progress=progress)
-    pos = ChunkPositions(project.all_chunks)
+    budgets = parse_budgets(budgets)
+    chunk_set = load_chunk_set(project, chunks)
+    retriever = _as_retriever(retriever, project, chunk_set, progress)
+    pos = chunk_set.positions
     depth = max(ks)
     hits: dict[str, list[Hit]] = {}
     for i, rec in enumerate(selected, 1):
         hits[rec.question.id] = found = top_k(retriever.retrieve(rec.question.id, rec.question.query, depth), depth)
         unknown = [h.chunk_id for h in found if h.chunk_id not in pos.first]
         if unknown:
+            where = chunk_set.label if chunk_set.foreign else "this corpus and chunker"
             raise InvalidInput(f"retriever {retriever.name!r} returned {unknown[0]!r} for query {rec.question.id!r}, "
-                               "which is not a chunk id of this corpus and chunker")
+                               f"which is not a chunk id of {where}")
         if progress:
             progress("retrieve", i, len(selected))
     answerable = [r for r in selected if not r.question.unanswerable]
     negatives = [r for r in selected if r.question.unanswerable]
     scores = [score_query(r.question.id, [h.chunk_id for h in hits[r.question.id]], r.spans,
                           r.question.hop == "multi", pos, rule, ks) for r in answerable]
+    char_scores = [score_chars(r.question.id, [Place(s.doc_id, s.start, s.end) for s in r.spans],
+                               [chunk_set.places(h.chunk_id) for h in hits[r.question.id]], chunk_set.chunking,
+                               ks, budgets) for r in answerable]
+    unreachable = {r.question.id: unreachable_spans(r.spans, chunk_set.chunking, rule) for r in answerable}
     samples, seed = cfg.bootstrap_samples, cfg.seed
     agg = rp.aggregate(scores, ks, samples, seed)
-    check_sanity(scores, agg, ks)
+    check_sanity(scores, agg, ks)  # the rank-based levels; the character level has no such rule
+    agg["chars"] = rp.chars_aggregate(char_scores, ks, budgets, samples, seed)
 
     ranks = {qid: _doc_best_ranks(hs, pos.first) for qid, hs in hits.items()}
     findings = find_leaks(project.all_chunks, built.records, ranks)
 
     fingerprint = rp.make_fingerprint(
-        chunker=project.chunker.name, max_chars=project.chunker.max_chars, hit_rule=rule.name,
+        chunker=project.chunker.name, max_chars=project.chunker.settings.get("max_chars"), hit_rule=rule.name,
         retriever=retriever.describe(), ks=ks, corpus_digest=project.corpus.digest,
-        golden_set_digest=hashlib.sha256(BuildResult(selected, built.manifest, {}).artifact_bytes()).hexdigest())
+        golden_set_digest=hashlib.sha256(BuildResult(selected, built.manifest, {}).artifact_bytes()).hexdigest(),
+        chunking={"name": chunk_set.chunking.name, "digest": chunk_set.chunking.digest})
     chunk_of = pos.first.__getitem__
     neg_rows = [rp.negative_row(r, hits[r.question.id], shipped_k, chunk_of) for r in negatives]
     answerable_top = [hits[r.question.id][0].score for r in answerable if hits[r.question.id]]
@@ -109,22 +142,35 @@ def run_eval(project, *, ks=None, hit_rule: str | None = None, retriever: Retrie
         "fingerprint": fingerprint,
         "config": {"shipped_k": shipped_k, "bootstrap_samples": samples, "seed": seed,
                    "confidence": CONFIDENCE, "split": split, "include_holdout": include_holdout,
-                   "build_hit_rule": project.hit_rule.name, "retrieved_depth": depth,
+                   "build_hit_rule": project.hit_rule.name, "retrieved_depth": depth, "budgets": list(budgets),
                    "questions": _rel(project.config.questions, project.config.root),
                    "records": {"golden": len(built.records), "scored": len(answerable),
                                "negatives": len(negatives), "not_selected": len(built.records) - len(selected)}},
         "aggregate": agg,
+        "chunking": rp.chunking_summary(chunk_set.chunking, char_scores, unreachable, samples, seed),
         "breakdowns": rp.breakdowns(scores, {r.question.id: r.question for r in answerable}, ks, samples, seed),
         "diagnostics": [*rp.diagnostics(agg["chunk"], ks, shipped_k),
                         rp.negatives_diagnostic(neg_rows, answerable_top)],
-        "queries": [rp.query_row(r, s, hits[r.question.id], shipped_k, chunk_of)
-                    for r, s in zip(answerable, scores)],
+        "queries": [rp.query_row(r, s, hits[r.question.id], shipped_k, chunk_of, c, unreachable[r.question.id])
+                    for r, s, c in zip(answerable, scores, char_scores)],
         "negatives": neg_rows,
         "findings": findings,
     }
     if baseline is not None:
         report["comparison"] = rp.compare(report, baseline, shipped_k, samples, seed)
-    return EvalResult(report, hits, scores, retriever, built, time.perf_counter() - started)
+    return EvalResult(report, hits, scores, retriever, built, time.perf_counter() - started, chunk_set, char_scores)
+
+
+def _as_retriever(retriever, project, chunk_set: ChunkSet, progress: Progress | None) -> Retriever:
+    """BM25 over the chunks by default; a ``Retriever`` as is; a bare callable wrapped."""
+    if retriever is None:
+        return make_retriever("bm25", project, progress=progress, chunks=chunk_set)
+    if hasattr(retriever, "retrieve") and hasattr(retriever, "describe"):
+        return retriever
+    if callable(retriever):
+        return FunctionRetriever(retriever, chunk_set, project.corpus)
+    raise InvalidInput(f"a retriever must have retrieve() and describe(), or be a callable (query, k); got "
+                       f"{type(retriever).__name__}")
 
 
 def _doc_best_ranks(hits: list[Hit], first_chunk: dict) -> dict[str, int]:

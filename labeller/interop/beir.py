@@ -17,20 +17,21 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from types import SimpleNamespace
 
 from labeller.core.build import BuildResult
 from labeller.core.project import Project
+from labeller.core.vocab import SPLITS
 from labeller.display import json_dumps
-from labeller.interop.common import (SPLITS, Incoming, Judgments, candidates_from_judgments, read_text,
-                                     refuse_unknown_keys, require_str, tsv_field)
 from labeller.errors import InvalidInput
+from labeller.interop.files import read_text, refuse_unknown_keys, require_str
+from labeller.interop.format import Exported, Format, Option
+from labeller.interop.qrels import Judgments, candidates_from_judgments, tsv_field
+from labeller.interop.records import Incoming
 from labeller.io import read_jsonl, refuse_symlink_components
 
-NAME = "beir"
-SUMMARY = "BEIR folder: corpus.jsonl {_id: chunk id, title, text}, queries.jsonl, qrels/<split>.tsv"
 QRELS_HEADER = "query-id\tcorpus-id\tscore"
 META_KEYS = {"expected_answer", "tags", "split", "hop", "unanswerable"}
-OUTPUTS = ("corpus.jsonl", "queries.jsonl", "qrels/*.tsv")  # what an export may replace in its folder
 
 
 def _queries(path: Path, project: Project) -> tuple[dict[str, tuple[str, str]], dict[str, dict]]:
@@ -72,7 +73,7 @@ def _qrels_files(folder: Path, split: str | None) -> list[Path]:
     return sorted(qrels / e.name for e in os.scandir(qrels) if e.name.endswith(".tsv"))
 
 
-def read(path: Path, project: Project, options) -> Incoming:
+def read(path: Path, project: Project, options: SimpleNamespace) -> Incoming:
     folder = Path(path)
     refuse_symlink_components(folder)
     if not folder.is_dir():
@@ -81,7 +82,7 @@ def read(path: Path, project: Project, options) -> Incoming:
     judgments = Judgments()
     split_of: dict[str, set[str]] = {}
     notes = []
-    for qrels in _qrels_files(folder, getattr(options, "split", None)):
+    for qrels in _qrels_files(folder, options.split):
         in_file = Judgments()
         lines = read_text(qrels, project.config.limits, "qrels file").split("\n")
         if lines[0].rstrip("\r") != QRELS_HEADER:
@@ -114,7 +115,7 @@ def read(path: Path, project: Project, options) -> Incoming:
     return Incoming(candidates, notes)
 
 
-def export(project: Project, result: BuildResult, options) -> tuple[dict[str, bytes], list[str]]:
+def export(project: Project, result: BuildResult, options: SimpleNamespace) -> Exported:
     corpus_lines = []
     seen: set[str] = set()
     for c in project.all_chunks:
@@ -140,4 +141,11 @@ def export(project: Project, result: BuildResult, options) -> tuple[dict[str, by
         files[f"qrels/{split}.tsv"] = QRELS_HEADER + "\n" + "".join(rows)
     notes = [f"{len(seen)} corpus documents (chunks), {len(result.records)} queries; relevance = answer-bearing "
              f"chunks under the build hit rule {project.hit_rule.name}"]
-    return {name: text.encode("utf-8") for name, text in files.items()}, notes
+    return Exported({name: text.encode("utf-8") for name, text in files.items()}, notes)
+
+
+FORMAT = Format(
+    "beir", "BEIR folder: corpus.jsonl {_id: chunk id, title, text}, queries.jsonl, qrels/<split>.tsv",
+    read=read, export=export,
+    import_options=(Option("split", "read only qrels/SPLIT.tsv (default: every qrels file)", metavar="SPLIT"),),
+    folder=("corpus.jsonl", "queries.jsonl", "qrels/*.tsv"))

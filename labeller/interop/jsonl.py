@@ -9,18 +9,17 @@ for records; comment lines of the imported file are not carried over.
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 
 from labeller.core.build import BuildResult
 from labeller.core.project import Project
 from labeller.core.questions import load_questions
 from labeller.display import json_dumps
-from labeller.interop.common import Candidate, Incoming, Target
-
-NAME = "jsonl"
-SUMMARY = "questions.jsonl of quote locators {doc?, quote, exact?} with // comments (labeller's own format)"
+from labeller.interop.format import Exported, Format
+from labeller.interop.records import Candidate, Incoming, Target
 
 
-def read(path: Path, project: Project, options) -> Incoming:
+def read(path: Path, project: Project, options: SimpleNamespace) -> Incoming:
     qf = load_questions(path, project.config.limits)
     out = []
     for q in qf.questions:
@@ -31,6 +30,10 @@ def read(path: Path, project: Project, options) -> Incoming:
     return Incoming(out)
 
 
-def export(project: Project, result: BuildResult, options) -> tuple[dict[str, bytes], list[str]]:
+def export(project: Project, result: BuildResult, options: SimpleNamespace) -> Exported:
     text = "".join(json_dumps(rec.question.as_json()) + "\n" for rec in result.records)
-    return {"": text.encode("utf-8")}, []
+    return Exported({"": text.encode("utf-8")})
+
+
+FORMAT = Format("jsonl", "questions.jsonl of quote locators {doc?, quote, exact?} with // comments (labeller's own "
+                "format)", read=read, export=export)

@@ -9,24 +9,25 @@ and is reported. A page listed twice in one record is refused, like every duplic
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 
 from labeller.core.build import BuildResult
 from labeller.core.project import Project
 from labeller.display import json_dumps
-from labeller.interop.common import (Candidate, Incoming, LabelMapper, Target, read_text,
-                                     refuse_unknown_keys, require_str)
 from labeller.errors import InvalidInput
+from labeller.interop.files import read_text, refuse_unknown_keys, require_str
+from labeller.interop.format import Exported, Format
+from labeller.interop.labels import LabelMapper
+from labeller.interop.records import Candidate, Incoming, Target
 from labeller.io import parse_json
 
-NAME = "pages-json"
-SUMMARY = 'JSON query file: {id, query, expected_pages: [...], category} (bare list or {"schema", "queries"})'
 # Written on export to say who wrote the file; on import any schema string is accepted
 # (and reported), since each tool that speaks this shape names it differently.
 SCHEMA = "labeller.page-queries.v1"
 KEYS = {"id", "query", "expected_pages", "category", "skip_reason"}
 
 
-def read(path: Path, project: Project, options) -> Incoming:
+def read(path: Path, project: Project, options: SimpleNamespace) -> Incoming:
     data = parse_json(read_text(path, project.config.limits, "query file"), str(path))
     notes = []
     if isinstance(data, dict):
@@ -65,7 +66,7 @@ def read(path: Path, project: Project, options) -> Incoming:
     return Incoming(out, notes)
 
 
-def export(project: Project, result: BuildResult, options) -> tuple[dict[str, bytes], list[str]]:
+def export(project: Project, result: BuildResult, options: SimpleNamespace) -> Exported:
     mapper = LabelMapper(project)
     queries = []
     dropped_tags = 0
@@ -81,4 +82,8 @@ def export(project: Project, result: BuildResult, options) -> tuple[dict[str, by
     notes = ["every label is written as its document (this format holds pages only)"]
     if dropped_tags:
         notes.append(f"{dropped_tags} tag(s) after each record's first were left out (one category per record)")
-    return {"": text.encode("utf-8")}, notes
+    return Exported({"": text.encode("utf-8")}, notes)
+
+
+FORMAT = Format("pages-json", 'JSON query file: {id, query, expected_pages: [...], category} (bare list or '
+                '{"schema", "queries"})', read=read, export=export)

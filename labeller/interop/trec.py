@@ -13,14 +13,15 @@ non-relevant (a query judged only so is a negative). Query text comes from ``--q
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 
 from labeller.core.build import BuildResult
 from labeller.core.project import Project
-from labeller.interop.common import Incoming, Judgments, candidates_from_judgments, read_text, tsv_field
 from labeller.errors import InvalidInput
-
-NAME = "trec-qrels"
-SUMMARY = "TREC qrels 'qid 0 docid rel' (docid = chunk id); query text from a 'qid<TAB>query' TSV (--queries)"
+from labeller.interop.files import read_text
+from labeller.interop.format import Exported, Format, Option
+from labeller.interop.qrels import Judgments, candidates_from_judgments, tsv_field
+from labeller.interop.records import Incoming
 
 
 def read_topics(path: Path, project: Project) -> dict[str, tuple[str, str]]:
@@ -40,8 +41,8 @@ def read_topics(path: Path, project: Project) -> dict[str, tuple[str, str]]:
     return queries
 
 
-def read(path: Path, project: Project, options) -> Incoming:
-    topics = getattr(options, "queries", None)
+def read(path: Path, project: Project, options: SimpleNamespace) -> Incoming:
+    topics = options.queries
     if not topics:
         raise InvalidInput("TREC qrels hold no query text; give it with --queries FILE "
                            "(a TSV of 'query-id<TAB>query' lines)", path=str(path))
@@ -60,7 +61,7 @@ def read(path: Path, project: Project, options) -> Incoming:
     return Incoming(candidates, notes)
 
 
-def export(project: Project, result: BuildResult, options) -> tuple[dict[str, bytes], list[str]]:
+def export(project: Project, result: BuildResult, options: SimpleNamespace) -> Exported:
     lines, topics = [], []
     negatives = 0
     for rec in result.records:
@@ -75,4 +76,12 @@ def export(project: Project, result: BuildResult, options) -> tuple[dict[str, by
     notes = [f"relevance = answer-bearing chunks under the build hit rule {project.hit_rule.name}"]
     if negatives:
         notes.append(f"{negatives} record(s) with no answer-bearing chunk (negatives) have no qrels line")
-    return {"": "".join(lines).encode("utf-8"), "queries": "".join(topics).encode("utf-8")}, notes
+    extra = {options.queries_out: "".join(topics).encode("utf-8")} if options.queries_out else {}
+    return Exported({"": "".join(lines).encode("utf-8")}, notes, extra)
+
+
+FORMAT = Format(
+    "trec-qrels", "TREC qrels 'qid 0 docid rel' (docid = chunk id); query text from a 'qid<TAB>query' TSV (--queries)",
+    read=read, export=export,
+    import_options=(Option("queries", "the query text, one 'query-id<TAB>query' a line", metavar="TSV"),),
+    export_options=(Option("queries-out", "also write the 'query-id<TAB>query' topics here", metavar="TSV"),))

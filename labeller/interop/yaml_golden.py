@@ -13,17 +13,17 @@ would keep the last one silently), and scalars must be strings where text is mea
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 
 import yaml
 
 from labeller.core.build import BuildResult
 from labeller.core.project import Project
-from labeller.interop.common import (Candidate, Incoming, LabelMapper, Target, read_text, refuse_unknown_keys,
-                                     require_str)
 from labeller.errors import InvalidInput
-
-NAME = "yaml"
-SUMMARY = "YAML golden file: queries: [{id, query, expected: [{path, heading?}]}]"
+from labeller.interop.files import read_text, refuse_unknown_keys, require_str
+from labeller.interop.format import Exported, Format
+from labeller.interop.labels import LabelMapper
+from labeller.interop.records import Candidate, Incoming, Target
 
 
 class _Map(dict):
@@ -73,7 +73,7 @@ def load_yaml(text: str, path: str):
         raise InvalidInput("malformed YAML: nested too deeply", path=path) from None
 
 
-def read(path: Path, project: Project, options) -> Incoming:
+def read(path: Path, project: Project, options: SimpleNamespace) -> Incoming:
     text = read_text(path, project.config.limits, "YAML golden file")
     data = load_yaml(text, str(path))
     if not isinstance(data, dict):
@@ -114,7 +114,7 @@ def read(path: Path, project: Project, options) -> Incoming:
     return Incoming(out)
 
 
-def export(project: Project, result: BuildResult, options) -> tuple[dict[str, bytes], list[str]]:
+def export(project: Project, result: BuildResult, options: SimpleNamespace) -> Exported:
     mapper = LabelMapper(project)
     queries = []
     widened = 0
@@ -126,4 +126,8 @@ def export(project: Project, result: BuildResult, options) -> tuple[dict[str, by
     text = yaml.safe_dump({"queries": queries}, sort_keys=False, allow_unicode=True, default_flow_style=False,
                           width=1_000_000)
     notes = [f"{widened} quote label(s) widened to their document (YAML golden files hold documents and sections)"]
-    return {"": text.encode("utf-8")}, notes if widened else []
+    return Exported({"": text.encode("utf-8")}, notes if widened else [])
+
+
+FORMAT = Format("yaml", "YAML golden file: queries: [{id, query, expected: [{path, heading?}]}]", read=read,
+                export=export)

@@ -34,7 +34,7 @@ from labeller.io import fsync_dir, read_jsonl, refuse_symlink_components
 DECISIONS = ("accept", "flag", "edit")
 STATUSES = ("reviewed", "needs_rereview", "flagged", "unreviewed")
 STATUS_LABELS = {"reviewed": "reviewed", "needs_rereview": "needs re-review", "flagged": "flagged",
-                 "unreviewed": "unreviewed"}
+                 "unreviewed": "unreviewed", "no_answer": "reviewed, but no expected answer"}
 MAX_LOG_BYTES = 64 * 1024 * 1024
 MAX_NAME_CHARS = 100
 _DIGEST = re.compile(r"^[0-9a-f]{64}$")
@@ -256,10 +256,14 @@ def unreviewed_or_stale(config, questions: list[Question], log: ReviewLog | None
     """Records that ``build --check --require-reviewed`` refuses, in file order, with their status.
 
     Only ``reviewed`` passes: an unreviewed record was never checked, a stale one was
-    checked in another version, and a flagged one carries an open objection.
+    checked in another version, and a flagged one carries an open objection. A reviewed
+    record without an expected answer (``no_answer``, typical of an import) is not done
+    either: its status reads ``no_answer``.
     """
     statuses = (log or read_review_log(config.layout.review_log)).statuses(questions)
-    return {rid: s for rid, s in statuses.items() if s != "reviewed"}
+    no_answer = {q.id for q in questions if q.no_answer}
+    return {rid: "no_answer" if s == "reviewed" and rid in no_answer else s
+            for rid, s in statuses.items() if s != "reviewed" or rid in no_answer}
 
 
 def build_review_summary(config, questions: list[Question]) -> tuple[dict | None, list[str]]:

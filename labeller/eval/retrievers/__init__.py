@@ -1,67 +1,67 @@
-"""The retriever interface: anything that ranks chunk ids for a query can be scored.
+"""Retrievers by name: the shipped ones, those registered in-process, and third-party ones.
 
-A retriever returns scored chunk ids; it does not decide the final order. Every ranking is
-put in trec_eval's order by ``trec_order`` (score descending, ties by id in *descending*
-string order) before any metric sees it, so labeller's numbers and trec_eval's /
-ir_measures' numbers agree on the same run, ties included, whichever system produced it.
+A retriever is anything with ``describe()`` and ``retrieve(query_id, query, k) -> [Hit]``
+(``base.Retriever``), or a plain callable ``(query, k) -> ranked results`` that
+``run_eval`` wraps (``callable.CallableRetriever``). A factory makes one for a project:
+``factory(project, *, chunks=None, **options)``, where ``chunks`` is the
+``labeller.eval.chunkset.ChunkSet`` being scored (None: the project's own chunks).
+
+Names resolve in this order: ``register_retriever`` (in-process), the shipped ``bm25`` and
+``run``, then the ``labeller.retrievers`` entry-point group, so a package can ship a
+retriever that ``labeller eval --retriever NAME`` finds without labeller knowing it:
+
+    [project.entry-points."labeller.retrievers"]
+    dense = "my_package.retriever:make"
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Callable, Iterable, Protocol
+from importlib.metadata import entry_points
+from typing import Callable
 
 from labeller.errors import InvalidInput
+from labeller.eval.retrievers.base import Hit, Progress, Retriever, top_k, trec_order
+from labeller.eval.retrievers.function import FunctionRetriever
+from labeller.eval.retrievers.run_file import write_run
 
-Progress = Callable[[str, int, int], None]  # (stage, done, total)
+ENTRY_POINT_GROUP = "labeller.retrievers"
+BUILTIN = ("bm25", "run")
 
+__all__ = ["Hit", "Progress", "Retriever", "FunctionRetriever", "top_k", "trec_order", "write_run", "register_retriever",
+           "make_retriever", "known_retrievers", "ENTRY_POINT_GROUP"]
 
-@dataclass(frozen=True, slots=True)
-class Hit:
-    """One retrieved chunk: its id (the chunker's content-addressed id) and its score."""
-
-    chunk_id: str
-    score: float
-
-
-class Retriever(Protocol):
-    name: str
-
-    def describe(self) -> dict:
-        """Settings that decide the ranking; they go into the eval fingerprint."""
-
-    def retrieve(self, query_id: str, query: str, k: int) -> list[Hit]:
-        """Up to ``k`` hits for one golden query (any order; see ``trec_order``)."""
+# name -> factory(project, **options) -> Retriever (or a (query, k) callable).
+_REGISTRY: dict[str, Callable[..., object]] = {}
 
 
-def trec_order(hits: Iterable[Hit]) -> list[Hit]:
-    """Score descending, ties by chunk id descending: how trec_eval ranks a run."""
-    return sorted(sorted(hits, key=lambda h: h.chunk_id, reverse=True), key=lambda h: -h.score)
-
-
-def top_k(hits: Iterable[Hit], k: int) -> list[Hit]:
-    return trec_order(hits)[:k]
-
-
-# name -> factory(project, **options) -> Retriever. Other systems register themselves here
-# (``register_retriever("mine", factory)``) and are then run with ``run_eval(retriever=...)``.
-_REGISTRY: dict[str, Callable[..., Retriever]] = {}
-
-
-def register_retriever(name: str, factory: Callable[..., Retriever]) -> None:
+def register_retriever(name: str, factory: Callable[..., object]) -> None:
     _REGISTRY[name] = factory
 
 
-def make_retriever(name: str, project, **options) -> Retriever:
+def _entry_points() -> dict:
+    return {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
+
+
+def known_retrievers() -> list[str]:
+    return sorted({*BUILTIN, *_REGISTRY, *_entry_points()})
+
+
+def make_retriever(name: str, project, **options):
     factory = _REGISTRY.get(name) or _builtin(name)
     if factory is None:
-        known = sorted({"bm25", "run", *_REGISTRY})
-        raise InvalidInput(f"unknown retriever {name!r}; known: {', '.join(known)}")
+        ep = _entry_points().get(name)
+        if ep is None:
+            raise InvalidInput(f"unknown retriever {name!r}; known: {', '.join(known_retrievers())}")
+        try:
+            factory = ep.load()
+        except Exception as exc:  # a broken third-party package is its input error, not a labeller crash
+            raise InvalidInput(f"retriever {name!r} (entry point {ep.value!r} in group {ENTRY_POINT_GROUP}) "
+                               f"cannot be loaded: {type(exc).__name__}: {exc}") from None
     return factory(project, **options)
 
 
-def _builtin(name: str) -> Callable[..., Retriever] | None:
-    """The shipped retrievers, imported on first use (they import this module)."""
+def _builtin(name: str) -> Callable[..., object] | None:
+    """The shipped retrievers, imported on first use (BM25 brings whoosh and numpy)."""
     if name == "bm25":
         from labeller.eval.retrievers.bm25 import BM25Retriever
 

@@ -42,7 +42,7 @@ from whoosh.scoring import BM25F
 from labeller.core.chunkers import Chunk
 from labeller.errors import InvalidInput
 from labeller.eval.analysis import Analyzer, get_analyzer
-from labeller.eval.retrievers import Hit, Progress, top_k
+from labeller.eval.retrievers.base import Hit, Progress, top_k
 
 INDEX_FORMAT = "labeller-bm25-index-v1"
 MANIFEST = "labeller-index.json"
@@ -51,7 +51,9 @@ FIELDS = ("heading", "breadcrumb", "body")
 DEFAULT_FIELD_WEIGHTS = {"heading": 0.25, "breadcrumb": 0.5, "body": 1.0}
 K1 = 1.2
 B = 0.75
-TERM_CACHE_SIZE = 200_000  # posting lists kept in memory (term, field); cleared when full
+TERM_CACHE_SIZE = 200_000
+# How a foreign chunk's fields are filled (``labeller.core.chunkfile.foreign_chunks``): part of its cache key.
+FOREIGN_FIELDS = "foreign-fields-v1: heading empty, breadcrumb the document title, body the text"  # posting lists kept in memory (term, field); cleared when full
 
 
 def field_weights(configured: dict | None = None) -> dict[str, float]:
@@ -79,8 +81,19 @@ def distinct_chunks(chunks: list[Chunk]) -> list[Chunk]:
 def index_key(project, analyzer: Analyzer, chunks: list[Chunk]) -> dict:
     ids = hashlib.sha256("\n".join(c.chunk_id for c in chunks).encode("ascii")).hexdigest()
     return {"format": INDEX_FORMAT, "corpus_digest": project.corpus.digest, "chunker": project.chunker.name,
-            "max_chars": project.chunker.max_chars, "analyzer": analyzer.name, "chunk_ids_sha256": ids,
+            "max_chars": project.chunker.settings.get("max_chars"), "analyzer": analyzer.name, "chunk_ids_sha256": ids,
             "whoosh": whoosh.versionstring()}
+
+
+def foreign_index_key(project, analyzer: Analyzer, chunking) -> dict:
+    """A foreign chunking's index is a function of its digest (ids and ranges), the corpus
+    (the fields' text) and how foreign fields are filled (``FOREIGN_FIELDS``)."""
+    return {"format": INDEX_FORMAT, "corpus_digest": project.corpus.digest, "chunking_digest": chunking.digest,
+            "fields": FOREIGN_FIELDS, "analyzer": analyzer.name, "whoosh": whoosh.versionstring()}
+
+
+def _foreign_slot(chunking, analyzer: Analyzer) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]", "_", f"chunks-{chunking.digest[:16]}-{analyzer.name}")
 
 
 class PrivateRamStorage(RamStorage):
@@ -184,7 +197,7 @@ def save_storage(folder: Path, storage: RamStorage, key: dict) -> None:
 
 
 def _slot(project, analyzer: Analyzer) -> str:
-    raw = f"{project.chunker.name}-{project.chunker.max_chars}-{analyzer.name}"
+    raw = f"{project.chunker.name}-{project.chunker.settings.get('max_chars')}-{analyzer.name}"
     return re.sub(r"[^A-Za-z0-9._-]", "_", raw)
 
 
@@ -215,16 +228,22 @@ class BM25Retriever:
         self._lock = threading.Lock()  # whoosh searchers are not safe to share between threads
 
     @classmethod
-    def build(cls, project, analyzer: Analyzer, weights: dict[str, float],
-              progress: Progress | None = None) -> "BM25Retriever":
-        """Load the verified cached index of this snapshot, or (re)build and cache it."""
-        chunks = distinct_chunks(project.all_chunks)
-        key = index_key(project, analyzer, chunks)
+    def build(cls, project, analyzer: Analyzer, weights: dict[str, float], progress: Progress | None = None,
+              chunk_set=None) -> "BM25Retriever":
+        """Load the verified cached index of this snapshot, or (re)build and cache it.
+
+        A foreign chunking (``chunk_set``) is indexed the same way, its fields as
+        ``foreign_chunks`` fills them, and cached under its own slot keyed by its digest."""
+        foreign = chunk_set is not None and chunk_set.foreign
+        chunks = distinct_chunks(chunk_set.chunks if foreign else project.all_chunks)
+        key = foreign_index_key(project, analyzer, chunk_set.chunking) if foreign else index_key(project, analyzer,
+                                                                                                 chunks)
+        slot = _foreign_slot(chunk_set.chunking, analyzer) if foreign else _slot(project, analyzer)
         base = cache_folder(project)
         status = "memory"
         storage = None
         if base is not None:
-            folder = base / _slot(project, analyzer)
+            folder = base / slot
             storage, why = load_storage(folder, key)
             if storage is not None:
                 try:
@@ -242,14 +261,16 @@ class BM25Retriever:
 
     @classmethod
     def for_project(cls, project, analyzer: str | None = None, weights: dict | None = None,
-                    progress: Progress | None = None) -> "BM25Retriever":
-        """The project's retriever, built once per project and settings (the app searches often)."""
+                    progress: Progress | None = None, chunks=None) -> "BM25Retriever":
+        """The project's retriever, built once per project, chunking and settings (the app
+        searches often). ``chunks``: the ``ChunkSet`` scored (None: the project's chunks)."""
         an = get_analyzer(analyzer or project.config.eval.analyzer)
         w = field_weights(project.config.eval.field_weights if weights is None else weights)
         memo = _MEMO.setdefault(project, {})
-        key = (an.name, tuple(sorted(w.items())))
+        foreign = chunks is not None and chunks.foreign
+        key = (an.name, tuple(sorted(w.items())), chunks.chunking.digest if foreign else None)
         if key not in memo:
-            memo[key] = cls.build(project, an, w, progress)
+            memo[key] = cls.build(project, an, w, progress, chunks if foreign else None)
         return memo[key]
 
     def describe(self) -> dict:

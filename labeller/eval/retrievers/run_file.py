@@ -14,8 +14,9 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from labeller.core.chunkers import chunker_spec
 from labeller.errors import InvalidInput
-from labeller.eval.retrievers import Hit, top_k, trec_order
+from labeller.eval.retrievers.base import Hit, top_k, trec_order
 from labeller.io import atomic_write_text, read_regular_file
 
 RUN_MAX_BYTES = 256 * 1024 * 1024
@@ -92,17 +93,20 @@ class RunFileRetriever:
         self.run = run
 
     @classmethod
-    def for_project(cls, project, path: Path | str) -> "RunFileRetriever":
-        """Read the run and refuse docids that are not chunk ids of this snapshot: they mean the
-        run was made with another chunker, max_chars or corpus, and would silently score 0."""
+    def for_project(cls, project, path: Path | str, chunks=None) -> "RunFileRetriever":
+        """Read the run and refuse docids that are not chunk ids of the chunking scored (the
+        project's chunks, or ``chunks``, a foreign ``ChunkSet``): they mean the run was made
+        over another chunking or corpus, and would silently score 0."""
         run = read_run(Path(path))
-        known = {c.chunk_id for c in project.all_chunks}
+        foreign = chunks is not None and chunks.foreign
+        known = chunks.positions.first if foreign else {c.chunk_id for c in project.all_chunks}
         unknown = sorted((line, docid) for docid, line in run.first_line.items() if docid not in known)
         if unknown:
             line, docid = unknown[0]
-            raise InvalidInput(f"docid {docid!r} is not a chunk id of this corpus under {project.chunker.name} "
-                               f"(max_chars {project.chunker.max_chars}); {len(unknown)} unknown docid(s) in all. "
-                               "The run must use chunk ids of the same corpus and chunker settings.",
+            where = (chunks.label if foreign else
+                     f"this corpus under {chunker_spec(project.chunker)}")
+            raise InvalidInput(f"docid {docid!r} is not a chunk id of {where}; {len(unknown)} unknown docid(s) in "
+                               "all. The run must use chunk ids of the same corpus and chunking.",
                                path=str(path), line=line)
         return cls(Path(path), run)
 

@@ -1,0 +1,360 @@
+"""Chunkings as values, and chunk files (SPEC §10): how a foreign pipeline's chunks get in.
+
+A span label outlives any chunking, so a golden set can score chunks that labeller did not
+make: a RAG system's own splitter writes them to a JSONL *chunk file*, one chunk a line,
+either as offsets ``{"id", "doc", "start", "end"}`` into the canonical text or as the
+passage itself ``{"id", "doc"?, "text"}``. A passage is located like a quote (whitespace
+runs fold, nothing else does) but is neither trimmed nor expanded, and must occur exactly
+once, in ``doc`` or in the whole corpus; a chunk file is untrusted input, so it is read
+through the bounded no-symlink reader and every problem is refused (exit 2) with its line
+and chunk id — never guessed at, never half-loaded.
+
+A ``Chunking`` is the result whatever its source (a chunk file or labeller's own chunker):
+a name, the SPEC §10 digest over its ranges (the same chunks give the same digest whether
+written as offsets or as texts, in any order), and its chunks as ``ChunkRange``s sorted by
+place, per document, for hit computation.
+"""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+import json
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path, PurePosixPath
+from typing import NamedTuple
+
+from labeller.core.anchors import QuoteIndex, automaton, fold_text
+from labeller.core.canon import canonical_fragment
+from labeller.core.chunkers import Chunk
+from labeller.core.corpus import Corpus
+from labeller.core.hitrules import HitRule
+from labeller.core.markdown import front_matter_title
+from labeller.core.vocab import Place
+from labeller.errors import InvalidInput
+from labeller.io import read_regular_file
+
+MAX_LISTED_PROBLEMS = 100
+MAX_LISTED_OCCURRENCES = 10
+PREFIX = 64  # passages are searched by their first PREFIX folded characters, then compared whole
+FILE_ORIGIN = "file"
+
+
+class ChunkRange(NamedTuple):
+    """One chunk of a chunking: its id and where it lies."""
+
+    id: str
+    place: Place
+
+
+class Chunking:
+    """A named set of chunk ranges over one corpus; ranges may overlap and ids are not
+    required to be unique (labeller's own chunker gives identical passages one id)."""
+
+    def __init__(self, name: str, ranges: Iterable[ChunkRange], origin: str) -> None:
+        self.name = name
+        self.origin = origin  # FILE_ORIGIN, or the name of the labeller chunker that made it
+        self.ranges: tuple[ChunkRange, ...] = tuple(sorted(ranges, key=lambda r: (*r.place, r.id)))
+        self.by_doc: dict[str, list[ChunkRange]] = {}
+        for r in self.ranges:
+            self.by_doc.setdefault(r.place.doc, []).append(r)
+        self._starts = {d: [r.place.start for r in rs] for d, rs in self.by_doc.items()}
+        self._longest = {d: max(r.place.end - r.place.start for r in rs) for d, rs in self.by_doc.items()}
+
+    @classmethod
+    def of_chunks(cls, name: str, chunks: Iterable[Chunk]) -> "Chunking":
+        return cls(name, (ChunkRange(c.chunk_id, Place(c.doc_id, c.start, c.end)) for c in chunks), origin=name)
+
+    @cached_property
+    def digest(self) -> str:
+        """sha256 over the chunks sorted by (doc, start, end, id) of
+        ``utf8(id) 0x00 utf8(doc) 0x00 start 0x00 end 0x00`` (offsets in decimal)."""
+        h = hashlib.sha256()
+        for r in self.ranges:
+            h.update(b"\x00".join((r.id.encode("utf-8"), r.place.doc.encode("utf-8"),
+                                   str(r.place.start).encode("ascii"), str(r.place.end).encode("ascii"))) + b"\x00")
+        return h.hexdigest()
+
+    @property
+    def n_chunks(self) -> int:
+        return len(self.ranges)
+
+    @property
+    def mean_chars(self) -> float | None:
+        return math.fsum(r.place.end - r.place.start for r in self.ranges) / len(self.ranges) if self.ranges else None
+
+    def overlapping(self, doc: str, start: int, end: int) -> list[ChunkRange]:
+        """The chunks of ``doc`` sharing a character with ``[start, end)``, by bisection on
+        the sorted starts (a chunk starting before ``start - longest`` cannot reach it)."""
+        rs = self.by_doc.get(doc)
+        if not rs:
+            return []
+        starts = self._starts[doc]
+        lo = bisect.bisect_right(starts, start - self._longest[doc])
+        hi = bisect.bisect_left(starts, end)
+        return [r for r in rs[lo:hi] if r.place.end > start]
+
+    def hitting(self, span: Place, rule: HitRule) -> list[ChunkRange]:
+        """The chunks that hit ``span`` under ``rule``, each on its own (a ``union_coverage``
+        rule: every chunk contributing to a union that satisfies it; none if it is not)."""
+        near = self.overlapping(*span) if rule.needs_overlap else self.by_doc.get(span.doc, [])
+        iv = (span.start, span.end)
+        hits = [r for r in near if rule.chunk_hits((r.place.start, r.place.end), iv)]
+        return hits if rule.span_satisfied([(r.place.start, r.place.end) for r in hits], iv) else []
+
+
+def answer_bearing(chunking: Chunking, spans: Iterable[Place], rule: HitRule) -> list[str]:
+    """A record's answer-bearing chunk ids under a chunking: the sorted union over its spans
+    of the chunks hitting them under ``rule`` (SPEC §5, §10) — what qrels for it hold."""
+    return sorted({r.id for span in spans for r in chunking.hitting(span, rule)})
+
+
+def foreign_chunks(chunking: Chunking, corpus: Corpus) -> list[Chunk]:
+    """A foreign chunking's chunks with the three indexed fields (SPEC §4) filled in.
+
+    A foreign chunk carries no section structure, so its ``heading`` is empty (its text
+    holds whatever headings its splitter kept) and its ``breadcrumb`` is the document
+    title — the front-matter ``title``, else the file's base name — so that BM25 sees the
+    same document-level context for every chunking. ``heading_path`` (what reports show)
+    is ``doc:line`` of the chunk's start.
+    """
+    titles: dict[str, str] = {}
+    out = []
+    for doc_id, rs in chunking.by_doc.items():
+        doc = corpus[doc_id]
+        title = titles.setdefault(doc_id, front_matter_title(doc.text) or PurePosixPath(doc_id).name)
+        for ordinal, r in enumerate(rs):
+            s, e = r.place.start, r.place.end
+            out.append(Chunk(r.id, doc_id, ordinal, s, e, doc.text[s:e], f"{doc_id}:{doc.line_col(s)[0]}", "", title))
+    return out
+
+
+# -- reading chunk files --------------------------------------------------------------------
+
+
+@dataclass
+class _Line:
+    """One checked line: offsets (``place``) or a passage to locate (``text``), or both."""
+
+    line: int
+    id: str
+    doc: str | None
+    place: Place | None
+    text: str | None
+
+
+class _Problems:
+    """Every problem of a file, so one run of the tool lists them all (capped)."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.items: list[dict] = []
+        self.count = 0
+
+    def add(self, line: int, chunk_id, message: str) -> None:
+        self.count += 1
+        if len(self.items) < MAX_LISTED_PROBLEMS:
+            item = {"path": self.path, "line": line, "message": message}
+            if isinstance(chunk_id, str):
+                item["id"] = chunk_id
+            self.items.append(item)
+
+    def raise_if_any(self) -> None:
+        if not self.count:
+            return
+        first = self.items[0]
+        more = f" ({self.count} problems in all; each is listed)" if self.count > 1 else ""
+        if self.count > len(self.items):
+            more = f" ({self.count} problems in all; the first {len(self.items)} are listed)"
+        raise InvalidInput(first["message"] + more, path=self.path, line=first["line"],
+                           record_id=first.get("id")).with_details(self.items)
+
+
+def read_chunk_file(path: Path | str, corpus: Corpus, *, max_bytes: int, max_chunks: int,
+                    name: str | None = None) -> Chunking:
+    """Read and check a chunk file: strict UTF-8, no symlinks, at most ``max_bytes`` bytes
+    and ``max_chunks`` chunks ([eval] ``chunk_file_max_bytes`` / ``chunk_file_max_chunks``).
+    The chunking is named ``name``, else after the file (its stem)."""
+    path = Path(path)
+    data = read_regular_file(path, max_bytes=max_bytes, what="chunk file",
+                             bound_hint="[eval] chunk_file_max_bytes")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InvalidInput(f"not valid UTF-8 at byte offset {exc.start}", path=str(path)) from None
+    return parse_chunk_file(text, corpus, path=str(path), name=name or path.stem, max_chunks=max_chunks)
+
+
+def parse_chunk_file(text: str, corpus: Corpus, *, max_chunks: int, path: str = "chunks",
+                     name: str = "chunks") -> Chunking:
+    problems = _Problems(path)
+    lines = _parse_lines(text, corpus, problems, max_chunks, path)
+    located = _locate_texts([(ln.line, ln.id, ln.doc, ln.text) for ln in lines
+                             if ln.text is not None and ln.place is None], corpus, problems)
+    ranges = []
+    for ln in lines:
+        if ln.place is not None:
+            doc, s, e = ln.place
+            if ln.text is not None and fold_text(canonical_fragment(ln.text)) != fold_text(corpus[doc].text[s:e]):
+                problems.add(ln.line, ln.id, f"text and offsets disagree: {doc}[{s}:{e}] is not this text "
+                             "(whitespace runs folded)")
+                continue
+            ranges.append(ChunkRange(ln.id, ln.place))
+        elif ln.line in located:
+            ranges.append(ChunkRange(ln.id, located[ln.line]))
+    problems.raise_if_any()
+    return Chunking(name, ranges, origin=FILE_ORIGIN)
+
+
+def _parse_lines(text: str, corpus: Corpus, problems: _Problems, max_chunks: int, path: str) -> list[_Line]:
+    raw_lines = [(n, raw) for n, raw in enumerate(text.split("\n"), 1) if raw.strip()]
+    if len(raw_lines) > max_chunks:
+        raise InvalidInput(f"{len(raw_lines)} chunks, over the bound of {max_chunks} "
+                           "([eval] chunk_file_max_chunks)", path=path)
+    out: list[_Line] = []
+    first_line: dict[str, int] = {}
+    for n, raw in raw_lines:
+        try:
+            obj = json.loads(raw)
+        except ValueError as exc:
+            problems.add(n, None, f"not a JSON object: {exc}")
+            continue
+        except RecursionError:  # hostile nesting ("[" * 100_000) must be a refusal, not a crash
+            problems.add(n, None, "not a JSON object: nested too deeply")
+            continue
+        if not isinstance(obj, dict):
+            problems.add(n, None, "not a JSON object")
+            continue
+        cid = obj.get("id")
+        if not isinstance(cid, str) or not cid or any(ch.isspace() for ch in cid):
+            problems.add(n, None, f"id {cid!r} must be a non-empty string without whitespace (ids are written to "
+                         "TREC runs and qrels)")
+            continue
+        if cid in first_line:
+            problems.add(n, cid, f"duplicate id (first on line {first_line[cid]})")
+            continue
+        first_line[cid] = n
+        ln = _check_fields(n, cid, obj, corpus, problems)
+        if ln is not None:
+            out.append(ln)
+    return out
+
+
+def _check_fields(n: int, cid: str, obj: dict, corpus: Corpus, problems: _Problems) -> _Line | None:
+    doc, passage = obj.get("doc"), obj.get("text")
+    has_offsets = "start" in obj or "end" in obj
+    if not has_offsets and "text" not in obj:
+        problems.add(n, cid, "a chunk needs doc, start and end, or text")
+        return None
+    if doc is None and has_offsets:
+        problems.add(n, cid, "offsets need doc")
+        return None
+    if doc is not None:
+        if not isinstance(doc, str):
+            problems.add(n, cid, "doc must be a string")
+            return None
+        if doc not in corpus:
+            problems.add(n, cid, f"unknown document {doc!r} (not in the corpus)")
+            return None
+    if "text" in obj and (not isinstance(passage, str) or not passage):
+        problems.add(n, cid, "text must be a non-empty string")
+        return None
+    if passage is not None and not fold_text(canonical_fragment(passage)).strip():
+        problems.add(n, cid, "text is only whitespace (it would match every whitespace run)")
+        return None
+    place = None
+    if has_offsets and isinstance(doc, str):
+        start, end = obj.get("start"), obj.get("end")
+        bad = [k for k, v in (("start", start), ("end", end)) if type(v) is not int]
+        if bad or not isinstance(start, int) or not isinstance(end, int):
+            problems.add(n, cid, f"{' and '.join(bad)} must be whole numbers (code-point offsets), got "
+                         + ", ".join(f"{k} {obj.get(k)!r}" for k in bad))
+            return None
+        size = len(corpus[doc].text)
+        if not 0 <= start < end <= size:
+            problems.add(n, cid, f"offsets out of range: needs 0 <= start < end <= {size} (the length of {doc}), "
+                         f"got start {start}, end {end}")
+            return None
+        place = Place(doc, start, end)
+    return _Line(n, cid, doc, place, passage)
+
+
+def locate_passage(text: str, corpus: Corpus, index: QuoteIndex | None = None, doc: str | None = None) -> Place:
+    """Where a passage occurs exactly once (in ``doc``, or the whole corpus), located like a
+    chunk file's text; refused (invalid input) when it is not found or ambiguous."""
+    found = _locate([(0, doc, text)], corpus, index or QuoteIndex(corpus))[0]
+    if isinstance(found, str):
+        raise InvalidInput(f"{found}: {text[:60]!r}{'…' if len(text) > 60 else ''}")
+    return found
+
+
+def _locate_texts(lines: list[tuple[int, str, str | None, str]], corpus: Corpus,
+                  problems: _Problems) -> dict[int, Place]:
+    """(line, id, doc, text) of each passage to locate → its place, by line; problems noted."""
+    found = _locate([(line, doc, text) for line, _, doc, text in lines], corpus, QuoteIndex(corpus)) if lines else {}
+    out = {}
+    for line, cid, _, _ in lines:
+        where = found[line]
+        if isinstance(where, str):
+            problems.add(line, cid, where)
+        else:
+            out[line] = where
+    return out
+
+
+def _locate(items: list[tuple[int, str | None, str]], corpus: Corpus, index: QuoteIndex) -> dict[int, Place | str]:
+    """Each passage's one occurrence (in its doc, or the whole corpus), or why there is none.
+
+    One pass over the corpus: an automaton of the passages' first ``PREFIX`` folded
+    characters finds candidates, each compared whole (an automaton of the whole
+    passages would hold a corpus' worth of text).
+    """
+    needles = {key: fold_text(canonical_fragment(text)) for key, _, text in items}
+    by_prefix: dict[str, set[str]] = {}
+    for needle in needles.values():
+        by_prefix.setdefault(needle[:PREFIX], set()).add(needle)
+    auto = automaton(sorted(by_prefix))
+    wanted_docs = {doc for _, doc, _ in items}
+    named = sorted(d for d in wanted_docs if d is not None)
+    scan = index.docs if None in wanted_docs else [index.folded(d) for d in named]
+    # needle -> doc -> first occurrences (capped) and the count per doc
+    found: dict[str, dict[str, list[Place]]] = {}
+    counts: dict[str, dict[str, int]] = {}
+    for fd in scan:
+        folded, doc = fd.folded, fd.doc
+        for end_idx, prefix in auto.iter(folded):
+            fstart = end_idx - len(prefix) + 1
+            for needle in by_prefix[prefix]:
+                if not folded.startswith(needle, fstart):
+                    continue
+                per_doc = counts.setdefault(needle, {})
+                per_doc[doc.doc_id] = per_doc.get(doc.doc_id, 0) + 1
+                places = found.setdefault(needle, {}).setdefault(doc.doc_id, [])
+                if len(places) <= MAX_LISTED_OCCURRENCES:
+                    occ = fd.occurrence(fstart, len(needle))
+                    end = occ.end
+                    if needle.endswith(" "):  # a trailing whitespace run is matched whole
+                        while end < len(doc.text) and doc.text[end].isspace():
+                            end += 1
+                    places.append(Place(occ.doc_id, occ.start, end))
+    out: dict[int, Place | str] = {}
+    for key, in_doc, _ in items:
+        needle = needles[key]
+        per_doc = counts.get(needle, {})
+        docs = [in_doc] if in_doc is not None else sorted(per_doc)
+        total = sum(per_doc.get(d, 0) for d in docs)
+        where = f"in {in_doc}" if in_doc is not None else "in the corpus"
+        if total == 1:
+            out[key] = found[needle][next(d for d in docs if per_doc.get(d))][0]
+        elif total == 0:
+            out[key] = f"text not found {where} (matched exactly, whitespace runs folded)"
+        else:
+            listed = [p for d in docs for p in found[needle].get(d, [])][:MAX_LISTED_OCCURRENCES]
+            at = ", ".join(corpus[p.doc].where(p.start) for p in listed)
+            more = f" and {total - len(listed)} more" if total > len(listed) else ""
+            out[key] = (f"text is ambiguous: found {total} times {where}, at {at}{more}; give its doc, or start "
+                        "and end")
+    return out

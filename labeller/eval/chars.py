@@ -1,0 +1,119 @@
+"""Character-level metrics (SPEC §8.1): what share of the answer text was retrieved, at what cost.
+
+Chunk-level recall asks "did a chunk that hits the answer come back?", a question whose
+answer depends on how big the chunks are: one 10,000-character chunk hits everything.
+These metrics count characters instead, so two chunkings (or two pipelines) can be
+compared on one golden set: ``E`` is the union of a query's answer spans, ``R_k`` the union
+of its top-k retrieved chunks, and recall, precision and IoU are ratios of their sizes.
+
+Every size is that of a *union*, per document: a character covered by two overlapping
+chunks (a sliding window) counts once. (Summing chunk lengths instead, as the reference
+implementation of these metrics does, rewards overlap with precision it does not have.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from labeller.core.chunkfile import Chunking
+from labeller.core.vocab import Place
+
+Union = dict[str, list[tuple[int, int]]]  # per document, sorted disjoint [start, end) ranges
+
+
+def union(places: Iterable[Place]) -> Union:
+    """Merge ranges per document (touching ranges merge too: sizes are all that matter)."""
+    by_doc: dict[str, list[tuple[int, int]]] = {}
+    for p in places:
+        by_doc.setdefault(p.doc, []).append((p.start, p.end))
+    out: Union = {}
+    for doc, ivs in by_doc.items():
+        ivs.sort()
+        merged = [list(ivs[0])]
+        for s, e in ivs[1:]:
+            if s <= merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], e)
+            else:
+                merged.append([s, e])
+        out[doc] = [(s, e) for s, e in merged]
+    return out
+
+
+def size(u: Union) -> int:
+    return sum(e - s for ivs in u.values() for s, e in ivs)
+
+
+def overlap(a: Union, b: Union) -> int:
+    """|a ∩ b| in characters (two sorted disjoint lists per document, walked together)."""
+    total = 0
+    for doc, xs in a.items():
+        ys = b.get(doc)
+        if not ys:
+            continue
+        i = j = 0
+        while i < len(xs) and j < len(ys):
+            lo, hi = max(xs[i][0], ys[j][0]), min(xs[i][1], ys[j][1])
+            if lo < hi:
+                total += hi - lo
+            if xs[i][1] < ys[j][1]:
+                i += 1
+            else:
+                j += 1
+    return total
+
+
+def char_metric_names(ks: Sequence[int], budgets: Sequence[int] = ()) -> list[str]:
+    return ([f"{m}@{k}" for m in ("recall", "precision", "iou") for k in ks]
+            + [f"recall@budget={b}" for b in budgets])
+
+
+@dataclass
+class CharScore:
+    """One answerable query's character metrics and its chunking ceiling."""
+
+    query_id: str
+    values: dict[str, float]
+    precision_omega: float
+
+
+def ratios(expected: Union, retrieved: Union) -> tuple[float, float, float]:
+    """(recall, precision, iou) of a retrieved union against the answer union."""
+    e, r = size(expected), size(retrieved)
+    inter = overlap(expected, retrieved)
+    recall = inter / e if e else 0.0
+    precision = inter / r if r else 0.0
+    iou = inter / (e + r - inter) if e + r - inter else 0.0
+    return recall, precision, iou
+
+
+def budget_recall(expected: Union, ranked: Sequence[Sequence[Place]], budget: int) -> float:
+    """Take chunks in rank order while the union taken (this chunk included) stays within
+    ``budget`` characters; stop at the first chunk that would pass it."""
+    taken: list[Place] = []
+    for places in ranked:
+        if size(union([*taken, *places])) > budget:
+            break
+        taken.extend(places)
+    return ratios(expected, union(taken))[0]
+
+
+def precision_omega(expected: Union, chunking: Chunking) -> float:
+    """|E ∩ C| / |C|, ``C`` the union of every chunk of the chunking that overlaps ``E``:
+    the precision a perfect retriever would get with this chunking (0 when none overlaps)."""
+    cover = union(r.place for doc, ivs in expected.items() for s, e in ivs for r in chunking.overlapping(doc, s, e))
+    return ratios(expected, cover)[1]
+
+
+def score_chars(query_id: str, spans: Iterable[Place], ranked: Sequence[Sequence[Place]], chunking: Chunking,
+                ks: Sequence[int], budgets: Sequence[int] = ()) -> CharScore:
+    """``ranked`` holds, per retrieved rank, the places of that chunk (an id that labeller's
+    chunker gives two identical passages has two), in trec order."""
+    expected = union(spans)
+    values: dict[str, float] = {}
+    for k in ks:
+        recall, precision, iou = ratios(expected, union(p for places in ranked[:k] for p in places))
+        values[f"recall@{k}"], values[f"precision@{k}"], values[f"iou@{k}"] = recall, precision, iou
+    for b in budgets:
+        values[f"recall@budget={b}"] = budget_recall(expected, ranked, b)
+    return CharScore(query_id, values, precision_omega(expected, chunking))

@@ -1,0 +1,125 @@
+"""The chunks an eval scores: labeller's own, or a foreign chunking from a chunk file.
+
+Every number of an eval is relative to one chunking: hits, answer-bearing chunks, the BM25
+index, the ids a run may name. ``ChunkSet`` holds it once in the three shapes those need —
+the ``Chunking`` value (name, digest, ranges), the chunks with their indexed fields, and
+every position of every id — and maps a retriever's result (an id, a range or a passage)
+back to one of its chunks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from functools import cached_property
+from pathlib import Path
+
+from labeller.core.anchors import QuoteIndex, fold_text
+from labeller.core.canon import canonical_fragment
+from labeller.core.chunkers import Chunk, chunker_spec
+from labeller.core.build import BuildResult
+from labeller.core.chunkfile import (FILE_ORIGIN, Chunking, answer_bearing, foreign_chunks, locate_passage,
+                                     read_chunk_file)
+from labeller.core.project import Project
+from labeller.core.vocab import Place
+from labeller.errors import InvalidInput
+from labeller.eval.metrics import ChunkPositions
+
+
+@dataclass
+class ChunkSet:
+    chunking: Chunking
+    chunks: list[Chunk]  # with their indexed fields, corpus order
+    positions: ChunkPositions
+
+    @classmethod
+    def of(cls, chunking: Chunking, chunks: Sequence[Chunk]) -> "ChunkSet":
+        return cls(chunking, list(chunks), ChunkPositions(chunks))
+
+    @property
+    def foreign(self) -> bool:
+        return self.chunking.origin == FILE_ORIGIN
+
+    @property
+    def label(self) -> str:
+        """How messages name this chunking."""
+        return f"chunking {self.chunking.name!r} ({self.chunking.n_chunks} chunks, digest " \
+               f"{self.chunking.digest[:12]})"
+
+    def places(self, chunk_id: str) -> list[Place]:
+        return [Place(*p) for p in self.positions.positions.get(chunk_id, ())]
+
+    @cached_property
+    def _by_place(self) -> dict[Place, str]:
+        return {r.place: r.id for r in self.chunking.ranges}
+
+    @cached_property
+    def _by_text(self) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for c in self.chunks:
+            out.setdefault(fold_text(c.text).strip(), []).append(c.chunk_id)
+        return out
+
+    def resolve(self, result, corpus, index: QuoteIndex) -> str:
+        """The chunk id a retriever's result names: an id of this chunking, a ``(doc, start,
+        end)`` range / ``Place`` that is one of its chunks, or a passage text — the chunk
+        whose text it is (whitespace runs folded, ends trimmed), else located in the corpus
+        like a chunk file's text (exactly once) and then the chunk at that place."""
+        if isinstance(result, str):
+            if result in self.positions.first:
+                return result
+            ids = sorted(set(self._by_text.get(fold_text(canonical_fragment(result)).strip(), ())))
+            if len(ids) == 1:
+                return ids[0]
+            place = locate_passage(result, corpus, index)  # refuses not found / ambiguous
+            found = self._by_place.get(place)
+            if found is None:
+                raise InvalidInput(f"the passage found at {corpus[place.doc].where(place.start)} is not a chunk of "
+                                   f"{self.label}")
+            return found
+        if isinstance(result, (tuple, list)) and len(result) == 3:
+            place = Place(*result)
+            found = self._by_place.get(place)
+            if found is None:
+                raise InvalidInput(f"range {tuple(place)!r} is not a chunk of {self.label}")
+            return found
+        raise InvalidInput(f"a result must be a chunk id, a (doc, start, end) range or a passage text; got "
+                           f"{type(result).__name__} {result!r:.80}")
+
+
+def load_chunk_set(project, chunks=None) -> ChunkSet:
+    """``chunks``: None (the project's chunker), a chunk file path, or a ``Chunking``."""
+    if chunks is None:
+        return ChunkSet.of(Chunking.of_chunks(chunker_spec(project.chunker), project.all_chunks), project.all_chunks)
+    if isinstance(chunks, ChunkSet):
+        return chunks
+    if isinstance(chunks, (str, Path)):
+        cfg = project.config.eval
+        chunks = read_chunk_file(chunks, project.corpus, max_bytes=cfg.chunk_file_max_bytes,
+                                 max_chunks=cfg.chunk_file_max_chunks)
+    if not isinstance(chunks, Chunking):
+        raise InvalidInput(f"chunks must be a chunk file path or a Chunking, got {type(chunks).__name__}")
+    for r in chunks.ranges:  # a Chunking made in Python has not been through the file checks
+        if r.place.doc not in project.corpus or not 0 <= r.place.start < r.place.end <= len(
+                project.corpus[r.place.doc].text):
+            raise InvalidInput(f"chunk {r.id!r} of chunking {chunks.name!r}: {tuple(r.place)!r} is not a range of "
+                               "a corpus document")
+    return ChunkSet.of(chunks, foreign_chunks(chunks, project.corpus))
+
+
+def through_chunking(project, result: BuildResult, chunks) -> tuple[Project, BuildResult]:
+    """The project and its build seen through another chunking (``export --chunks``).
+
+    The view's ``all_chunks`` are that chunking's chunks (their fields as BM25 sees them)
+    and each record's ``chunk_ids`` its answer-bearing chunks there under the build hit
+    rule, so every export format writes that chunking's ids and qrels unchanged. The corpus
+    and configuration are shared with ``project``; nothing is rebuilt.
+    """
+    chunk_set = load_chunk_set(project, chunks)
+    view = Project(project.config, project.cache)
+    view.__dict__.update(corpus=project.corpus, hit_rule=project.hit_rule, all_chunks=chunk_set.chunks)
+    rule = project.hit_rule
+    records = [replace(rec, chunk_ids=answer_bearing(chunk_set.chunking, [Place(s.doc_id, s.start, s.end)
+                                                                          for s in rec.spans], rule))
+               for rec in result.records]
+    return view, BuildResult(records, result.manifest, result.summary)

@@ -1,0 +1,41 @@
+"""The retriever interface: anything that ranks chunk ids for a query can be scored.
+
+A retriever returns scored chunk ids; it does not decide the final order. Every ranking is
+put in trec_eval's order by ``trec_order`` (score descending, ties by id in *descending*
+string order) before any metric sees it, so labeller's numbers and trec_eval's /
+ir_measures' numbers agree on the same run, ties included, whichever system produced it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Iterable, Protocol
+
+Progress = Callable[[str, int, int], None]  # (stage, done, total)
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One retrieved chunk: its id (an id of the chunking being scored) and its score."""
+
+    chunk_id: str
+    score: float
+
+
+class Retriever(Protocol):
+    name: str
+
+    def describe(self) -> dict:
+        """Settings that decide the ranking; they go into the eval fingerprint."""
+
+    def retrieve(self, query_id: str, query: str, k: int) -> list[Hit]:
+        """Up to ``k`` hits for one golden query (any order; see ``trec_order``)."""
+
+
+def trec_order(hits: Iterable[Hit]) -> list[Hit]:
+    """Score descending, ties by chunk id descending: how trec_eval ranks a run."""
+    return sorted(sorted(hits, key=lambda h: h.chunk_id, reverse=True), key=lambda h: -h.score)
+
+
+def top_k(hits: Iterable[Hit], k: int) -> list[Hit]:
+    return trec_order(hits)[:k]

@@ -1,0 +1,42 @@
+"""A Python callable as a retriever: how a LangChain, LlamaIndex or home-made pipeline plugs in.
+
+``fn(query, k)`` returns its ranking, best first, as chunk ids, ``(doc, start, end)`` ranges
+or passage texts (``ChunkSet.resolve`` maps each to a chunk of the chunking being scored),
+so an adapter is one line over the pipeline's own retriever. The ranking is kept as given:
+ranks become descending scores, and a chunk returned twice counts at its first rank only.
+"""
+
+from __future__ import annotations
+
+from labeller.core.anchors import QuoteIndex
+from labeller.errors import InvalidInput
+from labeller.eval.retrievers.base import Hit
+
+
+class FunctionRetriever:
+    name = "function"
+
+    def __init__(self, fn, chunks, corpus) -> None:
+        self.fn = fn
+        self.chunks = chunks  # labeller.eval.chunkset.ChunkSet
+        self.corpus = corpus
+        self._index = QuoteIndex(corpus)
+
+    def describe(self) -> dict:
+        fn = self.fn
+        label = getattr(fn, "name", None) or getattr(fn, "__qualname__", None) or type(fn).__qualname__
+        return {"name": self.name, "callable": str(label)}
+
+    def retrieve(self, query_id: str, query: str, k: int) -> list[Hit]:
+        results = self.fn(query, k)
+        if isinstance(results, (str, bytes)) or not hasattr(results, "__iter__"):
+            raise InvalidInput(f"query {query_id!r}: the retriever callable must return a list of results, got "
+                               f"{type(results).__name__}")
+        ids: dict[str, None] = {}
+        for i, result in enumerate(results, 1):
+            try:
+                ids.setdefault(self.chunks.resolve(result, self.corpus, self._index))
+            except InvalidInput as exc:
+                raise InvalidInput(f"query {query_id!r}, result {i}: {exc.reason}") from None
+        ranked = list(ids)[:k]
+        return [Hit(cid, float(len(ranked) - rank)) for rank, cid in enumerate(ranked)]

@@ -1,0 +1,91 @@
+"""Synthetic test sets (ragas, DeepEval, LlamaIndex): generated questions with the passages
+they were generated from.
+
+Each passage ("context") becomes an ``exact`` quote and is resolved like any quote: same
+folding (whitespace runs only), found exactly once in the corpus (or in the one document
+the set names), else the record is kept out — a generator that paraphrased a passage or
+prefixed it with metadata gets the nearest passages as suggestions, never applied. Every
+record is tagged ``source:<tool>`` and starts unreviewed, so the review queue holds it until
+a person accepts it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from labeller.core.anchors import fold_quote
+from labeller.core.canon import canonical_fragment
+from labeller.core.models import Locator
+from labeller.core.project import Project
+from labeller.core.vocab import Place
+from labeller.interop.records import Candidate, Target
+from labeller.interop.spans import SpanProblem, span_locator
+
+
+def record_id(tool: str, query: str) -> str:
+    """A stable id for a set without ids: the tool and a digest of the question, so a
+    re-import of the same set names the same records whatever their order."""
+    return f"{tool}-{hashlib.sha256(query.strip().encode('utf-8')).hexdigest()[:12]}"
+
+
+def context_targets(project: Project, contexts: list[str], doc: str | None = None) -> list[Target]:
+    """The distinct non-blank contexts as quote locators (searched in ``doc`` if given).
+
+    A context found exactly once becomes the quote of its place with the whitespace the
+    context holds at its edges (a paragraph exported with its line end), pinned to its
+    document (``spans.span_locator``: plain when block expansion gives that range back, else
+    exact), so a set labeller exported reads back to the same spans. Any other context
+    stays an exact quote for the import to refuse with suggestions."""
+    out: list[Target] = []
+    seen: set[str] = set()
+    for text in contexts:
+        folded = fold_quote(text)
+        if not folded or folded in seen:
+            continue
+        seen.add(folded)
+        loc = Locator(doc=doc, quote=text, exact=True)
+        if doc is None or doc in project.corpus:
+            found = project.resolver.locate(loc)
+            if isinstance(found, Place):
+                try:
+                    loc = span_locator(project, found.doc, *_with_edges(project, found, canonical_fragment(text)))
+                except SpanProblem:
+                    pass  # the exact quote stays, for the import to resolve and report
+
+        out.append(Target("locator", locator=loc))
+    return out
+
+
+def _with_edges(project: Project, place: Place, context: str) -> tuple[int, int]:
+    """``place`` widened by the context's own leading/trailing whitespace where the document
+    has exactly that whitespace there."""
+    text = project.corpus[place.doc].text
+    lead = context[:len(context) - len(context.lstrip())]
+    trail = context[len(context.rstrip()):]
+    start = place.start - len(lead) if lead and text[place.start - len(lead):place.start] == lead else place.start
+    end = place.end + len(trail) if trail and text[place.end:place.end + len(trail)] == trail else place.end
+    return start, end
+
+
+def synthetic_candidate(project: Project, tool: str, rid: str, query: str, where: str, contexts: list[str],
+                        answer: str, doc: str | None = None, tags: tuple[str, ...] = ()) -> Candidate:
+    targets = context_targets(project, contexts, doc)
+    cand = Candidate(rid, query, where, targets,
+                     fields={"expected_answer": answer, "tags": [f"source:{tool}", *tags]})
+    if not targets:
+        cand.skip = ("no_context", "the record has no context passage, so nothing says where its answer is")
+    return cand
+
+
+def doc_of_source(project: Project, source: str | None) -> str | None:
+    """The corpus document a generator's source path names: the doc id itself, or the one
+    document whose id ends the path at a folder boundary (generators record the path they
+    read, often absolute). None when no document or several fit: the quote is then
+    searched in the whole corpus."""
+    if not source:
+        return None
+    path = source.replace("\\", "/")
+    if path in project.corpus:
+        return path
+    fits = [d.doc_id for d in project.corpus if path.endswith("/" + d.doc_id)]
+    return fits[0] if len(fits) == 1 else None

@@ -1,0 +1,68 @@
+"""Character metrics (SPEC §8.1) against hand computations, overlapping chunks counted once."""
+
+from __future__ import annotations
+
+import pytest
+
+from labeller.core.chunkfile import Chunking, ChunkRange
+from labeller.core.vocab import Place
+from labeller.eval.chars import budget_recall, overlap, score_chars, size, union
+
+# A 100-character document chunked in 20-character windows with a stride of 10 (50% overlap):
+# w0 [0,20) w1 [10,30) w2 [20,40) ... w8 [80,100).
+WINDOWS = Chunking("windows", [ChunkRange(f"w{i}", Place("d", 10 * i, 10 * i + 20)) for i in range(9)], "file")
+SPAN = [Place("d", 25, 45)]  # 20 characters
+
+
+def w(i: int) -> list[Place]:
+    return [Place("d", 10 * i, 10 * i + 20)]
+
+
+def test_union_and_overlap_count_each_character_once():
+    u = union([Place("d", 10, 30), Place("d", 20, 40), Place("e", 0, 5), Place("d", 40, 41)])
+    assert u == {"d": [(10, 41)], "e": [(0, 5)]} and size(u) == 36
+    assert overlap(u, union([Place("d", 0, 15), Place("d", 35, 50), Place("e", 4, 9), Place("x", 0, 9)])) == 5 + 6 + 1
+
+
+def test_a_fifty_percent_overlap_chunking_against_a_hand_computation():
+    ranked = [w(2), w(3), w(1), w(6)]  # [20,40) [30,50) [10,30) [60,80)
+    s = score_chars("q", SPAN, ranked, WINDOWS, ks=(1, 2, 3, 4), budgets=(10, 25, 30))
+    v = s.values
+    # k=1: R = [20,40): |E∩R| = |[25,40)| = 15
+    assert (v["recall@1"], v["precision@1"], v["iou@1"]) == (15 / 20, 15 / 20, 15 / 25)
+    # k=2: R = [20,50), 30 characters (the windows' 10 shared ones counted once, not 40)
+    assert (v["recall@2"], v["precision@2"], v["iou@2"]) == (1.0, 20 / 30, 20 / 30)
+    # k=3: R = [10,50)
+    assert (v["recall@3"], v["precision@3"], v["iou@3"]) == (1.0, 20 / 40, 20 / 40)
+    # k=4: R = [10,50) + [60,80) = 60 characters
+    assert (v["recall@4"], v["precision@4"], v["iou@4"]) == (1.0, 20 / 60, 20 / 60)
+    # budgets: w2 alone is 20 characters; w2+w3 is 30; adding w1 makes 40
+    assert (v["recall@budget=10"], v["recall@budget=25"], v["recall@budget=30"]) == (0.0, 15 / 20, 1.0)
+    # ceiling: the windows overlapping [25,45) are w1..w4, whose union [10,60) is 50 characters
+    assert s.precision_omega == 20 / 50
+
+
+def test_budget_walk_stops_at_the_first_chunk_that_would_pass_it():
+    expected = union(SPAN)
+    # w8 (far away, 20 chars) fits a budget of 45 with w2 (40 in all); w3 would make 50 and stops the
+    # walk, so w4 after it is never taken even though a smaller union would have been possible
+    assert budget_recall(expected, [w(2), w(8), w(3), w(4)], 45) == 15 / 20
+    # a chunk wholly inside what was taken adds nothing and is taken
+    assert budget_recall(expected, [w(2), [Place("d", 25, 30)], w(3)], 30) == 1.0
+
+
+def test_overlapping_spans_are_one_answer_and_nothing_retrieved_is_zero():
+    spans = [Place("d", 0, 10), Place("d", 5, 15), Place("e", 0, 5)]  # E = 15 + 5 characters
+    s = score_chars("q", spans, [], WINDOWS, ks=(1,))
+    assert s.values == {"recall@1": 0.0, "precision@1": 0.0, "iou@1": 0.0}
+    s = score_chars("q", spans, [w(0)], WINDOWS, ks=(1,))
+    assert s.values["recall@1"] == pytest.approx(15 / 20) and s.values["precision@1"] == 15 / 20
+    assert s.values["iou@1"] == 15 / (20 + 20 - 15)
+    # e.md has no chunk: the ceiling counts only d's cover [0,30) -> 15 / 30
+    assert s.precision_omega == 15 / 30
+
+
+def test_an_id_with_two_places_contributes_both():
+    s = score_chars("q", [Place("d", 0, 10), Place("d", 50, 60)], [[Place("d", 0, 10), Place("d", 50, 60)]],
+                    WINDOWS, ks=(1,))
+    assert s.values["recall@1"] == 1.0 and s.values["precision@1"] == 1.0
