@@ -84,7 +84,7 @@ def file_text(project: Project, doc: str) -> str:
     root = project.corpus.root
     if root is None:
         raise InvalidInput("--offsets-of file needs a corpus read from disk")
-    text = decode_utf8(read_file_nofollow(root / doc), str(root / doc))
+    text = decode_utf8(read_file_nofollow(root / doc, project.config.max_file_bytes), str(root / doc))
     if canonicalize(text) != project.corpus[doc].text:
         raise InvalidInput("the file changed on disk while importing", path=str(root / doc))
     return text[1:] if text.startswith("\ufeff") else text
