@@ -3,6 +3,7 @@
     python benchmarks/run.py [--size 10MB] [--repeat 3] [--json OUT] [--corpora ../shared/corpora/textual-docs]
     python benchmarks/run.py --size 1MB --repeat 1 --smoke      # CI: every step runs, no time is asserted
     python benchmarks/run.py --only builds --profile prof/       # + where a cold build's time goes (cProfile)
+    python benchmarks/run.py --only hostile                      # stall cases of issue 18: linear, bounded
 
 It writes a synthetic project (benchmarks/synth.py) into a temporary folder, and a copy of
 each real corpus given with ``--corpora`` with a generated question set, then measures
@@ -38,7 +39,7 @@ import synth  # noqa: E402
 
 PACKAGES = ("labeller", "textual", "rich", "markdown-it-py", "mdit-py-plugins", "pyahocorasick", "rapidfuzz",
             "pydantic", "whoosh-reloaded", "PyYAML", "duckdb")
-STEPS = ("builds", "resolve", "leaks", "eval", "foreign", "compare", "app")
+STEPS = ("builds", "resolve", "leaks", "eval", "foreign", "compare", "app", "hostile")
 # The chunkings `chunkers compare` is benchmarked on: the project's own and three of the family.
 COMPARE_SPECS = ("md-struct-v1", "recursive-v1:size=800,overlap=200", "fixed-chars-v1:size=1000,overlap=200",
                  "words-v1:size=200,overlap=40")
@@ -383,6 +384,61 @@ class Bench:
         for _ in range(self.repeat):
             warm.runs.append(timed(cmd, self.root, fig=warm))
 
+    # hostile ----------------------------------------------------------------------------
+    def hostile(self) -> None:
+        """The stall cases of issue 18: Markdown that once cost quadratic time, at n and 2n
+        lines (their ratio is about 2 when the work is linear, 4 when quadratic), and a
+        1,600-character quote not found in this corpus (suggestions once scored every chunk)."""
+        cases = (("unclosed front matter, then bullets", "fm", "---\n", "- item {i}\n", 16_000),
+                 ("a --- rule at the top, then bullets", "rule", "---\n\n# Notes\n\n", "- bullet number {i}\n", 3_000))
+        for label, key, head, line, n in cases:
+            times = {}
+            for lines in (n, 2 * n):
+                f = self.fig(f"hostile_{key}_{lines}_s", f"hostile: {label}, {lines:,} lines, build", "s", 2.0)
+                root = self.root.parent / f"hostile-{key}-{lines}"
+                shutil.rmtree(root, ignore_errors=True)
+                (root / "corpus").mkdir(parents=True)
+                (root / "golden").mkdir()
+                (root / "corpus" / "a.md").write_text(head + "".join(line.format(i=i) for i in range(lines)))
+                last = line.format(i=lines - 1).strip().lstrip("- ")
+                (root / "golden" / "questions.jsonl").write_text(json.dumps(
+                    {"id": "h1", "query": "where?", "expected_answer": "x",
+                     "locators": [{"doc": "a.md", "quote": last}]}) + "\n")
+                for _ in range(self.repeat):
+                    clear_cache(root)
+                    f.runs.append(timed(cli("build", "--root", "."), root, fig=f))
+                times[lines] = f.value
+            ratio = self.fig(f"hostile_{key}_ratio", f"hostile: {label}, time at 2n / time at n", "x", 3.0,
+                             note="about 2 when linear, 4 when quadratic (process start-up included)")
+            ratio.runs.append(times[2 * n] / times[n])
+        self.hostile_quote()
+
+    def hostile_quote(self) -> None:
+        from labeller.core.corpus import load_corpus
+
+        short = self.fig("hostile_short_quote_s", "hostile: build with a 3-word quote not found", "s",
+                         note="each run rebuilds (the question changes), chunks and blocks cached")
+        long = self.fig("hostile_long_quote_s", "hostile: build with a 1,600-char quote not found", "s",
+                        note="same; the difference from the 3-word build is what the long quote's suggestions cost")
+        extra = self.fig("hostile_quote_extra_s", "hostile: extra cost of the 1,600-char quote's suggestions", "s", 1.0)
+        questions = self.root / "golden" / "questions.jsonl"
+        original = questions.read_bytes()
+        doc = max(load_corpus(self.root / "corpus"), key=lambda d: len(d.text))
+        words = doc.text.split()
+        passage = " ".join(words[len(words) // 3:])[:1600]
+        near_miss = "".join("#" if i % 40 == 20 and ch != " " else ch for i, ch in enumerate(passage))
+        timed(cli("build", "--root", "."), self.root)  # the chunks and blocks are cached: only resolving differs
+        try:
+            for n in range(self.repeat):
+                for fig, quote in ((short, f"zq{n} unfound words"), (long, near_miss)):
+                    rec = {"id": f"hostile-{n}-{time.time_ns()}", "query": "a quote not found?",
+                           "expected_answer": "x", "locators": [{"quote": quote}]}
+                    questions.write_bytes(original + (json.dumps(rec) + "\n").encode())
+                    fig.runs.append(timed(cli("build", "--root", "."), self.root, ok=(1,), fig=fig))
+                extra.runs.append(long.runs[-1] - short.runs[-1])
+        finally:
+            questions.write_bytes(original)
+
     # app ------------------------------------------------------------------------------
     def app(self, example: Path | None) -> None:
         try:
@@ -621,9 +677,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{src.name}: {results['corpora'][src.name]}", flush=True)
             rb = Bench(src.name, root, args.repeat, args.smoke)
             for step in steps:
-                # the app figures are about the synthetic corpus and the bundled example; a
+                # the app and hostile figures are about the synthetic corpus and the bundled example; a
                 # smoke run evaluates the synthetic corpus only, to stay within a minute
-                if step != "app" and not (args.smoke and step in ("eval", "foreign", "compare")):
+                if step not in ("app", "hostile") and not (args.smoke and step in ("eval", "foreign", "compare")):
                     getattr(rb, step)()
                     progress(rb.figures, figures, results, args.json)
             figures += rb.figures

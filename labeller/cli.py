@@ -1,7 +1,8 @@
 """The ``labeller`` command line: one sub-command per module under ``labeller.commands``.
 
 With no sub-command, ``labeller`` opens the authoring app on the project in the current
-folder. Exit codes: 0 success, 1 refused build / drift / regression, 2 invalid input.
+folder. Exit codes: 0 success, 1 refused build / drift / regression, 2 invalid input or an
+environment error (permission denied, disk full), 3 an internal error (a bug in labeller).
 
 A sub-command is one module exposing ``register(subparsers)`` (which adds the parser of
 that one name and sets ``func``) plus one line in ``COMMANDS`` below. The table, not the
@@ -12,14 +13,13 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import json
 import sys
 
 from rich.console import Console
 
 from labeller import __version__
-from labeller.display import safe
-from labeller.errors import EXIT_INVALID, LabellerError
+from labeller.display import json_dumps, safe
+from labeller.errors import EXIT_INTERNAL, EXIT_INVALID, LabellerError, environment_message, write_crash_report
 
 
 # sub-command -> the module that registers it, in ``--help`` order; one line registers a sub-command.
@@ -69,10 +69,10 @@ def main(argv: list[str] | None = None) -> int:
     except LabellerError as exc:
         if getattr(args, "format", "text") == "json":
             errors = exc.details or [{"message": str(exc)}]
-            print(json.dumps({"ok": False, "errors": [{"kind": "invalid", **e} for e in errors]},
-                             ensure_ascii=False, indent=2, sort_keys=True))
+            print(json_dumps({"ok": False, "errors": [{"kind": "invalid", **e} for e in errors]},
+                             indent=2, sort_keys=True))
         else:
-            err = Console(stderr=True, highlight=False, soft_wrap=True)
+            err = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
             err.print(f"labeller: {safe(str(exc))}")
             for d in exc.details:
                 where = f"{d.get('path')}:{d.get('line')}" if d.get("line") else (d.get("path") or "")
@@ -84,6 +84,24 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return EXIT_INVALID
+    except OSError as exc:  # the environment, not the input: say which path and why
+        return _fail(args, "environment", environment_message(exc), EXIT_INVALID)
+    except Exception as exc:  # a bug: never exit 1, which CI reads as "labels drifted"
+        report = write_crash_report(exc)
+        where = f"; traceback in {report}" if report else ""
+        return _fail(args, "internal", f"internal error ({type(exc).__name__}: {exc}); a bug in labeller, "
+                     f"not in your project{where}", EXIT_INTERNAL)
+
+
+def _fail(args: argparse.Namespace, kind: str, message: str, code: int) -> int:
+    """One line (or one JSON report) for an error that is not the input's."""
+    message = " ".join(message.split())[:2000]
+    if getattr(args, "format", "text") == "json":
+        print(json_dumps({"ok": False, "errors": [{"kind": kind, "message": message}]},
+                         indent=2, sort_keys=True))
+    else:
+        Console(stderr=True, highlight=False, soft_wrap=True, emoji=False).print(f"labeller: {safe(message)}")
+    return code
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ visible text, never act on the terminal. Rich markup is escaped too.
 
 from __future__ import annotations
 
+import json
 import re
 
 from rich.markup import escape
@@ -35,3 +36,17 @@ def safe(text: str) -> str:
 def safe_line(text: str) -> str:
     """Like ``safe`` but on one line: newlines shown as ⏎ for compact listings."""
     return safe(text.replace("\n", "⏎ ").replace("\t", " "))
+
+
+# Characters JSON may carry raw (``ensure_ascii=False``) that still act on a terminal or an
+# editor: C1 controls (U+009B is a one-byte CSI), line and paragraph separators, bidi
+# overrides and isolates (they reorder what a reviewer reads). ``json`` escapes C0 itself.
+_JSON_INVISIBLE = re.compile(r"[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def json_dumps(value, **kw) -> str:
+    """``json.dumps(value, ensure_ascii=False, **kw)`` with those characters as ``\\uXXXX``
+    escapes: the same JSON value, readable UTF-8 for every other character, and nothing
+    that acts on the terminal that prints it (they occur only inside strings, where an
+    escape is equivalent)."""
+    return _JSON_INVISIBLE.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(value, ensure_ascii=False, **kw))

@@ -7,9 +7,15 @@ else ever escapes.
 
 from __future__ import annotations
 
+import os
+import tempfile
+import traceback
+from pathlib import Path
+
 EXIT_OK = 0
 EXIT_REFUSED = 1  # a build refusal, drift under --check, or a regression (with the flag)
-EXIT_INVALID = 2  # invalid input: malformed files, unsafe paths, bounds exceeded
+EXIT_INVALID = 2  # invalid input (malformed files, unsafe paths, bounds) and environment errors (EACCES, ENOSPC)
+EXIT_INTERNAL = 3  # a bug in labeller: one line and the path of a traceback file, never "drift" (1)
 
 
 class LabellerError(Exception):
@@ -64,3 +70,30 @@ class ChunkerBug(LabellerError):
     """
 
     exit_code = EXIT_REFUSED
+
+
+def environment_message(exc: OSError) -> str:
+    """An OS error as one line naming the path: what the user can fix (permissions, space)."""
+    paths = [p for p in (exc.filename, exc.filename2) if p is not None]
+    where = " -> ".join(os.fsdecode(p) for p in paths)
+    reason = exc.strerror or str(exc)
+    return f"{where}: {reason}" if where else reason
+
+
+def write_crash_report(exc: BaseException) -> Path | None:
+    """Write ``exc``'s traceback to a new file in the user's cache folder (never the
+    project: a report there could be committed) and return its path, or None if no
+    folder takes it. The CLI prints the path instead of the traceback."""
+    folders = [Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "labeller" / "crashes",
+               Path(tempfile.gettempdir())]
+    text = "".join(traceback.format_exception(exc))
+    for folder in folders:
+        try:
+            folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+            fd, name = tempfile.mkstemp(prefix="labeller-crash-", suffix=".txt", dir=folder)
+            with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace") as fh:
+                fh.write(text)
+            return Path(name)
+        except OSError:
+            continue
+    return None

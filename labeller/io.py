@@ -117,6 +117,9 @@ MAX_JSON_DEPTH = 100  # labeller's own formats nest 5 deep; far below the decode
 # One token at a time, never a whole string in one match: a regex for "a string" backtracks
 # over every escaped quote of an unterminated one, which is quadratic on a hostile line.
 _NESTING_TOKEN = re.compile(r'\\.|["\[\]{}]', re.DOTALL)
+# A \u escape of a surrogate: json.loads joins a valid pair into one character and leaves a
+# lone one in the string, which no UTF-8 writer can encode (a crash at the artifact's write).
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 class _DuplicateKey(ValueError):
@@ -153,6 +156,24 @@ def _too_deep(text: str, max_depth: int) -> int | None:
     return None
 
 
+def _lone_surrogate(value: Any) -> str | None:
+    """The first string (key or value) of a parsed document holding a lone surrogate."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, dict):
+            stack.extend(v.keys())
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+        elif isinstance(v, str):
+            try:
+                v.encode("utf-8")
+            except UnicodeEncodeError:
+                return v
+    return None
+
+
 def _json_value(text: str, max_depth: int) -> tuple[Any, str | None, bool, int | None]:
     """``(value, None, False, None)`` for good JSON, else ``(None, reason, hostile, line)``; never
     raises. ``line`` is the line of ``text`` the problem is on, when it is known.
@@ -166,7 +187,11 @@ def _json_value(text: str, max_depth: int) -> tuple[Any, str | None, bool, int |
         return (None, f"malformed JSON: nested too deeply (over {max_depth} levels)", True,
                 text.count("\n", 0, deep) + 1)
     try:
-        return json.loads(text, object_pairs_hook=_no_duplicate_keys), None, False, None
+        value = json.loads(text, object_pairs_hook=_no_duplicate_keys)
+        if _SURROGATE_ESCAPE.search(text) and (bad := _lone_surrogate(value)) is not None:
+            return (None, f"malformed JSON: the string {bad[:40]!r} holds a lone surrogate (a \\u escape of half a "
+                    "character), which is not Unicode text", True, None)
+        return value, None, False, None
     except json.JSONDecodeError as exc:
         return None, f"malformed JSON: {exc.msg} at column {exc.colno}", False, exc.lineno
     except _DuplicateKey as exc:

@@ -192,7 +192,7 @@ def test_corpus_file_size_bound_is_configurable(tmp_path, capsys):
 ESC_DOCS = {"alert.md": "# Alert\n\nThe \x1b[31mred alert\x1b[0m sounds at noon.\n\nA second \x1b[31mred alert\x1b[0m "
                         "sounds at dusk.\n"}
 ESC_QUESTIONS = [
-    q("evil\x1b[2Jid", {"quote": "\x1b[31mred alert"}, query="why \x1b[31mred\x1b[0m?"),  # ambiguous: context shown
+    q("evil-id", {"quote": "\x1b[31mred alert"}, query="why \x1b[31mred\x1b[0m?"),  # ambiguous: context shown
     q("nf", {"quote": "\x1b]0;pwned\x07 missing"}, query="title \x1b]0;x\x07?"),  # not found: suggestions shown
     q("dup", {"quote": "sounds at noon"}, query="why \x1b[31mred\x1b[0m?"),  # same query: invalid input
 ]
@@ -212,9 +212,14 @@ def test_escape_sequences_never_reach_the_terminal(tmp_path, fmt):
     assert b"\x1b" not in proc.stdout + proc.stderr and b"\x07" not in proc.stdout + proc.stderr
     shown = (proc.stdout + proc.stderr).decode()
     if fmt == "text":
-        assert "␛[31m" in shown and "evil␛[2Jid" in shown
+        assert "␛[31m" in shown
     else:
         assert "\\u001b[31m" in shown
+    # an id holding an escape sequence is itself refused (issue 18: ids must be printable), shown visibly
+    root = make(tmp_path / "i", ESC_DOCS, [q("evil\x1b[2Jid", {"quote": "sounds at noon"})])
+    proc = run_labeller("build", "--root", root, "--format", fmt)
+    assert proc.returncode == 2 and b"\x1b" not in proc.stdout + proc.stderr
+    assert "U+001B" in (proc.stdout + proc.stderr).decode()
     # an invalid-input refusal (duplicate query) quotes the record id, also made visible
     root = make(tmp_path / "q", ESC_DOCS, [ESC_QUESTIONS[0], ESC_QUESTIONS[2]])
     proc = run_labeller("build", "--root", root, "--format", fmt)

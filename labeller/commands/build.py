@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 from collections import Counter
 
 from rich.table import Table
@@ -14,7 +13,7 @@ from labeller.commands.refusals import report_refusals
 from labeller.commands.review_status import counts_line, print_pending
 from labeller.core.build import build, write_artifacts
 from labeller.core.check import Drift, check
-from labeller.display import safe_line
+from labeller.display import json_dumps, safe_line
 from labeller.errors import EXIT_OK, EXIT_REFUSED
 from labeller.interop.near_duplicates import describe, near_duplicates
 from labeller.review.log import build_review_summary, unreviewed_or_stale
@@ -50,19 +49,18 @@ def run(args: argparse.Namespace) -> int:
         drift = check(result, project.config.layout.artifact, project.config.layout.manifest)
         pending = unreviewed_or_stale(project.config, questions) if args.require_reviewed else {}
         if args.format == "json":
-            print(json.dumps({"ok": drift.ok and not pending, "errors": [], "drift": drift.as_json(),
-                              "near_duplicates": similar,
-                              "summary": summary, "not_reviewed": pending},
-                             ensure_ascii=False, indent=2, sort_keys=True))
+            print(json_dumps({"ok": drift.ok and not pending, "errors": [], "drift": drift.as_json(),
+                              "near_duplicates": similar, "summary": summary, "not_reviewed": pending},
+                             indent=2, sort_keys=True))
         else:
             print_drift(drift)
             print_pending(pending)
         return EXIT_OK if drift.ok and not pending else EXIT_REFUSED
     write_artifacts(project, result)
     if args.format == "json":
-        print(json.dumps({"ok": True, "errors": [], "summary": summary, "near_duplicates": similar,
+        print(json_dumps({"ok": True, "errors": [], "summary": summary, "near_duplicates": similar,
                           "written": [str(project.config.layout.artifact), str(project.config.layout.manifest)]},
-                         ensure_ascii=False, indent=2, sort_keys=True))
+                         indent=2, sort_keys=True))
     else:
         print_summary(summary)
         out.print(f"wrote {project.config.layout.artifact} and {project.config.layout.manifest.name}")

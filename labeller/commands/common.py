@@ -52,4 +52,4 @@ def project_from(args: argparse.Namespace) -> Project:
 
 
 def console(stderr: bool = False) -> Console:
-    return Console(stderr=stderr, highlight=False, soft_wrap=False)
+    return Console(stderr=stderr, highlight=False, soft_wrap=False, emoji=False)  # ":smile:" in a query stays text

@@ -9,7 +9,6 @@ single-file format goes to stdout without ``--out`` (the summary then goes to st
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from fnmatch import fnmatchcase
@@ -20,7 +19,7 @@ from labeller.commands.refusals import report_refusals
 from labeller.core.build import build
 from labeller.commands.format_flags import (add_format_argument, add_format_flags, chosen_options, describe_formats,
                                             folder_note)
-from labeller.display import safe_line
+from labeller.display import json_dumps, safe_line
 from labeller.errors import EXIT_OK, InvalidInput
 from labeller.interop import FORMATS
 from labeller.interop.format import Direction, Exported
@@ -59,9 +58,9 @@ def run(args: argparse.Namespace) -> int:
     written = write_folder(args, exported, fmt.folder) if fmt.folder is not None else write_single(args, exported)
     summary_to_stderr = args.target is None and fmt.folder is None
     if args.format == "json":
-        print(json.dumps({"ok": True, "errors": [], "format": args.fmt, "records": len(result.records),
+        print(json_dumps({"ok": True, "errors": [], "format": args.fmt, "records": len(result.records),
                           "hit_rule": project.hit_rule.name, "notes": notes, "written": written},
-                         ensure_ascii=False, indent=2, sort_keys=True), file=sys.stderr if summary_to_stderr
+                         indent=2, sort_keys=True), file=sys.stderr if summary_to_stderr
               else sys.stdout)
     else:
         out = console(stderr=summary_to_stderr)

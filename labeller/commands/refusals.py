@@ -10,7 +10,7 @@ from labeller.core.build import BuildResult
 from labeller.core.project import Project
 from labeller.core.resolve import Refusal
 from labeller.core.vocab import RefusalKind
-from labeller.display import safe_line
+from labeller.display import json_dumps, safe_line
 from labeller.errors import EXIT_INVALID, EXIT_OK, EXIT_REFUSED
 
 CONTEXT_CHARS = 60
@@ -23,7 +23,7 @@ def report_refusals(project: Project, result: BuildResult, fmt: str, what: str, 
         report = {"ok": False, "errors": [r.as_json() for r in result.refusals]}
         if summary is not None:
             report["summary"] = summary
-        print(json.dumps(report, ensure_ascii=False, indent=2, sort_keys=True))
+        print(json_dumps(report, indent=2, sort_keys=True))
     else:
         print_refusals(project, result.refusals)
         console(stderr=True).print(f"[bold red]{what}:[/] {len(result.refusals)} label error(s); {consequence}")

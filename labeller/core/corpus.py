@@ -3,6 +3,10 @@
 A corpus comes from anywhere, so the walk refuses anything that could make a label
 point outside the folder or at bytes that change under it: symlinks at any depth,
 non-regular files, undecodable text and oversized files all stop the load (exit 2).
+It fails closed: a folder it cannot read or a file that vanishes mid-walk stops it too
+(skipping one would let a quote that was ambiguous resolve "uniquely"), and so do two
+names that differ only in Unicode normalisation or case (which one does a label mean,
+and which one will a case-insensitive checkout keep?).
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ import hashlib
 import os
 import re
 import stat
+import unicodedata
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from functools import cached_property
@@ -146,11 +151,15 @@ def walk_corpus(root: Path, include: tuple[str, ...] = DEFAULT_INCLUDE, exclude:
     if not root.is_dir():
         raise InvalidInput("corpus folder not found", path=str(root))
     found: list[tuple[str, Path]] = []
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+    for dirpath, dirnames, filenames in os.walk(root, onerror=_unreadable_folder, followlinks=False):
         base = Path(dirpath)
         for name in sorted(dirnames + filenames):
             path = base / name
-            st = path.lstat()
+            try:
+                st = path.lstat()
+            except FileNotFoundError:
+                raise InvalidInput("vanished while the corpus was read; run again once it is stable",
+                                   path=str(path)) from None
             rel = path.relative_to(root).as_posix()
             if stat.S_ISLNK(st.st_mode):
                 raise InvalidInput("symlink inside the corpus refused", path=str(path))
@@ -165,21 +174,43 @@ def walk_corpus(root: Path, include: tuple[str, ...] = DEFAULT_INCLUDE, exclude:
                                    "(raise [corpus] max_file_bytes in labeller.toml)", path=str(path))
             found.append((rel, path))
     found.sort()
+    _refuse_colliding_names(root, [rel for rel, _ in found])
     return found
 
 
-def read_file_nofollow(path: Path) -> bytes:
-    """Read a file through a descriptor that refuses a symlink swapped in after the walk."""
+def _unreadable_folder(exc: OSError) -> None:
+    raise InvalidInput(f"cannot read this corpus folder ({exc.strerror or exc}); labeller does not skip part "
+                       "of a corpus", path=str(exc.filename)) from None
+
+
+def _refuse_colliding_names(root: Path, doc_ids: list[str]) -> None:
+    """Two paths equal under NFC, or under NFC and case folding, are refused, naming both."""
+    seen: dict[str, str] = {}
+    for doc_id in doc_ids:
+        key = unicodedata.normalize("NFC", doc_id).casefold()
+        other = seen.setdefault(key, doc_id)
+        if other != doc_id:
+            how = "case" if unicodedata.normalize("NFC", other) != unicodedata.normalize("NFC", doc_id) else \
+                "Unicode normalisation (NFC/NFD)"
+            raise InvalidInput(f"{other!r} and {doc_id!r} differ only in {how}: rename one (a label could not say "
+                               "which it means)", path=str(root))
+
+
+def read_file_nofollow(path: Path, max_bytes: int) -> bytes:
+    """Read a file through a descriptor that refuses a symlink swapped in after the walk,
+    reading at most one byte past ``max_bytes`` (a file that grew after the walk)."""
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
     try:
         fd = os.open(path, flags)
+    except FileNotFoundError:
+        raise InvalidInput("vanished while the corpus was read; run again once it is stable", path=str(path)) from None
     except OSError as exc:
         raise InvalidInput(f"cannot open: {exc.strerror}", path=str(path)) from None
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise InvalidInput("not a regular file", path=str(path))
         with os.fdopen(fd, "rb", closefd=False) as fh:
-            return fh.read()
+            return fh.read(max_bytes + 1)
     finally:
         os.close(fd)
 
@@ -188,7 +219,7 @@ def load_corpus(root: Path, include: tuple[str, ...] = DEFAULT_INCLUDE, exclude:
                 max_file_bytes: int = DEFAULT_MAX_FILE_BYTES) -> Corpus:
     docs = []
     for doc_id, path in walk_corpus(root, include, exclude, max_file_bytes):
-        data = read_file_nofollow(path)
+        data = read_file_nofollow(path, max_file_bytes)
         if len(data) > max_file_bytes:
             raise InvalidInput(f"file grew past the bound of {max_file_bytes} bytes", path=str(path))
         docs.append(make_document(doc_id, decode_utf8(data, str(path))))

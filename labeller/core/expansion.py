@@ -207,19 +207,28 @@ def section_span(doc: Document, blocks_at: Callable[[int, int], DocBlocks], head
         # a multi-line setext title, or markdown-it's stand-in for NUL: the whole document
         return _section_in(doc, blocks_at(0, len(starts) - 1).headings, wanted)
     found: dict[int, Heading] = {}
+    searched: dict[int, DocBlocks] = {}  # windows already searched, held so that no id is reused
     pos = text.find(wanted)
     while pos != -1:
         line = doc.line_of(pos)
-        found.update((h.first, h) for h in blocks_at(line, line).headings if h.text == wanted)
+        blocks = blocks_at(line, line)
+        if id(blocks) not in searched:  # once per window, not once per line holding the text
+            searched[id(blocks)] = blocks
+            found.update((h.first, h) for h in blocks.headings if h.text == wanted)
         pos = text.find(wanted, doc.line_end(line))
     matches = sorted(found.values(), key=lambda h: h.first)
     if len(matches) != 1:
         return _section_in(doc, matches, wanted)
     h = matches[0]
     later: list[Heading] = []
+    searched.clear()
     for m in _HEADING_LINE.finditer(text, doc.line_end(h.last)):
         line = doc.line_of(m.start())
-        later = [o for o in blocks_at(line, line).headings if o.first > h.first and o.level <= h.level]
+        blocks = blocks_at(line, line)
+        if id(blocks) in searched:
+            continue  # a window gives every line in it the same answer
+        searched[id(blocks)] = blocks
+        later = [o for o in blocks.headings if o.first > h.first and o.level <= h.level]
         if later:
             break
     return _section_in(doc, [h, *later], wanted)

@@ -6,6 +6,7 @@ Expansion, section locators and document titles all read Markdown through here, 
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 import yaml
@@ -48,6 +49,12 @@ def parse_structure(text: str) -> list[Token]:
     return _structure_parser().parse(text)
 
 
+# Every line the front matter plugin could take for a closing line (a superset: it also
+# wants the dashes at least as many as the opening line's and fewer than 4 columns of
+# indent, and ``...`` in column 0).
+_CLOSER_LIKE = re.compile(r"^[ \t]*(?:-{3,}|\.\.\.)[ \t]*$", re.MULTILINE)
+
+
 @lru_cache(maxsize=64)
 def front_matter(text: str) -> tuple[int, str | None]:
     """Return (number of lines the front matter covers, its ``content``), or (0, None).
@@ -55,23 +62,37 @@ def front_matter(text: str) -> tuple[int, str | None]:
     Cached: every window parsed from a document asks again (a string's hash is
     computed once, and the lookup compares the same object).
 
-    The plugin only recognises front matter that starts on line 0 and is closed, so we
-    let it parse growing prefixes ending at each candidate closing line; that keeps the
-    answer identical to the full parse without running it over a whole large document.
+    The plugin only recognises front matter that starts on line 0 and is closed by the
+    first closing line, so a prefix that holds that line parses to the same token as the
+    whole document, and a prefix that does not parses to none. We parse prefixes ending at
+    candidate closing lines, each at least twice as long as the last one parsed (then the
+    last candidate, if skipped): the characters parsed stay under three times the
+    document's whatever it holds, where one parse per candidate line was quadratic (an
+    unclosed ``---`` followed by thousands of bullets took minutes).
     """
     if not text.startswith("---"):
         return 0, None
     parser = _front_matter_parser()
-    pos = text.find("\n") + 1
-    while 0 < pos < len(text):
-        nl = text.find("\n", pos)
-        end = len(text) if nl == -1 else nl + 1
-        if text[pos] in "-.":
-            for tok in parser.parse(text[:end]):
-                if tok.type == "front_matter" and tok.map:
-                    return tok.map[1], tok.content
-        pos = end
+    parsed = 0  # length of the longest prefix parsed so far
+    skipped = 0  # end of a candidate passed over since then
+    for m in _CLOSER_LIKE.finditer(text, text.find("\n") + 1 or len(text)):
+        end = min(m.end() + 1, len(text))
+        if end < 2 * parsed:
+            skipped = end
+            continue
+        parsed, skipped = end, 0
+        if found := _front_matter_token(parser, text[:end]):
+            return found
+    if skipped:
+        return _front_matter_token(parser, text[:skipped]) or (0, None)
     return 0, None
+
+
+def _front_matter_token(parser: MarkdownIt, text: str) -> tuple[int, str] | None:
+    for tok in parser.parse(text):
+        if tok.type == "front_matter" and tok.map:
+            return tok.map[1], tok.content
+    return None
 
 
 def front_matter_title(text: str) -> str | None:

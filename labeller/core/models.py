@@ -6,6 +6,7 @@ inconsistent records outright: a silently ignored typo would be a label nobody c
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, field_validator, model_validator
@@ -86,6 +87,20 @@ class Question(BaseModel):
     tags: list[StrictStr] = Field(default_factory=list)
     split: SplitName | None = None
     unanswerable: StrictBool | None = None
+
+    @field_validator("id")
+    @classmethod
+    def _id_printable(cls, v: str) -> str:
+        """An id is what a reviewer reads in a diff and a CI log: it must look like itself."""
+        if not v.strip():
+            raise ValueError("the id is blank")
+        if v != v.strip():
+            raise ValueError(f"the id {v!r} starts or ends with whitespace (it would look like another id)")
+        bad = next((ch for ch in v if unicodedata.category(ch)[0] in "CZ" and ch != " "), None)
+        if bad is not None:
+            raise ValueError(f"the id holds the invisible or control character U+{ord(bad):04X}; "
+                             "ids must be printable")
+        return v
 
     @field_validator("query")
     @classmethod

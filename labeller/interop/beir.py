@@ -15,7 +15,6 @@ splits (``dev``, ``test``, ``holdout``), else none.
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from types import SimpleNamespace
@@ -23,6 +22,7 @@ from types import SimpleNamespace
 from labeller.core.build import BuildResult
 from labeller.core.project import Project
 from labeller.core.vocab import SPLITS
+from labeller.display import json_dumps
 from labeller.errors import InvalidInput
 from labeller.interop.files import read_text, refuse_unknown_keys, require_str
 from labeller.interop.format import Exported, Format, Option
@@ -122,9 +122,9 @@ def export(project: Project, result: BuildResult, options: SimpleNamespace) -> E
         if c.chunk_id in seen:
             continue  # two chunks of one document with identical text share an id: one BEIR document
         seen.add(c.chunk_id)
-        corpus_lines.append(json.dumps({"_id": c.chunk_id, "title": c.breadcrumb, "text": c.text,
+        corpus_lines.append(json_dumps({"_id": c.chunk_id, "title": c.breadcrumb, "text": c.text,
                                         "metadata": {"doc_id": c.doc_id, "char_start": c.start,
-                                                     "char_end": c.end}}, ensure_ascii=False) + "\n")
+                                                     "char_end": c.end}}) + "\n")
     query_lines = []
     qrels: dict[str, list[str]] = {}
     for rec in result.records:
@@ -133,8 +133,7 @@ def export(project: Project, result: BuildResult, options: SimpleNamespace) -> E
         own = {"expected_answer": q.expected_answer, "tags": list(q.tags), "split": q.split, "hop": q.hop}
         if q.unanswerable is not None:
             own["unanswerable"] = q.unanswerable
-        query_lines.append(json.dumps({"_id": qid, "text": q.query, "metadata": {"labeller": own}},
-                                      ensure_ascii=False) + "\n")
+        query_lines.append(json_dumps({"_id": qid, "text": q.query, "metadata": {"labeller": own}}) + "\n")
         rows = qrels.setdefault(q.split or "test", [])
         rows.extend(f"{qid}\t{cid}\t1\n" for cid in rec.chunk_ids)
     files = {"corpus.jsonl": "".join(corpus_lines), "queries.jsonl": "".join(query_lines)}

@@ -8,13 +8,13 @@ for records; comment lines of the imported file are not carried over.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from types import SimpleNamespace
 
 from labeller.core.build import BuildResult
 from labeller.core.project import Project
 from labeller.core.questions import load_questions
+from labeller.display import json_dumps
 from labeller.interop.format import Exported, Format
 from labeller.interop.records import Candidate, Incoming, Target
 
@@ -31,7 +31,7 @@ def read(path: Path, project: Project, options: SimpleNamespace) -> Incoming:
 
 
 def export(project: Project, result: BuildResult, options: SimpleNamespace) -> Exported:
-    text = "".join(json.dumps(rec.question.as_json(), ensure_ascii=False) + "\n" for rec in result.records)
+    text = "".join(json_dumps(rec.question.as_json()) + "\n" for rec in result.records)
     return Exported({"": text.encode("utf-8")})
 
 

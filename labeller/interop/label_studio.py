@@ -20,12 +20,12 @@ to import into a project whose labelling config is::
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from types import SimpleNamespace
 
 from labeller.core.build import BuildResult
 from labeller.core.project import Project
+from labeller.display import json_dumps
 from labeller.errors import InvalidInput
 from labeller.interop.files import read_text
 from labeller.interop.format import Exported, Format, Option
@@ -144,7 +144,7 @@ def export(project: Project, result: BuildResult, options: SimpleNamespace) -> E
     notes = [f"{len(tasks)} task(s), one per record and document; offsets in {units}; spans as predictions"]
     if negatives:
         notes.append(f"{negatives} negative record(s) have no span and so no task")
-    return Exported({"": (json.dumps(tasks, ensure_ascii=False, indent=2) + "\n").encode("utf-8")}, notes)
+    return Exported({"": (json_dumps(tasks, indent=2) + "\n").encode("utf-8")}, notes)
 
 
 FORMAT = Format(

@@ -11,12 +11,12 @@ retriever over the very chunks labeller built; a re-import then labels whole chu
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from types import SimpleNamespace
 
 from labeller.core.build import BuildResult
 from labeller.core.project import Project
+from labeller.display import json_dumps
 from labeller.errors import InvalidInput
 from labeller.interop.files import read_text, refuse_unknown_keys
 from labeller.interop.format import Exported, Format
@@ -63,8 +63,8 @@ def export(project: Project, result: BuildResult, options: SimpleNamespace) -> E
     queries = {rec.question.id: rec.question.query for rec in result.records if rec.chunk_ids}
     relevant = {rec.question.id: list(rec.chunk_ids) for rec in result.records if rec.chunk_ids}
     left = len(result.records) - len(queries)
-    text = json.dumps({"queries": queries, "corpus": corpus, "relevant_docs": relevant, "mode": "text"},
-                      ensure_ascii=False, indent=2) + "\n"
+    text = json_dumps({"queries": queries, "corpus": corpus, "relevant_docs": relevant, "mode": "text"},
+                      indent=2) + "\n"
     notes = [f"{len(corpus)} node(s) = chunks; relevant = answer-bearing chunks under the build hit rule "
              f"{project.hit_rule.name}"]
     if left:

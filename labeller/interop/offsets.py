@@ -11,7 +11,6 @@ each with its text, so any tool can check them.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -19,6 +18,7 @@ from labeller.core.build import BuildResult
 from labeller.core.canon import canonicalize, decode_utf8
 from labeller.core.corpus import check_relative_doc_id, read_file_nofollow
 from labeller.core.project import Project
+from labeller.display import json_dumps
 from labeller.errors import InvalidInput
 from labeller.interop.files import refuse_unknown_keys, require_str
 from labeller.interop.format import Exported, Format, Option
@@ -84,7 +84,7 @@ def file_text(project: Project, doc: str) -> str:
     root = project.corpus.root
     if root is None:
         raise InvalidInput("--offsets-of file needs a corpus read from disk")
-    text = decode_utf8(read_file_nofollow(root / doc), str(root / doc))
+    text = decode_utf8(read_file_nofollow(root / doc, project.config.max_file_bytes), str(root / doc))
     if canonicalize(text) != project.corpus[doc].text:
         raise InvalidInput("the file changed on disk while importing", path=str(root / doc))
     return text[1:] if text.startswith("\ufeff") else text
@@ -109,7 +109,7 @@ def export(project: Project, result: BuildResult, options: SimpleNamespace) -> E
             obj["hop"] = q.hop
         if q.unanswerable:
             obj["unanswerable"] = True
-        lines.append(json.dumps(obj, ensure_ascii=False) + "\n")
+        lines.append(json_dumps(obj) + "\n")
     notes = [f"offsets counted in {units} of each document's canonical text; each span is the built span "
              "(after block expansion), with its text"]
     return Exported({"": "".join(lines).encode("utf-8")}, notes)

@@ -8,12 +8,12 @@ and is reported. A page listed twice in one record is refused, like every duplic
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from types import SimpleNamespace
 
 from labeller.core.build import BuildResult
 from labeller.core.project import Project
+from labeller.display import json_dumps
 from labeller.errors import InvalidInput
 from labeller.interop.files import read_text, refuse_unknown_keys, require_str
 from labeller.interop.format import Exported, Format
@@ -78,7 +78,7 @@ def export(project: Project, result: BuildResult, options: SimpleNamespace) -> E
             item["category"] = q.tags[0]
             dropped_tags += len(q.tags) - 1
         queries.append(item)
-    text = json.dumps({"schema": SCHEMA, "queries": queries}, ensure_ascii=False, indent=2) + "\n"
+    text = json_dumps({"schema": SCHEMA, "queries": queries}, indent=2) + "\n"
     notes = ["every label is written as its document (this format holds pages only)"]
     if dropped_tags:
         notes.append(f"{dropped_tags} tag(s) after each record's first were left out (one category per record)")

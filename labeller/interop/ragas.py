@@ -9,12 +9,12 @@ answer as the reference. Negatives have no context and are left out of the expor
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from types import SimpleNamespace
 
 from labeller.core.build import BuildResult
 from labeller.core.project import Project
+from labeller.display import json_dumps
 from labeller.interop.files import require_str
 from labeller.interop.format import Exported, Format
 from labeller.interop.objects import json_objects, optional_str, str_list
@@ -41,8 +41,8 @@ def export(project: Project, result: BuildResult, options: SimpleNamespace) -> E
             negatives += 1
             continue
         contexts = [project.corpus[s.doc_id].text[s.start:s.end] for s in rec.spans]
-        lines.append(json.dumps({"user_input": rec.question.query, "reference_contexts": contexts,
-                                 "reference": rec.question.expected_answer}, ensure_ascii=False) + "\n")
+        lines.append(json_dumps({"user_input": rec.question.query, "reference_contexts": contexts,
+                                 "reference": rec.question.expected_answer}) + "\n")
     notes = ["reference contexts are the built spans' text"]
     if negatives:
         notes.append(f"{negatives} negative record(s) left out (a ragas row needs a reference context)")
