@@ -19,7 +19,7 @@ from typing import ClassVar, Iterable, Protocol
 from labeller.core.hitrules.measures import Interval, any_overlap, coverage, span_containment, union_coverage
 from labeller.errors import InvalidInput
 
-__all__ = ["HitRule", "ChunkRule", "ThresholdRule", "REGISTRY", "parse_hit_rule", "hit_rule_class", "Interval",
+__all__ = ["HitRule", "ChunkRule", "ThresholdRule", "REGISTRY", "parse_hit_rule", "hit_rule_class", "hit_rule_forms", "Interval",
            "any_overlap", "coverage", "span_containment", "union_coverage"]
 
 
@@ -122,6 +122,11 @@ def _takes_threshold(cls: type) -> bool:
     return "threshold" in inspect.signature(cls).parameters
 
 
+def hit_rule_forms() -> list[str]:
+    """How each registered rule is written (``coverage>=T``), for help texts and errors."""
+    return [f"{kind}>=T" if _takes_threshold(hit_rule_class(kind)) else kind for kind in REGISTRY]
+
+
 def _usage() -> str:
-    forms = [f"{kind}>=T" if _takes_threshold(hit_rule_class(kind)) else kind for kind in REGISTRY]
+    forms = hit_rule_forms()
     return ", ".join(forms[:-1]) + f" or {forms[-1]}" + (" with 0 <= T <= 1" if any(">=" in f for f in forms) else "")
