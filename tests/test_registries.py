@@ -107,3 +107,12 @@ def test_bm25_has_no_branch_of_its_own(tmp_path, capsys, monkeypatch):
     monkeypatch.setitem(retrievers.REGISTRY, "bm25", "toys.toy_retriever:Reversed.for_project")
     assert main(["eval", "--root", str(root), "--format", "json", "--no-history"]) == 0
     assert json.loads(capsys.readouterr().out)["fingerprint"]["retriever"] == {"name": "toy-reversed"}
+
+
+def test_loading_every_shipped_rule_leaves_the_measures_in_place():
+    """A rule module named like a measure (``coverage.py`` beside ``coverage()``) would replace
+    the measure on the package the moment it is imported."""
+    for form in hit_rule_forms():
+        parse_hit_rule(form.replace("T", "0.5"))
+    for measure in ("any_overlap", "span_containment", "coverage", "union_coverage"):
+        assert callable(getattr(hitrules, measure)) and getattr(hitrules, measure).__module__.endswith(".measures")
