@@ -80,7 +80,7 @@ async def keystrokes(root: Path, n: int = 60) -> KeyResult:
 
     from labeller.app.app import LabellerApp
     from labeller.app.screens.author import AuthorScreen
-    from labeller.app.state import AuthoringSession
+    from labeller.app.session.session import AuthoringSession
     from labeller.app.widgets.document_view import DocumentView
 
     session = AuthoringSession.open(root)
@@ -135,7 +135,7 @@ def _doc_of(project, start: int, quote: str) -> str:
 _START = """
 import sys, time
 from labeller.app.app import LabellerApp
-from labeller.app.state import AuthoringSession
+from labeller.app.session.session import AuthoringSession
 
 async def first_screen(pilot):
     print(time.time(), type(pilot.app.screen).__name__, flush=True)

@@ -172,23 +172,6 @@ class ProjectConfig(BaseModel):
         return ProjectLayout(root=self.root, corpus=self.corpus, questions=self.questions, out=self.out,
                              run_history=self.root / self.eval.history)
 
-    # Kept only while labeller/app/ still reads them (see NOTES.md); everything else asks the layout.
-    @property
-    def artifact_path(self) -> Path:
-        return self.layout.artifact
-
-    @property
-    def manifest_path(self) -> Path:
-        return self.layout.manifest
-
-    @property
-    def cache_dir(self) -> Path:
-        return self.layout.cache_dir
-
-    @property
-    def review_log(self) -> Path:
-        return self.layout.review_log
-
     def invalid(self, key: str, reason: str) -> InvalidInput:
         """The error for a configured value an upper layer found wrong (``key`` is ``section.key``),
         naming where the value came from."""

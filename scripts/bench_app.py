@@ -35,7 +35,8 @@ from benchmarks.synth import generate, parse_size, write_project  # noqa: E402
 from labeller.app.app import LabellerApp  # noqa: E402
 from labeller.app.screens.author import AuthorScreen  # noqa: E402
 from labeller.app.screens.questions import QuestionsScreen  # noqa: E402
-from labeller.app.state import AuthoringSession, quote_from_range  # noqa: E402
+from labeller.core.nudge import quote_from_range  # noqa: E402
+from labeller.app.session.session import AuthoringSession  # noqa: E402
 from labeller.app.widgets.document_view import DocumentView  # noqa: E402
 
 

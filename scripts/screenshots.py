@@ -20,7 +20,8 @@ from pathlib import Path
 
 from labeller.app.app import LabellerApp
 from labeller.app.pilot import settle
-from labeller.app.state import AuthoringSession, preview_locator
+from labeller.app.session.preview import preview_locator
+from labeller.app.session.session import AuthoringSession
 
 SIZE = (140, 42)
 
@@ -51,7 +52,7 @@ def pick_records(session: AuthoringSession) -> tuple[str, str | None]:
 async def shoot(root: Path, out: Path, size: tuple[int, int] = SIZE) -> list[Path]:
     session = AuthoringSession.open(root)
     record, ambiguous = pick_records(session)
-    app = LabellerApp(AuthoringSession.open(root))
+    app = LabellerApp(AuthoringSession.open(root), watch_corpus=False)
     written: list[Path] = []
 
     async def save(name: str) -> None:

@@ -94,8 +94,9 @@ def copy_bundled_example(root: Path) -> Path:
 
 def make_app(root: Path, **kwargs):
     from labeller.app.app import LabellerApp
-    from labeller.app.state import AuthoringSession
+    from labeller.app.session.session import AuthoringSession
 
+    kwargs.setdefault("watch_corpus", False)  # corpus changes are checked by calling check_corpus
     return LabellerApp(AuthoringSession.open(root), **kwargs)
 
 

@@ -95,3 +95,40 @@ async def test_eval_refused_when_the_golden_set_does_not_build(project):
         await settle(pilot)
         assert app.screen.result is None
         assert "does not build" in str(app.screen.query_one("#eval-status").render())
+
+
+@run_async
+async def test_results_and_leak_panel_say_when_they_are_older_than_the_labels_or_corpus(project):
+    app = make_app(project)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("f6")
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        screen = app.screen
+        status = lambda: str(screen.query_one("#eval-status").render())  # noqa: E731
+        assert screen.age() == [] and "older" not in status()
+
+        app.session.update("q002", query="How quickly is a page answered?")  # a label changes
+        app.refresh_screens()
+        await settle(pilot)
+        assert screen.age() == ["the labels changed since this eval ran"]
+        assert "older than the golden set" in status()
+        app.action_undo()
+        await settle(pilot)
+        assert screen.age() == [] and "older" not in status(), "back to the labels the eval scored"
+
+        doc = project / "corpus" / "ops" / "oncall.md"
+        doc.write_text(doc.read_text(encoding="utf-8") + "\nA new line.\n", encoding="utf-8")
+        app.check_corpus()
+        await settle(pilot)
+        assert screen.age() == ["the corpus changed since this eval ran"]
+        assert "corpus changed" in status()
+
+        screen.query_one("#eval-tabs").active = "tab-leaks"
+        screen.query_one("#eval-leaks").focus()
+        await pilot.press("enter")
+        await settle(pilot)
+        leak = app.screen
+        assert isinstance(leak, LeakScreen)
+        assert "corpus changed since this eval ran" in str(leak.query_one("#leak-age").render())

@@ -15,7 +15,9 @@ from helpers_app import (bundled_example_present, copy_bundled_example, make_app
 from labeller.app.screens.author import AuthorScreen
 from labeller.app.screens.dialogs import Choice
 from labeller.app.screens.help import HelpScreen
-from labeller.app.state import AuthoringSession, LocatorDraft, preview_locator
+from labeller.app.session.drafts import LocatorDraft
+from labeller.app.session.preview import preview_locator
+from labeller.app.session.session import AuthoringSession
 from labeller.app.widgets.document_view import DocumentView
 from labeller.app.widgets.preview import PreviewPanel
 from labeller.config import load_config
@@ -539,3 +541,29 @@ async def test_reload_corpus_after_an_edit(small):
         app.action_reload_corpus()
         await settle(pilot)
         assert app.session.status("q003")[0] == "not found"
+
+
+@run_async
+async def test_every_screen_is_reached_from_its_mode_spec(small, monkeypatch):
+    """One ``ModeSpec`` per screen, pushed or not, gives it its key, palette command and help
+    group: nothing else has to be written for a screen to be reachable."""
+    from labeller.app.app import LabellerApp, binding_groups
+    from labeller.app.screens.modes import SCREENS
+
+    monkeypatch.setenv("LABELLER_REVIEWER", "alice")
+    keys = {b.key: b.action for b in LabellerApp.BINDINGS}
+    groups = {where for where, _ in binding_groups()}
+    app = make_app(small)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        titles = {c.title for c in app.get_system_commands(app.screen)}
+        for m in SCREENS:
+            assert keys[m.key] == m.action and m.command in titles
+            assert f"{m.title} ({m.key})" in groups or not m.screen.__dict__.get("BINDINGS")
+            await pilot.press(m.key)
+            await settle(pilot)
+            assert isinstance(app.screen, m.screen), m.name
+            if not m.is_mode:
+                await pilot.press("escape")
+                await settle(pilot)
+    assert len({m.name for m in SCREENS}) == len({m.key for m in SCREENS}) == len(SCREENS)

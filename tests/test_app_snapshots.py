@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from helpers_app import make_app, settle, type_into, write_small_project
-from labeller.app.state import AuthoringSession
+from labeller.app.session.session import AuthoringSession
 
 SIZE = (140, 40)
 

@@ -8,9 +8,12 @@ import pytest
 
 from helpers_app import write_small_project
 from labeller.app.journal import Journal, JournalEntry, JournalError
-from labeller.app.state import (COPY_WARN_THRESHOLD, AuthoringSession, Draft, LocatorDraft, QuestionFilter,
-                                copy_score, locator_statuses, next_record_id, nudge_range, quote_from_range,
-                                resolve_locators)
+from labeller.core.nudge import nudge_range, quote_from_range
+from labeller.app.session.drafts import Draft, LocatorDraft, next_record_id
+from labeller.app.session.filters import QuestionFilter
+from labeller.app.session.preview import (COPY_WARN_THRESHOLD, copy_score, locator_statuses,
+                                          resolve_locators)
+from labeller.app.session.session import AuthoringSession
 from labeller.app.widgets.document_view import display_text, line_starts
 from labeller.core.corpus import make_document
 
@@ -122,7 +125,7 @@ def test_dirty_answers_follow_the_file_after_a_save(session):
 
 
 def test_unreadable_journal_is_reported_and_set_aside(tmp_path):
-    j = Journal(tmp_path)
+    j = Journal(tmp_path / "journal.json")
     j.path.parent.mkdir(parents=True, exist_ok=True)
     j.path.write_text('{"format": "labeller-journal-v1", "drafts": [', encoding="utf-8")
     with pytest.raises(JournalError):
@@ -179,3 +182,31 @@ def test_coverage_adds_tags_to_the_build_summary(session):
     assert cov["labels_per_tag"] == {"(no tag)": {"records": 1, "spans": 0}, "oncall": {"records": 1, "spans": 1},
                                      "ops": {"records": 2, "spans": 2}}
     assert (cov["single"], cov["multi"], cov["negative"]) == (3, 0, 1)
+
+
+def test_drafts_have_exactly_the_core_models_fields():
+    """Drafts mirror no field of their own: a field added to ``Question`` or ``Locator``
+    must be added to the draft, or the draft would silently drop it on save."""
+    from dataclasses import fields
+
+    from labeller.core.models import Locator, Question
+
+    assert {f.name for f in fields(Draft)} == set(Question.model_fields)
+    assert {f.name for f in fields(LocatorDraft)} == set(Locator.model_fields)
+
+
+def test_the_app_imports_no_command_module():
+    """Layers point one way: the app may use commands' building blocks only through the
+    layers below them (``labeller.review.reviewers``, the core), never ``labeller.commands``."""
+    import ast
+    from pathlib import Path
+
+    import labeller.app
+
+    bad = []
+    for path in Path(labeller.app.__file__).parent.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            bad += [f"{path.name}:{node.lineno} {n}" for n in names if n.startswith("labeller.commands")]
+    assert not bad, bad

@@ -13,6 +13,7 @@ from types import SimpleNamespace
 import pytest
 
 from conftest import q, write_project
+from labeller.app.journal import Journal
 from labeller.cli import main
 from labeller.config import load_config
 from labeller.core.build import build
@@ -100,10 +101,17 @@ def baseline_report(project: Project, hostile: str) -> Path:
     return path
 
 
+def app_journal(project: Project, hostile: str) -> Path:
+    path = project.layout.journal
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text('{"format":\n' + hostile + "\n}\n", encoding="utf-8")
+    Journal(path).read()  # JournalError is an InvalidInput: the app sets the journal aside and says why
+    return path
+
+
 READERS = [read_questions, read_reviews, read_annotations, import_jsonl, import_beir, import_pages_json,
-           baseline_report]
-# Not here: labeller/app/journal.py (the app's, see NOTES.md: it must call io.parse_json), and the
-# committed artifact/manifest, whose damage is drift (exit 1) — tested below.
+           baseline_report, app_journal]
+# Not here: the committed artifact/manifest, whose damage is drift (exit 1) — tested below.
 
 
 def _where(exc: InvalidInput) -> list[tuple[str | None, int | None, str]]:
@@ -118,7 +126,7 @@ def test_a_nesting_bomb_is_refused_by_file_and_line(project, reader):
         reader(project, BOMB)
     [(path, line, message)] = _where(caught.value)
     assert Path(path).name in {"questions.jsonl", "reviews.jsonl", "bob.jsonl", "in.jsonl", "queries.jsonl",
-                               "pages.json", "baseline.json"}
+                               "pages.json", "baseline.json", "journal.json"}
     assert line == 2 and "nested too deeply" in message
 
 

@@ -1,6 +1,6 @@
 """The Textual authoring app (``labeller`` / ``labeller app``).
 
 ``app.py`` is the shell, ``screens/`` the modes and dialogs, ``widgets/`` the pieces that
-show things and post messages, ``state.py`` the session they all read, ``journal.py``
+show things and post messages, ``session/`` the plain model they all read, ``journal.py``
 the autosave that keeps unsaved work, and ``labeller.tcss`` the one stylesheet.
 """

@@ -1,12 +1,12 @@
 """``LabellerApp``: the authoring app's shell — modes, global keys, save, journal, palette.
 
-Each part of the app is a *mode* (its own screen stack) listed in ``MODE_SPECS``: the
-question list, the authoring workspace, coverage, broken labels, the eval. A new part
-(the review screens, say) is one more ``ModeSpec`` — a name, a title, a key and the
-screen class — and it gets its key binding, its palette command and its line in the
-help screen from that entry.
+Each screen reached by a key (the question list, the authoring workspace, coverage,
+broken labels, the eval, help, review mode) declares a ``ModeSpec`` in its own module,
+listed in ``labeller.app.screens.modes.SCREENS``; from that list the app makes its key bindings,
+its palette commands and the help screen's groups. A new screen is one new module plus
+one line there.
 
-The app holds the one ``AuthoringSession`` (``labeller.app.state``); screens read it and
+The app holds the one ``AuthoringSession`` (``labeller.app.session``); screens read it and
 call it, widgets never touch it. Global work lives here: loading the heavy parts of the
 project in a worker, the journal restore at start, saving with its conflict check and
 the rebuild of the golden set, and quitting without losing anything.
@@ -14,9 +14,8 @@ the rebuild of the golden set, and quitting without losing anything.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import partial
-from typing import Callable, Iterable
+from typing import Iterable
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
@@ -24,56 +23,35 @@ from textual.keys import format_key
 from textual.screen import ModalScreen, Screen
 
 from labeller.app.journal import JournalError
+from labeller.app.screens.modes import SCREENS
 from labeller.app.screens.author import AuthorScreen
 from labeller.app.screens.base import SessionScreen
-from labeller.app.screens.coverage import CoverageScreen
-from labeller.app.screens.eval import EvalScreen
 from labeller.app.screens.dialogs import conflict_dialog, quit_dialog, restore_dialog
-from labeller.app.screens.help import HelpScreen
-from labeller.app.screens.questions import QuestionsScreen
-from labeller.app.screens.stale import StaleScreen
-from labeller.app.state import AuthoringSession, SaveOutcome
+from labeller.app.session.saving import SaveOutcome
+from labeller.app.session.session import AuthoringSession
 from labeller.app.widgets.locators import LocatorTable
 from labeller.app.widgets.question_list import QuestionTable
 from labeller.app.widgets.markup import visible_line
 from labeller.errors import LabellerError
 
 
-@dataclass(frozen=True)
-class ModeSpec:
-    """One part of the app: a mode with its own screen, reached with ``key``."""
-
-    name: str
-    title: str
-    key: str
-    screen: Callable[[], Screen]
-    help: str
-
-
-MODE_SPECS: list[ModeSpec] = [
-    ModeSpec("questions", "Questions", "f2", QuestionsScreen, "The question list, with filters and statuses"),
-    ModeSpec("author", "Author", "f3", AuthorScreen, "Edit a question and anchor it in the corpus"),
-    ModeSpec("coverage", "Coverage", "f4", CoverageScreen, "Labels per document and per tag"),
-    ModeSpec("stale", "Broken", "f5", StaleScreen, "Broken labels: re-anchor what the corpus broke"),
-    ModeSpec("eval", "Eval", "f6", EvalScreen, "Run the eval: recall@k, per-query ranks, leaks"),
-]
-
 # Actions a modal dialog must not be interrupted by.
-_GLOBAL_ACTIONS = {"switch_mode", "save", "new_question", "help", "reload_corpus", "review"}
+_GLOBAL_ACTIONS = {"switch_mode", "open_screen", "save", "new_question", "reload_corpus", "undo", "redo"}
 
 
 class LabellerApp(App):
     CSS_PATH = "labeller.tcss"
     TITLE = "labeller"
-    MODES = {m.name: m.screen for m in MODE_SPECS}
-    DEFAULT_MODE = MODE_SPECS[0].name
+    MODES = {m.name: m.screen for m in SCREENS if m.is_mode}
+    DEFAULT_MODE = next(iter(MODES))
     BINDINGS = [
-        Binding("f1", "help", "Help", priority=True, tooltip="Every key binding, by where it applies"),
-        *[Binding(m.key, f"switch_mode('{m.name}')", m.title, priority=True, tooltip=m.help) for m in MODE_SPECS],
-        Binding("f7", "review", "Review", priority=True,
-                tooltip="Review mode: accept, flag or edit the records not reviewed as they stand"),
+        *[Binding(m.key, m.action, m.title, priority=True, tooltip=m.help) for m in SCREENS],
         Binding("ctrl+s", "save", "Save", priority=True,
                 tooltip="Write questions.jsonl; rebuild the golden set and manifest if every label resolves"),
+        Binding("ctrl+z", "undo", "Undo", priority=True, id="undo",
+                tooltip="Undo the last change to the golden set (edits, locators, suggestions, deletes, restores)"),
+        Binding("ctrl+shift+z,ctrl+y", "redo", "Redo", priority=True, id="redo", show=False,
+                tooltip="Redo the last undone change"),
         Binding("ctrl+n", "new_question", "New question", priority=True, show=False,
                 tooltip="Create a question with a fresh id and open it"),
         Binding("ctrl+t", "toggle_dark", "Light/dark theme", show=False,
@@ -82,9 +60,13 @@ class LabellerApp(App):
                 tooltip="Quit (unsaved edits stay in the journal and are offered next time)"),
     ]
 
-    def __init__(self, session: AuthoringSession, **kwargs) -> None:
+    def __init__(self, session: AuthoringSession, *, watch_corpus: bool = True, **kwargs) -> None:
+        """``watch_corpus=False`` (tests, screenshots) leaves the corpus to ``check_corpus``
+        and the check before every rebuild, so nothing happens on a clock."""
         super().__init__(**kwargs)
         self.session = session
+        self.watch_corpus = watch_corpus
+        self._stop_watching = None
         self.current: tuple[str, int] | None = None  # the record (and locator) open in the editor
         self.last_save = ""
         self.sub_title = visible_line(session.config.root.name)
@@ -92,6 +74,8 @@ class LabellerApp(App):
     # -- start: journal, then the heavy loading in a worker ----------------------------------
 
     def on_mount(self) -> None:
+        if self.watch_corpus:
+            self._start_watching()
         try:
             entry = self.session.journal.read()
         except JournalError as exc:
@@ -104,7 +88,7 @@ class LabellerApp(App):
             self.push_screen(restore_dialog(entry.record_ids, entry.deleted, entry.questions, changed),
                              partial(self._restore_chosen, entry))
         else:
-            self.call_after_refresh(self._prepare)  # first screen first, then the heavy work
+            self.call_after_refresh(self.prepare)  # first screen first, then the heavy work
 
     def _restore_chosen(self, entry, choice: str | None) -> None:
         if choice == "restore":
@@ -114,10 +98,12 @@ class LabellerApp(App):
             self.session.journal.clear()
             self.notify("discarded the journal")
         self.refresh_screens()
-        self._prepare()
+        self.prepare()
 
-    def _prepare(self) -> None:
+    def prepare(self) -> None:
+        """Resolve every draft again in a worker (at start, after a reload, after review)."""
         drafts = self.session.snapshot()
+        project = self.session.project
 
         def work() -> None:
             try:
@@ -127,11 +113,13 @@ class LabellerApp(App):
                 self.call_from_thread(self.notify, visible_line(str(exc)), severity="error", timeout=60,
                                       markup=False)
                 return
-            self.call_from_thread(self._prepared, result)
+            self.call_from_thread(self._prepared, result, project)
 
         self.run_worker(work, thread=True, group="prepare")
 
-    def _prepared(self, result) -> None:
+    def _prepared(self, result, project) -> None:
+        if project is not self.session.project:
+            return  # the corpus was read again meanwhile; the newer preparation stores its own
         self.session.store(result)
         # warm the search index now, so the first search in the editor does not wait for it
         self.run_worker(self.session.warm_search, thread=True, group="index")
@@ -145,6 +133,9 @@ class LabellerApp(App):
         for screen in self.screen_stack:
             if isinstance(screen, SessionScreen):
                 screen.refresh_from_session()
+
+    def help_groups(self) -> list[tuple[str, list[tuple[str, str]]]]:
+        return binding_groups()
 
     def status_line(self) -> str:
         s = self.session
@@ -174,36 +165,48 @@ class LabellerApp(App):
     def action_new_question(self) -> None:
         self.open_record(self.session.new_record())
 
-    def action_help(self) -> None:
-        self.push_screen(HelpScreen(binding_groups()))
+    def action_undo(self) -> None:
+        self._history_moved(self.session.undo(), "undid", "nothing to undo")
 
-    def action_review(self) -> None:
-        """Review mode (the same screen as ``labeller review``), most urgent records first.
+    def action_redo(self) -> None:
+        self._history_moved(self.session.redo(), "redid", "nothing to redo")
 
-        Review edits write questions.jsonl directly, so unsaved edits must be saved first.
-        """
-        from labeller.app.screens.review import ReviewScreen
-        from labeller.commands.review import default_reviewer
-        from labeller.errors import LabellerError
-        from labeller.review.log import read_review_log
-
-        if self.session.dirty:
-            self.notify("save first (ctrl+s): review edits go straight to questions.jsonl", severity="warning")
+    def _history_moved(self, ids: list[str], verb: str, nothing: str) -> None:
+        """Show what undo/redo changed, on every screen, and resolve those records again."""
+        if not ids:
+            self.notify(nothing)
             return
-        try:
-            questions = self.session.project.load_questions().questions
-            ids = read_review_log(self.session.config.review_log).queue(questions) or [q.id for q in questions]
-            reviewer = default_reviewer(None)
-        except LabellerError as exc:
-            self.notify(visible_line(str(exc)), severity="error", markup=False)
-            return
+        shown = ", ".join(ids[:5]) + (f" and {len(ids) - 5} more" if len(ids) > 5 else "")
+        self.notify(visible_line(f"{verb} a change to {shown}"), markup=False)
+        if self.current is not None and self.current[0] not in self.session.drafts:
+            self.current = None
+        self.refresh_screens()
+        self._resolve(ids)
 
-        def closed(_result) -> None:
-            self.session.reload()
-            self.refresh_screens()
-            self._prepare()
+    def _resolve(self, ids: list[str]) -> None:
+        """Resolve some records again in a worker (their statuses show "…" until then)."""
+        if not self.session.ready:
+            return  # the full resolution still to come covers them
+        drafts = [self.session.drafts[i] for i in ids if i in self.session.drafts]
 
-        self.push_screen(ReviewScreen(self.session.project, ids, reviewer), closed)
+        def work() -> None:
+            try:
+                result = self.session.compute(drafts)
+            except LabellerError as exc:
+                self.call_from_thread(self.notify, visible_line(str(exc)), severity="error", markup=False)
+                return
+            self.call_from_thread(self._resolved, result)
+
+        self.run_worker(work, thread=True, group="resolve")
+
+    def _resolved(self, result) -> None:
+        for rec in result.records:
+            self.session.store_record(rec)
+        self.refresh_screens()
+
+    def action_open_screen(self, name: str) -> None:
+        """Open a pushed screen (help, review) by its ``ModeSpec``."""
+        next(m for m in SCREENS if m.name == name).open(self)
 
     # -- saving -----------------------------------------------------------------------------
 
@@ -232,6 +235,8 @@ class LabellerApp(App):
         self.notify(visible_line(out.message()), severity="information" if out.artifact_written else "warning",
                     timeout=10, markup=False)
         self.refresh_screens()
+        if out.fresh_project is not None:
+            self.prepare()  # every draft resolved again on the corpus as it is now
 
     def _conflict_chosen(self, choice: str | None) -> None:
         if choice == "overwrite":
@@ -241,12 +246,65 @@ class LabellerApp(App):
             self.notify(f"reloaded questions.jsonl from disk; your {len(kept)} edited record(s) are kept on top "
                         "(unsaved)")
             self.refresh_screens()
-            self._prepare()
+            self.prepare()
 
     def action_reload_corpus(self) -> None:
         self.session.reload_corpus()
         self.notify("reading the corpus again…")
-        self._prepare()
+        self.prepare()
+
+    # -- the corpus on disk -----------------------------------------------------------------
+    #
+    # A watcher thread (watchfiles: the OS's own change notification, batched) tells the app
+    # that something under the corpus folder changed; ``check_corpus`` then compares digests
+    # and reloads only when a document really changed. The watcher only makes the app
+    # notice sooner: every rebuild checks the digests itself (``AuthoringSession.rebuild``).
+
+    def check_corpus(self) -> None:
+        """Compare the loaded corpus with the files on disk (in a worker); when it changed,
+        read it again and resolve every draft again. The watcher calls this; so can tests."""
+        def work() -> None:
+            try:
+                fresh = self.session.fresh_project()
+            except LabellerError as exc:  # e.g. a symlink appeared: say so, keep the loaded corpus
+                self.call_from_thread(self.notify, visible_line(f"corpus not reloaded: {exc}"), severity="error",
+                                      timeout=15, markup=False)
+                return
+            if fresh is not None:
+                self.call_from_thread(self._corpus_changed, fresh)
+
+        self.run_worker(work, thread=True, group="corpus-check", exclusive=True)
+
+    def _corpus_changed(self, fresh) -> None:
+        if fresh.corpus.digest == self.session.project.corpus.digest:
+            return  # a second check saw the same change
+        self.session.reload_corpus(fresh)
+        self.notify("the corpus changed on disk: read it again and re-resolving every label")
+        self.refresh_screens()
+        self.prepare()
+
+    def _start_watching(self) -> None:
+        import threading
+
+        import watchfiles
+
+        stop = self._stop_watching = threading.Event()
+        folder = self.session.config.corpus
+
+        def watch() -> None:
+            try:
+                for _changes in watchfiles.watch(folder, stop_event=stop, raise_interrupt=False):
+                    self.call_from_thread(self.check_corpus)
+            except Exception as exc:  # the hash check before every rebuild still holds
+                if not stop.is_set():
+                    self.call_from_thread(self.notify, visible_line(f"not watching the corpus: {exc}"),
+                                          severity="warning", markup=False)
+
+        threading.Thread(target=watch, name="corpus-watcher", daemon=True).start()
+
+    def on_unmount(self) -> None:
+        if self._stop_watching is not None:
+            self._stop_watching.set()
 
     # -- quitting ---------------------------------------------------------------------------
 
@@ -273,17 +331,16 @@ class LabellerApp(App):
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
-        for m in MODE_SPECS:
-            yield SystemCommand(f"Go to {m.title}", f"{m.help} ({m.key})", partial(self.switch_mode, m.name))
+        for m in SCREENS:
+            yield SystemCommand(m.command, f"{m.help} ({m.key})", partial(self.run_action, m.action))
         yield SystemCommand("Save", "Write questions.jsonl and rebuild the golden set (ctrl+s)", self.action_save)
         yield SystemCommand("New question", "Create a record with a fresh id (ctrl+n)", self.action_new_question)
         yield SystemCommand("Toggle light/dark theme", "Switch between the dark and the light theme (ctrl+t)",
                             self.action_toggle_dark)
         yield SystemCommand("Reload corpus", "Read the corpus again after editing it, and re-resolve every label",
                             self.action_reload_corpus)
-        yield SystemCommand("Help: key bindings", "Every key of the app (F1)", self.action_help)
-        yield SystemCommand("Review", "Accept, flag or edit records not reviewed as they stand (f7)",
-                            self.action_review)
+        yield SystemCommand("Undo", "Undo the last change to the golden set (ctrl+z)", self.action_undo)
+        yield SystemCommand("Redo", "Redo the last undone change (ctrl+shift+z / ctrl+y)", self.action_redo)
         if isinstance(screen, AuthorScreen):
             for binding in AuthorScreen.BINDINGS:
                 if binding.action.startswith("focus_document"):
@@ -316,13 +373,11 @@ def binding_groups() -> list[tuple[str, list[tuple[str, str]]]]:
     groups = [("everywhere", [(key_display(b.key), b.tooltip or b.description) for b in _own_bindings(LabellerApp)]
                + [(key_display(App.COMMAND_PALETTE_BINDING), "Command palette: every action by name"),
                   ("tab / shift+tab", "Move between fields")])]
-    for m in MODE_SPECS:
+    for m in SCREENS:
         rows = [(key_display(b.key), b.tooltip or b.description) for b in _own_bindings(m.screen)]
         if rows:
             groups.append((f"{m.title} ({m.key})", rows))
-    from labeller.app.screens.review import ReviewScreen
-
-    for where, cls in (("Review (f7)", ReviewScreen), ("question list", QuestionTable), ("locator list", LocatorTable)):
+    for where, cls in (("question list", QuestionTable), ("locator list", LocatorTable)):
         groups.append((where, [(key_display(b.key), b.tooltip or b.description) for b in _own_bindings(cls)]))
     groups.append(("dialogs", [("esc", "Cancel"), ("enter", "Press the focused button")]))
     return groups

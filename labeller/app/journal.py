@@ -1,6 +1,6 @@
 """The autosave journal: every unsaved edit, on disk, after every change.
 
-The app writes the journal (``.labeller/journal.json`` under the project root) each time
+The app writes the journal (``layout.journal``, ``.labeller/journal.json``) each time
 the author changes a record, through the same atomic temp-file-and-rename write as every
 other file, so a crash or a kill leaves either the previous journal or the new one. The
 next start offers to restore it; a successful save (or an explicit discard) removes it.
@@ -16,16 +16,19 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from labeller.io import atomic_write_text
+from labeller.errors import InvalidInput
+from labeller.io import atomic_write_text, parse_json, read_regular_file
 
 JOURNAL_FORMAT = "labeller-journal-v1"
-JOURNAL_NAME = "journal.json"
 # A journal is an unsaved questions file plus bookkeeping; the same order of bound applies.
 MAX_JOURNAL_BYTES = 8 * 1024 * 1024
 
 
-class JournalError(Exception):
-    """The journal exists but cannot be read back (truncated by hand, or foreign)."""
+class JournalError(InvalidInput):
+    """The journal exists but cannot be read back (truncated by hand, foreign, or hostile).
+
+    It is invalid input like any other file labeller reads, named by path and line; the
+    app catches it to set the journal aside instead of refusing to start."""
 
 
 @dataclass
@@ -47,10 +50,10 @@ class JournalEntry:
 
 
 class Journal:
-    """One journal file for one project root."""
+    """One journal file for one project (``config.layout.journal``)."""
 
-    def __init__(self, folder: Path) -> None:
-        self.path = Path(folder) / JOURNAL_NAME
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
 
     def exists(self) -> bool:
         return self.path.is_file()
@@ -59,26 +62,27 @@ class Journal:
         atomic_write_text(self.path, json.dumps(entry.as_json(), ensure_ascii=False, indent=1, sort_keys=True) + "\n")
 
     def read(self) -> JournalEntry | None:
-        """The journal's content, ``None`` when there is none; ``JournalError`` when unreadable."""
-        try:
-            data = self.path.read_bytes()
-        except FileNotFoundError:
+        """The journal's content, ``None`` when there is none; ``JournalError`` when unreadable.
+
+        Read like every untrusted file (no symlink, regular, bounded) and parsed by the
+        guarded JSON reader, so a planted nesting bomb is an error naming the file, never a
+        RecursionError at app start."""
+        if not self.path.exists() and not self.path.is_symlink():
             return None
-        except OSError as exc:
-            raise JournalError(f"cannot read {self.path}: {exc.strerror}") from None
-        if len(data) > MAX_JOURNAL_BYTES:
-            raise JournalError(f"{self.path} is over {MAX_JOURNAL_BYTES} bytes")
+        where = str(self.path)
         try:
-            obj = json.loads(data.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise JournalError(f"{self.path} is not valid JSON ({exc})") from None
+            obj = parse_json(read_regular_file(self.path, max_bytes=MAX_JOURNAL_BYTES, what="journal"), where)
+        except InvalidInput as exc:
+            raise JournalError(exc.reason, path=exc.path, line=exc.line) from None
+        except OSError as exc:
+            raise JournalError(f"cannot read it: {exc.strerror}", path=where) from None
         if not isinstance(obj, dict) or obj.get("format") != JOURNAL_FORMAT:
-            raise JournalError(f"{self.path} is not a {JOURNAL_FORMAT} file")
+            raise JournalError(f"not a {JOURNAL_FORMAT} file", path=where)
         drafts, deleted = obj.get("drafts"), obj.get("deleted")
         if not (isinstance(drafts, list) and all(isinstance(d, dict) and isinstance(d.get("id"), str)
                                                  for d in drafts)
                 and isinstance(deleted, list) and all(isinstance(i, str) for i in deleted)):
-            raise JournalError(f"{self.path} has a malformed drafts or deleted list")
+            raise JournalError("malformed drafts or deleted list", path=where)
         return JournalEntry(questions=str(obj.get("questions", "")), base_sha256=obj.get("base_sha256"),
                             drafts=drafts, deleted=deleted)
 
@@ -88,7 +92,7 @@ class Journal:
     def set_aside(self) -> Path:
         """Move an unreadable journal out of the way, keeping its bytes for the author."""
         n = 1
-        while (target := self.path.with_name(f"{JOURNAL_NAME}.unreadable-{n}")).exists():
+        while (target := self.path.with_name(f"{self.path.name}.unreadable-{n}")).exists():
             n += 1
         self.path.rename(target)
         return target

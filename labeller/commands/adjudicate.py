@@ -9,7 +9,7 @@ import argparse
 
 from labeller.commands.annotations import open_annotations
 from labeller.commands.common import add_filter_options, add_project_options, console, project_from, select
-from labeller.commands.review import default_reviewer  # TODO(lead): h3 moves it to labeller/review/reviewers.py
+from labeller.review.reviewers import default_reviewer
 from labeller.display import safe_line
 from labeller.errors import EXIT_OK
 from labeller.review.agreement import agreement

@@ -17,7 +17,7 @@ def run(args: argparse.Namespace) -> int:
     # Loading happens before the UI starts, so a malformed questions file or an unsafe
     # corpus is a clean message and exit code 2 on the terminal, not a crash inside the app.
     from labeller.app.app import LabellerApp
-    from labeller.app.state import AuthoringSession
+    from labeller.app.session.session import AuthoringSession
 
     session = AuthoringSession.open(args.root)
     app = LabellerApp(session)

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import argparse
-import getpass
 import json
-import os
 import sys
 
 from rich.table import Table
@@ -15,8 +13,9 @@ from labeller.commands.common import (add_filter_options, add_format_option, add
 from labeller.core.models import Question
 from labeller.core.questions import load_questions
 from labeller.display import safe_line
-from labeller.errors import EXIT_OK, InvalidInput
-from labeller.review.log import STATUS_LABELS, STATUSES, ReviewLog, check_person, read_review_log
+from labeller.errors import EXIT_OK
+from labeller.review.log import STATUS_LABELS, STATUSES, ReviewLog, read_review_log
+from labeller.review.reviewers import default_reviewer
 
 def register(sub) -> None:
     p = sub.add_parser("review", help="review labels record by record (accept / flag / edit), or --summary",
@@ -39,14 +38,6 @@ def register(sub) -> None:
     p.set_defaults(func=run)
 
 
-def default_reviewer(given: str | None) -> str:
-    name = given or os.environ.get("LABELLER_REVIEWER")
-    if not name:
-        try:
-            name = getpass.getuser()
-        except (OSError, KeyError):
-            raise InvalidInput("cannot tell who is reviewing; pass --as NAME") from None
-    return check_person(name)
 
 
 def warn_log_problems(log: ReviewLog) -> None:

@@ -93,15 +93,6 @@ class QuestionsFile:
         entries.extend(Entry(0, record_line(q), q) for q in new)
         return QuestionsFile(self.path, entries, self.source_sha256, self.bom)
 
-    def replace(self, questions: list[Question]) -> None:
-        """Set the records to ``questions``: existing ids keep their line, new ones append,
-        missing ones are deleted (``edited`` with the difference)."""
-        have = {q.id: q for q in self.questions}
-        wanted = {q.id for q in questions}
-        self.entries = self.edited(changed=[q for q in questions if q.id in have],
-                                   added=[q for q in questions if q.id not in have],
-                                   deleted=[rid for rid in have if rid not in wanted]).entries
-
     def save(self, path: Path | None = None) -> None:
         target = path or self.path
         atomic_write_text(target, ("\ufeff" if self.bom else "") + self.render())

@@ -82,7 +82,7 @@ class AdjudicateScreen(RecordPager):
     def reload(self) -> None:
         self.questions = {q.id: q for q in self.project.load_questions().questions}
         self.annotations = load_annotations(self.project.config, self.annotator)
-        self.review_log = read_review_log(self.project.config.review_log)
+        self.review_log = read_review_log(self.project.layout.review_log)
         self.show()
 
     def current(self) -> tuple[Question, list] | None:

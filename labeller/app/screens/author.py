@@ -19,8 +19,11 @@ from textual.containers import VerticalScroll
 from textual.widgets import Footer, Header, Input, Static, TabbedContent, TabPane
 
 from labeller.app.screens.base import LatestOnly, SessionScreen
-from labeller.app.state import (STATUS_PENDING, Draft, LocatorDraft, Preview, nudge_range, preview_locator,
-                                quick_preview, quote_from_range, resolve_locators, structure_styles, trimmed_start)
+from labeller.app.screens.spec import ModeSpec
+from labeller.core.nudge import nudge_range, quote_from_range, trimmed_start
+from labeller.app.session.drafts import Draft, LocatorDraft
+from labeller.app.session.preview import STATUS_PENDING, Preview, preview_locator, quick_preview, resolve_locators
+from labeller.app.session.structure import structure_styles
 from labeller.app.widgets.corpus import CorpusTree, SearchPanel
 from labeller.app.widgets.document_view import DocumentView, Mark
 from labeller.app.widgets.locators import LocatorForm, LocatorTable
@@ -175,7 +178,7 @@ class AuthorScreen(SessionScreen):
 
     def _compute_preview(self, draft: Draft, index: int, interim) -> Preview:
         quick = quick_preview(self.session.project, draft, index)
-        return quick if quick is not None else preview_locator(self.session.project, draft, index)
+        return quick if quick is not None else preview_locator(self.session.project, draft, index, suggestions=False)
 
     def _compute_suggestions(self, draft: Draft, index: int, interim) -> Preview:
         return preview_locator(self.session.project, draft, index)
@@ -192,7 +195,7 @@ class AuthorScreen(SessionScreen):
         if result.locator != current and shown is not None and shown.locator == current:
             return  # a late answer for an older keystroke: the one on screen is newer
         if result.pending and result.locator == current:
-            if shown is not None and shown.locator == current and shown.refusal is not None:
+            if shown is not None and shown.locator == current and shown.refusal is not None and not shown.pending:
                 self._records.request(self.draft)
                 return  # the full refusal with its suggestions is already on screen (the query changed)
             self._suggestions.request(draft, index)
@@ -319,10 +322,11 @@ class AuthorScreen(SessionScreen):
             hint_quote = quote_from_range(self.session.project.corpus[doc_id], start, end)
             if event.locator.quote is None or fold_quote(event.locator.quote) != hint_quote:
                 self.anchor_hint = None  # typed away from the selected place
-        self._set_active_locator(event.locator, reveal=True)
+        self._set_active_locator(event.locator, reveal=True, typed=True)
 
-    def _set_active_locator(self, loc: LocatorDraft, *, reveal: bool) -> None:
-        self.session.set_locator(self.record_id, self.active, loc)
+    def _set_active_locator(self, loc: LocatorDraft, *, reveal: bool, typed: bool = False) -> None:
+        # typing into the locator is one undo step; a selection or a nudge is one step each
+        self.session.set_locator(self.record_id, self.active, loc, coalesce=typed)
         self._reveal = reveal
         self.query_one(LocatorTable).show(self.draft, self.statuses, self.active)
         self._update_title()
@@ -350,15 +354,16 @@ class AuthorScreen(SessionScreen):
         if draft is None:
             self.notify("open a question first (F2), or create one with ctrl+n", severity="warning")
             return
-        if not draft.locators:
-            self.session.add_locator(self.record_id)
-            self.active = 0
-        doc = self.session.project.corpus[event.doc_id]
-        quote = quote_from_range(doc, event.start, event.end)
-        self.anchor_hint = (event.doc_id, trimmed_start(doc, event.start, event.end), event.end)
-        loc = replace(self.draft.locators[self.active], doc=event.doc_id, quote=quote, heading=None)
-        self.query_one(LocatorForm).load(loc)
-        self._set_active_locator(loc, reveal=False)
+        with self.session.history.step():  # a selection on a record without locators: one undo step
+            if not draft.locators:
+                self.session.add_locator(self.record_id)
+                self.active = 0
+            doc = self.session.project.corpus[event.doc_id]
+            quote = quote_from_range(doc, event.start, event.end)
+            self.anchor_hint = (event.doc_id, trimmed_start(doc, event.start, event.end), event.end)
+            loc = replace(self.draft.locators[self.active], doc=event.doc_id, quote=quote, heading=None)
+            self.query_one(LocatorForm).load(loc)
+            self._set_active_locator(loc, reveal=False)
 
     def on_preview_panel_suggestion_chosen(self, event: PreviewPanel.SuggestionChosen) -> None:
         self._accept(event.suggestion)
@@ -456,3 +461,6 @@ class AuthorScreen(SessionScreen):
         loc = replace(draft.locators[self.active], quote=quote_from_range(doc, s, e), heading=None)
         self.query_one(LocatorForm).load(loc)
         self._set_active_locator(loc, reveal=True)
+
+
+SPEC = ModeSpec("author", "Author", "f3", "Edit a question and anchor it in the corpus", AuthorScreen)

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, cast
 
 from textual.screen import Screen
 
+from labeller.app.screens.host import AppHost
+
 if TYPE_CHECKING:
-    from labeller.app.app import LabellerApp
-    from labeller.app.state import AuthoringSession
+    from labeller.app.session.session import AuthoringSession
 
 
 class SessionScreen(Screen):
@@ -16,8 +17,8 @@ class SessionScreen(Screen):
     changes (save, restore, reload); they never keep their own copy of records."""
 
     @property
-    def labeller(self) -> "LabellerApp":
-        return self.app  # type: ignore[return-value]
+    def labeller(self) -> AppHost:
+        return cast(AppHost, self.app)
 
     @property
     def session(self) -> "AuthoringSession":

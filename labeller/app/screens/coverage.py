@@ -6,6 +6,7 @@ from textual.app import ComposeResult
 from textual.widgets import Footer, Header
 
 from labeller.app.screens.base import LatestOnly, SessionScreen
+from labeller.app.screens.spec import ModeSpec
 from labeller.app.widgets.coverage import CoverageView
 from labeller.app.widgets.markup import visible_line
 
@@ -39,3 +40,6 @@ class CoverageScreen(SessionScreen):
         self.sub_title = (f"{summary['records']} resolvable records"
                           + (f" · {summary['incomplete']} unfinished draft(s) not counted"
                              if summary["incomplete"] else ""))
+
+
+SPEC = ModeSpec("coverage", "Coverage", "f4", "Labels per document and per tag", CoverageScreen)

@@ -19,7 +19,9 @@ from textual.widgets import (Button, DataTable, Footer, Header, ProgressBar, Sta
 from textual_plotext import PlotextPlot
 
 from labeller.app.screens.base import SessionScreen
-from labeller.app.state import drill_down, leak_places, run_eval, structure_styles
+from labeller.app.screens.spec import ModeSpec
+from labeller.app.session.drilldown import drill_down, leak_places, result_age, run_eval
+from labeller.app.session.structure import structure_styles
 from labeller.app.widgets.document_view import DocumentView, Mark
 from labeller.app.widgets.markup import fmt, visible_line
 from labeller.display import safe_line
@@ -53,6 +55,7 @@ class EvalScreen(SessionScreen):
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self.result = None
+        self._summary: Content | str = ""  # the status line of the last run, before its age
         self._sort: tuple[str, bool] = ("rank", True)  # misses and late hits first: what needs a look
 
     def compose(self) -> ComposeResult:
@@ -134,9 +137,10 @@ class EvalScreen(SessionScreen):
         report = result.report
         fp = report["fingerprint"]
         recs = report["config"]["records"]
-        self.query_one("#eval-status", Static).update(fmt(
+        self._summary = fmt(
             f"{recs['scored']} queries scored, {recs['negatives']} negatives · hit rule $rule · $retriever$note",
-            rule=fp["hit_rule"], retriever=fp["retriever"]["name"], note=note))
+            rule=fp["hit_rule"], retriever=fp["retriever"]["name"], note=note)
+        self._show_status()
         self.notify(f"eval finished in {result.seconds:.1f} s")
         self._show_plot(report)
         self._show_metrics(report)
@@ -145,6 +149,24 @@ class EvalScreen(SessionScreen):
         self._show_diagnostics(report)
 
     # -- showing --------------------------------------------------------------------------
+
+    def refresh_from_session(self) -> None:
+        if self.is_mounted and self.result is not None:
+            self._show_status()
+
+    def age(self) -> list[str]:
+        """Why the shown results are older than the labels or the corpus (empty: current)."""
+        if self.result is None:
+            return []
+        return result_age(self.result, self.session.iter_drafts(), self.session.project.corpus.digest)
+
+    def _show_status(self) -> None:
+        why = self.age()
+        status = self._summary
+        if why:
+            status = Content.assemble(fmt("[$warning]⚠ older than the golden set: $why; ctrl+r runs it again[/]\n",
+                                          why="; ".join(why)), status)
+        self.query_one("#eval-status", Static).update(status)
 
     def _show_plot(self, report: dict) -> None:
         ks = report["fingerprint"]["k"]
@@ -218,7 +240,8 @@ class EvalScreen(SessionScreen):
             self.app.push_screen(DrillDownScreen(drill_down(self.session.project, self.result, event.row_key.value)))
         elif event.data_table.id == "eval-leaks":
             finding = self.result.report["findings"][int(event.row_key.value)]
-            self.app.push_screen(LeakScreen(finding, leak_places(self.session.project, self.result, finding)))
+            self.app.push_screen(LeakScreen(finding, leak_places(self.session.project, self.result, finding),
+                                            self.age()))
 
 
 class DrillDownScreen(Screen):
@@ -266,10 +289,11 @@ class LeakScreen(Screen):
 
     BINDINGS = [Binding("escape", "app.pop_screen", "Back", show=True)]
 
-    def __init__(self, finding: dict, places: list, **kwargs) -> None:
+    def __init__(self, finding: dict, places: list, age: list[str] = (), **kwargs) -> None:
         super().__init__(**kwargs)
         self.finding = finding
         self.places = places
+        self.age = list(age)  # why the eval this finding comes from is older than the golden set
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -281,6 +305,8 @@ class LeakScreen(Screen):
                     "evaluation (a leak: it wins the top slot and pushes the labelled answer down), or it is a "
                     "[b]source[/b] the queries were written from (then the golden set lacks a label here)."),
                     id="leak-explain")
+                yield Static(fmt("[$warning]⚠ from an eval older than the golden set: $why[/]",
+                                 why="; ".join(self.age)) if self.age else "", id="leak-age")
                 yield Static("", id="leak-queries")
         yield Footer()
 
@@ -305,3 +331,6 @@ class LeakScreen(Screen):
             lines.append(fmt(f"[b]$id[/b] rank {rank if rank is not None else '-'} · in $fields\n  $query",
                              id=rid, fields=", ".join(fields) or "?", query=query))
         self.query_one("#leak-queries", Static).update(Content("\n\n").join(lines))
+
+
+SPEC = ModeSpec("eval", "Eval", "f6", "Run the eval: recall@k, per-query ranks, leaks", EvalScreen)

@@ -8,6 +8,9 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
+from labeller.app.screens.host import AppHost
+from labeller.app.screens.spec import ModeSpec
+
 
 class HelpScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape,f1", "dismiss(None)", "Close help")]
@@ -29,3 +32,10 @@ class HelpScreen(ModalScreen[None]):
             for key, what in rows:
                 table.add_row(where, key, what)
         table.focus()
+
+
+def open_help(app: AppHost) -> None:
+    app.push_screen(HelpScreen(app.help_groups()))
+
+
+SPEC = ModeSpec("help", "Help", "f1", "Every key binding, by where it applies", HelpScreen, open=open_help)

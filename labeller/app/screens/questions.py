@@ -9,6 +9,7 @@ from textual.widgets import DataTable, Footer, Header, Static
 
 from labeller.app.screens.base import SessionScreen
 from labeller.app.screens.dialogs import confirm_dialog
+from labeller.app.screens.spec import ModeSpec
 from labeller.app.widgets.question_list import FilterBar, QuestionTable
 from labeller.app.widgets.markup import fmt, fmt_block
 
@@ -83,3 +84,6 @@ class QuestionsScreen(SessionScreen):
         self.app.push_screen(confirm_dialog(f"Delete {rid}?",
                                             "The record leaves questions.jsonl on the next save; the other "
                                             "records keep their ids.", "Delete"), done)
+
+
+SPEC = ModeSpec("questions", "Questions", "f2", "The question list, with filters and statuses", QuestionsScreen)

@@ -23,6 +23,8 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Input, Static, TextArea
 
+from labeller.app.screens.host import AppHost
+from labeller.app.screens.spec import ModeSpec
 from labeller.core.build import RecordResult, resolve_record
 from labeller.core.models import Question
 from labeller.core.project import Project
@@ -310,12 +312,12 @@ class ReviewScreen(RecordPager):
         screen, with the reason, rather than ending the session."""
         try:
             self.questions = {q.id: q for q in self.project.load_questions().questions}
-            self.review_log = read_review_log(self.project.config.review_log)
+            self.review_log = read_review_log(self.project.layout.review_log)
             self.load_error = ""
         except LabellerError as exc:
             self.load_error = str(exc)
             if self.review_log is None:
-                self.review_log = ReviewLog(self.project.config.review_log)
+                self.review_log = ReviewLog(self.project.layout.review_log)
         self.show()
 
     def current(self) -> Question | None:
@@ -361,7 +363,7 @@ class ReviewScreen(RecordPager):
         if q is None:
             return
         try:
-            append_review(self.project.config.review_log, new_entry(q, self.reviewer, decision, comment))
+            append_review(self.project.layout.review_log, new_entry(q, self.reviewer, decision, comment))
         except LabellerError as exc:
             self.notify(str(exc), severity="error")
             return
@@ -390,3 +392,33 @@ class ReviewScreen(RecordPager):
         self.app.push_screen(RecordEditor(f"Edit record {q.id}", q.as_json(), q.id, save),
                              lambda edited: edited is not None and self.reload())
 
+
+def open_review(app: AppHost) -> None:
+    """Review mode from the authoring app (the same screen as ``labeller review``), most
+    urgent records first. Review edits write questions.jsonl directly, so unsaved edits
+    must be saved first; afterwards the app reads the file again."""
+    from labeller.app.widgets.markup import visible_line
+    from labeller.review.reviewers import default_reviewer
+
+    session = app.session
+    if session.dirty:
+        app.notify("save first (ctrl+s): review edits go straight to questions.jsonl", severity="warning")
+        return
+    try:
+        questions = session.project.load_questions().questions
+        ids = read_review_log(session.config.layout.review_log).queue(questions) or [q.id for q in questions]
+        reviewer = default_reviewer(None)
+    except LabellerError as exc:
+        app.notify(visible_line(str(exc)), severity="error", markup=False)
+        return
+
+    def closed(_result) -> None:
+        session.reload()
+        app.refresh_screens()
+        app.prepare()
+
+    app.push_screen(ReviewScreen(session.project, ids, reviewer), closed)
+
+
+SPEC = ModeSpec("review", "Review", "f7", "Review mode: accept, flag or edit the records not reviewed as they stand",
+                ReviewScreen, open=open_review)

@@ -11,6 +11,7 @@ from textual.content import Content
 from textual.widgets import DataTable, Footer, Header, Static
 
 from labeller.app.screens.base import SessionScreen
+from labeller.app.screens.spec import ModeSpec
 from labeller.app.widgets.question_list import status_text
 from labeller.app.widgets.markup import fmt
 from labeller.display import safe_line
@@ -81,3 +82,6 @@ class StaleScreen(SessionScreen):
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         rid = event.row_key.value
         self.labeller.open_record(rid, self.session.first_refused_locator(rid))
+
+
+SPEC = ModeSpec("stale", "Broken", "f5", "Broken labels: re-anchor what the corpus broke", StaleScreen)

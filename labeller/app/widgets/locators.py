@@ -9,7 +9,7 @@ from textual.message import Message
 from textual.suggester import SuggestFromList
 from textual.widgets import Checkbox, DataTable, Input, Label
 
-from labeller.app.state import Draft, LocatorDraft
+from labeller.app.session.drafts import Draft, LocatorDraft
 from labeller.app.widgets.question_list import status_text
 from labeller.display import safe_line
 

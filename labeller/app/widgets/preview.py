@@ -15,7 +15,7 @@ from textual.message import Message
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from labeller.app.state import COPY_WARN_THRESHOLD, Preview
+from labeller.app.session.preview import COPY_WARN_THRESHOLD, Preview
 from labeller.core.resolve import MAX_LISTED_OCCURRENCES
 from labeller.core.corpus import Corpus
 from labeller.app.widgets.markup import fmt

@@ -7,7 +7,7 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import Checkbox, Input, Label, Select, TextArea
 
-from labeller.app.state import Draft
+from labeller.app.session.drafts import Draft
 from labeller.app.widgets.markup import fmt
 
 

@@ -9,7 +9,9 @@ from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import DataTable, Input, Select
 
-from labeller.app.state import STATUSES, Draft, QuestionFilter
+from labeller.app.session.drafts import Draft
+from labeller.app.session.filters import QuestionFilter
+from labeller.app.session.preview import STATUSES
 from labeller.display import safe_line
 
 STATUS_STYLE = {"resolved": "green", "not found": "red", "ambiguous": "yellow", "unanswerable": "cyan",
@@ -83,7 +85,11 @@ class QuestionTable(DataTable):
         self.add_column("query", key="query")
 
     def show(self, rows: list[tuple[Draft, str]], dirty: set[str], reviews: dict[str, str]) -> None:
-        keep = self.current_id
+        """Show ``rows``, the cursor staying on its record. When that record is gone (deleted,
+        or filtered out) the cursor stays on the same row, which now holds its neighbour (the
+        previous one if it was the last): never back to the first row, where the next
+        Delete + Enter would remove a record nobody pointed at."""
+        keep, keep_row = self.current_id, self.cursor_row
         self.clear()
         for draft, status in rows:
             rid = draft.id + (" *" if draft.id in dirty else "")
@@ -91,6 +97,8 @@ class QuestionTable(DataTable):
                          safe_line(draft.query[:120]), key=draft.id)
         if keep is not None and keep in self.rows:
             self.move_cursor(row=self.get_row_index(keep))
+        elif keep is not None and self.row_count:
+            self.move_cursor(row=min(keep_row, self.row_count - 1))
 
     @property
     def current_id(self) -> str | None:

@@ -1,0 +1,131 @@
+"""Records being edited: drafts over the core's ``Question`` and ``Locator``.
+
+A draft must be able to hold what the core models refuse (an empty locator, a record
+with no query yet), so it cannot *be* a validated model; everything else comes from the
+models. The fields are the models' own (a test holds them equal), the questions.jsonl
+form is the core's ``record_json``, validation is ``model_validate`` and its messages
+are pydantic's. Drafts are immutable: the session replaces one on every change, which
+is what lets undo keep them and the dirty check compare them by identity.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, fields
+
+from pydantic import ValidationError
+
+from labeller.core.models import Locator, Question, record_json
+from labeller.core.vocab import SPLITS
+
+
+def _opt_str(value) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+@dataclass(frozen=True)
+class LocatorDraft:
+    """A locator as the author is typing it; may be incomplete (both fields empty)."""
+
+    doc: str | None = None
+    quote: str | None = None
+    heading: str | None = None
+    exact: bool | None = None
+
+    @classmethod
+    def from_locator(cls, loc: Locator) -> "LocatorDraft":
+        return cls(**{f.name: getattr(loc, f.name) for f in fields(cls)})
+
+    @classmethod
+    def from_json(cls, obj: dict) -> "LocatorDraft":
+        exact = obj.get("exact")
+        return cls(doc=_opt_str(obj.get("doc")), quote=_opt_str(obj.get("quote")),
+                   heading=_opt_str(obj.get("heading")), exact=exact if isinstance(exact, bool) else None)
+
+    def as_json(self) -> dict:
+        out = {"doc": self.doc, "quote": self.quote, "exact": self.exact, "heading": self.heading}
+        return {k: v for k, v in out.items() if v is not None}
+
+    def to_locator(self) -> Locator:
+        """The validated core locator (raises pydantic's ``ValidationError``)."""
+        return Locator.model_validate(self.as_json())
+
+    def describe(self) -> str:
+        try:
+            return self.to_locator().describe()
+        except ValidationError:
+            return "(empty locator)"
+
+
+@dataclass(frozen=True)
+class Draft:
+    """One record as edited in the app. ``as_json`` has the shape of ``Question.as_json``,
+    so a draft of an untouched record compares equal to the record on disk."""
+
+    id: str
+    query: str = ""
+    expected_answer: str = ""
+    locators: tuple[LocatorDraft, ...] = ()
+    hop: str = "single"
+    tags: tuple[str, ...] = ()
+    split: str | None = None
+    unanswerable: bool | None = None
+
+    @classmethod
+    def from_question(cls, q: Question) -> "Draft":
+        values = {f.name: getattr(q, f.name) for f in fields(cls)}
+        values["locators"] = tuple(LocatorDraft.from_locator(loc) for loc in q.locators)
+        values["tags"] = tuple(q.tags)
+        return cls(**values)
+
+    @classmethod
+    def from_json(cls, obj: dict) -> "Draft":
+        """Lenient: a journal may hold a record that is not valid yet."""
+        locs = obj.get("locators")
+        tags = obj.get("tags")
+        un = obj.get("unanswerable")
+        return cls(id=str(obj["id"]), query=_opt_str(obj.get("query")) or "",
+                   expected_answer=_opt_str(obj.get("expected_answer")) or "",
+                   locators=tuple(LocatorDraft.from_json(x) for x in locs if isinstance(x, dict))
+                   if isinstance(locs, list) else (),
+                   hop=obj.get("hop") if obj.get("hop") in ("single", "multi") else "single",
+                   tags=tuple(t for t in tags if isinstance(t, str)) if isinstance(tags, list) else (),
+                   split=obj.get("split") if obj.get("split") in SPLITS else None,
+                   unanswerable=un if isinstance(un, bool) else None)
+
+    def as_json(self) -> dict:
+        return record_json(self)
+
+    def to_question(self) -> Question:
+        return Question.model_validate(self.as_json())
+
+    def problems(self) -> list[str]:
+        """Why this draft is not a valid record yet (the model's own messages)."""
+        try:
+            self.to_question()
+        except ValidationError as exc:
+            return [f"{'.'.join(str(p) for p in e['loc']) or 'record'}: {e['msg'].removeprefix('Value error, ')}"
+                    for e in exc.errors()]
+        return []
+
+    def unchecked_question(self, locators: list[Locator] | None = None) -> Question:
+        """The draft as a core ``Question`` without record-level validation, so one locator of
+        a half-written record can be resolved by the core's own ``resolve_record``."""
+        return Question.model_construct(id=self.id, query=self.query, expected_answer=self.expected_answer,
+                                        locators=list(locators or []), hop="single", tags=list(self.tags),
+                                        split=self.split, unanswerable=None)
+
+
+def next_record_id(existing: list[str]) -> str:
+    """A fresh id in the style of the last numbered id (``q014`` after ``q013``); never reuses one."""
+    taken = set(existing)
+    numbered = [(m.group(1), m.group(2)) for i in existing if (m := re.fullmatch(r"(.*?)(\d+)", i))]
+    if numbered:
+        prefix = numbered[-1][0]
+        width = max(len(n) for p, n in numbered if p == prefix)
+        n = max(int(n) for p, n in numbered if p == prefix) + 1
+    else:
+        prefix, width, n = "q", 3, 1
+    while (candidate := f"{prefix}{n:0{width}d}") in taken:
+        n += 1
+    return candidate

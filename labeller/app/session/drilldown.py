@@ -1,0 +1,86 @@
+"""The eval tab's views: one eval of the saved golden set, a query's drill-down, a leak's places.
+
+The numbers come from ``labeller.eval.runner.run_eval`` (what ``labeller eval`` runs) on
+questions.jsonl as saved; these helpers only pick out what one view shows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from labeller.core.chunkers import Chunk
+from labeller.core.project import Project
+from labeller.core.resolve import Span
+
+
+DRILL_DEPTH = 20
+
+
+def run_eval(project: Project, progress):
+    """One eval of the saved golden set with the eval's default retriever (BM25)."""
+    from labeller.eval.runner import run_eval as run
+
+    return run(project, progress=progress)
+
+
+@dataclass(frozen=True)
+class GoldSpan:
+    span: Span
+    text: str
+    rank: int | None  # rank of the first retrieved chunk that hits it
+
+
+@dataclass(frozen=True)
+class RetrievedChunk:
+    rank: int
+    score: float
+    chunk: Chunk
+    hits_gold: bool
+
+
+@dataclass(frozen=True)
+class DrillDown:
+    """A query's gold spans beside what was retrieved for it."""
+
+    query_id: str
+    query: str
+    gold: tuple[GoldSpan, ...]
+    retrieved: tuple[RetrievedChunk, ...]
+
+
+def drill_down(project: Project, result, query_id: str, depth: int = DRILL_DEPTH) -> DrillDown:
+    from labeller.core.hitrules import parse_hit_rule
+    from labeller.eval.metrics import ChunkPositions, relevant_chunk_ids
+
+    row = next(r for r in result.report["queries"] if r["query_id"] == query_id)
+    rec = next(r for r in result.build.records if r.question.id == query_id)
+    rule = parse_hit_rule(result.report["fingerprint"]["hit_rule"])
+    relevant = relevant_chunk_ids(rec.spans, ChunkPositions(project.all_chunks), rule)
+    first: dict[str, Chunk] = {}
+    for c in project.all_chunks:
+        first.setdefault(c.chunk_id, c)
+    gold = tuple(GoldSpan(s, project.corpus[s.doc_id].text[s.start:s.end], rank)
+                 for s, rank in zip(rec.spans, row["hit_ranks"]))
+    retrieved = tuple(RetrievedChunk(i, h.score, first[h.chunk_id], h.chunk_id in relevant)
+                      for i, h in enumerate(result.hits.get(query_id, [])[:depth], 1) if h.chunk_id in first)
+    return DrillDown(query_id, rec.question.query, gold, retrieved)
+
+
+def leak_places(project: Project, result, finding: dict) -> list:
+    """Where a leak finding's quoted queries occur in its document (``LeakLocation`` list)."""
+    from labeller.eval.leaks import leak_locations
+
+    return leak_locations(project.all_chunks, finding, result.build.records, project.corpus.docs)
+
+
+def result_age(result, drafts, corpus_digest: str) -> list[str]:
+    """Why an eval result no longer describes the golden set the app holds: the labels the
+    eval scored (questions.jsonl as saved when it ran) differ from the drafts now, or it ran
+    on another corpus than the one loaded. Empty when the result is current."""
+    out = []
+    scored = [rec.question.as_json() for rec in result.build.records]
+    if scored != [d.as_json() for d in drafts]:
+        out.append("the labels changed since this eval ran")
+    if result.build.manifest["corpus_digest"] != corpus_digest:
+        out.append("the corpus changed since this eval ran")
+    return out

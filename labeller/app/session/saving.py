@@ -1,0 +1,218 @@
+"""Saving: questions.jsonl written with its conflict check, the golden set rebuilt, the journal.
+
+The session's bookkeeping around the core's writer (``write_questions``) and build: a save is refused when
+the file changed on disk since it was loaded (the digest is the core's, of the text as
+``load_questions`` reads it); drafts that are not valid records yet are held back in the
+journal; the rebuild writes the artifact only if every label resolves, and a rebuild
+overtaken by a newer save writes nothing. ``SavingMixin`` is part of ``AuthoringSession``
+(it uses the session's drafts, file and project); it lives here so that saving can be
+read on its own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from labeller.app.journal import JournalEntry
+from labeller.app.session.drafts import Draft
+from labeller.app.session.stale import CommittedState
+from labeller.core.build import BuildResult, build, write_artifacts
+from labeller.core.canon import sha256_hex
+from labeller.core.models import Question
+from labeller.core.project import Project
+from labeller.core.questions import questions_text, write_questions
+from labeller.core.resolve import Refusal
+from labeller.errors import InvalidInput, LabellerError
+
+
+@dataclass
+class SaveOutcome:
+    """What a save did, for the status line and the tests."""
+
+    conflict: bool = False
+    written: bool = False
+    held_back: dict[str, list[str]] = field(default_factory=dict)  # drafts not valid yet: id -> problems
+    file_problems: list[dict] = field(default_factory=list)  # the loader's refusal of the whole file
+    artifact_written: bool = False
+    artifact_reason: str = ""  # why the artifact was not rebuilt
+    refusals: list[Refusal] = field(default_factory=list)
+    build: BuildResult | None = None
+    questions: list[Question] = field(default_factory=list)  # what was written, for the rebuild
+    generation: int = 0
+    committed: "CommittedState | None" = None
+    fresh_project: "Project | None" = None  # the corpus changed on disk: the rebuild read it again
+
+    def message(self) -> str:
+        if self.conflict:
+            return "questions.jsonl changed on disk since it was loaded; nothing was written"
+        if not self.written:
+            probs = "; ".join(f"line {p.get('line')}: {p.get('message')}" for p in self.file_problems[:3])
+            return f"not saved: the file would be refused ({probs})"
+        parts = ["saved questions.jsonl"]
+        if self.held_back:
+            parts.append(f"{len(self.held_back)} unfinished draft(s) kept in the journal, not written: "
+                         + ", ".join(sorted(self.held_back)))
+        if self.fresh_project is not None:
+            parts.append("the corpus changed on disk and was read again")
+        if self.artifact_written:
+            parts.append("golden set and manifest rebuilt")
+        else:
+            parts.append(f"golden set NOT rebuilt: {self.artifact_reason}")
+        return "; ".join(parts)
+
+
+def disk_sha256(path: Path) -> str | None:
+    """The questions file's digest as ``load_questions`` computes it (``None``: it is gone)."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    try:
+        return sha256_hex(questions_text(data, str(path)))
+    except InvalidInput:
+        return "not UTF-8"  # differs from every digest: the file changed, whatever it was before
+
+
+class SavingMixin:
+    """Journal, save, rebuild and reload, for ``AuthoringSession``."""
+
+    # -- journal -------------------------------------------------------------------------
+
+    def journal_entry(self) -> JournalEntry:
+        return JournalEntry(questions=self._questions_rel(), base_sha256=self.qfile.source_sha256,
+                            drafts=[self.drafts[i].as_json() for i in self.order if self.is_dirty(i)],
+                            deleted=self.deleted_ids())
+
+    def _questions_rel(self) -> str:
+        try:
+            return self.config.questions.relative_to(self.config.root).as_posix()
+        except ValueError:
+            return str(self.config.questions)
+
+    def write_journal(self) -> None:
+        if self.dirty:
+            self.journal.write(self.journal_entry())
+        else:
+            self.journal.clear()
+
+    def restore(self, entry: JournalEntry) -> list[str]:
+        """Re-apply a journal's drafts over the loaded file, as one undo step; returns the
+        restored ids. Records keep the file's order (the app never reorders); new records go
+        at the end."""
+        with self.history.step():
+            return self._reapply(entry, self._put)
+
+    def _reapply(self, entry: JournalEntry, put) -> list[str]:
+        restored = []
+        for obj in entry.drafts:
+            d = Draft.from_json(obj)
+            put(d.id, d)
+            restored.append(d.id)
+        for rid in entry.deleted:
+            if rid in self.drafts and rid not in restored:
+                put(rid, None)
+        self.write_journal()
+        return restored
+
+    # -- saving ----------------------------------------------------------------------------
+
+    def disk_changed(self) -> bool:
+        return disk_sha256(self.config.questions) != self.qfile.source_sha256
+
+    def save_questions(self, *, overwrite: bool = False) -> SaveOutcome:
+        """Write questions.jsonl atomically (keeping comments, order and ids).
+
+        Refuses (``conflict``) when the file changed on disk since it was loaded, unless
+        ``overwrite`` (the author chose "keep mine"). Drafts that are not valid records yet
+        are not written: their last saved version (if any) stays in the file and the draft
+        stays in the journal. The golden set is rebuilt afterwards by ``rebuild``.
+        """
+        out = SaveOutcome()
+        if not overwrite and self.disk_changed():
+            out.conflict = True
+            return out
+        questions: list[Question] = []
+        for d in self.iter_drafts():
+            problems = d.problems()
+            if problems:
+                out.held_back[d.id] = problems
+                if d.id in self.baseline:
+                    questions.append(self.baseline[d.id])
+            else:
+                questions.append(d.to_question())
+        on_file = set(self.baseline)
+        wanted = {q.id for q in questions}
+        try:
+            # the core's one writer: the loader's own checks (duplicate ids and queries, bounds)
+            # decide what may be written, and every line not edited stays byte for byte
+            written = write_questions(self.qfile, changed=[q for q in questions if q.id in on_file],
+                                      added=[q for q in questions if q.id not in on_file],
+                                      deleted=[rid for rid in self.baseline if rid not in wanted],
+                                      limits=self.config.limits, path=self.config.questions)
+        except InvalidInput as exc:
+            out.file_problems = exc.details or [{"message": str(exc)}]
+            return out
+        drafts = self.drafts
+        self._set_file(written)
+        for rid, d in drafts.items():  # unfinished drafts stay as they were, in the journal
+            if rid in out.held_back:
+                self._place(rid, d, len(self.order))
+        out.written = True
+        out.questions = questions
+        self._save_generation += 1
+        out.generation = self._save_generation
+        self.write_journal()
+        return out
+
+    def rebuild(self, out: SaveOutcome) -> SaveOutcome:
+        """Build the saved records and write the artifact and manifest if every label resolves
+        (thread-safe; a rebuild overtaken by a newer save writes nothing).
+
+        The corpus is checked against the files on disk first (``fresh_project``): when it
+        changed, the build uses the corpus as it is now, and ``finish_save`` makes the
+        session use it too, so the manifest never records a document hash that is gone."""
+        with self._rebuild_lock:
+            if out.generation != self._save_generation:
+                out.artifact_reason = "a newer save rebuilds it"
+                return out
+            try:
+                out.fresh_project = self.fresh_project()
+                project = out.fresh_project or self.project
+                result = build(project, out.questions)
+            except LabellerError as exc:
+                out.artifact_reason = str(exc)
+                return out
+            out.build = result
+            out.refusals = result.refusals
+            if not result.ok:
+                ids = sorted({str(r.record_id) for r in result.refusals})
+                out.artifact_reason = (f"{len(result.refusals)} label error(s) in {', '.join(ids)}; "
+                                       "the previous artifact was left as it was")
+            else:
+                write_artifacts(project, result)
+                out.artifact_written = True
+                out.committed = CommittedState.read(self.config, project)
+        return out
+
+    def finish_save(self, out: SaveOutcome) -> None:
+        """Take a rebuild's results in (app thread). After a corpus change the session uses
+        the corpus the rebuild read; the caller then re-resolves every draft."""
+        if out.fresh_project is not None:
+            self.reload_corpus(out.fresh_project)
+        if out.build is not None:
+            self.store(out.build)
+        if out.committed is not None:
+            self.committed = out.committed
+
+    def reload(self) -> list[str]:
+        """Load questions.jsonl again from disk and put the author's edits back on top of it.
+
+        Used after a conflict ("reload"): the other writer's records come in, and every
+        record the author had edited keeps the author's version. Returns the kept ids.
+        """
+        mine = self.journal_entry()
+        self._set_file(self.project.load_questions())
+        # the author's edits go back on top without a step of their own: their history
+        # already holds them, and undoing them still works record by record
+        return self._reapply(mine, lambda rid, d: self._place(rid, d, len(self.order)))
