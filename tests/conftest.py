@@ -41,6 +41,17 @@ def q(id: str, *locators: dict, **extra) -> dict:
     return rec
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _private_user_dirs(tmp_path_factory):
+    """Every test (and every command it runs) sees a throwaway config and cache home: the
+    cache secret labeller creates on first use (``labeller.core.cache``) must never be
+    written to, or read from, the real home of whoever runs the tests."""
+    with pytest.MonkeyPatch.context() as mp:
+        for var in ("XDG_CONFIG_HOME", "XDG_CACHE_HOME"):
+            mp.setenv(var, str(tmp_path_factory.mktemp(var.lower())))
+        yield
+
+
 @pytest.fixture
 def make_project(tmp_path):
     def factory(docs, questions=(), toml=None, name="proj") -> Project:

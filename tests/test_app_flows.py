@@ -102,10 +102,12 @@ async def test_author_a_question_end_to_end(example):
         assert len(screen.preview.refusal.occurrences) == 2
         assert sum(m.kind == "occurrence" for m in view._marks) == 2
         assert app.session.draft(rid).locators[0].quote == amb_word, "a suggestion is never applied on its own"
-        await pilot.press("ctrl+g")  # accept the highlighted occurrence's extension
+        await pilot.press("ctrl+g")  # pick the highlighted occurrence: pinned by its shortest context
         await settle(pilot)
         assert screen.preview.status == "resolved"
-        assert app.session.draft(rid).locators[0].quote != amb_word
+        picked = app.session.draft(rid).locators[0]
+        assert picked.quote == amb_word, "picking an occurrence never widens the quote"
+        assert picked.prefix or picked.suffix
 
         # a quote that is nowhere: not found, with nearest passages offered
         await paste_into(pilot, "#loc-quote", "zqxj wholly absent phrase")

@@ -166,8 +166,12 @@ def test_save_reports_label_errors_and_leaves_the_artifact(session):
 
 def test_apply_suggestion(session):
     session.set_locator("q001", 0, LocatorDraft(doc="guide/rotate.md", quote="keys rotate"))
-    occ = {"doc": "guide/rotate.md", "char_start": 219, "char_end": 230, "extension": "keys rotate on"}
-    assert session.apply_suggestion("q001", 0, occ).quote == "keys rotate on"
+    occ = {"doc": "guide/rotate.md", "char_start": 219, "char_end": 230, "extension": "keys rotate on",
+           "context": {"suffix": " on"}}
+    assert session.apply_suggestion("q001", 0, occ) == LocatorDraft(doc="guide/rotate.md", quote="keys rotate",
+                                                                  suffix=" on"), "picking never widens the quote"
+    no_context = {**occ, "context": None}  # no context singles it out: the longer quote is the fallback
+    assert session.apply_suggestion("q001", 0, no_context).quote == "keys rotate on"
     near = {"doc": "ops/oncall.md", "quote": "answers pages", "unique": False}
     session.set_locator("q001", 0, LocatorDraft(quote="answer pages"))
     assert session.apply_suggestion("q001", 0, near) == LocatorDraft(doc="ops/oncall.md", quote="answers pages")
@@ -210,3 +214,37 @@ def test_the_app_imports_no_command_module():
                      else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
             bad += [f"{path.name}:{node.lineno} {n}" for n in names if n.startswith("labeller.commands")]
     assert not bad, bad
+
+
+def test_a_record_with_context_survives_an_edit_and_a_save(tmp_path):
+    """A locator's prefix/suffix is part of the label: an app that dropped it on save would
+    silently move the label to another copy of the passage (or refuse it as ambiguous)."""
+    root = write_small_project(tmp_path / "proj")
+    qpath = root / "golden" / "questions.jsonl"
+    locators = [{"doc": "guide/rotate.md", "quote": "keys rotate", "suffix": " on"}]
+    rec = {"id": "ctx-1", "query": "Which region is rotated first?", "expected_answer": "the primary region",
+           "locators": locators}
+    before = qpath.read_text(encoding="utf-8") + json.dumps(rec) + "\n"
+    qpath.write_text(before, encoding="utf-8")
+    s = AuthoringSession.open(root)
+    s.prepare()
+    s.store(s.compute(s.snapshot()))
+    assert s.status("ctx-1")[0] == "resolved"
+    s.update("ctx-1", query="Which region has its keys rotated first?")
+    assert s.save_questions().written
+    after = qpath.read_text(encoding="utf-8").splitlines(keepends=True)
+    assert after[:-1] == before.splitlines(keepends=True)[:-1], "untouched records stay byte-identical"
+    assert json.loads(after[-1])["locators"] == locators
+
+
+def test_a_selection_of_one_copy_labels_that_copy(session):
+    """Selecting one of two identical passages writes the shortest context that picks it,
+    pinned to its document; the quote (and so the span) stays what was selected."""
+    text = session.project.corpus["guide/rotate.md"].text
+    second = text.index("keys rotate", text.index("keys rotate") + 1)
+    loc = session.locator_for_range(LocatorDraft(), "guide/rotate.md", second - 1, second + len("keys rotate") + 1)
+    assert (loc.doc, loc.quote, loc.prefix, loc.suffix) == ("guide/rotate.md", "keys rotate", None, " on")
+    found = session.project.resolver.locate(loc.to_locator())
+    assert (found.doc, found.start, found.end) == ("guide/rotate.md", second, second + len("keys rotate"))
+    first = text.index("keys rotate")
+    assert session.locator_for_range(LocatorDraft(), "guide/rotate.md", first, first + 11).suffix == "`"

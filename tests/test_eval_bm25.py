@@ -10,11 +10,12 @@ from conftest import write_project
 
 from labeller.config import load_config
 from labeller.core.cache import DigestCache
+from labeller.core.chunkers import chunker_spec, get_chunker
 from labeller.core.project import Project
 from labeller.errors import InvalidInput
 from labeller.eval.analysis import AUTO_V1
-from labeller.eval.retrievers.bm25 import (MANIFEST, BM25Retriever, distinct_chunks, field_weights, index_key,
-                                           load_storage)
+from labeller.eval.retrievers.bm25 import (MANIFEST, BM25Retriever, _manifest_mac, distinct_chunks, field_weights,
+                                           index_key, load_storage)
 
 DOCS = {
     "expenses.md": "# Expenses\n\nReimbursements are paid on the 25th with the salary.\n\n## Receipts\n\n"
@@ -83,7 +84,7 @@ def test_a_corrupt_cache_is_detected_and_rebuilt_never_used(tmp_path, damage):
     project = disk_project(root)
     reason = "missing" if damage == "no_manifest" else "corrupt"
     key = index_key(project, AUTO_V1, distinct_chunks(project.all_chunks))
-    assert load_storage(folder, key) == (None, reason)  # caught by the stored hashes, not by whoosh failing
+    assert load_storage(folder, key, project.cache.secret) == (None, reason)  # caught by the stored hashes, not by whoosh failing
     r = BM25Retriever.for_project(project)
     assert r.cache_status == f"built ({reason})"
     assert ranking(r, "receipts purchase") == fresh
@@ -97,6 +98,11 @@ def test_a_manifest_for_other_inputs_is_stale(tmp_path):
     data = json.loads(manifest.read_text())
     data["key"]["corpus_digest"] = "0" * 64
     manifest.write_text(json.dumps(data))
+    assert BM25Retriever.for_project(disk_project(root)).cache_status == "built (untrusted)"  # MAC no longer fits
+    data = json.loads(manifest.read_text())
+    data["key"]["corpus_digest"] = "0" * 64
+    data["mac"] = _manifest_mac(disk_project(root).cache.secret, data["files"], data["key"])  # as labeller writes it
+    manifest.write_text(json.dumps(data))
     assert BM25Retriever.for_project(disk_project(root)).cache_status == "built (stale)"
 
 
@@ -109,6 +115,20 @@ def test_changing_the_analyzer_uses_another_index(tmp_path):
     assert auto.describe()["analyzer"] == "labeller-auto-v1" and plain.describe()["analyzer"] == "labeller-plain-v1"
     assert auto.search_hits("経費はいつ振り込まれますか", 1)
     assert not plain.search_hits("経費はいつ振り込まれますか", 1)
+
+
+@pytest.mark.parametrize("spec", ["words-v1:size=12,overlap=3", "fixed-chars-v1:size=60,overlap=0", "sections-v1"])
+def test_every_chunker_gets_its_own_cached_index_keyed_by_its_spec(tmp_path, spec):
+    """A chunker of the family has no max_chars: the index folder and key name its spec (so
+    two settings of one rule never share an index) and the index is reused like md-struct's."""
+    root = write_project(tmp_path / "p", DOCS, toml=f'[build]\nchunker = "{spec}"\n')
+    first = BM25Retriever.for_project(disk_project(root))
+    assert first.cache_status == "built (missing)"
+    assert BM25Retriever.for_project(disk_project(root)).cache_status == "loaded"
+    assert json.loads((index_dir(root) / MANIFEST).read_text())["key"]["chunker"] == chunker_spec(get_chunker(spec))
+    other = spec.replace("=12", "=13").replace("=60", "=61") if "=" in spec else "sections-v1:size=500"
+    (root / "labeller.toml").write_text(f'[build]\nchunker = "{other}"\n')
+    assert BM25Retriever.for_project(disk_project(root)).cache_status == "built (missing)"
 
 
 def test_without_a_disk_cache_nothing_is_written(make_project, tmp_path):

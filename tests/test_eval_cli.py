@@ -245,6 +245,63 @@ def test_runs_are_appended_to_the_history_and_listed(tmp_path, capsys, monkeypat
     assert main(["runs", "--root", str(root), "--metric", "bogus"]) == 2
 
 
+def test_a_planted_history_view_that_reads_a_file_is_refused_and_reads_nothing(tmp_path, capsys):
+    """Issue 18: ``.labeller/runs.duckdb`` is project data, so it can be planted; its ``meta``
+    and ``runs`` may be views calling ``read_text``. ``labeller runs`` refuses it (exit 2,
+    naming the file) and ``labeller eval`` records nothing and warns (exit 0: the history is a
+    side effect), the file unread both times; the secret would be in ``runs``'s JSON (as the chunker) if DuckDB read it."""
+    secret = tmp_path / "outside" / "secret.txt"
+    secret.parent.mkdir()
+    secret.write_text("TOP-SECRET-7f3a\n")
+    root = facts_project(tmp_path)
+    assert main(["eval", "--root", str(root)]) == 0
+    history = root / ".labeller" / "runs.duckdb"
+    con = duckdb.connect(str(history))
+    reader = f"(SELECT content FROM read_text('{secret}'))"
+    con.execute("ALTER TABLE meta RENAME TO meta_real")
+    con.execute(f"CREATE VIEW meta AS SELECT key, value || left({reader}, 0) AS value FROM meta_real")
+    con.execute("ALTER TABLE runs RENAME TO runs_real")
+    con.execute(f"CREATE VIEW runs AS SELECT * REPLACE ({reader} AS chunker) FROM runs_real")
+    assert "TOP-SECRET" in con.execute("SELECT chunker FROM runs").fetchone()[0]  # the plant works unguarded
+    con.close()
+    planted = history.read_bytes()
+    capsys.readouterr()
+    assert main(["runs", "--root", str(root), "--format", "json"]) == 2
+    out = capsys.readouterr()
+    assert "TOP-SECRET" not in out.out + out.err
+    (error,) = json.loads(out.out)["errors"]  # --format json: the refusal is the JSON answer
+    assert error["kind"] == "invalid" and "reads outside itself" in error["message"]
+    assert str(history) in error["message"] and "runs" not in json.loads(out.out)
+    assert main(["eval", "--root", str(root), "--format", "json"]) == 0  # the history is a side effect
+    out = capsys.readouterr()
+    assert "TOP-SECRET" not in out.out + out.err
+    # eval writes first, and a view is not a table it can write: "not a run history"
+    err = " ".join(out.err.split())  # rich wraps the warning at the terminal's width
+    assert "run not recorded in the history" in err and "not a labeller.runs.v1 run history" in err
+    assert history.read_bytes() == planted
+
+
+def test_eval_runs_under_a_chunker_without_max_chars(tmp_path, capsys):
+    root = facts_project(tmp_path, toml='[build]\nchunker = "words-v1:size=8,overlap=2"\n')
+    rc, report, err = eval_json(root, capsys)
+    assert rc == 0, err
+    assert report["fingerprint"]["chunker"] == "words-v1" and report["fingerprint"]["max_chars"] is None
+
+
+def test_the_history_is_opened_without_file_network_or_extension_access(tmp_path):
+    from labeller.eval.history import SAFE_CONFIG, connect
+
+    con = connect(tmp_path / "runs.duckdb", create=True)
+    try:
+        settings = dict(con.execute("SELECT name, value FROM duckdb_settings() WHERE name IN ?",
+                                    [list(SAFE_CONFIG)]).fetchall())
+        assert settings == {name: str(value).lower() for name, value in SAFE_CONFIG.items()}
+        with pytest.raises(duckdb.Error):
+            con.execute("SET enable_external_access = true")
+    finally:
+        con.close()
+
+
 def test_eval_hit_rule_scores_without_changing_the_build(tmp_path, capsys):
     long_para = "word " * 500
     docs = {"a.md": f"# A\n\n{long_para}\n\n{long_para}\n\n{long_para}\n\n{long_para}\n"}

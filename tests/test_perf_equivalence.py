@@ -9,7 +9,7 @@ here measures time.
 
 from __future__ import annotations
 
-import pickle
+import json
 import re
 import sys
 from pathlib import Path
@@ -159,13 +159,21 @@ def test_structure_parse_equals_full_parse_on_block_tokens(synthetic):
         assert blocks(parse_structure(text)) == blocks(parse(text))
 
 
-def test_cached_objects_round_trip_through_pickle(synthetic):
+def test_cached_objects_round_trip_through_their_json_codecs(synthetic):
+    from labeller.core.chunkers import ROWS_CODEC
+    from labeller.core.expansion import BLOCKS_CODEC
+    from labeller.core.windows import WINDOWS_CODEC, DocWindows
+
     project = Project(load_config(synthetic))
-    doc = next(iter(project.corpus))
-    chunks = project.chunks[doc.doc_id]
-    assert pickle.loads(pickle.dumps(chunks)) == chunks
-    blocks = parse_blocks(doc)
-    assert pickle.loads(pickle.dumps(blocks)) == blocks
+    for doc in project.corpus:
+        rows = project.chunker.rows(doc)
+        assert ROWS_CODEC.decode(json.loads(json.dumps(ROWS_CODEC.encode(rows)))) == rows
+        blocks = parse_blocks(doc)
+        assert BLOCKS_CODEC.decode(json.loads(json.dumps(BLOCKS_CODEC.encode(blocks)))) == blocks
+        windows = DocWindows.of(doc)
+        windows.blocks_at(doc, 0, 0)
+        windows.blocks_at(doc, len(doc.line_starts) - 1, len(doc.line_starts) - 1)
+        assert WINDOWS_CODEC.decode(json.loads(json.dumps(WINDOWS_CODEC.encode(windows)))) == windows
 
 
 WHITESPACE = " \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f\x85\xa0\u1680\u2000\u2028\u2029\u3000"
@@ -242,8 +250,8 @@ def test_rebuilds_with_new_questions_do_not_grow_the_cache(synthetic, tmp_path):
 
 
 def test_cold_preparation_fills_the_caches_with_what_the_lazy_path_computes(synthetic, tmp_path, monkeypatch):
-    from labeller.core.anchors import LAST_SEARCH
-    from labeller.core.chunkers import chunk_key, unpack_chunks
+    from labeller.core.anchors import LAST_SEARCH, SEARCH_CODEC
+    from labeller.core.chunkers import ROWS_CODEC, chunk_key, unpack_chunks
 
     monkeypatch.setattr(parallel, "MIN_PARALLEL_CHARS", 0)
     monkeypatch.setenv("LABELLER_WORKERS", "2")
@@ -252,12 +260,12 @@ def test_cold_preparation_fills_the_caches_with_what_the_lazy_path_computes(synt
     coldbuild.prepare_cold_build(project, questions)
     fresh = DigestCache(tmp_path)  # read back from disk, not from the preparing process's memory
     for doc in project.corpus:
-        assert unpack_chunks(doc, fresh.get(chunk_key(project.chunker, doc))) == project.chunker.chunk(doc)
+        assert unpack_chunks(doc, fresh.get(chunk_key(project.chunker, doc), ROWS_CODEC)) == project.chunker.chunk(doc)
     quotes = [fold_quote(loc.quote) for q in questions for loc in q.locators if loc.quote]
-    digest, per_doc = fresh.get(LAST_SEARCH)
+    digest, per_doc = fresh.get(LAST_SEARCH, SEARCH_CODEC)
     lazy = DigestCache(None)
     QuoteIndex(project.corpus).find_all_cached(quotes, lazy)
-    assert (digest, per_doc) == lazy.get(LAST_SEARCH)
+    assert (digest, per_doc) == lazy.get(LAST_SEARCH, SEARCH_CODEC)
     with_hits = [d for d in project.corpus if per_doc[d.doc_id][1]]
     assert with_hits
     stored = Project(load_config(synthetic), fresh).block_cache
@@ -299,9 +307,9 @@ def test_a_build_stores_each_documents_windows_once(synthetic, tmp_path, monkeyp
     written = Counter()
     put = DigestCache.put
 
-    def counting_put(self, key, value):
+    def counting_put(self, key, value, codec):
         written[key] += 1
-        put(self, key, value)
+        put(self, key, value, codec)
 
     monkeypatch.setattr(DigestCache, "put", counting_put)
     project = cached(synthetic, tmp_path)

@@ -20,6 +20,7 @@ from functools import cached_property
 
 import ahocorasick
 
+from labeller.core.cache import Codec, as_dict, as_list, as_str, check, ints
 from labeller.core.canon import canonical_quote
 from labeller.core.corpus import Corpus, Document
 
@@ -28,6 +29,34 @@ _WS_MULTI = re.compile(r"\s{2,}")
 # Below this many distinct quotes, one ``str.find`` scan per quote is cheaper than an automaton.
 _AUTOMATON_MIN_QUOTES = 8
 LAST_SEARCH = ("occurrences", "last")
+
+# The cached last search: (digest of its needles, {doc_id: (sha256, {needle: [(start, end)]})}).
+SearchMatches = tuple[str, dict[str, tuple[str, dict[str, list[tuple[int, int]]]]]]
+
+
+def matches_to_data(value: SearchMatches) -> list:
+    """The last search as plain data: each needle's ranges as one flat list of offsets."""
+    digest, per_doc = value
+    return [digest, {doc_id: [sha, {q: [x for r in ranges for x in r] for q, ranges in hits.items()}]
+                     for doc_id, (sha, hits) in per_doc.items()}]
+
+
+def matches_from_data(data) -> SearchMatches:
+    """What ``matches_to_data`` wrote, every field's type checked (a cache miss otherwise)."""
+    digest, per_doc = as_list(data, 2)
+    out = {}
+    for doc_id, entry in as_dict(per_doc).items():
+        sha, hits = as_list(entry, 2)
+        found = {}
+        for q, flat in as_dict(hits).items():
+            ints(flat)
+            check(len(flat) % 2 == 0)
+            found[q] = list(zip(flat[::2], flat[1::2]))
+        out[doc_id] = (as_str(sha), found)
+    return as_str(digest), out
+
+
+SEARCH_CODEC = Codec("search-matches", matches_to_data, matches_from_data)
 
 
 def fold_quote(quote: str) -> str:
@@ -175,7 +204,7 @@ class QuoteIndex:
         if cache is None or len(needles) < _AUTOMATON_MIN_QUOTES:
             return self.find_all(needles)
         digest = needles_digest(needles)
-        stored = cache.get(LAST_SEARCH)
+        stored = cache.get(LAST_SEARCH, SEARCH_CODEC)
         previous = stored[1] if isinstance(stored, tuple) and len(stored) == 2 and stored[0] == digest else {}
         per_doc: dict[str, tuple[str, dict[str, list[tuple[int, int]]]]] = {}
         auto = None
@@ -187,7 +216,7 @@ class QuoteIndex:
             auto = auto or automaton(needles)
             per_doc[doc.doc_id] = (doc.sha256, document_hits(self.folded(doc.doc_id), auto))
         if auto is not None or len(per_doc) != len(previous):
-            cache.put(LAST_SEARCH, (digest, per_doc))
+            cache.put(LAST_SEARCH, (digest, per_doc), SEARCH_CODEC)
         found: dict[str, list[Occurrence]] = {q: [] for q in needles}
         for doc_id, (_, hits) in per_doc.items():  # corpus order: sorted by doc_id
             for q, ranges in hits.items():

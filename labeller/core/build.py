@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from labeller import __version__
 from labeller.core.anchors import fold_quote
+from labeller.core.cache import SCALAR, Codec, as_list, check, conforms, strs
 from labeller.core.canon import CANONICAL_VERSION
 from labeller.core.chunkers import chunker_spec
 from labeller.core.coldbuild import prepare_cold_build
@@ -36,6 +37,21 @@ class RecordResult:
     coverage: list[float] = field(default_factory=list)
     refusals: list[Refusal] = field(default_factory=list)
 
+    def to_data(self) -> dict:
+        """The record as plain data for the build cache, without its question (the cache key
+        holds the digest of the questions, so the caller has them)."""
+        return {"spans": [s.to_data() for s in self.spans], "chunk_ids": self.chunk_ids,
+                "coverage": self.coverage, "refusals": [r.to_data() for r in self.refusals]}
+
+    @classmethod
+    def from_data(cls, data, question: Question) -> "RecordResult":
+        """What ``to_data`` wrote, every field's type checked (a cache miss otherwise)."""
+        check(type(data) is dict and set(data) == {"spans", "chunk_ids", "coverage", "refusals"})
+        coverage = as_list(data["coverage"])
+        check(all(type(x) is float for x in coverage))
+        return cls(question, [Span.from_data(s) for s in as_list(data["spans"])], strs(data["chunk_ids"]),
+                   coverage, [Refusal.from_data(r) for r in as_list(data["refusals"])])
+
 
 @dataclass
 class BuildResult:
@@ -50,6 +66,21 @@ class BuildResult:
     @property
     def ok(self) -> bool:
         return not self.refusals
+
+    def to_data(self) -> dict:
+        summary = dict(self.summary)
+        summary["chunks_per_record"] = list(map(list, summary["chunks_per_record"].items()))  # keys are ints
+        return {"records": [r.to_data() for r in self.records], "manifest": self.manifest, "summary": summary}
+
+    @classmethod
+    def from_data(cls, data, questions: list[Question]) -> "BuildResult":
+        """What ``to_data`` wrote for these questions, every field's type checked."""
+        conforms(data, {"records": list, "manifest": MANIFEST_SHAPE, "summary": SUMMARY_SHAPE})
+        records = as_list(data["records"], len(questions))
+        summary = dict(data["summary"])
+        check(all(len(pair) == 2 for pair in summary["chunks_per_record"]))
+        summary["chunks_per_record"] = dict(summary["chunks_per_record"])
+        return cls([RecordResult.from_data(r, q) for r, q in zip(records, questions)], data["manifest"], summary)
 
     def artifact_bytes(self) -> bytes:
         return "".join(json.dumps(artifact_record(r, self.manifest), ensure_ascii=False, sort_keys=True) + "\n"
@@ -131,8 +162,9 @@ def build(project: Project, questions: list[Question]) -> BuildResult:
     """
     key = build_key(project, questions) if project.cache is not None else None
     if key is not None:
-        cached = project.cache.get(LAST_BUILD)
-        if isinstance(cached, tuple) and len(cached) == 2 and cached[0] == key and isinstance(cached[1], BuildResult):
+        codec = last_build_codec(key, questions)
+        cached = project.cache.get(LAST_BUILD, codec)
+        if cached is not None and cached[0] == key:  # the memory layer holds the last build of any key
             return cached[1]
     prepare_cold_build(project, questions)
     quotes = [loc.quote for q in questions for loc in q.locators if loc.quote is not None]
@@ -142,11 +174,22 @@ def build(project: Project, questions: list[Question]) -> BuildResult:
     manifest = make_manifest(project, len(questions))
     result = BuildResult(records, manifest, summarize(project, records))
     if key is not None:
-        project.cache.put(LAST_BUILD, (key, result))
+        project.cache.put(LAST_BUILD, (key, result), codec)
     return result
 
 
 LAST_BUILD = ("build", "last")
+
+
+def last_build_codec(key: tuple, questions: list[Question]) -> Codec:
+    """The cached last build, ``(build_key, BuildResult)``, read back only for this key."""
+
+    def decode(data) -> tuple:
+        stored_key, result = as_list(data, 2)
+        check(stored_key == list(key))  # another build's result: a miss
+        return key, BuildResult.from_data(result, questions)
+
+    return Codec("last-build", lambda value: [list(value[0]), value[1].to_data()], decode)
 
 
 def build_key(project: Project, questions: list[Question]) -> tuple:
@@ -190,6 +233,20 @@ def make_manifest(project: Project, n_records: int) -> dict:
     if settings:
         manifest["chunker_settings"] = settings
     return manifest
+
+
+# The shapes of ``make_manifest`` and ``summarize`` as the build cache stores them (a cached
+# build of any other shape is recomputed).
+MANIFEST_SHAPE = {"build_hit_rule": str, "canonical_version": str, "chunker_version": str, "corpus_chars": int,
+                  "corpus_digest": str, "docs": {str: {"chars": int, "sha256": str}}, "expansion_version": str,
+                  "max_chars": (int, None), "chunker_settings?": {str: SCALAR}, "n_chunks": int, "n_docs": int,
+                  "n_records": int, "tool_version": str}
+SUMMARY_SHAPE = {"docs": int, "chars": int, "chunks": int, "records": int, "spans": int, "single": int, "multi": int,
+                 "negative": int, "no_answer": int, "labels_per_doc": {str: int}, "unlabelled_docs": [str],
+                 "blocks": {str: int},
+                 "chunks_per_record": [[int]],
+                 "span_chars": (None, {"min": int, "median": (int, float), "mean": float, "max": int}),
+                 "refusals": int}
 
 
 def summarize(project: Project, records: list[RecordResult]) -> dict:

@@ -15,13 +15,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from labeller.core import parallel
-from labeller.core.anchors import (LAST_SEARCH, FoldedDocument, automaton, document_hits, fold_quote, needles_digest,
-                                   search_needles)
+from labeller.core.anchors import (LAST_SEARCH, SEARCH_CODEC, FoldedDocument, automaton, document_hits, fold_quote,
+                                   needles_digest, search_needles)
 from labeller.core.cache import DigestCache
-from labeller.core.chunkers import Chunker, chunk_key
+from labeller.core.chunkers import ROWS_CODEC, Chunker, chunk_key
 from labeller.core.corpus import Document
 from labeller.core.expansion import ExpansionRefused, section_span
-from labeller.core.windows import DocWindows, window_key
+from labeller.core.windows import WINDOWS_CODEC, DocWindows, window_key
 
 if TYPE_CHECKING:  # a spawned worker imports this module: keep the project and models out of it
     from labeller.core.models import Question
@@ -31,13 +31,13 @@ if TYPE_CHECKING:  # a spawned worker imports this module: keep the project and 
 def prepare_cold_build(project: Project, questions: list[Question]) -> None:
     """On an empty cache, chunk and search every document and parse around its matches, in
     one pass on all cores; otherwise do nothing. The workers also write the cache entries
-    themselves, so pickling them is parallel too. A cache that holds anything already
+    themselves, so encoding them is parallel too. A cache that holds anything already
     takes the lazy path, which redoes only what changed."""
     cache, corpus, chunker = project.cache, project.corpus, project.chunker
     if cache is None or parallel.worker_count() < 2 or corpus.chars < parallel.MIN_PARALLEL_CHARS:
         return
     docs = list(corpus)
-    if any(cache.get(chunk_key(chunker, d)) is not None for d in docs):
+    if any(cache.get(chunk_key(chunker, d), ROWS_CODEC) is not None for d in docs):
         return
     needles = search_needles(fold_quote(loc.quote) for q in questions for loc in q.locators if loc.quote is not None)
     sections: dict[str, set[str]] = {}
@@ -46,7 +46,7 @@ def prepare_cold_build(project: Project, questions: list[Question]) -> None:
             if loc.heading is not None and loc.doc is not None:
                 sections.setdefault(loc.doc, set()).add(loc.heading)
     block_namespace = project.block_cache.namespace
-    store = cache.folder.parent if cache.folder is not None else None
+    store = (cache.folder.parent, cache.secret) if cache.folder is not None else None
     job = partial(_prepare_document, chunker=chunker, needles=tuple(needles), sections=sections, store=store,
                   block_namespace=block_namespace)
     per_doc = {}
@@ -57,17 +57,18 @@ def prepare_cold_build(project: Project, questions: list[Question]) -> None:
             cache.remember((*block_namespace, *window_key(doc)), windows)
             doc.adopt_line_starts(line_starts)
     if needles:
-        cache.put(LAST_SEARCH, (needles_digest(needles), per_doc))
+        cache.put(LAST_SEARCH, (needles_digest(needles), per_doc), SEARCH_CODEC)
 
 
 _AUTOMATA: dict = {}  # per worker process: the automaton of the current needles, built once
 
 
 def _prepare_document(doc: Document, *, chunker: Chunker, needles: tuple[str, ...], sections: dict[str, set[str]],
-                      store: Path | None, block_namespace: tuple):
+                      store: tuple[Path, bytes | None] | None, block_namespace: tuple):
     """One document's chunk rows, quote matches, and the windows of parsed blocks that
     resolving its quotes and sections will ask for, under the keys ``Resolver`` looks
-    them up by; all are also written to the cache folder ``store`` (if any)."""
+    them up by; all are also written to the cache folder of ``store`` (folder, HMAC secret),
+    if any."""
     hits = {}
     if needles:
         auto = _AUTOMATA.get(needles)
@@ -89,8 +90,8 @@ def _prepare_document(doc: Document, *, chunker: Chunker, needles: tuple[str, ..
                 pass  # refused again, and reported, when the build resolves it
     rows = chunker.rows(doc)
     if store is not None:
-        disk = DigestCache(store)
-        disk.put(chunk_key(chunker, doc), rows)
+        disk = DigestCache(*store)
+        disk.put(chunk_key(chunker, doc), rows, ROWS_CODEC)
         if windows is not None:
-            disk.put((*block_namespace, *window_key(doc)), windows)
+            disk.put((*block_namespace, *window_key(doc)), windows, WINDOWS_CODEC)
     return rows, hits, windows, doc.line_starts if windows is not None else None

@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from labeller.core.cache import reduce_by_fields
+from labeller.core.cache import Codec, as_int, check, from_columns, to_columns
 from labeller.core.corpus import Document
 from labeller.core.markdown import front_matter, parse_structure
 from labeller.core.vocab import BlockKind, RefusalKind
@@ -41,8 +41,6 @@ class Unit:
     last: int
     kind: str  # a ``BlockKind``, or ``_RULE`` for a thematic break
 
-    __reduce__ = reduce_by_fields
-
 
 @dataclass(frozen=True, slots=True)
 class _Item:
@@ -51,16 +49,12 @@ class _Item:
     parent: int  # index of the list it belongs to
     depth: int
 
-    __reduce__ = reduce_by_fields
-
 
 @dataclass(frozen=True, slots=True)
 class _Table:
     first: int
     last: int
     delimiter: int
-
-    __reduce__ = reduce_by_fields
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,8 +63,6 @@ class Heading:
     last: int
     level: int
     text: str
-
-    __reduce__ = reduce_by_fields
 
 
 @dataclass
@@ -82,6 +74,21 @@ class DocBlocks:
     items: list[_Item]
     tables: list[_Table]
     headings: list[Heading]
+
+    def to_data(self) -> dict:
+        return {"front_matter_lines": self.front_matter_lines, **{
+            name: to_columns(getattr(self, name), kind) for name, kind in _BLOCK_LISTS.items()}}
+
+    @classmethod
+    def from_data(cls, data) -> "DocBlocks":
+        """What ``to_data`` wrote, every field's type checked (a cache miss otherwise)."""
+        check(type(data) is dict and data.keys() == {"front_matter_lines", *_BLOCK_LISTS})
+        return cls(as_int(data["front_matter_lines"]),
+                   *(from_columns(data[name], kind) for name, kind in _BLOCK_LISTS.items()))
+
+
+_BLOCK_LISTS = {"leaves": Unit, "items": _Item, "tables": _Table, "headings": Heading}  # DocBlocks' field order
+BLOCKS_CODEC = Codec.of(DocBlocks)
 
 
 def parse_blocks(doc: Document, start: int = 0, stop: int | None = None) -> DocBlocks:

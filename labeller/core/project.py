@@ -65,10 +65,12 @@ class Project:
         import mdit_py_plugins
 
         from labeller.core.cache import CacheView
-        from labeller.core.expansion import EXPANSION_VERSION
+        from labeller.core.expansion import BLOCKS_CODEC, EXPANSION_VERSION
+        from labeller.core.windows import WINDOWS_CODEC, WINDOWS_VERSION
 
         return CacheView(self.cache, ("blocks", EXPANSION_VERSION, markdown_it.__version__,
-                                      mdit_py_plugins.__version__))
+                                      mdit_py_plugins.__version__),
+                         lambda key: WINDOWS_CODEC if key[0] == WINDOWS_VERSION else BLOCKS_CODEC)
 
     def load_questions(self) -> QuestionsFile:
         return load_questions(self.config.questions, self.config.limits)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from functools import partial
 
 from labeller.core.anchors import FoldedDocument, Occurrence, QuoteIndex, fold_quote
-from labeller.core.cache import CacheView, DigestCache
+from labeller.core.cache import SCALAR, CacheView, DigestCache, as_list, as_str, check, conforms, ints
 from labeller.core.chunkers import Chunk, Chunker
 from labeller.core.context import context_matches
 from labeller.core.corpus import Corpus, check_relative_doc_id
@@ -46,6 +46,17 @@ class Span:
     def as_json(self) -> dict:
         return {"block": self.block, "char_end": self.end, "char_start": self.start, "doc_id": self.doc_id}
 
+    def to_data(self) -> list:
+        return [self.doc_id, self.start, self.end, str(self.block), self.quote_start, self.quote_end]
+
+    @classmethod
+    def from_data(cls, data) -> "Span":
+        """What ``to_data`` wrote (from the build cache), every field's type checked; the
+        block comes back as its ``BlockKind`` (an unknown one is a miss)."""
+        doc_id, start, end, block, quote_start, quote_end = as_list(data, 6)
+        start, end, quote_start, quote_end = ints([start, end, quote_start, quote_end])
+        return cls(as_str(doc_id), start, end, BlockKind(as_str(block)), quote_start, quote_end)
+
 
 @dataclass
 class Refusal:
@@ -74,6 +85,42 @@ class Refusal:
         if self.kind in (RefusalKind.NOT_FOUND, RefusalKind.HEADING_ONLY):
             out["suggestions"] = self.suggestions
         return out
+
+    def to_data(self) -> dict:
+        return {"kind": str(self.kind), "message": self.message, "locator": self.locator.model_dump(mode="json"),
+                "record_id": self.record_id, "places": _places_to_data(self.places),
+                "occurrences": self.occurrences, "suggestions": self.suggestions,
+                "suggested_places": _places_to_data(self.suggested_places)}
+
+    @classmethod
+    def from_data(cls, data) -> "Refusal":
+        """What ``to_data`` wrote (from the build cache), every field's type checked; the
+        kind comes back as its ``RefusalKind`` (an unknown one is a miss)."""
+        conforms(data, {"kind": str, "message": str, "locator": dict, "record_id": (str, None), "places": list,
+                        "occurrences": [_OCCURRENCE], "suggestions": [{str: SCALAR}], "suggested_places": list})
+        return cls(RefusalKind(data["kind"]), data["message"], Locator.model_validate(data["locator"]),
+                   data["record_id"], _places_from_data(data["places"]), data["occurrences"], data["suggestions"],
+                   _places_from_data(data["suggested_places"]))
+
+
+# An occurrence of an ambiguous quote (``suggest._occurrence``): scalars, and its ``context``,
+# the ``{"prefix"?, "suffix"?}`` that singles it out, or null.
+_OCCURRENCE = {str: (*SCALAR, {str: str})}
+
+
+def _places_to_data(places: tuple[Place, ...]) -> list:
+    return [[p.doc, p.start, p.end] for p in places]
+
+
+def _places_from_data(data) -> tuple[Place, ...]:
+    """The places ``_places_to_data`` wrote, each ``[doc, start, end]`` checked."""
+    out = []
+    for item in as_list(data):
+        doc, start, end = as_list(item, 3)
+        ints([start, end])
+        check(start <= end)
+        out.append(Place(as_str(doc), start, end))
+    return tuple(out)
 
 
 class Resolver:

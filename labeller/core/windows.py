@@ -43,6 +43,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from labeller.core.cache import Codec, as_list, check, ints
 from labeller.core.corpus import Document
 from labeller.core.expansion import DocBlocks, parse_blocks
 from labeller.core.markdown import front_matter
@@ -188,8 +189,23 @@ class DocWindows:
 
     def snapshot(self) -> "DocWindows":
         """A copy to store: the app's resolution threads may add a window to this one while
-        the cache pickles it (copying a dict is atomic; iterating one that grows is not)."""
+        the cache encodes it (copying a dict is atomic; iterating one that grows is not)."""
         return DocWindows(self.restarts, dict(self.parsed))
+
+    def to_data(self) -> dict:
+        return {"restarts": list(self.restarts),
+                "parsed": [[start, stop, blocks.to_data()] for (start, stop), blocks in sorted(self.parsed.items())]}
+
+    @classmethod
+    def from_data(cls, data) -> "DocWindows":
+        """What ``to_data`` wrote, every field's type checked (a cache miss otherwise)."""
+        check(type(data) is dict and data.keys() == {"restarts", "parsed"})
+        parsed = {}
+        for entry in as_list(data["parsed"]):
+            start, stop, blocks = as_list(entry, 3)
+            ints([start, stop])
+            parsed[start, stop] = DocBlocks.from_data(blocks)
+        return cls(tuple(ints(data["restarts"])), parsed)
 
     def blocks_at(self, doc: Document, first: int, last: int) -> DocBlocks:
         """Blocks exact for lines ``first..last`` (parsing their window if not done yet)."""
@@ -198,3 +214,6 @@ class DocWindows:
         if found is None:
             found = self.parsed[span] = parse_blocks(doc, *span)
         return found
+
+
+WINDOWS_CODEC = Codec.of(DocWindows)

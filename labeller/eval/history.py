@@ -61,6 +61,15 @@ RUN_COLUMNS = ("run_id", "started_at", "seconds", "tool_version", "fingerprint_d
                "findings", "chunking_name", "chunking_digest")
 
 
+# The history file sits in the project folder, so whoever can write the project can plant
+# one, and any table labeller reads may be a VIEW that calls table functions
+# (``read_text('/any/file')``, or an URL through an auto-loaded httpfs). With these settings
+# DuckDB touches no file but the database itself, loads and installs no extension, and no
+# statement can switch that back on (issue 18, the same class as the planted cache).
+SAFE_CONFIG = {"enable_external_access": False, "autoload_known_extensions": False,
+               "autoinstall_known_extensions": False, "lock_configuration": True}
+
+
 @overload
 def connect(path: Path, *, create: Literal[True]) -> duckdb.DuckDBPyConnection: ...
 
@@ -77,21 +86,31 @@ def connect(path: Path, *, create: bool) -> duckdb.DuckDBPyConnection | None:
     try:
         if create:
             path.parent.mkdir(parents=True, exist_ok=True)
-        con = duckdb.connect(str(path))
+        con = duckdb.connect(str(path), config=SAFE_CONFIG)
     except (duckdb.Error, OSError) as exc:
         raise InvalidInput(f"cannot open the run history: {exc}", path=str(path)) from None
-    if create:
-        for stmt in DDL:
-            con.execute(stmt)
-        con.execute("INSERT INTO meta VALUES ('schema', ?) ON CONFLICT DO NOTHING", [HISTORY_SCHEMA])
     try:
+        if create:
+            for stmt in DDL:
+                con.execute(stmt)
+            con.execute("INSERT INTO meta VALUES ('schema', ?) ON CONFLICT DO NOTHING", [HISTORY_SCHEMA])
         schema = con.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+    except duckdb.PermissionException as exc:
+        con.close()
+        raise refused_access(path, exc) from None
     except duckdb.Error:
         schema = None
     if schema is None or schema[0] != HISTORY_SCHEMA:
         con.close()
         raise InvalidInput(f"not a {HISTORY_SCHEMA} run history (move it away to start a new one)", path=str(path))
     return con
+
+
+def refused_access(path: Path, exc: duckdb.Error) -> InvalidInput:
+    """A history that asks DuckDB for a file or a network address (a planted view): labeller
+    did not write it, and it is not read."""
+    return InvalidInput(f"refused: the run history reads outside itself, which labeller never writes "
+                        f"(a planted view?); move it away to start a new one ({exc})", path=str(path))
 
 
 def _split_metric(name: str) -> tuple[str, int]:
@@ -166,6 +185,8 @@ def append_run(path: Path, report: dict, seconds: float, started_at: datetime | 
         con.execute("COMMIT")
     except duckdb.Error as exc:
         con.execute("ROLLBACK")
+        if isinstance(exc, duckdb.PermissionException):
+            raise refused_access(path, exc) from None
         raise InvalidInput(f"cannot append to the run history: {exc}", path=str(path)) from None
     finally:
         con.close()
@@ -190,5 +211,9 @@ def list_runs(path: Path, metric: str, level: str = "chunk", limit: int = 20) ->
                ORDER BY started_at, run_id""", [level, name, k, limit])
         cols = [d[0] for d in cur.description]
         return [dict(zip(cols, row)) for row in cur.fetchall()]
+    except duckdb.PermissionException as exc:
+        raise refused_access(path, exc) from None
+    except duckdb.Error as exc:
+        raise InvalidInput(f"cannot read the run history: {exc}", path=str(path)) from None
     finally:
         con.close()

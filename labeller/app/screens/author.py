@@ -10,7 +10,6 @@ worker (``LatestOnly``), so typing never waits for the core and nothing typed is
 
 from __future__ import annotations
 
-from dataclasses import replace
 from functools import partial
 
 from textual.app import ComposeResult
@@ -359,9 +358,9 @@ class AuthorScreen(SessionScreen):
                 self.session.add_locator(self.record_id)
                 self.active = 0
             doc = self.session.project.corpus[event.doc_id]
-            quote = quote_from_range(doc, event.start, event.end)
             self.anchor_hint = (event.doc_id, trimmed_start(doc, event.start, event.end), event.end)
-            loc = replace(self.draft.locators[self.active], doc=event.doc_id, quote=quote, heading=None)
+            loc = self.session.locator_for_range(self.draft.locators[self.active], event.doc_id, event.start,
+                                                 event.end)
             self.query_one(LocatorForm).load(loc)
             self._set_active_locator(loc, reveal=False)
 
@@ -458,7 +457,7 @@ class AuthorScreen(SessionScreen):
             return
         s, e = moved
         self.anchor_hint = (doc_id, trimmed_start(doc, s, e), e)
-        loc = replace(draft.locators[self.active], quote=quote_from_range(doc, s, e), heading=None)
+        loc = self.session.locator_for_range(draft.locators[self.active], doc_id, s, e)
         self.query_one(LocatorForm).load(loc)
         self._set_active_locator(loc, reveal=True)
 

@@ -139,7 +139,8 @@ def refusal_view(r: Refusal) -> Text:
         out.append("\n")
     for sug in r.suggestions:
         if "quote" in sug:
-            out.append_text(plain(f"  nearest {sug['where']} ({sug['score']}): {sug['quote']}\n", "yellow"))
+            score = f" ({sug['score']})" if "score" in sug else ""
+            out.append_text(plain(f"  nearest {sug['where']}{score}: {sug['quote']}\n", "yellow"))
         elif sug.get("heading"):
             out.append_text(plain(f"  try the section: doc {sug['doc']}, heading {sug['heading']}\n", "yellow"))
     return out

@@ -31,6 +31,8 @@ class LocatorDraft:
     quote: str | None = None
     heading: str | None = None
     exact: bool | None = None
+    prefix: str | None = None
+    suffix: str | None = None
 
     @classmethod
     def from_locator(cls, loc: Locator) -> "LocatorDraft":
@@ -40,11 +42,12 @@ class LocatorDraft:
     def from_json(cls, obj: dict) -> "LocatorDraft":
         exact = obj.get("exact")
         return cls(doc=_opt_str(obj.get("doc")), quote=_opt_str(obj.get("quote")),
-                   heading=_opt_str(obj.get("heading")), exact=exact if isinstance(exact, bool) else None)
+                   heading=_opt_str(obj.get("heading")), exact=exact if isinstance(exact, bool) else None,
+                   prefix=_opt_str(obj.get("prefix")), suffix=_opt_str(obj.get("suffix")))
 
     def as_json(self) -> dict:
-        out = {"doc": self.doc, "quote": self.quote, "exact": self.exact, "heading": self.heading}
-        return {k: v for k, v in out.items() if v is not None}
+        """The locator's questions.jsonl form, keys in the core model's order (``Locator.as_json``)."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name) is not None}
 
     def to_locator(self) -> Locator:
         """The validated core locator (raises pydantic's ``ValidationError``)."""

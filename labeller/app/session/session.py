@@ -16,6 +16,9 @@ from __future__ import annotations
 
 import threading
 from dataclasses import replace
+
+from pydantic import ValidationError
+
 from pathlib import Path
 from typing import Callable, Hashable
 
@@ -30,9 +33,12 @@ from labeller.app.session.search import Searcher, default_searcher
 from labeller.app.session.stale import CommittedState
 from labeller.config import load_config
 from labeller.core.build import BuildResult, RecordResult, build
+from labeller.core.context import pick_occurrence
 from labeller.core.models import Question
+from labeller.core.nudge import quote_from_range, trimmed_start
 from labeller.core.project import Project
 from labeller.core.questions import QuestionsFile
+from labeller.core.vocab import Place
 from labeller.errors import LabellerError
 from labeller.review.log import STATUS_LABELS, read_review_log
 
@@ -291,6 +297,23 @@ class AuthoringSession(SavingMixin):
         self._put(record_id, new, ("locator", record_id, index) if coalesce else None)
         return new
 
+    def locator_for_range(self, base: LocatorDraft, doc_id: str, start: int, end: int) -> LocatorDraft:
+        """The locator a selection of ``[start, end)`` stands for: its quote, pinned to the
+        document, with the shortest context that makes *this* occurrence the one counted (an
+        old context is replaced), so selecting one copy of a repeated passage labels that copy.
+        ``exact`` is kept; a quote no context can single out keeps no context (it will show
+        as ambiguous, with its occurrences to pick from)."""
+        doc = self.project.corpus[doc_id]
+        s, e = trimmed_start(doc, start, end), end
+        while e > s and doc.text[e - 1].isspace():
+            e -= 1
+        plain = replace(base, doc=doc_id, quote=quote_from_range(doc, s, e), heading=None, prefix=None, suffix=None)
+        try:
+            picked = pick_occurrence(self.project.resolver.index, plain.to_locator(), Place(doc_id, s, e))
+        except (ValidationError, ValueError):  # an empty selection, or a range the index does not see
+            return plain
+        return plain if picked is None else LocatorDraft.from_locator(picked)
+
     def add_locator(self, record_id: str, loc: LocatorDraft | None = None) -> int:
         d = self.drafts[record_id]
         self.update(record_id, coalesce=False, locators=(*d.locators, loc or LocatorDraft()))
@@ -304,18 +327,25 @@ class AuthoringSession(SavingMixin):
     def apply_suggestion(self, record_id: str, index: int, suggestion: dict) -> LocatorDraft:
         """Accept one of the core's suggestions for a refused locator (never done on its own).
 
-        ``suggestion`` is an entry of ``Refusal.suggestions`` (a nearest passage, or a section
-        locator for a heading-only span) or of ``Refusal.occurrences`` (an occurrence with its
-        shortest unique extension).
+        ``suggestion`` is an entry of ``Refusal.suggestions`` (a nearest passage, possibly with
+        the context that picks it, or a section locator for a heading-only span) or of
+        ``Refusal.occurrences`` (an occurrence with its shortest context and its shortest unique
+        extension). Picking an occurrence pins it by context, so the span never widens; the
+        longer quote is the fallback only where no context singles the occurrence out.
         """
         old = self.drafts[record_id].locators[index]
+        context = suggestion.get("context")
         if suggestion.get("heading"):
             new = LocatorDraft(doc=suggestion["doc"], heading=suggestion["heading"])
+        elif "char_start" in suggestion and context is not None:
+            new = replace(old, doc=suggestion["doc"], heading=None, prefix=context.get("prefix"),
+                          suffix=context.get("suffix"))
         elif suggestion.get("extension"):
-            new = replace(old, quote=suggestion["extension"], heading=None)
+            new = replace(old, quote=suggestion["extension"], heading=None, prefix=None, suffix=None)
         elif suggestion.get("quote"):
             doc = old.doc if old.doc is not None or suggestion.get("unique") else suggestion.get("doc")
-            new = replace(old, quote=suggestion["quote"], doc=doc, heading=None)
+            new = replace(old, quote=suggestion["quote"], doc=doc, heading=None, prefix=suggestion.get("prefix"),
+                          suffix=suggestion.get("suffix"))
         else:
             raise ValueError("not a suggestion")
         self.set_locator(record_id, index, new, coalesce=False)

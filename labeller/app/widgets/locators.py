@@ -65,7 +65,9 @@ class LocatorTable(DataTable):
 
 
 class LocatorForm(Vertical):
-    """doc, quote, heading (for a section locator) and exact; posts ``Changed``."""
+    """doc, quote, its context (prefix / suffix), heading (for a section locator) and exact;
+    posts ``Changed``. The context fields are never trimmed: a space at their inner edge is
+    part of the rule (SPEC §2.2), so a record read from disk comes back exactly as it was."""
 
     class Changed(Message):
         def __init__(self, locator: LocatorDraft) -> None:
@@ -87,13 +89,18 @@ class LocatorForm(Vertical):
                         suggester=SuggestFromList(self._doc_ids, case_sensitive=True))
             yield Checkbox("exact", id="loc-exact", compact=True)
         with Horizontal(classes="field"):
+            yield Label("context", classes="field-label")
+            yield Input(placeholder="optional: text just before the quote", id="loc-prefix", compact=True)
+            yield Input(placeholder="… just after it", id="loc-suffix", compact=True)
+        with Horizontal(classes="field"):
             yield Label("heading", classes="field-label")
             yield Input(placeholder="or: label a whole section (needs doc)", id="loc-heading", compact=True)
 
     def load(self, loc: LocatorDraft | None) -> None:
         loc = loc or LocatorDraft()
         with self.prevent(Input.Changed, Checkbox.Changed):
-            for wid, value in (("#loc-quote", loc.quote), ("#loc-doc", loc.doc), ("#loc-heading", loc.heading)):
+            for wid, value in (("#loc-quote", loc.quote), ("#loc-doc", loc.doc), ("#loc-heading", loc.heading),
+                               ("#loc-prefix", loc.prefix), ("#loc-suffix", loc.suffix)):
                 inp = self.query_one(wid, Input)
                 if inp.value != (value or ""):
                     inp.value = value or ""
@@ -107,10 +114,15 @@ class LocatorForm(Vertical):
             return v if v.strip() else None
 
         return LocatorDraft(doc=value("#loc-doc"), quote=value("#loc-quote"), heading=value("#loc-heading"),
-                            exact=True if self.query_one("#loc-exact", Checkbox).value else None)
+                            exact=True if self.query_one("#loc-exact", Checkbox).value else None,
+                            prefix=value("#loc-prefix"), suffix=value("#loc-suffix"))
 
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()
+        if event.input.id == "loc-quote":  # a context belongs to the quote it was written for
+            with self.prevent(Input.Changed):
+                for wid in ("#loc-prefix", "#loc-suffix"):
+                    self.query_one(wid, Input).value = ""
         self.post_message(self.Changed(self.locator))
 
     def on_checkbox_changed(self, event: Checkbox.Changed) -> None:

@@ -112,7 +112,7 @@ class PreviewPanel(Vertical):
             lines.append(Content("nearest passages (Enter or ctrl+g accepts one):" if r.suggestions
                                  else "no passage is close enough to suggest"))
         elif r.kind == "ambiguous":
-            lines.append(Content("occurrences (Enter or ctrl+g accepts the unique extension of one):"))
+            lines.append(Content("occurrences (Enter or ctrl+g picks one: its context is written, the quote stays):"))
         elif r.suggestions:
             lines.append(Content("suggestion (Enter or ctrl+g accepts it):"))
         return lines
@@ -127,8 +127,15 @@ class PreviewPanel(Vertical):
             for occ in r.occurrences:
                 head = fmt("$where" + (" [b](your selection)[/b]" if occ["char_start"] == selected_start else ""),
                            where=f"{occ['doc']}:{occ['line']}:{occ['col']}")
-                ext = (fmt("    unique as: [$success]$ext[/]", ext=occ["extension"]) if occ["extension"]
-                       else Content.from_markup("    [dim]no unique extension within 12 words[/]"))
+                ctx = occ.get("context")
+                occ_quote = corpus[occ["doc"]].text[occ["char_start"]:occ["char_end"]]
+                if ctx is not None:  # what accepting writes: the quote stays, the context picks this copy
+                    ext = fmt("    picked by: [u]$prefix[/u][$success]$quote[/][u]$suffix[/u]",
+                              prefix=ctx.get("prefix", ""), quote=occ_quote, suffix=ctx.get("suffix", ""))
+                elif occ["extension"]:
+                    ext = fmt("    unique as: [$success]$ext[/]", ext=occ["extension"])
+                else:
+                    ext = Content.from_markup("    [dim]no unique context or extension within 12 words[/]")
                 context = Content("    ") + in_context(corpus[occ["doc"]].text, occ["char_start"], occ["char_end"])
                 prompts.append(Content("\n").join([head, context, ext]))
                 rows.append(occ)
@@ -136,8 +143,10 @@ class PreviewPanel(Vertical):
             for sug in r.suggestions:
                 if "quote" in sug:
                     flag = "" if sug["unique"] else " [dim](not unique)[/]"
-                    prompts.append(fmt(f"$where ({sug['score']}){flag}\n    [$warning]$quote[/]",
-                                       where=sug["where"], quote=sug["quote"]))
+                    score = f" ({sug['score']})" if "score" in sug else ""  # an exact copy in another context has none
+                    ctx = "".join(f" {k} {sug[k]!r}" for k in ("prefix", "suffix") if k in sug)
+                    prompts.append(fmt(f"$where{score}{flag}\n    [$warning]$quote[/][dim]$ctx[/]",
+                                       where=sug["where"], quote=sug["quote"], ctx=ctx))
                 elif sug.get("heading"):
                     prompts.append(fmt("section locator: $doc # $heading", doc=sug["doc"], heading=sug["heading"]))
                 else:

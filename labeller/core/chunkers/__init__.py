@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import ClassVar, Protocol
 
-from labeller.core.cache import DigestCache, reduce_by_fields
+from labeller.core.cache import Codec, DigestCache, check, ints, strs
 from labeller.core.corpus import Corpus, Document
 from labeller.errors import InvalidInput
 
@@ -46,13 +46,31 @@ class Chunk:
     def embed_text(self) -> str:
         return f"{self.heading_path}\n\n{self.text.strip()}"
 
-    __reduce__ = reduce_by_fields
-
 
 # A chunk without its text, which the document holds: (chunk_id, ordinal, start, end,
 # heading_path, heading, breadcrumb). The form the cache stores and worker processes send
 # back; the text was two thirds of those bytes.
 ChunkRow = tuple[str, int, int, int, str, str, str]
+_ROW_COLUMNS = ("chunk_id", "ordinal", "start", "end", "heading_path", "heading", "breadcrumb")
+_INT_COLUMNS = {"ordinal", "start", "end"}
+
+
+def rows_to_data(rows: list[ChunkRow]) -> dict:
+    """Chunk rows as plain data for the cache: one list per field, so reading them back
+    checks each column's type in one call."""
+    columns = list(zip(*rows)) if rows else [()] * len(_ROW_COLUMNS)
+    return {name: list(col) for name, col in zip(_ROW_COLUMNS, columns)}
+
+
+def rows_from_data(data) -> list[ChunkRow]:
+    """The rows ``rows_to_data`` wrote; anything else raises (a cache miss)."""
+    check(type(data) is dict and set(data) == set(_ROW_COLUMNS))
+    columns = [ints(data[n]) if n in _INT_COLUMNS else strs(data[n]) for n in _ROW_COLUMNS]
+    check(len({len(c) for c in columns}) == 1)
+    return list(zip(*columns))
+
+
+ROWS_CODEC = Codec("chunk-rows", rows_to_data, rows_from_data)
 
 
 Setting = int | float | bool | str
@@ -229,14 +247,14 @@ def chunk_corpus(corpus: Corpus, chunker: Chunker, cache: DigestCache | None = N
     found: dict[str, list[Chunk]] = {}
     missing: list[Document] = []
     for doc in corpus:
-        rows = cache.get(chunk_key(chunker, doc)) if cache is not None else None
+        rows = cache.get(chunk_key(chunker, doc), ROWS_CODEC) if cache is not None else None
         if rows is None:
             missing.append(doc)
         else:
             found[doc.doc_id] = unpack_chunks(doc, rows)
     for doc, rows in zip(missing, map_documents(chunker.rows, missing)):
         if cache is not None:
-            cache.put(chunk_key(chunker, doc), rows)
+            cache.put(chunk_key(chunker, doc), rows, ROWS_CODEC)
         found[doc.doc_id] = unpack_chunks(doc, rows)
     return {doc_id: found[doc_id] for doc_id in corpus.docs}  # corpus order, whatever came from where
 

@@ -7,11 +7,14 @@ and honest about its cache:
   the versioned analysis chain (``labeller.eval.analysis``). A query is analysed the same
   way; its distinct terms are OR-ed over the three fields, each field's BM25F score
   multiplied by its weight (query-time boosts, so changing a weight never needs a rebuild).
-- The index is cached on disk under ``<cache_dir>/bm25/<chunker>-<max_chars>-<analyzer>/``.
+- The index is cached on disk under ``<cache_dir>/bm25/<chunker spec>-<analyzer>/``.
   The cache's manifest stores the key it was built for (index format, corpus digest,
-  chunker, max_chars, analyzer, digest of the chunk ids, whoosh version) and the sha256 of
-  every index file. A key that differs (stale) or a file that is missing, extra or does not
-  hash to its recorded value (corrupt) makes it rebuild; it is never used as is. A rebuild
+  chunker spec and version, analyzer, digest of the chunk ids, whoosh version), the sha256 of
+  every index file, and an HMAC of both under the user's cache secret (kept outside the
+  project, see ``labeller.core.cache``): whoosh unpickles the index's TOC, so an index this
+  user did not write (untrusted) is never handed to whoosh. A key that differs (stale) or a
+  file that is missing, extra or does not hash to its recorded value (corrupt) makes it
+  rebuild; it is never used as is. A rebuild
   is written into a temporary folder and renamed into place, so a crash never leaves a
   half-written index where a reader would find it.
 - Loading verifies the bytes and keeps them in memory (whoosh ``RamStorage``), so another
@@ -21,6 +24,7 @@ and honest about its cache:
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import os
 import re
@@ -39,13 +43,15 @@ from whoosh.filedb.filestore import FileStorage, RamStorage
 from whoosh.query import Term
 from whoosh.scoring import BM25F
 
-from labeller.core.chunkers import Chunk
+from labeller.core.cache import mac, private_subfolder, read_untrusted
+from labeller.core.chunkers import Chunk, chunker_spec
 from labeller.errors import InvalidInput
 from labeller.eval.analysis import Analyzer, get_analyzer
 from labeller.eval.retrievers.base import Hit, Progress, top_k
 
 INDEX_FORMAT = "labeller-bm25-index-v1"
 MANIFEST = "labeller-index.json"
+MAX_MANIFEST_BYTES = 1 << 20
 FIELDS = ("heading", "breadcrumb", "body")
 # Chosen by measurement on the test fixtures; the numbers are in the README (eval section).
 DEFAULT_FIELD_WEIGHTS = {"heading": 0.25, "breadcrumb": 0.5, "body": 1.0}
@@ -80,8 +86,8 @@ def distinct_chunks(chunks: list[Chunk]) -> list[Chunk]:
 
 def index_key(project, analyzer: Analyzer, chunks: list[Chunk]) -> dict:
     ids = hashlib.sha256("\n".join(c.chunk_id for c in chunks).encode("ascii")).hexdigest()
-    return {"format": INDEX_FORMAT, "corpus_digest": project.corpus.digest, "chunker": project.chunker.name,
-            "max_chars": project.chunker.settings.get("max_chars"), "analyzer": analyzer.name, "chunk_ids_sha256": ids,
+    return {"format": INDEX_FORMAT, "corpus_digest": project.corpus.digest, "chunker": chunker_spec(project.chunker),
+            "chunker_version": project.chunker.version, "analyzer": analyzer.name, "chunk_ids_sha256": ids,
             "whoosh": whoosh.versionstring()}
 
 
@@ -134,19 +140,37 @@ def build_storage(chunks: list[Chunk], analyzer: Analyzer, progress: Progress | 
     return storage
 
 
-def load_storage(folder: Path, key: dict) -> tuple[RamStorage | None, str]:
-    """The verified cached index, or None and why not (``missing``, ``stale``, ``corrupt``)."""
+def _manifest_mac(secret: bytes, files: dict, key: dict) -> str:
+    return mac(secret, INDEX_FORMAT.encode("ascii"),
+               json.dumps({"files": files, "key": key}, sort_keys=True, ensure_ascii=True).encode("ascii"))
+
+
+def load_storage(folder: Path, key: dict, secret: bytes) -> tuple[RamStorage | None, str]:
+    """The verified cached index, or None and why not (``missing``, ``untrusted``, ``stale``,
+    ``corrupt``).
+
+    whoosh pickles the index's TOC, and whoosh would unpickle it: so nothing of the index
+    reaches whoosh unless the manifest carries this user's MAC (``labeller.core.cache``)
+    and every file's bytes, read once into memory, hash to what that manifest lists. A
+    planted or copied index is rebuilt, never opened.
+    """
+    manifest_path = folder / MANIFEST
+    raw = read_untrusted(manifest_path, MAX_MANIFEST_BYTES)
+    if raw is None:
+        return None, "corrupt" if os.path.lexists(manifest_path) else "missing"
     try:
-        manifest = json.loads((folder / MANIFEST).read_bytes())
-    except FileNotFoundError:
-        return None, "missing"
-    except (OSError, ValueError):
+        manifest = json.loads(raw)
+    except ValueError:
         return None, "corrupt"
-    if not isinstance(manifest, dict) or not isinstance(manifest.get("files"), dict):
+    if not (isinstance(manifest, dict) and isinstance(manifest.get("files"), dict)
+            and isinstance(manifest.get("mac"), str)
+            and all(isinstance(n, str) and isinstance(d, str) for n, d in manifest["files"].items())):
         return None, "corrupt"
+    files: dict = manifest["files"]
+    if not hmac.compare_digest(manifest["mac"], _manifest_mac(secret, files, manifest.get("key"))):
+        return None, "untrusted"
     if manifest.get("key") != key:
         return None, "stale"
-    files: dict = manifest["files"]
     try:
         present = set(os.listdir(folder)) - {MANIFEST}
     except OSError:
@@ -155,18 +179,15 @@ def load_storage(folder: Path, key: dict) -> tuple[RamStorage | None, str]:
         return None, "corrupt"
     storage = RamStorage()
     for name, digest in files.items():
-        try:
-            data = (folder / name).read_bytes()
-        except OSError:
-            return None, "corrupt"
-        if hashlib.sha256(data).hexdigest() != digest:
+        data = read_untrusted(folder / name)
+        if data is None or hashlib.sha256(data).hexdigest() != digest:
             return None, "corrupt"
         storage.files[name] = data
     return storage, "loaded"
 
 
-def save_storage(folder: Path, storage: RamStorage, key: dict) -> None:
-    """Write into a fresh temporary folder, manifest last, then swap it into place.
+def save_storage(folder: Path, storage: RamStorage, key: dict, secret: bytes) -> None:
+    """Write into a fresh temporary folder, manifest (with its MAC) last, then swap it into place.
 
     The files are not fsynced: a cache that a crash leaves damaged fails its hashes and is
     rebuilt, so durability would buy nothing; the rename is what keeps readers safe.
@@ -180,7 +201,7 @@ def save_storage(folder: Path, storage: RamStorage, key: dict) -> None:
             data = bytes(storage.files[name])
             (tmp / name).write_bytes(data)
             files[name] = hashlib.sha256(data).hexdigest()
-        manifest = {"files": files, "key": key}
+        manifest = {"files": files, "key": key, "mac": _manifest_mac(secret, files, key)}
         (tmp / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
         old = None
         if folder.exists():
@@ -197,16 +218,25 @@ def save_storage(folder: Path, storage: RamStorage, key: dict) -> None:
 
 
 def _slot(project, analyzer: Analyzer) -> str:
-    raw = f"{project.chunker.name}-{project.chunker.settings.get('max_chars')}-{analyzer.name}"
+    raw = f"{chunker_spec(project.chunker)}-{analyzer.name}"
     return re.sub(r"[^A-Za-z0-9._-]", "_", raw)
 
 
-def cache_folder(project) -> Path | None:
-    """Where indexes are cached: only for a project with a disk cache (like its chunks)."""
+def cache_folder(project, slot: str) -> tuple[Path | None, bytes | None, str]:
+    """Where this index is cached and the secret that authenticates it, or None and why not.
+
+    Only for a project with a disk cache (like its chunks, whose ``DigestCache`` holds the
+    user's secret), and never through a symlink planted in the project.
+    """
     cache = getattr(project, "cache", None)
     if cache is None or getattr(cache, "folder", None) is None:
-        return None
-    return project.config.layout.bm25_index
+        why = getattr(cache, "disabled", None)
+        return None, None, f", not cached: {why}" if why else ""
+    layout = project.config.layout
+    folder = private_subfolder(layout.cache_dir, *layout.bm25_index.relative_to(layout.cache_dir).parts, slot)
+    if folder is None:
+        return None, None, f", not cached: a folder in {layout.bm25_index} is a symlink"
+    return folder, cache.secret, ""
 
 
 class BM25Retriever:
@@ -239,12 +269,11 @@ class BM25Retriever:
         key = foreign_index_key(project, analyzer, chunk_set.chunking) if foreign else index_key(project, analyzer,
                                                                                                  chunks)
         slot = _foreign_slot(chunk_set.chunking, analyzer) if foreign else _slot(project, analyzer)
-        base = cache_folder(project)
+        folder, secret, not_cached = cache_folder(project, slot)
         status = "memory"
         storage = None
-        if base is not None:
-            folder = base / slot
-            storage, why = load_storage(folder, key)
+        if folder is not None:
+            storage, why = load_storage(folder, key, secret)
             if storage is not None:
                 try:
                     return cls(chunks, storage, analyzer, weights, "loaded")
@@ -252,9 +281,10 @@ class BM25Retriever:
                     why = "corrupt"
             status = f"built ({why})"
         storage = build_storage(chunks, analyzer, progress)
-        if base is not None:
+        status += not_cached
+        if folder is not None:
             try:
-                save_storage(folder, storage, key)
+                save_storage(folder, storage, key, secret)
             except OSError:
                 status += ", not cached: cache folder not writable"
         return cls(chunks, storage, analyzer, weights, status)
