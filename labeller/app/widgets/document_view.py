@@ -65,6 +65,22 @@ def line_starts(text: str) -> list[int]:
     return starts
 
 
+def find_in(text: str, needle: str, offset: int, forward: bool = True) -> int | None:
+    """Where ``needle`` occurs in ``text`` ignoring case: the first start at or after
+    ``offset`` going forward, the last start before it going back, wrapping around.
+    (``str.lower`` almost always keeps lengths; where it does not, case counts.)"""
+    hay, pin = text.lower(), needle.lower()
+    if len(hay) != len(text) or len(pin) != len(needle):
+        hay, pin = text, needle
+    if forward:
+        at = hay.find(pin, offset)
+        at = hay.find(pin) if at == -1 else at
+    else:
+        at = hay.rfind(pin, 0, offset - 1 + len(pin)) if offset > 0 else -1
+        at = hay.rfind(pin) if at == -1 else at
+    return None if at == -1 else at
+
+
 @dataclass(frozen=True)
 class Mark:
     """A highlighted range of canonical offsets, drawn with the component class ``kind``
@@ -180,6 +196,30 @@ class DocumentView(TextArea):
         location = self.location_of(offset)
         if self.selection != Selection.cursor(location):
             self.move_cursor(location, center=True)
+
+    def find(self, needle: str, forward: bool = True) -> tuple[int, int] | None:
+        """Select the next (or previous) occurrence of ``needle`` after (before) the cursor,
+        ignoring case, wrapping at the end; its offsets, or ``None`` when it is nowhere. The
+        selection is the view's own (``quiet``): finding text is not choosing a quote."""
+        if self.doc is None or not needle:
+            return None
+        sel = sorted((self.offset_of(self.selection.start), self.offset_of(self.selection.end)))
+        found = find_in(self.doc.text, needle, sel[1] if forward else sel[0], forward)
+        if found is None:
+            return None
+        with self.prevent(TextArea.SelectionChanged):
+            self.move_cursor(self.location_of(found), center=True)
+            self.selection = Selection(self.location_of(found), self.location_of(found + len(needle)))
+        self._update_subtitle()
+        return found, found + len(needle)
+
+    def go_to_line(self, line: int) -> bool:
+        """Put the cursor at the start of 1-based ``line`` (clamped); False when there is no document."""
+        if self.doc is None:
+            return False
+        row = max(0, min(line - 1, len(self._starts) - 1))
+        self.move_cursor((row, 0), center=True)
+        return True
 
     def select_offsets(self, start: int, end: int) -> None:
         """Select ``[start, end)`` as if the author had dragged over it."""
