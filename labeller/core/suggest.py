@@ -41,8 +41,9 @@ def suggest(resolver: Resolver, refusal: Refusal) -> Refusal:
                 return replace(refusal, suggestions=[s for s, _ in found],
                                suggested_places=tuple(p for _, p in found))
         folded = fold_quote(loc.quote)
-        passages = [cut for s, p in nearest_passages(resolver, folded, loc.doc)
-                    if (cut := within_one_block(resolver, folded, s, p, loc.doc)) is not None]
+        passages = sorted((cut for s, p in nearest_passages(resolver, folded, loc.doc)
+                           if (cut := within_one_block(resolver, folded, s, p, loc.doc)) is not None),
+                          key=lambda sp: -sp[0].get("score", 0.0))
         return replace(refusal, suggestions=[s for s, _ in passages],
                        suggested_places=tuple(p for _, p in passages if p is not None))
     if refusal.kind == RefusalKind.AMBIGUOUS and loc.quote is not None:

@@ -8,7 +8,9 @@ pieces end at blank lines, at the lines of headings, list items, block quotes, f
 table rows, and at a table row's cell separators. Each piece is then cut at word edges
 and loses its leading Markdown marker (``- ``, ``1. ``, ``# ``, ``> ``).
 
-The rule only narrows a suggestion; it never widens it and never applies it.
+The rule only narrows a suggestion; it never widens it and never applies it. Every
+passage with a place is scored on one scale (``piece_score``), so that ``suggest`` can
+order cut and uncut passages together.
 """
 
 from __future__ import annotations
@@ -77,6 +79,14 @@ def trim_piece(text: str, start: int, end: int) -> tuple[int, int] | None:
     return (start, end) if start < end else None
 
 
+def piece_score(folded: str, piece: str) -> float:
+    """How well ``piece`` stands for the quote, 0-100: rapidfuzz's partial ratio (the best
+    alignment of the shorter with the longer), scaled down by the share of the quote's
+    length a shorter piece can cover, so that one word the quote contains (a table cell
+    ``eu`` for "eu Tuesdays") does not outscore the cell that holds most of it."""
+    return fuzz.partial_ratio(folded, piece) * min(1.0, len(piece) / max(1, len(folded)))
+
+
 def within_one_block(resolver: Resolver, folded: str, suggestion: dict, place: Place | None,
                      scope_doc: str | None) -> tuple[dict, Place | None] | None:
     """``suggestion`` cut to its best-matching block piece (see the module docstring), with
@@ -90,14 +100,14 @@ def within_one_block(resolver: Resolver, folded: str, suggestion: dict, place: P
         trimmed = trim_piece(text, s, e)
         if trimmed is None:
             continue
-        score = fuzz.partial_ratio(folded, _WS_RUN.sub(" ", text[trimmed[0]:trimmed[1]]))
+        score = piece_score(folded, _WS_RUN.sub(" ", text[trimmed[0]:trimmed[1]]))
         if best is None or score > best[0]:
             best = (score, *trimmed)
     if best is None:
         return None
     score, s, e = best
-    if (s, e) == (place.start, place.end):
-        return suggestion, place
+    if (s, e) == (place.start, place.end):  # already one piece: only its score is on this scale
+        return {**suggestion, "score": round(score, 1)}, place
     quote = _WS_RUN.sub(" ", text[s:e])
     doc = resolver.corpus[place.doc]
     cut = {**suggestion, "quote": quote, "where": doc.where(s), "score": round(score, 1),
