@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pydantic import ValidationError
 from rapidfuzz import fuzz, utils
 
-from labeller.app.session.drafts import Draft, LocatorDraft
+from labeller.app.session.drafts import Draft, LocatorDraft, plain_problems
 from labeller.core.build import RecordResult, resolve_record
 from labeller.core.models import Locator
 from labeller.core.project import Project
@@ -111,7 +111,7 @@ def chunk_infos(project: Project, doc_id: str, chunk_ids: list[str]) -> tuple[Ch
 
 
 def _validation_message(exc: ValidationError) -> str:
-    return "; ".join(e["msg"].removeprefix("Value error, ") for e in exc.errors())
+    return "; ".join(plain_problems(exc))
 
 
 def quick_preview(project: Project, draft: Draft, index: int) -> Preview | None:

@@ -69,6 +69,7 @@ class AuthoringSession(SavingMixin):
         self._save_generation = 0
         self._rebuild_lock = threading.Lock()
         self.history = History()  # undo/redo of every change made in the app, until it closes
+        self.reviewer: str | None = None  # who reviews, once chosen in the app (kept until it closes)
         self._set_file(qfile)
 
     @classmethod

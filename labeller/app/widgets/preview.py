@@ -75,7 +75,9 @@ class PreviewPanel(Vertical):
         if options.option_count:
             options.clear_options()
         if preview is None:
-            status.update("no locator")
+            status.update(Content.from_markup(
+                "no locator yet: select the answer in the document, or press [b]ctrl+l[/b] and type a quote "
+                "(an unanswerable question has none)"))
             options.display = False
             return
         lines = self._lines(preview, corpus)
