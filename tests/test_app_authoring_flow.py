@@ -234,3 +234,59 @@ async def test_next_unlabelled_key_walks_the_queue(small):
         await pilot.press("u")
         await settle(pilot)
         assert screen.gap != first and view.doc.doc_id == screen.gap.doc_id
+
+
+# -- item 6: the first ten minutes -----------------------------------------------------------
+
+def test_draft_problems_are_plain_language():
+    from labeller.app.session.drafts import Draft
+
+    draft = Draft(id="q9", query="", expected_answer="", locators=[LocatorDraft(heading="Checklist")])
+    assert draft.problems() == ["The query is empty: type what a user would ask", "Locator 1: a section locator needs doc"]
+    assert Draft(id="q9", query="q?", expected_answer="a", locators=[]).problems() == [
+        "An answerable record needs at least one locator"]
+    assert not any("String should" in p or "locators.0" in p for p in draft.problems())
+
+
+@run_async
+async def test_empty_states_say_what_to_do_next(tmp_path):
+    from labeller.app.screens.author import AuthorScreen
+
+    root = write_small_project(tmp_path / "proj")
+    (root / "golden" / "questions.jsonl").write_text("", encoding="utf-8")
+    app = make_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert "ctrl+n" in str(app.screen.query_one("#question-detail").visual)
+        await pilot.press("f3")
+        await settle(pilot)
+        assert isinstance(app.screen, AuthorScreen) and "ctrl+n" in app.screen.sub_title
+        await pilot.press("ctrl+n")
+        await settle(pilot)
+        assert "ctrl+l" in status_text(app), "a question without locators says how to add one"
+
+
+@run_async
+async def test_review_asks_the_reviewer_once_and_e_opens_the_live_editor(small, monkeypatch):
+    from labeller.app.screens.author import AuthorScreen
+    from labeller.app.screens.review import ReviewScreen
+
+    monkeypatch.delenv("LABELLER_REVIEWER", raising=False)
+    app = make_app(small)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("f7")
+        await settle(pilot)
+        assert isinstance(app.screen, Ask)
+        app.screen.query_one("#ask-input").value = ""
+        await pilot.press(*"Ada Reviewer", "enter")
+        await settle(pilot)
+        assert isinstance(app.screen, ReviewScreen) and app.screen.reviewer == "Ada Reviewer"
+        first = app.screen.record_ids[0]
+        await pilot.press("e")
+        await settle(pilot)
+        assert isinstance(app.screen, AuthorScreen) and app.screen.record_id == first
+        await pilot.press("f7")
+        await settle(pilot)
+        assert isinstance(app.screen, ReviewScreen), "the name is remembered for the session"
+        assert app.screen.reviewer == "Ada Reviewer"

@@ -124,6 +124,8 @@ class AuthorScreen(SessionScreen):
     def on_mount(self) -> None:
         self.query_one("#locators", LocatorTable).border_title = "locators"
         self.query_one("#locator-form", LocatorForm).border_title = "active locator"
+        if self.record_id is None:
+            self._load_record()  # the empty state: what to do first
 
     # -- from the session ---------------------------------------------------------------------
 

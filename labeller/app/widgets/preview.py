@@ -23,6 +23,10 @@ from labeller.core.vocab import Place
 from labeller.app.widgets.markup import fmt
 
 CONTEXT_CHARS = 40
+NO_LOCATOR = ("no locator yet: select the answer in the document, or press [b]ctrl+l[/b] and type a quote "
+              "(an unanswerable question has none)")
+EMPTY_LOCATOR = ("empty locator: select the answer in the document, or type its exact words in the quote "
+                 "([b]alt+w[/b]); [b]ctrl+l[/b] adds another locator")
 
 
 def in_context(text: str, start: int, end: int) -> Content:
@@ -75,9 +79,7 @@ class PreviewPanel(Vertical):
         if options.option_count:
             options.clear_options()
         if preview is None:
-            status.update(Content.from_markup(
-                "no locator yet: select the answer in the document, or press [b]ctrl+l[/b] and type a quote "
-                "(an unanswerable question has none)"))
+            status.update(Content.from_markup(NO_LOCATOR))
             options.display = False
             return
         lines = self._lines(preview, corpus)
@@ -100,6 +102,8 @@ class PreviewPanel(Vertical):
             options.display = bool(prompts)
 
     def _lines(self, p: Preview, corpus: Corpus) -> list[Content]:
+        if p.error is not None and p.locator == LocatorDraft():
+            return [Content.from_markup(EMPTY_LOCATOR)]
         if p.error is not None:
             return [fmt("[b red]✗ invalid[/]: $error", error=p.error)]
         if p.span is not None:
