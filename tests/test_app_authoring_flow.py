@@ -290,3 +290,26 @@ async def test_review_asks_the_reviewer_once_and_e_opens_the_live_editor(small, 
         await settle(pilot)
         assert isinstance(app.screen, ReviewScreen), "the name is remembered for the session"
         assert app.screen.reviewer == "Ada Reviewer"
+
+
+@run_async
+async def test_other_records_labels_are_marked_in_the_gutter(small):
+    from labeller.app.widgets.document_view import GUTTER_MARK
+
+    app = make_app(small)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.open_record("q003")  # "Tuesday" in guide/rotate.md; q001 labels line 6 of the same document
+        await settle(pilot)
+        view = app.screen.query_one(DocumentView)
+        assert view.doc.doc_id == "guide/rotate.md"
+        q001 = app.session.result("q001").spans[0]
+        first_line = view.doc.line_of(q001.start)
+        assert first_line in view._gutter and view.doc.line_of(view.doc.text.index("Tuesday")) not in view._gutter
+        view.scroll_to(0, 0, animate=False)
+        await settle(pilot)
+        rows = {view.wrapped_document.location_to_offset((first_line, 0)).y,
+                view.wrapped_document.location_to_offset((0, 0)).y}
+        text = {y: "".join(seg.text for seg in view.render_line(y)) for y in rows}
+        assert GUTTER_MARK in text[view.wrapped_document.location_to_offset((first_line, 0)).y]
+        assert GUTTER_MARK not in text[0], "line 1 carries no label"

@@ -344,9 +344,21 @@ class AuthorScreen(SessionScreen):
                       if o["doc"] == doc_id]
             marks += [Mark(s, e, "hit") for d, s, e in p.places if d == doc_id]
         view.set_marks(marks)
+        view.set_gutter(self._labelled_lines(view.doc))
         if navigate and self._reveal and reveal_at is not None and target == doc_id:
             self._reveal = False
             view.reveal(reveal_at)
+
+    def _labelled_lines(self, doc) -> frozenset[int]:
+        """The lines of ``doc`` that other records' labels (as last resolved) cover."""
+        lines: set[int] = set()
+        for rid, result in self.session.results.items():
+            if rid == self.record_id or rid not in self.session.drafts:
+                continue
+            for sp in result.spans:
+                if sp.doc_id == doc.doc_id:
+                    lines.update(range(doc.line_of(sp.start), doc.line_of(max(sp.start, sp.end - 1)) + 1))
+        return frozenset(lines)
 
     # -- messages from the widgets ------------------------------------------------------------
 

@@ -22,9 +22,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 
+from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual.content import Content
+from textual.geometry import Offset
+from textual.strip import Strip
 from textual.message import Message
 from textual.widgets import TextArea
 from textual.widgets.text_area import Selection
@@ -91,6 +94,8 @@ class Mark:
     kind: str
 
 
+GUTTER_MARK = "▐"  # in the gutter: another record's label covers this line
+
 # Later marks are drawn over earlier ones.
 MARK_ORDER = ("chunk", "other", "hit", "span", "occurrence", "match")
 
@@ -99,7 +104,13 @@ class DocumentView(TextArea):
     """Read-only canonical text with line numbers, Markdown structure and live marks."""
 
     COMPONENT_CLASSES = {f"document-view--{k}" for k in (
-        *MARK_ORDER, "heading", "code", "table", "front-matter", "html", "marker")}
+        *MARK_ORDER, "heading", "code", "table", "front-matter", "html", "marker", "label")}
+    DEFAULT_CSS = """
+    DocumentView > .document-view--label {
+        color: $secondary;
+        text-style: bold;
+    }
+    """
 
     class Selected(Message):
         """The author selected ``[start, end)`` of ``doc_id`` (canonical offsets)."""
@@ -120,6 +131,7 @@ class DocumentView(TextArea):
         self._chunks: list[Chunk] = []
         self._chunk_starts: list[int] = []
         self._styles: dict[str, Style] = {}
+        self._gutter: frozenset[int] = frozenset()  # 0-based lines some other record's label covers
 
     def on_mount(self) -> None:
         self.app.theme_changed_signal.subscribe(self, self._theme_changed)
@@ -165,6 +177,28 @@ class DocumentView(TextArea):
         if marks != self._marks:
             self._marks = marks
             self._redraw()
+
+    def set_gutter(self, lines: frozenset[int]) -> None:
+        """Mark ``lines`` (0-based) in the gutter: where other records' labels lie."""
+        if lines != self._gutter:
+            self._gutter = lines
+            self.refresh()
+
+    def render_line(self, y: int) -> Strip:
+        # the gutter mark is drawn over TextArea's line (its cache knows nothing of it): the
+        # space right after the line number becomes GUTTER_MARK on each first row of a line
+        strip = super().render_line(y)
+        if not self._gutter or not self.show_line_numbers or self.doc is None:
+            return strip
+        scroll_y = self.scroll_offset.y
+        if y + scroll_y >= self.wrapped_document.height:
+            return strip
+        row, _ = self.wrapped_document.offset_to_location(Offset(0, y + scroll_y))
+        if row not in self._gutter or self.wrapped_document.location_to_offset((row, 0)).y != y + scroll_y:
+            return strip  # not labelled, or a wrapped continuation row
+        at = self.gutter_width - 2
+        return Strip.join([strip.crop(0, at), Strip([Segment(GUTTER_MARK, self._style("label"))], 1),
+                           strip.crop(at + 1, strip.cell_length)])
 
     def _redraw(self) -> None:
         # TextArea caches rendered lines by cursor/scroll state only; our marks are not in its
