@@ -40,7 +40,8 @@ SEARCH_HITS = 20
 LEGEND = Content.from_markup(
     "[dim]colours:[/] [on $accent] quote [/] [on $success-muted] span [/] [on $primary-muted] chunk [/] "
     "[on $secondary-muted] the record's other spans [/] [b u on $warning-muted] occurrence [/] "
-    "[on $warning-muted] search hit · suggestion · unlabelled [/]")
+    "[on $warning-muted] search hit · suggestion · unlabelled [/] [b $secondary]▐[/] in the gutter: "
+    "other questions' labels")
 
 
 class AuthorScreen(SessionScreen):
