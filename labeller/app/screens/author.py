@@ -434,7 +434,7 @@ class AuthorScreen(SessionScreen):
         self.show_document(place.doc)
         self._draw_marks(navigate=False)
         view = self.query_one(DocumentView)
-        view.set_marks([*view._marks, Mark(place.start, place.end, "hit")])
+        view.set_marks([*view.marks, Mark(place.start, place.end, "hit")])
         view.reveal(place.start)
 
     def _accept(self, suggestion: dict) -> None:

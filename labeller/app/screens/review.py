@@ -284,7 +284,7 @@ class ReviewScreen(RecordPager):
     BINDINGS = [
         Binding("a", "accept", "Accept"),
         Binding("f", "flag", "Flag"),
-        Binding("e", "edit", "Edit"),
+        Binding("e", "edit", "Edit", tooltip="Edit the record (from the app: opens it in the live editor)"),
         Binding("n,right", "next", "Next"),
         Binding("p,left", "prev", "Prev"),
         Binding("q,escape", "close", "Close"),

@@ -178,6 +178,10 @@ class DocumentView(TextArea):
             self._marks = marks
             self._redraw()
 
+    @property
+    def marks(self) -> list[Mark]:
+        return list(self._marks)
+
     def set_gutter(self, lines: frozenset[int]) -> None:
         """Mark ``lines`` (0-based) in the gutter: where other records' labels lie."""
         if lines != self._gutter:
