@@ -16,6 +16,7 @@ from dataclasses import replace
 from labeller.core.anchors import automaton, find_overlapping, fold_quote
 from labeller.core.context import Context, contexts_for
 from labeller.core.resolve import MAX_LISTED_OCCURRENCES, Refusal, Resolver
+from labeller.core.suggest_cut import within_one_block
 from labeller.core.vocab import Place, RefusalKind
 
 _WS_RUN = re.compile(r"\s+")
@@ -40,7 +41,10 @@ def suggest(resolver: Resolver, refusal: Refusal) -> Refusal:
             if found:
                 return replace(refusal, suggestions=[s for s, _ in found],
                                suggested_places=tuple(p for _, p in found))
-        passages = nearest_passages(resolver, fold_quote(loc.quote), loc.doc)
+        folded = fold_quote(loc.quote)
+        passages = sorted((cut for s, p in nearest_passages(resolver, folded, loc.doc)
+                           if (cut := within_one_block(resolver, folded, s, p, loc.doc)) is not None),
+                          key=lambda sp: -sp[0].get("score", 0.0))
         return replace(refusal, suggestions=[s for s, _ in passages],
                        suggested_places=tuple(p for _, p in passages if p is not None))
     if refusal.kind == RefusalKind.AMBIGUOUS and loc.quote is not None:

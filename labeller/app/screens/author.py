@@ -14,15 +14,18 @@ from functools import partial
 
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.content import Content
 from textual.containers import VerticalScroll
 from textual.widgets import Footer, Header, Input, Static, TabbedContent, TabPane
 
+from labeller.app.screens.ask import Ask
 from labeller.app.screens.base import LatestOnly, SessionScreen
 from labeller.app.screens.spec import ModeSpec
 from labeller.core.nudge import nudge_range, quote_from_range, trimmed_start
 from labeller.app.session.drafts import Draft, LocatorDraft
 from labeller.app.session.preview import STATUS_PENDING, Preview, preview_locator, quick_preview, resolve_locators
 from labeller.app.session.structure import structure_styles
+from labeller.app.session.unlabelled import Gap
 from labeller.app.widgets.corpus import CorpusTree, SearchPanel
 from labeller.app.widgets.document_view import DocumentView, Mark
 from labeller.app.widgets.locators import LocatorForm, LocatorTable
@@ -32,6 +35,13 @@ from labeller.app.widgets.question_form import QuestionForm
 from labeller.core.anchors import fold_quote
 
 SEARCH_HITS = 20
+
+# what each colour in the document view means (the component classes of DocumentView)
+LEGEND = Content.from_markup(
+    "[dim]colours:[/] [on $accent] quote [/] [on $success-muted] span [/] [on $primary-muted] chunk [/] "
+    "[on $secondary-muted] the record's other spans [/] [b u on $warning-muted] occurrence [/] "
+    "[on $warning-muted] search hit · suggestion · unlabelled [/] [b $secondary]▐[/] in the gutter: "
+    "other questions' labels")
 
 
 class AuthorScreen(SessionScreen):
@@ -49,6 +59,26 @@ class AuthorScreen(SessionScreen):
         Binding("right_square_bracket", "nudge('grow_end')", "Quote: add a word at the end", show=False),
         Binding("escape", "focus_document", "Document", show=False,
                 tooltip="Focus the document view (where the nudge keys work)"),
+        Binding("alt+q", "jump('#form-query')", "Query", show=False, id="author.jump-query",
+                tooltip="Jump to the query field"),
+        Binding("alt+a", "jump('#form-answer')", "Answer", show=False, id="author.jump-answer",
+                tooltip="Jump to the expected answer"),
+        Binding("alt+w", "jump('#loc-quote')", "Quote", show=False, id="author.jump-quote",
+                tooltip="Jump to the active locator's quote"),
+        Binding("alt+s", "jump('#preview-suggestions')", "Suggestions", show=False, id="author.jump-suggestions",
+                tooltip="Jump to the suggestions (moving over one shows it in the document)"),
+        *[Binding(str(n), f"pick({n})", f"Pick suggestion {n}", show=False, id=f"author.pick-{n}",
+                  tooltip=f"Accept suggestion {n} (outside a text field)") for n in range(1, 10)],
+        Binding("slash", "find", "Find", show=False, id="author.find",
+                tooltip="Find in the document (outside a text field); n / N: next / previous"),
+        Binding("n", "find_again(True)", "Find next", show=False, id="author.find-next",
+                tooltip="Next match of the last find"),
+        Binding("N", "find_again(False)", "Find previous", show=False, id="author.find-previous",
+                tooltip="Previous match of the last find"),
+        Binding("colon", "go_to_line", "Go to line", show=False, id="author.go-to-line",
+                tooltip="Go to a line of the document"),
+        Binding("u", "next_unlabelled", "Next unlabelled", show=False, id="author.next-unlabelled",
+                tooltip="Show the next document or section no label touches, least covered first"),
     ]
 
     def __init__(self, **kwargs) -> None:
@@ -62,6 +92,10 @@ class AuthorScreen(SessionScreen):
         self.anchor_hint: tuple[str, int, int] | None = None
         self.search_mark: tuple[str, int, int] | None = None
         self._tree_shown: tuple | None = None
+        # the last accepted suggestion: (record, locator index, new locator, the one it replaced)
+        self.was: tuple[str, int, LocatorDraft, LocatorDraft] | None = None
+        self.find_text = ""
+        self.gap: Gap | None = None  # the last place the unlabelled queue showed
         self._reveal = False
         # two lanes: counting occurrences (and resolving a unique quote) is instant, while the
         # core's suggestions for a refused quote can take a while on a large corpus; the slow
@@ -85,11 +119,14 @@ class AuthorScreen(SessionScreen):
             yield LocatorForm(sorted(self.session.project.corpus.docs), id="locator-form")
             yield Static("[b]⚠ the query copies the wording of its answer[/b]", id="copy-warning")
             yield PreviewPanel(id="preview")
+            yield Static(LEGEND, id="legend")
         yield Footer()
 
     def on_mount(self) -> None:
         self.query_one("#locators", LocatorTable).border_title = "locators"
         self.query_one("#locator-form", LocatorForm).border_title = "active locator"
+        if self.record_id is None:
+            self._load_record()  # the empty state: what to do first
 
     # -- from the session ---------------------------------------------------------------------
 
@@ -128,7 +165,9 @@ class AuthorScreen(SessionScreen):
         loc_form = self.query_one(LocatorForm)
         table = self.query_one(LocatorTable)
         if self.record_id is None:
-            self.sub_title = "no question open: ctrl+n creates one, F2 lists them"
+            self.sub_title = ("no corpus documents: add Markdown files to the corpus folder, then reload"
+                              if not len(self.session.project.corpus)
+                              else "no question open: press ctrl+n to create one, F2 lists them")
             loc_form.disabled = True
             self.query_one(PreviewPanel).show(None, self.session.project.corpus)
             return
@@ -201,13 +240,20 @@ class AuthorScreen(SessionScreen):
         elif result.locator == current:
             self._records.request(self.draft)
         self.preview = result
-        self.query_one(PreviewPanel).show(result, self.session.project.corpus, self._selected_start())
+        self.query_one(PreviewPanel).show(result, self.session.project.corpus, self._selected_start(),
+                                          was=self._was(result.locator))
         warning = self.query_one("#copy-warning", Static)
         if warning.display != result.copies_answer:
             warning.display = result.copies_answer
         # an answer to an older keystroke still updates the panel, but only the current
         # locator's answer may switch the document under the author's eyes
         self._draw_marks(navigate=result.locator == current)
+
+    def _was(self, shown: LocatorDraft) -> LocatorDraft | None:
+        """The locator an accepted suggestion replaced, while the accepted one is on screen."""
+        if self.was is not None and self.was[:3] == (self.record_id, self.active, shown):
+            return self.was[3]
+        return None
 
     def _compute_record(self, draft: Draft, interim):
         return resolve_locators(self.session.project, draft)
@@ -299,9 +345,21 @@ class AuthorScreen(SessionScreen):
                       if o["doc"] == doc_id]
             marks += [Mark(s, e, "hit") for d, s, e in p.places if d == doc_id]
         view.set_marks(marks)
+        view.set_gutter(self._labelled_lines(view.doc))
         if navigate and self._reveal and reveal_at is not None and target == doc_id:
             self._reveal = False
             view.reveal(reveal_at)
+
+    def _labelled_lines(self, doc) -> frozenset[int]:
+        """The lines of ``doc`` that other records' labels (as last resolved) cover."""
+        lines: set[int] = set()
+        for rid, result in self.session.results.items():
+            if rid == self.record_id or rid not in self.session.drafts:
+                continue
+            for sp in result.spans:
+                if sp.doc_id == doc.doc_id:
+                    lines.update(range(doc.line_of(sp.start), doc.line_of(max(sp.start, sp.end - 1)) + 1))
+        return frozenset(lines)
 
     # -- messages from the widgets ------------------------------------------------------------
 
@@ -367,8 +425,22 @@ class AuthorScreen(SessionScreen):
     def on_preview_panel_suggestion_chosen(self, event: PreviewPanel.SuggestionChosen) -> None:
         self._accept(event.suggestion)
 
+    def on_preview_panel_suggestion_highlighted(self, event: PreviewPanel.SuggestionHighlighted) -> None:
+        place = event.place
+        if place is None and event.suggestion.get("quote"):
+            place = self.session.locate_suggestion(event.suggestion)
+        if place is None:
+            return
+        self.show_document(place.doc)
+        self._draw_marks(navigate=False)
+        view = self.query_one(DocumentView)
+        view.set_marks([*view.marks, Mark(place.start, place.end, "hit")])
+        view.reveal(place.start)
+
     def _accept(self, suggestion: dict) -> None:
+        old = self.draft.locators[self.active]
         loc = self.session.apply_suggestion(self.record_id, self.active, suggestion)
+        self.was = (self.record_id, self.active, loc, old)
         if "char_start" in suggestion:
             self.anchor_hint = (suggestion["doc"], suggestion["char_start"], suggestion["char_end"])
         self.query_one(LocatorForm).load(loc)
@@ -428,6 +500,71 @@ class AuthorScreen(SessionScreen):
 
     def action_focus_document(self) -> None:
         self.query_one(DocumentView).focus()
+
+    def action_jump(self, selector: str) -> None:
+        widget = self.query_one(selector)
+        if widget.disabled or not widget.display:
+            self.notify("nothing there yet: " + ("no suggestions" if selector == "#preview-suggestions"
+                                                 else "open a question (F2) or press ctrl+n"), severity="warning")
+            return
+        widget.focus()
+
+    def action_pick(self, n: int) -> None:
+        if not self.query_one(PreviewPanel).pick(n - 1):
+            self.notify(f"no suggestion {n} to accept", severity="warning")
+
+    def action_find(self) -> None:
+        if self.query_one(DocumentView).doc is None:
+            self.notify("no document shown: open a question, a search hit or a file", severity="warning")
+            return
+
+        def done(text: str | None) -> None:
+            if text:
+                self.find_text = text
+                self.action_find_again(True)
+
+        self.app.push_screen(Ask("Find in the document", "text (case ignored)", self.find_text), done)
+
+    def action_find_again(self, forward: bool) -> None:
+        if not self.find_text:
+            self.notify("nothing to find yet: press / first", severity="warning")
+            return
+        view = self.query_one(DocumentView)
+        if view.find(self.find_text, forward) is None:
+            self.notify(visible_line(f"not in this document: {self.find_text}"), severity="warning", markup=False)
+        view.focus()
+
+    def action_go_to_line(self) -> None:
+        view = self.query_one(DocumentView)
+        if view.doc is None:
+            self.notify("no document shown", severity="warning")
+            return
+
+        def done(text: str | None) -> None:
+            if text is None:
+                return
+            if not text.strip().isdigit():
+                self.notify(f"a line number, please (1–{len(view.doc.line_starts)})", severity="warning")
+                return
+            view.go_to_line(int(text))
+            view.focus()
+
+        self.app.push_screen(Ask("Go to line", f"1–{len(view.doc.line_starts)}"), done)
+
+    def action_next_unlabelled(self) -> None:
+        gaps = self.session.unlabelled()
+        if not gaps:
+            self.notify("every document and section has a label")
+            return
+        after = gaps.index(self.gap) + 1 if self.gap in gaps else 0
+        self.gap = gaps[after % len(gaps)]
+        self.search_mark = (self.gap.doc_id, self.gap.start, self.gap.end)
+        self.show_document(self.gap.doc_id)
+        self._draw_marks(navigate=False)
+        view = self.query_one(DocumentView)
+        view.reveal(self.gap.start)
+        self.notify(visible_line(f"unlabelled {after % len(gaps) + 1}/{len(gaps)}: {self.gap.describe()}"),
+                    markup=False)
 
     def _anchor_position(self) -> tuple[str, int, int] | None:
         p = self.preview

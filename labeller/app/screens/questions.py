@@ -56,6 +56,9 @@ class QuestionsScreen(SessionScreen):
 
     def _show_detail(self, record_id: str | None) -> None:
         detail = self.query_one("#question-detail", Static)
+        if not self.session.drafts:
+            detail.update(Content.from_markup(empty_state(len(self.session.project.corpus))))
+            return
         if record_id is None or record_id not in self.session.drafts:
             detail.update("")
             return
@@ -84,6 +87,15 @@ class QuestionsScreen(SessionScreen):
         self.app.push_screen(confirm_dialog(f"Delete {rid}?",
                                             "The record leaves questions.jsonl on the next save; the other "
                                             "records keep their ids.", "Delete"), done)
+
+
+def empty_state(n_docs: int) -> str:
+    """What to do first in a project without questions (markup)."""
+    if not n_docs:
+        return ("[b]no corpus documents[/b]: put Markdown files in the corpus folder (see labeller.toml), then "
+                "reload the corpus from the palette (ctrl+p)")
+    return (f"[b]no questions yet[/b]: press [b]ctrl+n[/b] to write the first one, then select its answer in one "
+            f"of the {n_docs} documents (F3)")
 
 
 SPEC = ModeSpec("questions", "Questions", "f2", "The question list, with filters and statuses", QuestionsScreen)

@@ -12,7 +12,9 @@ The screen is self-contained (own bindings and CSS), so the main app can push it
 
 from __future__ import annotations
 
+import getpass
 import json
+import os
 from typing import Callable
 
 from rich.console import Group
@@ -282,14 +284,18 @@ class ReviewScreen(RecordPager):
     BINDINGS = [
         Binding("a", "accept", "Accept"),
         Binding("f", "flag", "Flag"),
-        Binding("e", "edit", "Edit"),
+        Binding("e", "edit", "Edit", tooltip="Edit the record (from the app: opens it in the live editor)"),
         Binding("n,right", "next", "Next"),
         Binding("p,left", "prev", "Prev"),
         Binding("q,escape", "close", "Close"),
     ]
 
-    def __init__(self, project: Project, record_ids: list[str], reviewer: str) -> None:
+    def __init__(self, project: Project, record_ids: list[str], reviewer: str, *, live_editor: bool = False) -> None:
+        """``live_editor``: inside the authoring app, ``e`` closes review with ``("edit", id)``
+        so that the app opens the record in its live editor (spans, suggestions); stand-alone
+        (``labeller review``) ``e`` edits the record's JSON in place."""
         super().__init__()
+        self.live_editor = live_editor
         self.project = project
         self.record_ids = list(record_ids)
         self.reviewer = reviewer
@@ -386,6 +392,9 @@ class ReviewScreen(RecordPager):
         q = self.current()
         if q is None:
             return
+        if self.live_editor:
+            self.dismiss(("edit", q.id))
+            return
 
         def save(edited: Question) -> None:
             apply_edit(self.project, q, edited, self.reviewer)
@@ -399,7 +408,6 @@ def open_review(app: AppHost) -> None:
     urgent records first. Review edits write questions.jsonl directly, so unsaved edits
     must be saved first; afterwards the app reads the file again."""
     from labeller.app.widgets.markup import visible_line
-    from labeller.review.reviewers import default_reviewer
 
     session = app.session
     if session.dirty:
@@ -408,17 +416,60 @@ def open_review(app: AppHost) -> None:
     try:
         questions = session.project.load_questions().questions
         ids = read_review_log(session.config.layout.review_log).queue(questions) or [q.id for q in questions]
-        reviewer = default_reviewer(None)
     except LabellerError as exc:
         app.notify(visible_line(str(exc)), severity="error", markup=False)
         return
+    if not ids:
+        app.notify("nothing to review: press ctrl+n to write a question first", severity="warning")
+        return
 
-    def closed(_result) -> None:
+    def closed(result) -> None:
         session.reload()
         app.refresh_screens()
         app.prepare()
+        if isinstance(result, tuple) and result[0] == "edit" and result[1] in session.drafts:
+            app.open_record(result[1])
 
-    app.push_screen(ReviewScreen(session.project, ids, reviewer), closed)
+    def start(reviewer: str) -> None:
+        app.push_screen(ReviewScreen(session.project, ids, reviewer, live_editor=True), closed)
+
+    with_reviewer(app, start)
+
+
+def with_reviewer(app: AppHost, then: Callable[[str], None]) -> None:
+    """Call ``then`` with the reviewer's name: the one chosen earlier in this session, else
+    ``$LABELLER_REVIEWER``, else asked in a small input (the login name offered), and
+    remembered until the app closes. A name ``check_person`` refuses is asked again."""
+    from labeller.app.screens.ask import Ask
+    from labeller.app.widgets.markup import visible_line
+    from labeller.review.reviewers import default_reviewer
+
+    session = app.session
+    if session.reviewer is None and os.environ.get("LABELLER_REVIEWER"):
+        try:
+            session.reviewer = default_reviewer(None)
+        except LabellerError as exc:
+            app.notify(visible_line(str(exc)), severity="error", markup=False)
+    if session.reviewer is not None:
+        then(session.reviewer)
+        return
+    try:
+        guess = getpass.getuser()
+    except (OSError, KeyError):
+        guess = ""
+
+    def answered(name: str | None) -> None:
+        if name is None:
+            return
+        try:
+            session.reviewer = default_reviewer(name.strip())
+        except LabellerError as exc:
+            app.notify(visible_line(f"{exc}: type another name"), severity="error", markup=False)
+            with_reviewer(app, then)
+            return
+        then(session.reviewer)
+
+    app.push_screen(Ask("Who is reviewing? (written into reviews.jsonl)", "your name", guess), answered)
 
 
 SPEC = ModeSpec("review", "Review", "f7", "Review mode: accept, flag or edit the records not reviewed as they stand",

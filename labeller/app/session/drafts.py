@@ -103,12 +103,11 @@ class Draft:
         return Question.model_validate(self.as_json())
 
     def problems(self) -> list[str]:
-        """Why this draft is not a valid record yet (the model's own messages)."""
+        """Why this draft is not a valid record yet, in words an author acts on."""
         try:
             self.to_question()
         except ValidationError as exc:
-            return [f"{'.'.join(str(p) for p in e['loc']) or 'record'}: {e['msg'].removeprefix('Value error, ')}"
-                    for e in exc.errors()]
+            return plain_problems(exc)
         return []
 
     def unchecked_question(self, locators: list[Locator] | None = None) -> Question:
@@ -117,6 +116,51 @@ class Draft:
         return Question.model_construct(id=self.id, query=self.query, expected_answer=self.expected_answer,
                                         locators=list(locators or []), hop="single", tags=list(self.tags),
                                         split=self.split, unanswerable=None)
+
+
+_FIELD_WORDS = {"query": "the query", "expected_answer": "the expected answer", "id": "the id", "hop": "hop",
+                "split": "split", "tags": "the tags", "quote": "quote", "doc": "doc", "heading": "heading",
+                "prefix": "context before", "suffix": "context after", "exact": "exact"}
+_EMPTY_HINT = {"query": "type what a user would ask", "expected_answer": "type the answer a reader should get",
+               "id": "every record needs one"}
+
+
+def _where(loc: tuple) -> str:
+    """A pydantic error location as the form names it: ``("locators", 0, "quote")`` -> locator 1's quote."""
+    words = []
+    parts = list(loc)
+    while parts:
+        part = parts.pop(0)
+        if part == "locators" and parts and isinstance(parts[0], int):
+            words.append(f"locator {parts.pop(0) + 1}")
+        elif part == "tags" and parts and isinstance(parts[0], int):
+            words.append(f"tag {parts.pop(0) + 1}")
+        elif isinstance(part, str):
+            words.append(_FIELD_WORDS.get(part, part.replace("_", " ")))
+    return "'s ".join(words) if words else "the record"
+
+
+def plain_problems(exc: ValidationError) -> list[str]:
+    """The model's refusals as sentences an author acts on (the validators' own messages are
+    already plain; pydantic's generic ones are reworded by error type)."""
+    out = []
+    for e in exc.errors():
+        where, kind, field = _where(e["loc"]), e["type"], str(e["loc"][-1]) if e["loc"] else ""
+        if kind == "value_error":
+            msg = e["msg"].removeprefix("Value error, ")
+            out.append(msg[:1].upper() + msg[1:] if where == "the record" else f"{where.capitalize()}: {msg}")
+        elif kind in ("string_too_short", "missing", "too_short"):
+            hint = _EMPTY_HINT.get(field)
+            out.append(f"{where.capitalize()} is empty" + (f": {hint}" if hint else ""))
+        elif kind == "literal_error":
+            out.append(f"{where.capitalize()} must be {e.get('ctx', {}).get('expected', 'one of the listed values')}")
+        elif kind == "extra_forbidden":
+            out.append(f"{where.capitalize()} is not a field labeller knows")
+        elif kind.endswith("_type"):
+            out.append(f"{where.capitalize()} has the wrong kind of value ({e['msg'].lower()})")
+        else:
+            out.append(f"{where.capitalize()}: {e['msg'][:1].lower() + e['msg'][1:]}")
+    return out
 
 
 def next_record_id(existing: list[str]) -> str:

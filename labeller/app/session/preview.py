@@ -10,16 +10,17 @@ the slower suggestions).
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
 from pydantic import ValidationError
 from rapidfuzz import fuzz, utils
 
-from labeller.app.session.drafts import Draft, LocatorDraft
+from labeller.app.session.drafts import Draft, LocatorDraft, plain_problems
 from labeller.core.build import RecordResult, resolve_record
 from labeller.core.models import Locator
 from labeller.core.project import Project
-from labeller.core.resolve import Refusal, Span
+from labeller.core.resolve import MAX_LISTED_OCCURRENCES, Refusal, Span
 from labeller.core.suggest import suggest
 from labeller.core.vocab import Place, RefusalKind
 from labeller.errors import InvalidInput, LabellerError
@@ -83,6 +84,7 @@ class Preview:
     pending: str | None = None
     occurrences: tuple[Place, ...] = ()  # with ``pending``: where the quote occurs
     places: tuple[Place, ...] = ()  # where the suggested passages are
+    pins: tuple[Place, ...] = ()  # an ambiguous quote's one occurrence in each document that pinning resolves
 
     @property
     def status(self) -> str:
@@ -109,7 +111,7 @@ def chunk_infos(project: Project, doc_id: str, chunk_ids: list[str]) -> tuple[Ch
 
 
 def _validation_message(exc: ValidationError) -> str:
-    return "; ".join(e["msg"].removeprefix("Value error, ") for e in exc.errors())
+    return "; ".join(plain_problems(exc))
 
 
 def quick_preview(project: Project, draft: Draft, index: int) -> Preview | None:
@@ -158,12 +160,32 @@ def preview_locator(project: Project, draft: Draft, index: int, *, suggestions: 
         if not suggestions:
             return Preview(draft.id, index, ld, refusal=rec.refusals[0], pending=rec.refusals[0].kind)
         refusal = suggest(project.resolver, rec.refusals[0])
-        return Preview(draft.id, index, ld, refusal=refusal, places=refusal.suggested_places)
+        return Preview(draft.id, index, ld, refusal=refusal, places=refusal.suggested_places,
+                       pins=pin_suggestions(project, refusal))
     span = rec.spans[0]
     text = project.corpus[span.doc_id].text[span.start:span.end]
     return Preview(draft.id, index, ld, span=span, chunks=chunk_infos(project, span.doc_id, rec.chunk_ids),
                    coverage=rec.coverage[0], copy_score=copy_score(draft.query, text) if draft.query.strip()
                    else None)
+
+
+def pin_suggestions(project: Project, refusal: Refusal) -> tuple[Place, ...]:
+    """For an ambiguous quote with no document: its occurrence in each document where it
+    occurs exactly once, when pinning the locator to that document alone resolves it (the
+    core decides: ``locate`` on the pinned locator). Only when every occurrence is listed:
+    past ``MAX_LISTED_OCCURRENCES`` a document's count is not known from the refusal."""
+    loc = refusal.locator
+    if refusal.kind != RefusalKind.AMBIGUOUS or loc.doc is not None or loc.quote is None:
+        return ()
+    if len(refusal.places) >= MAX_LISTED_OCCURRENCES:
+        return ()
+    per_doc = Counter(p.doc for p in refusal.places)
+    out = []
+    for place in refusal.places:
+        if per_doc[place.doc] == 1 and isinstance(project.resolver.locate(loc.model_copy(update={"doc": place.doc})),
+                                                  Place):
+            out.append(place)
+    return tuple(out)
 
 
 def locator_statuses(draft: Draft, result: RecordResult | None) -> list[str]:

@@ -31,15 +31,16 @@ from labeller.app.session.preview import (STATUS_INCOMPLETE, STATUS_PENDING, STA
 from labeller.app.session.saving import SavingMixin
 from labeller.app.session.search import Searcher, default_searcher
 from labeller.app.session.stale import CommittedState
+from labeller.app.session.unlabelled import Gap, unlabelled
 from labeller.config import load_config
 from labeller.core.build import BuildResult, RecordResult, build
 from labeller.core.context import pick_occurrence
-from labeller.core.models import Question
+from labeller.core.models import Locator, Question
 from labeller.core.nudge import quote_from_range, trimmed_start
 from labeller.core.project import Project
 from labeller.core.questions import QuestionsFile
 from labeller.core.vocab import Place
-from labeller.errors import LabellerError
+from labeller.errors import InvalidInput, LabellerError
 from labeller.review.log import STATUS_LABELS, read_review_log
 
 
@@ -68,6 +69,7 @@ class AuthoringSession(SavingMixin):
         self._save_generation = 0
         self._rebuild_lock = threading.Lock()
         self.history = History()  # undo/redo of every change made in the app, until it closes
+        self.reviewer: str | None = None  # who reviews, once chosen in the app (kept until it closes)
         self._set_file(qfile)
 
     @classmethod
@@ -330,12 +332,15 @@ class AuthoringSession(SavingMixin):
         ``suggestion`` is an entry of ``Refusal.suggestions`` (a nearest passage, possibly with
         the context that picks it, or a section locator for a heading-only span) or of
         ``Refusal.occurrences`` (an occurrence with its shortest context and its shortest unique
-        extension). Picking an occurrence pins it by context, so the span never widens; the
-        longer quote is the fallback only where no context singles the occurrence out.
+        extension), or a ``{"doc", "pin": True}`` from ``pin_suggestions``. Picking an occurrence
+        pins it by context, so the span never widens; the longer quote is the fallback only
+        where no context singles the occurrence out. An accepted passage pins its document.
         """
         old = self.drafts[record_id].locators[index]
         context = suggestion.get("context")
-        if suggestion.get("heading"):
+        if suggestion.get("pin"):  # an ambiguous quote that occurs once in that document
+            new = replace(old, doc=suggestion["doc"], heading=None)
+        elif suggestion.get("heading"):
             new = LocatorDraft(doc=suggestion["doc"], heading=suggestion["heading"])
         elif "char_start" in suggestion and context is not None:
             new = replace(old, doc=suggestion["doc"], heading=None, prefix=context.get("prefix"),
@@ -343,13 +348,34 @@ class AuthoringSession(SavingMixin):
         elif suggestion.get("extension"):
             new = replace(old, quote=suggestion["extension"], heading=None, prefix=None, suffix=None)
         elif suggestion.get("quote"):
-            doc = old.doc if old.doc is not None or suggestion.get("unique") else suggestion.get("doc")
-            new = replace(old, quote=suggestion["quote"], doc=doc, heading=None, prefix=suggestion.get("prefix"),
+            # pinned to the passage's document: the suggestion was read there, and a quote unique
+            # today may not stay unique when another document grows the same words
+            new = replace(old, quote=suggestion["quote"], doc=suggestion.get("doc") or old.doc, heading=None,
+                          prefix=suggestion.get("prefix"),
                           suffix=suggestion.get("suffix"))
         else:
             raise ValueError("not a suggestion")
         self.set_locator(record_id, index, new, coalesce=False)
         return new
+
+    def locate_suggestion(self, suggestion: dict) -> Place | None:
+        """Where a suggested quote (with its doc and context) is, for showing it; the first
+        place of several."""
+        try:
+            loc = Locator(doc=suggestion.get("doc"), quote=suggestion["quote"], prefix=suggestion.get("prefix"),
+                          suffix=suggestion.get("suffix"))
+            found = self.project.resolver.locate(loc)
+        except (ValidationError, InvalidInput):
+            return None
+        if isinstance(found, Place):
+            return found
+        return found.places[0] if found.places else None
+
+    def unlabelled(self) -> list[Gap]:
+        """The "next unlabelled" queue over the labels as last resolved (session/unlabelled.py)."""
+        spans = [(s.doc_id, s.start, s.end) for r in self.results.values() if r.question.id in self.drafts
+                 for s in r.spans]
+        return unlabelled(self.project.corpus, spans)
 
     # -- search ------------------------------------------------------------------------------
 

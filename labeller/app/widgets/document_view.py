@@ -22,9 +22,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 
+from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual.content import Content
+from textual.geometry import Offset
+from textual.strip import Strip
 from textual.message import Message
 from textual.widgets import TextArea
 from textual.widgets.text_area import Selection
@@ -65,6 +68,22 @@ def line_starts(text: str) -> list[int]:
     return starts
 
 
+def find_in(text: str, needle: str, offset: int, forward: bool = True) -> int | None:
+    """Where ``needle`` occurs in ``text`` ignoring case: the first start at or after
+    ``offset`` going forward, the last start before it going back, wrapping around.
+    (``str.lower`` almost always keeps lengths; where it does not, case counts.)"""
+    hay, pin = text.lower(), needle.lower()
+    if len(hay) != len(text) or len(pin) != len(needle):
+        hay, pin = text, needle
+    if forward:
+        at = hay.find(pin, offset)
+        at = hay.find(pin) if at == -1 else at
+    else:
+        at = hay.rfind(pin, 0, offset - 1 + len(pin)) if offset > 0 else -1
+        at = hay.rfind(pin) if at == -1 else at
+    return None if at == -1 else at
+
+
 @dataclass(frozen=True)
 class Mark:
     """A highlighted range of canonical offsets, drawn with the component class ``kind``
@@ -75,6 +94,8 @@ class Mark:
     kind: str
 
 
+GUTTER_MARK = "▐"  # in the gutter: another record's label covers this line
+
 # Later marks are drawn over earlier ones.
 MARK_ORDER = ("chunk", "other", "hit", "span", "occurrence", "match")
 
@@ -83,7 +104,13 @@ class DocumentView(TextArea):
     """Read-only canonical text with line numbers, Markdown structure and live marks."""
 
     COMPONENT_CLASSES = {f"document-view--{k}" for k in (
-        *MARK_ORDER, "heading", "code", "table", "front-matter", "html", "marker")}
+        *MARK_ORDER, "heading", "code", "table", "front-matter", "html", "marker", "label")}
+    DEFAULT_CSS = """
+    DocumentView > .document-view--label {
+        color: $secondary;
+        text-style: bold;
+    }
+    """
 
     class Selected(Message):
         """The author selected ``[start, end)`` of ``doc_id`` (canonical offsets)."""
@@ -104,6 +131,7 @@ class DocumentView(TextArea):
         self._chunks: list[Chunk] = []
         self._chunk_starts: list[int] = []
         self._styles: dict[str, Style] = {}
+        self._gutter: frozenset[int] = frozenset()  # 0-based lines some other record's label covers
 
     def on_mount(self) -> None:
         self.app.theme_changed_signal.subscribe(self, self._theme_changed)
@@ -150,6 +178,32 @@ class DocumentView(TextArea):
             self._marks = marks
             self._redraw()
 
+    @property
+    def marks(self) -> list[Mark]:
+        return list(self._marks)
+
+    def set_gutter(self, lines: frozenset[int]) -> None:
+        """Mark ``lines`` (0-based) in the gutter: where other records' labels lie."""
+        if lines != self._gutter:
+            self._gutter = lines
+            self.refresh()
+
+    def render_line(self, y: int) -> Strip:
+        # the gutter mark is drawn over TextArea's line (its cache knows nothing of it): the
+        # space right after the line number becomes GUTTER_MARK on each first row of a line
+        strip = super().render_line(y)
+        if not self._gutter or not self.show_line_numbers or self.doc is None:
+            return strip
+        scroll_y = self.scroll_offset.y
+        if y + scroll_y >= self.wrapped_document.height:
+            return strip
+        row, _ = self.wrapped_document.offset_to_location(Offset(0, y + scroll_y))
+        if row not in self._gutter or self.wrapped_document.location_to_offset((row, 0)).y != y + scroll_y:
+            return strip  # not labelled, or a wrapped continuation row
+        at = self.gutter_width - 2
+        return Strip.join([strip.crop(0, at), Strip([Segment(GUTTER_MARK, self._style("label"))], 1),
+                           strip.crop(at + 1, strip.cell_length)])
+
     def _redraw(self) -> None:
         # TextArea caches rendered lines by cursor/scroll state only; our marks are not in its
         # key, so the cache must go when they change.
@@ -180,6 +234,30 @@ class DocumentView(TextArea):
         location = self.location_of(offset)
         if self.selection != Selection.cursor(location):
             self.move_cursor(location, center=True)
+
+    def find(self, needle: str, forward: bool = True) -> tuple[int, int] | None:
+        """Select the next (or previous) occurrence of ``needle`` after (before) the cursor,
+        ignoring case, wrapping at the end; its offsets, or ``None`` when it is nowhere. The
+        selection is the view's own (``quiet``): finding text is not choosing a quote."""
+        if self.doc is None or not needle:
+            return None
+        sel = sorted((self.offset_of(self.selection.start), self.offset_of(self.selection.end)))
+        found = find_in(self.doc.text, needle, sel[1] if forward else sel[0], forward)
+        if found is None:
+            return None
+        with self.prevent(TextArea.SelectionChanged):
+            self.move_cursor(self.location_of(found), center=True)
+            self.selection = Selection(self.location_of(found), self.location_of(found + len(needle)))
+        self._update_subtitle()
+        return found, found + len(needle)
+
+    def go_to_line(self, line: int) -> bool:
+        """Put the cursor at the start of 1-based ``line`` (clamped); False when there is no document."""
+        if self.doc is None:
+            return False
+        row = max(0, min(line - 1, len(self._starts) - 1))
+        self.move_cursor((row, 0), center=True)
+        return True
 
     def select_offsets(self, start: int, end: int) -> None:
         """Select ``[start, end)`` as if the author had dragged over it."""

@@ -15,12 +15,18 @@ from textual.message import Message
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from labeller.app.session.drafts import LocatorDraft
 from labeller.app.session.preview import COPY_WARN_THRESHOLD, Preview
 from labeller.core.resolve import MAX_LISTED_OCCURRENCES
 from labeller.core.corpus import Corpus
+from labeller.core.vocab import Place
 from labeller.app.widgets.markup import fmt
 
 CONTEXT_CHARS = 40
+NO_LOCATOR = ("no locator yet: select the answer in the document, or press [b]ctrl+l[/b] and type a quote "
+              "(an unanswerable question has none)")
+EMPTY_LOCATOR = ("empty locator: select the answer in the document, or type its exact words in the quote "
+                 "([b]alt+w[/b]); [b]ctrl+l[/b] adds another locator")
 
 
 def in_context(text: str, start: int, end: int) -> Content:
@@ -38,10 +44,20 @@ class PreviewPanel(Vertical):
             super().__init__()
             self.suggestion = suggestion
 
+    class SuggestionHighlighted(Message):
+        """The cursor moved onto a suggestion: ``place`` is where it is (``None``: not known
+        here, e.g. a nearest passage, which the screen looks up)."""
+
+        def __init__(self, suggestion: dict, place: Place | None) -> None:
+            super().__init__()
+            self.suggestion = suggestion
+            self.place = place
+
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self.preview: Preview | None = None
         self._suggestions: list[dict] = []
+        self._places: list[Place | None] = []
 
     def compose(self) -> ComposeResult:
         yield Static("select text in the document, or type a quote", id="preview-status")
@@ -51,33 +67,43 @@ class PreviewPanel(Vertical):
         self.border_title = "resolution"
         self.query_one(OptionList).display = False
 
-    def show(self, preview: Preview | None, corpus: Corpus, selected_start: int | None = None) -> None:
-        """Render ``preview``; ``selected_start`` marks the occurrence the author selected."""
+    def show(self, preview: Preview | None, corpus: Corpus, selected_start: int | None = None,
+             was: LocatorDraft | None = None) -> None:
+        """Render ``preview``; ``selected_start`` marks the occurrence the author selected,
+        ``was`` the locator an accepted suggestion replaced (shown beside the new one)."""
         self.preview = preview
         status = self.query_one("#preview-status", Static)
         options = self.query_one(OptionList)
         self._suggestions = []
+        self._places = []
         if options.option_count:
             options.clear_options()
         if preview is None:
-            status.update("no locator")
+            status.update(Content.from_markup(NO_LOCATOR))
             options.display = False
             return
-        content = Content("\n").join(self._lines(preview, corpus))
+        lines = self._lines(preview, corpus)
+        if was is not None and was != preview.locator:
+            lines.append(fmt("[dim]was: $old[/dim]", old=was.describe()))
+        content = Content("\n").join(lines)
         # Re-laying out the screen on every keystroke is most of the cost of live preview;
         # it is only needed when the text's height changes.
         width = status.content_size.width
         old = status.visual if isinstance(status.visual, Content) else None
         same_height = old is not None and width > 0 and len(old.wrap(width)) == len(content.wrap(width))
         status.update(content, layout=not same_height)
-        self._suggestions, prompts = self._suggestion_rows(preview, corpus, selected_start)
+        self._suggestions, self._places, prompts = self._suggestion_rows(preview, corpus, selected_start)
         if prompts:
-            options.add_options([Option(p, id=str(i)) for i, p in enumerate(prompts)])
-            options.highlighted = self._default_choice(selected_start)
+            with self.prevent(OptionList.OptionHighlighted):  # a new preview is no move of the cursor
+                options.add_options([Option(Content(f"{i + 1} ") + p if i < 9 else p, id=str(i))
+                                     for i, p in enumerate(prompts)])
+                options.highlighted = self._default_choice(selected_start)
         if options.display != bool(prompts):
             options.display = bool(prompts)
 
     def _lines(self, p: Preview, corpus: Corpus) -> list[Content]:
+        if p.error is not None and p.locator == LocatorDraft():
+            return [Content.from_markup(EMPTY_LOCATOR)]
         if p.error is not None:
             return [fmt("[b red]✗ invalid[/]: $error", error=p.error)]
         if p.span is not None:
@@ -119,11 +145,16 @@ class PreviewPanel(Vertical):
 
     def _suggestion_rows(self, p: Preview, corpus: Corpus, selected_start: int | None):
         rows: list[dict] = []
+        places: list[Place | None] = []
         prompts: list[Content] = []
         r = p.refusal
         if r is None:
-            return rows, prompts
+            return rows, places, prompts
         if r.kind == "ambiguous":
+            for pin in p.pins:
+                prompts.append(fmt("pin to [b]$doc[/b] (the quote occurs once there)", doc=pin.doc))
+                rows.append({"doc": pin.doc, "pin": True})
+                places.append(pin)
             for occ in r.occurrences:
                 head = fmt("$where" + (" [b](your selection)[/b]" if occ["char_start"] == selected_start else ""),
                            where=f"{occ['doc']}:{occ['line']}:{occ['col']}")
@@ -139,6 +170,7 @@ class PreviewPanel(Vertical):
                 context = Content("    ") + in_context(corpus[occ["doc"]].text, occ["char_start"], occ["char_end"])
                 prompts.append(Content("\n").join([head, context, ext]))
                 rows.append(occ)
+                places.append(Place(occ["doc"], occ["char_start"], occ["char_end"]))
         else:
             for sug in r.suggestions:
                 if "quote" in sug:
@@ -152,7 +184,8 @@ class PreviewPanel(Vertical):
                 else:
                     continue
                 rows.append(sug)
-        return rows, prompts
+                places.append(None)
+        return rows, places, prompts
 
     def _default_choice(self, selected_start: int | None) -> int:
         for i, row in enumerate(self._suggestions):
@@ -167,9 +200,27 @@ class PreviewPanel(Vertical):
         if i is None or i >= len(self._suggestions):
             return None
         row = self._suggestions[i]
-        if "char_start" in row and not row.get("extension"):
+        if "char_start" in row and not row.get("extension") and row.get("context") is None:
             return None
         return row
+
+    def pick(self, n: int) -> bool:
+        """Highlight the ``n``-th suggestion (0-based) and accept it, as the digit keys do."""
+        options = self.query_one(OptionList)
+        if not options.display or n >= len(self._suggestions):
+            return False
+        options.highlighted = n
+        row = self.chosen()
+        if row is None:
+            return False
+        self.post_message(self.SuggestionChosen(row))
+        return True
+
+    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        event.stop()
+        i = event.option_index
+        if i < len(self._suggestions):
+            self.post_message(self.SuggestionHighlighted(self._suggestions[i], self._places[i]))
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
