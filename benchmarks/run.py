@@ -38,7 +38,10 @@ import synth  # noqa: E402
 
 PACKAGES = ("labeller", "textual", "rich", "markdown-it-py", "mdit-py-plugins", "pyahocorasick", "rapidfuzz",
             "pydantic", "whoosh-reloaded", "PyYAML", "duckdb")
-STEPS = ("builds", "resolve", "leaks", "eval", "foreign", "app")
+STEPS = ("builds", "resolve", "leaks", "eval", "foreign", "compare", "app")
+# The chunkings `chunkers compare` is benchmarked on: the project's own and three of the family.
+COMPARE_SPECS = ("md-struct-v1", "recursive-v1:size=800,overlap=200", "fixed-chars-v1:size=1000,overlap=200",
+                 "words-v1:size=200,overlap=40")
 EDIT_LINE = "\nA benchmark edit, number {n}, appended to the last paragraph.\n"
 
 
@@ -331,6 +334,26 @@ class Bench:
         for _ in range(self.repeat):
             warm.runs.append(timed(cmd, self.root, fig=warm))
 
+    def compare(self) -> None:
+        """``labeller chunkers compare`` of four chunkings: cold (the whole cache cleared:
+        golden set, the three other chunkings, four BM25 indexes) once, then warm."""
+        if not (REPO / "labeller" / "eval" / "compare.py").exists():
+            self.fig("compare_warm_s", "chunkers compare, warm", "s", 10.0).skipped = "chunkers compare not present"
+            return
+        n = len(self.project().load_questions().questions)
+        cmd = cli("chunkers", "compare", *COMPARE_SPECS, "--root", ".", "--format", "json")
+        label = f"chunkers compare, {len(COMPARE_SPECS)} chunkings, {n:,} questions"
+        cold = self.fig("compare_cold_s", f"{label}, cold (fresh cache)", "s", 60.0,
+                        note="chunks, golden set and every BM25 index built and cached; one run")
+        warm = self.fig("compare_warm_s", f"{label}, warm", "s", 10.0)
+        mem = self.fig("peak_compare_mb", "peak memory, chunkers compare (cold)", "MB", note="reported, no target")
+        clear_cache(self.root)
+        peak, elapsed = peak_mb(cmd, self.root)
+        mem.runs.append(peak)
+        cold.runs.append(elapsed)
+        for _ in range(self.repeat):
+            warm.runs.append(timed(cmd, self.root, fig=warm))
+
     # app ------------------------------------------------------------------------------
     def app(self, example: Path | None) -> None:
         try:
@@ -569,7 +592,7 @@ def main(argv: list[str] | None = None) -> int:
             for step in steps:
                 # the app figures are about the synthetic corpus and the bundled example; a
                 # smoke run evaluates the synthetic corpus only, to stay within a minute
-                if step != "app" and not (args.smoke and step in ("eval", "foreign")):
+                if step != "app" and not (args.smoke and step in ("eval", "foreign", "compare")):
                     getattr(rb, step)()
                     progress(rb.figures, figures, results, args.json)
             figures += rb.figures

@@ -41,6 +41,8 @@ MAX_LISTED_PROBLEMS = 100
 MAX_LISTED_OCCURRENCES = 10
 PREFIX = 64  # passages are searched by their first PREFIX folded characters, then compared whole
 FILE_ORIGIN = "file"
+# How ``foreign_chunks`` fills a foreign chunk's indexed fields: part of a BM25 index's cache key.
+FOREIGN_FIELDS = "foreign-fields-v1: heading empty, breadcrumb the document title, body the text"
 
 
 class ChunkRange(NamedTuple):

@@ -16,9 +16,9 @@ from pathlib import Path
 
 from labeller.core.anchors import QuoteIndex, fold_text
 from labeller.core.canon import canonical_fragment
-from labeller.core.chunkers import Chunk, chunker_spec
+from labeller.core.chunkers import Chunk, Chunker, chunk_corpus, chunker_spec
 from labeller.core.build import BuildResult
-from labeller.core.chunkfile import (FILE_ORIGIN, Chunking, answer_bearing, foreign_chunks, locate_passage,
+from labeller.core.chunkfile import (FOREIGN_FIELDS, Chunking, answer_bearing, foreign_chunks, locate_passage,
                                      read_chunk_file)
 from labeller.core.project import Project
 from labeller.core.vocab import Place
@@ -31,14 +31,19 @@ class ChunkSet:
     chunking: Chunking
     chunks: list[Chunk]  # with their indexed fields, corpus order
     positions: ChunkPositions
+    # How the chunks' indexed fields were made when they are not the project's own chunks
+    # (a BM25 index of them is keyed by it); None for the project's own.
+    fields: str | None = None
 
     @classmethod
-    def of(cls, chunking: Chunking, chunks: Sequence[Chunk]) -> "ChunkSet":
-        return cls(chunking, list(chunks), ChunkPositions(chunks))
+    def of(cls, chunking: Chunking, chunks: Sequence[Chunk], fields: str | None = None) -> "ChunkSet":
+        return cls(chunking, list(chunks), ChunkPositions(chunks), fields)
 
     @property
     def foreign(self) -> bool:
-        return self.chunking.origin == FILE_ORIGIN
+        """Not the project's own chunks (a chunk file's, or another chunker's): retrievers
+        index and name these chunks, not ``project.all_chunks``."""
+        return self.fields is not None
 
     @property
     def label(self) -> str:
@@ -104,7 +109,19 @@ def load_chunk_set(project, chunks=None) -> ChunkSet:
                 project.corpus[r.place.doc].text):
             raise InvalidInput(f"chunk {r.id!r} of chunking {chunks.name!r}: {tuple(r.place)!r} is not a range of "
                                "a corpus document")
-    return ChunkSet.of(chunks, foreign_chunks(chunks, project.corpus))
+    return ChunkSet.of(chunks, foreign_chunks(chunks, project.corpus), FOREIGN_FIELDS)
+
+
+def chunker_chunk_set(project, chunker: Chunker) -> ChunkSet:
+    """The chunks any registered chunker makes of the project's corpus, with the fields that
+    chunker gives them (heading, breadcrumb), so BM25 sees each chunking as its own rule
+    made it. The project's own chunker gives the project's chunks; any other is chunked
+    through the project's digest-keyed chunk cache (``chunk_corpus``)."""
+    spec = chunker_spec(chunker)
+    if spec == chunker_spec(project.chunker):
+        return load_chunk_set(project)
+    chunks = [c for doc_chunks in chunk_corpus(project.corpus, chunker, project.cache).values() for c in doc_chunks]
+    return ChunkSet.of(Chunking.of_chunks(spec, chunks), chunks, f"chunker-fields-v1: {spec} version {chunker.version}")
 
 
 def through_chunking(project, result: BuildResult, chunks) -> tuple[Project, BuildResult]:

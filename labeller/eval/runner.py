@@ -76,14 +76,15 @@ class EvalResult:
 
 def run_eval(project, *, ks=None, hit_rule: str | None = None, retriever=None, chunks=None,
              split: str | None = None, include_holdout: bool = False, baseline: dict | None = None,
-             budgets=(), progress: Progress | None = None) -> EvalResult:
+             budgets=(), depth: int | None = None, progress: Progress | None = None) -> EvalResult:
     """Score the golden set over a chunking with a retriever.
 
     ``chunks``: None (the project's chunker), a chunk file path or a ``Chunking`` (SPEC §10).
     ``retriever``: None (BM25 over those chunks), a ``Retriever``, or any callable
     ``(query, k) -> ranked results`` whose results are chunk ids, ``(doc, start, end)``
     ranges or passage texts of that chunking. ``budgets``: character budgets for
-    ``recall@budget=B`` (SPEC §8.1).
+    ``recall@budget=B`` (SPEC §8.1). ``depth``: retrieve at least this many per query
+    (at most MAX_K; default the largest k) — a budget walk may need more than the k sweep.
     """
     started = time.perf_counter()
     cfg = project.config.eval
@@ -102,7 +103,7 @@ def run_eval(project, *, ks=None, hit_rule: str | None = None, retriever=None, c
     chunk_set = load_chunk_set(project, chunks)
     retriever = _as_retriever(retriever, project, chunk_set, progress)
     pos = chunk_set.positions
-    depth = max(ks)
+    depth = max(ks) if depth is None else min(MAX_K, max(depth, max(ks)))
     hits: dict[str, list[Hit]] = {}
     for i, rec in enumerate(selected, 1):
         hits[rec.question.id] = found = top_k(retriever.retrieve(rec.question.id, rec.question.query, depth), depth)

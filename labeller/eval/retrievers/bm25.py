@@ -57,9 +57,7 @@ FIELDS = ("heading", "breadcrumb", "body")
 DEFAULT_FIELD_WEIGHTS = {"heading": 0.25, "breadcrumb": 0.5, "body": 1.0}
 K1 = 1.2
 B = 0.75
-TERM_CACHE_SIZE = 200_000
-# How a foreign chunk's fields are filled (``labeller.core.chunkfile.foreign_chunks``): part of its cache key.
-FOREIGN_FIELDS = "foreign-fields-v1: heading empty, breadcrumb the document title, body the text"  # posting lists kept in memory (term, field); cleared when full
+TERM_CACHE_SIZE = 200_000  # posting lists kept in memory (term, field); cleared when full
 
 
 def field_weights(configured: dict | None = None) -> dict[str, float]:
@@ -91,15 +89,17 @@ def index_key(project, analyzer: Analyzer, chunks: list[Chunk]) -> dict:
             "whoosh": whoosh.versionstring()}
 
 
-def foreign_index_key(project, analyzer: Analyzer, chunking) -> dict:
+def foreign_index_key(project, analyzer: Analyzer, chunk_set) -> dict:
     """A foreign chunking's index is a function of its digest (ids and ranges), the corpus
-    (the fields' text) and how foreign fields are filled (``FOREIGN_FIELDS``)."""
-    return {"format": INDEX_FORMAT, "corpus_digest": project.corpus.digest, "chunking_digest": chunking.digest,
-            "fields": FOREIGN_FIELDS, "analyzer": analyzer.name, "whoosh": whoosh.versionstring()}
+    (the fields' text) and how its fields were filled (``ChunkSet.fields``: a chunk file's
+    by ``foreign_chunks``, another chunker's by that chunker)."""
+    return {"format": INDEX_FORMAT, "corpus_digest": project.corpus.digest, "chunking_digest": chunk_set.chunking.digest,
+            "fields": chunk_set.fields, "analyzer": analyzer.name, "whoosh": whoosh.versionstring()}
 
 
-def _foreign_slot(chunking, analyzer: Analyzer) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]", "_", f"chunks-{chunking.digest[:16]}-{analyzer.name}")
+def _foreign_slot(chunk_set, analyzer: Analyzer) -> str:
+    fields = hashlib.sha256(chunk_set.fields.encode("utf-8")).hexdigest()[:8]
+    return re.sub(r"[^A-Za-z0-9._-]", "_", f"chunks-{chunk_set.chunking.digest[:16]}-{fields}-{analyzer.name}")
 
 
 class PrivateRamStorage(RamStorage):
@@ -266,9 +266,9 @@ class BM25Retriever:
         ``foreign_chunks`` fills them, and cached under its own slot keyed by its digest."""
         foreign = chunk_set is not None and chunk_set.foreign
         chunks = distinct_chunks(chunk_set.chunks if foreign else project.all_chunks)
-        key = foreign_index_key(project, analyzer, chunk_set.chunking) if foreign else index_key(project, analyzer,
+        key = foreign_index_key(project, analyzer, chunk_set) if foreign else index_key(project, analyzer,
                                                                                                  chunks)
-        slot = _foreign_slot(chunk_set.chunking, analyzer) if foreign else _slot(project, analyzer)
+        slot = _foreign_slot(chunk_set, analyzer) if foreign else _slot(project, analyzer)
         folder, secret, not_cached = cache_folder(project, slot)
         status = "memory"
         storage = None
@@ -298,7 +298,7 @@ class BM25Retriever:
         w = field_weights(project.config.eval.field_weights if weights is None else weights)
         memo = _MEMO.setdefault(project, {})
         foreign = chunks is not None and chunks.foreign
-        key = (an.name, tuple(sorted(w.items())), chunks.chunking.digest if foreign else None)
+        key = (an.name, tuple(sorted(w.items())), (chunks.chunking.digest, chunks.fields) if foreign else None)
         if key not in memo:
             memo[key] = cls.build(project, an, w, progress, chunks if foreign else None)
         return memo[key]
