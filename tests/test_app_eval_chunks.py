@@ -134,7 +134,7 @@ def test_chunking_choices_list_the_registry_and_the_project_own(project):
 
 
 def test_boundaries_are_marked_where_each_chunking_cuts():
-    assert str(_marked("abcdef", [(0, START), (2, END), (2, START), (6, END)])) == "⟦ab⟧⟦cdef⟧"
+    assert str(_marked("abcdef", [(0, START), (2, END), (2, START), (6, END)])) == "├ab┤├cdef┤"
 
 
 @run_async
@@ -196,5 +196,24 @@ async def test_chunkers_view_compares_two_chunkings(project):
             next(q for q in r.report["queries"] if q["query_id"] == "q001") for r in view.comparison.results)]
         assert "2 chunk(s) over the span" in shown and "1 chunk(s) over the span" in shown
         text = span.text
-        assert "⟦" + text + "⟧" in shown
-        assert text[:63] + "⟦" + text[63:83] + "⟧" + text[83:] in shown
+        assert "├" + text + "┤" in shown
+        assert text[:63] + "├" + text[63:83] + "┤" + text[83:] in shown
+
+
+def test_chunkers_view_snapshot(snap_compare, project):
+    async def run_before(pilot):
+        screen = await open_eval(pilot)
+        screen.query_one("#eval-tabs").active = "tab-chunkers"
+        await settle(pilot)
+        view = screen.query_one(ChunkersView)
+        field = view.query_one("#chunkers-spec")
+        field.focus()
+        field.value = WINDOWS
+        await pilot.press("enter")
+        await settle(pilot)
+        view.run_comparison()
+        await settle(pilot)
+        field.cursor_blink = False  # a blinking cursor would make the picture depend on the clock
+        await pilot.pause()
+
+    assert snap_compare(make_app(project), terminal_size=(150, 60), run_before=run_before)

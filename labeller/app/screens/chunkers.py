@@ -18,7 +18,7 @@ from textual.content import Content
 from textual.widgets import Button, DataTable, Input, ProgressBar, SelectionList, Static
 from textual_plotext import PlotextPlot
 
-from labeller.app.session.chunkings import START, chunking_choices, query_rows, span_boundaries
+from labeller.app.session.chunkings import END, START, chunking_choices, query_rows, span_boundaries
 from labeller.app.widgets.markup import fmt, visible
 from labeller.display import safe_line
 from labeller.errors import LabellerError
@@ -26,7 +26,7 @@ from labeller.errors import LabellerError
 STAGES = ("chunk", "index", "retrieve")
 STAGE_WORDS = {"chunk": "chunking", "index": "indexing", "retrieve": "retrieving"}
 MAX_SPAN_CHARS = 1500  # a section-long span is cut here in the boundary view
-MARK = {START: "⟦", "end": "⟧"}
+MARK = {START: "├", END: "┤"}  # box-drawing: every terminal font has them
 
 
 def _cell(value: str, delta: str) -> Text:
@@ -43,13 +43,14 @@ class ChunkersView(VerticalScroll):
     #chunkers-side { width: 1fr; height: 10; padding: 0 1; }
     #chunkers-progress { height: 1; margin-top: 1; }
     #chunkers-status { height: auto; }
-    #chunkers-table { height: auto; max-height: 40; border: round $primary-muted; }
+    #chunkers-middle { height: 20; }
+    #chunkers-table { width: 1fr; border: round $primary-muted; }
+    #chunkers-plot { width: 46; }
     #chunkers-verdict, #chunkers-note { height: auto; padding: 0 1; }
     #chunkers-note { color: $text-muted; }
-    #chunkers-bottom { height: 18; }
-    #chunkers-plot { width: 1fr; }
-    #chunkers-queries { width: 1fr; border: round $primary-muted; }
-    #chunkers-spans { height: auto; padding: 0 1; border: round $primary-muted; }
+    #chunkers-bottom { height: auto; }
+    #chunkers-queries { width: 56; height: 12; border: round $primary-muted; }
+    #chunkers-spans { width: 1fr; height: auto; padding: 0 1; border: round $primary-muted; }
     """
 
     def __init__(self, project: Callable[[], object], shipped_k: int, **kwargs) -> None:
@@ -70,19 +71,20 @@ class ChunkersView(VerticalScroll):
                 yield ProgressBar(id="chunkers-progress", show_eta=False)
                 yield Static("choose two or more chunkings (the first ticked is the baseline) and press Compare",
                              id="chunkers-status")
-        yield DataTable(id="chunkers-table", zebra_stripes=True, cursor_type="row")
+        with Horizontal(id="chunkers-middle"):
+            yield DataTable(id="chunkers-table", zebra_stripes=True, cursor_type="row")
+            yield PlotextPlot(id="chunkers-plot")
         yield Static("", id="chunkers-verdict")
         yield Static("", id="chunkers-note")
         with Horizontal(id="chunkers-bottom"):
-            yield PlotextPlot(id="chunkers-plot")
             yield DataTable(id="chunkers-queries", cursor_type="row", zebra_stripes=True)
-        yield Static("pick a query to see each chunking's boundaries over its gold span", id="chunkers-spans")
+            yield Static("pick a query to see each chunking's boundaries over its gold span", id="chunkers-spans")
 
     def on_mount(self) -> None:
         self.query_one("#chunkers-choice").border_title = "chunkings (chunker specs)"
         self.query_one("#chunkers-table").border_title = "comparison"
-        self.query_one("#chunkers-queries").border_title = f"queries: chars recall@{self.shipped_k} per chunking"
-        self.query_one("#chunkers-spans").border_title = "gold span(s): ⟦ a chunk starts, ⟧ a chunk ends"
+        self.query_one("#chunkers-queries").border_title = f"chars recall@{self.shipped_k} by chunking: pick a query"
+        self.query_one("#chunkers-spans").border_title = "gold span(s): ├ a chunk starts, ┤ a chunk ends"
         self.query_one(ProgressBar).display = False
 
     # -- running --------------------------------------------------------------------------
@@ -195,9 +197,10 @@ class ChunkersView(VerticalScroll):
                 plt.plot(budgets, ys, marker="braille", label=f"{i} {e['name']}")
         if budgets:
             plt.xscale("log")
+            plt.xlabel("context budget (characters)")
             plt.xticks(budgets, [str(b) for b in budgets])
         plt.ylim(0, 1)
-        plt.title("chars recall within a context budget (characters)")
+        plt.title("chars recall within a budget")
         plot.refresh()
 
     def _show_queries(self, comparison) -> None:
@@ -222,7 +225,8 @@ class ChunkersView(VerticalScroll):
         """Each gold span of the query, once per chunking, with its chunk boundaries marked."""
         blocks = []
         for n, sv in enumerate(span_boundaries(self.project(), self.comparison, query_id), 1):
-            blocks.append(fmt(f"[b]$id · gold span {n}[/b] $doc [{sv.start}, {sv.end})", id=query_id, doc=sv.doc))
+            blocks.append(fmt(f"[b]$id · gold span {n} · $doc $range[/b]", id=query_id, doc=sv.doc,
+                              range=f"[{sv.start}, {sv.end})"))
             for i, row in enumerate(sv.rows, 1):
                 found = f"first hit at rank {row.rank}" if row.rank is not None else "[$error]not retrieved[/]"
                 blocks.append(fmt(f"[b]{i}[/b] $spec · {row.chunks} chunk(s) over the span · {found}",

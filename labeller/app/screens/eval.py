@@ -101,7 +101,7 @@ class EvalScreen(SessionScreen):
         yield Header()
         with Horizontal(id="eval-bar"):
             yield Button("Run eval", id="eval-run", variant="primary")
-            yield Input(placeholder="chunk file (empty: this project's chunks)", id="eval-chunks")
+            yield Input(placeholder="chunk file (empty: own chunks)", id="eval-chunks")
             yield ProgressBar(id="eval-progress", show_eta=False)
             yield Static("not run yet: ctrl+r runs the eval of questions.jsonl as saved", id="eval-status")
         yield Static("", id="eval-chunking")
