@@ -80,10 +80,9 @@ def refusal_lines(exc: Exception) -> Content:
 
 class EvalScreen(SessionScreen):
     BINDINGS = [Binding("ctrl+r", "run_eval", "Run eval", show=True,
-                        tooltip="Run the eval of questions.jsonl as saved (BM25, the configured k and hit rule) "
-                        "over the chunk file named beside it, or over the project's own chunks"),
+                        tooltip="Run the eval of questions.jsonl as saved (BM25, the configured k and hit rule)"),
                 Binding("ctrl+o", "open_chunks", "Open chunk file", show=True,
-                        tooltip="Type a chunk file's path (SPEC §10 JSONL); enter runs the eval over it")]
+                        tooltip="Name a chunk file (SPEC §10 JSONL); enter runs the eval over that chunking")]
 
     DEFAULT_CSS = """
     #eval-chunks { width: 44; }
@@ -195,7 +194,7 @@ class EvalScreen(SessionScreen):
     def _failed(self, exc: Exception) -> None:
         self.query_one("#eval-progress", ProgressBar).display = False
         shown = " (the results below are from the previous run)" if self.result is not None else ""
-        self.query_one("#eval-status", Static).update(fmt(f"[$error]eval failed{shown}[/]"))
+        self.query_one("#eval-status", Static).update(fmt(f"[$error]eval failed{shown}:[/] $why", why=str(exc)))
         self.query_one("#eval-chunking", Static).update(refusal_lines(exc))
 
     def _finished(self, result, note: str, path: str | None) -> None:
