@@ -10,6 +10,7 @@ gold spans. The numbers are ``compare_chunkers``' own; this widget only shows th
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -22,6 +23,9 @@ from labeller.app.session.chunkings import END, START, chunking_choices, query_r
 from labeller.app.widgets.markup import fmt, visible
 from labeller.display import safe_line
 from labeller.errors import LabellerError
+
+if TYPE_CHECKING:
+    from labeller.eval.compare import Comparison
 
 STAGES = ("chunk", "index", "retrieve")
 STAGE_WORDS = {"chunk": "chunking", "index": "indexing", "retrieve": "retrieving"}
@@ -57,7 +61,7 @@ class ChunkersView(VerticalScroll):
         super().__init__(**kwargs)
         self.project = project
         self.shipped_k = shipped_k
-        self.comparison = None
+        self.comparison: Comparison | None = None
         self.added: list[str] = []  # specs typed in, after the listed ones
 
     def compose(self) -> ComposeResult:
@@ -210,16 +214,18 @@ class ChunkersView(VerticalScroll):
         for i in range(len(comparison.results)):
             table.add_column(str(i + 1), key=f"c{i}")
         table.add_column("query", key="query")
-        for qid, query, values in query_rows(comparison, self.shipped_k):
+        listed = query_rows(comparison, self.shipped_k)
+        for qid, query, values in listed:
             table.add_row(safe_line(qid), *("no data" if v is None else f"{v:.3f}" for v in values),
                           safe_line(query[:80]), key=qid)
-        if table.row_count:
-            self.show_spans(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
+        if listed:
+            self.show_spans(listed[0][0])  # the cursor starts on the first row
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        if event.data_table.id == "chunkers-queries" and self.comparison is not None and event.row_key is not None:
+        qid = event.row_key.value if event.row_key is not None else None
+        if event.data_table.id == "chunkers-queries" and self.comparison is not None and qid is not None:
             event.stop()
-            self.show_spans(event.row_key.value)
+            self.show_spans(qid)
 
     def show_spans(self, query_id: str) -> None:
         """Each gold span of the query, once per chunking, with its chunk boundaries marked."""
