@@ -11,7 +11,9 @@ it, the character ones are not. The Chunkers tab compares chunkings (``chunkers.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import partial
+from typing import cast
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -24,6 +26,7 @@ from textual_plotext import PlotextPlot
 
 from labeller.app.screens.base import SessionScreen
 from labeller.app.screens.chunkers import ChunkersView
+from labeller.app.screens.host import AppHost
 from labeller.app.screens.spec import ModeSpec
 from labeller.app.session.drilldown import drill_down, leak_places, result_age, run_eval
 from labeller.app.session.structure import structure_styles
@@ -212,7 +215,7 @@ class EvalScreen(SessionScreen):
         self._show_plot(report)
         self._show_metrics(report)
         self._show_chars(report)
-        self._show_queries()
+        self._show_queries(report)
         self._show_leaks(report)
         self._show_diagnostics(report)
 
@@ -270,11 +273,11 @@ class EvalScreen(SessionScreen):
             if name in chars:
                 table.add_row(name, _interval(chars[name]))
 
-    def _show_queries(self) -> None:
+    def _show_queries(self, report: dict) -> None:
         table = self.query_one("#eval-queries", DataTable)
         table.clear()
-        k = self.result.report["config"]["shipped_k"]
-        for row in self.result.report["queries"]:
+        k = report["config"]["shipped_k"]
+        for row in report["queries"]:
             rank = _first_rank(row)
             table.add_row(safe_line(row["query_id"]), "miss" if rank is None else rank,
                           _num(row["chunk"][f"recall@{k}"]), _num(row["chunk"][f"mrr@{k}"]),
@@ -292,7 +295,7 @@ class EvalScreen(SessionScreen):
     def on_data_table_header_selected(self, event: DataTable.HeaderSelected) -> None:
         if event.data_table.id != "eval-queries":
             return
-        column = event.column_key.value
+        column = event.column_key.value or ""
         self._sort = (column, not self._sort[1] if self._sort[0] == column else False)
         self._apply_sort()
 
@@ -358,7 +361,7 @@ class DrillDownScreen(Screen):
 
     def action_edit(self) -> None:
         self.app.pop_screen()
-        self.app.open_record(self.drill.query_id)
+        cast(AppHost, self.app).open_record(self.drill.query_id)
 
 
 class LeakScreen(Screen):
@@ -366,7 +369,7 @@ class LeakScreen(Screen):
 
     BINDINGS = [Binding("escape", "app.pop_screen", "Back", show=True)]
 
-    def __init__(self, finding: dict, places: list, age: list[str] = (), **kwargs) -> None:
+    def __init__(self, finding: dict, places: list, age: Sequence[str] = (), **kwargs) -> None:
         super().__init__(**kwargs)
         self.finding = finding
         self.places = places
@@ -388,7 +391,7 @@ class LeakScreen(Screen):
         yield Footer()
 
     def on_mount(self) -> None:
-        session = self.app.session
+        session = cast(AppHost, self.app).session
         project = session.project
         path = self.finding["path"]
         view = self.query_one(DocumentView)
