@@ -177,6 +177,12 @@ async def test_chunkers_view_compares_two_chunkings(project):
         assert data["verdict"][0]["line"] in text_of(view.query_one("#chunkers-verdict"))
         assert "not comparable" in text_of(view.query_one("#chunkers-note"))
 
+        # a label edited after the comparison: the view says its numbers are older than the golden set
+        app.session.update("q002", query="How quickly are pages answered?")
+        screen.refresh_from_session()
+        await settle(pilot)
+        assert "older than the golden set: the labels changed" in text_of(view.query_one("#chunkers-status"))
+
         # pick a query: each chunking's boundaries over its gold span
         queries = view.query_one("#chunkers-queries")
         assert queries.row_count == data["config"]["queries"] == 3

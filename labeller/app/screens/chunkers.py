@@ -9,7 +9,7 @@ gold spans. The numbers are ``compare_chunkers``' own; this widget only shows th
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -168,12 +168,12 @@ class ChunkersView(VerticalScroll):
         self.query_one("#chunkers-status", Static).update(fmt("[$error]comparison failed:[/] $why", why=str(exc)))
 
     def _finished(self, comparison) -> None:
-        from labeller.eval.compare import FOOTNOTE, header, rows
+        from labeller.eval.compare import FOOTNOTE, rows
 
         self.comparison = comparison
         data = comparison.data
         self.query_one(ProgressBar).display = False
-        self.query_one("#chunkers-status", Static).update(fmt("$header", header=header(data)))
+        self.show_status()
         table = self.query_one("#chunkers-table", DataTable)
         table.clear(columns=True)
         table.add_column("")
@@ -188,6 +188,18 @@ class ChunkersView(VerticalScroll):
         self._show_queries(comparison)
 
     # -- showing --------------------------------------------------------------------------
+
+    def show_status(self, age: Sequence[str] = ()) -> None:
+        """The comparison's header, after why it is older than the golden set (``age``; empty: current)."""
+        from labeller.eval.compare import header
+
+        if self.comparison is None:
+            return
+        status = fmt("$header", header=header(self.comparison.data))
+        if age:
+            status = Content.assemble(fmt("[$warning]⚠ older than the golden set: $why; Compare runs it again[/]\n",
+                                          why="; ".join(age)), status)
+        self.query_one("#chunkers-status", Static).update(status)
 
     def _show_plot(self, data: dict) -> None:
         budgets = data["config"]["budgets"]

@@ -224,6 +224,11 @@ class EvalScreen(SessionScreen):
     def refresh_from_session(self) -> None:
         if self.is_mounted and self.result is not None:
             self._show_status()
+        if self.is_mounted:
+            view = self.query_one(ChunkersView)
+            if view.comparison is not None:  # its evals are as old as the labels they scored
+                view.show_status(result_age(view.comparison.results[0], self.session.iter_drafts(),
+                                            self.session.project.corpus.digest))
 
     def age(self) -> list[str]:
         """Why the shown results are older than the labels or the corpus (empty: current)."""
