@@ -1,24 +1,32 @@
 """The eval tab: run ``labeller eval``'s own evaluation in a worker and read the results.
 
 Recall@k as a curve and as a table with its intervals (chunk and document level), the
-per-query table sortable by rank, a drill-down from a query to its gold spans beside what
-was retrieved, and the leak report: documents that quote golden queries, each opening on
-the quoted text in its document.
+character metrics beside them, the per-query table sortable by rank, a drill-down from a
+query to its gold spans beside what was retrieved, and the leak report: documents that
+quote golden queries, each opening on the quoted text in its document. The eval runs over
+the project's own chunks or over a chunk file (SPEC §10, ``labeller eval --chunks``), and
+every result says which chunking it was measured on: chunk-level numbers are relative to
+it, the character ones are not. The Chunkers tab compares chunkings (``chunkers.py``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import partial
+from typing import cast
 
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import (Button, DataTable, Footer, Header, ProgressBar, Static, TabbedContent, TabPane)
+from textual.widgets import (Button, DataTable, Footer, Header, Input, ProgressBar, Static, TabbedContent,
+                             TabPane)
 from textual_plotext import PlotextPlot
 
 from labeller.app.screens.base import SessionScreen
+from labeller.app.screens.chunkers import ChunkersView
+from labeller.app.screens.host import AppHost
 from labeller.app.screens.spec import ModeSpec
 from labeller.app.session.drilldown import drill_down, leak_places, result_age, run_eval
 from labeller.app.session.structure import structure_styles
@@ -29,6 +37,7 @@ from labeller.errors import LabellerError
 
 STAGES = {"index": "building the search index", "retrieve": "retrieving"}
 SNIPPET_CHARS = 300
+MAX_LISTED_REFUSALS = 8  # a refused chunk file's problems listed in the header (the rest counted)
 
 
 def _num(value) -> str:
@@ -48,9 +57,41 @@ def _first_rank(row: dict) -> int | None:
     return min(ranks) if ranks else None
 
 
+def chunking_line(chunking: dict, path: str | None) -> Content:
+    """Which chunking a result was measured on (the report's ``chunking`` object)."""
+    omega = chunking["precision_omega"]
+    source = f"chunk file {path}" if path else "this project's chunker"
+    mean = "no chunks" if chunking["mean_chars"] is None else f"mean {chunking['mean_chars']:.0f} chars"
+    return fmt(f"measured on chunking [b]$name[/b] ($source) · digest {chunking['digest'][:12]} · "
+               f"{chunking['n_chunks']} chunks, $mean · precision_Ω $omega · "
+               f"{chunking['unreachable_spans']} unreachable span(s)",
+               name=chunking["name"], source=source, mean=mean, omega=_interval(omega))
+
+
+def refusal_lines(exc: Exception) -> Content:
+    """A refused chunk file (or golden set): every listed problem with its file, line and id."""
+    details = list(getattr(exc, "details", None) or [])
+    lines = [fmt("[$error]refused:[/] $why", why=str(exc))]
+    for d in details[:MAX_LISTED_REFUSALS]:
+        where = ":".join(str(x) for x in (d.get("path"), d.get("line")) if x is not None)
+        chunk = f" (id {d['id']})" if d.get("id") is not None else ""
+        lines.append(fmt("  $where$chunk: $message", where=where, chunk=chunk, message=d.get("message", "")))
+    if len(details) > MAX_LISTED_REFUSALS:
+        lines.append(fmt(f"  … and {len(details) - MAX_LISTED_REFUSALS} more"))
+    return Content("\n").join(lines)
+
+
 class EvalScreen(SessionScreen):
     BINDINGS = [Binding("ctrl+r", "run_eval", "Run eval", show=True,
-                        tooltip="Run the eval of questions.jsonl as saved (BM25, the configured k and hit rule)")]
+                        tooltip="Run the eval of questions.jsonl as saved (BM25, the configured k and hit rule)"),
+                Binding("ctrl+o", "open_chunks", "Open chunk file", show=True,
+                        tooltip="Name a chunk file (SPEC §10 JSONL); enter runs the eval over that chunking")]
+
+    DEFAULT_CSS = """
+    #eval-chunks { width: 44; }
+    #eval-chunking { height: auto; padding: 0 1; }
+    #eval-chars { width: 50; border: round $primary-muted; }
+    """
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -62,11 +103,14 @@ class EvalScreen(SessionScreen):
         yield Header()
         with Horizontal(id="eval-bar"):
             yield Button("Run eval", id="eval-run", variant="primary")
+            yield Input(placeholder="chunk file (empty: own chunks)", id="eval-chunks")
             yield ProgressBar(id="eval-progress", show_eta=False)
             yield Static("not run yet: ctrl+r runs the eval of questions.jsonl as saved", id="eval-status")
+        yield Static("", id="eval-chunking")
         with Horizontal(id="eval-top"):
             yield PlotextPlot(id="eval-plot")
             yield DataTable(id="eval-metrics", cursor_type="row", zebra_stripes=True)
+            yield DataTable(id="eval-chars", cursor_type="row", zebra_stripes=True)
         with TabbedContent(id="eval-tabs"):
             with TabPane("Queries", id="tab-queries"):
                 yield DataTable(id="eval-queries", cursor_type="row", zebra_stripes=True)
@@ -74,10 +118,15 @@ class EvalScreen(SessionScreen):
                 yield DataTable(id="eval-leaks", cursor_type="row", zebra_stripes=True)
             with TabPane("Diagnostics", id="tab-diagnostics"):
                 yield Static("", id="eval-diagnostics")
+            with TabPane("Chunkers", id="tab-chunkers"):
+                yield ChunkersView(lambda: self.session.project, self.session.config.eval.shipped_k, id="chunkers")
         yield Footer()
 
     def on_mount(self) -> None:
         self.query_one("#eval-metrics", DataTable).add_columns("metric", "chunk level", "document level")
+        self.query_one("#eval-metrics").border_title = "chunk level: not comparable across chunkings"
+        self.query_one("#eval-chars", DataTable).add_columns("metric", "characters")
+        self.query_one("#eval-chars").border_title = "characters: comparable across chunkings"
         queries = self.query_one("#eval-queries", DataTable)
         queries.add_column("id", key="id")
         queries.add_column("first hit rank", key="rank")
@@ -86,7 +135,7 @@ class EvalScreen(SessionScreen):
         queries.add_column(f"mrr@{k}", key="mrr")
         queries.add_column("query", key="query")
         self.query_one("#eval-leaks", DataTable).add_columns("document", "quoted queries (rank in top k)")
-        self.query_one(ProgressBar).display = False
+        self.query_one("#eval-progress", ProgressBar).display = False
 
     # -- running --------------------------------------------------------------------------
 
@@ -94,10 +143,28 @@ class EvalScreen(SessionScreen):
         if event.button.id == "eval-run":
             self.action_run_eval()
 
+    def action_open_chunks(self) -> None:
+        self.query_one("#eval-tabs", TabbedContent).active = "tab-queries"
+        self.query_one("#eval-chunks", Input).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.input.id == "eval-chunks":
+            self.action_run_eval()
+
+    def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        # the Chunkers view compares chunkings of its own: the single eval's plot and tables make way
+        self.query_one("#eval-top").display = event.pane.id != "tab-chunkers"
+
+    def chunk_file(self):
+        """The chunk file named in the field (relative to the project root), or None."""
+        typed = self.query_one("#eval-chunks", Input).value.strip()
+        return self.session.config.root / typed if typed else None
+
     def action_run_eval(self) -> None:
         if any(w.group == "eval" and w.is_running for w in self.workers):
             return
-        bar = self.query_one(ProgressBar)
+        chunks = self.chunk_file()
+        bar = self.query_one("#eval-progress", ProgressBar)
         bar.display = True
         bar.update(total=None, progress=0)
         unsaved = sum(1 for i in self.session.order if self.session.is_dirty(i)) + len(self.session.deleted_ids())
@@ -115,25 +182,28 @@ class EvalScreen(SessionScreen):
 
         def work():
             try:
-                result = run_eval(project, progress)
-            except LabellerError as exc:  # a golden set that does not build is shown, not raised
+                result = run_eval(project, progress, chunks=chunks)
+            except (LabellerError, OSError) as exc:  # a golden set that does not build, a refused chunk file
                 app.call_from_thread(self._failed, exc)
                 return
-            app.call_from_thread(self._finished, result, note)
+            app.call_from_thread(self._finished, result, note, None if chunks is None else str(chunks))
 
         self.run_worker(work, thread=True, group="eval")
 
     def _progress(self, stage: str, done: int, total: int) -> None:
-        self.query_one(ProgressBar).update(total=total, progress=done)
+        self.query_one("#eval-progress", ProgressBar).update(total=total, progress=done)
         self.query_one("#eval-status", Static).update(f"{STAGES.get(stage, stage)} {done}/{total}")
 
     def _failed(self, exc: Exception) -> None:
-        self.query_one(ProgressBar).display = False
-        self.query_one("#eval-status", Static).update(fmt("[$error]eval failed:[/] $why", why=str(exc)))
+        self.query_one("#eval-progress", ProgressBar).display = False
+        shown = " (the results below are from the previous run)" if self.result is not None else ""
+        self.query_one("#eval-status", Static).update(fmt(f"[$error]eval failed{shown}:[/] $why", why=str(exc)))
+        self.query_one("#eval-chunking", Static).update(refusal_lines(exc))
 
-    def _finished(self, result, note: str) -> None:
+    def _finished(self, result, note: str, path: str | None) -> None:
         self.result = result
-        self.query_one(ProgressBar).display = False
+        self.query_one("#eval-progress", ProgressBar).display = False
+        self.query_one("#eval-chunking", Static).update(chunking_line(result.report["chunking"], path))
         report = result.report
         fp = report["fingerprint"]
         recs = report["config"]["records"]
@@ -144,7 +214,8 @@ class EvalScreen(SessionScreen):
         self.notify(f"eval finished in {result.seconds:.1f} s")
         self._show_plot(report)
         self._show_metrics(report)
-        self._show_queries()
+        self._show_chars(report)
+        self._show_queries(report)
         self._show_leaks(report)
         self._show_diagnostics(report)
 
@@ -153,6 +224,11 @@ class EvalScreen(SessionScreen):
     def refresh_from_session(self) -> None:
         if self.is_mounted and self.result is not None:
             self._show_status()
+        if self.is_mounted:
+            view = self.query_one(ChunkersView)
+            if view.comparison is not None:  # its evals are as old as the labels they scored
+                view.show_status(result_age(view.comparison.results[0], self.session.iter_drafts(),
+                                            self.session.project.corpus.digest))
 
     def age(self) -> list[str]:
         """Why the shown results are older than the labels or the corpus (empty: current)."""
@@ -193,11 +269,20 @@ class EvalScreen(SessionScreen):
             doc = agg["doc"].get(name)
             table.add_row(name, _interval(agg["chunk"][name]), _interval(doc) if doc else "")
 
-    def _show_queries(self) -> None:
+    def _show_chars(self, report: dict) -> None:
+        table = self.query_one("#eval-chars", DataTable)
+        table.clear()
+        chars = report["aggregate"]["chars"]
+        k = report["config"]["shipped_k"]
+        for name in [f"{m}@{k}" for m in ("recall", "precision", "iou")] + [n for n in chars if "@budget=" in n]:
+            if name in chars:
+                table.add_row(name, _interval(chars[name]))
+
+    def _show_queries(self, report: dict) -> None:
         table = self.query_one("#eval-queries", DataTable)
         table.clear()
-        k = self.result.report["config"]["shipped_k"]
-        for row in self.result.report["queries"]:
+        k = report["config"]["shipped_k"]
+        for row in report["queries"]:
             rank = _first_rank(row)
             table.add_row(safe_line(row["query_id"]), "miss" if rank is None else rank,
                           _num(row["chunk"][f"recall@{k}"]), _num(row["chunk"][f"mrr@{k}"]),
@@ -215,7 +300,7 @@ class EvalScreen(SessionScreen):
     def on_data_table_header_selected(self, event: DataTable.HeaderSelected) -> None:
         if event.data_table.id != "eval-queries":
             return
-        column = event.column_key.value
+        column = event.column_key.value or ""
         self._sort = (column, not self._sort[1] if self._sort[0] == column else False)
         self._apply_sort()
 
@@ -281,7 +366,7 @@ class DrillDownScreen(Screen):
 
     def action_edit(self) -> None:
         self.app.pop_screen()
-        self.app.open_record(self.drill.query_id)
+        cast(AppHost, self.app).open_record(self.drill.query_id)
 
 
 class LeakScreen(Screen):
@@ -289,7 +374,7 @@ class LeakScreen(Screen):
 
     BINDINGS = [Binding("escape", "app.pop_screen", "Back", show=True)]
 
-    def __init__(self, finding: dict, places: list, age: list[str] = (), **kwargs) -> None:
+    def __init__(self, finding: dict, places: list, age: Sequence[str] = (), **kwargs) -> None:
         super().__init__(**kwargs)
         self.finding = finding
         self.places = places
@@ -311,7 +396,7 @@ class LeakScreen(Screen):
         yield Footer()
 
     def on_mount(self) -> None:
-        session = self.app.session
+        session = cast(AppHost, self.app).session
         project = session.project
         path = self.finding["path"]
         view = self.query_one(DocumentView)

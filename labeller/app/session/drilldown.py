@@ -16,11 +16,12 @@ from labeller.core.resolve import Span
 DRILL_DEPTH = 20
 
 
-def run_eval(project: Project, progress):
-    """One eval of the saved golden set with the eval's default retriever (BM25)."""
+def run_eval(project: Project, progress, chunks=None):
+    """One eval of the saved golden set with the eval's default retriever (BM25), over the
+    project's own chunks or ``chunks`` (a chunk file path, SPEC §10)."""
     from labeller.eval.runner import run_eval as run
 
-    return run(project, progress=progress)
+    return run(project, progress=progress, chunks=chunks)
 
 
 @dataclass(frozen=True)
@@ -50,15 +51,14 @@ class DrillDown:
 
 def drill_down(project: Project, result, query_id: str, depth: int = DRILL_DEPTH) -> DrillDown:
     from labeller.core.hitrules import parse_hit_rule
-    from labeller.eval.metrics import ChunkPositions, relevant_chunk_ids
+    from labeller.eval.metrics import relevant_chunk_ids
 
     row = next(r for r in result.report["queries"] if r["query_id"] == query_id)
     rec = next(r for r in result.build.records if r.question.id == query_id)
     rule = parse_hit_rule(result.report["fingerprint"]["hit_rule"])
-    relevant = relevant_chunk_ids(rec.spans, ChunkPositions(project.all_chunks), rule)
-    first: dict[str, Chunk] = {}
-    for c in project.all_chunks:
-        first.setdefault(c.chunk_id, c)
+    # the chunking the eval was measured on (a chunk file's ids are not the project's)
+    relevant = relevant_chunk_ids(rec.spans, result.chunks.positions, rule)
+    first: dict[str, Chunk] = result.chunks.positions.first
     gold = tuple(GoldSpan(s, project.corpus[s.doc_id].text[s.start:s.end], rank)
                  for s, rank in zip(rec.spans, row["hit_ranks"]))
     retrieved = tuple(RetrievedChunk(i, h.score, first[h.chunk_id], h.chunk_id in relevant)
