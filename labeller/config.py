@@ -220,6 +220,8 @@ def load_config(root: Path | str = ".", *, corpus: str | None = None, questions:
             raise InvalidInput(f"not valid UTF-8 at byte {exc.start}", path=str(path)) from None
         except tomllib.TOMLDecodeError as exc:
             raise InvalidInput(f"cannot parse: {exc}", path=str(path)) from None
+        except RecursionError:  # tomllib recurses once per nested array or inline table
+            raise InvalidInput("cannot parse: arrays or inline tables nested too deeply", path=str(path)) from None
     toml = parse_toml(data, str(path), text)
     sources = {f"{s}.{k}": ("labeller.toml" if k in data.get(s, {}) else "default")
                for s, model in SECTIONS.items() for k in model.model_fields}

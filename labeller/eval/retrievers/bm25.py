@@ -48,6 +48,7 @@ from labeller.errors import InvalidInput
 from labeller.eval.analysis import Analyzer, get_analyzer
 from labeller.eval.retrievers.base import Hit, Progress, top_k
 from labeller.eval.retrievers.postings import PostingScorer
+from labeller.io import parse_json
 
 INDEX_FORMAT = "labeller-bm25-index-v1"
 MANIFEST = "labeller-index.json"
@@ -167,8 +168,8 @@ def load_storage(folder: Path, key: dict, secret: bytes) -> tuple[RamStorage | N
     if raw is None:
         return None, "corrupt" if os.path.lexists(manifest_path) else "missing"
     try:
-        manifest = json.loads(raw)
-    except ValueError:
+        manifest = parse_json(raw, str(manifest_path))  # guarded: a nesting bomb is corrupt, not a crash
+    except InvalidInput:
         return None, "corrupt"
     if not (isinstance(manifest, dict) and isinstance(manifest.get("files"), dict)
             and isinstance(manifest.get("mac"), str)
