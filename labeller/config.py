@@ -255,7 +255,7 @@ def parse_toml(data: dict, path: str = CONFIG_NAME, text: str = "") -> LabellerT
     try:
         return LabellerToml.model_validate(data)
     except ValidationError as exc:
-        first: dict[tuple, dict] = {}  # one reason per key: a bad item also fails its list's other checks
+        first: dict[tuple, Any] = {}  # (pydantic ErrorDetails) one reason per key: a bad item also fails its list's other checks
         for err in exc.errors():
             first.setdefault(tuple(str(p) for p in err["loc"][:2]), err)
         problems = [(_line_of(text, *loc), _plain(err, data)) for loc, err in first.items()]
