@@ -53,6 +53,7 @@ def run(args: argparse.Namespace) -> int:
         from labeller.eval.chunkset import through_chunking
 
         project, result = through_chunking(project, result, args.chunks)
+    assert fmt.export is not None  # the parser offers only the formats that export
     exported = fmt.export(project, result, options)
     notes = exported.notes
     written = write_folder(args, exported, fmt.folder) if fmt.folder is not None else write_single(args, exported)

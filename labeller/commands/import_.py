@@ -45,7 +45,9 @@ def register(sub) -> None:
 def run(args: argparse.Namespace) -> int:
     options = chosen_options(args, Direction.IMPORT)
     project = project_from(args)
-    incoming = FORMATS[args.fmt].read(Path(args.file), project, options)
+    read = FORMATS[args.fmt].read
+    assert read is not None  # the parser offers only the formats that import
+    incoming = read(Path(args.file), project, options)
     plan = plan_import(project, incoming, args.file)
     merged = merge(project, plan.questions, args.replace)
     similar = near_duplicates([(q.id, q.query) for q in plan.questions],

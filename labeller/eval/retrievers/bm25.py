@@ -149,7 +149,7 @@ def build_storage(chunks: list[Chunk], analyzer: Analyzer, progress: Progress | 
     return storage
 
 
-def _manifest_mac(secret: bytes, files: dict, key: dict) -> str:
+def _manifest_mac(secret: bytes, files: dict, key: object) -> str:  # key: as read, any JSON
     return mac(secret, INDEX_FORMAT.encode("ascii"),
                json.dumps({"files": files, "key": key}, sort_keys=True, ensure_ascii=True).encode("ascii"))
 
@@ -282,7 +282,7 @@ class BM25Retriever:
         folder, secret, not_cached = cache_folder(project, slot)
         status = "memory"
         storage = None
-        if folder is not None:
+        if folder is not None and secret is not None:  # cache_folder gives both or neither
             storage, why = load_storage(folder, key, secret)
             if storage is not None:
                 try:
@@ -292,7 +292,7 @@ class BM25Retriever:
             status = f"built ({why})"
         storage = build_storage(chunks, analyzer, progress)
         status += not_cached
-        if folder is not None:
+        if folder is not None and secret is not None:
             try:
                 save_storage(folder, storage, key, secret)
             except OSError:
