@@ -19,6 +19,7 @@ from __future__ import annotations
 from importlib.metadata import entry_points
 from typing import Callable
 
+from labeller.core.project import Project
 from labeller.errors import InvalidInput
 from labeller.eval.retrievers.base import Hit, Progress, Retriever, top_k, trec_order
 from labeller.eval.retrievers.function import FunctionRetriever
@@ -46,7 +47,7 @@ def known_retrievers() -> list[str]:
     return sorted({*BUILTIN, *_REGISTRY, *_entry_points()})
 
 
-def make_retriever(name: str, project, **options):
+def make_retriever(name: str, project: Project, **options: object):
     factory = _REGISTRY.get(name) or _builtin(name)
     if factory is None:
         ep = _entry_points().get(name)
