@@ -78,7 +78,7 @@ def write_extra(exported: Exported) -> list[str]:
     return list(exported.extra)
 
 
-def write_single(args, exported: Exported) -> list[str]:
+def write_single(args: argparse.Namespace, exported: Exported) -> list[str]:
     if args.target:
         atomic_write_bytes(Path(args.target), exported.files[""])
         written = [args.target]
@@ -89,7 +89,7 @@ def write_single(args, exported: Exported) -> list[str]:
     return written + write_extra(exported)
 
 
-def write_folder(args, exported: Exported, patterns: tuple[str, ...]) -> list[str]:
+def write_folder(args: argparse.Namespace, exported: Exported, patterns: tuple[str, ...]) -> list[str]:
     """Write a multi-file export into ``--out DIR``.
 
     The folder must be new, empty, or hold only files an export of this format writes; those

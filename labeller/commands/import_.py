@@ -23,9 +23,9 @@ from labeller.display import safe_line
 from labeller.errors import EXIT_OK, EXIT_REFUSED
 from labeller.interop import FORMATS
 from labeller.interop.format import Direction
-from labeller.interop.merge import merge
+from labeller.interop.merge import Merge, merge
 from labeller.interop.near_duplicates import describe, near_duplicates
-from labeller.interop.plan import plan_import
+from labeller.interop.plan import ImportPlan, plan_import
 
 
 def register(sub) -> None:
@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_REFUSED if plan.kept_out else EXIT_OK
 
 
-def print_report(args, plan, merged, counts: dict, notes: list[str], written: str | None) -> None:
+def print_report(args: argparse.Namespace, plan: ImportPlan, merged: Merge, counts: dict, notes: list[str], written: str | None) -> None:
     out = console()
     err = console(stderr=True)
     out.print(f"read {plan.read} record(s) from {safe_line(args.file)} ({args.fmt})")
