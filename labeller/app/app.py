@@ -15,7 +15,7 @@ the rebuild of the golden set, and quitting without losing anything.
 from __future__ import annotations
 
 from functools import partial
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
@@ -33,6 +33,9 @@ from labeller.app.widgets.locators import LocatorTable
 from labeller.app.widgets.question_list import QuestionTable
 from labeller.app.widgets.markup import visible_line
 from labeller.errors import LabellerError
+
+if TYPE_CHECKING:  # imported where the watcher starts, not at start-up
+    import threading
 
 
 # Actions a modal dialog must not be interrupted by.
@@ -66,7 +69,7 @@ class LabellerApp(App):
         super().__init__(**kwargs)
         self.session = session
         self.watch_corpus = watch_corpus
-        self._stop_watching = None
+        self._stop_watching: threading.Event | None = None
         self.current: tuple[str, int] | None = None  # the record (and locator) open in the editor
         self.last_save = ""
         self.sub_title = visible_line(session.config.root.name)

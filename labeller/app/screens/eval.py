@@ -8,6 +8,7 @@ the quoted text in its document.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import partial
 
 from textual.app import ComposeResult
@@ -289,7 +290,7 @@ class LeakScreen(Screen):
 
     BINDINGS = [Binding("escape", "app.pop_screen", "Back", show=True)]
 
-    def __init__(self, finding: dict, places: list, age: list[str] = (), **kwargs) -> None:
+    def __init__(self, finding: dict, places: list, age: Sequence[str] = (), **kwargs) -> None:
         super().__init__(**kwargs)
         self.finding = finding
         self.places = places
