@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import partial
+from typing import TYPE_CHECKING, cast
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -20,6 +21,7 @@ from textual.widgets import (Button, DataTable, Footer, Header, ProgressBar, Sta
 from textual_plotext import PlotextPlot
 
 from labeller.app.screens.base import SessionScreen
+from labeller.app.screens.host import AppHost
 from labeller.app.screens.spec import ModeSpec
 from labeller.app.session.drilldown import drill_down, leak_places, result_age, run_eval
 from labeller.app.session.structure import structure_styles
@@ -27,6 +29,9 @@ from labeller.app.widgets.document_view import DocumentView, Mark
 from labeller.app.widgets.markup import fmt, visible_line
 from labeller.display import safe_line
 from labeller.errors import LabellerError
+
+if TYPE_CHECKING:  # the eval is imported when one runs, not at app start-up
+    from labeller.eval.runner import EvalResult
 
 STAGES = {"index": "building the search index", "retrieve": "retrieving"}
 SNIPPET_CHARS = 300
@@ -55,7 +60,7 @@ class EvalScreen(SessionScreen):
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
-        self.result = None
+        self.result: EvalResult | None = None
         self._summary: Content | str = ""  # the status line of the last run, before its age
         self._sort: tuple[str, bool] = ("rank", True)  # misses and late hits first: what needs a look
 
@@ -132,7 +137,7 @@ class EvalScreen(SessionScreen):
         self.query_one(ProgressBar).display = False
         self.query_one("#eval-status", Static).update(fmt("[$error]eval failed:[/] $why", why=str(exc)))
 
-    def _finished(self, result, note: str) -> None:
+    def _finished(self, result: EvalResult, note: str) -> None:
         self.result = result
         self.query_one(ProgressBar).display = False
         report = result.report
@@ -282,7 +287,7 @@ class DrillDownScreen(Screen):
 
     def action_edit(self) -> None:
         self.app.pop_screen()
-        self.app.open_record(self.drill.query_id)
+        cast(AppHost, self.app).open_record(self.drill.query_id)
 
 
 class LeakScreen(Screen):
@@ -312,7 +317,7 @@ class LeakScreen(Screen):
         yield Footer()
 
     def on_mount(self) -> None:
-        session = self.app.session
+        session = cast(AppHost, self.app).session
         project = session.project
         path = self.finding["path"]
         view = self.query_one(DocumentView)
