@@ -15,7 +15,7 @@ the rebuild of the golden set, and quitting without losing anything.
 from __future__ import annotations
 
 from functools import partial
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Iterable, cast
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
@@ -161,7 +161,7 @@ class LabellerApp(App):
         """Open a record in the authoring workspace (switching to it)."""
         self.current = (record_id, index)
         if self.current_mode == "author":
-            self.screen.open_record(record_id, index)
+            cast(AuthorScreen, self.screen).open_record(record_id, index)
         else:
             self.switch_mode("author")
 

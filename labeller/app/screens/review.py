@@ -13,7 +13,7 @@ The screen is self-contained (own bindings and CSS), so the main app can push it
 from __future__ import annotations
 
 import json
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from rich.console import Group
 from rich.text import Text
@@ -257,6 +257,9 @@ class RecordPager(Screen):
 
     record_ids: list[str]
     index: int
+
+    if TYPE_CHECKING:  # each pager shows its own record
+        def show(self) -> None: ...
 
     def action_next(self) -> None:
         if self.index + 1 < len(self.record_ids):
