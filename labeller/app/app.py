@@ -32,6 +32,8 @@ from labeller.app.session.session import AuthoringSession
 from labeller.app.widgets.locators import LocatorTable
 from labeller.app.widgets.question_list import QuestionTable
 from labeller.app.widgets.markup import visible_line
+from labeller.core.build import BuildResult
+from labeller.core.project import Project
 from labeller.errors import LabellerError
 
 if TYPE_CHECKING:  # imported where the watcher starts, not at start-up
@@ -120,7 +122,7 @@ class LabellerApp(App):
 
         self.run_worker(work, thread=True, group="prepare")
 
-    def _prepared(self, result, project) -> None:
+    def _prepared(self, result: BuildResult, project: Project) -> None:
         if project is not self.session.project:
             return  # the corpus was read again meanwhile; the newer preparation stores its own
         self.session.store(result)
@@ -202,7 +204,7 @@ class LabellerApp(App):
 
         self.run_worker(work, thread=True, group="resolve")
 
-    def _resolved(self, result) -> None:
+    def _resolved(self, result: BuildResult) -> None:
         for rec in result.records:
             self.session.store_record(rec)
         self.refresh_screens()

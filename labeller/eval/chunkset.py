@@ -20,6 +20,7 @@ from labeller.core.chunkers import Chunk, Chunker, chunk_corpus, chunker_spec
 from labeller.core.build import BuildResult
 from labeller.core.chunkfile import (FOREIGN_FIELDS, Chunking, answer_bearing, foreign_chunks, locate_passage,
                                      read_chunk_file)
+from labeller.core.corpus import Corpus
 from labeller.core.project import Project
 from labeller.core.vocab import Place
 from labeller.errors import InvalidInput
@@ -65,7 +66,7 @@ class ChunkSet:
             out.setdefault(fold_text(c.text).strip(), []).append(c.chunk_id)
         return out
 
-    def resolve(self, result, corpus, index: QuoteIndex) -> str:
+    def resolve(self, result: object, corpus: Corpus, index: QuoteIndex) -> str:
         """The chunk id a retriever's result names: an id of this chunking, a ``(doc, start,
         end)`` range / ``Place`` that is one of its chunks, or a passage text — the chunk
         whose text it is (whitespace runs folded, ends trimmed), else located in the corpus
