@@ -70,7 +70,7 @@ ISLANDS: dict[str, str] = {"labeller.commands": "register"}
 # Registries: implementations are reached by name through the package (``get_chunker``,
 # ``make_retriever``), so that adding one is one new file plus one registration line. Outside
 # the package nobody imports an implementation module.
-REGISTRIES: tuple[str, ...] = ("labeller.core.chunkers", "labeller.eval.retrievers")
+REGISTRIES: tuple[str, ...] = ("labeller.core.chunkers", "labeller.core.hitrules", "labeller.eval.retrievers")
 
 # Sub-layers of the app, top to bottom (same rule as LAYERS, applied inside ``labeller.app``).
 APP_LAYERS: list[tuple[str, tuple[str, ...]]] = [

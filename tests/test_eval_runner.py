@@ -30,7 +30,7 @@ class Reversed:
 
 
 def test_a_registered_retriever_is_scored_like_any_other(make_project, monkeypatch):
-    monkeypatch.setattr(retrievers, "_REGISTRY", {})  # leave the process-wide registry as it was
+    monkeypatch.setattr(retrievers, "REGISTRY", dict(retrievers.REGISTRY))  # leave the process-wide registry as it was
     project = make_project(DOCS, QUESTIONS)
     register_retriever("reversed", Reversed)
     result = run_eval(project, retriever=make_retriever("reversed", project))

@@ -13,6 +13,7 @@ from labeller.commands.refusals import report_refusals
 from labeller.commands.review_status import counts_line, print_pending
 from labeller.core.build import build, write_artifacts
 from labeller.core.check import Drift, check
+from labeller.core.hitrules import hit_rule_forms
 from labeller.display import json_dumps, safe_line
 from labeller.errors import EXIT_OK, EXIT_REFUSED
 from labeller.interop.near_duplicates import describe, near_duplicates
@@ -24,8 +25,7 @@ def register(sub) -> None:
                        "and its manifest. With --check, rebuild in memory and exit 1 if the committed files differ.")
     add_project_options(p)
     p.add_argument("--out", help="output folder (default: golden/)")
-    p.add_argument("--hit-rule", help="build hit rule: any_overlap (default), span_containment, coverage>=T, "
-                   "union_coverage>=T")
+    p.add_argument("--hit-rule", help=f"build hit rule (default any_overlap): {', '.join(hit_rule_forms())}")
     p.add_argument("--check", action="store_true", help="compare a fresh in-memory build with the committed files")
     p.add_argument("--require-reviewed", action="store_true", help="with --check: also exit 1 while any record is "
                    "unreviewed, flagged or changed since its review (golden/reviews.jsonl)")

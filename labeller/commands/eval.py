@@ -16,6 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from labeller.commands.common import add_format_option, add_project_options, console, project_from
+from labeller.core.hitrules import hit_rule_forms
 from labeller.display import safe_line
 from labeller.errors import EXIT_INVALID, EXIT_OK, EXIT_REFUSED, InvalidInput, LabellerError
 from labeller.eval.leaks import format_warning
@@ -40,8 +41,7 @@ def register(sub) -> None:
     p.add_argument("--k", help="k sweep, comma-separated (default [eval] k: 1,5,10,20,50; the shipped k is "
                    "always added)")
     p.add_argument("--hit-rule", dest="eval_hit_rule",
-                   help="hit rule for scoring (default: the build hit rule): any_overlap, span_containment, "
-                   "coverage>=T, union_coverage>=T")
+                   help=f"hit rule for scoring (default: the build hit rule): {', '.join(hit_rule_forms())}")
     p.add_argument("--chunks", help="score this chunk file's chunking (JSONL, one chunk a line: {id, doc, start, "
                    "end} or {id, doc?, text}) instead of the project's chunks; BM25 and --run use its ids")
     p.add_argument("--run", help="score this TREC run file (qid Q0 docid rank score tag; docid = chunk id of the "

@@ -25,8 +25,7 @@ from dataclasses import dataclass
 import ahocorasick
 
 from labeller.core.build import RecordResult
-from labeller.core.chunkers import Chunk
-from labeller.core.chunkers.md_struct_v1 import HEADING, heading_line_spans
+from labeller.core.chunkers import Chunk, get_chunker
 from labeller.core.corpus import Document
 from labeller.display import safe_line
 
@@ -217,7 +216,7 @@ def leak_locations(chunks: Iterable[Chunk], finding: dict, records: Sequence[Rec
         return []
     auto = _automaton(needle_list)
     doc = docs.get(doc_id) if docs is not None else None
-    heading_lines = heading_line_spans(doc.text) if doc is not None else []
+    heading_lines = _heading_lines(doc) if doc is not None else []
     out: dict[LeakLocation, None] = {}
     for chunk in chunks:
         if chunk.doc_id != doc_id:
@@ -251,6 +250,13 @@ def _source_offsets(text: str) -> list[int]:
     return offsets
 
 
+def _heading_lines(doc: Document) -> list[tuple[int, int]]:
+    """Offsets ``[start, end)`` of the document's heading lines, as every chunker reads them
+    (md-struct-v1's: SPEC §4). Among the lines md-struct-v1 leaves out of its chunks (headings,
+    blank lines, thematic breaks) they are the ones that begin with ``#``."""
+    return [(s, e) for s, e in get_chunker("md-struct-v1").unchunked_lines(doc) if doc.text.startswith("#", s)]
+
+
 def _field_base(name: str, chunk: Chunk, doc: Document | None,
                 heading_lines: list[tuple[int, int]]) -> int | None:
     """Document offset where the field's text starts, if the field is a slice of it."""
@@ -259,12 +265,13 @@ def _field_base(name: str, chunk: Chunk, doc: Document | None,
     if name != "heading" or doc is None:
         return None
     # The chunk's heading is the title of the last heading line starting before it (heading
-    # lines lie in no chunk), located with the chunker's own rules.
+    # lines lie in no chunk). A heading line is ``#``s, whitespace, the title, whitespace.
     k = bisect.bisect_right(heading_lines, (chunk.start, len(doc.text))) - 1
     if k < 0:
         return None
     start, end = heading_lines[k]
-    m = HEADING.match(doc.text[start:end].splitlines()[0])
-    if m is None or m.group(2) != chunk.heading:
+    line = doc.text[start:end].splitlines()[0]
+    after = line.lstrip("#")
+    if after.strip() != chunk.heading:
         return None
-    return start + m.start(2)
+    return start + len(line) - len(after.lstrip())

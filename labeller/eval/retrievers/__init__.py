@@ -2,13 +2,14 @@
 
 A retriever is anything with ``describe()`` and ``retrieve(query_id, query, k) -> [Hit]``
 (``base.Retriever``), or a plain callable ``(query, k) -> ranked results`` that
-``run_eval`` wraps (``callable.CallableRetriever``). A factory makes one for a project:
+``run_eval`` wraps (``function.FunctionRetriever``). A factory makes one for a project:
 ``factory(project, *, chunks=None, **options)``, where ``chunks`` is the
 ``labeller.eval.chunkset.ChunkSet`` being scored (None: the project's own chunks).
 
-Names resolve in this order: ``register_retriever`` (in-process), the shipped ``bm25`` and
-``run``, then the ``labeller.retrievers`` entry-point group, so a package can ship a
-retriever that ``labeller eval --retriever NAME`` finds without labeller knowing it:
+Names resolve in this order: ``REGISTRY`` (the shipped ``bm25`` and ``run``, one line each,
+and whatever ``register_retriever`` adds in-process, which may replace a shipped one), then
+the ``labeller.retrievers`` entry-point group, so a package can ship a retriever that
+``labeller eval --retriever NAME`` finds without labeller knowing it:
 
     [project.entry-points."labeller.retrievers"]
     dense = "my_package.retriever:make"
@@ -16,6 +17,7 @@ retriever that ``labeller eval --retriever NAME`` finds without labeller knowing
 
 from __future__ import annotations
 
+import importlib
 from importlib.metadata import entry_points
 from typing import Callable
 
@@ -26,17 +28,23 @@ from labeller.eval.retrievers.function import FunctionRetriever
 from labeller.eval.retrievers.run_file import write_run
 
 ENTRY_POINT_GROUP = "labeller.retrievers"
-BUILTIN = ("bm25", "run")
 
 __all__ = ["Hit", "Progress", "Retriever", "FunctionRetriever", "top_k", "trec_order", "write_run", "register_retriever",
-           "make_retriever", "known_retrievers", "ENTRY_POINT_GROUP"]
+           "make_retriever", "known_retrievers", "REGISTRY", "ENTRY_POINT_GROUP"]
 
-# name -> factory(project, **options) -> Retriever (or a (query, k) callable).
-_REGISTRY: dict[str, Callable[..., object]] = {}
+Factory = Callable[..., object]  # factory(project, **options) -> Retriever (or a (query, k) callable)
+
+# One line per retriever: its name -> "module:attr" of its factory, imported only when asked
+# for (BM25 brings whoosh and numpy); a module without a dot is one of this package, a dotted
+# one is imported as it is. ``register_retriever`` puts a factory itself here.
+REGISTRY: dict[str, str | Factory] = {
+    "bm25": "bm25:BM25Retriever.for_project",
+    "run": "run_file:RunFileRetriever.for_project",
+}
 
 
-def register_retriever(name: str, factory: Callable[..., object]) -> None:
-    _REGISTRY[name] = factory
+def register_retriever(name: str, factory: Factory) -> None:
+    REGISTRY[name] = factory
 
 
 def _entry_points() -> dict:
@@ -44,31 +52,28 @@ def _entry_points() -> dict:
 
 
 def known_retrievers() -> list[str]:
-    return sorted({*BUILTIN, *_REGISTRY, *_entry_points()})
+    return sorted({*REGISTRY, *_entry_points()})
 
 
 def make_retriever(name: str, project: Project, **options: object):
-    factory = _REGISTRY.get(name) or _builtin(name)
-    if factory is None:
-        ep = _entry_points().get(name)
-        if ep is None:
-            raise InvalidInput(f"unknown retriever {name!r}; known: {', '.join(known_retrievers())}")
-        try:
-            factory = ep.load()
-        except Exception as exc:  # a broken third-party package is its input error, not a labeller crash
-            raise InvalidInput(f"retriever {name!r} (entry point {ep.value!r} in group {ENTRY_POINT_GROUP}) "
-                               f"cannot be loaded: {type(exc).__name__}: {exc}") from None
-    return factory(project, **options)
+    return _factory(name)(project, **options)
 
 
-def _builtin(name: str) -> Callable[..., object] | None:
-    """The shipped retrievers, imported on first use (BM25 brings whoosh and numpy)."""
-    if name == "bm25":
-        from labeller.eval.retrievers.bm25 import BM25Retriever
-
-        return BM25Retriever.for_project
-    if name == "run":
-        from labeller.eval.retrievers.run_file import RunFileRetriever
-
-        return RunFileRetriever.for_project
-    return None
+def _factory(name: str) -> Factory:
+    target = REGISTRY.get(name)
+    if callable(target):
+        return target
+    if target is not None:
+        module, _, attr = target.partition(":")
+        found: object = importlib.import_module(module if "." in module else f"{__name__}.{module}")
+        for part in attr.split("."):
+            found = getattr(found, part)
+        return found  # type: ignore[return-value]
+    ep = _entry_points().get(name)
+    if ep is None:
+        raise InvalidInput(f"unknown retriever {name!r}; known: {', '.join(known_retrievers())}")
+    try:
+        return ep.load()
+    except Exception as exc:  # a broken third-party package is its input error, not a labeller crash
+        raise InvalidInput(f"retriever {name!r} (entry point {ep.value!r} in group {ENTRY_POINT_GROUP}) "
+                           f"cannot be loaded: {type(exc).__name__}: {exc}") from None
