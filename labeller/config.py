@@ -220,6 +220,8 @@ def load_config(root: Path | str = ".", *, corpus: str | None = None, questions:
             raise InvalidInput(f"not valid UTF-8 at byte {exc.start}", path=str(path)) from None
         except tomllib.TOMLDecodeError as exc:
             raise InvalidInput(f"cannot parse: {exc}", path=str(path)) from None
+        except RecursionError:  # tomllib recurses once per nested array or inline table
+            raise InvalidInput("cannot parse: arrays or inline tables nested too deeply", path=str(path)) from None
     toml = parse_toml(data, str(path), text)
     sources = {f"{s}.{k}": ("labeller.toml" if k in data.get(s, {}) else "default")
                for s, model in SECTIONS.items() for k in model.model_fields}
@@ -253,7 +255,7 @@ def parse_toml(data: dict, path: str = CONFIG_NAME, text: str = "") -> LabellerT
     try:
         return LabellerToml.model_validate(data)
     except ValidationError as exc:
-        first: dict[tuple, dict] = {}  # one reason per key: a bad item also fails its list's other checks
+        first: dict[tuple, Any] = {}  # (pydantic ErrorDetails) one reason per key: a bad item also fails its list's other checks
         for err in exc.errors():
             first.setdefault(tuple(str(p) for p in err["loc"][:2]), err)
         problems = [(_line_of(text, *loc), _plain(err, data)) for loc, err in first.items()]

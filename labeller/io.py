@@ -254,7 +254,7 @@ def parse_jsonl(data: str | bytes, path: str, *, comments: bool = False,
     Blank lines are always skipped; ``//`` comment lines only where the format has them
     (``comments``), else a ``//`` line is malformed JSON like any other.
     """
-    pieces: list = data.split(b"\n" if isinstance(data, bytes) else "\n")
+    pieces: list = data.split(b"\n") if isinstance(data, bytes) else data.split("\n")
     last = pieces.pop()  # after the final newline: empty unless the file ends mid-line
     out: list[JsonLine] = []
     offset = 0

@@ -47,7 +47,7 @@ def last_first():
 
     retrievers.register_retriever("last-first", factory)
     yield "last-first"
-    retrievers._REGISTRY.pop("last-first", None)
+    retrievers.REGISTRY.pop("last-first", None)
 
 
 def test_precision_omega_and_budget_recall_equal_hand_computations(tmp_path, last_first):
@@ -101,7 +101,7 @@ def test_the_budget_walk_stops_at_the_first_chunk_that_would_pass_it(tmp_path):
         data = compare_chunkers(tiny_project(tmp_path), [WIDE, SLIDING], ks=[1], budgets=[27],
                                 retriever="fixed-order").data
     finally:
-        retrievers._REGISTRY.pop("fixed-order", None)
+        retrievers.REGISTRY.pop("fixed-order", None)
     sliding = data["chunkings"][1]
     assert sliding["chars_recall@budget=27"]["value"] == pytest.approx(0.5)
 

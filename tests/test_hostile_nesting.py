@@ -105,14 +105,16 @@ def test_a_deeply_nested_beir_folder_is_refused_with_its_name(tmp_path, capsys):
 def test_a_deeply_nested_journal_is_unreadable_not_a_crash(tmp_path):
     from labeller.app.journal import Journal, JournalError
 
-    journal = Journal(tmp_path)
+    journal = Journal(tmp_path / "journal.json")  # Journal takes the file (config.layout.journal)
     journal.path.write_text(DEEP, encoding="utf-8")
-    with pytest.raises(JournalError):
+    with pytest.raises(JournalError) as refused:
         journal.read()
+    assert "journal.json" in str(refused.value) and "nested too deeply" in str(refused.value)
 
 
 def test_a_deeply_nested_index_manifest_is_a_corrupt_cache(tmp_path):
     from labeller.eval.retrievers.bm25 import MANIFEST, load_storage
 
     (tmp_path / MANIFEST).write_text(DEEP, encoding="utf-8")
-    assert load_storage(tmp_path, {"any": "key"}) == (None, "corrupt")
+    # whatever the secret: the manifest is refused before its MAC is even checked
+    assert load_storage(tmp_path, {"any": "key"}, b"secret") == (None, "corrupt")

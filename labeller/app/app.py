@@ -15,7 +15,7 @@ the rebuild of the golden set, and quitting without losing anything.
 from __future__ import annotations
 
 from functools import partial
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable, cast
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
@@ -32,7 +32,12 @@ from labeller.app.session.session import AuthoringSession
 from labeller.app.widgets.locators import LocatorTable
 from labeller.app.widgets.question_list import QuestionTable
 from labeller.app.widgets.markup import visible_line
+from labeller.core.build import BuildResult
+from labeller.core.project import Project
 from labeller.errors import LabellerError
+
+if TYPE_CHECKING:  # imported where the watcher starts, not at start-up
+    import threading
 
 
 # Actions a modal dialog must not be interrupted by.
@@ -66,7 +71,7 @@ class LabellerApp(App):
         super().__init__(**kwargs)
         self.session = session
         self.watch_corpus = watch_corpus
-        self._stop_watching = None
+        self._stop_watching: threading.Event | None = None
         self.current: tuple[str, int] | None = None  # the record (and locator) open in the editor
         self.last_save = ""
         self.sub_title = visible_line(session.config.root.name)
@@ -117,7 +122,7 @@ class LabellerApp(App):
 
         self.run_worker(work, thread=True, group="prepare")
 
-    def _prepared(self, result, project) -> None:
+    def _prepared(self, result: BuildResult, project: Project) -> None:
         if project is not self.session.project:
             return  # the corpus was read again meanwhile; the newer preparation stores its own
         self.session.store(result)
@@ -158,7 +163,7 @@ class LabellerApp(App):
         """Open a record in the authoring workspace (switching to it)."""
         self.current = (record_id, index)
         if self.current_mode == "author":
-            self.screen.open_record(record_id, index)
+            cast(AuthorScreen, self.screen).open_record(record_id, index)
         else:
             self.switch_mode("author")
 
@@ -199,7 +204,7 @@ class LabellerApp(App):
 
         self.run_worker(work, thread=True, group="resolve")
 
-    def _resolved(self, result) -> None:
+    def _resolved(self, result: BuildResult) -> None:
         for rec in result.records:
             self.session.store_record(rec)
         self.refresh_screens()

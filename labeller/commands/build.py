@@ -83,7 +83,7 @@ def print_summary(s: dict) -> None:
     t.add_row("spans per doc", "  ".join(f"{k}: {v} doc{'' if v == 1 else 's'}"
                                          for k, v in sorted(per_doc.items()) if v))
     out.print(t)
-    rows = [(safe_line(doc), str(n)) for doc, n in sorted(s["labels_per_doc"].items(), key=lambda kv: (-kv[1], kv[0]))]
+    rows: list[tuple[str | Text, str | Text]] = [(safe_line(doc), str(n)) for doc, n in sorted(s["labels_per_doc"].items(), key=lambda kv: (-kv[1], kv[0]))]
     rows += [(Text(safe_line(doc), style="dim"), Text("0", style="dim")) for doc in s["unlabelled_docs"]]
     d = Table(title="labels per document", box=None)
     d.add_column("document")

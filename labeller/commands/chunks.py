@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 from labeller.commands.common import add_format_option, add_project_options, console, project_from
-from labeller.core.chunkers import chunk_corpus, chunker_spec, get_chunker
+from labeller.core.chunkers import Chunk, chunk_corpus, chunker_spec, get_chunker
 from labeller.display import safe_line
 from labeller.errors import EXIT_OK, EXIT_REFUSED
 from labeller.io import atomic_write_bytes
@@ -76,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _repeated_ids(chunks) -> list[tuple[str, list[str]]]:
+def _repeated_ids(chunks: list[Chunk]) -> list[tuple[str, list[str]]]:
     """Each id given to more than one chunk, with every ``doc:start-end`` that has it."""
     places: dict[str, list[str]] = {}
     for c in chunks:

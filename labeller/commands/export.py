@@ -53,6 +53,7 @@ def run(args: argparse.Namespace) -> int:
         from labeller.eval.chunkset import through_chunking
 
         project, result = through_chunking(project, result, args.chunks)
+    assert fmt.export is not None  # the parser offers only the formats that export
     exported = fmt.export(project, result, options)
     notes = exported.notes
     written = write_folder(args, exported, fmt.folder) if fmt.folder is not None else write_single(args, exported)
@@ -77,7 +78,7 @@ def write_extra(exported: Exported) -> list[str]:
     return list(exported.extra)
 
 
-def write_single(args, exported: Exported) -> list[str]:
+def write_single(args: argparse.Namespace, exported: Exported) -> list[str]:
     if args.target:
         atomic_write_bytes(Path(args.target), exported.files[""])
         written = [args.target]
@@ -88,7 +89,7 @@ def write_single(args, exported: Exported) -> list[str]:
     return written + write_extra(exported)
 
 
-def write_folder(args, exported: Exported, patterns: tuple[str, ...]) -> list[str]:
+def write_folder(args: argparse.Namespace, exported: Exported, patterns: tuple[str, ...]) -> list[str]:
     """Write a multi-file export into ``--out DIR``.
 
     The folder must be new, empty, or hold only files an export of this format writes; those

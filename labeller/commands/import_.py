@@ -23,9 +23,9 @@ from labeller.display import safe_line
 from labeller.errors import EXIT_OK, EXIT_REFUSED
 from labeller.interop import FORMATS
 from labeller.interop.format import Direction
-from labeller.interop.merge import merge
+from labeller.interop.merge import Merge, merge
 from labeller.interop.near_duplicates import describe, near_duplicates
-from labeller.interop.plan import plan_import
+from labeller.interop.plan import ImportPlan, plan_import
 
 
 def register(sub) -> None:
@@ -45,7 +45,9 @@ def register(sub) -> None:
 def run(args: argparse.Namespace) -> int:
     options = chosen_options(args, Direction.IMPORT)
     project = project_from(args)
-    incoming = FORMATS[args.fmt].read(Path(args.file), project, options)
+    read = FORMATS[args.fmt].read
+    assert read is not None  # the parser offers only the formats that import
+    incoming = read(Path(args.file), project, options)
     plan = plan_import(project, incoming, args.file)
     merged = merge(project, plan.questions, args.replace)
     similar = near_duplicates([(q.id, q.query) for q in plan.questions],
@@ -67,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_REFUSED if plan.kept_out else EXIT_OK
 
 
-def print_report(args, plan, merged, counts: dict, notes: list[str], written: str | None) -> None:
+def print_report(args: argparse.Namespace, plan: ImportPlan, merged: Merge, counts: dict, notes: list[str], written: str | None) -> None:
     out = console()
     err = console(stderr=True)
     out.print(f"read {plan.read} record(s) from {safe_line(args.file)} ({args.fmt})")

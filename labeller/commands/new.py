@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
 from labeller.config import load_config
@@ -57,7 +58,7 @@ def register(sub) -> None:
     p.set_defaults(func=run)
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     root = Path(args.dir)
     if root.exists() and any(root.iterdir()):
         raise InvalidInput("folder exists and is not empty; nothing was written", path=str(root))

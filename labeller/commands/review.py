@@ -82,5 +82,6 @@ def print_summary(log: ReviewLog, questions: list[Question], fmt: str) -> None:
     for status in ("flagged", "needs_rereview"):
         for rid in (r for r, s in statuses.items() if s == status):
             latest = log.latest(rid)
+            assert latest is not None  # a record with a status has a latest entry
             out.print(f"  {STATUS_LABELS[status]}: {safe_line(rid)}  (last {latest.decision} by "
                       f"{safe_line(latest.reviewer)}{': ' + safe_line(latest.comment) if latest.comment else ''})")

@@ -42,8 +42,8 @@ def run(args: argparse.Namespace) -> int:
     path = cfg.layout.run_history
     rows = list_runs(path, metric, args.level, args.limit)
     if args.format == "json":
-        out = [{**r, "started_at": r["started_at"].isoformat() if r["started_at"] else None} for r in rows]
-        print(json.dumps({"history": str(path), "metric": metric, "level": args.level, "runs": out},
+        runs = [{**r, "started_at": r["started_at"].isoformat() if r["started_at"] else None} for r in rows]
+        print(json.dumps({"history": str(path), "metric": metric, "level": args.level, "runs": runs},
                          ensure_ascii=False, indent=2, sort_keys=True))
         return EXIT_OK
     out = console()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 
 from labeller.core.models import question_json_schema
@@ -12,6 +13,6 @@ def register(sub) -> None:
     p.set_defaults(func=run)
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     print(json.dumps(question_json_schema(), indent=2, sort_keys=True, ensure_ascii=False))
     return 0

@@ -20,7 +20,7 @@ from functools import cached_property
 
 import ahocorasick
 
-from labeller.core.cache import Codec, as_dict, as_list, as_str, check, ints
+from labeller.core.cache import Codec, DigestCache, as_dict, as_list, as_str, check, ints
 from labeller.core.canon import canonical_quote
 from labeller.core.corpus import Corpus, Document
 
@@ -191,7 +191,7 @@ class QuoteIndex:
             occ.sort(key=lambda o: (o.doc_id, o.start))
         return found
 
-    def find_all_cached(self, quotes: list[str], cache=None) -> dict[str, list[Occurrence]]:
+    def find_all_cached(self, quotes: list[str], cache: DigestCache | None = None) -> dict[str, list[Occurrence]]:
         """``find_all`` over the whole corpus, reusing each unchanged document's matches.
 
         The cache keeps the last search: the digest of its exact set of quotes and, per

@@ -160,10 +160,11 @@ def build(project: Project, questions: list[Question]) -> BuildResult:
     digest compare instead of a rebuild. Only the last one: the app rebuilds on every
     save, and a result per save would fill the cache folder.
     """
-    key = build_key(project, questions) if project.cache is not None else None
-    if key is not None:
+    cache = project.cache
+    key = build_key(project, questions) if cache is not None else None
+    if cache is not None and key is not None:
         codec = last_build_codec(key, questions)
-        cached = project.cache.get(LAST_BUILD, codec)
+        cached = cache.get(LAST_BUILD, codec)
         if cached is not None and cached[0] == key:  # the memory layer holds the last build of any key
             return cached[1]
     prepare_cold_build(project, questions)
@@ -173,8 +174,8 @@ def build(project: Project, questions: list[Question]) -> BuildResult:
         records = [resolve_record(project, q, found) for q in questions]
     manifest = make_manifest(project, len(questions))
     result = BuildResult(records, manifest, summarize(project, records))
-    if key is not None:
-        project.cache.put(LAST_BUILD, (key, result), codec)
+    if cache is not None and key is not None:
+        cache.put(LAST_BUILD, (key, result), codec)
     return result
 
 

@@ -32,7 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, fields
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from labeller import __version__
 
@@ -45,6 +45,15 @@ SECRET_FILE = "cache.key"
 
 class BadEntry(ValueError):
     """A stored value of the wrong shape: the entry is a miss and is recomputed."""
+
+
+class Storable(Protocol):
+    """What ``Codec.of`` needs of a class: to plain JSON data and back."""
+
+    def to_data(self) -> Any: ...
+
+    @classmethod
+    def from_data(cls, data: Any) -> Any: ...
 
 
 @dataclass(frozen=True)
@@ -61,7 +70,7 @@ class Codec:
     decode: Callable[[Any], Any]
 
     @classmethod
-    def of(cls, kind: type) -> "Codec":
+    def of(cls, kind: type[Storable]) -> "Codec":
         """The codec of a class with ``to_data()`` and a ``from_data(data)`` classmethod."""
         return cls(kind.__qualname__, kind.to_data, kind.from_data)
 
@@ -310,7 +319,7 @@ class DigestCache:
     def get(self, key: tuple, codec: Codec):
         if key in self._memory:
             return self._memory[key]
-        if self.folder is None:
+        if self.folder is None or self.secret is None:  # no folder without a secret: see __init__
             return None
         name = self._name(key, codec)
         path = self.folder / name[:2] / name
@@ -336,7 +345,7 @@ class DigestCache:
 
     def put(self, key: tuple, value, codec: Codec) -> None:
         self._memory[key] = value
-        if self.folder is None:
+        if self.folder is None or self.secret is None:  # no folder without a secret: see __init__
             return
         name = self._name(key, codec)
         body = json.dumps(codec.encode(value), ensure_ascii=False, separators=(",", ":")).encode("utf-8")

@@ -11,6 +11,7 @@ from __future__ import annotations
 from functools import cached_property
 
 from labeller.config import ProjectConfig
+from labeller.core.cache import DigestCache
 from labeller.core.chunkers import Chunk, Chunker, chunk_corpus, get_chunker
 from labeller.core.corpus import Corpus, load_corpus
 from labeller.core.hitrules import HitRule, parse_hit_rule
@@ -21,7 +22,7 @@ from labeller.layout import ProjectLayout
 
 
 class Project:
-    def __init__(self, config: ProjectConfig, cache=None) -> None:
+    def __init__(self, config: ProjectConfig, cache: DigestCache | None = None) -> None:
         self.config = config
         self.cache = cache
         try:

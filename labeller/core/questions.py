@@ -84,18 +84,24 @@ class QuestionsFile:
                 raise InvalidInput("a new record's id is already in the questions file", path=where, record_id=q.id)
         entries: list[Entry] = []
         for e in self.entries:
-            q = e.question
-            if q is not None and q.id in gone:
+            old = e.question
+            if old is not None and old.id in gone:
                 continue
-            if q is not None and q.id in by_id and by_id[q.id] != q:
-                e = Entry(e.line, record_line(by_id[q.id]), by_id[q.id], e.eol)
+            if old is not None and old.id in by_id and by_id[old.id] != old:
+                e = Entry(e.line, record_line(by_id[old.id]), by_id[old.id], e.eol)
             entries.append(e)
         entries.extend(Entry(0, record_line(q), q) for q in new)
         return QuestionsFile(self.path, entries, self.source_sha256, self.bom)
 
-    def save(self, path: Path | None = None) -> None:
+    def target(self, path: Path | None = None) -> Path:
+        """Where this file is written: ``path``, else the file it was read from."""
         target = path or self.path
-        atomic_write_text(target, ("\ufeff" if self.bom else "") + self.render())
+        if target is None:
+            raise ValueError("a questions file built in memory needs a path to be written to")
+        return Path(target)
+
+    def save(self, path: Path | None = None) -> None:
+        atomic_write_text(self.target(path), ("\ufeff" if self.bom else "") + self.render())
 
 
 def prepare_questions(qf: QuestionsFile, *, changed: Iterable[Question] = (), added: Iterable[Question] = (),
@@ -107,7 +113,7 @@ def prepare_questions(qf: QuestionsFile, *, changed: Iterable[Question] = (), ad
     A file the next build would refuse (duplicate id or query, too big, too many records) is
     ``InvalidInput`` listing each problem.
     """
-    target = Path(path or qf.path)
+    target = qf.target(path)
     new = qf.edited(changed=changed, added=added, deleted=deleted)
     text = new.render()
     size = len(text.encode("utf-8")) + (3 if qf.bom else 0)
@@ -135,7 +141,7 @@ def write_questions(qf: QuestionsFile, *, changed: Iterable[Question] = (), adde
     the text ``qf`` was read from (someone else saved in between): reload and edit again.
     """
     written = prepare_questions(qf, changed=changed, added=added, deleted=deleted, limits=limits, path=path)
-    target = written.path
+    target = written.target()
     if check_unchanged_on_disk and (target.exists() or target.is_symlink()):
         on_disk = questions_text(read_regular_file(target, max_bytes=limits.max_file_bytes, what="questions file",
                                                    bound_hint="raise [limits] max_file_bytes"), str(target))

@@ -20,6 +20,7 @@ from labeller.core.chunkers import Chunk, Chunker, chunk_corpus, chunker_spec
 from labeller.core.build import BuildResult
 from labeller.core.chunkfile import (FOREIGN_FIELDS, Chunking, answer_bearing, foreign_chunks, locate_passage,
                                      read_chunk_file)
+from labeller.core.corpus import Corpus
 from labeller.core.project import Project
 from labeller.core.vocab import Place
 from labeller.errors import InvalidInput
@@ -65,7 +66,7 @@ class ChunkSet:
             out.setdefault(fold_text(c.text).strip(), []).append(c.chunk_id)
         return out
 
-    def resolve(self, result, corpus, index: QuoteIndex) -> str:
+    def resolve(self, result: object, corpus: Corpus, index: QuoteIndex) -> str:
         """The chunk id a retriever's result names: an id of this chunking, a ``(doc, start,
         end)`` range / ``Place`` that is one of its chunks, or a passage text — the chunk
         whose text it is (whitespace runs folded, ends trimmed), else located in the corpus
@@ -92,7 +93,12 @@ class ChunkSet:
                            f"{type(result).__name__} {result!r:.80}")
 
 
-def load_chunk_set(project, chunks=None) -> ChunkSet:
+# What ``--chunks`` (or a caller in Python) may name: the project's chunker (None), a chunk
+# file, a ``Chunking``, or a ``ChunkSet`` already made.
+ChunksSource = ChunkSet | Chunking | str | Path | None
+
+
+def load_chunk_set(project: Project, chunks: ChunksSource = None) -> ChunkSet:
     """``chunks``: None (the project's chunker), a chunk file path, or a ``Chunking``."""
     if chunks is None:
         return ChunkSet.of(Chunking.of_chunks(chunker_spec(project.chunker), project.all_chunks), project.all_chunks)
@@ -112,7 +118,7 @@ def load_chunk_set(project, chunks=None) -> ChunkSet:
     return ChunkSet.of(chunks, foreign_chunks(chunks, project.corpus), FOREIGN_FIELDS)
 
 
-def chunker_chunk_set(project, chunker: Chunker) -> ChunkSet:
+def chunker_chunk_set(project: Project, chunker: Chunker) -> ChunkSet:
     """The chunks any registered chunker makes of the project's corpus, with the fields that
     chunker gives them (heading, breadcrumb), so BM25 sees each chunking as its own rule
     made it. The project's own chunker gives the project's chunks; any other is chunked
@@ -124,7 +130,7 @@ def chunker_chunk_set(project, chunker: Chunker) -> ChunkSet:
     return ChunkSet.of(Chunking.of_chunks(spec, chunks), chunks, f"chunker-fields-v1: {spec} version {chunker.version}")
 
 
-def through_chunking(project, result: BuildResult, chunks) -> tuple[Project, BuildResult]:
+def through_chunking(project: Project, result: BuildResult, chunks: ChunksSource) -> tuple[Project, BuildResult]:
     """The project and its build seen through another chunking (``export --chunks``).
 
     The view's ``all_chunks`` are that chunking's chunks (their fields as BM25 sees them)

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 from labeller import __version__
 from labeller.core.chunkers import chunker_spec, get_chunker
+from labeller.core.project import Project
 from labeller.errors import InvalidInput
 from labeller.eval import report as rp
 from labeller.eval.bootstrap import CONFIDENCE, paired_delta_cis
@@ -164,7 +165,7 @@ def verdict(entries: list[dict], names: Sequence[str]) -> list[dict]:
     return out
 
 
-def compare_chunkers(project, specs: Sequence[str], *, ks=None, budgets=None, retriever: str = "bm25",
+def compare_chunkers(project: Project, specs: Sequence[str], *, ks=None, budgets=None, retriever: str = "bm25",
                      analyzer: str | None = None, progress: CompareProgress | None = None) -> Comparison:
     """Score each chunker spec with the same retriever and golden set; deltas against the first."""
     if len(specs) < 2:

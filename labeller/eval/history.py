@@ -66,8 +66,9 @@ RUN_COLUMNS = ("run_id", "started_at", "seconds", "tool_version", "fingerprint_d
 # (``read_text('/any/file')``, or an URL through an auto-loaded httpfs). With these settings
 # DuckDB touches no file but the database itself, loads and installs no extension, and no
 # statement can switch that back on (issue 18, the same class as the planted cache).
-SAFE_CONFIG = {"enable_external_access": False, "autoload_known_extensions": False,
-               "autoinstall_known_extensions": False, "lock_configuration": True}
+SAFE_CONFIG: dict[str, str | bool | int | float | list[str]] = {
+    "enable_external_access": False, "autoload_known_extensions": False, "autoinstall_known_extensions": False,
+    "lock_configuration": True}
 
 
 @overload

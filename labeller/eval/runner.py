@@ -10,18 +10,21 @@ from __future__ import annotations
 
 import hashlib
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import cast
 from pathlib import Path
 
 from labeller.config import MAX_K
 from labeller.core.build import BuildResult, RecordResult, build
 from labeller.core.hitrules import parse_hit_rule
+from labeller.core.project import Project
 from labeller.core.vocab import SPLITS, Place
 from labeller.errors import InvalidInput
 from labeller.eval import report as rp
 from labeller.eval.bootstrap import CONFIDENCE
 from labeller.eval.chars import CharScore, score_chars
-from labeller.eval.chunkset import ChunkSet, load_chunk_set
+from labeller.eval.chunkset import ChunksSource, ChunkSet, load_chunk_set
 from labeller.eval.leaks import find_leaks
 from labeller.eval.metrics import QueryScore, check_sanity, score_query, unreachable_spans
 from labeller.eval.retrievers import FunctionRetriever, Hit, Progress, Retriever, make_retriever, top_k
@@ -62,6 +65,10 @@ def select_records(records: list[RecordResult], split: str | None, include_holdo
             and (split is None or r.question.split == split)]
 
 
+# What ``run_eval`` scores: a ``Retriever``, or a plain callable ``(query, k) -> ranked results``.
+RetrieverLike = Retriever | Callable[[str, int], Sequence[object]]
+
+
 @dataclass
 class EvalResult:
     report: dict
@@ -74,9 +81,10 @@ class EvalResult:
     char_scores: list[CharScore]
 
 
-def run_eval(project, *, ks=None, hit_rule: str | None = None, retriever=None, chunks=None,
+def run_eval(project: Project, *, ks: Sequence[int] | None = None, hit_rule: str | None = None,
+             retriever: RetrieverLike | None = None, chunks: ChunksSource = None,
              split: str | None = None, include_holdout: bool = False, baseline: dict | None = None,
-             budgets=(), depth: int | None = None, progress: Progress | None = None) -> EvalResult:
+             budgets: str | Sequence[int] = (), depth: int | None = None, progress: Progress | None = None) -> EvalResult:
     """Score the golden set over a chunking with a retriever.
 
     ``chunks``: None (the project's chunker), a chunk file path or a ``Chunking`` (SPEC §10).
@@ -130,8 +138,9 @@ def run_eval(project, *, ks=None, hit_rule: str | None = None, retriever=None, c
     ranks = {qid: _doc_best_ranks(hs, pos.first) for qid, hs in hits.items()}
     findings = find_leaks(project.all_chunks, built.records, ranks)
 
+    max_chars = project.chunker.settings.get("max_chars")  # an int where the chunker has the setting
     fingerprint = rp.make_fingerprint(
-        chunker=project.chunker.name, max_chars=project.chunker.settings.get("max_chars"), hit_rule=rule.name,
+        chunker=project.chunker.name, max_chars=max_chars if isinstance(max_chars, int) else None, hit_rule=rule.name,
         retriever=retriever.describe(), ks=ks, corpus_digest=project.corpus.digest,
         golden_set_digest=hashlib.sha256(BuildResult(selected, built.manifest, {}).artifact_bytes()).hexdigest(),
         chunking={"name": chunk_set.chunking.name, "digest": chunk_set.chunking.digest})
@@ -162,12 +171,12 @@ def run_eval(project, *, ks=None, hit_rule: str | None = None, retriever=None, c
     return EvalResult(report, hits, scores, retriever, built, time.perf_counter() - started, chunk_set, char_scores)
 
 
-def _as_retriever(retriever, project, chunk_set: ChunkSet, progress: Progress | None) -> Retriever:
+def _as_retriever(retriever: RetrieverLike | None, project: Project, chunk_set: ChunkSet, progress: Progress | None) -> Retriever:
     """BM25 over the chunks by default; a ``Retriever`` as is; a bare callable wrapped."""
     if retriever is None:
         return make_retriever("bm25", project, progress=progress, chunks=chunk_set)
     if hasattr(retriever, "retrieve") and hasattr(retriever, "describe"):
-        return retriever
+        return cast(Retriever, retriever)  # duck-typed: mypy does not narrow by hasattr
     if callable(retriever):
         return FunctionRetriever(retriever, chunk_set, project.corpus)
     raise InvalidInput(f"a retriever must have retrieve() and describe(), or be a callable (query, k); got "

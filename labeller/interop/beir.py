@@ -130,7 +130,7 @@ def export(project: Project, result: BuildResult, options: SimpleNamespace) -> E
     for rec in result.records:
         q = rec.question
         qid = tsv_field(q.id, "record id", q.id)
-        own = {"expected_answer": q.expected_answer, "tags": list(q.tags), "split": q.split, "hop": q.hop}
+        own: dict[str, object] = {"expected_answer": q.expected_answer, "tags": list(q.tags), "split": q.split, "hop": q.hop}
         if q.unanswerable is not None:
             own["unanswerable"] = q.unanswerable
         query_lines.append(json_dumps({"_id": qid, "text": q.query, "metadata": {"labeller": own}}) + "\n")

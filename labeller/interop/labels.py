@@ -69,9 +69,9 @@ class LabelMapper:
 
     def locator(self, target: Target, cand: Candidate) -> Locator | KeptOut:
         corpus = self.project.corpus
-        if target.kind == "locator":
+        if target.kind == "locator" and target.locator is not None:  # a locator target always carries one
             return target.locator
-        if target.kind == "corpus_id":
+        if target.kind == "corpus_id" and target.ident is not None:
             found = self.chunk_locator(target.ident)
             if isinstance(found, KeptOut):
                 return KeptOut(cand.id, cand.where, found.kind, found.message)

@@ -60,7 +60,7 @@ def plan_import(project: Project, incoming: Incoming, source: str) -> ImportPlan
                     "(raise [limits] max_locators)")
         for t in cand.targets:
             doc = t.locator.doc if t.locator is not None else t.doc
-            if t.kind == "corpus_id" and not mapper.is_chunk_id(t.ident):
+            if t.kind == "corpus_id" and t.ident is not None and not mapper.is_chunk_id(t.ident):
                 doc = t.ident  # not a chunk id, so it is read as a document path
             if doc is not None:
                 try:

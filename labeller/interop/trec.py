@@ -62,7 +62,8 @@ def read(path: Path, project: Project, options: SimpleNamespace) -> Incoming:
 
 
 def export(project: Project, result: BuildResult, options: SimpleNamespace) -> Exported:
-    lines, topics = [], []
+    lines: list[str] = []
+    topics: list[str] = []
     negatives = 0
     for rec in result.records:
         qid = tsv_field(rec.question.id, "record id", rec.question.id)

@@ -22,8 +22,8 @@ from labeller.core.project import Project
 from labeller.errors import LabellerError
 from labeller.review.adjudicate import adjudicate, merged_locators, with_new_locators
 from labeller.review.agreement import compare_record, resolve_pair
-from labeller.review.annotations import load_annotations
-from labeller.review.log import read_review_log
+from labeller.review.annotations import Annotations, load_annotations
+from labeller.review.log import ReviewLog, read_review_log
 
 
 def side_view(project: Project, title: str, res: RecordResult, other: RecordResult) -> Group:
@@ -63,8 +63,8 @@ class AdjudicateScreen(RecordPager):
         self.record_ids = list(record_ids)
         self.index = 0
         self.questions: dict[str, Question] = {}
-        self.annotations = None
-        self.review_log = None
+        self.annotations: Annotations | None = None
+        self.review_log: ReviewLog | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(id="ad-head")

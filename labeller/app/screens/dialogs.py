@@ -8,6 +8,7 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
+from textual.widgets.button import ButtonVariant
 
 from labeller.app.widgets.markup import fmt
 
@@ -17,7 +18,7 @@ class Choice(ModalScreen[str | None]):
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
-    def __init__(self, title: str, body: Content, buttons: list[tuple[str, str, str]], *,
+    def __init__(self, title: str, body: Content, buttons: list[tuple[str, str, ButtonVariant]], *,
                  cancellable: bool = True, **kwargs) -> None:
         """``buttons``: (id, label, variant). A dialog that is not ``cancellable`` ignores Escape:
         one of its buttons must be chosen."""

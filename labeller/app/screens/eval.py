@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import partial
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -34,6 +34,9 @@ from labeller.app.widgets.document_view import DocumentView, Mark
 from labeller.app.widgets.markup import fmt, visible_line
 from labeller.display import safe_line
 from labeller.errors import LabellerError
+
+if TYPE_CHECKING:  # the eval is imported when one runs, not at app start-up
+    from labeller.eval.runner import EvalResult
 
 STAGES = {"index": "building the search index", "retrieve": "retrieving"}
 SNIPPET_CHARS = 300
@@ -95,7 +98,7 @@ class EvalScreen(SessionScreen):
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
-        self.result = None
+        self.result: EvalResult | None = None
         self._summary: Content | str = ""  # the status line of the last run, before its age
         self._sort: tuple[str, bool] = ("rank", True)  # misses and late hits first: what needs a look
 
@@ -200,7 +203,7 @@ class EvalScreen(SessionScreen):
         self.query_one("#eval-status", Static).update(fmt(f"[$error]eval failed{shown}:[/] $why", why=str(exc)))
         self.query_one("#eval-chunking", Static).update(refusal_lines(exc))
 
-    def _finished(self, result, note: str, path: str | None) -> None:
+    def _finished(self, result: EvalResult, note: str, path: str | None) -> None:
         self.result = result
         self.query_one("#eval-progress", ProgressBar).display = False
         self.query_one("#eval-chunking", Static).update(chunking_line(result.report["chunking"], path))

@@ -7,7 +7,7 @@ satisfies. A screen that needs something new from the app adds it here.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 if TYPE_CHECKING:
     from labeller.app.session.session import AuthoringSession
@@ -33,6 +33,8 @@ class AppHost(Protocol):
         """Load (again) the heavy parts of the project in a worker."""
 
     # Textual's App methods the screens' open functions call
-    def notify(self, message: str, **kwargs: Any) -> None: ...
+    # (signatures that Textual's own overloads and keywords satisfy)
+    def notify(self, message: str, *, title: str = "", severity: Literal["information", "warning", "error"] = ...,
+               timeout: float | None = None, markup: bool = True) -> None: ...
 
-    def push_screen(self, screen: Any, callback: Any = None, **kwargs: Any) -> Any: ...
+    def push_screen(self, screen: Any, callback: Any = None) -> Any: ...

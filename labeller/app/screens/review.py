@@ -15,7 +15,7 @@ from __future__ import annotations
 import getpass
 import json
 import os
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from rich.console import Group
 from rich.text import Text
@@ -259,6 +259,9 @@ class RecordPager(Screen):
 
     record_ids: list[str]
     index: int
+
+    if TYPE_CHECKING:  # each pager shows its own record
+        def show(self) -> None: ...
 
     def action_next(self) -> None:
         if self.index + 1 < len(self.record_ids):

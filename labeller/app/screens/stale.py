@@ -52,10 +52,10 @@ class StaleScreen(SessionScreen):
             head = (f"[b]{len(broken)}[/b] record(s) with broken labels, [b]{n_stale}[/b] of them stale "
                     f"(their document changed since the last build). Enter opens one on its first broken "
                     f"locator with the suggestions; ctrl+b in the editor goes to the next.")
-        head = Content.from_markup(head)
+        summary = Content.from_markup(head)
         if changed:
-            head += fmt("\ndocuments changed since the last build: $docs", docs=", ".join(changed[:20]))
-        self.query_one("#stale-summary", Static).update(head)
+            summary += fmt("\ndocuments changed since the last build: $docs", docs=", ".join(changed[:20]))
+        self.query_one("#stale-summary", Static).update(summary)
         self._detail(broken[0] if broken else None)
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:

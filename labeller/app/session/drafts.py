@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, fields
+from typing import Literal
 
 from pydantic import ValidationError
 
 from labeller.core.models import Locator, Question, record_json
-from labeller.core.vocab import SPLITS
+from labeller.core.vocab import SPLITS, SplitName
 
 
 def _opt_str(value) -> str | None:
@@ -69,9 +70,9 @@ class Draft:
     query: str = ""
     expected_answer: str = ""
     locators: tuple[LocatorDraft, ...] = ()
-    hop: str = "single"
+    hop: Literal["single", "multi"] = "single"  # as Question has them
     tags: tuple[str, ...] = ()
-    split: str | None = None
+    split: SplitName | None = None
     unanswerable: bool | None = None
 
     @classmethod
@@ -91,7 +92,7 @@ class Draft:
                    expected_answer=_opt_str(obj.get("expected_answer")) or "",
                    locators=tuple(LocatorDraft.from_json(x) for x in locs if isinstance(x, dict))
                    if isinstance(locs, list) else (),
-                   hop=obj.get("hop") if obj.get("hop") in ("single", "multi") else "single",
+                   hop=obj["hop"] if obj.get("hop") in ("single", "multi") else "single",
                    tags=tuple(t for t in tags if isinstance(t, str)) if isinstance(tags, list) else (),
                    split=obj.get("split") if obj.get("split") in SPLITS else None,
                    unanswerable=un if isinstance(un, bool) else None)

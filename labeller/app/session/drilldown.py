@@ -6,17 +6,25 @@ questions.jsonl as saved; these helpers only pick out what one view shows.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from labeller.core.chunkers import Chunk
 from labeller.core.project import Project
 from labeller.core.resolve import Span
 
+if TYPE_CHECKING:  # the eval is imported when one runs, not at app start-up
+    from labeller.app.session.drafts import Draft
+    from labeller.eval.leaks import LeakLocation
+    from labeller.eval.retrievers import Progress
+    from labeller.eval.runner import EvalResult
+
 
 DRILL_DEPTH = 20
 
 
-def run_eval(project: Project, progress, chunks=None):
+def run_eval(project: Project, progress: Progress | None, chunks: str | None = None) -> EvalResult:
     """One eval of the saved golden set with the eval's default retriever (BM25), over the
     project's own chunks or ``chunks`` (a chunk file path, SPEC §10)."""
     from labeller.eval.runner import run_eval as run
@@ -49,7 +57,7 @@ class DrillDown:
     retrieved: tuple[RetrievedChunk, ...]
 
 
-def drill_down(project: Project, result, query_id: str, depth: int = DRILL_DEPTH) -> DrillDown:
+def drill_down(project: Project, result: EvalResult, query_id: str, depth: int = DRILL_DEPTH) -> DrillDown:
     from labeller.core.hitrules import parse_hit_rule
     from labeller.eval.metrics import relevant_chunk_ids
 
@@ -66,14 +74,14 @@ def drill_down(project: Project, result, query_id: str, depth: int = DRILL_DEPTH
     return DrillDown(query_id, rec.question.query, gold, retrieved)
 
 
-def leak_places(project: Project, result, finding: dict) -> list:
+def leak_places(project: Project, result: EvalResult, finding: dict) -> list[LeakLocation]:
     """Where a leak finding's quoted queries occur in its document (``LeakLocation`` list)."""
     from labeller.eval.leaks import leak_locations
 
     return leak_locations(project.all_chunks, finding, result.build.records, project.corpus.docs)
 
 
-def result_age(result, drafts, corpus_digest: str) -> list[str]:
+def result_age(result: EvalResult, drafts: Iterable[Draft], corpus_digest: str) -> list[str]:
     """Why an eval result no longer describes the golden set the app holds: the labels the
     eval scored (questions.jsonl as saved when it ran) differ from the drafts now, or it ran
     on another corpus than the one loaded. Empty when the result is current."""

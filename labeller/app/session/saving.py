@@ -11,17 +11,22 @@ read on its own.
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
-from labeller.app.journal import JournalEntry
+from labeller.app.journal import Journal, JournalEntry
 from labeller.app.session.drafts import Draft
+from labeller.app.session.history import History
 from labeller.app.session.stale import CommittedState
+from labeller.config import ProjectConfig
 from labeller.core.build import BuildResult, build, write_artifacts
 from labeller.core.canon import sha256_hex
 from labeller.core.models import Question
 from labeller.core.project import Project
-from labeller.core.questions import questions_text, write_questions
+from labeller.core.questions import QuestionsFile, questions_text, write_questions
 from labeller.core.resolve import Refusal
 from labeller.errors import InvalidInput, LabellerError
 
@@ -74,36 +79,71 @@ def disk_sha256(path: Path) -> str | None:
         return "not UTF-8"  # differs from every digest: the file changed, whatever it was before
 
 
+class _Session(Protocol):
+    """What ``SavingMixin`` uses of the ``AuthoringSession`` it is part of (the mixin's own
+    methods included): the type of ``self`` in its methods, declared here so that this
+    module need not import the session that imports it."""
+
+    project: Project
+    config: ProjectConfig
+    qfile: QuestionsFile
+    drafts: dict[str, Draft]
+    order: list[str]
+    baseline: dict[str, Question]
+    journal: Journal
+    history: History
+    committed: CommittedState
+    _save_generation: int
+    _rebuild_lock: threading.Lock
+
+    @property
+    def dirty(self) -> bool: ...
+    def is_dirty(self, record_id: str) -> bool: ...
+    def deleted_ids(self) -> list[str]: ...
+    def iter_drafts(self) -> Iterator[Draft]: ...
+    def _put(self, record_id: str, after: Draft | None, coalesce: Hashable | None = None) -> None: ...
+    def _place(self, record_id: str, draft: Draft | None, index: int) -> None: ...
+    def _set_file(self, qfile: QuestionsFile) -> None: ...
+    def store(self, result: BuildResult) -> None: ...
+    def fresh_project(self) -> Project | None: ...
+    def reload_corpus(self, project: Project | None = None) -> None: ...
+    def journal_entry(self) -> JournalEntry: ...
+    def _questions_rel(self) -> str: ...
+    def write_journal(self) -> None: ...
+    def _reapply(self, entry: JournalEntry, put: Callable[..., None]) -> list[str]: ...
+    def disk_changed(self) -> bool: ...
+
+
 class SavingMixin:
     """Journal, save, rebuild and reload, for ``AuthoringSession``."""
 
     # -- journal -------------------------------------------------------------------------
 
-    def journal_entry(self) -> JournalEntry:
+    def journal_entry(self: _Session) -> JournalEntry:
         return JournalEntry(questions=self._questions_rel(), base_sha256=self.qfile.source_sha256,
                             drafts=[self.drafts[i].as_json() for i in self.order if self.is_dirty(i)],
                             deleted=self.deleted_ids())
 
-    def _questions_rel(self) -> str:
+    def _questions_rel(self: _Session) -> str:
         try:
             return self.config.questions.relative_to(self.config.root).as_posix()
         except ValueError:
             return str(self.config.questions)
 
-    def write_journal(self) -> None:
+    def write_journal(self: _Session) -> None:
         if self.dirty:
             self.journal.write(self.journal_entry())
         else:
             self.journal.clear()
 
-    def restore(self, entry: JournalEntry) -> list[str]:
+    def restore(self: _Session, entry: JournalEntry) -> list[str]:
         """Re-apply a journal's drafts over the loaded file, as one undo step; returns the
         restored ids. Records keep the file's order (the app never reorders); new records go
         at the end."""
         with self.history.step():
             return self._reapply(entry, self._put)
 
-    def _reapply(self, entry: JournalEntry, put) -> list[str]:
+    def _reapply(self: _Session, entry: JournalEntry, put) -> list[str]:
         restored = []
         for obj in entry.drafts:
             d = Draft.from_json(obj)
@@ -117,10 +157,10 @@ class SavingMixin:
 
     # -- saving ----------------------------------------------------------------------------
 
-    def disk_changed(self) -> bool:
+    def disk_changed(self: _Session) -> bool:
         return disk_sha256(self.config.questions) != self.qfile.source_sha256
 
-    def save_questions(self, *, overwrite: bool = False) -> SaveOutcome:
+    def save_questions(self: _Session, *, overwrite: bool = False) -> SaveOutcome:
         """Write questions.jsonl atomically (keeping comments, order and ids).
 
         Refuses (``conflict``) when the file changed on disk since it was loaded, unless
@@ -165,7 +205,7 @@ class SavingMixin:
         self.write_journal()
         return out
 
-    def rebuild(self, out: SaveOutcome) -> SaveOutcome:
+    def rebuild(self: _Session, out: SaveOutcome) -> SaveOutcome:
         """Build the saved records and write the artifact and manifest if every label resolves
         (thread-safe; a rebuild overtaken by a newer save writes nothing).
 
@@ -195,7 +235,7 @@ class SavingMixin:
                 out.committed = CommittedState.read(self.config, project)
         return out
 
-    def finish_save(self, out: SaveOutcome) -> None:
+    def finish_save(self: _Session, out: SaveOutcome) -> None:
         """Take a rebuild's results in (app thread). After a corpus change the session uses
         the corpus the rebuild read; the caller then re-resolves every draft."""
         if out.fresh_project is not None:
@@ -205,7 +245,7 @@ class SavingMixin:
         if out.committed is not None:
             self.committed = out.committed
 
-    def reload(self) -> list[str]:
+    def reload(self: _Session) -> list[str]:
         """Load questions.jsonl again from disk and put the author's edits back on top of it.
 
         Used after a conflict ("reload"): the other writer's records come in, and every

@@ -20,6 +20,7 @@ from dataclasses import replace
 from pydantic import ValidationError
 
 from pathlib import Path
+from collections.abc import Iterator
 from typing import Callable, Hashable
 
 from labeller.app.journal import Journal
@@ -41,7 +42,7 @@ from labeller.core.project import Project
 from labeller.core.questions import QuestionsFile
 from labeller.core.vocab import Place
 from labeller.errors import InvalidInput, LabellerError
-from labeller.review.log import STATUS_LABELS, read_review_log
+from labeller.review.log import STATUS_LABELS, ReviewLog, read_review_log
 
 
 class AuthoringSession(SavingMixin):
@@ -63,7 +64,7 @@ class AuthoringSession(SavingMixin):
         self.results: dict[str, RecordResult] = {}
         self.committed = CommittedState()
         self.ready = False  # chunks, quote index and statuses computed
-        self._review_log = None  # golden/reviews.jsonl as last read, and the stat it was read at
+        self._review_log: ReviewLog | None = None  # golden/reviews.jsonl as last read, and the stat it was read at
         self._review_stamp: tuple[int, int] | None | bool = False
         self.last_build: BuildResult | None = None
         self._save_generation = 0
@@ -115,7 +116,7 @@ class AuthoringSession(SavingMixin):
 
     # -- reading ------------------------------------------------------------------------
 
-    def iter_drafts(self):
+    def iter_drafts(self) -> Iterator[Draft]:
         return (self.drafts[i] for i in self.order)
 
     def draft(self, record_id: str) -> Draft:

@@ -15,6 +15,7 @@ import importlib
 import inspect
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import ClassVar, Protocol
@@ -90,7 +91,7 @@ class Chunker(Protocol):
     version: ClassVar[str]
 
     @property
-    def settings(self) -> dict[str, Setting]: ...
+    def settings(self) -> Mapping[str, Setting]: ...  # Mapping: a chunker may hold a narrower dict[str, int]
 
     def chunk(self, doc: Document) -> list[Chunk]: ...
 

@@ -21,6 +21,7 @@ import importlib
 from importlib.metadata import entry_points
 from typing import Callable
 
+from labeller.core.project import Project
 from labeller.errors import InvalidInput
 from labeller.eval.retrievers.base import Hit, Progress, Retriever, top_k, trec_order
 from labeller.eval.retrievers.function import FunctionRetriever
@@ -54,7 +55,7 @@ def known_retrievers() -> list[str]:
     return sorted({*REGISTRY, *_entry_points()})
 
 
-def make_retriever(name: str, project, **options):
+def make_retriever(name: str, project: Project, **options: object):
     return _factory(name)(project, **options)
 
 

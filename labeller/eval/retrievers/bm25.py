@@ -44,10 +44,13 @@ from whoosh.scoring import BM25F
 
 from labeller.core.cache import mac, private_subfolder, read_untrusted
 from labeller.core.chunkers import Chunk, chunker_spec
+from labeller.core.project import Project
 from labeller.errors import InvalidInput
 from labeller.eval.analysis import Analyzer, get_analyzer
+from labeller.eval.chunkset import ChunkSet
 from labeller.eval.retrievers.base import Hit, Progress, top_k
 from labeller.eval.retrievers.postings import PostingScorer
+from labeller.io import parse_json
 
 INDEX_FORMAT = "labeller-bm25-index-v1"
 MANIFEST = "labeller-index.json"
@@ -90,14 +93,14 @@ def distinct_chunks(chunks: list[Chunk]) -> list[Chunk]:
     return list(seen.values())
 
 
-def index_key(project, analyzer: Analyzer, chunks: list[Chunk]) -> dict:
+def index_key(project: Project, analyzer: Analyzer, chunks: list[Chunk]) -> dict:
     ids = hashlib.sha256("\n".join(c.chunk_id for c in chunks).encode("ascii")).hexdigest()
     return {"format": INDEX_FORMAT, "corpus_digest": project.corpus.digest, "chunker": chunker_spec(project.chunker),
             "chunker_version": project.chunker.version, "analyzer": analyzer.name, "chunk_ids_sha256": ids,
             "whoosh": whoosh.versionstring()}
 
 
-def foreign_index_key(project, analyzer: Analyzer, chunk_set) -> dict:
+def foreign_index_key(project: Project, analyzer: Analyzer, chunk_set: ChunkSet) -> dict:
     """A foreign chunking's index is a function of its digest (ids and ranges), the corpus
     (the fields' text) and how its fields were filled (``ChunkSet.fields``: a chunk file's
     by ``foreign_chunks``, another chunker's by that chunker)."""
@@ -105,8 +108,8 @@ def foreign_index_key(project, analyzer: Analyzer, chunk_set) -> dict:
             "fields": chunk_set.fields, "analyzer": analyzer.name, "whoosh": whoosh.versionstring()}
 
 
-def _foreign_slot(chunk_set, analyzer: Analyzer) -> str:
-    fields = hashlib.sha256(chunk_set.fields.encode("utf-8")).hexdigest()[:8]
+def _foreign_slot(chunk_set: ChunkSet, analyzer: Analyzer) -> str:
+    fields = hashlib.sha256((chunk_set.fields or "").encode("utf-8")).hexdigest()[:8]  # set: it is foreign
     return re.sub(r"[^A-Za-z0-9._-]", "_", f"chunks-{chunk_set.chunking.digest[:16]}-{fields}-{analyzer.name}")
 
 
@@ -148,7 +151,7 @@ def build_storage(chunks: list[Chunk], analyzer: Analyzer, progress: Progress | 
     return storage
 
 
-def _manifest_mac(secret: bytes, files: dict, key: dict) -> str:
+def _manifest_mac(secret: bytes, files: dict, key: object) -> str:  # key: as read, any JSON
     return mac(secret, INDEX_FORMAT.encode("ascii"),
                json.dumps({"files": files, "key": key}, sort_keys=True, ensure_ascii=True).encode("ascii"))
 
@@ -167,8 +170,8 @@ def load_storage(folder: Path, key: dict, secret: bytes) -> tuple[RamStorage | N
     if raw is None:
         return None, "corrupt" if os.path.lexists(manifest_path) else "missing"
     try:
-        manifest = json.loads(raw)
-    except ValueError:
+        manifest = parse_json(raw, str(manifest_path))  # guarded: a nesting bomb is corrupt, not a crash
+    except InvalidInput:
         return None, "corrupt"
     if not (isinstance(manifest, dict) and isinstance(manifest.get("files"), dict)
             and isinstance(manifest.get("mac"), str)
@@ -225,12 +228,12 @@ def save_storage(folder: Path, storage: RamStorage, key: dict, secret: bytes) ->
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _slot(project, analyzer: Analyzer) -> str:
+def _slot(project: Project, analyzer: Analyzer) -> str:
     raw = f"{chunker_spec(project.chunker)}-{analyzer.name}"
     return re.sub(r"[^A-Za-z0-9._-]", "_", raw)
 
 
-def cache_folder(project, slot: str) -> tuple[Path | None, bytes | None, str]:
+def cache_folder(project: Project, slot: str) -> tuple[Path | None, bytes | None, str]:
     """Where this index is cached and the secret that authenticates it, or None and why not.
 
     Only for a project with a disk cache (like its chunks, whose ``DigestCache`` holds the
@@ -267,21 +270,21 @@ class BM25Retriever:
         self._lock = threading.Lock()  # whoosh searchers are not safe to share between threads
 
     @classmethod
-    def build(cls, project, analyzer: Analyzer, weights: dict[str, float], progress: Progress | None = None,
-              chunk_set=None) -> "BM25Retriever":
+    def build(cls, project: Project, analyzer: Analyzer, weights: dict[str, float], progress: Progress | None = None,
+              chunk_set: ChunkSet | None = None) -> "BM25Retriever":
         """Load the verified cached index of this snapshot, or (re)build and cache it.
 
         A foreign chunking (``chunk_set``) is indexed the same way, its fields as
         ``foreign_chunks`` fills them, and cached under its own slot keyed by its digest."""
-        foreign = chunk_set is not None and chunk_set.foreign
-        chunks = distinct_chunks(chunk_set.chunks if foreign else project.all_chunks)
-        key = foreign_index_key(project, analyzer, chunk_set) if foreign else index_key(project, analyzer,
-                                                                                                 chunks)
-        slot = _foreign_slot(chunk_set, analyzer) if foreign else _slot(project, analyzer)
+        foreign = chunk_set if chunk_set is not None and chunk_set.foreign else None
+        chunks = distinct_chunks(foreign.chunks if foreign is not None else project.all_chunks)
+        key = foreign_index_key(project, analyzer, foreign) if foreign is not None else index_key(project, analyzer,
+                                                                                                  chunks)
+        slot = _foreign_slot(foreign, analyzer) if foreign is not None else _slot(project, analyzer)
         folder, secret, not_cached = cache_folder(project, slot)
         status = "memory"
         storage = None
-        if folder is not None:
+        if folder is not None and secret is not None:  # cache_folder gives both or neither
             storage, why = load_storage(folder, key, secret)
             if storage is not None:
                 try:
@@ -291,7 +294,7 @@ class BM25Retriever:
             status = f"built ({why})"
         storage = build_storage(chunks, analyzer, progress)
         status += not_cached
-        if folder is not None:
+        if folder is not None and secret is not None:
             try:
                 save_storage(folder, storage, key, secret)
             except OSError:
@@ -299,17 +302,18 @@ class BM25Retriever:
         return cls(chunks, storage, analyzer, weights, status)
 
     @classmethod
-    def for_project(cls, project, analyzer: str | None = None, weights: dict | None = None,
-                    progress: Progress | None = None, chunks=None) -> "BM25Retriever":
+    def for_project(cls, project: Project, analyzer: str | None = None, weights: dict | None = None,
+                    progress: Progress | None = None, chunks: ChunkSet | None = None) -> "BM25Retriever":
         """The project's retriever, built once per project, chunking and settings (the app
         searches often). ``chunks``: the ``ChunkSet`` scored (None: the project's chunks)."""
         an = get_analyzer(analyzer or project.config.eval.analyzer)
         w = field_weights(project.config.eval.field_weights if weights is None else weights)
         memo = _MEMO.setdefault(project, {})
-        foreign = chunks is not None and chunks.foreign
-        key = (an.name, tuple(sorted(w.items())), (chunks.chunking.digest, chunks.fields) if foreign else None)
+        foreign = chunks if chunks is not None and chunks.foreign else None
+        key = (an.name, tuple(sorted(w.items())),
+               (foreign.chunking.digest, foreign.fields) if foreign is not None else None)
         if key not in memo:
-            memo[key] = cls.build(project, an, w, progress, chunks if foreign else None)
+            memo[key] = cls.build(project, an, w, progress, foreign)
         return memo[key]
 
     def describe(self) -> dict:
@@ -374,7 +378,7 @@ class SearchHit:
     chunk: Chunk
 
 
-def search(project, query_text: str, limit: int = 20) -> list[SearchHit]:
+def search(project: Project, query_text: str, limit: int = 20) -> list[SearchHit]:
     """The app's search box: the eval's own index and analysis, so what an author finds is
     what the eval retrieves (Japanese queries find Japanese passages)."""
     r = BM25Retriever.for_project(project)

@@ -8,17 +8,21 @@ ranks become descending scores, and a chunk returned twice counts at its first r
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 from labeller.core.anchors import QuoteIndex
+from labeller.core.corpus import Corpus
 from labeller.errors import InvalidInput
+from labeller.eval.chunkset import ChunkSet
 from labeller.eval.retrievers.base import Hit
 
 
 class FunctionRetriever:
     name = "function"
 
-    def __init__(self, fn, chunks, corpus) -> None:
+    def __init__(self, fn: Callable[[str, int], Sequence[object]], chunks: ChunkSet, corpus: Corpus) -> None:
         self.fn = fn
-        self.chunks = chunks  # labeller.eval.chunkset.ChunkSet
+        self.chunks = chunks
         self.corpus = corpus
         self._index = QuoteIndex(corpus)
 

@@ -15,7 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from labeller.core.chunkers import chunker_spec
+from labeller.core.project import Project
 from labeller.errors import InvalidInput
+from labeller.eval.chunkset import ChunkSet
 from labeller.eval.retrievers.base import Hit, top_k, trec_order
 from labeller.io import atomic_write_text, read_regular_file
 
@@ -93,17 +95,17 @@ class RunFileRetriever:
         self.run = run
 
     @classmethod
-    def for_project(cls, project, path: Path | str, chunks=None) -> "RunFileRetriever":
+    def for_project(cls, project: Project, path: Path | str, chunks: ChunkSet | None = None) -> "RunFileRetriever":
         """Read the run and refuse docids that are not chunk ids of the chunking scored (the
         project's chunks, or ``chunks``, a foreign ``ChunkSet``): they mean the run was made
         over another chunking or corpus, and would silently score 0."""
         run = read_run(Path(path))
-        foreign = chunks is not None and chunks.foreign
-        known = chunks.positions.first if foreign else {c.chunk_id for c in project.all_chunks}
+        foreign = chunks if chunks is not None and chunks.foreign else None
+        known = foreign.positions.first if foreign is not None else {c.chunk_id for c in project.all_chunks}
         unknown = sorted((line, docid) for docid, line in run.first_line.items() if docid not in known)
         if unknown:
             line, docid = unknown[0]
-            where = (chunks.label if foreign else
+            where = (foreign.label if foreign is not None else
                      f"this corpus under {chunker_spec(project.chunker)}")
             raise InvalidInput(f"docid {docid!r} is not a chunk id of {where}; {len(unknown)} unknown docid(s) in "
                                "all. The run must use chunk ids of the same corpus and chunking.",
