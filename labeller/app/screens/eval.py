@@ -49,7 +49,7 @@ def _first_rank(row: dict) -> int | None:
 
 
 class EvalScreen(SessionScreen):
-    BINDINGS = [Binding("ctrl+r", "run_eval", "Run eval", show=True,
+    BINDINGS = [Binding("ctrl+r", "run_eval", "Run eval", show=True, id="eval.run",
                         tooltip="Run the eval of questions.jsonl as saved (BM25, the configured k and hit rule)")]
 
     def __init__(self, **kwargs) -> None:
