@@ -12,7 +12,7 @@ from __future__ import annotations
 from textual import events
 from textual.widgets import Footer
 
-CELL_WIDTH = 22  # columns per key: "^s Save", "f9 Corpus pane", a key's short word with room to spare
+CELL_WIDTH = 16  # columns per key: "^s Save", "del Delete question" folds to its key and first word
 
 
 class KeyBar(Footer):
@@ -20,12 +20,16 @@ class KeyBar(Footer):
     KeyBar {
         layout: grid;
         height: auto;
-        max-height: 4;
+        max-height: 5;
         grid-gutter: 0;
         grid-rows: 1;
     }
     KeyBar FooterKey {
-        width: 1fr;
+        width: 100%;
+    }
+    KeyBar FooterKey.-command-palette {
+        dock: none;
+        border-left: none;
     }
     """
 
