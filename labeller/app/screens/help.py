@@ -17,7 +17,7 @@ from textual.widgets import Static
 
 from labeller.app.screens.host import AppHost, BindingGroups
 from labeller.app.screens.spec import ModeSpec
-from labeller.app.settings import KEYMAP_FILE, config_dir
+from labeller.app.settings import KEYMAP_FILE
 
 
 class HelpScreen(ModalScreen[None]):
@@ -33,8 +33,8 @@ class HelpScreen(ModalScreen[None]):
                          classes="dialog-title")
             with VerticalScroll(id="help-scroll"):
                 yield Static(self._table(), id="help-keys")
-            yield Static(Text(f"Move a key: {config_dir() / KEYMAP_FILE} with [keymap] <id> = \"<keys>\"",
-                              style="dim"), id="help-keymap")
+            yield Static(Text(f"Move a key: [keymap] <id> = \"<keys>\" in $XDG_CONFIG_HOME/labeller/{KEYMAP_FILE} "
+                              f"(~/.config/labeller/{KEYMAP_FILE})", style="dim"), id="help-keymap")
 
     def _table(self) -> Table:
         table = Table(expand=True, box=None, show_edge=False, pad_edge=False, header_style="bold")
