@@ -71,7 +71,7 @@ def bundled(tmp_path):
 def _start_session(root: Path):
     """What the app does when it starts: open the project, chunk and index it, build every
     record, load the search index."""
-    from labeller.app.state import AuthoringSession
+    from labeller.app.session.session import AuthoringSession
 
     session = AuthoringSession.open(root)
     session.prepare()
