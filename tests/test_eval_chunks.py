@@ -130,7 +130,7 @@ def test_bm25_indexes_a_chunk_file_and_caches_it_by_digest(tmp_path, capsys):
     slots = [p.name for p in (root / ".labeller-cache" / "bm25").iterdir()]
     assert any(s.startswith(f"chunks-{expected.digest[:16]}-") for s in slots)
     from labeller.core.cache import DigestCache
-    cached = Project(load_config(root), DigestCache(load_config(root).cache_dir))
+    cached = Project(load_config(root), DigestCache(load_config(root).layout.cache_dir))
     again = BM25Retriever.for_project(cached, chunks=_chunk_set(root, chunk_file))
     assert again.cache_status == "loaded"
     rc, report2, _ = eval_json(root, capsys, "--chunks", str(chunk_file), "--write-run", str(tmp_path / "w.run"))
