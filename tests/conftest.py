@@ -52,6 +52,17 @@ def _private_user_dirs(tmp_path_factory):
         yield
 
 
+@pytest.fixture(autouse=True)
+def _fresh_app_settings():
+    """The app's remembered choices and keymap (``labeller.app.settings``) start empty in
+    every test: a theme one test switches to must not colour the next test's snapshot."""
+    from labeller.app.settings import KEYMAP_FILE, SETTINGS_FILE, config_dir
+
+    yield
+    for name in (KEYMAP_FILE, SETTINGS_FILE):
+        (config_dir() / name).unlink(missing_ok=True)
+
+
 @pytest.fixture
 def make_project(tmp_path):
     def factory(docs, questions=(), toml=None, name="proj") -> Project:

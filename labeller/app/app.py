@@ -14,6 +14,7 @@ the rebuild of the golden set, and quitting without losing anything.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, Iterable, cast
 
@@ -23,10 +24,11 @@ from textual.keys import format_key
 from textual.screen import ModalScreen, Screen
 
 from labeller.app.journal import JournalError
+from labeller.app.settings import load_keymap, load_settings, save_settings
 from labeller.app.screens.modes import SCREENS
-from labeller.app.screens.author import AuthorScreen
 from labeller.app.screens.base import SessionScreen
 from labeller.app.screens.dialogs import conflict_dialog, quit_dialog, restore_dialog
+from labeller.app.screens.host import BindingGroups
 from labeller.app.session.saving import SaveOutcome
 from labeller.app.session.session import AuthoringSession
 from labeller.app.widgets.locators import LocatorTable
@@ -44,31 +46,44 @@ if TYPE_CHECKING:  # imported where the watcher starts, not at start-up
 _GLOBAL_ACTIONS = {"switch_mode", "open_screen", "save", "new_question", "reload_corpus", "undo", "redo"}
 
 
+TREE_MIN_WIDTH = 120  # columns: narrower, and the corpus pane is hidden unless shown by the toggle key
+
+
 class LabellerApp(App):
     CSS_PATH = "labeller.tcss"
     TITLE = "labeller"
     MODES = {m.name: m.screen for m in SCREENS if m.is_mode}
     DEFAULT_MODE = next(iter(MODES))
+    # below this width the corpus pane collapses (unless the author chose; the toggle key)
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (TREE_MIN_WIDTH, "-wide")]
     BINDINGS = [
-        *[Binding(m.key, m.action, m.title, priority=True, tooltip=m.help) for m in SCREENS],
-        Binding("ctrl+s", "save", "Save", priority=True,
+        *[Binding(m.key, m.action, m.title, priority=True, tooltip=m.help, id=f"go.{m.name}") for m in SCREENS],
+        Binding("ctrl+s", "save", "Save", priority=True, id="app.save",
                 tooltip="Write questions.jsonl; rebuild the golden set and manifest if every label resolves"),
-        Binding("ctrl+z", "undo", "Undo", priority=True, id="undo",
+        Binding("ctrl+z", "undo", "Undo", priority=True, id="app.undo",
                 tooltip="Undo the last change to the golden set (edits, locators, suggestions, deletes, restores)"),
-        Binding("ctrl+shift+z,ctrl+y", "redo", "Redo", priority=True, id="redo", show=False,
+        Binding("ctrl+shift+z,ctrl+y", "redo", "Redo", priority=True, id="app.redo", show=False,
                 tooltip="Redo the last undone change"),
-        Binding("ctrl+n", "new_question", "New question", priority=True, show=False,
+        Binding("ctrl+n", "new_question", "New question", priority=True, show=False, id="app.new_question",
                 tooltip="Create a question with a fresh id and open it"),
-        Binding("ctrl+t", "toggle_dark", "Light/dark theme", show=False,
-                tooltip="Switch between the dark and the light theme"),
-        Binding("ctrl+q", "quit", "Quit", priority=True, show=False,
+        Binding("f9", "toggle_tree", "Toggle the corpus pane", show=False, id="app.toggle_tree",
+                tooltip="Show or hide the corpus pane (files and search); remembered"),
+        Binding("ctrl+t", "toggle_dark", "Toggle light/dark theme", show=False, id="app.toggle_theme",
+                tooltip="Switch between the dark and the light theme (remembered)"),
+        Binding("ctrl+q", "quit", "Quit", priority=True, show=False, id="app.quit",
                 tooltip="Quit (unsaved edits stay in the journal and are offered next time)"),
     ]
 
     def __init__(self, session: AuthoringSession, *, watch_corpus: bool = True, **kwargs) -> None:
         """``watch_corpus=False`` (tests, screenshots) leaves the corpus to ``check_corpus``
-        and the check before every rebuild, so nothing happens on a clock."""
+        and the check before every rebuild, so nothing happens on a clock.
+
+        Reads the user's keymap first: an unknown binding id there is an ``InvalidInput``
+        (exit 2) before anything is shown."""
+        keymap = load_keymap(binding_ids())
         super().__init__(**kwargs)
+        self.keymap = keymap
+        self.settings, self._settings_problem = load_settings()
         self.session = session
         self.watch_corpus = watch_corpus
         self._stop_watching: threading.Event | None = None
@@ -79,6 +94,13 @@ class LabellerApp(App):
     # -- start: journal, then the heavy loading in a worker ----------------------------------
 
     def on_mount(self) -> None:
+        self.set_keymap(self.keymap)
+        if self._settings_problem:
+            self.notify(visible_line(self._settings_problem), severity="warning", timeout=10, markup=False)
+        if self.settings.theme in self.available_themes:
+            self.theme = self.settings.theme
+        self._show_tree_choice()
+        self.theme_changed_signal.subscribe(self, self._theme_changed)
         if self.watch_corpus:
             self._start_watching()
         try:
@@ -139,8 +161,39 @@ class LabellerApp(App):
             if isinstance(screen, SessionScreen):
                 screen.refresh_from_session()
 
-    def help_groups(self) -> list[tuple[str, list[tuple[str, str]]]]:
-        return binding_groups()
+    def help_groups(self) -> BindingGroups:
+        return binding_groups(self.keymap, with_ids=True)
+
+    # -- remembered choices: theme, corpus pane ---------------------------------------------
+
+    def _remember(self, **changes) -> None:
+        self.settings = replace(self.settings, **changes)
+        try:
+            save_settings(self.settings)
+        except OSError as exc:
+            self.notify(visible_line(f"settings not saved: {exc}"), severity="warning", markup=False)
+
+    def _theme_changed(self, theme) -> None:
+        if theme.name != self.settings.theme:
+            self._remember(theme=theme.name)
+
+    def _show_tree_choice(self) -> None:
+        """The app's classes say the author's choice; the stylesheet applies it over the
+        width rule (``-narrow`` on each screen)."""
+        self.set_class(self.settings.tree == "shown", "-tree-shown")
+        self.set_class(self.settings.tree == "hidden", "-tree-hidden")
+
+    def action_toggle_tree(self) -> None:
+        """Flip the corpus pane from what is on screen now, and remember that choice."""
+        shown = {"shown": True, "hidden": False}.get(self.settings.tree, self.size.width >= TREE_MIN_WIDTH)
+        self._remember(tree="hidden" if shown else "shown")
+        self._show_tree_choice()
+        self.notify("corpus pane " + ("hidden" if shown else "shown") + f" ({key_display(self.key_for('app.toggle_tree'))} "
+                    "toggles it)")
+
+    def key_for(self, binding_id: str) -> str:
+        """The key(s) of a binding as the author's keymap has them."""
+        return self.keymap.get(binding_id) or next(b.key for _, b in scoped_bindings() if b.id == binding_id)
 
     def status_line(self) -> str:
         s = self.session
@@ -336,22 +389,23 @@ class LabellerApp(App):
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
+        # every app-wide binding by its name, with its key as the keymap has it
         for m in SCREENS:
-            yield SystemCommand(m.command, f"{m.help} ({m.key})", partial(self.run_action, m.action))
-        yield SystemCommand("Save", "Write questions.jsonl and rebuild the golden set (ctrl+s)", self.action_save)
-        yield SystemCommand("New question", "Create a record with a fresh id (ctrl+n)", self.action_new_question)
-        yield SystemCommand("Toggle light/dark theme", "Switch between the dark and the light theme (ctrl+t)",
-                            self.action_toggle_dark)
+            yield SystemCommand(m.command, f"{m.help} ({key_display(self.key_for(f'go.{m.name}'))})",
+                                partial(self.run_action, m.action))
+        for binding in _own_bindings(LabellerApp):
+            if binding.id.startswith("go."):
+                continue
+            yield SystemCommand(binding.description, f"{binding.tooltip} ({key_display(self.key_for(binding.id))})",
+                                partial(self.run_action, binding.action))
         yield SystemCommand("Reload corpus", "Read the corpus again after editing it, and re-resolve every label",
                             self.action_reload_corpus)
-        yield SystemCommand("Undo", "Undo the last change to the golden set (ctrl+z)", self.action_undo)
-        yield SystemCommand("Redo", "Redo the last undone change (ctrl+shift+z / ctrl+y)", self.action_redo)
-        if isinstance(screen, AuthorScreen):
-            for binding in AuthorScreen.BINDINGS:
-                if binding.action.startswith("focus_document"):
-                    continue
-                yield SystemCommand(binding.description, f"{key_display(binding.key)} in the editor",
-                                    partial(screen.run_action, binding.action))
+        # and the keys of the screen on top (the editor's nudges, the eval's run, ...)
+        for binding in _own_bindings(type(screen)):
+            if binding.action.startswith(("focus_document", "dismiss")):
+                continue
+            yield SystemCommand(binding.description, f"{key_display(self.key_for(binding.id))} on this screen",
+                                partial(screen.run_action, binding.action))
 
 
 def key_display(key: str) -> str:
@@ -373,16 +427,32 @@ def _own_bindings(cls) -> list[Binding]:
     return found
 
 
-def binding_groups() -> list[tuple[str, list[tuple[str, str]]]]:
-    """Every key of the app by where it applies: for the help screen and the README table."""
-    groups = [("everywhere", [(key_display(b.key), b.tooltip or b.description) for b in _own_bindings(LabellerApp)]
-               + [(key_display(App.COMMAND_PALETTE_BINDING), "Command palette: every action by name"),
-                  ("tab / shift+tab", "Move between fields")])]
+def scoped_bindings() -> list[tuple[str, Binding]]:
+    """Every binding of the app with where it applies, in the help screen's order."""
+    found = [("everywhere", b) for b in _own_bindings(LabellerApp)]
     for m in SCREENS:
-        rows = [(key_display(b.key), b.tooltip or b.description) for b in _own_bindings(m.screen)]
-        if rows:
-            groups.append((f"{m.title} ({m.key})", rows))
+        found += [(f"{m.title} ({m.key})", b) for b in _own_bindings(m.screen)]
     for where, cls in (("question list", QuestionTable), ("locator list", LocatorTable)):
-        groups.append((where, [(key_display(b.key), b.tooltip or b.description) for b in _own_bindings(cls)]))
-    groups.append(("dialogs", [("esc", "Cancel"), ("enter", "Press the focused button")]))
-    return groups
+        found += [(where, b) for b in _own_bindings(cls)]
+    return found
+
+
+def binding_ids() -> set[str]:
+    """The ids a keymap file may name."""
+    return {b.id for _, b in scoped_bindings() if b.id}
+
+
+def binding_groups(keymap: dict[str, str] | None = None, *, with_ids: bool = False) -> list:
+    """Every key of the app by where it applies (keys as ``keymap`` remaps them): rows of
+    (key, what it does) for the README table, plus the binding's id for the help screen."""
+    keymap = keymap or {}
+    groups: dict[str, list] = {}
+    for where, b in scoped_bindings():
+        row = (key_display(keymap.get(b.id, b.key)), b.tooltip or b.description)
+        groups.setdefault(where, []).append(row + (b.id or "",) if with_ids else row)
+    fixed = [(key_display(App.COMMAND_PALETTE_BINDING), "Command palette: every action by name"),
+             ("tab / shift+tab", "Move between fields")]
+    groups["everywhere"] += [row + ("",) if with_ids else row for row in fixed]
+    dialogs = [("esc", "Cancel"), ("enter", "Press the focused button")]
+    groups["dialogs"] = [row + ("",) if with_ids else row for row in dialogs]
+    return list(groups.items())

@@ -16,7 +16,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.content import Content
 from textual.containers import VerticalScroll
-from textual.widgets import Footer, Header, Input, Static, TabbedContent, TabPane
+from textual.widgets import Header, Input, Static, TabbedContent, TabPane
 
 from labeller.app.screens.ask import Ask
 from labeller.app.screens.base import LatestOnly, SessionScreen
@@ -32,6 +32,7 @@ from labeller.app.widgets.locators import LocatorForm, LocatorTable
 from labeller.app.widgets.preview import PreviewPanel
 from labeller.app.widgets.markup import visible_line
 from labeller.app.widgets.question_form import QuestionForm
+from labeller.app.widgets.key_bar import KeyBar
 from labeller.core.anchors import fold_quote
 
 SEARCH_HITS = 20
@@ -46,18 +47,18 @@ LEGEND = Content.from_markup(
 
 class AuthorScreen(SessionScreen):
     BINDINGS = [
-        Binding("ctrl+l", "add_locator", "Add locator", show=True, tooltip="Add a locator to the question"),
-        Binding("ctrl+g", "accept_suggestion", "Accept", show=True,
+        Binding("ctrl+l", "add_locator", "Add locator", show=True, id="author.add_locator", tooltip="Add a locator to the question"),
+        Binding("ctrl+g", "accept_suggestion", "Accept", show=True, id="author.accept_suggestion",
                 tooltip="Accept the highlighted suggestion (nearest passage, unique extension, section)"),
-        Binding("ctrl+b", "next_broken", "Next broken label", show=False,
+        Binding("ctrl+b", "next_broken", "Next broken label", show=False, id="author.next_broken",
                 tooltip="Open the next record whose label is refused (stale ones first)"),
-        Binding("ctrl+f", "focus_search", "Search", show=True,
+        Binding("ctrl+f", "focus_search", "Search", show=True, id="author.search",
                 tooltip="Search the corpus (the eval's BM25 index); Enter on a hit opens it"),
-        Binding("left_square_bracket", "nudge('grow_start')", "Quote: add a word at the start", show=False),
-        Binding("left_curly_bracket", "nudge('shrink_start')", "Quote: drop the first word", show=False),
-        Binding("right_curly_bracket", "nudge('shrink_end')", "Quote: drop the last word", show=False),
-        Binding("right_square_bracket", "nudge('grow_end')", "Quote: add a word at the end", show=False),
-        Binding("escape", "focus_document", "Document", show=False,
+        Binding("left_square_bracket", "nudge('grow_start')", "Quote: add a word at the start", show=False, id="author.grow_start"),
+        Binding("left_curly_bracket", "nudge('shrink_start')", "Quote: drop the first word", show=False, id="author.shrink_start"),
+        Binding("right_curly_bracket", "nudge('shrink_end')", "Quote: drop the last word", show=False, id="author.shrink_end"),
+        Binding("right_square_bracket", "nudge('grow_end')", "Quote: add a word at the end", show=False, id="author.grow_end"),
+        Binding("escape", "focus_document", "Document", show=False, id="author.document",
                 tooltip="Focus the document view (where the nudge keys work)"),
         Binding("alt+q", "jump('#form-query')", "Query", show=False, id="author.jump-query",
                 tooltip="Jump to the query field"),
@@ -120,7 +121,7 @@ class AuthorScreen(SessionScreen):
             yield Static("[b]⚠ the query copies the wording of its answer[/b]", id="copy-warning")
             yield PreviewPanel(id="preview")
             yield Static(LEGEND, id="legend")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.query_one("#locators", LocatorTable).border_title = "locators"

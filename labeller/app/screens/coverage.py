@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from textual.app import ComposeResult
-from textual.widgets import Footer, Header
+from textual.widgets import Header
 
 from labeller.app.screens.base import LatestOnly, SessionScreen
 from labeller.app.screens.spec import ModeSpec
 from labeller.app.widgets.coverage import CoverageView
 from labeller.app.widgets.markup import visible_line
+from labeller.app.widgets.key_bar import KeyBar
 
 
 class CoverageScreen(SessionScreen):
@@ -19,7 +20,7 @@ class CoverageScreen(SessionScreen):
     def compose(self) -> ComposeResult:
         yield Header()
         yield CoverageView(id="coverage")
-        yield Footer()
+        yield KeyBar()
 
     def refresh_from_session(self) -> None:
         if self.is_mounted and self.session.ready:

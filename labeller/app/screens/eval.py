@@ -20,7 +20,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import (Button, DataTable, Footer, Header, Input, ProgressBar, Static, TabbedContent,
+from textual.widgets import (Button, DataTable, Header, Input, ProgressBar, Static, TabbedContent,
                              TabPane)
 from textual_plotext import PlotextPlot
 
@@ -30,6 +30,7 @@ from labeller.app.screens.host import AppHost
 from labeller.app.screens.spec import ModeSpec
 from labeller.app.session.drilldown import drill_down, leak_places, result_age, run_eval
 from labeller.app.session.structure import structure_styles
+from labeller.app.widgets.key_bar import KeyBar
 from labeller.app.widgets.document_view import DocumentView, Mark
 from labeller.app.widgets.markup import fmt, visible_line
 from labeller.display import safe_line
@@ -85,9 +86,9 @@ def refusal_lines(exc: Exception) -> Content:
 
 
 class EvalScreen(SessionScreen):
-    BINDINGS = [Binding("ctrl+r", "run_eval", "Run eval", show=True,
+    BINDINGS = [Binding("ctrl+r", "run_eval", "Run eval", show=True, id="eval.run",
                         tooltip="Run the eval of questions.jsonl as saved (BM25, the configured k and hit rule)"),
-                Binding("ctrl+o", "open_chunks", "Open chunk file", show=True,
+                Binding("ctrl+o", "open_chunks", "Open chunk file", show=True, id="eval.open_chunks",
                         tooltip="Name a chunk file (SPEC §10 JSONL); enter runs the eval over that chunking")]
 
     DEFAULT_CSS = """
@@ -123,7 +124,7 @@ class EvalScreen(SessionScreen):
                 yield Static("", id="eval-diagnostics")
             with TabPane("Chunkers", id="tab-chunkers"):
                 yield ChunkersView(lambda: self.session.project, self.session.config.eval.shipped_k, id="chunkers")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.query_one("#eval-metrics", DataTable).add_columns("metric", "chunk level", "document level")
@@ -360,7 +361,7 @@ class DrillDownScreen(Screen):
                                  classes="drill-head")
                     yield Static(Content(visible_line(" ".join(r.chunk.text.split()))[:SNIPPET_CHARS]),
                                  classes="drill-text")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.sub_title = visible_line(f"{self.drill.query_id}: gold spans vs. the top {len(self.drill.retrieved)}")
@@ -396,7 +397,7 @@ class LeakScreen(Screen):
                 yield Static(fmt("[$warning]⚠ from an eval older than the golden set: $why[/]",
                                  why="; ".join(self.age)) if self.age else "", id="leak-age")
                 yield Static("", id="leak-queries")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         session = cast(AppHost, self.app).session

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 if TYPE_CHECKING:
     from labeller.app.session.session import AuthoringSession
 
-BindingGroups = list[tuple[str, list[tuple[str, str]]]]  # (where, [(key, what it does)])
+BindingGroups = list[tuple[str, list[tuple[str, str, str]]]]  # (where, [(key, what it does, binding id)])
 
 
 class AppHost(Protocol):

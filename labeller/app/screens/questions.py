@@ -5,19 +5,20 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.content import Content
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import DataTable, Header, Static
 
 from labeller.app.screens.base import SessionScreen
 from labeller.app.screens.dialogs import confirm_dialog
 from labeller.app.screens.spec import ModeSpec
 from labeller.app.widgets.question_list import FilterBar, QuestionTable
 from labeller.app.widgets.markup import fmt, fmt_block
+from labeller.app.widgets.key_bar import KeyBar
 
 
 class QuestionsScreen(SessionScreen):
     BINDINGS = [
-        Binding("slash", "focus_filter", "Filter", show=True, tooltip="Filter the list by words"),
-        Binding("delete", "delete_question", "Delete question", show=True,
+        Binding("slash", "focus_filter", "Filter", show=True, id="questions.filter", tooltip="Filter the list by words"),
+        Binding("delete", "delete_question", "Delete question", show=True, id="questions.delete",
                 tooltip="Delete the highlighted question (leaves the file on the next save)"),
     ]
 
@@ -27,7 +28,7 @@ class QuestionsScreen(SessionScreen):
         yield QuestionTable(id="questions")
         yield Static("", id="question-detail")
         yield Static("", id="status-line")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.query_one(QuestionTable).focus()

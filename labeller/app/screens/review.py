@@ -23,10 +23,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Footer, Input, Static, TextArea
+from textual.widgets import Input, Static, TextArea
 
 from labeller.app.screens.host import AppHost
 from labeller.app.screens.spec import ModeSpec
+from labeller.app.widgets.key_bar import KeyBar
 from labeller.core.build import RecordResult, resolve_record
 from labeller.core.models import Question
 from labeller.core.project import Project
@@ -228,7 +229,7 @@ class RecordEditor(ModalScreen[Question | None]):
             yield TextArea(json.dumps(self.record, ensure_ascii=False, indent=2), id="ed-text",
                            show_line_numbers=True)
             yield Static("", id="ed-error")
-            yield Footer()
+            yield KeyBar()
 
     def action_save(self) -> None:
         error = self.query_one("#ed-error", Static)
@@ -285,12 +286,12 @@ class ReviewScreen(RecordPager):
     ReviewScreen #rv-body { height: 1fr; padding: 0 1; }
     """
     BINDINGS = [
-        Binding("a", "accept", "Accept"),
-        Binding("f", "flag", "Flag"),
-        Binding("e", "edit", "Edit", tooltip="Edit the record (from the app: opens it in the live editor)"),
-        Binding("n,right", "next", "Next"),
-        Binding("p,left", "prev", "Prev"),
-        Binding("q,escape", "close", "Close"),
+        Binding("a", "accept", "Accept", id="review.accept"),
+        Binding("f", "flag", "Flag", id="review.flag"),
+        Binding("e", "edit", "Edit", id="review.edit", tooltip="Edit the record (from the app: opens it in the live editor)"),
+        Binding("n,right", "next", "Next", id="review.next"),
+        Binding("p,left", "prev", "Prev", id="review.prev"),
+        Binding("q,escape", "close", "Close", id="review.close"),
     ]
 
     def __init__(self, project: Project, record_ids: list[str], reviewer: str, *, live_editor: bool = False) -> None:
@@ -311,7 +312,7 @@ class ReviewScreen(RecordPager):
         yield Static(id="rv-head")
         with VerticalScroll(id="rv-body"):
             yield Static(id="rv-record")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.reload()

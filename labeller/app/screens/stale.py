@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.content import Content
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import DataTable, Header, Static
 
 from labeller.app.screens.base import SessionScreen
 from labeller.app.screens.spec import ModeSpec
 from labeller.app.widgets.question_list import status_text
 from labeller.app.widgets.markup import fmt
+from labeller.app.widgets.key_bar import KeyBar
 from labeller.display import safe_line
 
 
@@ -23,7 +24,7 @@ class StaleScreen(SessionScreen):
         yield Static("", id="stale-summary")
         yield DataTable(id="broken", cursor_type="row", zebra_stripes=True)
         yield Static("", id="broken-detail")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         table = self.query_one("#broken", DataTable)

@@ -77,6 +77,15 @@ class SearchPanel(Vertical):
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
+        self._to_hits()
+
+    def key_down(self, event) -> None:
+        """↓ in the search box goes on to the hits (where Enter opens one)."""
+        if isinstance(self.screen.focused, Input):
+            event.stop()
+            self._to_hits()
+
+    def _to_hits(self) -> None:
         hits = self.query_one(OptionList)
         if hits.option_count:
             hits.focus()

@@ -17,7 +17,7 @@ from labeller.display import safe_line
 class LocatorTable(DataTable):
     """One row per locator; the highlighted row is the locator being edited."""
 
-    BINDINGS = [Binding("delete", "remove", "Remove locator", show=True, tooltip="Remove the highlighted locator")]
+    BINDINGS = [Binding("delete", "remove", "Remove locator", show=True, id="locator_list.remove", tooltip="Remove the highlighted locator")]
 
     class Chosen(Message):
         def __init__(self, index: int) -> None:

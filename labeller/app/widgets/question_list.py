@@ -57,15 +57,40 @@ class FilterBar(Horizontal):
         event.stop()
         self.post_message(self.Changed(self.filter))
 
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.action_to_list()
+
+    def key_down(self, event) -> None:
+        """↓ in the filter box goes on to the list it filters (the Selects keep ↓ for themselves)."""
+        if isinstance(self.screen.focused, Input):
+            event.stop()
+            self.action_to_list()
+
+    def action_to_list(self) -> None:
+        self.screen.focus_next(DataTable)
+
     def on_select_changed(self, event: Select.Changed) -> None:
         event.stop()
         self.post_message(self.Changed(self.filter))
 
 
-class QuestionTable(DataTable):
-    """id, status, review, hop, split, query; Enter (or a click) opens the record."""
+SORTS = ("file order", "id", "status", "review", "hop", "split", "query")  # what the sort key cycles through
 
-    BINDINGS = [Binding("enter", "open", "Open", show=True, tooltip="Open the question in the editor")]
+
+def _sort_value(value):
+    """A cell as a sort key: numbers as numbers, anything else (Rich Text too) by its text."""
+    return (0, value, "") if isinstance(value, int) else (1, 0, str(value).casefold())
+
+
+class QuestionTable(DataTable):
+    """id, status, review, hop, split, query; Enter (or a click) opens the record;
+    ``s`` sorts by the next column (then back to the file's order)."""
+
+    BINDINGS = [Binding("enter", "open", "Open", show=True, id="question_list.open",
+                        tooltip="Open the question in the editor"),
+                Binding("s", "cycle_sort", "Sort", show=True, id="question_list.sort",
+                        tooltip="Sort by the next column: id, status, review, hop, split, query, file order")]
 
     class Opened(Message):
         def __init__(self, record_id: str) -> None:
@@ -74,6 +99,8 @@ class QuestionTable(DataTable):
 
     def __init__(self, **kwargs) -> None:
         super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)
+        self.sort_by = SORTS[0]
+        self._shown: tuple = ([], set(), {})
 
     def on_mount(self) -> None:
         # status before the query, so a long query never pushes it off screen
@@ -90,15 +117,37 @@ class QuestionTable(DataTable):
         previous one if it was the last): never back to the first row, where the next
         Delete + Enter would remove a record nobody pointed at."""
         keep, keep_row = self.current_id, self.cursor_row
+        self._shown = (rows, dirty, reviews)
         self.clear()
         for draft, status in rows:
             rid = draft.id + (" *" if draft.id in dirty else "")
             self.add_row(safe_line(rid), status_text(status), reviews.get(draft.id, ""), draft.hop, draft.split or "",
                          safe_line(draft.query[:120]), key=draft.id)
+        self._apply_sort()
         if keep is not None and keep in self.rows:
             self.move_cursor(row=self.get_row_index(keep))
         elif keep is not None and self.row_count:
             self.move_cursor(row=min(keep_row, self.row_count - 1))
+
+    def _apply_sort(self) -> None:
+        for key, column in self.columns.items():
+            name = str(key.value)
+            column.label = Text(name + (" ▲" if name == self.sort_by else ""))
+        if self.sort_by != SORTS[0]:
+            self.sort(self.sort_by, key=_sort_value)
+        self.refresh()
+
+    def action_cycle_sort(self) -> None:
+        """Sort by the next column, the cursor staying on its record."""
+        keep = self.current_id
+        self.sort_by = SORTS[(SORTS.index(self.sort_by) + 1) % len(SORTS)]
+        if self.sort_by == SORTS[0]:
+            self.show(*self._shown)  # the file's order: lay the rows out again as given
+        else:
+            self._apply_sort()
+        if keep is not None and keep in self.rows:
+            self.move_cursor(row=self.get_row_index(keep))
+        self.notify(f"sorted by {self.sort_by}", timeout=2)
 
     @property
     def current_id(self) -> str | None:

@@ -1,0 +1,108 @@
+"""The user's own files for the app: the keymap (``keymap.toml``) and the remembered
+choices (``settings.json``), both under ``$XDG_CONFIG_HOME/labeller/``.
+
+User-level, not in the project, because keys and looks belong to the person at the
+keyboard, not to the golden set (Posting and Harlequin keep theirs the same way). The
+keymap maps a binding's id (F1 lists them) to its keys; an id the app does not have is
+refused with the file's name, so a typo never silently leaves a key unbound. The
+settings are preferences only: an unreadable file is reported and the defaults are used,
+and every write is atomic.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from labeller.errors import InvalidInput
+from labeller.io import atomic_write_text
+
+KEYMAP_FILE = "keymap.toml"
+SETTINGS_FILE = "settings.json"
+MAX_USER_FILE_BYTES = 64 * 1024
+TREE_CHOICES = ("auto", "shown", "hidden")  # auto: the corpus pane collapses on narrow terminals
+
+
+def config_dir() -> Path:
+    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    return Path(base) / "labeller"
+
+
+def _read_text(path: Path, what: str) -> str | None:
+    """The file's text, None when it does not exist; bounded, UTF-8."""
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read(MAX_USER_FILE_BYTES + 1)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise InvalidInput(f"cannot read the {what}: {exc.strerror}", path=str(path)) from None
+    if len(raw) > MAX_USER_FILE_BYTES:
+        raise InvalidInput(f"the {what} is over {MAX_USER_FILE_BYTES} bytes", path=str(path))
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InvalidInput(f"the {what} is not valid UTF-8 at byte {exc.start}", path=str(path)) from None
+
+
+def load_keymap(known_ids: set[str], path: Path | None = None) -> dict[str, str]:
+    """``[keymap]`` of keymap.toml: binding id -> keys (``"ctrl+w"``, ``"f9,ctrl+o"``).
+
+    Refuses (``InvalidInput``, exit 2) an unknown id, a value that is not a non-empty
+    string, any other top-level key, and a file TOML cannot read."""
+    path = path or config_dir() / KEYMAP_FILE
+    text = _read_text(path, "keymap file")
+    if text is None:
+        return {}
+    try:
+        data = tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, RecursionError) as exc:
+        raise InvalidInput(f"cannot parse the keymap file: {exc}", path=str(path)) from None
+    extra = sorted(set(data) - {"keymap"})
+    if extra:
+        raise InvalidInput(f"unknown key(s) {', '.join(extra)}: the file holds one [keymap] table", path=str(path))
+    table = data.get("keymap", {})
+    if not isinstance(table, dict):
+        raise InvalidInput("[keymap] must be a table of binding id = \"keys\"", path=str(path))
+    unknown = sorted(set(table) - known_ids)
+    if unknown:
+        raise InvalidInput(f"[keymap] unknown binding id(s): {', '.join(unknown)} (F1 lists each key's id; "
+                           f"known: {', '.join(sorted(known_ids))})", path=str(path))
+    for binding_id, keys in table.items():
+        if not isinstance(keys, str) or not keys.strip() or any(not k.strip() for k in keys.split(",")):
+            raise InvalidInput(f"[keymap] {binding_id}: keys must be a string such as \"ctrl+w\" or \"f9,ctrl+o\"",
+                               path=str(path))
+    return {binding_id: keys.replace(" ", "") for binding_id, keys in sorted(table.items())}
+
+
+@dataclass(frozen=True)
+class Settings:
+    theme: str | None = None  # a Textual theme name; None = Textual's default
+    tree: str = "auto"  # one of TREE_CHOICES
+
+
+def load_settings(path: Path | None = None) -> tuple[Settings, str | None]:
+    """The remembered settings and, when the file was unusable, why (defaults are used then)."""
+    path = path or config_dir() / SETTINGS_FILE
+    try:
+        text = _read_text(path, "settings file")
+        if text is None:
+            return Settings(), None
+        data = json.loads(text)
+    except (InvalidInput, ValueError, RecursionError) as exc:
+        return Settings(), f"{path}: {exc}; using the default settings"
+    if not isinstance(data, dict):
+        return Settings(), f"{path}: not a JSON object; using the default settings"
+    theme = data.get("theme")
+    tree = data.get("tree", "auto")
+    if (theme is not None and not isinstance(theme, str)) or tree not in TREE_CHOICES:
+        return Settings(), f"{path}: theme must be a name, tree one of {', '.join(TREE_CHOICES)}; using the defaults"
+    return Settings(theme=theme, tree=tree), None
+
+
+def save_settings(settings: Settings, path: Path | None = None) -> None:
+    path = path or config_dir() / SETTINGS_FILE
+    atomic_write_text(path, json.dumps(asdict(settings), sort_keys=True, indent=2) + "\n")
