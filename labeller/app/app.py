@@ -41,6 +41,8 @@ from labeller.errors import LabellerError
 if TYPE_CHECKING:  # imported where the watcher starts, not at start-up
     import threading
 
+    from labeller.app.screens.author import AuthorScreen
+
 
 # Actions a modal dialog must not be interrupted by.
 _GLOBAL_ACTIONS = {"switch_mode", "open_screen", "save", "new_question", "reload_corpus", "undo", "redo"}
@@ -216,7 +218,7 @@ class LabellerApp(App):
         """Open a record in the authoring workspace (switching to it)."""
         self.current = (record_id, index)
         if self.current_mode == "author":
-            cast(AuthorScreen, self.screen).open_record(record_id, index)
+            cast("AuthorScreen", self.screen).open_record(record_id, index)
         else:
             self.switch_mode("author")
 
