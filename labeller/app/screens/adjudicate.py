@@ -89,6 +89,7 @@ class AdjudicateScreen(RecordPager):
         if not self.record_ids:
             return None
         q = self.questions.get(self.record_ids[self.index])
+        assert self.annotations is not None, "reload() runs on mount and reads the annotations"
         b = self.annotations.get(self.record_ids[self.index])
         return None if q is None or b is None else (q, b)
 
@@ -111,6 +112,7 @@ class AdjudicateScreen(RecordPager):
             fmt = lambda x: "n/a" if x is None else f"{x:.2f}"  # noqa: E731
             head.append(f"char F1 {fmt(f1)}  kappa {fmt(kappa)}  chunk Jaccard {fmt(jac)}"
                         + ("  identical" if agr.exact_match else ""), style="dim")
+        assert self.review_log is not None, "reload() runs on mount and reads the review log"
         latest = self.review_log.latest(q.id)
         if latest is not None and latest.comment.startswith("adjudicated"):
             head.append_text(plain(f"\n{latest.comment} by {latest.reviewer} at {latest.timestamp}", "green"))
@@ -158,5 +160,11 @@ class AdjudicateScreen(RecordPager):
 
         self.app.push_screen(RecordEditor(f"New label for {q.id} (starts as A merged with B)", start.as_json(),
                                           q.id, save),
-                             lambda edited: edited is not None and (self.reload(), self.action_next()))
+                             self._after_edit)
+
+    def _after_edit(self, edited: Question | None) -> None:
+        """A saved new label: re-read, then move on to the next record."""
+        if edited is not None:
+            self.reload()
+            self.action_next()
 

@@ -87,10 +87,12 @@ class AnnotateScreen(Screen):
 
     def save(self, locators: list[Locator] | None) -> None:
         """Store this record's locators (None: not annotated) and write the file at once."""
+        record_id = self.record_id
+        assert record_id is not None, "the actions that save act on the record on screen"
         if locators is None:
-            self.annotations.records.pop(self.record_id, None)
+            self.annotations.records.pop(record_id, None)
         else:
-            self.annotations.set(self.record_id, locators)
+            self.annotations.set(record_id, locators)
         self.annotations.save()
         self.show()
 
@@ -204,6 +206,8 @@ class AnnotateScreen(Screen):
 
     def action_no_answer(self) -> None:
         """Mark "I found no answer" (toggle); a record that has locators keeps them."""
+        if self.record_id is None:
+            return  # no record on screen: nothing to mark
         locs = self.locators()
         if locs:
             self.notify("remove the locators first (d) to mark this record as having no answer", severity="warning")

@@ -182,17 +182,25 @@ class AuthorScreen(SessionScreen):
         self._request()
 
     def _update_title(self) -> None:
-        status, why = self.session.status(self.record_id)
+        record_id, _ = self._open()
+        status, why = self.session.status(record_id)
         if status == STATUS_PENDING and self.sub_title:
             return  # keep the last status until the record is resolved again: no flicker
-        dirty = " · unsaved" if self.session.is_dirty(self.record_id) else ""
-        title = visible_line(f"{self.record_id} · {status}{dirty}" + (f" · {why}" if why else ""))
+        dirty = " · unsaved" if self.session.is_dirty(record_id) else ""
+        title = visible_line(f"{record_id} · {status}{dirty}" + (f" · {why}" if why else ""))
         if title != self.sub_title:
             self.sub_title = title
 
     @property
     def draft(self) -> Draft | None:
         return self.session.drafts.get(self.record_id) if self.record_id else None
+
+    def _open(self) -> tuple[str, Draft]:
+        """The open record's id and draft, for the handlers that only run while one is open
+        (each entry point bails out on ``self.draft is None`` before it gets here)."""
+        record_id, draft = self.record_id, self.draft
+        assert record_id is not None and draft is not None, "no question is open"
+        return record_id, draft
 
     # -- resolution in workers ----------------------------------------------------------------
 
@@ -229,17 +237,18 @@ class AuthorScreen(SessionScreen):
             return
         if draft.id != self.record_id or index != self.active:
             return
-        current = self.draft.locators[index] if index < len(self.draft.locators) else None
+        _, open_draft = self._open()  # the id check above: the draft's record is the open one
+        current = open_draft.locators[index] if index < len(open_draft.locators) else None
         shown = self.preview
         if result.locator != current and shown is not None and shown.locator == current:
             return  # a late answer for an older keystroke: the one on screen is newer
         if result.pending and result.locator == current:
             if shown is not None and shown.locator == current and shown.refusal is not None and not shown.pending:
-                self._records.request(self.draft)
+                self._records.request(open_draft)
                 return  # the full refusal with its suggestions is already on screen (the query changed)
             self._suggestions.request(draft, index)
         elif result.locator == current:
-            self._records.request(self.draft)
+            self._records.request(open_draft)
         self.preview = result
         self.query_one(PreviewPanel).show(result, self.session.project.corpus, self._selected_start(),
                                           was=self._was(result.locator))
@@ -313,8 +322,8 @@ class AuthorScreen(SessionScreen):
                 mine = next((o for o in occs if o["char_start"] == self._selected_start()), occs[0])
                 target, reveal_at = mine["doc"], mine["char_start"]
             elif p.occurrences:
-                mine = next((o for o in p.occurrences if o[1] == self._selected_start()), p.occurrences[0])
-                target, reveal_at = mine[0], mine[1]
+                here = next((o for o in p.occurrences if o.start == self._selected_start()), p.occurrences[0])
+                target, reveal_at = here.doc, here.start
             elif p.places:
                 target, reveal_at = p.places[0][0], p.places[0][1]
             elif p.locator.doc in corpus:
@@ -384,26 +393,29 @@ class AuthorScreen(SessionScreen):
 
     def _set_active_locator(self, loc: LocatorDraft, *, reveal: bool, typed: bool = False) -> None:
         # typing into the locator is one undo step; a selection or a nudge is one step each
-        self.session.set_locator(self.record_id, self.active, loc, coalesce=typed)
+        record_id, _ = self._open()
+        self.session.set_locator(record_id, self.active, loc, coalesce=typed)
         self._reveal = reveal
-        self.query_one(LocatorTable).show(self.draft, self.statuses, self.active)
+        self.query_one(LocatorTable).show(self._open()[1], self.statuses, self.active)  # the new draft
         self._update_title()
         self._request()
 
     def on_locator_table_chosen(self, event: LocatorTable.Chosen) -> None:
         if event.index == self.active:
             return
+        record_id, draft = self._open()  # the table lists the open record's locators
         self.active = event.index
-        self.labeller.current = (self.record_id, self.active)
+        self.labeller.current = (record_id, self.active)
         self.anchor_hint = None
         self.preview = None
         self._reveal = True
-        self.query_one(LocatorForm).load(self.draft.locators[self.active])
+        self.query_one(LocatorForm).load(draft.locators[self.active])
         self._request()
 
     def on_locator_table_remove_requested(self, event: LocatorTable.RemoveRequested) -> None:
-        self.session.remove_locator(self.record_id, event.index)
-        self.active = max(0, min(self.active, len(self.draft.locators) - 1))
+        record_id, _ = self._open()  # the table lists the open record's locators
+        self.session.remove_locator(record_id, event.index)
+        self.active = max(0, min(self.active, len(self._open()[1].locators) - 1))  # the new draft
         self.anchor_hint = None
         self._load_record()
 
@@ -413,12 +425,14 @@ class AuthorScreen(SessionScreen):
             self.notify("open a question first (F2), or create one with ctrl+n", severity="warning")
             return
         with self.session.history.step():  # a selection on a record without locators: one undo step
+            record_id, _ = self._open()
             if not draft.locators:
-                self.session.add_locator(self.record_id)
+                self.session.add_locator(record_id)
                 self.active = 0
+                _, draft = self._open()  # drafts are immutable: adding the locator replaced it
             doc = self.session.project.corpus[event.doc_id]
             self.anchor_hint = (event.doc_id, trimmed_start(doc, event.start, event.end), event.end)
-            loc = self.session.locator_for_range(self.draft.locators[self.active], event.doc_id, event.start,
+            loc = self.session.locator_for_range(draft.locators[self.active], event.doc_id, event.start,
                                                  event.end)
             self.query_one(LocatorForm).load(loc)
             self._set_active_locator(loc, reveal=False)
@@ -439,14 +453,15 @@ class AuthorScreen(SessionScreen):
         view.reveal(place.start)
 
     def _accept(self, suggestion: dict) -> None:
-        old = self.draft.locators[self.active]
-        loc = self.session.apply_suggestion(self.record_id, self.active, suggestion)
-        self.was = (self.record_id, self.active, loc, old)
+        record_id, draft = self._open()  # suggestions are shown for the open record's locator
+        old = draft.locators[self.active]
+        loc = self.session.apply_suggestion(record_id, self.active, suggestion)
+        self.was = (record_id, self.active, loc, old)
         if "char_start" in suggestion:
             self.anchor_hint = (suggestion["doc"], suggestion["char_start"], suggestion["char_end"])
         self.query_one(LocatorForm).load(loc)
         self._reveal = True
-        self.query_one(LocatorTable).show(self.draft, self.statuses, self.active)
+        self.query_one(LocatorTable).show(self._open()[1], self.statuses, self.active)  # the new draft
         self._update_title()
         self._request()
 
@@ -472,8 +487,9 @@ class AuthorScreen(SessionScreen):
     def action_add_locator(self) -> None:
         if self.draft is None:
             return
-        self.active = self.session.add_locator(self.record_id)
-        self.labeller.current = (self.record_id, self.active)
+        record_id, _ = self._open()
+        self.active = self.session.add_locator(record_id)
+        self.labeller.current = (record_id, self.active)
         self.anchor_hint = None
         self.preview = None
         self._load_record()
@@ -537,7 +553,8 @@ class AuthorScreen(SessionScreen):
 
     def action_go_to_line(self) -> None:
         view = self.query_one(DocumentView)
-        if view.doc is None:
+        doc = view.doc
+        if doc is None:
             self.notify("no document shown", severity="warning")
             return
 
@@ -545,12 +562,12 @@ class AuthorScreen(SessionScreen):
             if text is None:
                 return
             if not text.strip().isdigit():
-                self.notify(f"a line number, please (1–{len(view.doc.line_starts)})", severity="warning")
+                self.notify(f"a line number, please (1–{len(doc.line_starts)})", severity="warning")
                 return
             view.go_to_line(int(text))
             view.focus()
 
-        self.app.push_screen(Ask("Go to line", f"1–{len(view.doc.line_starts)}"), done)
+        self.app.push_screen(Ask("Go to line", f"1–{len(doc.line_starts)}"), done)
 
     def action_next_unlabelled(self) -> None:
         gaps = self.session.unlabelled()

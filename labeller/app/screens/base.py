@@ -56,6 +56,7 @@ class LatestOnly:
 
     def _start(self) -> None:
         args, self._pending = self._pending, None
+        assert args is not None, "started only with a request pending"
         self.running = True
         # compute's errors come back as results; an error while applying one is a bug and stops the app
         self.screen.run_worker(lambda: self._run(args), thread=True, group=self.name)

@@ -25,6 +25,7 @@ from labeller.display import safe_line
 from labeller.errors import LabellerError
 
 if TYPE_CHECKING:
+    from labeller.core.project import Project
     from labeller.eval.compare import Comparison
 
 STAGES = ("chunk", "index", "retrieve")
@@ -57,7 +58,7 @@ class ChunkersView(VerticalScroll):
     #chunkers-spans { width: 1fr; height: auto; padding: 0 1; border: round $primary-muted; }
     """
 
-    def __init__(self, project: Callable[[], object], shipped_k: int, **kwargs) -> None:
+    def __init__(self, project: Callable[[], Project], shipped_k: int, **kwargs) -> None:
         super().__init__(**kwargs)
         self.project = project
         self.shipped_k = shipped_k

@@ -325,10 +325,13 @@ class EvalScreen(SessionScreen):
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         if self.result is None:
             return
+        key = event.row_key.value
         if event.data_table.id == "eval-queries":
-            self.app.push_screen(DrillDownScreen(drill_down(self.session.project, self.result, event.row_key.value)))
+            assert key is not None, "every query row is keyed by its query id"
+            self.app.push_screen(DrillDownScreen(drill_down(self.session.project, self.result, key)))
         elif event.data_table.id == "eval-leaks":
-            finding = self.result.report["findings"][int(event.row_key.value)]
+            assert key is not None, "every leak row is keyed by its finding's index"
+            finding = self.result.report["findings"][int(key)]
             self.app.push_screen(LeakScreen(finding, leak_places(self.session.project, self.result, finding),
                                             self.age()))
 

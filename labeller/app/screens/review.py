@@ -352,16 +352,18 @@ class ReviewScreen(RecordPager):
             self.query_one("#rv-head", Static).update(head)
             body.update("")
             return
-        status = self.review_log.status(q)
+        log = self.review_log
+        assert log is not None, "reload() runs on mount and always leaves a review log"
+        status = log.status(q)
         head.append(STATUS_LABELS[status], style=STATUS_STYLE[status])
-        latest = self.review_log.latest(rid)
+        latest = log.latest(rid)
         if latest is not None:
             head.append_text(plain(f"  (last: {latest.decision} by {latest.reviewer} at {latest.timestamp}"
                                    + (f": {latest.comment}" if latest.comment else "") + ")", "dim"))
         head.append_text(plain(f"\nreviewer {self.reviewer}", "dim"))
         if self.load_error:
             head.append_text(plain(f"\n{self.load_error}", "bold red"))
-        problems = self.review_log.problems
+        problems = log.problems
         if problems:
             head.append(f"  review log: {len(problems)} line(s) ignored, first at line {problems[0].line} "
                         "(truncated or invalid; left as it is)", style="yellow")
@@ -390,7 +392,12 @@ class ReviewScreen(RecordPager):
         if q is None:
             return
         self.app.push_screen(CommentScreen(f"Flag record {q.id}: what is wrong?"),
-                             lambda comment: comment and self._decide("flag", comment))
+                             self._flag_with)
+
+    def _flag_with(self, comment: str | None) -> None:
+        """A flag needs its reason: a cancelled or empty comment records nothing."""
+        if comment:
+            self._decide("flag", comment)
 
     def action_edit(self) -> None:
         q = self.current()
@@ -404,7 +411,11 @@ class ReviewScreen(RecordPager):
             apply_edit(self.project, q, edited, self.reviewer)
 
         self.app.push_screen(RecordEditor(f"Edit record {q.id}", q.as_json(), q.id, save),
-                             lambda edited: edited is not None and self.reload())
+                             self._reload_if_edited)
+
+    def _reload_if_edited(self, edited: Question | None) -> None:
+        if edited is not None:
+            self.reload()
 
 
 def open_review(app: AppHost) -> None:

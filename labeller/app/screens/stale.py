@@ -40,7 +40,9 @@ class StaleScreen(SessionScreen):
         broken = s.broken_records() if s.ready else []
         for rid in broken:
             status, why = s.status(rid)
-            first = s.result(rid).refusals[0]
+            result = s.result(rid)
+            assert result is not None, "a broken record is one whose result has refusals"
+            first = result.refusals[0]
             table.add_row(safe_line(rid), status_text(status), safe_line(first.locator.describe()[:80]),
                           safe_line(why[:100]), key=rid)
         changed = sorted(s.committed.changed_docs)
@@ -82,6 +84,7 @@ class StaleScreen(SessionScreen):
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         rid = event.row_key.value
+        assert rid is not None, "every row is keyed by its record id"
         self.labeller.open_record(rid, self.session.first_refused_locator(rid))
 
 

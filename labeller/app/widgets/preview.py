@@ -133,6 +133,7 @@ class PreviewPanel(Vertical):
             return [Content.from_markup(f"[b red]✗ ambiguous[/]: {n}{more} occurrences; working out the unique "
                                         "extension of each…")]
         r = p.refusal
+        assert r is not None, "a preview without an error, a span or a pending kind carries its refusal"
         lines = [fmt(f"[b red]✗ {r.kind.replace('_', ' ')}[/]: $message", message=r.message)]
         if r.kind == "not_found":
             lines.append(Content("nearest passages (Enter or ctrl+g accepts one):" if r.suggestions
