@@ -26,8 +26,10 @@ from textual.screen import ModalScreen, Screen
 from labeller.app.journal import JournalError
 from labeller.app.settings import load_keymap, load_settings, save_settings
 from labeller.app.screens.modes import SCREENS
+from labeller.app.screens.review import RecordEditor
 from labeller.app.screens.base import SessionScreen
 from labeller.app.screens.dialogs import conflict_dialog, quit_dialog, restore_dialog
+from labeller.app.screens.eval import DrillDownScreen, LeakScreen
 from labeller.app.screens.host import BindingGroups
 from labeller.app.session.saving import SaveOutcome
 from labeller.app.session.session import AuthoringSession
@@ -266,7 +268,9 @@ class LabellerApp(App):
 
     def action_open_screen(self, name: str) -> None:
         """Open a pushed screen (help, review) by its ``ModeSpec``."""
-        next(m for m in SCREENS if m.name == name).open(self)
+        spec = next(m for m in SCREENS if m.name == name)
+        assert spec.open is not None, f"{name} is a mode, not a pushed screen"
+        spec.open(self)
 
     # -- saving -----------------------------------------------------------------------------
 
@@ -396,7 +400,7 @@ class LabellerApp(App):
             yield SystemCommand(m.command, f"{m.help} ({key_display(self.key_for(f'go.{m.name}'))})",
                                 partial(self.run_action, m.action))
         for binding in _own_bindings(LabellerApp):
-            if binding.id.startswith("go."):
+            if binding.id is None or binding.id.startswith("go."):
                 continue
             yield SystemCommand(binding.description, f"{binding.tooltip} ({key_display(self.key_for(binding.id))})",
                                 partial(self.run_action, binding.action))
@@ -404,7 +408,7 @@ class LabellerApp(App):
                             self.action_reload_corpus)
         # and the keys of the screen on top (the editor's nudges, the eval's run, ...)
         for binding in _own_bindings(type(screen)):
-            if binding.action.startswith(("focus_document", "dismiss")):
+            if binding.id is None or binding.action.startswith(("focus_document", "dismiss")):
                 continue
             yield SystemCommand(binding.description, f"{key_display(self.key_for(binding.id))} on this screen",
                                 partial(screen.run_action, binding.action))
@@ -434,7 +438,9 @@ def scoped_bindings() -> list[tuple[str, Binding]]:
     found = [("everywhere", b) for b in _own_bindings(LabellerApp)]
     for m in SCREENS:
         found += [(f"{m.title} ({m.key})", b) for b in _own_bindings(m.screen)]
-    for where, cls in (("question list", QuestionTable), ("locator list", LocatorTable)):
+    for where, cls in (("eval drill-down", DrillDownScreen), ("leak report", LeakScreen),
+                       ("record editor (review)", RecordEditor), ("question list", QuestionTable),
+                       ("locator list", LocatorTable)):
         found += [(where, b) for b in _own_bindings(cls)]
     return found
 
@@ -450,7 +456,7 @@ def binding_groups(keymap: dict[str, str] | None = None, *, with_ids: bool = Fal
     keymap = keymap or {}
     groups: dict[str, list] = {}
     for where, b in scoped_bindings():
-        row = (key_display(keymap.get(b.id, b.key)), b.tooltip or b.description)
+        row = (key_display(keymap.get(b.id, b.key) if b.id else b.key), b.tooltip or b.description)
         groups.setdefault(where, []).append(row + (b.id or "",) if with_ids else row)
     fixed = [(key_display(App.COMMAND_PALETTE_BINDING), "Command palette: every action by name"),
              ("tab / shift+tab", "Move between fields")]

@@ -339,8 +339,8 @@ class EvalScreen(SessionScreen):
 class DrillDownScreen(Screen):
     """One query: its gold spans on the left, what was retrieved on the right."""
 
-    BINDINGS = [Binding("escape", "app.pop_screen", "Back", show=True),
-                Binding("ctrl+e", "edit", "Edit this question", show=True)]
+    BINDINGS = [Binding("escape", "app.pop_screen", "Back", show=True, id="drilldown.back"),
+                Binding("ctrl+e", "edit", "Edit this question", show=True, id="drilldown.edit")]
 
     def __init__(self, drill, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -379,7 +379,7 @@ class DrillDownScreen(Screen):
 class LeakScreen(Screen):
     """A document that quotes golden queries, with the quoted text marked."""
 
-    BINDINGS = [Binding("escape", "app.pop_screen", "Back", show=True)]
+    BINDINGS = [Binding("escape", "app.pop_screen", "Back", show=True, id="leaks.back")]
 
     def __init__(self, finding: dict, places: list, age: Sequence[str] = (), **kwargs) -> None:
         super().__init__(**kwargs)

@@ -214,7 +214,8 @@ class RecordEditor(ModalScreen[Question | None]):
     RecordEditor #ed-text { height: 1fr; }
     RecordEditor #ed-error { color: $error; height: auto; max-height: 10; }
     """
-    BINDINGS = [Binding("ctrl+s", "save", "Save", priority=True), Binding("escape", "cancel", "Cancel")]
+    BINDINGS = [Binding("ctrl+s", "save", "Save", priority=True, id="record_editor.save"),
+                Binding("escape", "cancel", "Cancel", id="record_editor.cancel")]
 
     def __init__(self, title: str, record: dict, record_id: str, save_record: Callable[[Question], None]) -> None:
         super().__init__()
