@@ -1,4 +1,4 @@
-"""labeller benchmarks: one entry point for every figure of the "Performance" README section.
+"""labeller benchmarks: one entry point for every figure of docs/performance.md.
 
     python benchmarks/run.py [--size 10MB] [--repeat 3] [--json OUT] [--corpora ../shared/corpora/textual-docs]
     python benchmarks/run.py --size 1MB --repeat 1 --smoke      # CI: every step runs, no time is asserted

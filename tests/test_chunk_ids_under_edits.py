@@ -1,4 +1,4 @@
-"""What an edit does to md-struct-v1's chunk ids: the README's guarantee, tested.
+"""What an edit does to md-struct-v1's chunk ids: the documented guarantee (docs/rules.md), tested.
 
 A chunk id is a function of the document id, the chunker and the chunk's embed text
 (heading path and text), so a chunk keeps its id exactly when an edit leaves its text and

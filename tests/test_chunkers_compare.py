@@ -297,14 +297,14 @@ def test_on_the_textual_docs_corpus(tmp_path):
 
 
 def test_the_readme_worked_example_is_the_real_output(tmp_path, capsys):
-    """The README's "Compare chunkers" example is pasted from a run: it must stay what the
-    command prints on the bundled example (table, verdict and plot)."""
+    """The "Compare chunkers" example (docs/eval.md) is pasted from a run: it must stay what
+    the command prints on the bundled example (table, verdict and plot)."""
     root = copy_example(tmp_path)
     plot = tmp_path / "plot.txt"
     assert main(["chunkers", "compare", "md-struct-v1", "recursive-v1:size=800,overlap=200",
                  "fixed-chars-v1:size=400,overlap=100", "--k", "1,5", "--budget", "500,1000,2000,4000",
                  "--format", "markdown", "--plot", str(plot), "--root", str(root)]) == 0
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("## Compare chunkers"):]
+    page = (REPO / "docs" / "eval.md").read_text(encoding="utf-8")
+    section = page[page.index("## Compare chunkers"):]
     assert capsys.readouterr().out in section
     assert plot.read_text(encoding="utf-8") in section

@@ -193,7 +193,7 @@ def test_the_text_report_names_the_chunking_and_the_character_metrics(tmp_path, 
     assert "chars recall, budget 500" in out and "precision_omega" in out
 
 
-# -- Python callables and the adapters the README shows --------------------------------------------
+# -- Python callables and the adapters docs/eval.md shows --------------------------------------------
 
 
 def test_a_callable_returning_passage_texts_ranges_or_ids_scores_the_same(tmp_path):
@@ -268,12 +268,12 @@ def test_the_readme_adapters_for_langchain_and_llamaindex(tmp_path):
     p = project(root)
     lc_retriever = FakeLangChainRetriever(passages)
     li_retriever = FakeLlamaIndexRetriever(passages)
-    # exactly the README's adapters
+    # exactly the adapters docs/eval.md shows
     langchain = lambda query, k: [doc.page_content for doc in lc_retriever.invoke(query)[:k]]  # noqa: E731
     llamaindex = lambda query, k: [n.node.get_content() for n in li_retriever.retrieve(query)[:k]]  # noqa: E731
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
-    assert "    return [doc.page_content for doc in retriever.invoke(query)[:k]]" in readme
-    assert "    return [n.node.get_content() for n in retriever.retrieve(query)[:k]]" in readme
+    page = (Path(__file__).resolve().parents[1] / "docs" / "eval.md").read_text(encoding="utf-8")
+    assert "    return [doc.page_content for doc in retriever.invoke(query)[:k]]" in page
+    assert "    return [n.node.get_content() for n in retriever.retrieve(query)[:k]]" in page
     lc = run_eval(p, chunks=chunk_file, retriever=langchain).report
     li = run_eval(p, chunks=chunk_file, retriever=llamaindex).report
     assert lc["aggregate"]["chunk"] == li["aggregate"]["chunk"]

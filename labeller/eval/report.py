@@ -33,7 +33,7 @@ from labeller.io import atomic_write_text, parse_json, read_regular_file
 
 SCHEMA = "labeller.eval-report.v1"
 REPORT_MAX_BYTES = 256 * 1024 * 1024
-RANKING_LOW, RANKING_HIGH = 0.6, 0.85  # recall@1 / recall@10 bands (see the README's eval section)
+RANKING_LOW, RANKING_HIGH = 0.6, 0.85  # recall@1 / recall@10 bands (see docs/eval.md)
 DEPTH_EXHAUSTED = 0.02  # recall@50 - recall@10 below this: deeper candidates find nothing new
 FLOOR = 0.95  # recall@50 floor for candidate generation
 

@@ -56,7 +56,7 @@ INDEX_FORMAT = "labeller-bm25-index-v1"
 MANIFEST = "labeller-index.json"
 MAX_MANIFEST_BYTES = 1 << 20
 FIELDS = ("heading", "breadcrumb", "body")
-# Chosen by measurement on the test fixtures; the numbers are in the README (eval section).
+# Chosen by measurement on the test fixtures; the numbers are in docs/eval.md.
 DEFAULT_FIELD_WEIGHTS = {"heading": 0.25, "breadcrumb": 0.5, "body": 1.0}
 K1 = 1.2
 B = 0.75
