@@ -152,3 +152,23 @@ def test_any_edit_changes_exactly_the_edited_lines(tmp_path_factory, case):
             assert any(b == line for b in it), (line, body)
         else:  # the unterminated last line gained the newline the appended records need
             assert any(b == line + "\n" for b in it), (line, body)
+
+
+def test_a_restored_record_returns_to_its_place(tmp_path):
+    """Undoing a delete after a save gives back a record that is new to the file: with
+    ``after`` it goes back where it was, so the file keeps the order the author sees (and the
+    artifact, built in that order, matches the file)."""
+    from labeller.core.questions import load_questions, write_questions
+
+    path = tmp_path / "questions.jsonl"
+    recs = [{"id": f"q{i}", "query": f"question {i}?", "expected_answer": "a",
+             "locators": [{"quote": f"word{i}"}]} for i in range(1, 5)]
+    path.write_text("// header\n" + "".join(json.dumps(r) + "\n" for r in recs), encoding="utf-8")
+    qf = load_questions(path)
+    q2, q3 = qf.questions[1], qf.questions[2]
+    without = write_questions(qf, deleted=["q2", "q3"])
+    back = write_questions(without, added=[q2, q3], after={"q2": "q1", "q3": "q2"})
+    assert path.read_text(encoding="utf-8") == "// header\n" + "".join(json.dumps(r) + "\n" for r in recs)
+    assert [q.id for q in back.questions] == ["q1", "q2", "q3", "q4"]
+    plain = write_questions(without, added=[q2])  # no anchor: appended, as before
+    assert [q.id for q in plain.questions] == ["q1", "q4", "q2"]

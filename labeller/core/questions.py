@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -65,10 +65,12 @@ class QuestionsFile:
         return "".join(e.raw + (e.eol or ("\n" if i < last else "")) for i, e in enumerate(self.entries))
 
     def edited(self, *, changed: Iterable[Question] = (), added: Iterable[Question] = (),
-               deleted: Iterable[str] = ()) -> "QuestionsFile":
+               deleted: Iterable[str] = (), after: Mapping[str, str] | None = None) -> "QuestionsFile":
         """A copy with these edits and nothing else: a changed record is rewritten in place
         (kept byte for byte when it equals the record on file), a deleted one loses its line,
-        added ones append in order; comments, blank lines and every other record stay as read.
+        added ones append in order — or, when ``after`` names a kept or added record for one, go
+        right after that record's line (``""``: before the first record), so a restored record
+        returns to its place and the file keeps the order the author sees; comments, blank lines and every other record stay as read.
         An id that is not where the edit expects it is refused (``InvalidInput``)."""
         where = str(self.path or "questions.jsonl")
         have = {e.question.id for e in self.entries if e.question is not None}
@@ -82,15 +84,33 @@ class QuestionsFile:
         for q in new:
             if q.id in have or q.id in by_id:
                 raise InvalidInput("a new record's id is already in the questions file", path=where, record_id=q.id)
+        placeable = (have - gone) | {q.id for q in new} | {""}  # "": before the first record
+        anchored: dict[str, list[Question]] = {}
+        tail: list[Question] = []
+        for q in new:
+            anchor = (after or {}).get(q.id)
+            (anchored.setdefault(anchor, []) if anchor in placeable and anchor != q.id else tail).append(q)
         entries: list[Entry] = []
+
+        def follow(rid: str) -> None:  # the new records placed after ``rid``, and theirs in turn
+            for q in anchored.pop(rid, ()):
+                entries.append(Entry(0, record_line(q), q))
+                follow(q.id)
+
         for e in self.entries:
             old = e.question
             if old is not None and old.id in gone:
                 continue
+            if old is not None:
+                follow("")
             if old is not None and old.id in by_id and by_id[old.id] != old:
                 e = Entry(e.line, record_line(by_id[old.id]), by_id[old.id], e.eol)
             entries.append(e)
-        entries.extend(Entry(0, record_line(q), q) for q in new)
+            if old is not None:
+                follow(old.id)
+        for q in tail + [q for qs in anchored.values() for q in qs]:  # (the last: anchors in a cycle)
+            entries.append(Entry(0, record_line(q), q))
+            follow(q.id)
         return QuestionsFile(self.path, entries, self.source_sha256, self.bom)
 
     def target(self, path: Path | None = None) -> Path:
@@ -106,7 +126,7 @@ class QuestionsFile:
 
 def prepare_questions(qf: QuestionsFile, *, changed: Iterable[Question] = (), added: Iterable[Question] = (),
                       deleted: Iterable[str] = (), limits: Limits = Limits(),
-                      path: Path | None = None) -> QuestionsFile:
+                      path: Path | None = None, after: Mapping[str, str] | None = None) -> QuestionsFile:
     """The minimal edit of ``qf`` (as it was loaded), checked exactly as the loader checks a
     file, not written: what ``write_questions`` would write (a dry run shows its problems).
 
@@ -114,7 +134,7 @@ def prepare_questions(qf: QuestionsFile, *, changed: Iterable[Question] = (), ad
     ``InvalidInput`` listing each problem.
     """
     target = qf.target(path)
-    new = qf.edited(changed=changed, added=added, deleted=deleted)
+    new = qf.edited(changed=changed, added=added, deleted=deleted, after=after)
     text = new.render()
     size = len(text.encode("utf-8")) + (3 if qf.bom else 0)
     if size > limits.max_file_bytes:
@@ -132,7 +152,7 @@ def prepare_questions(qf: QuestionsFile, *, changed: Iterable[Question] = (), ad
 
 def write_questions(qf: QuestionsFile, *, changed: Iterable[Question] = (), added: Iterable[Question] = (),
                     deleted: Iterable[str] = (), limits: Limits = Limits(), path: Path | None = None,
-                    check_unchanged_on_disk: bool = False) -> QuestionsFile:
+                    check_unchanged_on_disk: bool = False, after: Mapping[str, str] | None = None) -> QuestionsFile:
     """The one way labeller writes questions.jsonl: ``prepare_questions`` (the minimal edit,
     checked), then one atomic write. Returns the file as written (its ``source_sha256`` is
     that of the new text). Every line the edit does not touch stays byte-identical.
@@ -140,7 +160,8 @@ def write_questions(qf: QuestionsFile, *, changed: Iterable[Question] = (), adde
     With ``check_unchanged_on_disk`` the save is refused when the file on disk is no longer
     the text ``qf`` was read from (someone else saved in between): reload and edit again.
     """
-    written = prepare_questions(qf, changed=changed, added=added, deleted=deleted, limits=limits, path=path)
+    written = prepare_questions(qf, changed=changed, added=added, deleted=deleted, limits=limits, path=path,
+                                after=after)
     target = written.target()
     if check_unchanged_on_disk and (target.exists() or target.is_symlink()):
         on_disk = questions_text(read_regular_file(target, max_bytes=limits.max_file_bytes, what="questions file",

@@ -183,13 +183,21 @@ class SavingMixin:
                 questions.append(d.to_question())
         on_file = set(self.baseline)
         wanted = {q.id for q in questions}
+        # a record that is new to the file (an undone delete, say) goes after the record that
+        # precedes it in the session, so the file keeps the order the author sees
+        after: dict[str, str] = {}
+        previous = ""  # the core's anchor for "before the first record"
+        for q in questions:
+            if q.id not in on_file:
+                after[q.id] = previous
+            previous = q.id
         try:
             # the core's one writer: the loader's own checks (duplicate ids and queries, bounds)
             # decide what may be written, and every line not edited stays byte for byte
             written = write_questions(self.qfile, changed=[q for q in questions if q.id in on_file],
                                       added=[q for q in questions if q.id not in on_file],
                                       deleted=[rid for rid in self.baseline if rid not in wanted],
-                                      limits=self.config.limits, path=self.config.questions)
+                                      limits=self.config.limits, path=self.config.questions, after=after)
         except InvalidInput as exc:
             out.file_problems = exc.details or [{"message": str(exc)}]
             return out
