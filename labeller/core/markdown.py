@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import Literal
 
 import yaml
 from markdown_it import MarkdownIt
+from markdown_it.rules_block.state_block import StateBlock
+from markdown_it.rules_block.table import table as _markdown_table
 from markdown_it.token import Token
 from mdit_py_plugins.front_matter import front_matter_plugin
 
@@ -34,17 +37,54 @@ def parse(text: str) -> list[Token]:
     return block_parser().parse(text)
 
 
+# Of a table, the structure parse keeps only these tokens: blocks-v1 reads a table's line
+# range, never its rows or cells.
+_TABLE_KEPT = frozenset({"table_open", "table_close"})
+
+
+def _table_outline(state: StateBlock, start_line: int, end_line: int, silent: bool) -> bool:
+    """markdown-it's own table rule with its row and cell tokens dropped as they are made.
+
+    The rule pushes about fourteen tokens per row (each with its dicts and a copy of the
+    cell text): an 18 MB table held 3.5 million of them at once, over a gigabyte. Here
+    ``push`` keeps only ``_TABLE_KEPT`` and hands the rule one scratch token for the rest,
+    keeping the nesting level it would have had, so which lines the table takes — the rule
+    itself — is unchanged, and memory no longer grows with the number of cells.
+    """
+    if silent:
+        return _markdown_table(state, start_line, end_line, silent)
+    push = state.push
+    scratch = Token("", "", 0)
+
+    def outline_push(ttype: str, tag: str, nesting: Literal[-1, 0, 1]) -> Token:
+        if ttype in _TABLE_KEPT:
+            return push(ttype, tag, nesting)
+        state.level += nesting  # what ``push`` does to the level, net of the token's own
+        scratch.attrs, scratch.meta, scratch.map = {}, {}, None
+        return scratch
+
+    state.push = outline_push  # type: ignore[method-assign]  # this one rule call only
+    try:
+        return _markdown_table(state, start_line, end_line, silent)
+    finally:
+        del state.push  # the class's method again
+
+
 @lru_cache(maxsize=1)
 def _structure_parser() -> MarkdownIt:
-    return MarkdownIt("commonmark").enable("table").use(front_matter_plugin).disable("inline")
+    md = MarkdownIt("commonmark").enable("table").use(front_matter_plugin).disable("inline")
+    md.block.ruler.at("table", _table_outline, {"alt": ["paragraph", "reference"]})
+    return md
 
 
 def parse_structure(text: str) -> list[Token]:
     """Block tokens only: what expansion and section locators read (types, maps, heading text).
 
     Same rules as ``parse`` minus the core ``inline`` pass, which only fills each inline
-    token's ``children`` and never changes a block token; skipping it saves a quarter of
-    the parse (tests/test_perf_equivalence.py holds the two parses equal on block tokens).
+    token's ``children`` and never changes a block token (skipping it saves a quarter of the
+    parse), and minus the tokens inside a table (``_table_outline``: memory stays linear in
+    the document whatever its tables hold). tests/test_perf_equivalence.py holds the two
+    parses equal on every other block token.
     """
     return _structure_parser().parse(text)
 
