@@ -11,7 +11,9 @@ import re
 
 from rich.markup import escape
 
-CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+# C1 controls, DEL, U+2028/9, bidi overrides and isolates, lone surrogates: see ``INVISIBLE``.
+_INVISIBLE_CLASS = r"\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff"
+CONTROL = re.compile(rf"[\x00-\x08\x0b-\x1f{_INVISIBLE_CLASS}]")
 
 
 def _visible(m: re.Match) -> str:
@@ -33,20 +35,35 @@ def safe(text: str) -> str:
     return escape(visible(text))
 
 
+def visible_line(text: str) -> str:
+    """``visible`` on one line (newlines shown as ⏎): for plain ``print``, where Rich markup
+    means nothing and escaping it would print a stray backslash."""
+    return visible(text.replace("\n", "⏎ ").replace("\t", " "))
+
+
 def safe_line(text: str) -> str:
-    """Like ``safe`` but on one line: newlines shown as ⏎ for compact listings."""
-    return safe(text.replace("\n", "⏎ ").replace("\t", " "))
+    """Like ``safe`` but on one line: newlines shown as ⏎ for compact listings (Rich output)."""
+    return escape(visible_line(text))
 
 
-# Characters JSON may carry raw (``ensure_ascii=False``) that still act on a terminal or an
-# editor: C1 controls (U+009B is a one-byte CSI), line and paragraph separators, bidi
-# overrides and isolates (they reorder what a reviewer reads). ``json`` escapes C0 itself.
-_JSON_INVISIBLE = re.compile(r"[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+# Characters JSON and YAML may carry raw (``ensure_ascii=False`` / ``allow_unicode``) that
+# still act on a terminal or an editor: C1 controls (U+009B is a one-byte CSI), DEL, line and
+# paragraph separators, bidi overrides and isolates (they reorder what a reviewer reads), and
+# lone surrogates (they cannot be encoded at all). Both formats escape C0 themselves.
+INVISIBLE = re.compile(rf"[{_INVISIBLE_CLASS}]")
+
+
+def escape_invisible(text: str) -> str:
+    """Every ``INVISIBLE`` character as ``\\uXXXX``: the one escape form JSON and YAML's
+    double-quoted scalars share, so the text a parser reads back is unchanged — only valid
+    where the caller knows each such character sits inside a JSON string or a double-quoted
+    YAML scalar."""
+    return INVISIBLE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def json_dumps(value, **kw) -> str:
-    """``json.dumps(value, ensure_ascii=False, **kw)`` with those characters as ``\\uXXXX``
-    escapes: the same JSON value, readable UTF-8 for every other character, and nothing
-    that acts on the terminal that prints it (they occur only inside strings, where an
-    escape is equivalent)."""
-    return _JSON_INVISIBLE.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(value, ensure_ascii=False, **kw))
+    """``json.dumps(value, ensure_ascii=False, **kw)`` with the ``INVISIBLE`` characters as
+    ``\\uXXXX`` escapes: the same JSON value, readable UTF-8 for every other character, and
+    nothing that acts on the terminal that prints it (they occur only inside strings, where
+    an escape is equivalent). Every JSON labeller prints or exports goes through here."""
+    return escape_invisible(json.dumps(value, ensure_ascii=False, **kw))

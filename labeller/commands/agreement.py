@@ -7,14 +7,13 @@ Per record and overall: character-level span F1, exact block match, Cohen's kapp
 from __future__ import annotations
 
 import argparse
-import json
 
 from rich.table import Table
 
 from labeller.commands.annotations import open_annotations
 from labeller.commands.common import (add_filter_options, add_format_option, add_project_options, console,
                                       project_from, select)
-from labeller.display import safe_line
+from labeller.display import json_dumps, safe_line
 from labeller.errors import EXIT_OK
 from labeller.review.agreement import AgreementReport, agreement
 
@@ -36,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
     ann = open_annotations(project, args.annotator, must_exist=True)
     report = agreement(project, select(project.load_questions().questions, args), ann)
     if args.format == "json":
-        print(json.dumps(report.as_json(), ensure_ascii=False, indent=2, sort_keys=True))
+        print(json_dumps(report.as_json(), indent=2, sort_keys=True))
     else:
         print_agreement(report)
     return EXIT_OK

@@ -63,7 +63,8 @@ def run(args: argparse.Namespace) -> int:
                          indent=2, sort_keys=True))
     else:
         print_summary(summary)
-        out.print(f"wrote {project.config.layout.artifact} and {project.config.layout.manifest.name}")
+        out.print(f"wrote {safe_line(str(project.config.layout.artifact))} and "
+                  f"{safe_line(project.config.layout.manifest.name)}")
     return EXIT_OK
 
 

@@ -14,7 +14,6 @@ of recall against the context budget. Exit 0, or 2 on invalid input.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -24,7 +23,7 @@ from rich.text import Text
 
 from labeller.commands.common import add_format_option, add_project_options, console, project_from
 from labeller.core.chunkers import REGISTRY, chunker_class, chunker_spec, get_chunker
-from labeller.display import safe_line
+from labeller.display import json_dumps, safe_line
 from labeller.errors import EXIT_OK
 from labeller.eval.compare import FOOTNOTE, budget_plot, compare_chunkers, header, markdown, rows
 from labeller.eval.report import render
@@ -76,7 +75,7 @@ def describe(name: str) -> dict:
 def run(args: argparse.Namespace) -> int:
     rows_ = [describe(name) for name in sorted(REGISTRY)]
     if args.format == "json":
-        print(json.dumps({"chunkers": rows_}, ensure_ascii=False, indent=2, sort_keys=True))
+        print(json_dumps({"chunkers": rows_}, indent=2, sort_keys=True))
         return EXIT_OK
     out = console()
     for row in rows_:

@@ -13,13 +13,12 @@ with nothing written.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
 from labeller.commands.common import add_format_option, add_project_options, console, project_from
 from labeller.core.chunkers import Chunk, chunk_corpus, chunker_spec, get_chunker
-from labeller.display import safe_line
+from labeller.display import json_dumps, safe_line
 from labeller.errors import EXIT_OK, EXIT_REFUSED
 from labeller.io import atomic_write_bytes
 
@@ -49,17 +48,17 @@ def run(args: argparse.Namespace) -> int:
         message = (f"{spec} gives {len(repeated)} id(s) to more than one chunk, and a chunk file needs unique ids; "
                    "nothing was written")
         if args.format == "json":
-            print(json.dumps({"ok": False, "chunker": spec, "errors": [
+            print(json_dumps({"ok": False, "chunker": spec, "errors": [
                 {"kind": "duplicate_id", "id": cid, "message": f"id {cid} is shared by chunks at {', '.join(places)}"}
-                for cid, places in repeated]}, ensure_ascii=False, indent=2, sort_keys=True), file=summary_out)
+                for cid, places in repeated]}, indent=2, sort_keys=True), file=summary_out)
         else:
             err = console(stderr=True)
             err.print(f"labeller: {safe_line(message)}", soft_wrap=True)
             for cid, places in repeated:
                 err.print(f"  {cid}: {safe_line(', '.join(places))}", soft_wrap=True)
         return EXIT_REFUSED
-    data = "".join(json.dumps({"doc": c.doc_id, "end": c.end, "id": c.chunk_id, "start": c.start},
-                              ensure_ascii=False, sort_keys=True) + "\n" for c in chunks).encode("utf-8")
+    data = "".join(json_dumps({"doc": c.doc_id, "end": c.end, "id": c.chunk_id, "start": c.start}, sort_keys=True)
+                   + "\n" for c in chunks).encode("utf-8")
     if args.target:
         atomic_write_bytes(Path(args.target), data)
     else:
@@ -67,8 +66,8 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.flush()
     written = args.target or "-"
     if args.format == "json":
-        print(json.dumps({"ok": True, "chunker": spec, "chunks": len(chunks), "docs": len(project.corpus.docs),
-                          "written": written}, ensure_ascii=False, indent=2, sort_keys=True), file=summary_out)
+        print(json_dumps({"ok": True, "chunker": spec, "chunks": len(chunks), "docs": len(project.corpus.docs),
+                          "written": written}, indent=2, sort_keys=True), file=summary_out)
     else:
         console(stderr=summary_out is sys.stderr).print(
             f"wrote {len(chunks)} chunk(s) of {len(project.corpus.docs)} document(s) under {safe_line(spec)} "

@@ -8,11 +8,10 @@ command accepts — and a bad one is refused here with the same message.
 from __future__ import annotations
 
 import argparse
-import json
 
 from labeller.commands.common import add_format_option, add_project_options, config_from
 from labeller.core.project import Project
-from labeller.display import safe_line
+from labeller.display import json_dumps, visible_line
 
 
 def register(sub) -> None:
@@ -33,17 +32,16 @@ def run(args: argparse.Namespace) -> int:
     layout = cfg.layout
     file = layout.config_file if (layout.config_file.exists() or layout.config_file.is_symlink()) else None
     if args.format == "json":
-        print(json.dumps({"ok": True, "file": str(file) if file else None, "settings": settings,
-                          "sources": dict(sorted(cfg.sources.items()))},
-                         ensure_ascii=False, indent=2, sort_keys=True))
+        print(json_dumps({"ok": True, "file": str(file) if file else None, "settings": settings,
+                          "sources": dict(sorted(cfg.sources.items()))}, indent=2, sort_keys=True))
         return 0
-    print(f"# effective configuration of {safe_line(str(cfg.root))}")
-    print(f"# {safe_line(str(file))} was read" if file else "# no labeller.toml: every value is a default or a flag")
+    print(f"# effective configuration of {visible_line(str(cfg.root))}")
+    print(f"# {visible_line(str(file))} was read" if file else "# no labeller.toml: every value is a default or a flag")
     for section in sorted(settings):
         print(f"\n[{section}]")
         for key in sorted(settings[section]):
             value = toml_value(settings[section][key])
-            print(f"{key} = {safe_line(value)}  # {cfg.sources.get(f'{section}.{key}', 'default')}")
+            print(f"{key} = {visible_line(value)}  # {cfg.sources.get(f'{section}.{key}', 'default')}")
     return 0
 
 
@@ -55,4 +53,4 @@ def toml_value(value) -> str:
         return "{" + ", ".join(f"{k} = {toml_value(v)}" for k, v in sorted(value.items())) + "}"
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(toml_value(v) for v in value) + "]"
-    return json.dumps(value, ensure_ascii=False)
+    return json_dumps(value)

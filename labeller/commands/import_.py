@@ -10,7 +10,6 @@ records were kept out, so a script cannot mistake a partial import for a full on
 from __future__ import annotations
 
 import argparse
-import json
 from collections import Counter
 from pathlib import Path
 
@@ -19,7 +18,7 @@ from rich.table import Table
 from labeller.commands.common import add_format_option, add_project_options, console, project_from
 from labeller.commands.format_flags import (add_format_argument, add_format_flags, chosen_options, describe_formats,
                                             folder_note)
-from labeller.display import safe_line
+from labeller.display import json_dumps, safe_line
 from labeller.errors import EXIT_OK, EXIT_REFUSED
 from labeller.interop import FORMATS
 from labeller.interop.format import Direction
@@ -58,12 +57,11 @@ def run(args: argparse.Namespace) -> int:
         written = str(project.config.questions)
     counts = dict(sorted(Counter(k.kind for k in plan.kept_out).items()))
     if args.format == "json":
-        print(json.dumps({"ok": not plan.kept_out, "errors": [], "format": args.fmt, "file": args.file,
+        print(json_dumps({"ok": not plan.kept_out, "errors": [], "format": args.fmt, "file": args.file,
                           "dry_run": args.dry_run, "read": plan.read, "added": merged.added,
                           "replaced": merged.replaced, "kept_out": [k.as_json() for k in plan.kept_out],
                           "kept_out_counts": counts, "notes": incoming.notes, "written": written,
-                          "near_duplicates": similar},
-                         ensure_ascii=False, indent=2, sort_keys=True))
+                          "near_duplicates": similar}, indent=2, sort_keys=True))
     else:
         print_report(args, plan, merged, counts, incoming.notes + describe(similar), written)
     return EXIT_REFUSED if plan.kept_out else EXIT_OK

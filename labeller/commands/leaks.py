@@ -9,7 +9,6 @@ exits 1 instead, because the whole-document exemption needs every record's spans
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 from rich.table import Table
@@ -17,7 +16,7 @@ from rich.table import Table
 from labeller.commands.common import add_format_option, add_project_options, console, project_from
 from labeller.commands.refusals import report_refusals
 from labeller.core.build import build
-from labeller.display import safe_line
+from labeller.display import json_dumps, safe_line
 from labeller.errors import EXIT_OK, EXIT_REFUSED
 from labeller.eval.leaks import LEAK_CHECK, MIN_NEEDLE_CODE_POINTS, find_leaks, format_warning, needles
 
@@ -42,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_REFUSED
     findings = find_leaks(project.all_chunks, result.records)
     if args.format == "json":
-        print(json.dumps({"findings": findings}, ensure_ascii=False, indent=2, sort_keys=True))
+        print(json_dumps({"findings": findings}, indent=2, sort_keys=True))
     else:
         print_findings(findings, n_needles=len(needles(result.records)), n_records=len(result.records),
                        n_chunks=len(project.all_chunks))

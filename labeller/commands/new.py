@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from labeller.config import load_config
+from labeller.display import visible_line
 from labeller.errors import InvalidInput
 from labeller.io import atomic_write_text
 from labeller.layout import CACHE_DIR, STATE_DIR
@@ -67,6 +68,6 @@ def run(args: argparse.Namespace) -> int:
     atomic_write_text(layout.questions, QUESTIONS)
     atomic_write_text(layout.corpus / "welcome.md", WELCOME)
     atomic_write_text(layout.root / ".gitignore", GITIGNORE)
-    print(f"created {root}/: labeller.toml, corpus/welcome.md, golden/questions.jsonl, .gitignore")
-    print(f"next: cd {root} && labeller")
+    print(f"created {visible_line(str(root))}/: labeller.toml, corpus/welcome.md, golden/questions.jsonl, .gitignore")
+    print(f"next: cd {visible_line(str(root))} && labeller")
     return 0

@@ -3,7 +3,6 @@ leaks) prints its label errors the same way, with context and the suggested fixe
 
 from __future__ import annotations
 
-import json
 
 from labeller.commands.common import console
 from labeller.core.build import BuildResult
@@ -66,5 +65,5 @@ def print_refusals(project: Project, refusals: list[Refusal]) -> None:
 
 def context_line(ctx: dict) -> str:
     """A context as the locator fields to add: ``"prefix": "…", "suffix": "…"``."""
-    return ", ".join(f"{json.dumps(k)}: {json.dumps(ctx[k], ensure_ascii=False)}" for k in ("prefix", "suffix")
+    return ", ".join(f"{json_dumps(k)}: {json_dumps(ctx[k])}" for k in ("prefix", "suffix")
                      if k in ctx)

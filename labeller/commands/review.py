@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 from rich.table import Table
@@ -12,7 +11,7 @@ from labeller.commands.common import (add_filter_options, add_format_option, add
                                       project_from, select)
 from labeller.core.models import Question
 from labeller.core.questions import load_questions
-from labeller.display import safe_line
+from labeller.display import json_dumps, safe_line, visible_line
 from labeller.errors import EXIT_OK
 from labeller.review.log import STATUS_LABELS, STATUSES, ReviewLog, read_review_log
 from labeller.review.reviewers import default_reviewer
@@ -43,7 +42,7 @@ def register(sub) -> None:
 def warn_log_problems(log: ReviewLog) -> None:
     """Ignored log lines are always shown, never fixed: the reader decides what happened."""
     for p in log.problems:
-        print(f"labeller: warning: {safe_line(str(p))}", file=sys.stderr)
+        print(f"labeller: warning: {visible_line(str(p))}", file=sys.stderr)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -70,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
 def print_summary(log: ReviewLog, questions: list[Question], fmt: str) -> None:
     counts = log.counts(questions)
     if fmt == "json":
-        print(json.dumps(counts, sort_keys=True))
+        print(json_dumps(counts, sort_keys=True))
         return
     out = console()
     out.print(f"review status of {counts['records']} record(s)")

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import json
 import re
 
 from rich.table import Table
 from rich.text import Text
 
 from labeller.commands.common import add_format_option, config_from, console
-from labeller.display import safe_line
+from labeller.display import json_dumps, safe_line
 from labeller.errors import EXIT_OK, InvalidInput
 from labeller.eval.history import list_runs
 from labeller.eval.metrics import LEVELS, METRICS
@@ -43,8 +42,7 @@ def run(args: argparse.Namespace) -> int:
     rows = list_runs(path, metric, args.level, args.limit)
     if args.format == "json":
         runs = [{**r, "started_at": r["started_at"].isoformat() if r["started_at"] else None} for r in rows]
-        print(json.dumps({"history": str(path), "metric": metric, "level": args.level, "runs": runs},
-                         ensure_ascii=False, indent=2, sort_keys=True))
+        print(json_dumps({"history": str(path), "metric": metric, "level": args.level, "runs": runs}, indent=2, sort_keys=True))
         return EXIT_OK
     out = console()
     if not rows:
@@ -65,7 +63,8 @@ def run(args: argparse.Namespace) -> int:
         shown = Text("no data", style="dim") if value is None else (
             Text(f"{value:.3f}") + Text(f" {r['ci_low']:.2f}–{r['ci_high']:.2f}", style="dim"))
         retriever = r["retriever"] + (f" {r['analyzer']}" if r["analyzer"] else "")
-        t.add_row(r["run_id"], r["started_at"].strftime("%Y-%m-%d %H:%M"), safe_line(retriever), r["hit_rule"],
+        t.add_row(safe_line(r["run_id"]), r["started_at"].strftime("%Y-%m-%d %H:%M"), safe_line(retriever),
+                  safe_line(r["hit_rule"]),
                   str(r["n_scored"]), shown, delta, str(r["n_findings"]))
     out.print(t)
     latest = rows[-1]
@@ -73,8 +72,9 @@ def run(args: argparse.Namespace) -> int:
     series = [r["value"] for r in rows if (r["chunker"], r["max_chars"], r["hit_rule"]) == measure
               and r["value"] is not None]
     if series:
-        out.print(f"trend of {metric} over the {len(series)} run(s) with {measure[0]} max_chars {measure[1]} and "
-                  f"hit rule {measure[2]} (other settings measure something else): {sparkline(series)} "
+        out.print(f"trend of {metric} over the {len(series)} run(s) with {safe_line(str(measure[0]))} max_chars "
+                  f"{measure[1]} and hit rule {safe_line(str(measure[2]))} (other settings measure something else): "
+                  f"{sparkline(series)} "
                   f"{series[0]:.3f} → {series[-1]:.3f}")
     return EXIT_OK
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import json
 
 from labeller.core.models import question_json_schema
+from labeller.display import json_dumps
 
 
 def register(sub) -> None:
@@ -14,5 +14,5 @@ def register(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    print(json.dumps(question_json_schema(), indent=2, sort_keys=True, ensure_ascii=False))
+    print(json_dumps(question_json_schema(), indent=2, sort_keys=True))
     return 0

@@ -27,7 +27,7 @@ import ahocorasick
 from labeller.core.build import RecordResult
 from labeller.core.chunkers import Chunk, get_chunker
 from labeller.core.corpus import Document
-from labeller.display import safe_line
+from labeller.display import visible_line
 
 LEAK_CHECK = "golden-queries-quoted"
 # Shorter queries appear in unrelated documents by chance and would only add noise to a
@@ -161,7 +161,7 @@ def format_warning(findings: Sequence[dict], k: int | None = None) -> str:
              "two or more golden queries word for word"]
     for f in findings:
         quoted = ", ".join(_describe_quote(q, k) for q in f["quoted"])
-        lines.append(f"  {safe_line(f['path'])}: {quoted}")
+        lines.append(f"  {visible_line(f['path'])}: {quoted}")
     lines += [
         "  Each is one of two things, and only the golden set's author can tell which:",
         "  - a note about the evaluation: it leaks the queries into the corpus and can outrank the labelled",
@@ -174,7 +174,7 @@ def format_warning(findings: Sequence[dict], k: int | None = None) -> str:
 
 
 def _describe_quote(q: dict, k: int | None) -> str:
-    qid = safe_line(q["query_id"])
+    qid = visible_line(q["query_id"])
     if k is None:
         return qid
     rank = q["rank_in_top_k"]

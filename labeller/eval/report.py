@@ -24,6 +24,7 @@ import math
 from collections.abc import Sequence
 
 from labeller import __version__
+from labeller.display import json_dumps
 from labeller.errors import InvalidInput
 from labeller.core.chunkfile import Chunking
 from labeller.eval.bootstrap import bootstrap_cis, paired_delta_cis
@@ -48,7 +49,9 @@ def canonical_json(obj) -> str:
 
 
 def render(report: dict) -> str:
-    return json.dumps(report, ensure_ascii=False, sort_keys=True, indent=2) + "\n"
+    """The report as printed and written: display.json_dumps, so a query's control characters
+    are escaped (the same JSON value) rather than sent to the terminal."""
+    return json_dumps(report, sort_keys=True, indent=2) + "\n"
 
 
 def write_report(path, report: dict) -> None:

@@ -7,9 +7,9 @@ Their exports write ids into whitespace- or tab-separated lines, which ``tsv_fie
 
 from __future__ import annotations
 
-import unicodedata
 from dataclasses import dataclass, field
 
+from labeller.display import CONTROL, visible
 from labeller.errors import InvalidInput
 from labeller.interop.records import Candidate, Target
 
@@ -70,9 +70,10 @@ def candidates_from_judgments(judgments: Judgments, queries: dict[str, tuple[str
 
 
 def tsv_field(value: str, what: str, record_id: str) -> str:
-    """An id written into a whitespace- or tab-separated file must not contain the separator
-    (nor control characters, which would reach whatever terminal the file is shown on)."""
-    if not value or any(ch.isspace() or unicodedata.category(ch) == "Cc" for ch in value):
-        raise InvalidInput(f"{what} {value!r} is empty or holds whitespace or control characters, which this "
-                           "format cannot hold", record_id=record_id)
+    """An id written into a whitespace- or tab-separated file must not contain the separator,
+    nor control, bidi or other invisible characters (``display.CONTROL``), which would reach
+    whatever terminal the file is shown on: TSV has no escape, so they are refused."""
+    if not value or any(ch.isspace() for ch in value) or CONTROL.search(value):
+        raise InvalidInput(f"{what} {visible(value)!r} is empty or holds whitespace, control or invisible "
+                           "characters, which this format cannot hold", record_id=record_id)
     return value

@@ -17,6 +17,7 @@ from types import SimpleNamespace
 
 from labeller.core.build import BuildResult
 from labeller.core.project import Project
+from labeller.display import CONTROL
 from labeller.errors import InvalidInput
 from labeller.interop.files import read_text
 from labeller.interop.format import Exported, Format, Option
@@ -70,6 +71,10 @@ def export(project: Project, result: BuildResult, options: SimpleNamespace) -> E
         query = rec.question.query
         if "\t" in query or "\n" in query or "\r" in query:
             raise InvalidInput("the query holds a tab or a line break, which a topics TSV cannot hold",
+                               record_id=qid)
+        if options.queries_out and (bad := CONTROL.search(query)):
+            raise InvalidInput(f"the query holds the control or invisible character U+{ord(bad.group()):04X}, "
+                               "which a topics TSV has no escape for (export jsonl or beir to keep it)",
                                record_id=qid)
         topics.append(f"{qid}\t{query}\n")
         negatives += not rec.chunk_ids

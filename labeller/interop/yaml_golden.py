@@ -19,6 +19,7 @@ import yaml
 
 from labeller.core.build import BuildResult
 from labeller.core.project import Project
+from labeller.display import CONTROL, escape_invisible
 from labeller.errors import InvalidInput
 from labeller.interop.files import read_text, refuse_unknown_keys, require_str
 from labeller.interop.format import Exported, Format
@@ -114,6 +115,30 @@ def read(path: Path, project: Project, options: SimpleNamespace) -> Incoming:
     return Incoming(out)
 
 
+class _VisibleDumper(yaml.SafeDumper):
+    """Readable UTF-8, except that a string holding a control, bidi or other invisible
+    character is written double-quoted, the one YAML style with escapes."""
+
+
+def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style='"' if CONTROL.search(value) else None)
+
+
+_VisibleDumper.add_representer(str, _represent_str)
+
+
+def dump_yaml(data) -> str:
+    """YAML that reads back to exactly ``data`` and holds nothing that acts on a terminal.
+
+    PyYAML escapes C0 and C1 controls in a double-quoted scalar itself but writes bidi
+    overrides and isolates raw (they are printable to YAML); ``display.escape_invisible``
+    turns those into ``\\uXXXX``, a double-quoted escape, which is safe because every string
+    holding one was forced into that style (the keys are plain ASCII).
+    """
+    return escape_invisible(yaml.dump(data, Dumper=_VisibleDumper, sort_keys=False, allow_unicode=True,
+                                      default_flow_style=False, width=1_000_000))
+
+
 def export(project: Project, result: BuildResult, options: SimpleNamespace) -> Exported:
     mapper = LabelMapper(project)
     queries = []
@@ -123,8 +148,7 @@ def export(project: Project, result: BuildResult, options: SimpleNamespace) -> E
         widened += sum(1 for loc in rec.question.locators if loc.heading is None)
         queries.append({"id": rec.question.id, "query": rec.question.query,
                         "expected": [{"path": d} if h is None else {"path": d, "heading": h} for d, h in labels]})
-    text = yaml.safe_dump({"queries": queries}, sort_keys=False, allow_unicode=True, default_flow_style=False,
-                          width=1_000_000)
+    text = dump_yaml({"queries": queries})
     notes = [f"{widened} quote label(s) widened to their document (YAML golden files hold documents and sections)"]
     return Exported({"": text.encode("utf-8")}, notes if widened else [])
 
