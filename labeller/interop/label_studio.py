@@ -5,7 +5,9 @@ Label Studio's JSON export is a list of tasks ``{id, data: {text, ...}, annotati
 Its offsets are JavaScript string indices, so they count UTF-16 code units (an emoji counts
 two): ``--units`` defaults to ``utf16`` here. The question is ``data[--query-field]`` (or the
 text of a TextArea result of that name); the
-record id is ``data.record_id`` when present, else the task id. Cancelled annotations are
+record id is ``data.record_id`` when present, else the task id. A task text found in two or
+more corpus documents is refused ``task_ambiguous`` unless ``data[--doc-field]`` (``doc``, as
+labeller's export writes it) names one of them that holds it once. Cancelled annotations are
 ignored; when a task's annotations disagree on its spans the record is kept out
 (adjudicate in Label Studio first). Predictions (pre-annotations) are read only with
 ``--predictions``: they are suggestions until someone accepts them.
@@ -91,6 +93,7 @@ def read(path: Path, project: Project, options: SimpleNamespace) -> Incoming:
     units = options.units or "utf16"
     qfield = options.query_field or "question"
     tfield = options.text_field or "text"
+    dfield = options.doc_field or "doc"
     data = parse_json(read_text(path, project.config.limits, "Label Studio export"), str(path))
     if not isinstance(data, list):
         raise InvalidInput("a Label Studio JSON export is a list of tasks", path=str(path))
@@ -112,8 +115,9 @@ def read(path: Path, project: Project, options: SimpleNamespace) -> Incoming:
         answer = optional_str(fields, "expected_answer", where)
         if answer:
             extra["expected_answer"] = answer
+        hint = (optional_str(fields, dfield, where), f"data.{dfield}")
         cand = task_candidate(project, finder, str(rid), _question(task, qfield, where), where, text, spans,
-                              units, extra)
+                              units, extra, hint)
         if why is not None and (cand.skip is None or cand.skip[0] == "no_span"):
             cand.skip = why
         cands.append(cand)
@@ -152,6 +156,8 @@ FORMAT = Format(
     read=read, export=export,
     import_options=(UNITS_OPTION, QUERY_FIELD, SPAN_LABEL,
                     Option("text-field", "the task data field holding the text (default: text)", metavar="FIELD"),
+                    Option("doc-field", "the task data field naming the corpus document, which picks among "
+                           "documents that all hold the task text (default: doc)", metavar="FIELD"),
                     Option("predictions", "take a task's predictions when it has no annotation", type=bool,
                            default=False)),
     export_options=(UNITS_OPTION,))

@@ -1,7 +1,8 @@
 """Chunk-free character spans: ``{id, query, expected_answer?, spans: [{doc, start, end, text?}], split?, tags?}``.
 
 The most portable form of a golden set: every label is a range of one document's canonical
-text (SPEC §1) — or, with ``--offsets-of file``, of the file as on disk — counted in ``--units`` (code points by default; ``utf16`` for offsets a
+text (SPEC §1) — or, with ``--offsets-of file``, of the file as on disk (CRLF, NFD and a leading
+BOM counted as they are) — counted in ``--units`` (code points by default; ``utf16`` for offsets a
 JavaScript tool counted, ``utf8`` for byte offsets). A span's optional ``text`` must equal
 the text at its offsets. Import turns each span into a quote pinned to its document with
 the least context that makes it unique, so the record builds to exactly those offsets
@@ -67,7 +68,7 @@ def read(path: Path, project: Project, options: SimpleNamespace) -> Incoming:
                 if not start < end:
                     raise SpanProblem("bad_offset", f"span [{span['start']}, {span['end']}) is empty or reversed")
                 if options.offsets_of == "file":
-                    start, end = canonical_range(text, start, end)
+                    start, end = file_to_canonical(text, start, end)
                 check_text(span.get("text"), project.corpus[doc].text[start:end])
                 cand.targets.append(Target("locator", locator=span_locator(project, doc, start, end)))
             except SpanProblem as exc:
@@ -80,14 +81,28 @@ def read(path: Path, project: Project, options: SimpleNamespace) -> Incoming:
 
 def file_text(project: Project, doc: str) -> str:
     """A corpus document's text as a tool that read the file sees it: decoded UTF-8, line
-    breaks and normalisation as they are on disk, a leading BOM not counted."""
+    breaks, normalisation and a leading BOM as they are on disk."""
     root = project.corpus.root
     if root is None:
         raise InvalidInput("--offsets-of file needs a corpus read from disk")
     text = decode_utf8(read_file_nofollow(root / doc, project.config.max_file_bytes), str(root / doc))
     if canonicalize(text) != project.corpus[doc].text:
         raise InvalidInput("the file changed on disk while importing", path=str(root / doc))
-    return text[1:] if text.startswith("\ufeff") else text
+    return text
+
+
+def file_to_canonical(text: str, start: int, end: int) -> tuple[int, int]:
+    """Code-point offsets of the file's text as canonical offsets.
+
+    A leading BOM is part of the file — one code point, one UTF-16 unit, three bytes, as a
+    byte count or Python's ``utf-8`` codec sees it — and canon-v1 drops it (SPEC §1): offsets
+    after it move back by one, and a span that starts on it starts at the text's start. A
+    span of the BOM alone holds no text."""
+    if text.startswith("\ufeff"):
+        if end <= 1:
+            raise SpanProblem("bad_offset", f"span [{start}, {end}) holds only the file's byte order mark")
+        text, start, end = text[1:], max(start - 1, 0), end - 1
+    return canonical_range(text, start, end)
 
 
 def export(project: Project, result: BuildResult, options: SimpleNamespace) -> Exported:
@@ -123,6 +138,6 @@ FORMAT = Format("offsets", "JSONL {id, query, expected_answer?, spans: [{doc, st
                 "canonical character offsets", read=read, export=export,
                 import_options=(UNITS_OPTION, Option(
                     "offsets-of", "what the offsets index: canonical (the canonical text, as labeller exports) or "
-                    "file (each file as on disk: CRLF and NFD as they are)", default="canonical",
+                    "file (each file as on disk: CRLF, NFD and a leading BOM as they are)", default="canonical",
                     metavar="TEXT", choices=("canonical", "file"))),
                 export_options=(UNITS_OPTION,))

@@ -111,20 +111,49 @@ def _short(text: str, n: int = 60) -> str:
 @dataclass
 class TextFinder:
     """Which corpus document a tool's task text came from: the one document holding its
-    canonical form exactly once. Cached per text, since a task file repeats its texts."""
+    canonical form exactly once. Cached per text, since a task file repeats its texts.
+
+    A text found in two or more documents (a shared boilerplate page, a document copied
+    under two names) is ambiguous; a task that names its document (``hint``: Label Studio's
+    ``data.doc``, which labeller's own export writes) breaks the tie when that document is
+    one of them and holds the text once. The hint only breaks ties: a text found in one
+    document is taken from there, as without one.
+    """
 
     project: Project
 
     def __post_init__(self) -> None:
-        self._found: dict[str, tuple[str, int]] = {}
+        self._hits: dict[str, list[tuple[str, int]]] = {}
 
-    def find(self, text: str) -> tuple[str, int]:
-        """``(doc_id, canonical offset where the task text starts)`` or a ``SpanProblem``."""
+    def find(self, text: str, hint: str | None = None, hint_from: str = "the task's document field") -> tuple[str, int]:
+        """``(doc_id, canonical offset where the task text starts)`` or a ``SpanProblem``;
+        ``hint_from`` says where the hint was read, for the message."""
         canon = canonical_fragment(text)
-        if canon in self._found:
-            return self._found[canon]
         if not canon.strip():
             raise SpanProblem("task_not_in_corpus", "the task text is empty")
+        hits = self._hits.get(canon)
+        if hits is None:
+            hits = self._hits[canon] = self._occurrences(canon)
+        if not hits:
+            raise SpanProblem("task_not_in_corpus", f"the task text ({_short(canon)!r}) occurs in no corpus document "
+                              "(exactly, after NFC and line-break normalisation)")
+        if len(hits) == 1:
+            return hits[0]
+        where = " and ".join(sorted({d for d, _ in hits}))
+        if hint is None:
+            raise SpanProblem("task_ambiguous", f"the task text occurs more than once ({where}); its offsets could "
+                              f"mean either place, and {hint_from} is absent, so it names no document to pick")
+        in_hint = self._in(hint, canon)
+        if len(in_hint) == 1:
+            return in_hint[0]
+        if in_hint:
+            raise SpanProblem("task_ambiguous", f"the task text occurs more than once in {hint!r} itself, the "
+                              f"document {hint_from} names; its offsets could mean either place")
+        raise SpanProblem("task_ambiguous", f"the task text occurs more than once ({where}); {hint_from} names "
+                          f"{hint!r}, which is none of them")
+
+    def _occurrences(self, canon: str) -> list[tuple[str, int]]:
+        """The first two places holding ``canon`` in corpus order (two are enough to refuse)."""
         hits: list[tuple[str, int]] = []
         for doc in self.project.corpus:
             at = doc.text.find(canon)
@@ -133,15 +162,18 @@ class TextFinder:
                 at = doc.text.find(canon, at + 1)
             if len(hits) > 1:
                 break
-        if not hits:
-            raise SpanProblem("task_not_in_corpus", f"the task text ({_short(canon)!r}) occurs in no corpus document "
-                              "(exactly, after NFC and line-break normalisation)")
-        if len(hits) > 1:
-            where = " and ".join(sorted({d for d, _ in hits}))
-            raise SpanProblem("task_ambiguous", f"the task text occurs more than once ({where}); its offsets could "
-                              "mean either place")
-        self._found[canon] = hits[0]
-        return hits[0]
+        return hits
+
+    def _in(self, doc_id: str, canon: str) -> list[tuple[str, int]]:
+        """Up to two places of ``canon`` in the document ``doc_id`` (none if no such document)."""
+        if doc_id not in self.project.corpus:
+            return []
+        text = self.project.corpus[doc_id].text
+        first = text.find(canon)
+        if first == -1:
+            return []
+        second = text.find(canon, first + 1)
+        return [(doc_id, first)] + ([(doc_id, second)] if second != -1 else [])
 
 
 def span_locator(project: Project, doc_id: str, start: int, end: int) -> Locator:

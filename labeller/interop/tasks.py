@@ -32,10 +32,14 @@ class TaskSpan:
     label: str | None = None
 
 
-def task_targets(project: Project, finder: TextFinder, text: str, spans: list[TaskSpan], units: str) -> list[Target]:
+def task_targets(project: Project, finder: TextFinder, text: str, spans: list[TaskSpan], units: str,
+                 doc_hint: tuple[str | None, str] = (None, "")) -> list[Target]:
     """The spans of one task as exact quote locators of the corpus document the task text
-    came from, or a ``SpanProblem`` naming the first span that cannot be imported."""
-    doc_id, base = finder.find(text)
+    came from, or a ``SpanProblem`` naming the first span that cannot be imported.
+    ``doc_hint`` is (the document the task names, where it was read), which picks among
+    documents that all hold the text (``TextFinder.find``)."""
+    hint, hint_from = doc_hint
+    doc_id, base = finder.find(text, hint, hint_from) if hint_from else finder.find(text)
     out: list[Target] = []
     for i, sp in enumerate(spans):
         try:
@@ -50,9 +54,10 @@ def task_targets(project: Project, finder: TextFinder, text: str, spans: list[Ta
 
 
 def task_candidate(project: Project, finder: TextFinder, rid: str, query: str | None, where: str, text: str,
-                   spans: list[TaskSpan], units: str, fields: dict) -> Candidate:
+                   spans: list[TaskSpan], units: str, fields: dict,
+                   doc_hint: tuple[str | None, str] = (None, "")) -> Candidate:
     """One task as a candidate record: kept out (with why) when it has no question, no span,
-    or a span that does not convert."""
+    or a span that does not convert (``doc_hint``: see ``task_targets``)."""
     cand = Candidate(rid, query or "?", where, fields=fields)
     if not query or not query.strip():
         cand.skip = ("no_query", "the task has no question in its query field (--query-field)")
@@ -60,7 +65,7 @@ def task_candidate(project: Project, finder: TextFinder, rid: str, query: str | 
         cand.skip = ("no_span", "the task has no span to import")
     else:
         try:
-            cand.targets = task_targets(project, finder, text, spans, units)
+            cand.targets = task_targets(project, finder, text, spans, units, doc_hint)
         except SpanProblem as exc:
             cand.skip = (exc.kind, exc.message)
     return cand
