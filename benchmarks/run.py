@@ -412,6 +412,7 @@ class Bench:
                              note="about 2 when linear, 4 when quadratic (process start-up included)")
             ratio.runs.append(times[2 * n] / times[n])
         self.hostile_quote()
+        self.hostile_memory()
 
     def hostile_quote(self) -> None:
         from labeller.core.corpus import load_corpus
@@ -438,6 +439,46 @@ class Bench:
                 extra.runs.append(long.runs[-1] - short.runs[-1])
         finally:
             questions.write_bytes(original)
+
+    def hostile_memory(self) -> None:
+        """Peak memory of a build of one huge table and of one deeply nested document, at
+        9 and 18 MB: the 18 MB table once took 2.9 GB (every cell a markdown-it token). The
+        slope between the two sizes is what grows with the document (the interpreter's own
+        hundred-odd MB is in both), about constant when memory is linear."""
+        shapes = (("table", "one Markdown table", "# Big table\n\n| id | name | value | note |\n|---|---|---|---|\n",
+                   lambda i: f"| {i} | name {i} | value {i * 7} | some note text for row {i} |\n"),
+                  ("nesting", "lists and block quotes nested 40 deep", "# Deep\n\n",
+                   lambda i: "".join("  " * d + f"- item {i} depth {d}\n" for d in range(40)) + "\n"
+                   + "> " * 40 + f"quote {i}\n\n"))
+        sizes = (9, 18)
+        for key, label, head, unit in shapes:
+            peaks = {}
+            for mb in sizes:
+                f = self.fig(f"hostile_{key}_{mb}mb_peak_mb", f"hostile: peak memory, build of {label}, {mb} MB",
+                             "MB", note="reported, no target; cold (fresh cache), workers included")
+                root = self.root.parent / f"hostile-{key}-{mb}mb"
+                shutil.rmtree(root, ignore_errors=True)
+                (root / "corpus").mkdir(parents=True)
+                (root / "golden").mkdir()
+                parts, size, i = [head], len(head), 0
+                while size < mb * 1_000_000:
+                    parts.append(unit(i))
+                    size += len(parts[-1])
+                    i += 1
+                (root / "corpus" / "big.md").write_text("".join(parts))
+                quote = unit(i // 2).strip().split("\n")[0].strip("|- ")  # a line in the middle of the document
+                (root / "golden" / "questions.jsonl").write_text(json.dumps(
+                    {"id": "m1", "query": "where?", "expected_answer": "x",
+                     "locators": [{"doc": "big.md", "quote": quote}]}) + "\n")
+                clear_cache(root)
+                peak, _ = peak_mb(cli("build", "--root", "."), root)
+                f.runs.append(peak)
+                peaks[mb] = peak
+                shutil.rmtree(root, ignore_errors=True)
+            slope = self.fig(f"hostile_{key}_mb_per_mb", f"hostile: {label}, peak MB per MB of document "
+                             f"({sizes[0]} → {sizes[1]} MB)", "x", 20.0,
+                             note="the 2.9 GB table of issue 18 was about 160")
+            slope.runs.append((peaks[sizes[1]] - peaks[sizes[0]]) / (sizes[1] - sizes[0]))
 
     # app ------------------------------------------------------------------------------
     def app(self, example: Path | None) -> None:
