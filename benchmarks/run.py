@@ -476,7 +476,7 @@ class Bench:
                 peaks[mb] = peak
                 shutil.rmtree(root, ignore_errors=True)
             slope = self.fig(f"hostile_{key}_mb_per_mb", f"hostile: {label}, peak MB per MB of document "
-                             f"({sizes[0]} → {sizes[1]} MB)", "x", 20.0,
+                             f"({sizes[0]} → {sizes[1]} MB)", "x", 10.0,
                              note="the 2.9 GB table of issue 18 was about 160")
             slope.runs.append((peaks[sizes[1]] - peaks[sizes[0]]) / (sizes[1] - sizes[0]))
 

@@ -232,6 +232,19 @@ def test_fold_text_equals_the_regex_fold(text):
     assert fold_text(text) == re.sub(r"\s+", " ", text)
 
 
+@given(texts, st.integers(1, 8))
+@settings(max_examples=400)
+def test_fold_text_in_pieces_equals_the_regex_fold(text, piece):
+    """A long text is folded piece by piece (memory); pieces of a few characters make every
+    text here long, so each cut — before a whitespace run, never inside one — is tried."""
+    from unittest import mock
+
+    from labeller.core import anchors
+
+    with mock.patch.object(anchors, "FOLD_PIECE", piece):
+        assert fold_text(text) == re.sub(r"\s+", " ", text)
+
+
 @given(texts)
 @settings(max_examples=400)
 def test_line_starts_equal_a_find_loop(text):
