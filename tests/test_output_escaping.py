@@ -159,7 +159,14 @@ def test_build_refusals_in_json_and_text(root, capsys, monkeypatch):
 def test_text_output_shows_markup_and_emoji_codes_literally(root, capsys, monkeypatch):
     _, shown = run(capsys, monkeypatch, "agreement", "--root", root, "--with", "bee")
     assert MARKUP_ID in shown and "\U0001f604" not in shown
-    (root / "golden" / "reviews.jsonl").write_text("", encoding="utf-8")
+    (root / "golden" / "reviews.jsonl").write_text(json.dumps(
+        {"record_id": MARKUP_ID, "record_digest": "0" * 64, "reviewer": f"eve[b]{C1}", "decision": "flag",
+         "comment": f"see [link=x]{OSC52}[/link] :smile:", "timestamp": "2026-01-01T00:00:00Z"},
+        ensure_ascii=False) + "\n", encoding="utf-8")
+    for fmt in ("text", "json"):
+        rc, shown = run(capsys, monkeypatch, "review", "--summary", "--root", root, "--format", fmt)
+        assert rc == 0 and (fmt == "json" or ("eve[b]" in shown and "[link=x]" in shown and ":smile:" in shown))
+        assert_visible_safe(shown, f"review --summary {fmt}")
     path = root.parent / "in.json"
     path.write_text(json.dumps([{"id": "x[bold]y[/bold]", "query": f"q {HOSTILE} [i]z[/i]",
                                  "expected_pages": [f"nope{C1}.md"]}], ensure_ascii=False), encoding="utf-8")

@@ -17,7 +17,7 @@ from rich.text import Text
 
 from labeller.commands.common import add_format_option, add_project_options, console, project_from
 from labeller.core.hitrules import hit_rule_forms
-from labeller.display import safe_line
+from labeller.display import safe_line, visible_line
 from labeller.errors import EXIT_INVALID, EXIT_OK, EXIT_REFUSED, InvalidInput, LabellerError
 from labeller.eval.leaks import format_warning
 from labeller.eval.metrics import METRICS
@@ -253,7 +253,7 @@ def print_report(result: EvalResult) -> None:
             answer = "; ".join(f"{sp['doc_id']} ({_rank(rank)})" for sp, rank in zip(q["answer_spans"], q["hit_ranks"]))
             instead = "\n".join(f"{h['rank']}. {h['heading_path']}" for h in q["retrieved"][:3]) or "nothing"
             m.add_row(safe_line(q["query_id"]), safe_line(_short(q["query"])), safe_line(answer), safe_line(instead)
-                      if "\n" not in instead else Text("\n".join(safe_line(x) for x in instead.split("\n"))))
+                      if "\n" not in instead else Text("\n".join(visible_line(x) for x in instead.split("\n"))))
         out.print(m)
     else:
         out.print(f"no misses at k = {shipped}")
