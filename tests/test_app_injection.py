@@ -284,3 +284,21 @@ async def test_saving_an_untouched_or_edited_hostile_record_loses_nothing(hostil
     rec = json.loads(new_lines[1])
     assert rec["query"] == "How do I rotate the key" + HOSTILE[:-1]
     assert rec["expected_answer"] == "Run keys rotate" + HOSTILE + "\x1b[0m!"
+
+
+@run_async
+async def test_the_save_conflict_screen_shows_both_hostile_versions_visibly(hostile):
+    from labeller.app.screens.conflict import ConflictScreen
+    from labeller.app.session.session import AuthoringSession
+
+    app = make_app(hostile)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.session.update("q001", query="mine" + HOSTILE)
+        other = AuthoringSession.open(hostile)  # another app instance saves the same record
+        other.update("q001", query="theirs" + HOSTILE, tags=[HOSTILE])
+        assert other.save_questions().written
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert isinstance(app.screen, ConflictScreen)
+        assert not leaks(app), leaks(app)
