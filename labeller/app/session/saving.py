@@ -53,7 +53,8 @@ class SaveOutcome:
 
     def message(self) -> str:
         if self.conflict:
-            return "questions.jsonl changed on disk since it was loaded; nothing was written"
+            return ("questions.jsonl changed on disk since it was loaded; nothing was written (ctrl+s merges it "
+                    "record by record)")
         if not self.written:
             probs = "; ".join(f"line {p.get('line')}: {p.get('message')}" for p in self.file_problems[:3])
             return f"not saved: the file would be refused ({probs})"
