@@ -39,9 +39,10 @@ def record_lines(record: dict | None) -> list[str]:
 
 
 def side_by_side(lines: list[str], other: list[str]) -> Content:
-    """``lines`` with those the other side does not have marked."""
-    others = set(other)
-    return Content("\n").join([Content.styled(visible(line), "bold $warning" if line not in others else "")
+    """``lines`` with those the other side does not have marked (a trailing comma aside: the
+    last item of a list gains one when the other side adds an item after it)."""
+    others = {line.rstrip(",") for line in other}
+    return Content("\n").join([Content.styled(visible(line), "" if line.rstrip(",") in others else "bold $warning")
                                for line in lines])
 
 
