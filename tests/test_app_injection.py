@@ -41,6 +41,9 @@ BIDI = "\u202e"  # right-to-left override
 HOSTILE = f"{OSC52}{TITLE}{CLEAR}{C1_CSI} {BIDI}rev{BIDI}\x07\r"
 IN_DOC = f"{OSC52}{C1_CSI}{BIDI}"  # survives canonicalisation (no CR) inside a document line
 
+# a file name is text from the project too: the tree, the doc field, tables and titles show it
+EVIL_NAME = f"ev{TITLE}{C1_CSI}il{BIDI}.md"
+
 # a raw control character, or a line break inside one rendered row
 RAW = re.compile(f"{CONTROL.pattern}|\n")
 
@@ -54,6 +57,7 @@ def hostile_project(root):
     write_small_project(root)
     (root / "corpus" / "notes" / "hostile.md").write_text(HOSTILE_DOC, encoding="utf-8")
     (root / "corpus" / "notes" / "leak.md").write_text(LEAK_NOTE, encoding="utf-8")
+    (root / "corpus" / "notes" / EVIL_NAME).write_text("# Named\n\nA document with a hostile name.\n", encoding="utf-8")
     q = root / "golden" / "questions.jsonl"
     lines = q.read_text(encoding="utf-8").splitlines()
     rec = json.loads(lines[1])
@@ -61,6 +65,7 @@ def hostile_project(root):
     rec.update(query="How do I rotate the key" + HOSTILE, expected_answer="Run keys rotate" + HOSTILE,
                tags=["ops" + HOSTILE])
     rec["locators"].append({"doc": "notes/hostile.md", "quote": f"marker{IN_DOC}phrase"})
+    rec["locators"].append({"doc": f"notes/{EVIL_NAME}", "quote": "hostile name"})
     lines[1] = json.dumps(rec)  # ensure_ascii: the file itself holds \u001b escapes, as a JSON writer would
     broken = {"id": "q005", "query": "broken" + HOSTILE, "expected_answer": "x" + HOSTILE,
               "locators": [{"quote": "nowhere" + IN_DOC + "to be found"}], "tags": [HOSTILE]}
@@ -123,6 +128,11 @@ async def test_no_screen_sends_a_records_control_characters_to_the_terminal(host
         app.screen.active = 1  # the locator quoting the hostile document
         app.open_record("q001", 1)
         await v.check(pilot, "author: hostile locator, document view")
+        app.open_record("q001", 2)
+        await v.check(pilot, "author: the document with a hostile name")
+        assert app.screen.query_one("#loc-doc", SafeInput).raw == f"notes/{EVIL_NAME}"
+        shown = "".join(seg.text for strip in app.screen._compositor.render_strips() for seg in strip)
+        assert "ev\u241b]0;pwned\u2407" in shown, "the hostile name is on screen (tree, document title), as stand-ins"
         app.open_record("q005")
         await v.check(pilot, "author: broken q005 (refusal, suggestions)")
 
