@@ -298,55 +298,6 @@ async def test_crash_recovery_from_the_journal(small):
 
 
 @run_async
-async def test_save_refuses_a_file_changed_on_disk(small):
-    qpath = small / "golden" / "questions.jsonl"
-    app = make_app(small)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        app.open_record("q003")
-        await settle(pilot)
-        await type_into(pilot, "#form-query", "Which weekday is the eu window?")
-        await settle(pilot)
-        # someone else adds a record meanwhile
-        other = json.dumps({"id": "q100", "query": "Who escalates?", "expected_answer": "duty manager",
-                            "locators": [{"quote": "Escalate to the duty manager"}]})
-        qpath.write_text(qpath.read_text() + other + "\n", encoding="utf-8")
-        theirs = qpath.read_text()
-        await pilot.press("ctrl+s")
-        await settle(pilot)
-        assert isinstance(app.screen, Choice)
-        assert qpath.read_text() == theirs, "nothing is written over a changed file"
-        await pilot.click("#reload")
-        await settle(pilot)
-        assert "q100" in app.session.drafts, "their record came in"
-        assert app.session.draft("q003").query == "Which weekday is the eu window?", "my edit stayed on top"
-        await pilot.press("ctrl+s")
-        await settle(pilot)
-    saved = [json.loads(ln) for ln in qpath.read_text().splitlines() if ln.startswith("{")]
-    assert [r["id"] for r in saved] == ["q001", "q002", "q003", "q004", "q100"]
-    assert saved[2]["query"] == "Which weekday is the eu window?"
-
-
-@run_async
-async def test_keep_mine_overwrites_after_a_conflict(small):
-    qpath = small / "golden" / "questions.jsonl"
-    app = make_app(small)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        app.open_record("q003")
-        await settle(pilot)
-        await type_into(pilot, "#form-query", "Which weekday is the eu window?")
-        await settle(pilot)
-        qpath.write_text(qpath.read_text().replace("How do I rotate", "How can I rotate"), encoding="utf-8")
-        await pilot.press("ctrl+s")
-        await settle(pilot)
-        await pilot.click("#overwrite")
-        await settle(pilot)
-    text = qpath.read_text()
-    assert "Which weekday is the eu window?" in text and "How do I rotate" in text
-
-
-@run_async
 async def test_unfinished_draft_is_kept_not_written(small):
     qpath = small / "golden" / "questions.jsonl"
     app = make_app(small)

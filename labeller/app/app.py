@@ -28,7 +28,8 @@ from labeller.app.settings import load_keymap, load_settings, save_settings
 from labeller.app.screens.modes import SCREENS
 from labeller.app.screens.review import RecordEditor
 from labeller.app.screens.base import SessionScreen
-from labeller.app.screens.dialogs import conflict_dialog, quit_dialog, restore_dialog
+from labeller.app.screens.conflict import ConflictScreen, save_over_disk
+from labeller.app.screens.dialogs import quit_dialog, restore_dialog
 from labeller.app.screens.eval import DrillDownScreen, LeakScreen
 from labeller.app.screens.host import BindingGroups
 from labeller.app.session.saving import SaveOutcome
@@ -274,10 +275,10 @@ class LabellerApp(App):
 
     # -- saving -----------------------------------------------------------------------------
 
-    def action_save(self, overwrite: bool = False) -> None:
-        out = self.session.save_questions(overwrite=overwrite)
-        if out.conflict:
-            self.push_screen(conflict_dialog(), self._conflict_chosen)
+    def action_save(self) -> None:
+        out = self.session.save_questions()
+        if out.conflict:  # merged record by record, the conflicts asked about, then saved again
+            save_over_disk(self, self.action_save)
             return
         if not out.written:
             self.last_save = out.message()
@@ -301,16 +302,6 @@ class LabellerApp(App):
         self.refresh_screens()
         if out.fresh_project is not None:
             self.prepare()  # every draft resolved again on the corpus as it is now
-
-    def _conflict_chosen(self, choice: str | None) -> None:
-        if choice == "overwrite":
-            self.action_save(overwrite=True)
-        elif choice == "reload":
-            kept = self.session.reload()
-            self.notify(f"reloaded questions.jsonl from disk; your {len(kept)} edited record(s) are kept on top "
-                        "(unsaved)")
-            self.refresh_screens()
-            self.prepare()
 
     def action_reload_corpus(self) -> None:
         self.session.reload_corpus()
@@ -440,7 +431,7 @@ def scoped_bindings() -> list[tuple[str, Binding]]:
         found += [(f"{m.title} ({m.key})", b) for b in _own_bindings(m.screen)]
     for where, cls in (("eval drill-down", DrillDownScreen), ("leak report", LeakScreen),
                        ("record editor (review)", RecordEditor), ("question list", QuestionTable),
-                       ("locator list", LocatorTable)):
+                       ("locator list", LocatorTable), ("save conflict", ConflictScreen)):
         found += [(where, b) for b in _own_bindings(cls)]
     return found
 

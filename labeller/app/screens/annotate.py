@@ -22,6 +22,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Input, OptionList, Static
 
+from labeller.app.widgets.fields import SafeInput
 from labeller.app.screens.review import plain, refusal_view, span_view
 from labeller.core.models import Locator, Question
 from labeller.core.project import Project
@@ -64,8 +65,8 @@ class AnnotateScreen(Screen):
         yield Static(id="an-head")
         yield Static(id="an-query")
         with Horizontal(id="an-inputs"):
-            yield Input(placeholder="quote from the corpus; Enter adds it", id="an-quote")
-            yield Input(placeholder="doc (optional)", id="an-doc")
+            yield SafeInput(placeholder="quote from the corpus; Enter adds it", id="an-quote")
+            yield SafeInput(placeholder="doc (optional)", id="an-doc")
         yield OptionList(id="an-locs")
         with VerticalScroll(id="an-preview-box"):
             yield Static(id="an-preview")
@@ -103,8 +104,8 @@ class AnnotateScreen(Screen):
             return locator_error(exc, loc, self.record_id)
 
     def typed_locator(self) -> Locator | None:
-        quote = self.query_one("#an-quote", Input).value
-        doc = self.query_one("#an-doc", Input).value.strip() or None
+        quote = self.query_one("#an-quote", SafeInput).raw
+        doc = self.query_one("#an-doc", SafeInput).raw.strip() or None
         try:
             return Locator(quote=quote, doc=doc)
         except ValidationError:

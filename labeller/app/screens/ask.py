@@ -1,7 +1,8 @@
 """A one-line question (find in the document, go to line, the reviewer's name).
 
 Enter answers with the typed text, Escape with ``None``; the caller decides what the
-text means, so one small dialog serves every prompt.
+text means, so one small dialog serves every prompt. The field is a ``SafeInput``: a
+prefilled value with control characters shows them as stand-ins and answers with them.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
+from labeller.app.widgets.fields import SafeInput
 from labeller.app.widgets.markup import fmt
 
 
@@ -27,14 +29,14 @@ class Ask(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Static(fmt("[b]$title[/b]", title=self._title), classes="dialog-title")
-            yield Input(self._value, placeholder=self._placeholder, id="ask-input")
+            yield SafeInput(self._value, placeholder=self._placeholder, id="ask-input")
 
     def on_mount(self) -> None:
-        self.query_one(Input).focus()
+        self.query_one(SafeInput).focus()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        self.dismiss(event.value)
+        self.dismiss(self.query_one(SafeInput).raw)  # the real text, not its visible form
 
     def action_cancel(self) -> None:
         self.dismiss(None)

@@ -19,6 +19,7 @@ from textual.content import Content
 from textual.widgets import Button, DataTable, Input, ProgressBar, SelectionList, Static
 from textual_plotext import PlotextPlot
 
+from labeller.app.widgets.fields import SafeInput
 from labeller.app.session.chunkings import END, START, chunking_choices, query_rows, span_boundaries
 from labeller.app.widgets.markup import fmt, visible
 from labeller.display import safe_line
@@ -71,7 +72,7 @@ class ChunkersView(VerticalScroll):
             yield SelectionList[str](*[(spec + ("  (this project's)" if own else ""), spec, own)
                                        for spec, own in choices], id="chunkers-choice")
             with Vertical(id="chunkers-side"):
-                yield Input(placeholder="add a spec, e.g. recursive-v1:size=800,overlap=200", id="chunkers-spec")
+                yield SafeInput(placeholder="add a spec, e.g. recursive-v1:size=800,overlap=200", id="chunkers-spec")
                 yield Button("Compare", id="chunkers-run", variant="primary")
                 yield ProgressBar(id="chunkers-progress", show_eta=False)
                 yield Static("choose two or more chunkings (the first ticked is the baseline) and press Compare",

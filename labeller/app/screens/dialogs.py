@@ -1,4 +1,4 @@
-"""Small modal questions: restore the journal, resolve a save conflict, confirm, quit."""
+"""Small modal questions: restore the journal, confirm, quit (a save conflict has its own screen)."""
 
 from __future__ import annotations
 
@@ -59,16 +59,6 @@ def restore_dialog(ids: list[str], deleted: list[str], questions: str, changed_s
     # no Escape: dismissing it without a choice would let the next edit overwrite the journal
     return Choice("Restore unsaved edits?", body, [("restore", "Restore", "primary"),
                                                   ("discard", "Discard them", "error")], cancellable=False)
-
-
-def conflict_dialog() -> Choice:
-    body = Content.from_markup(
-        "questions.jsonl changed on disk since it was loaded (another editor, a git pull?). Nothing was written.\n\n"
-        "[b]Reload[/b]: take the file from disk and keep your edited records on top of it (then save again).\n"
-        "[b]Keep mine[/b]: overwrite the file on disk with your version.")
-    return Choice("The questions file changed on disk", body, [("reload", "Reload", "primary"),
-                                                               ("overwrite", "Keep mine", "warning"),
-                                                               ("cancel", "Cancel", "default")])
 
 
 def quit_dialog() -> Choice:

@@ -24,6 +24,7 @@ from textual.widgets import (Button, DataTable, Header, Input, ProgressBar, Stat
                              TabPane)
 from textual_plotext import PlotextPlot
 
+from labeller.app.widgets.fields import SafeInput
 from labeller.app.screens.base import SessionScreen
 from labeller.app.screens.chunkers import ChunkersView
 from labeller.app.screens.host import AppHost
@@ -32,7 +33,7 @@ from labeller.app.session.drilldown import drill_down, leak_places, result_age, 
 from labeller.app.session.structure import structure_styles
 from labeller.app.widgets.key_bar import KeyBar
 from labeller.app.widgets.document_view import DocumentView, Mark
-from labeller.app.widgets.markup import fmt, visible_line
+from labeller.app.widgets.markup import fmt, visible, visible_line
 from labeller.display import safe_line
 from labeller.errors import LabellerError
 
@@ -107,7 +108,7 @@ class EvalScreen(SessionScreen):
         yield Header()
         with Horizontal(id="eval-bar"):
             yield Button("Run eval", id="eval-run", variant="primary")
-            yield Input(placeholder="chunk file (empty: own chunks)", id="eval-chunks")
+            yield SafeInput(placeholder="chunk file (empty: own chunks)", id="eval-chunks")
             yield ProgressBar(id="eval-progress", show_eta=False)
             yield Static("not run yet: ctrl+r runs the eval of questions.jsonl as saved", id="eval-status")
         yield Static("", id="eval-chunking")
@@ -161,7 +162,7 @@ class EvalScreen(SessionScreen):
 
     def chunk_file(self):
         """The chunk file named in the field (relative to the project root), or None."""
-        typed = self.query_one("#eval-chunks", Input).value.strip()
+        typed = self.query_one("#eval-chunks", SafeInput).raw.strip()
         return self.session.config.root / typed if typed else None
 
     def action_run_eval(self) -> None:
@@ -356,7 +357,7 @@ class DrillDownScreen(Screen):
                     where = f"{g.span.doc_id} [{g.span.start}, {g.span.end}) {g.span.block}"
                     found = f"first hit at rank {g.rank}" if g.rank is not None else "[$error]not retrieved[/]"
                     yield Static(fmt(f"[b]gold[/b] $where · {found}", where=where), classes="drill-head")
-                    yield Static(Content(g.text.rstrip("\n")), classes="drill-text")
+                    yield Static(Content(visible(g.text.rstrip("\n"))), classes="drill-text")
             with VerticalScroll(id="drill-retrieved"):
                 for r in d.retrieved:
                     mark = "[$success]✓ hits gold[/]" if r.hits_gold else "[dim]·[/dim]"

@@ -23,16 +23,17 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Input, Static, TextArea
+from textual.widgets import Input, Static
 
 from labeller.app.screens.host import AppHost
 from labeller.app.screens.spec import ModeSpec
+from labeller.app.widgets.fields import SafeInput, SafeTextArea
 from labeller.app.widgets.key_bar import KeyBar
 from labeller.core.build import RecordResult, resolve_record
 from labeller.core.models import Question
 from labeller.core.project import Project
 from labeller.core.resolve import Refusal, Span
-from labeller.display import safe
+from labeller.display import json_dumps, safe
 from labeller.errors import LabellerError
 from labeller.review.adjudicate import apply_edit, validated
 from labeller.review.log import STATUS_LABELS, ReviewLog, append_review, new_entry, read_review_log
@@ -159,7 +160,7 @@ def record_view(project: Project, q: Question, result: RecordResult, *, show_lab
     bits = [f"hop {q.hop}", f"split {q.split or '-'}", "tags " + (", ".join(q.tags) or "-")]
     if q.unanswerable:
         bits.append("unanswerable (negative: no spans by design)")
-    facts.append("\n" + "  ·  ".join(bits) + "\n", style="dim")
+    facts.append_text(plain("\n" + "  ·  ".join(bits) + "\n", "dim"))  # tags are the record's text
     parts: list = [facts]
     if show_labels:
         for i, span in enumerate(result.spans, start=1):
@@ -188,14 +189,15 @@ class CommentScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static(plain(self.prompt))
-            yield Input(placeholder="what is wrong with this label?", id="cm-input")
+            yield SafeInput(placeholder="what is wrong with this label?", id="cm-input")
             yield Static("", id="cm-error")
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
-        if not event.value.strip():
+        comment = self.query_one("#cm-input", SafeInput).raw
+        if not comment.strip():
             self.query_one("#cm-error", Static).update("a flag needs a comment")
             return
-        self.dismiss(event.value.strip())
+        self.dismiss(comment.strip())
 
     def action_cancel(self) -> None:
         self.dismiss(None)
@@ -227,15 +229,16 @@ class RecordEditor(ModalScreen[Question | None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static(plain(self.title_text + "   (Ctrl+S save, Escape cancel; the id cannot change)", "bold"))
-            yield TextArea(json.dumps(self.record, ensure_ascii=False, indent=2), id="ed-text",
-                           show_line_numbers=True)
+            # JSON with C1 controls and bidi overrides escaped too (json escapes C0 itself): the
+            # same record, nothing in it acts on the terminal; a pasted one shows as a stand-in
+            yield SafeTextArea(json_dumps(self.record, indent=2), id="ed-text", show_line_numbers=True)
             yield Static("", id="ed-error")
             yield KeyBar()
 
     def action_save(self) -> None:
         error = self.query_one("#ed-error", Static)
         try:
-            data = json.loads(self.query_one("#ed-text", TextArea).text)
+            data = json.loads(self.query_one("#ed-text", SafeTextArea).raw)
         except json.JSONDecodeError as exc:
             error.update(plain(f"malformed JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"))
             return

@@ -2,7 +2,9 @@
 
 The session's bookkeeping around the core's writer (``write_questions``) and build: a save is refused when
 the file changed on disk since it was loaded (the digest is the core's, of the text as
-``load_questions`` reads it); drafts that are not valid records yet are held back in the
+``load_questions`` reads it); the app then merges the file on disk record by record
+(``merge_with_disk``, ``take_disk``; the model is ``conflicts``) and saves again, so no
+one's edit is dropped silently; drafts that are not valid records yet are held back in the
 journal; the rebuild writes the artifact only if every label resolves, and a rebuild
 overtaken by a newer save writes nothing. ``SavingMixin`` is part of ``AuthoringSession``
 (it uses the session's drafts, file and project); it lives here so that saving can be
@@ -18,8 +20,9 @@ from pathlib import Path
 from typing import Protocol
 
 from labeller.app.journal import Journal, JournalEntry
+from labeller.app.session.conflicts import THEIRS, DiskMerge, compare_with_disk
 from labeller.app.session.drafts import Draft
-from labeller.app.session.history import History
+from labeller.app.session.history import Change, History
 from labeller.app.session.stale import CommittedState
 from labeller.config import ProjectConfig
 from labeller.core.build import BuildResult, build, write_artifacts
@@ -50,7 +53,8 @@ class SaveOutcome:
 
     def message(self) -> str:
         if self.conflict:
-            return "questions.jsonl changed on disk since it was loaded; nothing was written"
+            return ("questions.jsonl changed on disk since it was loaded; nothing was written (ctrl+s merges it "
+                    "record by record)")
         if not self.written:
             probs = "; ".join(f"line {p.get('line')}: {p.get('message')}" for p in self.file_problems[:3])
             return f"not saved: the file would be refused ({probs})"
@@ -160,16 +164,17 @@ class SavingMixin:
     def disk_changed(self: _Session) -> bool:
         return disk_sha256(self.config.questions) != self.qfile.source_sha256
 
-    def save_questions(self: _Session, *, overwrite: bool = False) -> SaveOutcome:
+    def save_questions(self: _Session) -> SaveOutcome:
         """Write questions.jsonl atomically (keeping comments, order and ids).
 
-        Refuses (``conflict``) when the file changed on disk since it was loaded, unless
-        ``overwrite`` (the author chose "keep mine"). Drafts that are not valid records yet
-        are not written: their last saved version (if any) stays in the file and the draft
-        stays in the journal. The golden set is rebuilt afterwards by ``rebuild``.
+        Refuses (``conflict``) when the file changed on disk since it was loaded: the
+        caller merges it first (``merge_with_disk``, ``take_disk``). Drafts that are not
+        valid records yet are not written: their last saved version (if any) stays in the
+        file and the draft stays in the journal. The golden set is rebuilt afterwards by
+        ``rebuild``.
         """
         out = SaveOutcome()
-        if not overwrite and self.disk_changed():
+        if self.disk_changed():
             out.conflict = True
             return out
         questions: list[Question] = []
@@ -212,6 +217,45 @@ class SavingMixin:
         out.generation = self._save_generation
         self.write_journal()
         return out
+
+    def merge_with_disk(self: _Session) -> DiskMerge:
+        """The file on disk now compared with the app's drafts, record by record (the
+        loader's checks apply: a file on disk that would be refused raises ``InvalidInput``)."""
+        return compare_with_disk(self.baseline, self.drafts, self.order, self.is_dirty,
+                                 self.project.load_questions())
+
+    def take_disk(self: _Session, merge: DiskMerge, choices: dict[str, str]) -> list[str]:
+        """Make the file on disk the session's base, keeping the author's changes on top.
+
+        Records changed only on disk come in as they are there; every record the author
+        changed keeps the author's version, except a conflict resolved ``THEIRS``
+        (``choices``: record id -> ``MINE``/``THEIRS``; a conflict without a choice keeps
+        the author's). Taking theirs over an edit of the author's is one undo step, so the
+        author's version is one ctrl+z away; the author's own edits keep their history.
+        Returns the ids whose version now comes from disk over an edit of the author's."""
+        previous = list(self.order)
+        mine = {rid: self.drafts.get(rid) for rid in dict.fromkeys([*previous, *self.baseline])
+                if (rid in self.drafts and self.is_dirty(rid)) or rid not in self.drafts}
+        theirs = {c.record_id for c in merge.conflicts if choices.get(c.record_id) == THEIRS}
+        self._set_file(merge.disk)
+        for rid, draft in mine.items():
+            if rid in theirs:
+                continue
+            if draft is None or rid in self.drafts:
+                self._place(rid, draft, 0)  # deleted, or replaced where the file has it
+                continue
+            # new to the file: after the record that precedes it on the author's screen
+            at = previous.index(rid)
+            before = next((p for p in reversed(previous[:at]) if p in self.drafts), None)
+            self._place(rid, draft, 0 if before is None else self.order.index(before) + 1)
+        with self.history.step():
+            for rid in theirs:
+                after = self.drafts.get(rid)
+                index = (self.order.index(rid) if rid in self.order
+                         else previous.index(rid) if rid in previous else len(self.order))
+                self.history.record(Change(rid, mine[rid], after, index))
+        self.write_journal()
+        return sorted(theirs)
 
     def rebuild(self: _Session, out: SaveOutcome) -> SaveOutcome:
         """Build the saved records and write the artifact and manifest if every label resolves
@@ -256,8 +300,9 @@ class SavingMixin:
     def reload(self: _Session) -> list[str]:
         """Load questions.jsonl again from disk and put the author's edits back on top of it.
 
-        Used after a conflict ("reload"): the other writer's records come in, and every
-        record the author had edited keeps the author's version. Returns the kept ids.
+        Used after a review round, which writes the file itself: the other writer's records
+        come in, and every record the author had edited keeps the author's version. Returns
+        the kept ids.
         """
         mine = self.journal_entry()
         self._set_file(self.project.load_questions())

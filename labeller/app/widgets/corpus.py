@@ -8,6 +8,7 @@ from textual.message import Message
 from textual.widgets import Input, OptionList, Tree
 from textual.widgets.option_list import Option
 
+from labeller.app.widgets.fields import SafeInput
 from labeller.app.widgets.markup import fmt
 from labeller.display import safe_line
 
@@ -68,7 +69,7 @@ class SearchPanel(Vertical):
         self._hits: list = []
 
     def compose(self) -> ComposeResult:
-        yield Input(placeholder="search the corpus (BM25 over the chunks)", id="search-input")
+        yield SafeInput(placeholder="search the corpus (BM25 over the chunks)", id="search-input")
         yield OptionList(id="search-hits")
 
     def on_input_changed(self, event: Input.Changed) -> None:

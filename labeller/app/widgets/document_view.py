@@ -17,7 +17,6 @@ and a selection leaves as a ``Selected`` message with canonical offsets.
 from __future__ import annotations
 
 import bisect
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
@@ -34,28 +33,7 @@ from textual.widgets.text_area import Selection
 
 from labeller.core.chunkers import Chunk
 from labeller.core.corpus import Document
-from labeller.app.widgets.markup import visible_line
-from labeller.display import CONTROL
-
-# Characters that would break a TextArea row or act on the terminal: the display module's
-# control set (C0/C1 controls, U+2028/9, bidi overrides) plus nothing else; tab and LF are
-# not in it. Each becomes exactly one visible character, so columns stay code points.
-_STAND_INS = {"\u2028": "\u2424", "\u2029": "\u00b6", "\x7f": "\u2421"}
-
-
-def _stand_in(m: re.Match) -> str:
-    ch = m.group(0)
-    if ch in _STAND_INS:
-        return _STAND_INS[ch]
-    code = ord(ch)
-    return chr(0x2400 + code) if code < 0x20 else "\ufffd"
-
-
-def display_text(text: str) -> str:
-    """``text`` with every line-breaking or control character (but LF and tab) replaced by
-    one visible character; same length, same LF positions."""
-    return CONTROL.sub(_stand_in, text)
-
+from labeller.app.widgets.markup import display_text, visible_line
 
 def line_starts(text: str) -> list[int]:
     """Offsets where each line starts, splitting on LF only (the TextArea's rows, given

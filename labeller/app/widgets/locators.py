@@ -10,6 +10,8 @@ from textual.suggester import SuggestFromList
 from textual.widgets import Checkbox, DataTable, Input, Label
 
 from labeller.app.session.drafts import Draft, LocatorDraft
+from labeller.app.widgets.fields import SafeInput
+from labeller.app.widgets.markup import display_line
 from labeller.app.widgets.question_list import status_text
 from labeller.display import safe_line
 
@@ -67,7 +69,9 @@ class LocatorTable(DataTable):
 class LocatorForm(Vertical):
     """doc, quote, its context (prefix / suffix), heading (for a section locator) and exact;
     posts ``Changed``. The context fields are never trimmed: a space at their inner edge is
-    part of the rule (SPEC §2.2), so a record read from disk comes back exactly as it was."""
+    part of the rule (SPEC §2.2), so a record read from disk comes back exactly as it was.
+    The fields are ``SafeInput``s: control characters in a quote or context show as
+    stand-ins and are kept unless the author edits them (``widgets.fields``)."""
 
     class Changed(Message):
         def __init__(self, locator: LocatorDraft) -> None:
@@ -76,44 +80,48 @@ class LocatorForm(Vertical):
 
     def __init__(self, doc_ids: list[str], **kwargs) -> None:
         super().__init__(**kwargs)
-        self._doc_ids = doc_ids
+        self._doc_ids = set(doc_ids)
+        # the doc field completes and accepts a document's visible form; it stands for that document
+        self._doc_shown = {display_line(d): d for d in doc_ids}
 
     def compose(self) -> ComposeResult:
         with Horizontal(classes="field"):
             yield Label("quote", classes="field-label")
-            yield Input(placeholder="exact words of the answer, or select text in the document", id="loc-quote",
-                        compact=True)
+            yield SafeInput(placeholder="exact words of the answer, or select text in the document", id="loc-quote",
+                            compact=True)
         with Horizontal(classes="field"):
             yield Label("doc", classes="field-label")
-            yield Input(placeholder="optional: pin to one document", id="loc-doc", compact=True,
-                        suggester=SuggestFromList(self._doc_ids, case_sensitive=True))
+            yield SafeInput(placeholder="optional: pin to one document", id="loc-doc", compact=True,
+                            suggester=SuggestFromList(list(self._doc_shown), case_sensitive=True))
             yield Checkbox("exact", id="loc-exact", compact=True)
         with Horizontal(classes="field"):
             yield Label("context", classes="field-label")
-            yield Input(placeholder="optional: text just before the quote", id="loc-prefix", compact=True)
-            yield Input(placeholder="… just after it", id="loc-suffix", compact=True)
+            yield SafeInput(placeholder="optional: text just before the quote", id="loc-prefix", compact=True)
+            yield SafeInput(placeholder="… just after it", id="loc-suffix", compact=True)
         with Horizontal(classes="field"):
             yield Label("heading", classes="field-label")
-            yield Input(placeholder="or: label a whole section (needs doc)", id="loc-heading", compact=True)
+            yield SafeInput(placeholder="or: label a whole section (needs doc)", id="loc-heading", compact=True)
 
     def load(self, loc: LocatorDraft | None) -> None:
         loc = loc or LocatorDraft()
         with self.prevent(Input.Changed, Checkbox.Changed):
             for wid, value in (("#loc-quote", loc.quote), ("#loc-doc", loc.doc), ("#loc-heading", loc.heading),
                                ("#loc-prefix", loc.prefix), ("#loc-suffix", loc.suffix)):
-                inp = self.query_one(wid, Input)
-                if inp.value != (value or ""):
-                    inp.value = value or ""
+                inp = self.query_one(wid, SafeInput)
+                if inp.raw != (value or ""):
+                    inp.raw = value or ""
             self.query_one("#loc-exact", Checkbox).value = bool(loc.exact)
         self.disabled = False
 
     @property
     def locator(self) -> LocatorDraft:
         def value(wid: str) -> str | None:
-            v = self.query_one(wid, Input).value
+            v = self.query_one(wid, SafeInput).raw
             return v if v.strip() else None
 
-        return LocatorDraft(doc=value("#loc-doc"), quote=value("#loc-quote"), heading=value("#loc-heading"),
+        doc = value("#loc-doc")
+        doc = self._doc_shown.get(doc, doc) if doc is not None and doc not in self._doc_ids else doc
+        return LocatorDraft(doc=doc, quote=value("#loc-quote"), heading=value("#loc-heading"),
                             exact=True if self.query_one("#loc-exact", Checkbox).value else None,
                             prefix=value("#loc-prefix"), suffix=value("#loc-suffix"))
 
@@ -122,7 +130,7 @@ class LocatorForm(Vertical):
         if event.input.id == "loc-quote":  # a context belongs to the quote it was written for
             with self.prevent(Input.Changed):
                 for wid in ("#loc-prefix", "#loc-suffix"):
-                    self.query_one(wid, Input).value = ""
+                    self.query_one(wid, SafeInput).raw = ""
         self.post_message(self.Changed(self.locator))
 
     def on_checkbox_changed(self, event: Checkbox.Changed) -> None:

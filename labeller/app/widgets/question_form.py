@@ -1,4 +1,8 @@
-"""The fields of one record: query, expected answer, hop, split, tags, unanswerable."""
+"""The fields of one record: query, expected answer, hop, split, tags, unanswerable.
+
+The text fields are ``widgets.fields`` ones: a record's control characters show as visible
+stand-ins (never reaching the terminal) and are kept as they are unless the author edits them;
+every value this form reports is the real text (``raw``), never the stand-ins."""
 
 from __future__ import annotations
 
@@ -8,6 +12,7 @@ from textual.message import Message
 from textual.widgets import Checkbox, Input, Label, Select, TextArea
 
 from labeller.app.session.drafts import Draft
+from labeller.app.widgets.fields import SafeInput, SafeTextArea
 from labeller.app.widgets.markup import fmt
 
 
@@ -29,10 +34,10 @@ class QuestionForm(Vertical):
         yield Label("no question open", id="form-title")
         with Horizontal(classes="field"):
             yield Label("query", classes="field-label")
-            yield Input(placeholder="what a user would type", id="form-query", compact=True)
+            yield SafeInput(placeholder="what a user would type", id="form-query", compact=True)
         with Horizontal(classes="field tall"):
             yield Label("answer", classes="field-label")
-            yield TextArea("", id="form-answer", soft_wrap=True, show_line_numbers=False)
+            yield SafeTextArea("", id="form-answer", soft_wrap=True, show_line_numbers=False)
         with Horizontal(classes="field"):
             yield Label("hop", classes="field-label")
             yield Select([("single", "single"), ("multi", "multi")], allow_blank=False, value="single",
@@ -43,26 +48,26 @@ class QuestionForm(Vertical):
             yield Checkbox("unanswerable", id="form-unanswerable", compact=True)
         with Horizontal(classes="field"):
             yield Label("tags", classes="field-label")
-            yield Input(placeholder="comma separated", id="form-tags", compact=True)
+            yield SafeInput(placeholder="comma separated", id="form-tags", compact=True)
 
     def load(self, draft: Draft) -> None:
         """Show ``draft`` without echoing the values back as edits."""
         self.record_id = draft.id
         self.query_one("#form-title", Label).update(fmt("question [b]$id[/b]", id=draft.id))
         with self.prevent(Input.Changed, TextArea.Changed, Select.Changed, Checkbox.Changed):
-            query = self.query_one("#form-query", Input)
-            if query.value != draft.query:
-                query.value = draft.query
-            answer = self.query_one("#form-answer", TextArea)
-            if answer.text != draft.expected_answer:
-                answer.load_text(draft.expected_answer)
+            query = self.query_one("#form-query", SafeInput)
+            if query.raw != draft.query:
+                query.raw = draft.query
+            answer = self.query_one("#form-answer", SafeTextArea)
+            if answer.raw != draft.expected_answer:
+                answer.load_raw(draft.expected_answer)
             self.query_one("#form-hop", Select).value = draft.hop
             split = self.query_one("#form-split", Select)
             split.value = draft.split if draft.split else Select.NULL
             self.query_one("#form-unanswerable", Checkbox).value = bool(draft.unanswerable)
-            tags = self.query_one("#form-tags", Input)
-            if [t.strip() for t in tags.value.split(",") if t.strip()] != list(draft.tags):
-                tags.value = ", ".join(draft.tags)
+            tags = self.query_one("#form-tags", SafeInput)
+            if _tags(tags.raw) != list(draft.tags):
+                tags.raw = ", ".join(draft.tags)
 
     def _changed(self, field: str, value) -> None:
         if self.record_id is not None:
@@ -71,13 +76,13 @@ class QuestionForm(Vertical):
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()
         if event.input.id == "form-query":
-            self._changed("query", event.value)
+            self._changed("query", self.query_one("#form-query", SafeInput).raw)
         elif event.input.id == "form-tags":
-            self._changed("tags", [t.strip() for t in event.value.split(",") if t.strip()])
+            self._changed("tags", _tags(self.query_one("#form-tags", SafeInput).raw))
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         event.stop()
-        self._changed("expected_answer", event.text_area.text)
+        self._changed("expected_answer", self.query_one("#form-answer", SafeTextArea).raw)
 
     def on_select_changed(self, event: Select.Changed) -> None:
         event.stop()
@@ -90,3 +95,7 @@ class QuestionForm(Vertical):
         event.stop()
         # absent and false mean the same; only true is written
         self._changed("unanswerable", True if event.value else None)
+
+
+def _tags(text: str) -> list[str]:
+    return [t.strip() for t in text.split(",") if t.strip()]

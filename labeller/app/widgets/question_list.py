@@ -9,6 +9,7 @@ from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import DataTable, Input, Select
 
+from labeller.app.widgets.fields import SafeInput
 from labeller.app.session.drafts import Draft
 from labeller.app.session.filters import QuestionFilter
 from labeller.app.session.preview import STATUSES
@@ -31,7 +32,7 @@ class FilterBar(Horizontal):
             self.filter = flt
 
     def compose(self) -> ComposeResult:
-        yield Input(placeholder="filter: words in id, query, answer, tags", id="filter-text")
+        yield SafeInput(placeholder="filter: words in id, query, answer, tags", id="filter-text")
         yield Select([], prompt="tag", id="filter-tag")
         yield Select([(s, s) for s in ("dev", "test", "holdout")], prompt="split", id="filter-split")
         yield Select([(s, s) for s in STATUSES], prompt="status", id="filter-status")
@@ -50,7 +51,7 @@ class FilterBar(Horizontal):
             v = self.query_one(sel_id, Select).value
             return None if v is Select.NULL else str(v)
 
-        return QuestionFilter(text=self.query_one("#filter-text", Input).value, tag=value("#filter-tag"),
+        return QuestionFilter(text=self.query_one("#filter-text", SafeInput).raw, tag=value("#filter-tag"),
                               split=value("#filter-split"), status=value("#filter-status"))
 
     def on_input_changed(self, event: Input.Changed) -> None:

@@ -1,0 +1,104 @@
+"""Editor fields that never send a record's control characters to the terminal, and never
+lose them either.
+
+A query, an answer or a quote may hold characters that act on a terminal (ESC sequences
+such as OSC 52, which replaces the clipboard; C1 controls such as U+009B, a one-byte CSI;
+bidi overrides, which reorder what the author reads). Textual's ``Input`` and ``TextArea``
+paint their value as it is, so these fields hold two texts:
+
+- ``raw``: the real value, the one the record has and the one that is saved;
+- the widget's own ``value`` / ``text``: its visible form (``markup.display_line`` /
+  ``display_text``), where each such character is one visible stand-in (␛ for ESC, ␍ for
+  CR, � for a C1 control or a bidi override), so the cursor, selections and columns still
+  count the real characters.
+
+**Lossless by design.** Loading a record sets ``raw``; an untouched field gives back
+exactly that value, so saving a record whose query holds an ESC writes the ESC back,
+byte for byte. An edit changes only what the author changed (``markup.edited_raw``):
+a control character outside the edited part stays in the record, deleting its stand-in
+deletes it, and text typed or pasted is taken as it is (a pasted control character is
+kept and shown as its stand-in). The author always sees that a record holds such a
+character and can remove it; nothing is ever dropped or altered behind their back.
+"""
+
+from __future__ import annotations
+
+from textual.widgets import Input, TextArea
+from textual.widgets.text_area import Edit, EditResult
+
+from labeller.app.widgets.markup import display_line, display_text, edited_raw
+
+
+class SafeInput(Input):
+    """A one-line ``Input`` showing the visible form of ``raw`` (see the module docstring).
+
+    ``value`` is what is on screen; read ``raw`` for the real text and set ``raw`` to load
+    one. Setting ``value`` is an edit of the visible form, as if typed."""
+
+    def __init__(self, value: str = "", **kwargs) -> None:
+        self._raw = value
+        self._shown = display_line(value)
+        super().__init__(self._shown, **kwargs)
+
+    @property
+    def raw(self) -> str:
+        return self._raw
+
+    @raw.setter
+    def raw(self, text: str) -> None:
+        self._raw = text
+        self._shown = display_line(text)
+        if self.value != self._shown:
+            self.value = self._shown
+
+    def watch_value(self, value: str) -> None:
+        # runs right after Input's own watcher posted ``Changed``: by the time a handler
+        # reads ``raw``, it is the real text behind this value
+        if value == self._shown:
+            return
+        self._raw = edited_raw(self._raw, self._shown, value)
+        self._shown = display_line(self._raw)
+        if self._shown != value:  # a pasted control character: show its stand-in instead
+            cursor = self.cursor_position
+            self.value = self._shown
+            self.cursor_position = cursor  # same length: the cursor stays where it was
+
+
+class SafeTextArea(TextArea):
+    """A ``TextArea`` showing the visible form of ``raw`` (see the module docstring);
+    ``load_raw`` loads a real text, ``raw`` reads it back."""
+
+    def __init__(self, text: str = "", **kwargs) -> None:
+        self._raw = text
+        self._shown = display_text(text)
+        super().__init__(self._shown, **kwargs)
+
+    @property
+    def raw(self) -> str:
+        self._sync()
+        return self._raw
+
+    def load_raw(self, text: str) -> None:
+        self._raw = text
+        self._shown = display_text(text)
+        if self.text != self._shown:
+            self.load_text(self._shown)
+
+    def edit(self, edit: Edit) -> EditResult:
+        result = super().edit(edit)
+        self._sync()  # one edit at a time, so each is carried over on its own
+        return result
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        self._sync()  # changes that do not go through ``edit`` (undo, redo); the event bubbles on
+
+    def _sync(self) -> None:
+        text = self.text
+        if text == self._shown:
+            return
+        self._raw = edited_raw(self._raw, self._shown, text)
+        self._shown = display_text(self._raw)
+        if self._shown != text:  # a pasted control character: show its stand-in instead
+            selection = self.selection
+            self.load_text(self._shown)
+            self.selection = selection  # same length: the cursor stays where it was
