@@ -49,6 +49,7 @@ from labeller.errors import InvalidInput
 from labeller.eval.analysis import Analyzer, get_analyzer
 from labeller.eval.chunkset import ChunkSet
 from labeller.eval.retrievers.base import Hit, Progress, top_k
+from labeller.eval.retrievers.bm25_writer import write_segment
 from labeller.eval.retrievers.postings import PostingScorer
 from labeller.io import parse_json
 
@@ -61,14 +62,6 @@ DEFAULT_FIELD_WEIGHTS = {"heading": 0.25, "breadcrumb": 0.5, "body": 1.0}
 K1 = 1.2
 B = 0.75
 TERM_CACHE_SIZE = 200_000  # posting lists kept in memory (term, field); cleared when full
-# The index writer's posting pool: whoosh keeps every posting in a list and, past ``limitmb``
-# (its own estimate, about 170 bytes a posting; default 128), pickles the whole list to a
-# temporary run and merges the runs back at commit. On the 10 MB benchmark corpus that
-# spill was 1.28 M pickle round-trips and nearly half the build. The limit is a threshold,
-# not an allocation, so "sized to the corpus" is simply a high enough cap: 256 holds the
-# 1.28 M postings of 10 MB (218 by whoosh's count, ~400 MB resident at the peak of the
-# build) in memory; a larger corpus spills past it, which bounds the build's memory.
-POOL_LIMIT_MB = 256
 
 
 def field_weights(configured: dict | None = None) -> dict[str, float]:
@@ -133,19 +126,25 @@ class PrivateRamStorage(RamStorage):
         self.temp_folders.clear()
 
 
-def build_storage(chunks: list[Chunk], analyzer: Analyzer, progress: Progress | None = None) -> RamStorage:
-    """Index the chunks in memory (one entry per distinct id, in corpus order)."""
+def schema(analyzer: Analyzer) -> Schema:
+    """The index's fields: the stored id, and the three text fields cut by ``analyzer``."""
     an = analyzer.whoosh()
-    schema = Schema(chunk_id=ID(stored=True), **{f: TEXT(analyzer=an, phrase=False) for f in FIELDS})
+    return Schema(chunk_id=ID(stored=True), **{f: TEXT(analyzer=an, phrase=False) for f in FIELDS})
+
+
+def build_storage(chunks: list[Chunk], analyzer: Analyzer, progress: Progress | None = None) -> RamStorage:
+    """Index the chunks in memory (one entry per distinct id, in corpus order).
+
+    Each chunk's fields are cut once by the analyzer and the postings written a whole list
+    at a time (``bm25_writer``): the index whoosh's own ``add_document`` would write, byte
+    for byte, without its per-posting Python."""
     storage = PrivateRamStorage()
     try:
-        writer = storage.create_index(schema).writer(limitmb=POOL_LIMIT_MB)
-        total = len(chunks)
-        for i, c in enumerate(chunks, 1):
-            writer.add_document(chunk_id=c.chunk_id, heading=c.heading, breadcrumb=c.breadcrumb, body=c.text)
-            if progress and (i % 200 == 0 or i == total):
-                progress("index", i, total)
-        writer.commit()
+        writer = storage.create_index(schema(analyzer)).writer()
+        docs = [({"chunk_id": c.chunk_id}, {"heading": analyzer.terms(c.heading),
+                                            "breadcrumb": analyzer.terms(c.breadcrumb),
+                                            "body": analyzer.terms(c.text)}) for c in chunks]
+        write_segment(writer, docs, (lambda done, total: progress("index", done, total)) if progress else None)
     finally:
         storage.remove_temp()
     return storage
