@@ -265,7 +265,8 @@ class BM25Retriever:
         self._n = self._searcher.doc_count_all()
         self._ids = [self._searcher.stored_fields(n)["chunk_id"] for n in range(self._n)]
         self._scorer = PostingScorer(self._searcher, self._searcher.weighting)
-        self._term_cache: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = {}
+        self._weighted_cache: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = {}
+        self._active = [(f, w) for f, w in weights.items() if w > 0]
         self._lock = threading.Lock()  # whoosh searchers are not safe to share between threads
 
     @classmethod
@@ -326,14 +327,20 @@ class BM25Retriever:
         """whoosh's BM25F score of ``term`` in ``field`` for each chunk (docnum) that holds it.
 
         Scored over whole posting blocks (``postings.PostingScorer``, equal to whoosh's
-        matchers bit for bit) and cached per term: the terms of a golden set repeat.
-        """
+        matchers bit for bit)."""
+        return self._scorer.term_scores(field, term)
+
+    def _weighted(self, field: str, term: str, weight: float) -> tuple[np.ndarray, np.ndarray]:
+        """``term_scores`` times the field's weight (the boost whoosh's ``Term`` multiplies
+        in), cached per term: the terms of a golden set repeat, and a query then only
+        concatenates arrays."""
         key = (field, term)
-        found = self._term_cache.get(key)
+        found = self._weighted_cache.get(key)
         if found is None:
-            if len(self._term_cache) >= TERM_CACHE_SIZE:
-                self._term_cache.clear()
-            found = self._term_cache[key] = self._scorer.term_scores(field, term)
+            if len(self._weighted_cache) >= TERM_CACHE_SIZE:
+                self._weighted_cache.clear()
+            ids, scores = self.term_scores(field, term)
+            found = self._weighted_cache[key] = (ids, scores * weight)
         return found
 
     def search_hits(self, text: str, k: int) -> list[Hit]:
@@ -348,20 +355,21 @@ class BM25Retriever:
         if not terms or k <= 0:
             return []
         with self._lock:
-            parts = [(self.term_scores(field, term), weight) for field, weight in self.weights.items() if weight > 0
-                     for term in terms]
-        ids = np.concatenate([found[0] for found, _ in parts])
+            parts = [self._weighted(field, term, weight) for field, weight in self._active for term in terms]
+        ids = np.concatenate([p[0] for p in parts])
+        if not len(ids):
+            return []
         # bincount adds the weighted scores one by one in array order, that is in field then
         # term order for every chunk: the additions whoosh's Or makes, in its order.
-        scores = np.bincount(ids, weights=np.concatenate([found[1] * weight for found, weight in parts]),
-                             minlength=self._n)
+        scores = np.bincount(ids, weights=np.concatenate([p[1] for p in parts]), minlength=self._n)
         matched = np.zeros(self._n, dtype=bool)
         matched[ids] = True
         cand = np.flatnonzero(matched)
         if len(cand) > k:
             cutoff = np.partition(scores[cand], len(cand) - k)[len(cand) - k]
             cand = cand[scores[cand] >= cutoff]
-        return top_k((Hit(self._ids[d], float(scores[d])) for d in cand), k)
+        ids_of = self._ids
+        return top_k([Hit(ids_of[d], s) for d, s in zip(cand.tolist(), scores[cand].tolist())], k)
 
     def retrieve(self, query_id: str, query: str, k: int) -> list[Hit]:
         return self.search_hits(query, k)
