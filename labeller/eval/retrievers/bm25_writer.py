@@ -30,16 +30,19 @@ through whoosh's own ``field.index``: one posting a document, nothing to gain th
 
 from __future__ import annotations
 
-from array import array
+import zlib
 from collections import Counter
 from collections.abc import Callable, Sequence
 
 import numpy as np
-from whoosh.codec.whoosh3 import W3PostingsWriter
+from whoosh.compat import dumps  # the pickler whoosh writes its blocks with
+from whoosh.codec.whoosh3 import WHOOSH3_HEADER_MAGIC, W3Codec, W3FieldWriter, W3TermInfo
 from whoosh.fields import TEXT, Schema
 from whoosh.formats import Frequency
+from whoosh.system import pack_int, pack_long, pack_ushort
 from whoosh.util.numeric import byte_to_length, length_to_byte
 
+_TERM_INFO = W3TermInfo._struct  # flags (0: not inlined), weight, df, min/max length byte, max weight, first/last id
 # A document: its stored/indexed values by field name, and each analysed text field's terms.
 Doc = tuple[dict[str, str], dict[str, list[str]]]
 
@@ -55,8 +58,9 @@ def _quantised(lengths: np.ndarray) -> np.ndarray:
 
 
 class _FieldPostings:
-    """One text field's postings in whoosh's pool order (term bytes, then docnum), with the
-    bounds of every ``blocklimit``-sized block of each term."""
+    """One text field's postings in whoosh's pool order (term bytes, then docnum), cut into
+    blocks of ``blocklimit`` postings per term as ``W3PostingsWriter.add_posting`` cuts them,
+    with every statistic whoosh records per block and per term computed for all at once."""
 
     def __init__(self, per_doc: Sequence[list[str]], blocklimit: int) -> None:
         terms: list[str] = []
@@ -73,30 +77,64 @@ class _FieldPostings:
         ids = np.fromiter((vocab.setdefault(t, len(vocab)) for t in terms), dtype=np.int64, count=len(terms))
         # UTF-8 byte order is code point order, so Python's str order is whoosh's term order.
         self.terms = sorted(vocab)
+        if not self.terms:
+            return
         rank = np.empty(len(vocab), dtype=np.int64)
         rank[[vocab[t] for t in self.terms]] = np.arange(len(vocab))
-        key = rank[ids] if len(ids) else ids
+        key = rank[ids]
         order = np.argsort(key, kind="stable")  # docnums were appended ascending: kept per term
-        doc_arr = np.asarray(docs, dtype=np.int64)[order]
-        freq_arr = np.asarray(freqs, dtype=np.int64)[order]
+        doc = np.asarray(docs, dtype=np.int64)[order]
+        freq = np.asarray(freqs, dtype=np.int64)[order]
         df = np.bincount(key, minlength=len(vocab))
-        self.term_ends = np.cumsum(df).tolist()
-        # Blocks: each term's postings cut every ``blocklimit``, as add_posting does.
-        term_starts = np.concatenate([[0], np.cumsum(df)[:-1]]) if len(df) else df
+        ends = np.cumsum(df)
+        term_starts = ends - df
         nblocks = -(-df // blocklimit)
         first = np.repeat(term_starts, nblocks)
         within = np.arange(len(first)) - np.repeat(np.cumsum(nblocks) - nblocks, nblocks)
         starts = first + within * blocklimit
-        self.block_starts = starts.tolist()
+        block_ends = np.minimum(starts + blocklimit, np.repeat(ends, nblocks))
+        # whoosh's per-posting length is the quantised one its per-document reader returns
+        qlen = _quantised(lengths)[doc]
+        min_len = np.minimum.reduceat(qlen, starts)
+        max_len = np.maximum.reduceat(qlen, starts)
+        max_w = np.maximum.reduceat(freq, starts)
+        min_w = np.minimum.reduceat(freq, starts)
+        byte = _length_bytes(np.concatenate([min_len, max_len]))
+        delta = np.diff(doc, prepend=0)
+        delta[starts] = doc[starts]  # each block's ids are delta-encoded from 0 (delta_encode)
         self.blocks_per_term = nblocks.tolist()
-        qlen = _quantised(lengths)[doc_arr] if len(doc_arr) else doc_arr
-        self.block_min_length = np.minimum.reduceat(qlen, starts).tolist() if len(starts) else []
-        self.block_max_length = np.maximum.reduceat(qlen, starts).tolist() if len(starts) else []
-        self.block_max_weight = np.maximum.reduceat(freq_arr, starts).astype(float).tolist() if len(starts) else []
-        self.docs = doc_arr.tolist()
-        self.weights = freq_arr.astype(float).tolist()
-        self.values = freq_arr.astype(">u4").tobytes()  # Frequency's pack_uint(freq), one after another
-        self.lengths = lengths
+        self.block_starts = starts.tolist()
+        self.block_ends = block_ends.tolist()
+        self.block_min_byte = byte[:len(starts)].tolist()
+        self.block_max_byte = byte[len(starts):].tolist()
+        self.block_max_weight = max_w.astype(float).tolist()
+        # _mini_weights: None when every weight is 1.0, the one weight when all are equal
+        self.block_weight_kind = np.where(max_w == 1, 0, np.where(min_w == max_w, 1, 2)).tolist()
+        block_term = np.repeat(np.arange(len(df)), nblocks)
+        term_min = np.full(len(df), np.iinfo(np.int64).max)
+        np.minimum.at(term_min, block_term, min_len)
+        term_max = np.zeros(len(df), dtype=np.int64)
+        np.maximum.at(term_max, block_term, max_len)
+        term_byte = _length_bytes(np.concatenate([term_min, term_max]))
+        self.term_min_byte = term_byte[:len(df)].tolist()
+        self.term_max_byte = term_byte[len(df):].tolist()
+        self.term_max_weight = np.maximum.reduceat(freq, term_starts).astype(float).tolist()
+        self.term_weight = np.add.reduceat(freq, term_starts).astype(float).tolist()
+        self.term_df = df.tolist()
+        self.term_first = doc[term_starts].tolist()
+        self.term_last = doc[ends - 1].tolist()
+        self.docs = doc.tolist()
+        self.deltas = delta.tolist()
+        self.weights = freq.astype(float).tolist()
+        self.values = freq.astype(">u4").tobytes()  # Frequency's pack_uint(freq), one after another
+
+
+def _length_bytes(lengths: np.ndarray) -> np.ndarray:
+    """``length_to_byte`` of each (quantised) length."""
+    out = np.zeros(len(lengths), dtype=np.int64)
+    for n in np.unique(lengths):
+        out[lengths == n] = length_to_byte(int(n))
+    return out
 
 
 def write_segment(writer, docs: Sequence[Doc], progress: Callable[[int, int], None] | None = None) -> None:
@@ -141,38 +179,50 @@ def write_segment(writer, docs: Sequence[Doc], progress: Callable[[int, int], No
 
     fw = writer.fieldwriter
     codec = writer.codec
+    if type(codec) is not W3Codec or type(fw) is not W3FieldWriter:
+        raise TypeError(f"the index's codec is {type(codec).__name__}: only whoosh3 blocks are written here")
     for name in names:
         if name in text_fields:
             postings = _FieldPostings([t[name] for _, t in docs], codec._blocklimit)
             if postings.terms:  # whoosh starts a field only when a posting of it comes
-                _write_text_field(fw, name, schema[name], postings)
+                _write_text_field(fw, name, schema[name], postings, codec._compression)
         elif name in other_postings:
             _write_other_field(fw, name, schema[name], sorted(other_postings[name]))
     writer.commit()  # the pool is empty: commit writes the lengths, the TOC and closes the files
 
 
-def _write_text_field(fw, name: str, field, p: _FieldPostings) -> None:
+def _write_text_field(fw, name: str, field, p: _FieldPostings, compression: int) -> None:
+    """Each term's posting blocks and term-info row, as ``W3PostingsWriter._write_block``,
+    ``finish_postings`` and ``W3TermInfo.to_bytes`` write them, with the statistics
+    ``_FieldPostings`` computed: per block its signed length (negative for the last), the
+    pickled info tuple and the pickled (compressed) data tuple; per term one row in the
+    terms table, keyed by the field's number and the term's bytes."""
     fw.start_field(name, field)
-    pw = fw._postwriter
-    if type(pw) is not W3PostingsWriter:
-        raise TypeError(f"the index's codec writes {type(pw).__name__}, not whoosh3 posting blocks")
-    docs, weights, values = p.docs, p.weights, p.values
-    block = 0
-    for term, end, nblocks in zip(p.terms, p.term_ends, p.blocks_per_term):
-        fw.start_term(term.encode("utf-8"))
-        for j in range(block, block + nblocks):
-            a = p.block_starts[j]
-            b = p.block_starts[j + 1] if j + 1 < block + nblocks else end
-            pw._ids = array("I", docs[a:b])
-            pw._weights = array("f", weights[a:b])
-            pw._values = [values[4 * a:4 * b]]
-            pw._minlength = p.block_min_length[j]
-            pw._maxlength = p.block_max_length[j]
-            pw._maxweight = p.block_max_weight[j]
-            if j + 1 < block + nblocks:
-                pw._write_block()
-        block += nblocks
-        fw.finish_term()  # writes the last block (last=True) and the term's info row
+    postfile, tindex = fw._postfile, fw._tindex
+    prefix = pack_ushort(fw._fieldid)
+    docs, deltas, weights, values = p.docs, p.deltas, p.weights, p.values
+    j = 0
+    for t, term in enumerate(p.terms):
+        offset = postfile.tell()
+        out = [WHOOSH3_HEADER_MAGIC]
+        last_block = j + p.blocks_per_term[t] - 1
+        for j in range(j, last_block + 1):
+            a, b = p.block_starts[j], p.block_ends[j]
+            kind = p.block_weight_kind[j]
+            mini = None if kind == 0 else weights[a] if kind == 1 else tuple(weights[a:b])
+            data = dumps((tuple(deltas[a:b]), mini, values[4 * a:4 * b]), 2)
+            if compression:
+                data = zlib.compress(data, compression)
+            info = dumps((b - a, docs[b - 1], p.block_max_weight[j], compression, p.block_min_byte[j],
+                          p.block_max_byte[j]), 2)
+            size = len(info) + len(data)
+            out += (pack_int(-size if j == last_block else size), info, data)
+        j = last_block + 1
+        blob = b"".join(out)
+        postfile.write(blob)
+        row = _TERM_INFO.pack(0, p.term_weight[t], p.term_df[t], p.term_min_byte[t], p.term_max_byte[t],
+                              p.term_max_weight[t], p.term_first[t], p.term_last[t])
+        tindex.add(prefix + term.encode("utf-8"), row + pack_long(offset) + pack_int(len(blob)))
     fw.finish_field()
 
 
