@@ -263,7 +263,15 @@ class BM25Retriever:
         ix = storage.open_index()
         self._searcher = ix.searcher(weighting=BM25F(B=B, K1=K1))
         self._n = self._searcher.doc_count_all()
-        self._ids = [self._searcher.stored_fields(n)["chunk_id"] for n in range(self._n)]
+        # Docnum i is the i-th of ``chunks``: the index was written from that list in that order,
+        # and its cache key holds the ids in order (``index_key``) or the chunking they come
+        # from (``foreign_index_key``). Checked at both ends and in the middle, not re-read
+        # one stored document at a time (a quarter of loading a cached index).
+        self._ids = [c.chunk_id for c in chunks]
+        if len(self._ids) != self._n or any(
+                self._searcher.stored_fields(d)["chunk_id"] != self._ids[d] for d in {0, self._n // 2, self._n - 1}
+                if 0 <= d < self._n):
+            raise ValueError("the index does not hold these chunks in this order")
         self._scorer = PostingScorer(self._searcher, self._searcher.weighting)
         self._weighted_cache: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = {}
         self._active = [(f, w) for f, w in weights.items() if w > 0]
