@@ -13,11 +13,12 @@ codec objects of the index's segment:
 - per document, ``W3PerDocWriter.start_doc / add_field(name, field, stored, length) /
   finish_doc``, the calls ``add_document`` makes (stored ``chunk_id``, each text field's
   token count as its length);
-- per term, ``W3FieldWriter.start_term / finish_term``, and in between each block of
-  ``blocklimit`` postings handed to the segment's ``W3PostingsWriter`` whole (its buffers
-  set to the block's docnums, weights and packed frequencies, the block's length and weight
-  bounds computed from the same quantised lengths whoosh looks up), then written by whoosh's
-  own ``_write_block``: the same minified tuple, pickle, compression and block header.
+- per field, ``W3FieldWriter.start_field / finish_field``; per term, its posting blocks
+  (``blocklimit`` postings each) and its row in the terms table, the bytes
+  ``W3PostingsWriter._write_block``, ``finish_postings`` and ``W3TermInfo.to_bytes`` write
+  (the same minified tuples, pickles, compression and block headers), with every block's
+  and term's statistics (length and weight bounds from the same quantised lengths whoosh
+  looks up, totals, first and last docnum) computed for all terms at once with numpy.
 
 The result is a genuine whoosh index (whoosh's searcher opens it, and labeller's cache and
 ``postings.PostingScorer`` read it like any other). ``tests/test_bm25_writer.py`` holds its
@@ -179,8 +180,9 @@ def write_segment(writer, docs: Sequence[Doc], progress: Callable[[int, int], No
 
     fw = writer.fieldwriter
     codec = writer.codec
-    if type(codec) is not W3Codec or type(fw) is not W3FieldWriter:
-        raise TypeError(f"the index's codec is {type(codec).__name__}: only whoosh3 blocks are written here")
+    if type(codec) is not W3Codec or type(fw) is not W3FieldWriter or codec._inlinelimit > 1:
+        raise TypeError(f"the index's codec is {type(codec).__name__} (inline limit {codec._inlinelimit}): only "
+                        "whoosh3 blocks, never inlined, are written here")
     for name in names:
         if name in text_fields:
             postings = _FieldPostings([t[name] for _, t in docs], codec._blocklimit)

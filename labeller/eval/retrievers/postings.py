@@ -85,7 +85,7 @@ class PostingScorer:
         tbytes = term.encode("utf-8")  # a TEXT field's to_bytes
         deltas: list[int] = []
         sizes: list[int] = []
-        weights: list[np.ndarray] = []
+        weights: list[float] = []
         bases: list[int] = []
         for reader, offset in self._leaves:
             terms = reader._terms
@@ -114,8 +114,7 @@ class PostingScorer:
                 sizes.append(count)
                 bases.append(offset)
                 # the weights as W3LeafMatcher de-minifies them: all 1.0, one repeated float32, or each
-                weights.append(np.ones(count) if w is None else np.full(count, w) if isinstance(w, float)
-                               else np.asarray(w, dtype=float))
+                weights += [1.0] * count if w is None else [w] * count if isinstance(w, float) else w
                 if size < 0:
                     break
                 pos = end
@@ -126,7 +125,7 @@ class PostingScorer:
         total = np.cumsum(np.asarray(deltas, dtype=np.intp))
         ends = np.cumsum(sizes)
         carried = np.concatenate([[0], total[ends[:-1] - 1]]) - np.asarray(bases, dtype=np.intp)
-        return total - np.repeat(carried, sizes), np.concatenate(weights)
+        return total - np.repeat(carried, sizes), np.asarray(weights, dtype=float)
 
     def term_scores(self, field: str, term: str) -> tuple[np.ndarray, np.ndarray]:
         ids, weights = self.postings(field, term)
