@@ -16,7 +16,6 @@ from whoosh.query import Or, Term
 
 from labeller.core.chunkers import Chunk
 from labeller.eval.analysis import AUTO_V1
-from labeller.eval.retrievers import bm25
 from labeller.eval.retrievers.bm25 import DEFAULT_FIELD_WEIGHTS, FIELDS, BM25Retriever, build_storage
 from labeller.eval.retrievers.base import Hit, trec_order
 
@@ -104,16 +103,3 @@ def test_a_term_in_no_chunk_scores_nothing():
     ids, scores = r.term_scores("body", "salari")
     assert len(ids) == len(scores) == 0
     assert r.search_hits("salary", 5) == []
-
-
-def test_a_spilling_posting_pool_writes_the_same_index(monkeypatch):
-    """The pool limit only decides whether whoosh spills postings to disk while writing;
-    spilled (limit 0: every posting pickled) or not, the index scores the same."""
-    rows = [(f"vpn {i}", "laptop key", "vpn " * (i % 4) + "receipt salary") for i in range(60)]
-    held = retriever(rows)
-    monkeypatch.setattr(bm25, "POOL_LIMIT_MB", 0)
-    spilled = retriever(rows)
-    for field in FIELDS:
-        for term in ("vpn", "laptop", "receipt", "salari", "key"):
-            a, b = held.term_scores(field, term), spilled.term_scores(field, term)
-            assert a[0].tolist() == b[0].tolist() and a[1].tolist() == b[1].tolist()

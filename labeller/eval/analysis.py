@@ -60,6 +60,11 @@ def _word_terms(word: str) -> tuple[str, ...]:
     return tuple(out)
 
 
+def forget_words() -> None:
+    """Empty the per-word memo (for measurements that must pay for every stem)."""
+    _word_terms.cache_clear()
+
+
 def _bigrams(run: str) -> list[str]:
     if len(run) == 1:
         return [run]
@@ -77,11 +82,15 @@ class Analyzer:
     def terms(self, text: str) -> list[str]:
         """Index/query terms of ``text`` in text order (repeats kept: they are term frequency)."""
         out: list[str] = []
-        for m in _TOKEN.finditer(unicodedata.normalize("NFKC", text).lower()):
-            if m.lastgroup == "cjk":
-                out.extend(_bigrams(m.group()) if self.cjk_bigrams else [m.group()])
+        words = _word_terms
+        # findall's (cjk, word) pairs: one of the two is the match, the other empty
+        for cjk, word in _TOKEN.findall(unicodedata.normalize("NFKC", text).lower()):
+            if word:
+                out += words(word)
+            elif self.cjk_bigrams:
+                out += _bigrams(cjk)
             else:
-                out.extend(_word_terms(m.group()))
+                out.append(cjk)
         return out
 
     def whoosh(self) -> "AnalyzerTokenizer":

@@ -49,6 +49,7 @@ from labeller.errors import InvalidInput
 from labeller.eval.analysis import Analyzer, get_analyzer
 from labeller.eval.chunkset import ChunkSet
 from labeller.eval.retrievers.base import Hit, Progress, top_k
+from labeller.eval.retrievers.bm25_writer import write_segment
 from labeller.eval.retrievers.postings import PostingScorer
 from labeller.io import parse_json
 
@@ -61,14 +62,6 @@ DEFAULT_FIELD_WEIGHTS = {"heading": 0.25, "breadcrumb": 0.5, "body": 1.0}
 K1 = 1.2
 B = 0.75
 TERM_CACHE_SIZE = 200_000  # posting lists kept in memory (term, field); cleared when full
-# The index writer's posting pool: whoosh keeps every posting in a list and, past ``limitmb``
-# (its own estimate, about 170 bytes a posting; default 128), pickles the whole list to a
-# temporary run and merges the runs back at commit. On the 10 MB benchmark corpus that
-# spill was 1.28 M pickle round-trips and nearly half the build. The limit is a threshold,
-# not an allocation, so "sized to the corpus" is simply a high enough cap: 256 holds the
-# 1.28 M postings of 10 MB (218 by whoosh's count, ~400 MB resident at the peak of the
-# build) in memory; a larger corpus spills past it, which bounds the build's memory.
-POOL_LIMIT_MB = 256
 
 
 def field_weights(configured: dict | None = None) -> dict[str, float]:
@@ -133,19 +126,25 @@ class PrivateRamStorage(RamStorage):
         self.temp_folders.clear()
 
 
-def build_storage(chunks: list[Chunk], analyzer: Analyzer, progress: Progress | None = None) -> RamStorage:
-    """Index the chunks in memory (one entry per distinct id, in corpus order)."""
+def schema(analyzer: Analyzer) -> Schema:
+    """The index's fields: the stored id, and the three text fields cut by ``analyzer``."""
     an = analyzer.whoosh()
-    schema = Schema(chunk_id=ID(stored=True), **{f: TEXT(analyzer=an, phrase=False) for f in FIELDS})
+    return Schema(chunk_id=ID(stored=True), **{f: TEXT(analyzer=an, phrase=False) for f in FIELDS})
+
+
+def build_storage(chunks: list[Chunk], analyzer: Analyzer, progress: Progress | None = None) -> RamStorage:
+    """Index the chunks in memory (one entry per distinct id, in corpus order).
+
+    Each chunk's fields are cut once by the analyzer and the postings written a whole list
+    at a time (``bm25_writer``): the index whoosh's own ``add_document`` would write, byte
+    for byte, without its per-posting Python."""
     storage = PrivateRamStorage()
     try:
-        writer = storage.create_index(schema).writer(limitmb=POOL_LIMIT_MB)
-        total = len(chunks)
-        for i, c in enumerate(chunks, 1):
-            writer.add_document(chunk_id=c.chunk_id, heading=c.heading, breadcrumb=c.breadcrumb, body=c.text)
-            if progress and (i % 200 == 0 or i == total):
-                progress("index", i, total)
-        writer.commit()
+        writer = storage.create_index(schema(analyzer)).writer()
+        docs = [({"chunk_id": c.chunk_id}, {"heading": analyzer.terms(c.heading),
+                                            "breadcrumb": analyzer.terms(c.breadcrumb),
+                                            "body": analyzer.terms(c.text)}) for c in chunks]
+        write_segment(writer, docs, (lambda done, total: progress("index", done, total)) if progress else None)
     finally:
         storage.remove_temp()
     return storage
@@ -264,9 +263,18 @@ class BM25Retriever:
         ix = storage.open_index()
         self._searcher = ix.searcher(weighting=BM25F(B=B, K1=K1))
         self._n = self._searcher.doc_count_all()
-        self._ids = [self._searcher.stored_fields(n)["chunk_id"] for n in range(self._n)]
+        # Docnum i is the i-th of ``chunks``: the index was written from that list in that order,
+        # and its cache key holds the ids in order (``index_key``) or the chunking they come
+        # from (``foreign_index_key``). Checked at both ends and in the middle, not re-read
+        # one stored document at a time (a quarter of loading a cached index).
+        self._ids = [c.chunk_id for c in chunks]
+        if len(self._ids) != self._n or any(
+                self._searcher.stored_fields(d)["chunk_id"] != self._ids[d] for d in {0, self._n // 2, self._n - 1}
+                if 0 <= d < self._n):
+            raise ValueError("the index does not hold these chunks in this order")
         self._scorer = PostingScorer(self._searcher, self._searcher.weighting)
-        self._term_cache: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = {}
+        self._weighted_cache: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = {}
+        self._active = [(f, w) for f, w in weights.items() if w > 0]
         self._lock = threading.Lock()  # whoosh searchers are not safe to share between threads
 
     @classmethod
@@ -327,14 +335,20 @@ class BM25Retriever:
         """whoosh's BM25F score of ``term`` in ``field`` for each chunk (docnum) that holds it.
 
         Scored over whole posting blocks (``postings.PostingScorer``, equal to whoosh's
-        matchers bit for bit) and cached per term: the terms of a golden set repeat.
-        """
+        matchers bit for bit)."""
+        return self._scorer.term_scores(field, term)
+
+    def _weighted(self, field: str, term: str, weight: float) -> tuple[np.ndarray, np.ndarray]:
+        """``term_scores`` times the field's weight (the boost whoosh's ``Term`` multiplies
+        in), cached per term: the terms of a golden set repeat, and a query then only
+        concatenates arrays."""
         key = (field, term)
-        found = self._term_cache.get(key)
+        found = self._weighted_cache.get(key)
         if found is None:
-            if len(self._term_cache) >= TERM_CACHE_SIZE:
-                self._term_cache.clear()
-            found = self._term_cache[key] = self._scorer.term_scores(field, term)
+            if len(self._weighted_cache) >= TERM_CACHE_SIZE:
+                self._weighted_cache.clear()
+            ids, scores = self.term_scores(field, term)
+            found = self._weighted_cache[key] = (ids, scores * weight)
         return found
 
     def search_hits(self, text: str, k: int) -> list[Hit]:
@@ -349,20 +363,21 @@ class BM25Retriever:
         if not terms or k <= 0:
             return []
         with self._lock:
-            parts = [(self.term_scores(field, term), weight) for field, weight in self.weights.items() if weight > 0
-                     for term in terms]
-        ids = np.concatenate([found[0] for found, _ in parts])
+            parts = [self._weighted(field, term, weight) for field, weight in self._active for term in terms]
+        ids = np.concatenate([p[0] for p in parts])
+        if not len(ids):
+            return []
         # bincount adds the weighted scores one by one in array order, that is in field then
         # term order for every chunk: the additions whoosh's Or makes, in its order.
-        scores = np.bincount(ids, weights=np.concatenate([found[1] * weight for found, weight in parts]),
-                             minlength=self._n)
+        scores = np.bincount(ids, weights=np.concatenate([p[1] for p in parts]), minlength=self._n)
         matched = np.zeros(self._n, dtype=bool)
         matched[ids] = True
         cand = np.flatnonzero(matched)
         if len(cand) > k:
             cutoff = np.partition(scores[cand], len(cand) - k)[len(cand) - k]
             cand = cand[scores[cand] >= cutoff]
-        return top_k((Hit(self._ids[d], float(scores[d])) for d in cand), k)
+        ids_of = self._ids
+        return top_k([Hit(ids_of[d], s) for d, s in zip(cand.tolist(), scores[cand].tolist())], k)
 
     def retrieve(self, query_id: str, query: str, k: int) -> list[Hit]:
         return self.search_hits(query, k)

@@ -10,22 +10,33 @@ arithmetic, so on float64 arrays it performs the very operations, in the very or
 it performs on one posting, and the scores are equal bit for bit (``tests/
 test_bm25_scorer.py`` holds them equal to whoosh's matchers on random corpora).
 
-What is read from whoosh's posting blocks (codec ``whoosh3``): each block's data tuple,
-whose first item is the docnums delta-encoded from 0 (decoded here by a cumulative sum
-instead of ``delta_decode``'s generator), and the weights as the matcher de-minifies them
-(``_read_weights``: all 1.0, one repeated float32, or the float32 array); and each field's
+What is read from whoosh's posting blocks (codec ``whoosh3``): a term's whole posting
+region at once (the extent its term info records), split into blocks as the leaf matcher
+splits it; each block's data tuple, whose first item is the docnums delta-encoded from 0
+(decoded here by one cumulative sum for all blocks instead of ``delta_decode``'s
+generator), and the weights as the matcher de-minifies them (``_read_weights``: all 1.0,
+one repeated float32, or the float32 array); and each field's
 lengths column (one length code a document, ``LENGTHS_COLUMN``) as bytes. labeller writes
-every index it reads (``build_storage``): one codec, no deletions, one leaf matcher kind;
-anything else is refused loudly rather than scored some other way.
+every index it reads (``build_storage``): one codec, no deletions, no inlined posting
+lists; anything else is refused loudly rather than scored some other way. The blocks are
+pickles, as whoosh reads them too: only an index whose bytes passed labeller's cache
+checks (``bm25.load_storage``) is ever opened.
 """
 
 from __future__ import annotations
 
+import io
+import pickle
+import struct
+import zlib
+
 import numpy as np
-from whoosh.codec.whoosh3 import LENGTHS_COLUMN, W3LeafMatcher, _lenfield
+from whoosh.codec.whoosh3 import LENGTHS_COLUMN, WHOOSH3_HEADER_MAGIC, W3TermsReader, _lenfield
+from whoosh.reading import TermNotFound
 from whoosh.scoring import BM25F, BM25FScorer
 from whoosh.util.numeric import byte_to_length
 
+_BLOCK_LENGTH = struct.Struct("!i")  # whoosh's write_int
 EMPTY = (np.zeros(0, dtype=np.intp), np.zeros(0, dtype=float))
 # whoosh's ``doc_field_length(d, f, default=1)`` of each stored length code (0 = no length: the default).
 LENGTH_OF_CODE = np.array([1.0] + [float(byte_to_length(code)) for code in range(1, 256)])
@@ -40,6 +51,9 @@ class PostingScorer:
         self._searcher = searcher
         self._weighting = weighting
         self._leaves = searcher.reader().leaf_readers()  # [(reader, docnum offset)], offsets in order
+        for reader, _ in self._leaves:
+            if type(getattr(reader, "_terms", None)) is not W3TermsReader:
+                raise TypeError(f"{type(reader).__name__} does not read whoosh3 terms: labeller writes only those")
         self._lengths: dict[str, np.ndarray] = {}
 
     def lengths(self, field: str) -> np.ndarray:
@@ -61,23 +75,57 @@ class PostingScorer:
         return found
 
     def postings(self, field: str, term: str) -> tuple[np.ndarray, np.ndarray]:
-        """Docnums (ascending) and weights of the term's postings in ``field``."""
-        ids, weights = [], []
+        """Docnums (ascending) and weights of the term's postings in ``field``.
+
+        The term's whole posting region is read at once (its extent in the term info) and
+        its blocks decoded here as ``W3LeafMatcher`` decodes them: per block a signed length
+        (negative: the last block), the pickled info tuple (postings, max id, max weight,
+        compression, length bytes), then the data tuple, compressed at that level. The
+        docnums of all blocks are summed back from their deltas in one ``cumsum``."""
+        tbytes = term.encode("utf-8")  # a TEXT field's to_bytes
+        deltas: list[int] = []
+        sizes: list[int] = []
+        weights: list[float] = []
+        bases: list[int] = []
         for reader, offset in self._leaves:
-            if (field, term) not in reader:
+            terms = reader._terms
+            try:
+                info = terms.term_info(field, tbytes)
+            except TermNotFound:
                 continue
-            m = reader.postings(field, term)
-            if type(m) is not W3LeafMatcher:
-                raise TypeError(f"posting list of {field}:{term!r} is a {type(m).__name__}, not whoosh3 blocks")
-            while m.is_active():  # at the start of each block
-                m._read_data()
-                ids.append(np.cumsum(np.asarray(m._data[0], dtype=np.intp)) + offset)
-                m._read_weights()
-                weights.append(np.asarray(m._weights, dtype=float))
-                m._next_block()
-        if not ids:
+            if info.is_inlined():
+                raise TypeError(f"posting list of {field}:{term!r} is inlined: labeller's writer never inlines")
+            start, length = info.extent()
+            if isinstance(length, tuple):  # W3TermInfo.from_bytes keeps the unpacked 1-tuple
+                (length,) = length
+            buf = terms._postfile.get(start, length)
+            if buf[:4] != WHOOSH3_HEADER_MAGIC:
+                raise ValueError(f"posting list of {field}:{term!r} does not start a whoosh3 block")
+            stream = io.BytesIO(buf)
+            pos = 4
+            while True:
+                (size,) = _BLOCK_LENGTH.unpack_from(buf, pos)
+                end = pos + 4 + abs(size)
+                stream.seek(pos + 4)
+                count, _, _, compression, _, _ = pickle.load(stream)
+                data = buf[stream.tell():end]
+                ids, w, _ = pickle.loads(zlib.decompress(data) if compression else data)
+                deltas += ids
+                sizes.append(count)
+                bases.append(offset)
+                # the weights as W3LeafMatcher de-minifies them: all 1.0, one repeated float32, or each
+                weights += [1.0] * count if w is None else [w] * count if isinstance(w, float) else w
+                if size < 0:
+                    break
+                pos = end
+        if not sizes:
             return EMPTY
-        return np.concatenate(ids), np.concatenate(weights)
+        # each block's deltas start from 0: a running sum over all blocks, less the sum
+        # carried in from the blocks before, plus the leaf's docnum offset
+        total = np.cumsum(np.asarray(deltas, dtype=np.intp))
+        ends = np.cumsum(sizes)
+        carried = np.concatenate([[0], total[ends[:-1] - 1]]) - np.asarray(bases, dtype=np.intp)
+        return total - np.repeat(carried, sizes), np.asarray(weights, dtype=float)
 
     def term_scores(self, field: str, term: str) -> tuple[np.ndarray, np.ndarray]:
         ids, weights = self.postings(field, term)
