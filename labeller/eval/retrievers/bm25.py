@@ -17,8 +17,10 @@ and honest about its cache:
   rebuild; it is never used as is. A rebuild
   is written into a temporary folder and renamed into place, so a crash never leaves a
   half-written index where a reader would find it.
-- Loading verifies the bytes and keeps them in memory (whoosh ``RamStorage``), so another
-  process replacing the folder later cannot change an index that is in use.
+- Loading verifies each file while reading it once through one descriptor, then memory-maps
+  that descriptor (``MappedStorage``): an index costs the pages its queries touch, not its
+  size in RAM (at 100 MB of corpus the index is ~260 MB). Why that is as safe as the bytes
+  in RAM it replaced is argued at ``load_storage``.
 """
 
 from __future__ import annotations
@@ -39,10 +41,11 @@ from pathlib import Path
 import numpy as np
 import whoosh
 from whoosh.fields import ID, TEXT, Schema
-from whoosh.filedb.filestore import FileStorage, RamStorage
+from whoosh.filedb.filestore import FileStorage, RamStorage, Storage
+from whoosh.filedb.structfile import BufferFile
 from whoosh.scoring import BM25F
 
-from labeller.core.cache import mac, private_subfolder, read_untrusted
+from labeller.core.cache import map_verified, mac, private_subfolder, read_untrusted
 from labeller.core.chunkers import Chunk, chunker_spec
 from labeller.core.project import Project
 from labeller.errors import InvalidInput
@@ -156,14 +159,87 @@ def _manifest_mac(secret: bytes, files: dict, key: object) -> str:  # key: as re
                json.dumps({"files": files, "key": key}, sort_keys=True, ensure_ascii=True).encode("ascii"))
 
 
+class _ViewReader:
+    """The file protocol whoosh's ``StructFile`` reads through (read, readline, seek, tell)
+    over a memoryview, copying only the bytes asked for — ``io.BytesIO`` would copy the
+    whole view on creation."""
+
+    def __init__(self, view: memoryview) -> None:
+        self._view = view
+        self._pos = 0
+
+    def read(self, size: int | None = -1) -> bytes:
+        end = len(self._view) if size is None or size < 0 else min(len(self._view), self._pos + size)
+        data = bytes(self._view[self._pos:end])
+        self._pos = max(self._pos, end)
+        return data
+
+    def readline(self, size: int | None = -1) -> bytes:
+        view = self._view
+        limit = len(view) if size is None or size < 0 else min(len(view), self._pos + size)
+        found = bytes(view[self._pos:limit]).find(b"\n")  # whoosh reads no lines; pickle may
+        return self.read((found + 1 if found >= 0 else limit - self._pos))
+
+    def seek(self, where: int, whence: int = 0) -> int:
+        self._pos = max(0, where if whence == 0 else self._pos + where if whence == 1 else len(self._view) + where)
+        return self._pos
+
+    def tell(self) -> int:
+        return self._pos
+
+    def close(self) -> None:
+        pass
+
+
+class MappedFile(BufferFile):
+    """whoosh's ``BufferFile`` over a slice of a memory map, without its two copies (the
+    ``BytesIO`` of the whole buffer, and ``bytes`` of every sub-file a compound segment
+    opens): reads copy only what they read."""
+
+    def __init__(self, buf: memoryview, name: str | None = None, onclose=None) -> None:
+        super().__init__(b"", name=name, onclose=onclose)
+        self._buf = buf
+        self.file = _ViewReader(buf)
+
+    def subset(self, position, length, name=None):
+        return MappedFile(self._buf[position:position + length], name=name or self._name)
+
+
+class MappedStorage(RamStorage):
+    """A verified index: ``files`` maps each name to a read-only memory map of the inode
+    that was hashed (``labeller.core.cache.map_verified``), served without copying."""
+
+    def open_file(self, name, **kwargs):
+        if name not in self.files:
+            raise NameError(name)
+        return MappedFile(memoryview(self.files[name]), name=name, **kwargs)
+
+
 def load_storage(folder: Path, key: dict, secret: bytes) -> tuple[RamStorage | None, str]:
     """The verified cached index, or None and why not (``missing``, ``untrusted``, ``stale``,
     ``corrupt``).
 
     whoosh pickles the index's TOC, and whoosh would unpickle it: so nothing of the index
     reaches whoosh unless the manifest carries this user's MAC (``labeller.core.cache``)
-    and every file's bytes, read once into memory, hash to what that manifest lists. A
-    planted or copied index is rebuilt, never opened.
+    and every file's bytes hash to what that manifest lists. A planted or copied index is
+    rebuilt, never opened.
+
+    whoosh keeps unpickling after it has opened an index: the TOC and the compound
+    segment's directory at open, then, lazily and for as long as the retriever lives, the
+    stored fields, each term's inlined postings, every posting block's info and data
+    tuple (``whoosh.codec.whoosh3``) and the column headers. So it is not enough that the
+    bytes were right when hashed; they must be the bytes whoosh reads at any later time.
+    Every one of those reads goes through ``MappedStorage.open_file``, that is through a
+    read-only map of the very inode that was hashed (``map_verified``: hash through the
+    descriptor, then map the same descriptor; no path is opened again). That inode's
+    content cannot change behind the map except by a write into it, and
+    ``map_verified`` accepts a file only if this user alone can write it; labeller itself
+    never writes into an index file once it is in place (``save_storage`` writes new files
+    in a new folder, mode 0644, and renames the folder). A folder replaced, renamed or
+    deleted by another process leaves the mapped inodes as they were. What this does not
+    cover: a file system that does not enforce file modes (some network mounts map every
+    file to the mounting user) lets whoever else writes there change a mapped page; keep
+    the cache on a local disk there (``[build] cache_dir``) or turn it off.
     """
     manifest_path = folder / MANIFEST
     raw = read_untrusted(manifest_path, MAX_MANIFEST_BYTES)
@@ -188,20 +264,25 @@ def load_storage(folder: Path, key: dict, secret: bytes) -> tuple[RamStorage | N
         return None, "corrupt"
     if present != set(files):
         return None, "corrupt"
-    storage = RamStorage()
+    storage = MappedStorage()
     for name, digest in files.items():
-        data = read_untrusted(folder / name)
-        if data is None or hashlib.sha256(data).hexdigest() != digest:
+        mapped = map_verified(folder / name, digest)
+        if mapped is None:
             return None, "corrupt"
-        storage.files[name] = data
+        storage.files[name] = mapped
     return storage, "loaded"
 
 
-def save_storage(folder: Path, storage: RamStorage, key: dict, secret: bytes) -> None:
-    """Write into a fresh temporary folder, manifest (with its MAC) last, then swap it into place.
+def save_storage(folder: Path, storage: Storage, key: dict, secret: bytes) -> RamStorage:
+    """Write into a fresh temporary folder, manifest (with its MAC) last, then swap it into
+    place; return the index as it now is on disk, mapped and verified like any load (the
+    RAM the built index held can go), or ``storage`` itself if it cannot be read back.
 
-    The files are not fsynced: a cache that a crash leaves damaged fails its hashes and is
-    rebuilt, so durability would buy nothing; the rename is what keeps readers safe.
+    Each file is streamed from ``storage`` (any whoosh storage) in pieces, hashed as it is
+    written, and created with mode 0644 (never writable by group or others, which
+    ``load_storage`` requires). The files are not fsynced: a cache that a crash leaves
+    damaged fails its hashes and is rebuilt, so durability would buy nothing; the rename
+    is what keeps readers safe.
     """
     parent = folder.parent
     tmp = parent / f".tmp-{folder.name}-{uuid.uuid4().hex}"
@@ -209,11 +290,17 @@ def save_storage(folder: Path, storage: RamStorage, key: dict, secret: bytes) ->
     try:
         files = {}
         for name in sorted(storage.list()):
-            data = bytes(storage.files[name])
-            (tmp / name).write_bytes(data)
-            files[name] = hashlib.sha256(data).hexdigest()
+            h = hashlib.sha256()
+            fd = os.open(tmp / name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+            with os.fdopen(fd, "wb") as out, storage.open_file(name) as source:
+                while block := source.read(1 << 20):
+                    h.update(block)
+                    out.write(block)
+            files[name] = h.hexdigest()
         manifest = {"files": files, "key": key, "mac": _manifest_mac(secret, files, key)}
-        (tmp / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        fd = os.open(tmp / MANIFEST, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
         old = None
         if folder.exists():
             old = parent / f".old-{folder.name}-{uuid.uuid4().hex}"
@@ -226,6 +313,8 @@ def save_storage(folder: Path, storage: RamStorage, key: dict, secret: bytes) ->
             shutil.rmtree(old, ignore_errors=True)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+    saved, _ = load_storage(folder, key, secret)  # ours, or the equal build of whoever renamed first
+    return saved if saved is not None else storage
 
 
 def _slot(project: Project, analyzer: Analyzer) -> str:
@@ -296,7 +385,7 @@ class BM25Retriever:
         status += not_cached
         if folder is not None and secret is not None:
             try:
-                save_storage(folder, storage, key, secret)
+                storage = save_storage(folder, storage, key, secret)
             except OSError:
                 status += ", not cached: cache folder not writable"
         return cls(chunks, storage, analyzer, weights, status)
