@@ -137,10 +137,12 @@ def _ticks(lo: float, hi: float) -> list[float]:
 
 
 def _panel(rows: list[dict], x0: float, y0: float, w: float, h: float, title: str, unit: str,
-           limits: list[tuple[float, str]]) -> list[str]:
+           limits: list[tuple[float, str]], slope_guide: bool) -> list[str]:
     """One log-log panel: a line per figure, its exponent in the legend, dashed limits."""
     xs = [x for r in rows for x in r["corpus_mb"]]
     ys = [y for r in rows for y in r["median"]] + [v for v, _ in limits]
+    if slope_guide and rows:  # room for the slope-1 guide at the right edge
+        ys.append(min(r["median"][0] for r in rows) * max(xs) / rows[0]["corpus_mb"][0])
     if not xs:
         return []
     lx0, lx1 = math.log10(min(xs)) - 0.05, math.log10(max(xs)) + 0.05
@@ -174,10 +176,17 @@ def _panel(rows: list[dict], x0: float, y0: float, w: float, h: float, title: st
         for x, y in zip(r["corpus_mb"], r["median"]):
             out.append(f'<circle cx="{px(x):.1f}" cy="{py(y):.1f}" r="3.5" fill="{colour}"/>')
         exp = "—" if r["exponent"] is None else f"{r['exponent']:.2f}"
-        ly = y0 + 16 + 16 * i
-        out.append(f'<rect x="{x0 + 8}" y="{ly - 9}" width="12" height="3" fill="{colour}"/>')
-        flag = " (bends upward)" if r["bends_upward"] else ""
-        out.append(f'<text x="{x0 + 26}" y="{ly - 3}">{r["label"]}: exponent {exp}{flag}</text>')
+        ly = y0 + h + 58 + 16 * i  # the legend goes under the panel, clear of every line
+        out.append(f'<rect x="{x0}" y="{ly - 5}" width="14" height="3" fill="{colour}"/>')
+        flag = f" (bends upward: {', '.join(r['bends_upward'])})" if r["bends_upward"] else ""
+        out.append(f'<text x="{x0 + 20}" y="{ly}">{r["label"]}: exponent {exp}{flag}</text>')
+    if rows and slope_guide:  # a grey line of slope 1 through the lowest-left point: what linear looks like
+        x, y = rows[0]["corpus_mb"][0], min(r["median"][0] for r in rows)
+        x2 = 10 ** lx1
+        out.append(f'<line x1="{px(x):.1f}" y1="{py(y):.1f}" x2="{px(x2):.1f}" y2="{py(y * x2 / x):.1f}" '
+                   f'stroke="#999" stroke-dasharray="2 3"/>')
+        out.append(f'<text x="{px(x2) - 4:.1f}" y="{max(y0 + 12, py(y * x2 / x) + 14):.1f}" text-anchor="end" '
+                   f'fill="#999">slope 1 (linear)</text>')
     return out
 
 
@@ -185,12 +194,13 @@ def svg(rows: list[dict], caption: str) -> str:
     times = [r for r in rows if r["quantity"] == "seconds"]
     mems = [r for r in rows if r["quantity"] == "peak_mb"]
     w, h = 430, 330
-    parts = ['<svg xmlns="http://www.w3.org/2000/svg" width="1040" height="440" font-family="sans-serif" '
+    height = 40 + h + 58 + 16 * max(len(times), len(mems)) + 24
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="1040" height="{height}" font-family="sans-serif" '
              'font-size="11">', '<rect width="100%" height="100%" fill="white"/>']
-    parts += _panel(times, 70, 40, w, h, "wall time", "seconds", [])
+    parts += _panel(times, 70, 40, w, h, "wall time", "seconds", [], slope_guide=True)
     parts += _panel(mems, 590, 40, w, h, "peak resident memory", "MiB",
-                    [(1024.0, "eval limit 1 GiB"), (500.0, "build limit 500 MiB")])
-    parts.append(f'<text x="520" y="430" text-anchor="middle" fill="#555">{caption}</text>')
+                    [(1024.0, "eval limit 1 GiB"), (500.0, "build limit 500 MiB")], slope_guide=False)
+    parts.append(f'<text x="520" y="{height - 8}" text-anchor="middle" fill="#555">{caption}</text>')
     parts.append("</svg>")
     return "\n".join(parts) + "\n"
 
