@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import io
 import json
 import os
 import re
@@ -155,36 +156,36 @@ def _manifest_mac(secret: bytes, files: dict, key: object) -> str:  # key: as re
                json.dumps({"files": files, "key": key}, sort_keys=True, ensure_ascii=True).encode("ascii"))
 
 
-class _ViewReader:
-    """The file protocol whoosh's ``StructFile`` reads through (read, readline, seek, tell)
-    over a memoryview, copying only the bytes asked for — ``io.BytesIO`` would copy the
-    whole view on creation."""
+class _ViewRaw(io.RawIOBase):
+    """A memoryview as a raw binary stream. ``io.BytesIO`` would copy the whole view on
+    creation; this copies only what ``readinto`` is asked for, and ``io.BufferedReader``
+    over it serves whoosh's many small reads (``pickle.load`` reads opcode by opcode) in C,
+    a Python call only when its buffer runs out or a seek leaves it."""
 
     def __init__(self, view: memoryview) -> None:
+        super().__init__()
         self._view = view
         self._pos = 0
 
-    def read(self, size: int | None = -1) -> bytes:
-        end = len(self._view) if size is None or size < 0 else min(len(self._view), self._pos + size)
-        data = bytes(self._view[self._pos:end])
-        self._pos = max(self._pos, end)
-        return data
+    def readable(self) -> bool:
+        return True
 
-    def readline(self, size: int | None = -1) -> bytes:
-        view = self._view
-        limit = len(view) if size is None or size < 0 else min(len(view), self._pos + size)
-        found = bytes(view[self._pos:limit]).find(b"\n")  # whoosh reads no lines; pickle may
-        return self.read((found + 1 if found >= 0 else limit - self._pos))
+    def seekable(self) -> bool:
+        return True
+
+    def readinto(self, b) -> int:
+        n = max(0, min(len(b), len(self._view) - self._pos))
+        b[:n] = self._view[self._pos:self._pos + n]
+        self._pos += n
+        return n
 
     def seek(self, where: int, whence: int = 0) -> int:
-        self._pos = max(0, where if whence == 0 else self._pos + where if whence == 1 else len(self._view) + where)
+        base = 0 if whence == io.SEEK_SET else self._pos if whence == io.SEEK_CUR else len(self._view)
+        self._pos = max(0, base + where)
         return self._pos
 
     def tell(self) -> int:
         return self._pos
-
-    def close(self) -> None:
-        pass
 
 
 class MappedFile(BufferFile):
@@ -195,7 +196,7 @@ class MappedFile(BufferFile):
     def __init__(self, buf: memoryview, name: str | None = None, onclose=None) -> None:
         super().__init__(b"", name=name, onclose=onclose)
         self._buf = buf
-        self.file = _ViewReader(buf)
+        self.file = io.BufferedReader(_ViewRaw(buf), buffer_size=4096)
 
     def subset(self, position, length, name=None):
         return MappedFile(self._buf[position:position + length], name=name or self._name)
