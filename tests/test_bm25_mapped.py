@@ -79,16 +79,16 @@ def marker(tmp_path):
     return path
 
 
-def test_a_loaded_index_is_mapped_not_copied_and_ranks_like_the_index_built_in_memory(tmp_path):
+def test_a_loaded_index_is_mapped_not_copied_and_ranks_like_a_fresh_build(tmp_path):
     root = write_project(tmp_path / "p", DOCS)
     cold = BM25Retriever.for_project(_project(root))
     assert cold.cache_status == "built (missing)"
     project, storage, warm = _loaded(root)
     assert all(isinstance(m, (mmap.mmap, bytes)) for m in storage.files.values())
     assert any(isinstance(m, mmap.mmap) for m in storage.files.values())
-    in_ram = BM25Retriever(distinct_chunks(project.all_chunks), build_storage(distinct_chunks(project.all_chunks),
-                           AUTO_V1), AUTO_V1, dict(DEFAULT_FIELD_WEIGHTS))
-    assert _rankings(cold) == _rankings(warm) == _rankings(in_ram)
+    chunks = distinct_chunks(project.all_chunks)
+    fresh = BM25Retriever(chunks, build_storage(chunks, AUTO_V1), AUTO_V1, dict(DEFAULT_FIELD_WEIGHTS))
+    assert _rankings(cold) == _rankings(warm) == _rankings(fresh)
     # a compound segment's sub-files are views of the map, not bytes copied out of it
     name = max(storage.files, key=lambda n: len(storage.files[n]))
     whole = storage.open_file(name)
