@@ -185,8 +185,8 @@ def _panel(rows: list[dict], x0: float, y0: float, w: float, h: float, title: st
         x2 = 10 ** lx1
         out.append(f'<line x1="{px(x):.1f}" y1="{py(y):.1f}" x2="{px(x2):.1f}" y2="{py(y * x2 / x):.1f}" '
                    f'stroke="#999" stroke-dasharray="2 3"/>')
-        out.append(f'<text x="{px(x2) - 4:.1f}" y="{max(y0 + 12, py(y * x2 / x) + 14):.1f}" text-anchor="end" '
-                   f'fill="#999">slope 1 (linear)</text>')
+        xm = math.sqrt(x * x2)  # halfway along the guide on the log axis, just under it
+        out.append(f'<text x="{px(xm) + 6:.1f}" y="{py(y * xm / x) + 14:.1f}" fill="#999">slope 1 (linear)</text>')
     return out
 
 
