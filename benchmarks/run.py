@@ -4,6 +4,7 @@
     python benchmarks/run.py --size 1MB --repeat 1 --smoke      # CI: every step runs, no time is asserted
     python benchmarks/run.py --only builds --profile prof/       # + where a cold build's time goes (cProfile)
     python benchmarks/run.py --only hostile                      # stall cases of issue 18: linear, bounded
+    python benchmarks/run.py --sizes 1MB,10MB,50MB,100MB --curve docs/perf/curve   # cost against size (curve.py)
 
 It writes a synthetic project (benchmarks/synth.py) into a temporary folder, and a copy of
 each real corpus given with ``--corpora`` with a generated question set, then measures
@@ -673,7 +674,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", help=f"comma-separated steps to run (default all: {','.join(STEPS)})")
     ap.add_argument("--profile", metavar="DIR", help="also profile one cold build per corpus (cProfile, one core) "
                     "and write the .prof files and their top functions here")
+    ap.add_argument("--sizes", help="with --curve: comma-separated synthetic corpus sizes (e.g. 1MB,10MB,50MB,100MB)")
+    ap.add_argument("--curve", metavar="OUT", help="measure build, --check and eval at every --sizes and write "
+                    "OUT.json, OUT.md (exponents) and OUT.svg (the curve) instead of the figures (curve.py)")
     args = ap.parse_args(argv)
+    if bool(args.curve) != bool(args.sizes):
+        ap.error("--curve and --sizes go together")
     steps = args.only.split(",") if args.only else list(STEPS)
     if set(steps) - set(STEPS):
         ap.error(f"--only takes {','.join(STEPS)}")
@@ -689,6 +695,18 @@ def main(argv: list[str] | None = None) -> int:
     private_tmp = work / "tmp"
     private_tmp.mkdir(parents=True, exist_ok=True)
     os.environ["TMPDIR"] = tempfile.tempdir = str(private_tmp)
+    if args.curve:
+        import curve
+
+        try:
+            curve.run_curve({synth.parse_size(s): s for s in args.sizes.split(",")}, Path(args.curve), args.repeat,
+                            args.questions, args.seed, work, keep=bool(args.keep), synthetic_project=synthetic_project,
+                            cli=cli, machine=machine, load=_load)
+        finally:
+            if not args.keep:
+                shutil.rmtree(work, ignore_errors=True)
+        print(f"wrote {args.curve}.json, .md and .svg")
+        return 0
     results: dict = {"schema": "labeller.benchmarks.v1", "machine": machine(), "size": args.size,
                      "repeat": args.repeat, "smoke": args.smoke, "corpora": {}, "figures": []}
     figures: list[Figure] = []

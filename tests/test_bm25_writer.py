@@ -9,12 +9,15 @@ documents with the same scores, and labeller's numpy scorer rank them the same, 
 
 from __future__ import annotations
 
+import os
+import tempfile
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from whoosh.codec.base import Segment
+from whoosh.filedb.filestore import FileStorage, RamStorage
 from whoosh.query import Or, Term
 from whoosh.scoring import BM25F
 
@@ -22,7 +25,7 @@ from labeller.config import load_config
 from labeller.core.chunkers import Chunk
 from labeller.core.project import Project
 from labeller.eval.analysis import AUTO_V1, PLAIN_V1
-from labeller.eval.retrievers.bm25 import (B, DEFAULT_FIELD_WEIGHTS, FIELDS, K1, BM25Retriever, PrivateRamStorage,
+from labeller.eval.retrievers.bm25 import (B, DEFAULT_FIELD_WEIGHTS, FIELDS, K1, BM25Retriever,
                                            build_storage, distinct_chunks, schema)
 
 REPO = Path(__file__).resolve().parent.parent
@@ -34,18 +37,23 @@ WORDS = ["vpn", "key", "expires", "laptop", "receipt", "salary", "paid", "torch.
 def fixed_segment_name(monkeypatch):
     """whoosh names each segment at random; both writers get the same name so their files compare."""
     monkeypatch.setattr(Segment, "_random_id", classmethod(lambda cls, size=16: "s" * size))
+    # A compound segment records each part's mtime; both writers get the same clock.
+    monkeypatch.setattr(FileStorage, "file_modified", lambda self, name: 0.0)
 
 
-def whoosh_storage(chunks: list[Chunk], analyzer) -> PrivateRamStorage:
-    """whoosh's ordinary writer: ``add_document`` per chunk (its analyzer run per field), then commit."""
-    storage = PrivateRamStorage()
-    try:
-        writer = storage.create_index(schema(analyzer)).writer()
+def whoosh_storage(chunks: list[Chunk], analyzer) -> RamStorage:
+    """whoosh's ordinary writer: ``add_document`` per chunk (its analyzer run per field), then commit,
+    into a folder on disk as ``build_storage`` does (the files are then read back into memory)."""
+    with tempfile.TemporaryDirectory() as folder:
+        ix = FileStorage(folder).create().create_index(schema(analyzer))
+        writer = ix.writer()
         for c in chunks:
             writer.add_document(chunk_id=c.chunk_id, heading=c.heading, breadcrumb=c.breadcrumb, body=c.text)
         writer.commit()
-    finally:
-        storage.remove_temp()
+        storage = RamStorage()
+        for name in os.listdir(folder):
+            if name != f"{ix.indexname}_WRITELOCK":
+                storage.files[name] = Path(folder, name).read_bytes()
     return storage
 
 

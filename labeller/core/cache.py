@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import mmap
 import os
 import secrets
 import stat
@@ -275,6 +276,52 @@ def read_untrusted(path: Path, max_bytes: int = MAX_ENTRY_BYTES) -> bytes | None
     finally:
         os.close(fd)
     return data if len(data) <= max_bytes else None
+
+
+def map_hashed(path: Path, private: bool = True) -> tuple[mmap.mmap | bytes, str] | None:
+    """A read-only memory map of a file and the sha256 of what is mapped, or None.
+
+    The file is opened once (never through a symlink, never a FIFO or device), its bytes
+    are hashed as they are read through that descriptor, and the same descriptor is then
+    mapped: the map shows the inode that was hashed, whatever is later renamed over it or
+    into its folder. Reading through the map makes only the pages read resident, so a large
+    file costs the pages a caller touches, not its size. An empty file is ``b""``.
+
+    A map is not a copy: a write *into* that inode would show through it. So, ``private``,
+    the file is accepted only if nobody but this user (and root) can write it: owned by
+    this user, no group or other write bit (POSIX ACLs show their mask in the group bits).
+    labeller creates its cache files that way and never writes into one once it is in
+    place (a rebuild writes new files in a new folder); anyone else must first be this user,
+    who could run code anyway. ``private=False`` is for a file in a folder only this process
+    made and nobody else can enter (``tempfile.mkdtemp``).
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_ENTRY_BYTES or (private and (
+                st.st_uid != os.geteuid() or st.st_mode & (stat.S_IWGRP | stat.S_IWOTH))):
+            return None
+        h = hashlib.sha256()
+        size = 0
+        while block := os.read(fd, 1 << 20):
+            h.update(block)
+            size += len(block)
+        if size != st.st_size:
+            return None
+        return (mmap.mmap(fd, size, access=mmap.ACCESS_READ) if size else b""), h.hexdigest()
+    except (OSError, ValueError):
+        return None
+    finally:
+        os.close(fd)
+
+
+def map_verified(path: Path, sha256: str) -> mmap.mmap | bytes | None:
+    """``map_hashed`` of a file that only this user can write, if its bytes hash to ``sha256``."""
+    found = map_hashed(path)
+    return found[0] if found is not None and hmac.compare_digest(found[1], sha256) else None
 
 
 def private_subfolder(root: Path, *parts: str) -> Path | None:

@@ -17,14 +17,17 @@ and honest about its cache:
   rebuild; it is never used as is. A rebuild
   is written into a temporary folder and renamed into place, so a crash never leaves a
   half-written index where a reader would find it.
-- Loading verifies the bytes and keeps them in memory (whoosh ``RamStorage``), so another
-  process replacing the folder later cannot change an index that is in use.
+- Loading verifies each file while reading it once through one descriptor, then memory-maps
+  that descriptor (``MappedStorage``): an index costs the pages its queries touch, not its
+  size in RAM (at 100 MB of corpus the index is ~260 MB). Why that is as safe as the bytes
+  in RAM it replaced is argued at ``load_storage``.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import io
 import json
 import os
 import re
@@ -39,10 +42,11 @@ from pathlib import Path
 import numpy as np
 import whoosh
 from whoosh.fields import ID, TEXT, Schema
-from whoosh.filedb.filestore import FileStorage, RamStorage
+from whoosh.filedb.filestore import FileStorage, RamStorage, Storage
+from whoosh.filedb.structfile import BufferFile
 from whoosh.scoring import BM25F
 
-from labeller.core.cache import mac, private_subfolder, read_untrusted
+from labeller.core.cache import map_hashed, map_verified, mac, private_subfolder, read_untrusted
 from labeller.core.chunkers import Chunk, chunker_spec
 from labeller.core.project import Project
 from labeller.errors import InvalidInput
@@ -106,26 +110,6 @@ def _foreign_slot(chunk_set: ChunkSet, analyzer: Analyzer) -> str:
     return re.sub(r"[^A-Za-z0-9._-]", "_", f"chunks-{chunk_set.chunking.digest[:16]}-{fields}-{analyzer.name}")
 
 
-class PrivateRamStorage(RamStorage):
-    """whoosh's ``RamStorage`` spills a writer's temporary files into ``<tmp>/MAIN.tmp``, one
-    folder shared by every process and thread, and deletes it when a writer commits: two
-    builds at once (the app and the CLI, parallel tests) delete each other's files. Each
-    writer here gets a private folder instead."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.temp_folders: list[str] = []
-
-    def temp_storage(self, name=None):
-        self.temp_folders.append(tempfile.mkdtemp(prefix="labeller-whoosh-"))
-        return FileStorage(self.temp_folders[-1]).create()
-
-    def remove_temp(self) -> None:
-        for folder in self.temp_folders:
-            shutil.rmtree(folder, ignore_errors=True)
-        self.temp_folders.clear()
-
-
 def schema(analyzer: Analyzer) -> Schema:
     """The index's fields: the stored id, and the three text fields cut by ``analyzer``."""
     an = analyzer.whoosh()
@@ -133,26 +117,98 @@ def schema(analyzer: Analyzer) -> Schema:
 
 
 def build_storage(chunks: list[Chunk], analyzer: Analyzer, progress: Progress | None = None) -> RamStorage:
-    """Index the chunks in memory (one entry per distinct id, in corpus order).
+    """Index the chunks (one entry per distinct id, in corpus order) into a private
+    temporary folder, and give back its files memory-mapped (``MappedStorage``) with the
+    folder already deleted.
 
     Each chunk's fields are cut once by the analyzer and the postings written a whole list
     at a time (``bm25_writer``): the index whoosh's own ``add_document`` would write, byte
-    for byte, without its per-posting Python."""
-    storage = PrivateRamStorage()
+    for byte, without its per-posting Python.
+
+    On disk, not in whoosh's ``RamStorage``: there the index's bytes (~260 MB at 100 MB of
+    corpus) sat in RAM two and three times over while the writer assembled its compound
+    segment. The folder (``mkdtemp``: this user's only, so nobody else can open its files)
+    is deleted before this returns; the mapped inodes outlive it.
+    """
+    folder = Path(tempfile.mkdtemp(prefix="labeller-bm25-"))
     try:
-        writer = storage.create_index(schema(analyzer)).writer()
+        ix = FileStorage(str(folder)).create().create_index(schema(analyzer))
+        writer = ix.writer()
         docs = [({"chunk_id": c.chunk_id}, {"heading": analyzer.terms(c.heading),
                                             "breadcrumb": analyzer.terms(c.breadcrumb),
                                             "body": analyzer.terms(c.text)}) for c in chunks]
         write_segment(writer, docs, (lambda done, total: progress("index", done, total)) if progress else None)
+        del docs
+        storage = MappedStorage()
+        for name in sorted(set(os.listdir(folder)) - {f"{ix.indexname}_WRITELOCK"}):  # the writer's empty lock
+            found = map_hashed(folder / name, private=False)
+            if found is None:
+                raise OSError(f"cannot map the index file {folder / name} just written")
+            storage.files[name] = found[0]
+        return storage
     finally:
-        storage.remove_temp()
-    return storage
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _manifest_mac(secret: bytes, files: dict, key: object) -> str:  # key: as read, any JSON
     return mac(secret, INDEX_FORMAT.encode("ascii"),
                json.dumps({"files": files, "key": key}, sort_keys=True, ensure_ascii=True).encode("ascii"))
+
+
+class _ViewRaw(io.RawIOBase):
+    """A memoryview as a raw binary stream. ``io.BytesIO`` would copy the whole view on
+    creation; this copies only what ``readinto`` is asked for, and ``io.BufferedReader``
+    over it serves whoosh's many small reads (``pickle.load`` reads opcode by opcode) in C,
+    a Python call only when its buffer runs out or a seek leaves it."""
+
+    def __init__(self, view: memoryview) -> None:
+        super().__init__()
+        self._view = view
+        self._pos = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def readinto(self, b) -> int:
+        n = max(0, min(len(b), len(self._view) - self._pos))
+        b[:n] = self._view[self._pos:self._pos + n]
+        self._pos += n
+        return n
+
+    def seek(self, where: int, whence: int = 0) -> int:
+        base = 0 if whence == io.SEEK_SET else self._pos if whence == io.SEEK_CUR else len(self._view)
+        self._pos = max(0, base + where)
+        return self._pos
+
+    def tell(self) -> int:
+        return self._pos
+
+
+class MappedFile(BufferFile):
+    """whoosh's ``BufferFile`` over a slice of a memory map, without its two copies (the
+    ``BytesIO`` of the whole buffer, and ``bytes`` of every sub-file a compound segment
+    opens): reads copy only what they read."""
+
+    def __init__(self, buf: memoryview, name: str | None = None, onclose=None) -> None:
+        super().__init__(b"", name=name, onclose=onclose)
+        self._buf = buf
+        self.file = io.BufferedReader(_ViewRaw(buf), buffer_size=4096)
+
+    def subset(self, position, length, name=None):
+        return MappedFile(self._buf[position:position + length], name=name or self._name)
+
+
+class MappedStorage(RamStorage):
+    """A verified index: ``files`` maps each name to a read-only memory map of the inode
+    that was hashed (``labeller.core.cache.map_verified``), served without copying."""
+
+    def open_file(self, name, **kwargs):
+        if name not in self.files:
+            raise NameError(name)
+        return MappedFile(memoryview(self.files[name]), name=name, **kwargs)
 
 
 def load_storage(folder: Path, key: dict, secret: bytes) -> tuple[RamStorage | None, str]:
@@ -161,8 +217,25 @@ def load_storage(folder: Path, key: dict, secret: bytes) -> tuple[RamStorage | N
 
     whoosh pickles the index's TOC, and whoosh would unpickle it: so nothing of the index
     reaches whoosh unless the manifest carries this user's MAC (``labeller.core.cache``)
-    and every file's bytes, read once into memory, hash to what that manifest lists. A
-    planted or copied index is rebuilt, never opened.
+    and every file's bytes hash to what that manifest lists. A planted or copied index is
+    rebuilt, never opened.
+
+    whoosh keeps unpickling after it has opened an index: the TOC and the compound
+    segment's directory at open, then, lazily and for as long as the retriever lives, the
+    stored fields, each term's inlined postings, every posting block's info and data
+    tuple (``whoosh.codec.whoosh3``) and the column headers. So it is not enough that the
+    bytes were right when hashed; they must be the bytes whoosh reads at any later time.
+    Every one of those reads goes through ``MappedStorage.open_file``, that is through a
+    read-only map of the very inode that was hashed (``map_verified``: hash through the
+    descriptor, then map the same descriptor; no path is opened again). That inode's
+    content cannot change behind the map except by a write into it, and
+    ``map_verified`` accepts a file only if this user alone can write it; labeller itself
+    never writes into an index file once it is in place (``save_storage`` writes new files
+    in a new folder, mode 0644, and renames the folder). A folder replaced, renamed or
+    deleted by another process leaves the mapped inodes as they were. What this does not
+    cover: a file system that does not enforce file modes (some network mounts map every
+    file to the mounting user) lets whoever else writes there change a mapped page; a
+    project shared that way should be evaluated from a local copy (docs/performance.md).
     """
     manifest_path = folder / MANIFEST
     raw = read_untrusted(manifest_path, MAX_MANIFEST_BYTES)
@@ -187,20 +260,25 @@ def load_storage(folder: Path, key: dict, secret: bytes) -> tuple[RamStorage | N
         return None, "corrupt"
     if present != set(files):
         return None, "corrupt"
-    storage = RamStorage()
+    storage = MappedStorage()
     for name, digest in files.items():
-        data = read_untrusted(folder / name)
-        if data is None or hashlib.sha256(data).hexdigest() != digest:
+        mapped = map_verified(folder / name, digest)
+        if mapped is None:
             return None, "corrupt"
-        storage.files[name] = data
+        storage.files[name] = mapped
     return storage, "loaded"
 
 
-def save_storage(folder: Path, storage: RamStorage, key: dict, secret: bytes) -> None:
-    """Write into a fresh temporary folder, manifest (with its MAC) last, then swap it into place.
+def save_storage(folder: Path, storage: Storage, key: dict, secret: bytes) -> RamStorage:
+    """Write into a fresh temporary folder, manifest (with its MAC) last, then swap it into
+    place; return the index as it now is on disk, mapped and verified like any load (the
+    RAM the built index held can go), or ``storage`` itself if it cannot be read back.
 
-    The files are not fsynced: a cache that a crash leaves damaged fails its hashes and is
-    rebuilt, so durability would buy nothing; the rename is what keeps readers safe.
+    Each file is streamed from ``storage`` (any whoosh storage) in pieces, hashed as it is
+    written, and created with mode 0644 (never writable by group or others, which
+    ``load_storage`` requires). The files are not fsynced: a cache that a crash leaves
+    damaged fails its hashes and is rebuilt, so durability would buy nothing; the rename
+    is what keeps readers safe.
     """
     parent = folder.parent
     tmp = parent / f".tmp-{folder.name}-{uuid.uuid4().hex}"
@@ -208,11 +286,17 @@ def save_storage(folder: Path, storage: RamStorage, key: dict, secret: bytes) ->
     try:
         files = {}
         for name in sorted(storage.list()):
-            data = bytes(storage.files[name])
-            (tmp / name).write_bytes(data)
-            files[name] = hashlib.sha256(data).hexdigest()
+            h = hashlib.sha256()
+            fd = os.open(tmp / name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+            with os.fdopen(fd, "wb") as out, storage.open_file(name) as source:
+                while block := source.read(1 << 20):
+                    h.update(block)
+                    out.write(block)
+            files[name] = h.hexdigest()
         manifest = {"files": files, "key": key, "mac": _manifest_mac(secret, files, key)}
-        (tmp / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        fd = os.open(tmp / MANIFEST, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
         old = None
         if folder.exists():
             old = parent / f".old-{folder.name}-{uuid.uuid4().hex}"
@@ -225,6 +309,8 @@ def save_storage(folder: Path, storage: RamStorage, key: dict, secret: bytes) ->
             shutil.rmtree(old, ignore_errors=True)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+    saved, _ = load_storage(folder, key, secret)  # ours, or the equal build of whoever renamed first
+    return saved if saved is not None else storage
 
 
 def _slot(project: Project, analyzer: Analyzer) -> str:
@@ -304,7 +390,7 @@ class BM25Retriever:
         status += not_cached
         if folder is not None and secret is not None:
             try:
-                save_storage(folder, storage, key, secret)
+                storage = save_storage(folder, storage, key, secret)
             except OSError:
                 status += ", not cached: cache folder not writable"
         return cls(chunks, storage, analyzer, weights, status)
