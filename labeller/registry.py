@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Mapping
-from importlib.metadata import EntryPoint, entry_points
+from typing import TYPE_CHECKING
 
 from labeller.errors import InvalidInput
+
+if TYPE_CHECKING:  # importlib.metadata (zipfile, email, ...) is read only when a group is asked for
+    from importlib.metadata import EntryPoint
 
 
 def load_target(target: str, package: str) -> object:
@@ -46,6 +49,8 @@ def lookup(registry: Mapping[str, object], name: str, package: str, *, named_by:
 
 def plugins(group: str) -> dict[str, EntryPoint]:
     """The entry points installed packages declare in ``group``, by name."""
+    from importlib.metadata import entry_points
+
     return {ep.name: ep for ep in entry_points(group=group)}
 
 

@@ -4,6 +4,7 @@ entry-point retrievers, and baselines across chunkings."""
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import random
 from pathlib import Path
@@ -18,7 +19,6 @@ from labeller.core.chunkfile import Chunking, ChunkRange
 from labeller.core.project import Project
 from labeller.core.vocab import Place
 from labeller.errors import InvalidInput
-from labeller import registry
 from labeller.eval import retrievers
 from labeller.eval.retrievers.bm25 import BM25Retriever
 from labeller.eval.runner import run_eval
@@ -299,7 +299,7 @@ def test_a_third_party_retriever_is_found_through_its_entry_point(tmp_path, caps
 
     fake = [SimpleNamespace(name="mine", value="pkg.mod:factory", load=lambda: factory),
             SimpleNamespace(name="broken", value="pkg.mod:nothing", load=broken)]
-    monkeypatch.setattr(registry, "entry_points", lambda group: fake if group == "labeller.retrievers" else [])
+    monkeypatch.setattr(importlib.metadata, "entry_points", lambda group: fake if group == "labeller.retrievers" else [])
     assert "mine" in retrievers.known_retrievers()
     rc, report, err = eval_json(root, capsys, "--chunks", str(chunk_file), "--retriever", "mine")
     assert rc == 0, err

@@ -100,6 +100,7 @@ class LabellerApp(App):
         self.sub_title = visible_line(session.config.root.name)
         self.refusal: LabellerError | None = None  # why the app ended at start (the corpus was refused)
         self._prepared_once = False
+        self._prepare_when_shown = False  # on_mount found no journal to offer: prepare after the first frame
 
     # -- start: journal, then the heavy loading in a worker ----------------------------------
 
@@ -123,7 +124,14 @@ class LabellerApp(App):
             self.push_screen(restore_dialog(entry.record_ids, entry.deleted, entry.questions, changed),
                              partial(self._restore_chosen, entry))
         else:
-            self.call_after_refresh(self.prepare)  # first screen first, then the heavy work
+            self._prepare_when_shown = True
+
+    def on_ready(self) -> None:
+        """The first frame is on screen (Textual's ``Ready``): only now start the heavy work,
+        whose imports and reading would otherwise compete with drawing it."""
+        if self._prepare_when_shown:
+            self._prepare_when_shown = False
+            self.prepare()
 
     def _restore_chosen(self, entry, choice: str | None) -> None:
         if choice == "restore":
