@@ -38,9 +38,14 @@ _Positive = Annotated[int, Field(ge=1)]
 
 
 class _Section(BaseModel):
-    """Strict (a string is never read as a number), frozen, unknown keys refused."""
+    """Strict (a string is never read as a number), frozen, unknown keys refused.
 
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, use_attribute_docstrings=True)
+    The docstrings under the fields document the keys for the reader of this file; pydantic
+    is not asked to copy them into field descriptions (``use_attribute_docstrings``), which
+    reads and parses this file's source at import: a tenth of the app's start, for a text
+    nothing prints."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
     @field_validator("*", mode="before")
     @classmethod
