@@ -15,8 +15,9 @@ Start-up is two steps, so that the question list is on screen at once however la
 corpus: the first screen needs only the configuration and questions.jsonl (read before the
 UI, so a bad one is a clean exit 2 on the terminal) and the modules it shows; the corpus is
 read, chunked and every label resolved by the ``prepare`` worker, the statuses showing
-"…" until then. Saving waits for that (``SaveOutcome.loading``); a corpus refused at start
-(a symlink, a file too large) ends the app with the refusal in ``refusal`` and exit code 2.
+"…" until then. Saving is refused until the corpus is read (``SaveOutcome.loading``); a
+corpus refused at start (a symlink, a file too large) ends the app with the refusal in
+``refusal`` and exit code 2.
 """
 
 from __future__ import annotations
