@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import math
-import tomllib
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -217,6 +216,8 @@ def load_config(root: Path | str = ".", *, corpus: str | None = None, questions:
     data: dict = {}
     text = ""
     if path.exists() or path.is_symlink():
+        import tomllib  # only with a labeller.toml (the app's start need not wait for it otherwise)
+
         raw = read_regular_file(path, max_bytes=MAX_CONFIG_BYTES, what="configuration file")
         try:
             text = raw.decode("utf-8")

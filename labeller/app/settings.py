@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import tomllib
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -59,6 +58,8 @@ def load_keymap(known_ids: Callable[[], set[str]], path: Path | None = None) -> 
     text = _read_text(path, "keymap file")
     if text is None:
         return {}
+    import tomllib  # only with a keymap file: most starts have none
+
     try:
         data = tomllib.loads(text)
     except (tomllib.TOMLDecodeError, RecursionError) as exc:
