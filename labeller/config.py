@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import math
-import tomllib
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -38,9 +37,14 @@ _Positive = Annotated[int, Field(ge=1)]
 
 
 class _Section(BaseModel):
-    """Strict (a string is never read as a number), frozen, unknown keys refused."""
+    """Strict (a string is never read as a number), frozen, unknown keys refused.
 
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, use_attribute_docstrings=True)
+    The docstrings under the fields document the keys for the reader of this file; pydantic
+    is not asked to copy them into field descriptions (``use_attribute_docstrings``), which
+    reads and parses this file's source at import: a tenth of the app's start, for a text
+    nothing prints."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
     @field_validator("*", mode="before")
     @classmethod
@@ -212,6 +216,8 @@ def load_config(root: Path | str = ".", *, corpus: str | None = None, questions:
     data: dict = {}
     text = ""
     if path.exists() or path.is_symlink():
+        import tomllib  # only with a labeller.toml (the app's start need not wait for it otherwise)
+
         raw = read_regular_file(path, max_bytes=MAX_CONFIG_BYTES, what="configuration file")
         try:
             text = raw.decode("utf-8")

@@ -11,6 +11,8 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
+
 from labeller.app.pilot import settle  # noqa: F401  (re-exported for callers)
 
 REPO = Path(__file__).resolve().parents[1]
@@ -76,6 +78,12 @@ def write_small_project(root: Path) -> Path:
     lines = [q if isinstance(q, str) else json.dumps(q, ensure_ascii=False) for q in QUESTIONS]
     (golden / "questions.jsonl").write_text("".join(line + "\n" for line in lines), encoding="utf-8")
     return root
+
+
+@pytest.fixture
+def small(tmp_path):
+    """The small fixed project, fresh for each test (import it by name to use it as a fixture)."""
+    return write_small_project(tmp_path / "proj")
 
 
 def bundled_example_present() -> bool:

@@ -1,10 +1,10 @@
-"""``labeller app`` (and bare ``labeller``): refusals happen before the UI starts."""
+"""``labeller app`` (and bare ``labeller``): refusals are a message and exit code 2, not a crash in the UI."""
 
 from __future__ import annotations
 
 from labeller.cli import main
 
-from helpers_app import write_small_project
+from helpers_app import settle, write_small_project
 
 
 def test_bad_questions_file_exits_2_before_the_ui(tmp_path, capsys):
@@ -21,7 +21,18 @@ def test_bare_labeller_opens_the_app_command(tmp_path, capsys, monkeypatch):
     assert "not found" in capsys.readouterr().err
 
 
-def test_unsafe_corpus_exits_2_before_the_ui(tmp_path, capsys):
+def test_unsafe_corpus_exits_2_with_the_reason(tmp_path, capsys, monkeypatch):
+    """The corpus is read while the question list shows (tests/test_app_loading.py): one
+    refused there ends the app, and ``labeller app`` reports it like any refusal."""
+    from textual.app import App
+
+    from labeller.app.app import LabellerApp
+
+    async def until_idle(pilot):
+        await settle(pilot)
+        pilot.app.exit()  # only reached when the refusal did not end the app: the asserts say so
+
+    monkeypatch.setattr(LabellerApp, "run", lambda self: App.run(self, headless=True, auto_pilot=until_idle))
     root = write_small_project(tmp_path / "proj")
     (root / "corpus" / "link.md").symlink_to(root / "corpus" / "ops" / "oncall.md")
     assert main(["app", "--root", str(root)]) == 2

@@ -13,8 +13,9 @@ import json
 import pytest
 from rich.console import Console
 
-from helpers_app import (bundled_example_present, copy_bundled_example, make_app, paste_into, run_async, settle,
-                         type_into, write_small_project)
+from helpers_app import (  # noqa: F401 (small: a fixture)
+    bundled_example_present, copy_bundled_example, make_app, paste_into, run_async, settle, small, type_into,
+    write_small_project)
 from labeller.app.screens.author import AuthorScreen
 from labeller.app.screens.dialogs import Choice
 from labeller.app.screens.help import HelpScreen
@@ -30,11 +31,6 @@ from labeller.core.check import check
 from labeller.core.project import Project
 
 SIZE = (150, 45)
-
-
-@pytest.fixture
-def small(tmp_path):
-    return write_small_project(tmp_path / "proj")
 
 
 @pytest.fixture

@@ -9,18 +9,13 @@ import json
 
 import pytest
 
-from helpers_app import make_app, run_async, settle, type_into, write_small_project
+from helpers_app import make_app, run_async, settle, small, type_into  # noqa: F401 (small: a fixture)
 from labeller.app.app import LabellerApp, binding_groups, binding_ids, scoped_bindings
 from labeller.app.settings import KEYMAP_FILE, SETTINGS_FILE, config_dir, load_settings
 from labeller.app.widgets.question_list import QuestionTable
 from labeller.errors import InvalidInput
 
 SIZE = (160, 48)
-
-
-@pytest.fixture
-def small(tmp_path):
-    return write_small_project(tmp_path / "proj")
 
 
 def write_keymap(text: str) -> None:

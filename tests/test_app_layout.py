@@ -8,17 +8,12 @@ from __future__ import annotations
 import pytest
 from textual.widgets._footer import FooterKey
 
-from helpers_app import make_app, run_async, settle, write_small_project
+from helpers_app import make_app, run_async, settle, small  # noqa: F401 (small: a fixture)
 from labeller.app.widgets.document_view import DocumentView
 from labeller.app.widgets.key_bar import KeyBar
 
 SIZES = [(80, 24), (100, 30), (160, 48)]
 READABLE = 44  # the document's minimum width (labeller.tcss)
-
-
-@pytest.fixture
-def small(tmp_path):
-    return write_small_project(tmp_path / "proj")
 
 
 def keys_on_screen(screen) -> tuple[int, int]:

@@ -2,18 +2,11 @@
 
 from __future__ import annotations
 
-import pytest
-
-from helpers_app import make_app, run_async, settle, type_into, write_small_project
+from helpers_app import make_app, run_async, settle, small, type_into  # noqa: F401 (small: a fixture)
 from labeller.app.screens.review import ReviewScreen
 from labeller.review.log import read_review_log
 
 SIZE = (150, 45)
-
-
-@pytest.fixture
-def small(tmp_path):
-    return write_small_project(tmp_path / "proj")
 
 
 @run_async

@@ -10,18 +10,13 @@ from __future__ import annotations
 
 import pytest
 
-from helpers_app import (bundled_example_present, copy_bundled_example, make_app, paste_into, run_async, settle,
-                         type_into, write_small_project)
+from helpers_app import (  # noqa: F401 (small: a fixture)
+    bundled_example_present, copy_bundled_example, make_app, paste_into, run_async, settle, small, type_into)
 from labeller.app.screens.author import AuthorScreen
 from labeller.app.screens.dialogs import Choice
 from labeller.app.widgets.question_list import QuestionTable
 
 SIZE = (150, 45)
-
-
-@pytest.fixture
-def small(tmp_path):
-    return write_small_project(tmp_path / "proj")
 
 
 @pytest.fixture

@@ -4,6 +4,7 @@ entry-point retrievers, and baselines across chunkings."""
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import random
 from pathlib import Path
@@ -298,7 +299,7 @@ def test_a_third_party_retriever_is_found_through_its_entry_point(tmp_path, caps
 
     fake = [SimpleNamespace(name="mine", value="pkg.mod:factory", load=lambda: factory),
             SimpleNamespace(name="broken", value="pkg.mod:nothing", load=broken)]
-    monkeypatch.setattr(retrievers, "entry_points", lambda group: fake if group == "labeller.retrievers" else [])
+    monkeypatch.setattr(importlib.metadata, "entry_points", lambda group: fake if group == "labeller.retrievers" else [])
     assert "mine" in retrievers.known_retrievers()
     rc, report, err = eval_json(root, capsys, "--chunks", str(chunk_file), "--retriever", "mine")
     assert rc == 0, err

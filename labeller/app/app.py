@@ -10,6 +10,14 @@ The app holds the one ``AuthoringSession`` (``labeller.app.session``); screens r
 call it, widgets never touch it. Global work lives here: loading the heavy parts of the
 project in a worker, the journal restore at start, saving with its conflict check and
 the rebuild of the golden set, and quitting without losing anything.
+
+Start-up is two steps, so that the question list is on screen at once however large the
+corpus: the first screen needs only the configuration and questions.jsonl (read before the
+UI, so a bad one is a clean exit 2 on the terminal) and the modules it shows; the corpus is
+read, chunked and every label resolved by the ``prepare`` worker, the statuses showing
+"…" until then. Saving is refused until the corpus is read (``SaveOutcome.loading``); a
+corpus refused at start (a symlink, a file too large) ends the app with the refusal in
+``refusal`` and exit code 2.
 """
 
 from __future__ import annotations
@@ -26,25 +34,21 @@ from textual.screen import ModalScreen, Screen
 from labeller.app.journal import JournalError
 from labeller.app.settings import load_keymap, load_settings, save_settings
 from labeller.app.screens.modes import SCREENS
-from labeller.app.screens.review import RecordEditor
 from labeller.app.screens.base import SessionScreen
-from labeller.app.screens.conflict import ConflictScreen, save_over_disk
 from labeller.app.screens.dialogs import quit_dialog, restore_dialog
-from labeller.app.screens.eval import DrillDownScreen, LeakScreen
 from labeller.app.screens.host import BindingGroups
-from labeller.app.session.saving import SaveOutcome
-from labeller.app.session.session import AuthoringSession
-from labeller.app.widgets.locators import LocatorTable
-from labeller.app.widgets.question_list import QuestionTable
 from labeller.app.widgets.markup import visible_line
-from labeller.core.build import BuildResult
-from labeller.core.project import Project
-from labeller.errors import LabellerError
+from labeller.errors import EXIT_INVALID, LabellerError
 
-if TYPE_CHECKING:  # imported where the watcher starts, not at start-up
+if TYPE_CHECKING:  # imported where they are used, not at start-up (the first screen needs none of them)
     import threading
 
     from labeller.app.screens.author import AuthorScreen
+    from labeller.app.session.drafts import Draft
+    from labeller.app.session.saving import SaveOutcome
+    from labeller.app.session.session import AuthoringSession
+    from labeller.core.build import BuildResult
+    from labeller.core.project import Project
 
 
 # Actions a modal dialog must not be interrupted by.
@@ -57,7 +61,7 @@ TREE_MIN_WIDTH = 120  # columns: narrower, and the corpus pane is hidden unless 
 class LabellerApp(App):
     CSS_PATH = "labeller.tcss"
     TITLE = "labeller"
-    MODES = {m.name: m.screen for m in SCREENS if m.is_mode}
+    MODES = {m.name: m.make for m in SCREENS if m.is_mode}  # a screen's module is imported when first shown
     DEFAULT_MODE = next(iter(MODES))
     # below this width the corpus pane collapses (unless the author chose; the toggle key)
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (TREE_MIN_WIDTH, "-wide")]
@@ -85,7 +89,7 @@ class LabellerApp(App):
 
         Reads the user's keymap first: an unknown binding id there is an ``InvalidInput``
         (exit 2) before anything is shown."""
-        keymap = load_keymap(binding_ids())
+        keymap = load_keymap(binding_ids)
         super().__init__(**kwargs)
         self.keymap = keymap
         self.settings, self._settings_problem = load_settings()
@@ -95,6 +99,9 @@ class LabellerApp(App):
         self.current: tuple[str, int] | None = None  # the record (and locator) open in the editor
         self.last_save = ""
         self.sub_title = visible_line(session.config.root.name)
+        self.refusal: LabellerError | None = None  # why the app ended at start (the corpus was refused)
+        self._prepared_once = False
+        self._prepare_when_shown = False  # on_mount found no journal to offer: prepare after the first frame
 
     # -- start: journal, then the heavy loading in a worker ----------------------------------
 
@@ -106,8 +113,6 @@ class LabellerApp(App):
             self.theme = self.settings.theme
         self._show_tree_choice()
         self.theme_changed_signal.subscribe(self, self._theme_changed)
-        if self.watch_corpus:
-            self._start_watching()
         try:
             entry = self.session.journal.read()
         except JournalError as exc:
@@ -120,7 +125,14 @@ class LabellerApp(App):
             self.push_screen(restore_dialog(entry.record_ids, entry.deleted, entry.questions, changed),
                              partial(self._restore_chosen, entry))
         else:
-            self.call_after_refresh(self.prepare)  # first screen first, then the heavy work
+            self._prepare_when_shown = True
+
+    def on_ready(self) -> None:
+        """The first frame is on screen (Textual's ``Ready``): only now start the heavy work,
+        whose imports and reading would otherwise compete with drawing it."""
+        if self._prepare_when_shown:
+            self._prepare_when_shown = False
+            self.prepare()
 
     def _restore_chosen(self, entry, choice: str | None) -> None:
         if choice == "restore":
@@ -133,7 +145,8 @@ class LabellerApp(App):
         self.prepare()
 
     def prepare(self) -> None:
-        """Resolve every draft again in a worker (at start, after a reload, after review)."""
+        """Read the corpus if it is not read yet and resolve every draft again, in a worker (at
+        start, after a reload, after review)."""
         drafts = self.session.snapshot()
         project = self.session.project
 
@@ -141,18 +154,35 @@ class LabellerApp(App):
             try:
                 self.session.prepare()
                 result = self.session.compute(drafts)
-            except LabellerError as exc:  # e.g. a chunker bug: loud, and the app stays open to save edits
-                self.call_from_thread(self.notify, visible_line(str(exc)), severity="error", timeout=60,
-                                      markup=False)
+            except LabellerError as exc:
+                self.call_from_thread(self._not_prepared, exc, project)
                 return
-            self.call_from_thread(self._prepared, result, project)
+            self.call_from_thread(self._prepared, result, project, drafts)
 
         self.run_worker(work, thread=True, group="prepare")
 
-    def _prepared(self, result: BuildResult, project: Project) -> None:
+    def _not_prepared(self, exc: LabellerError, project: Project) -> None:
+        if not self._prepared_once and not project.corpus_loaded:
+            # the corpus was refused at start: as before the UI existed, a clean exit 2 with the
+            # reason (``labeller app`` prints it); the journal keeps any restored edits
+            self.refusal = exc
+            self.exit(return_code=EXIT_INVALID)
+            return
+        # e.g. a chunker bug, or a corpus reloaded into a refusal: loud, and the app stays open to save edits
+        self.notify(visible_line(str(exc)), severity="error", timeout=60, markup=False)
+
+    def _prepared(self, result: BuildResult, project: Project, drafts: list[Draft]) -> None:
         if project is not self.session.project:
             return  # the corpus was read again meanwhile; the newer preparation stores its own
+        if not self._prepared_once and self.watch_corpus:
+            self._start_watching()  # from the corpus as read; a change before that, the rebuild's check sees
+        self._prepared_once = True
         self.session.store(result)
+        # drafts edited while the corpus loaded were not in that snapshot: resolve them now
+        before = {d.id: d for d in drafts}
+        edited = [i for i in self.session.order if self.session.drafts[i] is not before.get(i)]
+        if edited:
+            self._resolve(edited)
         # warm the search index now, so the first search in the editor does not wait for it
         self.run_worker(self.session.warm_search, thread=True, group="index")
         broken = self.session.broken_records()
@@ -204,7 +234,9 @@ class LabellerApp(App):
         s = self.session
         n_dirty = sum(1 for i in s.order if s.is_dirty(i)) + len(s.deleted_ids())
         parts = [f"{len(s.order)} questions", f"{n_dirty} unsaved change(s)" if n_dirty else "all saved"]
-        if not s.ready:
+        if s.loading:
+            parts.append("reading the corpus…")
+        elif not s.ready:
             parts.append("resolving labels…")
         if self.last_save:
             parts.append(f"last save: {self.last_save}")
@@ -278,6 +310,8 @@ class LabellerApp(App):
     def action_save(self) -> None:
         out = self.session.save_questions()
         if out.conflict:  # merged record by record, the conflicts asked about, then saved again
+            from labeller.app.screens.conflict import save_over_disk
+
             save_over_disk(self, self.action_save)
             return
         if not out.written:
@@ -425,7 +459,14 @@ def _own_bindings(cls) -> list[Binding]:
 
 
 def scoped_bindings() -> list[tuple[str, Binding]]:
-    """Every binding of the app with where it applies, in the help screen's order."""
+    """Every binding of the app with where it applies, in the help screen's order (this
+    imports every screen: asked for by help, the palette and a keymap file, not at start)."""
+    from labeller.app.screens.conflict import ConflictScreen
+    from labeller.app.screens.eval import DrillDownScreen, LeakScreen
+    from labeller.app.screens.review import RecordEditor
+    from labeller.app.widgets.locators import LocatorTable
+    from labeller.app.widgets.question_list import QuestionTable
+
     found = [("everywhere", b) for b in _own_bindings(LabellerApp)]
     for m in SCREENS:
         found += [(f"{m.title} ({m.key})", b) for b in _own_bindings(m.screen)]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import os
-import tomllib
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -48,15 +48,18 @@ def _read_text(path: Path, what: str) -> str | None:
         raise InvalidInput(f"the {what} is not valid UTF-8 at byte {exc.start}", path=str(path)) from None
 
 
-def load_keymap(known_ids: set[str], path: Path | None = None) -> dict[str, str]:
+def load_keymap(known_ids: Callable[[], set[str]], path: Path | None = None) -> dict[str, str]:
     """``[keymap]`` of keymap.toml: binding id -> keys (``"ctrl+w"``, ``"f9,ctrl+o"``).
 
-    Refuses (``InvalidInput``, exit 2) an unknown id, a value that is not a non-empty
+    ``known_ids`` is asked only when the file exists (listing every binding imports every
+    screen, which a start without a keymap file need not wait for). Refuses (``InvalidInput``, exit 2) an unknown id, a value that is not a non-empty
     string, any other top-level key, and a file TOML cannot read."""
     path = path or config_dir() / KEYMAP_FILE
     text = _read_text(path, "keymap file")
     if text is None:
         return {}
+    import tomllib  # only with a keymap file: most starts have none
+
     try:
         data = tomllib.loads(text)
     except (tomllib.TOMLDecodeError, RecursionError) as exc:
@@ -67,10 +70,11 @@ def load_keymap(known_ids: set[str], path: Path | None = None) -> dict[str, str]
     table = data.get("keymap", {})
     if not isinstance(table, dict):
         raise InvalidInput("[keymap] must be a table of binding id = \"keys\"", path=str(path))
-    unknown = sorted(set(table) - known_ids)
+    known = known_ids()
+    unknown = sorted(set(table) - known)
     if unknown:
         raise InvalidInput(f"[keymap] unknown binding id(s): {', '.join(unknown)} (F1 lists each key's id; "
-                           f"known: {', '.join(sorted(known_ids))})", path=str(path))
+                           f"known: {', '.join(sorted(known))})", path=str(path))
     for binding_id, keys in table.items():
         if not isinstance(keys, str) or not keys.strip() or any(not k.strip() for k in keys.split(",")):
             raise InvalidInput(f"[keymap] {binding_id}: keys must be a string such as \"ctrl+w\" or \"f9,ctrl+o\"",

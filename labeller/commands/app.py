@@ -14,12 +14,16 @@ def register(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    # Loading happens before the UI starts, so a malformed questions file or an unsafe
-    # corpus is a clean message and exit code 2 on the terminal, not a crash inside the app.
+    # labeller.toml and questions.jsonl are read before the UI starts, so a malformed one is a
+    # clean message and exit code 2 on the terminal, not a crash inside the app. The corpus is
+    # read by the app while the question list shows; one refused then ends the app, and its
+    # refusal is raised here to be reported the same way.
     from labeller.app.app import LabellerApp
     from labeller.app.session.session import AuthoringSession
 
     session = AuthoringSession.open(args.root)
     app = LabellerApp(session)
     app.run()
+    if app.refusal is not None:
+        raise app.refusal
     return int(app.return_code or 0)

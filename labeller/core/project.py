@@ -9,6 +9,7 @@ project checks the configured names only the core knows (chunker, hit rule), so 
 from __future__ import annotations
 
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 from labeller.config import ProjectConfig
 from labeller.core.cache import DigestCache
@@ -16,9 +17,11 @@ from labeller.core.chunkers import Chunk, Chunker, chunk_corpus, get_chunker
 from labeller.core.corpus import Corpus, load_corpus
 from labeller.core.hitrules import HitRule, parse_hit_rule
 from labeller.core.questions import QuestionsFile, load_questions
-from labeller.core.resolve import Resolver
 from labeller.errors import InvalidInput
 from labeller.layout import ProjectLayout
+
+if TYPE_CHECKING:  # the resolver (Markdown parsing, the quote index) is imported when first asked for
+    from labeller.core.resolve import Resolver
 
 
 class Project:
@@ -38,6 +41,11 @@ class Project:
     def layout(self) -> ProjectLayout:
         return self.config.layout
 
+    @property
+    def corpus_loaded(self) -> bool:
+        """Whether ``corpus`` has been read (it is read on first use, which may be a worker's)."""
+        return "corpus" in self.__dict__  # where cached_property keeps it once computed
+
     @cached_property
     def corpus(self) -> Corpus:
         c = self.config
@@ -54,6 +62,8 @@ class Project:
 
     @cached_property
     def resolver(self) -> Resolver:
+        from labeller.core.resolve import Resolver
+
         return Resolver(self.corpus, self.chunks, self.chunker, block_cache=self.block_cache,
                         search_cache=self.cache)
 

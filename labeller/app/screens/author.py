@@ -20,10 +20,10 @@ from textual.widgets import Header, Input, Static, TabbedContent, TabPane
 
 from labeller.app.screens.ask import Ask
 from labeller.app.screens.base import LatestOnly, SessionScreen
-from labeller.app.screens.spec import ModeSpec
 from labeller.core.nudge import nudge_range, quote_from_range, trimmed_start
 from labeller.app.session.drafts import Draft, LocatorDraft
-from labeller.app.session.preview import STATUS_PENDING, Preview, preview_locator, quick_preview, resolve_locators
+from labeller.app.session.preview import Preview, preview_locator, quick_preview, resolve_locators
+from labeller.app.session.statuses import STATUS_PENDING
 from labeller.app.session.structure import structure_styles
 from labeller.app.session.unlabelled import Gap
 from labeller.app.widgets.corpus import CorpusTree, SearchPanel
@@ -615,6 +615,3 @@ class AuthorScreen(SessionScreen):
         loc = self.session.locator_for_range(draft.locators[self.active], doc_id, s, e)
         self.query_one(LocatorForm).load(loc)
         self._set_active_locator(loc, reveal=True)
-
-
-SPEC = ModeSpec("author", "Author", "f3", "Edit a question and anchor it in the corpus", AuthorScreen)

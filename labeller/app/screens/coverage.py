@@ -6,7 +6,6 @@ from textual.app import ComposeResult
 from textual.widgets import Header
 
 from labeller.app.screens.base import LatestOnly, SessionScreen
-from labeller.app.screens.spec import ModeSpec
 from labeller.app.widgets.coverage import CoverageView
 from labeller.app.widgets.markup import visible_line
 from labeller.app.widgets.key_bar import KeyBar
@@ -41,6 +40,3 @@ class CoverageScreen(SessionScreen):
         self.sub_title = (f"{summary['records']} resolvable records"
                           + (f" · {summary['incomplete']} unfinished draft(s) not counted"
                              if summary["incomplete"] else ""))
-
-
-SPEC = ModeSpec("coverage", "Coverage", "f4", "Labels per document and per tag", CoverageScreen)

@@ -28,7 +28,6 @@ from labeller.app.widgets.fields import SafeInput
 from labeller.app.screens.base import SessionScreen
 from labeller.app.screens.chunkers import ChunkersView
 from labeller.app.screens.host import AppHost
-from labeller.app.screens.spec import ModeSpec
 from labeller.app.session.drilldown import drill_down, leak_places, result_age, run_eval
 from labeller.app.session.structure import structure_styles
 from labeller.app.widgets.key_bar import KeyBar
@@ -424,6 +423,3 @@ class LeakScreen(Screen):
             lines.append(fmt(f"[b]$id[/b] rank {rank if rank is not None else '-'} · in $fields\n  $query",
                              id=rid, fields=", ".join(fields) or "?", query=query))
         self.query_one("#leak-queries", Static).update(Content("\n\n").join(lines))
-
-
-SPEC = ModeSpec("eval", "Eval", "f6", "Run the eval: recall@k, per-query ranks, leaks", EvalScreen)

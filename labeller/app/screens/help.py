@@ -16,7 +16,6 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from labeller.app.screens.host import AppHost, BindingGroups
-from labeller.app.screens.spec import ModeSpec
 from labeller.app.settings import KEYMAP_FILE
 
 
@@ -53,6 +52,3 @@ class HelpScreen(ModalScreen[None]):
 
 def open_help(app: AppHost) -> None:
     app.push_screen(HelpScreen(app.help_groups()))
-
-
-SPEC = ModeSpec("help", "Help", "f1", "Every key binding, by where it applies", HelpScreen, open=open_help)

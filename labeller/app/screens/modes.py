@@ -1,16 +1,20 @@
-"""The app's screens, in the order of their keys: one line per screen (see ``screens/spec.py``)."""
+"""The app's screens, in the order of their keys: one line per screen (see ``screens/spec.py``).
+
+Only the line is read at start-up; a screen's module is imported when it is first shown or
+its keys are listed, so the first screen does not wait for the others' imports.
+"""
 
 from __future__ import annotations
 
-from labeller.app.screens import author, coverage, eval, help, questions, review, stale
 from labeller.app.screens.spec import ModeSpec
 
 SCREENS: list[ModeSpec] = [
-    help.SPEC,
-    questions.SPEC,
-    author.SPEC,
-    coverage.SPEC,
-    stale.SPEC,
-    eval.SPEC,
-    review.SPEC,
+    ModeSpec("help", "Help", "f1", "Every key binding, by where it applies", "help:HelpScreen", open_at="help:open_help"),
+    ModeSpec("questions", "Questions", "f2", "The question list, with filters and statuses", "questions:QuestionsScreen"),
+    ModeSpec("author", "Author", "f3", "Edit a question and anchor it in the corpus", "author:AuthorScreen"),
+    ModeSpec("coverage", "Coverage", "f4", "Labels per document and per tag", "coverage:CoverageScreen"),
+    ModeSpec("stale", "Broken", "f5", "Broken labels: re-anchor what the corpus broke", "stale:StaleScreen"),
+    ModeSpec("eval", "Eval", "f6", "Run the eval: recall@k, per-query ranks, leaks", "eval:EvalScreen"),
+    ModeSpec("review", "Review", "f7", "Review mode: accept, flag or edit the records not reviewed as they stand",
+             "review:ReviewScreen", open_at="review:open_review"),
 ]

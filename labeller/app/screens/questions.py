@@ -9,7 +9,6 @@ from textual.widgets import DataTable, Header, Static
 
 from labeller.app.screens.base import SessionScreen
 from labeller.app.screens.dialogs import confirm_dialog
-from labeller.app.screens.spec import ModeSpec
 from labeller.app.widgets.question_list import FilterBar, QuestionTable
 from labeller.app.widgets.markup import fmt, fmt_block
 from labeller.app.widgets.key_bar import KeyBar
@@ -58,7 +57,8 @@ class QuestionsScreen(SessionScreen):
     def _show_detail(self, record_id: str | None) -> None:
         detail = self.query_one("#question-detail", Static)
         if not self.session.drafts:
-            detail.update(Content.from_markup(empty_state(len(self.session.project.corpus))))
+            project = self.session.project
+            detail.update(Content.from_markup(empty_state(len(project.corpus) if project.corpus_loaded else None)))
             return
         if record_id is None or record_id not in self.session.drafts:
             detail.update("")
@@ -90,13 +90,12 @@ class QuestionsScreen(SessionScreen):
                                             "records keep their ids.", "Delete"), done)
 
 
-def empty_state(n_docs: int) -> str:
-    """What to do first in a project without questions (markup)."""
+def empty_state(n_docs: int | None) -> str:
+    """What to do first in a project without questions (markup); ``None``: the corpus is still being read."""
+    if n_docs is None:
+        return "[b]no questions yet[/b]: press [b]ctrl+n[/b] to write the first one (reading the corpus…)"
     if not n_docs:
         return ("[b]no corpus documents[/b]: put Markdown files in the corpus folder (see labeller.toml), then "
                 "reload the corpus from the palette (ctrl+p)")
     return (f"[b]no questions yet[/b]: press [b]ctrl+n[/b] to write the first one, then select its answer in one "
             f"of the {n_docs} documents (F3)")
-
-
-SPEC = ModeSpec("questions", "Questions", "f2", "The question list, with filters and statuses", QuestionsScreen)

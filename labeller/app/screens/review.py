@@ -26,7 +26,6 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Input, Static
 
 from labeller.app.screens.host import AppHost
-from labeller.app.screens.spec import ModeSpec
 from labeller.app.widgets.fields import SafeInput, SafeTextArea
 from labeller.app.widgets.key_bar import KeyBar
 from labeller.core.build import RecordResult, resolve_record
@@ -489,7 +488,3 @@ def with_reviewer(app: AppHost, then: Callable[[str], None]) -> None:
         then(session.reviewer)
 
     app.push_screen(Ask("Who is reviewing? (written into reviews.jsonl)", "your name", guess), answered)
-
-
-SPEC = ModeSpec("review", "Review", "f7", "Review mode: accept, flag or edit the records not reviewed as they stand",
-                ReviewScreen, open=open_review)

@@ -11,7 +11,6 @@ from textual.content import Content
 from textual.widgets import DataTable, Header, Static
 
 from labeller.app.screens.base import SessionScreen
-from labeller.app.screens.spec import ModeSpec
 from labeller.app.widgets.question_list import status_text
 from labeller.app.widgets.markup import fmt
 from labeller.app.widgets.key_bar import KeyBar
@@ -86,6 +85,3 @@ class StaleScreen(SessionScreen):
         rid = event.row_key.value
         assert rid is not None, "every row is keyed by its record id"
         self.labeller.open_record(rid, self.session.first_refused_locator(rid))
-
-
-SPEC = ModeSpec("stale", "Broken", "f5", "Broken labels: re-anchor what the corpus broke", StaleScreen)

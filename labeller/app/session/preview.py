@@ -17,6 +17,7 @@ from pydantic import ValidationError
 from rapidfuzz import fuzz, utils
 
 from labeller.app.session.drafts import Draft, LocatorDraft, plain_problems
+from labeller.app.session.statuses import STATUS_RESOLVED
 from labeller.core.build import RecordResult, resolve_record
 from labeller.core.models import Locator
 from labeller.core.project import Project
@@ -35,17 +36,6 @@ from labeller.errors import InvalidInput, LabellerError
 # word or two changed); below that it is paraphrase or shared topic words. A warning only:
 # some questions legitimately use the document's own terms.
 COPY_WARN_THRESHOLD = 85.0
-
-STATUS_RESOLVED = "resolved"
-STATUS_NOT_FOUND = "not found"
-STATUS_AMBIGUOUS = "ambiguous"
-STATUS_UNANSWERABLE = "unanswerable"
-STATUS_STALE = "stale"
-STATUS_INCOMPLETE = "incomplete"
-STATUS_PENDING = "…"
-STATUSES = (STATUS_RESOLVED, STATUS_NOT_FOUND, STATUS_AMBIGUOUS, STATUS_UNANSWERABLE, STATUS_STALE,
-            STATUS_INCOMPLETE)
-
 
 def copy_score(query: str, span_text: str) -> float:
     """How closely the query copies a stretch of its answer span (0-100, see above)."""

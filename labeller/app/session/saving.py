@@ -17,7 +17,7 @@ import threading
 from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from labeller.app.journal import Journal, JournalEntry
 from labeller.app.session.conflicts import THEIRS, DiskMerge, compare_with_disk
@@ -25,13 +25,15 @@ from labeller.app.session.drafts import Draft
 from labeller.app.session.history import Change, History
 from labeller.app.session.stale import CommittedState
 from labeller.config import ProjectConfig
-from labeller.core.build import BuildResult, build, write_artifacts
 from labeller.core.canon import sha256_hex
 from labeller.core.models import Question
 from labeller.core.project import Project
 from labeller.core.questions import QuestionsFile, questions_text, write_questions
-from labeller.core.resolve import Refusal
 from labeller.errors import InvalidInput, LabellerError
+
+if TYPE_CHECKING:  # the build is imported by the rebuild (a worker), not with the session at start-up
+    from labeller.core.build import BuildResult
+    from labeller.core.resolve import Refusal
 
 
 @dataclass
@@ -39,6 +41,7 @@ class SaveOutcome:
     """What a save did, for the status line and the tests."""
 
     conflict: bool = False
+    loading: bool = False  # refused: the corpus is still being read
     written: bool = False
     held_back: dict[str, list[str]] = field(default_factory=dict)  # drafts not valid yet: id -> problems
     file_problems: list[dict] = field(default_factory=list)  # the loader's refusal of the whole file
@@ -55,6 +58,9 @@ class SaveOutcome:
         if self.conflict:
             return ("questions.jsonl changed on disk since it was loaded; nothing was written (ctrl+s merges it "
                     "record by record)")
+        if self.loading:
+            return ("the corpus is still being read; nothing was written (your edits are in the journal): "
+                    "save again once the statuses have filled in")
         if not self.written:
             probs = "; ".join(f"line {p.get('line')}: {p.get('message')}" for p in self.file_problems[:3])
             return f"not saved: the file would be refused ({probs})"
@@ -102,6 +108,8 @@ class _Session(Protocol):
 
     @property
     def dirty(self) -> bool: ...
+    @property
+    def loading(self) -> bool: ...
     def is_dirty(self, record_id: str) -> bool: ...
     def deleted_ids(self) -> list[str]: ...
     def iter_drafts(self) -> Iterator[Draft]: ...
@@ -167,6 +175,9 @@ class SavingMixin:
     def save_questions(self: _Session) -> SaveOutcome:
         """Write questions.jsonl atomically (keeping comments, order and ids).
 
+        Refuses (``loading``) while the corpus is still being read at start or after a reload:
+        a save rebuilds the golden set, which is never built from a corpus not yet read (the
+        author saves again once the statuses are in; the journal holds the edits meanwhile).
         Refuses (``conflict``) when the file changed on disk since it was loaded: the
         caller merges it first (``merge_with_disk``, ``take_disk``). Drafts that are not
         valid records yet are not written: their last saved version (if any) stays in the
@@ -174,6 +185,9 @@ class SavingMixin:
         ``rebuild``.
         """
         out = SaveOutcome()
+        if self.loading:
+            out.loading = True
+            return out
         if self.disk_changed():
             out.conflict = True
             return out
@@ -264,6 +278,8 @@ class SavingMixin:
         The corpus is checked against the files on disk first (``fresh_project``): when it
         changed, the build uses the corpus as it is now, and ``finish_save`` makes the
         session use it too, so the manifest never records a document hash that is gone."""
+        from labeller.core.build import build, write_artifacts
+
         with self._rebuild_lock:
             if out.generation != self._save_generation:
                 out.artifact_reason = "a newer save rebuilds it"

@@ -7,7 +7,6 @@ from typing import Protocol
 
 from labeller.core.chunkers import Chunk
 from labeller.core.project import Project
-from labeller.eval.retrievers import make_retriever, top_k
 
 # what ``labeller eval`` runs when no retriever is named (runner.run_eval)
 SEARCH_RETRIEVER = "bm25"
@@ -30,6 +29,8 @@ def default_searcher(project: Project) -> Searcher:
     """The eval's default retriever, reached through the retriever registry, so what an
     author finds in the search box is what ``labeller eval`` retrieves (same index, same
     analysis). Making it loads the cached index (or builds it) now, not on first search."""
+    from labeller.eval.retrievers import make_retriever, top_k  # BM25: whoosh and numpy, in a worker
+
     retriever = make_retriever(SEARCH_RETRIEVER, project)
     first: dict[str, Chunk] = {}
     for c in project.all_chunks:

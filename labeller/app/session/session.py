@@ -15,34 +15,33 @@ the file did not change under the author, and which labels went stale (``stale``
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
 from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable, Hashable
 
 from pydantic import ValidationError
-
-from pathlib import Path
-from collections.abc import Iterator
-from typing import Callable, Hashable
 
 from labeller.app.journal import Journal
 from labeller.app.session.drafts import Draft, LocatorDraft, next_record_id
 from labeller.app.session.filters import QuestionFilter
 from labeller.app.session.history import Change, History
-from labeller.app.session.preview import (STATUS_INCOMPLETE, STATUS_PENDING, STATUS_RESOLVED, STATUS_STALE,
-                                          STATUS_UNANSWERABLE)
 from labeller.app.session.saving import SavingMixin
 from labeller.app.session.search import Searcher, default_searcher
 from labeller.app.session.stale import CommittedState
+from labeller.app.session.statuses import (STATUS_INCOMPLETE, STATUS_PENDING, STATUS_RESOLVED, STATUS_STALE,
+                                           STATUS_UNANSWERABLE)
 from labeller.app.session.unlabelled import Gap, unlabelled
 from labeller.config import load_config
-from labeller.core.build import BuildResult, RecordResult, build
-from labeller.core.context import pick_occurrence
 from labeller.core.models import Locator, Question
-from labeller.core.nudge import quote_from_range, trimmed_start
 from labeller.core.project import Project
 from labeller.core.questions import QuestionsFile
 from labeller.core.vocab import Place
 from labeller.errors import InvalidInput, LabellerError
 from labeller.review.log import STATUS_LABELS, ReviewLog, read_review_log
+
+if TYPE_CHECKING:  # the resolving half of the core is imported by the worker that first resolves
+    from labeller.core.build import BuildResult, RecordResult
 
 
 class AuthoringSession(SavingMixin):
@@ -75,14 +74,15 @@ class AuthoringSession(SavingMixin):
 
     @classmethod
     def open(cls, root: Path | str = ".", **kwargs) -> "AuthoringSession":
-        """Load config, questions and the corpus; every refusal here is a clean exit 2."""
+        """Load the config and the questions file: a refusal here is a clean exit 2 before the
+        UI starts. The corpus is not read here but by ``prepare`` (the app's worker), so the
+        question list is shown while a large corpus loads; a corpus refused then ends the app
+        with the same message and exit code (``LabellerApp.refusal``)."""
         from labeller.core.cache import DigestCache
 
         config = load_config(root)
         project = Project(config, DigestCache(config.layout.cache_dir))
-        qfile = project.load_questions()
-        project.corpus  # noqa: B018 - load now so an unsafe corpus is refused before the UI starts
-        return cls(project, qfile, **kwargs)
+        return cls(project, project.load_questions(), **kwargs)
 
     def _set_file(self, qfile: QuestionsFile) -> None:
         self.qfile = qfile
@@ -94,16 +94,24 @@ class AuthoringSession(SavingMixin):
     # -- resolving (thread-safe readers, app-thread writers) ----------------------------------
 
     def prepare(self) -> None:
-        """Chunk the corpus and index it for quotes (slow on a big corpus: run in a worker)."""
+        """Read the corpus (unless read already), chunk it and index it for quotes (slow on a
+        big corpus: run in a worker). Until the corpus is read nothing is saved (``loading``)."""
         p = self.project
-        p.chunks, p.resolver  # noqa: B018 - compute the cached properties once, off the UI thread
+        p.corpus, p.chunks, p.resolver  # noqa: B018 - compute the cached properties once, off the UI thread
         self.committed = CommittedState.read(self.config, p)
+
+    @property
+    def loading(self) -> bool:
+        """The corpus is still being read: nothing can be resolved, saved or built yet."""
+        return not self.project.corpus_loaded
 
     def snapshot(self) -> list[Draft]:
         return [self.drafts[i] for i in self.order]
 
     def compute(self, drafts: list[Draft]) -> BuildResult:
         """Resolve every valid draft in one build (one multi-pattern search for all quotes)."""
+        from labeller.core.build import build
+
         return build(self.project, [d.to_question() for d in drafts if not d.problems()])
 
     def store(self, result: BuildResult) -> None:
@@ -306,6 +314,9 @@ class AuthoringSession(SavingMixin):
         old context is replaced), so selecting one copy of a repeated passage labels that copy.
         ``exact`` is kept; a quote no context can single out keeps no context (it will show
         as ambiguous, with its occurrences to pick from)."""
+        from labeller.core.context import pick_occurrence
+        from labeller.core.nudge import quote_from_range, trimmed_start
+
         doc = self.project.corpus[doc_id]
         s, e = trimmed_start(doc, start, end), end
         while e > s and doc.text[e - 1].isspace():

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from typing import TYPE_CHECKING
+
 from labeller.config import ProjectConfig
-from labeller.core.build import RecordResult
-from labeller.core.check import committed_records, read_committed
 from labeller.core.project import Project
 from labeller.errors import InvalidInput
 from labeller.io import parse_json
+
+if TYPE_CHECKING:  # the build is imported when the committed state is first read (a worker)
+    from labeller.core.build import RecordResult
 
 
 @dataclass
@@ -28,6 +31,8 @@ class CommittedState:
 
     @classmethod
     def read(cls, config: ProjectConfig, project: Project) -> "CommittedState":
+        from labeller.core.check import committed_records, read_committed
+
         layout = config.layout
         try:
             manifest_bytes = read_committed(layout.manifest)

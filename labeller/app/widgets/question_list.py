@@ -12,7 +12,7 @@ from textual.widgets import DataTable, Input, Select
 from labeller.app.widgets.fields import SafeInput
 from labeller.app.session.drafts import Draft
 from labeller.app.session.filters import QuestionFilter
-from labeller.app.session.preview import STATUSES
+from labeller.app.session.statuses import STATUSES
 from labeller.display import safe_line
 
 STATUS_STYLE = {"resolved": "green", "not found": "red", "ambiguous": "yellow", "unanswerable": "cyan",

@@ -11,18 +11,18 @@ it and passes each value to the chunker's constructor as the type its signature 
 
 from __future__ import annotations
 
-import importlib
 import inspect
 import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import ClassVar, Protocol
+from typing import ClassVar, Protocol, cast
 
 from labeller.core.cache import Codec, DigestCache, check, ints, strs
 from labeller.core.corpus import Corpus, Document
 from labeller.errors import InvalidInput
+from labeller.registry import lookup
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,14 +126,8 @@ _INT = re.compile(r"[+-]?[0-9]+")
 
 def chunker_class(name: str) -> type:
     """The registered class for ``name``; an unknown name is invalid input."""
-    target = REGISTRY.get(name)
-    if target is None:
-        raise InvalidInput(f"unknown chunker {name!r}; known: {', '.join(sorted(REGISTRY))}")
-    module, _, cls_name = target.partition(":")
-    cls = getattr(importlib.import_module(module if "." in module else f"{__name__}.{module}"), cls_name)
-    if cls.name != name:
-        raise TypeError(f"REGISTRY names {cls_name} {name!r} but the class says {cls.name!r}")
-    return cls
+    return cast(type, lookup(REGISTRY, name, __name__, named_by="name",
+                             unknown=lambda: f"unknown chunker {name!r}; known: {', '.join(sorted(REGISTRY))}"))
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, str]]:

@@ -15,7 +15,6 @@ from pathlib import PurePosixPath
 
 from labeller.core.chunkers import Chunk, ChunkRow, unpack_chunks
 from labeller.core.corpus import Document
-from labeller.core.markdown import front_matter_title
 
 FENCE = re.compile(r"^\s*(```|~~~)")
 HEADING = re.compile(r"^(#{1,6})\s+(.*\S)\s*$")
@@ -147,6 +146,8 @@ def chunk_id(doc_id: str, version: str, embed_text: str) -> str:
 
 def document_title(doc: Document, secs: list[Section]) -> str:
     """Front-matter ``title``, else the first level-1 md-struct heading, else the base name."""
+    from labeller.core.markdown import front_matter_title  # the Markdown parser and YAML: not for opening a project
+
     title = front_matter_title(doc.text)
     if title:
         return title

@@ -10,14 +10,14 @@ every registered rule alike.
 
 from __future__ import annotations
 
-import importlib
 import inspect
 import re
 from dataclasses import dataclass
-from typing import ClassVar, Iterable, Protocol
+from typing import ClassVar, Iterable, Protocol, cast
 
 from labeller.core.hitrules.measures import Interval, any_overlap, coverage, span_containment, union_coverage
 from labeller.errors import InvalidInput
+from labeller.registry import lookup
 
 __all__ = ["HitRule", "ChunkRule", "ThresholdRule", "REGISTRY", "parse_hit_rule", "hit_rule_class", "hit_rule_forms", "Interval",
            "any_overlap", "coverage", "span_containment", "union_coverage"]
@@ -97,14 +97,8 @@ _NAME = re.compile(r"([a-z][a-z0-9_]*)(?:>=(0(?:\.\d+)?|1(?:\.0+)?))?")
 
 def hit_rule_class(kind: str) -> type:
     """The registered class for ``kind``; an unknown one is invalid input."""
-    target = REGISTRY.get(kind)
-    if target is None:
-        raise InvalidInput(f"unknown hit rule {kind!r}; use {_usage()}")
-    module, _, cls_name = target.partition(":")
-    cls = getattr(importlib.import_module(module if "." in module else f"{__name__}.{module}"), cls_name)
-    if cls.kind != kind:
-        raise TypeError(f"REGISTRY names {cls_name} {kind!r} but the class says {cls.kind!r}")
-    return cls
+    return cast(type, lookup(REGISTRY, kind, __name__, named_by="kind",
+                             unknown=lambda: f"unknown hit rule {kind!r}; use {_usage()}"))
 
 
 def parse_hit_rule(name: str) -> HitRule:

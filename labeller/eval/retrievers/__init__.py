@@ -17,12 +17,11 @@ the ``labeller.retrievers`` entry-point group, so a package can ship a retriever
 
 from __future__ import annotations
 
-import importlib
-from importlib.metadata import entry_points
-from typing import Callable
+from typing import Callable, cast
 
 from labeller.core.project import Project
 from labeller.errors import InvalidInput
+from labeller.registry import load_plugin, lookup, plugins
 from labeller.eval.retrievers.base import Hit, Progress, Retriever, top_k, trec_order
 from labeller.eval.retrievers.function import FunctionRetriever
 from labeller.eval.retrievers.run_file import write_run
@@ -47,12 +46,8 @@ def register_retriever(name: str, factory: Factory) -> None:
     REGISTRY[name] = factory
 
 
-def _entry_points() -> dict:
-    return {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
-
-
 def known_retrievers() -> list[str]:
-    return sorted({*REGISTRY, *_entry_points()})
+    return sorted({*REGISTRY, *plugins(ENTRY_POINT_GROUP)})
 
 
 def make_retriever(name: str, project: Project, **options: object):
@@ -60,20 +55,9 @@ def make_retriever(name: str, project: Project, **options: object):
 
 
 def _factory(name: str) -> Factory:
-    target = REGISTRY.get(name)
-    if callable(target):
-        return target
-    if target is not None:
-        module, _, attr = target.partition(":")
-        found: object = importlib.import_module(module if "." in module else f"{__name__}.{module}")
-        for part in attr.split("."):
-            found = getattr(found, part)
-        return found  # type: ignore[return-value]
-    ep = _entry_points().get(name)
-    if ep is None:
+    found = lookup(REGISTRY, name, __name__)
+    if found is None:
+        found = load_plugin(ENTRY_POINT_GROUP, name, "retriever")
+    if found is None:
         raise InvalidInput(f"unknown retriever {name!r}; known: {', '.join(known_retrievers())}")
-    try:
-        return ep.load()
-    except Exception as exc:  # a broken third-party package is its input error, not a labeller crash
-        raise InvalidInput(f"retriever {name!r} (entry point {ep.value!r} in group {ENTRY_POINT_GROUP}) "
-                           f"cannot be loaded: {type(exc).__name__}: {exc}") from None
+    return cast(Factory, found)
