@@ -38,6 +38,7 @@ def other_writer(root, **edits) -> bytes:
     """A second session on the project saves ``edits`` ({id: fields, or None to delete});
     returns the file it left."""
     other = AuthoringSession.open(root)
+    other.prepare()
     for rid, fields in edits.items():
         if fields is None:
             other.delete_record(rid)
@@ -198,6 +199,7 @@ async def test_several_conflicts_deletes_and_adds_decided_for_all(small, tmp_pat
 
 def test_the_same_change_on_both_sides_is_no_conflict(small):
     mine = AuthoringSession.open(small)
+    mine.prepare()
     mine.update("q003", query=THEIRS_Q3)
     mine.update("q001", query="Changed here only?")
     other_writer(small, q003={"query": THEIRS_Q3}, q002={"query": "Changed there only?"})

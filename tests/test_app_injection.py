@@ -306,6 +306,7 @@ async def test_the_save_conflict_screen_shows_both_hostile_versions_visibly(host
         await settle(pilot)
         app.session.update("q001", query="mine" + HOSTILE)
         other = AuthoringSession.open(hostile)  # another app instance saves the same record
+        other.prepare()
         other.update("q001", query="theirs" + HOSTILE, tags=[HOSTILE])
         assert other.save_questions().written
         await pilot.press("ctrl+s")
