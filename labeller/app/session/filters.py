@@ -14,7 +14,8 @@ def no_answer(draft: Draft) -> bool:
     """The build summary's ``no_answer`` (``Question.no_answer``: answerable, with an empty
     ``expected_answer``) for a draft, valid or not yet: the rule is read from the core
     record, never restated here."""
-    return Question.model_construct(expected_answer=draft.expected_answer, unanswerable=draft.unanswerable).no_answer
+    return Question.model_construct(id=draft.id, query=draft.query, expected_answer=draft.expected_answer,
+                                    locators=[], unanswerable=draft.unanswerable).no_answer
 
 
 @dataclass(frozen=True)
