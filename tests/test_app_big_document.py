@@ -1,6 +1,10 @@
-"""The document view keeps what TextArea recomputed per drawn row (the whole text, the
-wrapped height) once per loaded text; the kept values must be the ones Textual would
-compute, after a load, a document switch and a re-wrap on resize."""
+"""What a keystroke costs stays small in a big document:
+
+* the document view keeps what TextArea recomputed per drawn row (the whole text, the
+  wrapped height) once per loaded text; the kept values must be the ones Textual would
+  compute, after a load, a document switch and a re-wrap on resize;
+* the journal written on every change never waits for the disk (no fsync), while saving
+  questions.jsonl still does."""
 
 from __future__ import annotations
 
@@ -42,3 +46,19 @@ async def test_the_kept_text_and_height_follow_loads_and_resizes(small):
         await settle(pilot)
         assert "on-call engineer" in view.text
         assert_kept_values_are_textuals(view)
+
+
+def test_the_journal_never_waits_for_the_disk_but_the_save_does(small, monkeypatch):
+    import os
+
+    from labeller.app.session.session import AuthoringSession
+
+    session = AuthoringSession.open(small)
+    synced: list[int] = []
+    real_fsync = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: (synced.append(fd), real_fsync(fd)))
+    session.update("q002", query="How quickly is a page answered?")
+    assert session.journal.exists() and "How quickly" in session.journal.path.read_text(encoding="utf-8")
+    assert synced == [], "a keystroke's journal write must not fsync"
+    out = session.save_questions()
+    assert out.written and synced, "questions.jsonl is written durably"
