@@ -63,12 +63,14 @@ class KeyBar(Footer):
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self._laid_out_for = 0  # the width the rows were made for
+        self._shown: tuple = ()  # the bindings the rows show
 
     def _width(self) -> int:
         return self.size.width or self.app.size.width
 
     def compose(self):
         keys: list[Widget] = list(super().compose())
+        self._shown = self._what_shows(self.screen) if self._bindings_ready else ()
         for key in keys:
             if key.has_class("-command-palette"):  # Textual leaves it compact: drawn like the rest here
                 key.data_bind(compact=Footer.compact)
@@ -76,6 +78,17 @@ class KeyBar(Footer):
         widths = [key_width(k) if isinstance(k, FooterKey) else width for k in keys]
         for row in wrap_keys(widths, width):
             yield HorizontalGroup(*(keys[i] for i in row))
+
+    @staticmethod
+    def _what_shows(screen) -> tuple:
+        return tuple((b.key, b.description, enabled) for _, b, enabled, _ in screen.active_bindings.values()
+                     if b.show)
+
+    def bindings_changed(self, screen) -> None:
+        """Lay the keys out again only when what they say changed: Textual's footer rebuilds
+        itself on every focus change, and each rebuild moves the layout under it."""
+        if not self._bindings_ready or self._what_shows(screen) != self._shown:
+            super().bindings_changed(screen)
 
     def on_resize(self, event: events.Resize) -> None:
         if event.size.width != self._laid_out_for and self._bindings_ready:
