@@ -54,9 +54,10 @@ def _app_missing() -> str:
     return ""
 
 
-def sample_quotes(project, n: int, seed: int = 11) -> list[tuple[str | None, str, int, int]]:
+def sample_quotes(project, n: int, seed: int = 11, only_doc: str | None = None) -> list[tuple[str | None, str, int, int]]:
     """``(doc, quote, quote_start, quote_end)`` of resolvable golden quotes whose last
-    character is a plain letter (a key Pilot presses as itself)."""
+    character is a plain letter (a key Pilot presses as itself); with ``only_doc``, only
+    quotes that resolve in that document."""
     from labeller.core.resolve import Span
 
     out = []
@@ -66,14 +67,14 @@ def sample_quotes(project, n: int, seed: int = 11) -> list[tuple[str | None, str
     rng.shuffle(locs)
     for loc in locs:
         res = project.resolver.resolve(loc)
-        if isinstance(res, Span):
+        if isinstance(res, Span) and only_doc in (None, res.doc_id):
             out.append((loc.doc, loc.quote, res.quote_start, res.quote_end))
         if len(out) == n:
             break
     return out
 
 
-async def keystrokes(root: Path, n: int = 60) -> KeyResult:
+async def keystrokes(root: Path, n: int = 60, only_doc: str | None = None) -> KeyResult:
     missing = _app_missing()
     if missing:
         return KeyResult(skipped=missing)
@@ -86,10 +87,11 @@ async def keystrokes(root: Path, n: int = 60) -> KeyResult:
 
     session = AuthoringSession.open(root)
     session.journal.clear()  # an earlier interrupted run must not greet us with a restore dialog
-    quotes = sample_quotes(session.project, n)
+    quotes = sample_quotes(session.project, n, only_doc=only_doc)
     app = LabellerApp(session)
     result = KeyResult(note=f"{len(quotes)} quotes typed into the quote field, last key pressed; "
-                       "stops when the document view shows the match mark")
+                       "stops when the document view shows the match mark"
+                       + (f" (all in {only_doc})" if only_doc else ""))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("ctrl+n")
@@ -258,6 +260,38 @@ class LoadingResult:
     skipped: str = ""
 
 
+# -- a 1 MB document (issue 17.7) ----------------------------------------------------------
+#
+# The synthetic corpus's documents are 5-60 kB; handbooks exported as one page are not. The
+# big-document figures run on a project of their own: one 1 MB document written by the same
+# generator (benchmarks/synth.py: headings, lists, tables, code, front matter) beside ten
+# ordinary pages, with golden questions over all of them.
+
+BIG_DOC = "handbook/everything-on-one-page.md"
+
+
+def big_document_project(root: Path, size: int = 1_000_000, seed: int = 20261201, n_questions: int = 60) -> str:
+    """Write the project into ``root``; the big document's id."""
+    import synth
+
+    w = synth.Writer(seed)
+    docs = [w.document(BIG_DOC, size)] + [w.document(f"guide/page-{i:02d}.md", 20_000) for i in range(10)]
+    for d in docs:  # plain UTF-8 and LF: the figure is about size, not about decoding
+        d.crlf = d.bom = d.nfd = False
+    questions = synth.make_questions(docs, n_questions, random.Random(seed + 1))
+    synth.write_project(synth.Synthetic(docs, questions), root)
+    return BIG_DOC
+
+
+@dataclass
+class BigResult:
+    open_ms: list[float] = field(default_factory=list)
+    suggest_ms: list[float] = field(default_factory=list)
+    suggest_model_ms: list[float] = field(default_factory=list)
+    note: str = ""
+    skipped: str = ""
+
+
 def loading_times(root: Path, runs: int) -> LoadingResult:
     """On the project at ``root`` (the benchmark's large corpus): seconds to the first frame
     and to every status resolved, and what the first frame showed."""
@@ -283,3 +317,120 @@ def loading_times(root: Path, runs: int) -> LoadingResult:
                 out.note = (f"first frame: corpus {'already' if loaded == '1' else 'not yet'} read, {waiting} of "
                             f"{total} statuses pending; after resolution {left} pending")
     return out
+
+
+def near_miss(quote: str) -> str:
+    """The quote with one middle word replaced: not in the document, a passage close to it is.
+    Ends in a letter, so the last key is one Pilot presses as itself."""
+    words = quote.split()
+    words[len(words) // 2] = "zqxv"
+    out = " ".join(words)
+    return out if out[-1].isascii() and out[-1].isalpha() else out + "s"
+
+
+async def big_document(root: Path, big: str, n: int = 10) -> BigResult:
+    """Through the real app (Pilot): (1) from Enter on a question in the list to the author
+    screen showing the 1 MB document with that question's quote highlighted (the view showed
+    another document before, so the big one is loaded each time); (2) from the last key of a
+    not-found quote pinned to the big document to its suggestions on screen (the refusal with
+    its nearest passages, the second lane of the preview). And (3) the session model alone:
+    ``preview_locator`` of that quote with suggestions, no UI."""
+    missing = _app_missing()
+    if missing:
+        return BigResult(skipped=missing)
+    from textual.widgets import Input
+
+    from labeller.app.app import LabellerApp
+    from labeller.app.screens.author import AuthorScreen
+    from labeller.app.session.drafts import Draft, LocatorDraft
+    from labeller.app.session.preview import preview_locator
+    from labeller.app.session.session import AuthoringSession
+    from labeller.app.widgets.document_view import DocumentView
+    from labeller.app.widgets.question_list import QuestionTable
+
+    session = AuthoringSession.open(root)
+    session.journal.clear()
+    app = LabellerApp(session, watch_corpus=False)
+    result = BigResult()
+    other = next(d for d in sorted(session.project.corpus.docs) if d != big)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        chars = len(session.project.corpus[big].text)
+        # records whose first label lies in the big document, and where its quote is
+        targets = []
+        for rid in session.order:
+            res = session.result(rid)
+            draft = session.draft(rid)
+            if (res is not None and not res.refusals and res.spans and res.spans[0].doc_id == big
+                    and draft.locators and draft.locators[0].quote):
+                targets.append((rid, res.spans[0].quote_start, res.spans[0].quote_end, draft.locators[0].quote))
+        targets = targets[:n]
+        if not targets:
+            return BigResult(skipped="no golden quote resolves in the big document")
+        # (1) open: question list -> Enter -> the quote highlighted in the big document
+        for rid, qs, qe in ((t[0], t[1], t[2]) for t in targets):
+            if isinstance(app.screen, AuthorScreen):
+                app.screen.show_document(other)  # so the big document is loaded again
+                await settle(pilot)
+            app.switch_mode("questions")
+            await settle(pilot)
+            table = app.screen.query_one(QuestionTable)
+            table.focus()
+            table.move_cursor(row=table.get_row_index(rid))
+            await settle(pilot)
+            t = time.perf_counter()
+            press = asyncio.create_task(pilot.press("enter"))
+            while not _highlighted(app, AuthorScreen, DocumentView, big, qs, qe):
+                await asyncio.sleep(0.0005)
+                if time.perf_counter() - t > 30:
+                    raise RuntimeError(f"{rid}: no highlight in {big} after 30 s")
+            result.open_ms.append((time.perf_counter() - t) * 1000)
+            await press
+            await settle(pilot)
+        # (2) suggestions for a not-found quote pinned to the big document, through the app
+        screen = app.screen
+        assert isinstance(screen, AuthorScreen)
+        doc_field = screen.query_one("#loc-doc", Input)
+        quote_field = screen.query_one("#loc-quote", Input)
+        quote_field.focus()
+        await settle(pilot)
+        misses = [near_miss(t[3]) for t in targets]
+        shown_suggestions = 0
+        for quote in misses:
+            doc_field.value = big
+            quote_field.value = quote[:-1]
+            quote_field.cursor_position = len(quote_field.value)
+            await settle(pilot)
+            t = time.perf_counter()
+            press = asyncio.create_task(pilot.press(quote[-1]))
+            while True:
+                p = screen.preview
+                if p is not None and p.locator.quote == quote and p.refusal is not None and not p.pending:
+                    break
+                await asyncio.sleep(0.0005)
+                if time.perf_counter() - t > 30:
+                    raise RuntimeError(f"no suggestions for {quote!r} after 30 s")
+            result.suggest_ms.append((time.perf_counter() - t) * 1000)
+            shown_suggestions += bool(p.refusal.suggestions)
+            await press
+        app.exit()
+    # (3) the same quotes through the session model only
+    for quote in misses:
+        draft = Draft(id="bench", query="q?", expected_answer="a", locators=(LocatorDraft(doc=big, quote=quote),))
+        t = time.perf_counter()
+        p = preview_locator(session.project, draft, 0)
+        result.suggest_model_ms.append((time.perf_counter() - t) * 1000)
+        assert p.refusal is not None and p.refusal.kind == "not_found", p
+    session.journal.clear()
+    result.note = (f"{big}: {chars:,} characters; {len(result.open_ms)} records opened from the list; "
+                   f"{len(misses)} near-miss quotes, {shown_suggestions} with nearest passages shown")
+    return result
+
+
+def _highlighted(app, author_screen, document_view, doc_id: str, qs: int, qe: int) -> bool:
+    screen = app.screen
+    if not isinstance(screen, author_screen):
+        return False
+    view = screen.query_one(document_view)
+    return (view.doc is not None and view.doc.doc_id == doc_id
+            and any(m.kind == "match" and m.start == qs and m.end == qe for m in view._marks))

@@ -512,6 +512,36 @@ class Bench:
         shown.runs, resolved.runs = loading.shown_s, loading.resolved_s
         shown.note = resolved.note = loading.note
         shown.skipped = resolved.skipped = loading.skipped
+        self.big_document(app_bench)
+
+    def big_document(self, app_bench) -> None:
+        """Issue 17.7: a 1 MB document, in a project of its own beside this one (app_bench)."""
+        opened = self.fig("big_open_ms", "app: open a record in a 1 MB document to its quote highlighted (Pilot)",
+                          "ms", 300.0)
+        suggest = self.fig("big_suggest_ms", "app: not-found quote in a 1 MB document to its suggestions (Pilot)",
+                           "ms", 500.0)
+        model = self.fig("big_suggest_model_ms", "session model: not-found suggestions in a 1 MB document", "ms",
+                         note="preview_locator with suggestions, no UI: the core's share of the figure above")
+        keys = self.fig("big_keystroke_p95_ms", "app: keystroke to highlighted span in a 1 MB document, p95 (Pilot)",
+                        "ms", 50.0)
+        root = self.root.parent / "big-document"
+        shutil.rmtree(root, ignore_errors=True)
+        big = app_bench.big_document_project(root)
+        for _ in range(1 if self.smoke else self.repeat):
+            result = asyncio.run(app_bench.big_document(root, big, n=3 if self.smoke else 10))
+            if result.skipped:
+                opened.skipped = suggest.skipped = model.skipped = result.skipped
+                break
+            opened.runs.append(statistics.median(result.open_ms))
+            suggest.runs.append(statistics.median(result.suggest_ms))
+            model.runs.append(statistics.median(result.suggest_model_ms))
+            opened.note = suggest.note = result.note + " (median per run)"
+            keyed = asyncio.run(app_bench.keystrokes(root, n=5 if self.smoke else 40, only_doc=big))
+            if keyed.skipped:
+                keys.skipped = keyed.skipped
+            else:
+                keys.runs.append(p95(keyed.times_ms))
+                keys.note = keyed.note
 
 
 def naive_found_per_document(chunks, needle_list) -> dict[str, set[int]]:

@@ -2,7 +2,8 @@
 
 Every file labeller writes goes through ``atomic_write_*``: temp file in the same
 folder, fsync, rename, fsync the folder. A kill at any point leaves either the old file
-or the new one, never a torn mix.
+or the new one, never a torn mix. (The app's journal, written per keystroke, skips the
+fsyncs: ``durable=False``.)
 
 Every JSON labeller reads from a file a person or another tool wrote goes through
 ``parse_json`` (one document) or ``parse_jsonl``/``read_jsonl`` (one value a line), so each
@@ -26,7 +27,10 @@ from typing import Any
 from labeller.errors import InvalidInput
 
 
-def atomic_write_bytes(path: Path, data: bytes) -> None:
+def atomic_write_bytes(path: Path, data: bytes, *, durable: bool = True) -> None:
+    """Write ``data`` to ``path`` through a temp file and a rename. ``durable=False`` skips
+    the two fsyncs: still never torn by a kill or a crash of the process, only not forced
+    to the disk before returning (for the app's journal, written on every keystroke)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -35,7 +39,8 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
             os.fchmod(fh.fileno(), _mode_for(path))
             fh.write(data)
             fh.flush()
-            os.fsync(fh.fileno())
+            if durable:
+                os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -43,7 +48,8 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
         except FileNotFoundError:
             pass
         raise
-    fsync_dir(path.parent)
+    if durable:
+        fsync_dir(path.parent)
 
 
 def _read_umask() -> int:
@@ -65,8 +71,8 @@ def _mode_for(path: Path) -> int:
         return 0o666 & ~_UMASK
 
 
-def atomic_write_text(path: Path, text: str) -> None:
-    atomic_write_bytes(path, text.encode("utf-8"))
+def atomic_write_text(path: Path, text: str, *, durable: bool = True) -> None:
+    atomic_write_bytes(path, text.encode("utf-8"), durable=durable)
 
 
 def fsync_dir(folder: Path) -> None:

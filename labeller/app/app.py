@@ -75,6 +75,8 @@ class LabellerApp(App):
                 tooltip="Redo the last undone change"),
         Binding("ctrl+n", "new_question", "New question", priority=True, show=False, id="app.new_question",
                 tooltip="Create a question with a fresh id and open it"),
+        Binding("f8", "reload_corpus", "Reload corpus", priority=True, id="app.reload_corpus",
+                tooltip="Read the corpus again after editing it, and re-resolve every label"),
         Binding("f9", "toggle_tree", "Toggle the corpus pane", show=False, id="app.toggle_tree",
                 tooltip="Show or hide the corpus pane (files and search); remembered"),
         Binding("ctrl+t", "toggle_dark", "Toggle light/dark theme", show=False, id="app.toggle_theme",
@@ -429,8 +431,6 @@ class LabellerApp(App):
                 continue
             yield SystemCommand(binding.description, f"{binding.tooltip} ({key_display(self.key_for(binding.id))})",
                                 partial(self.run_action, binding.action))
-        yield SystemCommand("Reload corpus", "Read the corpus again after editing it, and re-resolve every label",
-                            self.action_reload_corpus)
         # and the keys of the screen on top (the editor's nudges, the eval's run, ...)
         for binding in _own_bindings(type(screen)):
             if binding.id is None or binding.action.startswith(("focus_document", "dismiss")):

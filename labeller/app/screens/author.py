@@ -166,7 +166,7 @@ class AuthorScreen(SessionScreen):
         loc_form = self.query_one(LocatorForm)
         table = self.query_one(LocatorTable)
         if self.record_id is None:
-            self.sub_title = ("no corpus documents: add Markdown files to the corpus folder, then reload"
+            self.sub_title = ("no corpus documents: add Markdown files to the corpus folder, then press f8"
                               if not len(self.session.project.corpus)
                               else "no question open: press ctrl+n to create one, F2 lists them")
             loc_form.disabled = True

@@ -96,6 +96,6 @@ def empty_state(n_docs: int | None) -> str:
         return "[b]no questions yet[/b]: press [b]ctrl+n[/b] to write the first one (reading the corpus…)"
     if not n_docs:
         return ("[b]no corpus documents[/b]: put Markdown files in the corpus folder (see labeller.toml), then "
-                "reload the corpus from the palette (ctrl+p)")
+                "press [b]f8[/b] to read the corpus again")
     return (f"[b]no questions yet[/b]: press [b]ctrl+n[/b] to write the first one, then select its answer in one "
             f"of the {n_docs} documents (F3)")

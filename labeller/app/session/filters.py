@@ -5,6 +5,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from labeller.app.session.drafts import Draft
+from labeller.core.models import Question
+
+NO_ANSWER = "no answer"  # how the list marks (and the filter bar offers) records without an expected answer
+
+
+def no_answer(draft: Draft) -> bool:
+    """The build summary's ``no_answer`` (``Question.no_answer``: answerable, with an empty
+    ``expected_answer``) for a draft, valid or not yet: the rule is read from the core
+    record, never restated here."""
+    return Question.model_construct(id=draft.id, query=draft.query, expected_answer=draft.expected_answer,
+                                    locators=[], unanswerable=draft.unanswerable).no_answer
 
 
 @dataclass(frozen=True)
@@ -13,6 +24,7 @@ class QuestionFilter:
     tag: str | None = None
     split: str | None = None
     status: str | None = None
+    no_answer: bool = False  # only the records an import left without an expected answer
 
     def matches(self, draft: Draft, status: str) -> bool:
         if self.tag is not None and self.tag not in draft.tags:
@@ -20,6 +32,8 @@ class QuestionFilter:
         if self.split is not None and draft.split != self.split:
             return False
         if self.status is not None and status != self.status:
+            return False
+        if self.no_answer and not no_answer(draft):
             return False
         needle = self.text.strip().casefold()
         if needle:

@@ -25,6 +25,7 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual.content import Content
+from textual.document._wrapped_document import WrappedDocument
 from textual.geometry import Offset
 from textual.strip import Strip
 from textual.message import Message
@@ -76,6 +77,32 @@ GUTTER_MARK = "▐"  # in the gutter: another record's label covers this line
 
 # Later marks are drawn over earlier ones.
 MARK_ORDER = ("chunk", "other", "hit", "span", "occurrence", "match")
+
+
+class SizedWrappedDocument(WrappedDocument):
+    """Textual's wrapped document with its height summed once per wrap, not per call.
+
+    ``WrappedDocument.height`` sums over every line of the document, and TextArea asks for
+    it for each row it draws anew; the marks change on every keystroke and every row is
+    drawn again, so in a 1 MB document (25,000 lines) that sum was most of a keystroke's
+    time. The document view never edits its text, but both of Textual's wrap entry points
+    reset the sum anyway."""
+
+    _height: int | None = None
+
+    @property
+    def height(self) -> int:
+        if self._height is None:
+            self._height = super().height
+        return self._height
+
+    def wrap(self, width: int, tab_width: int | None = None) -> None:
+        self._height = None
+        super().wrap(width, tab_width)
+
+    def wrap_range(self, start, old_end, new_end) -> None:
+        self._height = None
+        super().wrap_range(start, old_end, new_end)
 
 
 class DocumentView(TextArea):
@@ -140,6 +167,28 @@ class DocumentView(TextArea):
         self.run_worker(partial(self._load_structure, doc, structure), thread=True, group="structure",
                         exclusive=True)
 
+    # -- what TextArea recomputes per row drawn, kept per loaded text ---------------------------
+    #
+    # The view never edits its text, so the whole text and the wrapped height change only
+    # when a text is loaded (or the view is re-wrapped). TextArea's ``render_line`` reads
+    # ``self.text`` (a join of every line) for each row, and a plain WrappedDocument sums
+    # every line for its height: per keystroke in a 1 MB document that was most of the time.
+
+    _text = ""
+
+    def load_text(self, text: str) -> None:
+        super().load_text(text)
+        self._text = self.document.text
+        self.wrapped_document.__class__ = SizedWrappedDocument  # the same object, its height kept
+
+    @property
+    def text(self) -> str:
+        return self._text
+
+    @text.setter
+    def text(self, value: str) -> None:
+        self.load_text(value)
+
     def _load_structure(self, doc: Document, structure: Callable[[], dict]) -> None:
         styles = structure()
         self.app.call_from_thread(self._set_structure, doc, styles)
@@ -173,7 +222,9 @@ class DocumentView(TextArea):
         if not self._gutter or not self.show_line_numbers or self.doc is None:
             return strip
         scroll_y = self.scroll_offset.y
-        if y + scroll_y >= self.wrapped_document.height:
+        # the wrapped height as TextArea last sized it (soft wrap is always on here):
+        # WrappedDocument.height sums over every line, too slow per row of a 1 MB document
+        if y + scroll_y >= self.virtual_size.height:
             return strip
         row, _ = self.wrapped_document.offset_to_location(Offset(0, y + scroll_y))
         if row not in self._gutter or self.wrapped_document.location_to_offset((row, 0)).y != y + scroll_y:

@@ -1,44 +1,95 @@
-"""``KeyBar``: the footer's keys in as many rows as the terminal needs.
+"""``KeyBar``: the footer's keys in as many rows as the terminal needs, none cut short.
 
 Textual's ``Footer`` lays its keys out in one row and cuts off what does not fit, so on
 an 80-column terminal the keys at the end (often the ones a newcomer looks for) are
-simply not there. The key bar is the same footer on a grid of fixed-width cells whose
-column count follows the width, so every key stays on screen, wrapped onto a second
-(third) row when needed.
+simply not there. A grid of equal cells is no better: a cell narrow enough for many keys
+per row cuts the longer labels ("Delete question" became "Delete ques"). The key bar
+wraps the keys as text wraps words: each key keeps its whole label, and a key that would
+run past the right edge starts the next row. The rows are laid out again when the width
+changes.
 """
 
 from __future__ import annotations
 
+from rich.cells import cell_len
 from textual import events
+from textual.containers import HorizontalGroup
+from textual.widget import Widget
 from textual.widgets import Footer
+from textual.widgets._footer import FooterKey
 
-CELL_WIDTH = 16  # columns per key: "^s Save", "del Delete question" folds to its key and first word
+# What a FooterKey draws around its two texts in the (non-compact) footer style, from its
+# DEFAULT_CSS: " key " (padding 0 1) then "description " (padding 0 1 0 0). The key bar
+# draws the command-palette key the same way (Textual's footer docks it on the right, compact
+# and with a border), so this is every key's width. tests/test_app_layout.py checks the rendered bar, so a Textual change shows.
+KEY_PADDING = 3
+
+
+def key_width(key: FooterKey) -> int:
+    """Columns the key takes on screen: its key, its description and their padding."""
+    return cell_len(key.key_display) + cell_len(key.description) + KEY_PADDING
+
+
+def wrap_keys(widths: list[int], width: int) -> list[list[int]]:
+    """Indices of the keys on each row: as many as fit, in order (a key wider than the
+    whole bar gets a row of its own)."""
+    rows: list[list[int]] = []
+    used = width + 1
+    for i, w in enumerate(widths):
+        if used + w > width:
+            rows.append([])
+            used = 0
+        rows[-1].append(i)
+        used += w
+    return rows
 
 
 class KeyBar(Footer):
     DEFAULT_CSS = """
     KeyBar {
-        layout: grid;
+        layout: vertical;
         height: auto;
-        max-height: 5;
-        grid-gutter: 0;
-        grid-rows: 1;
     }
-    KeyBar FooterKey {
-        width: 100%;
+    KeyBar > HorizontalGroup {
+        height: 1;
     }
     KeyBar FooterKey.-command-palette {
         dock: none;
         border-left: none;
+        padding-right: 0;
     }
     """
 
-    def _columns(self) -> int:
-        return max(1, (self.size.width or self.app.size.width) // CELL_WIDTH)
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._laid_out_for = 0  # the width the rows were made for
+        self._shown: tuple = ()  # the bindings the rows show
+
+    def _width(self) -> int:
+        return self.size.width or self.app.size.width
 
     def compose(self):
-        yield from super().compose()
-        self.styles.grid_size_columns = self._columns()  # Footer sets one column per key
+        keys: list[Widget] = list(super().compose())
+        self._shown = self._what_shows(self.screen) if self._bindings_ready else ()
+        for key in keys:
+            if key.has_class("-command-palette"):  # Textual leaves it compact: drawn like the rest here
+                key.data_bind(compact=Footer.compact)
+        self._laid_out_for = width = self._width()
+        widths = [key_width(k) if isinstance(k, FooterKey) else width for k in keys]
+        for row in wrap_keys(widths, width):
+            yield HorizontalGroup(*(keys[i] for i in row))
+
+    @staticmethod
+    def _what_shows(screen) -> tuple:
+        return tuple((b.key, b.description, enabled) for _, b, enabled, _ in screen.active_bindings.values()
+                     if b.show)
+
+    def bindings_changed(self, screen) -> None:
+        """Lay the keys out again only when what they say changed: Textual's footer rebuilds
+        itself on every focus change, and each rebuild moves the layout under it."""
+        if not self._bindings_ready or self._what_shows(screen) != self._shown:
+            super().bindings_changed(screen)
 
     def on_resize(self, event: events.Resize) -> None:
-        self.styles.grid_size_columns = self._columns()
+        if event.size.width != self._laid_out_for and self._bindings_ready:
+            self.call_after_refresh(self.recompose)

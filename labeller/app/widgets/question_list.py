@@ -11,7 +11,7 @@ from textual.widgets import DataTable, Input, Select
 
 from labeller.app.widgets.fields import SafeInput
 from labeller.app.session.drafts import Draft
-from labeller.app.session.filters import QuestionFilter
+from labeller.app.session.filters import NO_ANSWER, QuestionFilter, no_answer
 from labeller.app.session.statuses import STATUSES
 from labeller.display import safe_line
 
@@ -19,12 +19,18 @@ STATUS_STYLE = {"resolved": "green", "not found": "red", "ambiguous": "yellow", 
                 "stale": "magenta", "incomplete": "dim"}
 
 
-def status_text(status: str) -> Text:
-    return Text(status, style=STATUS_STYLE.get(status, "red"))
+def status_text(status: str, answerless: bool = False) -> Text:
+    """The status cell; a record without an expected answer (an import's, typically) says so
+    beside its status, since it is not done until someone writes one."""
+    text = Text(status, style=STATUS_STYLE.get(status, "red"))
+    if answerless:
+        text.append(f", {NO_ANSWER}", style="yellow")
+    return text
 
 
 class FilterBar(Horizontal):
-    """Text, tag, split and status filters; posts ``Changed`` with the whole filter."""
+    """Text, tag, split and status filters; posts ``Changed`` with the whole filter. The status
+    choice "no answer" keeps the records without an expected answer, whatever their status."""
 
     class Changed(Message):
         def __init__(self, flt: QuestionFilter) -> None:
@@ -35,7 +41,7 @@ class FilterBar(Horizontal):
         yield SafeInput(placeholder="filter: words in id, query, answer, tags", id="filter-text")
         yield Select([], prompt="tag", id="filter-tag")
         yield Select([(s, s) for s in ("dev", "test", "holdout")], prompt="split", id="filter-split")
-        yield Select([(s, s) for s in STATUSES], prompt="status", id="filter-status")
+        yield Select([(s, s) for s in (*STATUSES, NO_ANSWER)], prompt="status", id="filter-status")
 
     def set_tags(self, tags: list[str]) -> None:
         select = self.query_one("#filter-tag", Select)
@@ -51,8 +57,10 @@ class FilterBar(Horizontal):
             v = self.query_one(sel_id, Select).value
             return None if v is Select.NULL else str(v)
 
+        status = value("#filter-status")
         return QuestionFilter(text=self.query_one("#filter-text", SafeInput).raw, tag=value("#filter-tag"),
-                              split=value("#filter-split"), status=value("#filter-status"))
+                              split=value("#filter-split"), status=None if status == NO_ANSWER else status,
+                              no_answer=status == NO_ANSWER)
 
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()
@@ -122,8 +130,8 @@ class QuestionTable(DataTable):
         self.clear()
         for draft, status in rows:
             rid = draft.id + (" *" if draft.id in dirty else "")
-            self.add_row(safe_line(rid), status_text(status), reviews.get(draft.id, ""), draft.hop, draft.split or "",
-                         safe_line(draft.query[:120]), key=draft.id)
+            self.add_row(safe_line(rid), status_text(status, no_answer(draft)), reviews.get(draft.id, ""), draft.hop,
+                         draft.split or "", safe_line(draft.query[:120]), key=draft.id)
         self._apply_sort()
         if keep is not None and keep in self.rows:
             self.move_cursor(row=self.get_row_index(keep))

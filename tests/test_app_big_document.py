@@ -1,0 +1,64 @@
+"""What a keystroke costs stays small in a big document:
+
+* the document view keeps what TextArea recomputed per drawn row (the whole text, the
+  wrapped height) once per loaded text; the kept values must be the ones Textual would
+  compute, after a load, a document switch and a re-wrap on resize;
+* the journal written on every change never waits for the disk (no fsync), while saving
+  questions.jsonl still does."""
+
+from __future__ import annotations
+
+import pytest
+
+from helpers_app import make_app, run_async, settle, write_small_project
+from labeller.app.widgets.document_view import DocumentView, SizedWrappedDocument
+
+
+@pytest.fixture
+def small(tmp_path):
+    return write_small_project(tmp_path / "proj")
+
+
+def assert_kept_values_are_textuals(view: DocumentView) -> None:
+    wrapped = view.wrapped_document
+    assert isinstance(wrapped, SizedWrappedDocument)
+    assert wrapped.height == sum(len(offsets) + 1 for offsets in wrapped._wrap_offsets)
+    assert view.text == view.document.text == "\n".join(view.document.lines)
+    assert view.virtual_size.height == wrapped.height
+
+
+@run_async
+async def test_the_kept_text_and_height_follow_loads_and_resizes(small):
+    app = make_app(small)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        app.open_record("q001")
+        await settle(pilot)
+        view = app.screen.query_one(DocumentView)
+        assert view.doc is not None and view.doc.doc_id == "guide/rotate.md"
+        assert_kept_values_are_textuals(view)
+        tall = view.wrapped_document.height
+        await pilot.resize_terminal(80, 24)  # narrower: more wrapped rows
+        await settle(pilot)
+        assert_kept_values_are_textuals(view)
+        assert view.wrapped_document.height > tall
+        app.screen.show_document("ops/oncall.md")
+        await settle(pilot)
+        assert "on-call engineer" in view.text
+        assert_kept_values_are_textuals(view)
+
+
+def test_the_journal_never_waits_for_the_disk_but_the_save_does(small, monkeypatch):
+    import os
+
+    from labeller.app.session.session import AuthoringSession
+
+    session = AuthoringSession.open(small)
+    synced: list[int] = []
+    real_fsync = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: (synced.append(fd), real_fsync(fd)))
+    session.update("q002", query="How quickly is a page answered?")
+    assert session.journal.exists() and "How quickly" in session.journal.path.read_text(encoding="utf-8")
+    assert synced == [], "a keystroke's journal write must not fsync"
+    out = session.save_questions()
+    assert out.written and synced, "questions.jsonl is written durably"
