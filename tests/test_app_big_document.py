@@ -54,6 +54,7 @@ def test_the_journal_never_waits_for_the_disk_but_the_save_does(small, monkeypat
     from labeller.app.session.session import AuthoringSession
 
     session = AuthoringSession.open(small)
+    session.prepare()
     synced: list[int] = []
     real_fsync = os.fsync
     monkeypatch.setattr(os, "fsync", lambda fd: (synced.append(fd), real_fsync(fd)))
