@@ -143,6 +143,34 @@ async def test_jump_keys_and_moving_over_a_suggestion_scrolls_the_document(small
         assert app.session.draft("q002").locators[0].quote == "Redeploy services", "moving never applies"
 
 
+@run_async
+async def test_jump_keys_work_from_inside_a_text_field_as_a_terminal_sends_them(small):
+    """A terminal sends alt+w as ESC w, which Textual reports as key "alt+w" *with* the
+    character "w": a focused text field would type the w unless the jump is a priority
+    binding (Pilot's press gives no character, so the test above cannot see this). Tabbing
+    into a field never selects its text, so the next key cannot replace the whole query."""
+    from textual import events
+
+    app = make_app(small)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.open_record("q002")
+        await settle(pilot)
+        before = app.session.draft("q002")
+        for key, wid in (("alt+a", "form-answer"), ("alt+w", "loc-quote"), ("alt+q", "form-query")):
+            app.post_message(events.Key(key, key[-1]))
+            await settle(pilot)
+            assert app.focused.id == wid, key
+        after = app.session.draft("q002")
+        assert (after.query, after.expected_answer, after.locators) == (before.query, before.expected_answer,
+                                                                        before.locators), "no letter was typed"
+        await pilot.press("tab")  # query -> answer
+        await pilot.press("shift+tab")  # back to the query, cursor at its end
+        await pilot.press("x")
+        await settle(pilot)
+        assert app.session.draft("q002").query == before.query + "x"
+
+
 def test_find_in_wraps_and_ignores_case():
     text = "Alpha beta ALPHA gamma alpha"
     assert find_in(text, "alpha", 0) == 0

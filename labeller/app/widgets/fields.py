@@ -33,11 +33,16 @@ class SafeInput(Input):
     """A one-line ``Input`` showing the visible form of ``raw`` (see the module docstring).
 
     ``value`` is what is on screen; read ``raw`` for the real text and set ``raw`` to load
-    one. Setting ``value`` is an edit of the visible form, as if typed."""
+    one. Setting ``value`` is an edit of the visible form, as if typed.
+
+    Focusing a field puts the cursor at its end instead of selecting it (Textual's default):
+    an author tabbing through a record's fields would otherwise replace a whole query with
+    the first key they press."""
 
     def __init__(self, value: str = "", **kwargs) -> None:
         self._raw = value
         self._shown = display_line(value)
+        kwargs.setdefault("select_on_focus", False)
         super().__init__(self._shown, **kwargs)
 
     @property
