@@ -253,3 +253,22 @@ def test_a_topics_tsv_refuses_an_invisible_character_naming_the_record(root, cap
     assert_visible_safe(shown, "trec refusal")
     assert "r[bold]1[/bold]" in shown and "topics TSV" in shown
     assert not (root.parent / "topics.tsv").exists() and not (root.parent / "q.txt").exists()
+
+
+def test_the_artifact_manifest_and_a_written_record_keep_the_strings_but_show_them(root, capsys, monkeypatch):
+    """The files labeller writes for people to diff (questions.jsonl records it writes, the
+    golden set, its manifest) hold the same strings, but as escapes a terminal cannot act on."""
+    from labeller.core.models import Question
+    from labeller.core.questions import record_line
+
+    rc, _ = run(capsys, monkeypatch, "build", "--root", root)
+    assert rc == 0
+    golden = root / "golden"
+    artifact = (golden / "golden-set.v1.jsonl").read_text(encoding="utf-8")
+    manifest = (golden / "golden-set.v1.manifest.json").read_text(encoding="utf-8")
+    assert_visible_safe(artifact, "artifact")
+    assert_visible_safe(manifest, "manifest")
+    assert contains(json_values(artifact), QUESTIONS[0]["query"]) and contains([json.loads(manifest)], DOC)
+    line = record_line(Question.model_validate(QUESTIONS[0]))
+    assert_visible_safe(line, "questions.jsonl record")
+    assert json.loads(line)["query"] == QUESTIONS[0]["query"]

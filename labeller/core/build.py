@@ -7,7 +7,6 @@ A build with any refusal writes nothing.
 
 from __future__ import annotations
 
-import json
 import statistics
 from collections import Counter
 from dataclasses import dataclass, field
@@ -25,6 +24,7 @@ from labeller.core.project import Project
 from labeller.core.resolve import Refusal, Span, locator_error
 from labeller.core.suggest import suggest
 from labeller.core.vocab import Place, RefusalKind
+from labeller.display import json_dumps
 from labeller.errors import InvalidInput
 from labeller.io import atomic_write_bytes
 
@@ -83,11 +83,11 @@ class BuildResult:
         return cls([RecordResult.from_data(r, q) for r, q in zip(records, questions)], data["manifest"], summary)
 
     def artifact_bytes(self) -> bytes:
-        return "".join(json.dumps(artifact_record(r, self.manifest), ensure_ascii=False, sort_keys=True) + "\n"
+        return "".join(json_dumps(artifact_record(r, self.manifest), sort_keys=True) + "\n"
                        for r in self.records).encode("utf-8")
 
     def manifest_bytes(self) -> bytes:
-        return (json.dumps(self.manifest, ensure_ascii=False, sort_keys=True, indent=2) + "\n").encode("utf-8")
+        return (json_dumps(self.manifest, sort_keys=True, indent=2) + "\n").encode("utf-8")
 
 
 def artifact_record(rec: RecordResult, manifest: dict) -> dict:

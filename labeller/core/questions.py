@@ -7,7 +7,6 @@ records in their existing order, atomically, so ids are never renumbered or shuf
 
 from __future__ import annotations
 
-import json
 import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -18,6 +17,7 @@ from pydantic import ValidationError
 from labeller.config import Limits
 from labeller.core.canon import decode_utf8, sha256_hex
 from labeller.core.models import Question
+from labeller.display import json_dumps
 from labeller.errors import InvalidInput
 from labeller.io import atomic_write_text, parse_jsonl, read_regular_file
 
@@ -38,7 +38,7 @@ class Entry:
 
 def record_line(question: Question) -> str:
     """A record as it is written: one line of canonical JSON (keys in model order)."""
-    return json.dumps(question.as_json(), ensure_ascii=False)
+    return json_dumps(question.as_json())
 
 
 @dataclass
