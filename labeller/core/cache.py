@@ -258,17 +258,33 @@ def mac(secret: bytes, *parts: bytes) -> str:
     return h.hexdigest()
 
 
-def read_untrusted(path: Path, max_bytes: int = MAX_ENTRY_BYTES) -> bytes | None:
-    """The bytes of a cache file, or None unless it is a regular file (never a symlink, a
-    FIFO that would block, or a device) of at most ``max_bytes``."""
+def _open_regular(path: Path, max_bytes: int) -> tuple[int, os.stat_result] | None:
+    """An open read-only descriptor of ``path`` and its stat, or None unless it is a regular
+    file (never through a symlink, never a FIFO that would block, or a device) of at most
+    ``max_bytes``. The caller closes the descriptor."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError:
         return None
     try:
         st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_size > max_bytes:
-            return None
+    except OSError:
+        os.close(fd)
+        return None
+    if not stat.S_ISREG(st.st_mode) or st.st_size > max_bytes:
+        os.close(fd)
+        return None
+    return fd, st
+
+
+def read_untrusted(path: Path, max_bytes: int = MAX_ENTRY_BYTES) -> bytes | None:
+    """The bytes of a cache file, or None unless it is a regular file (never a symlink, a
+    FIFO that would block, or a device) of at most ``max_bytes``."""
+    opened = _open_regular(path, max_bytes)
+    if opened is None:
+        return None
+    fd, _ = opened
+    try:
         with os.fdopen(os.dup(fd), "rb") as fh:
             data = fh.read(max_bytes + 1)
     except OSError:
@@ -295,14 +311,12 @@ def map_hashed(path: Path, private: bool = True) -> tuple[mmap.mmap | bytes, str
     who could run code anyway. ``private=False`` is for a file in a folder only this process
     made and nobody else can enter (``tempfile.mkdtemp``).
     """
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError:
+    opened = _open_regular(path, MAX_ENTRY_BYTES)
+    if opened is None:
         return None
+    fd, st = opened
     try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_ENTRY_BYTES or (private and (
-                st.st_uid != os.geteuid() or st.st_mode & (stat.S_IWGRP | stat.S_IWOTH))):
+        if private and (st.st_uid != os.geteuid() or st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)):
             return None
         h = hashlib.sha256()
         size = 0
