@@ -147,14 +147,15 @@ class PostingScorer:
                 pos = end
         if not sizes:
             return EMPTY[0], EMPTY[1], 0
-        total = np.cumsum(np.array(deltas, dtype=np.int32))
+        # fromiter with the count: about half the time of np.array on a list of Python numbers
+        total = np.cumsum(np.fromiter(deltas, dtype=np.int32, count=len(deltas)), dtype=np.int32)
         if len(sizes) > 1 or bases[0]:
             # each block's deltas start from 0: a running sum over all blocks, less the sum
             # carried in from the blocks before, plus the leaf's docnum offset
             ends = np.cumsum(sizes)
             carried = np.concatenate([[0], total[ends[:-1] - 1]]) - np.array(bases, dtype=np.int32)
             total -= np.repeat(carried, sizes).astype(np.int32)
-        return total, np.array(weights, dtype=float), df
+        return total, np.fromiter(weights, dtype=float, count=len(weights)), df
 
     def term_scores(self, field: str, term: str) -> tuple[np.ndarray, np.ndarray]:
         """Docnums and whoosh's BM25F scores: ``BM25FScorer._score`` is ``whoosh.scoring.bm25(idf,
