@@ -474,11 +474,11 @@ class BM25Retriever:
             if len(cand) > k:
                 cutoff = np.partition(scores[cand], len(cand) - k)[len(cand) - k]
                 cand = cand[scores[cand] >= cutoff]
-        elif np.count_nonzero(scores) > k:
-            cutoff = np.partition(scores, self._n - k)[self._n - k]  # > 0: more than k sums are
-            cand = np.flatnonzero(scores >= cutoff)
         else:
-            cand = np.flatnonzero(scores)
+            # the k-th largest sum: above 0, at least k chunks are matched and the cut keeps
+            # all that reach it (ties included); 0, fewer than k are and all are kept
+            cutoff = np.partition(scores, self._n - k)[self._n - k] if self._n > k else 0.0
+            cand = np.flatnonzero(scores >= cutoff) if cutoff > 0 else np.flatnonzero(scores)
         ids_of = self._ids
         return top_k([Hit(ids_of[d], s) for d, s in zip(cand.tolist(), scores[cand].tolist())], k)
 

@@ -4,11 +4,13 @@ whoosh scores a term one posting at a time (matcher ``id()``/``weight()``, a fie
 looked up per document, ``BM25FScorer._score`` on two Python floats); that call chain was
 most of an eval. Here a term's posting list is read block by block from whoosh's own
 index (the index format, the stored weights and the byte-quantised field lengths are
-whoosh's) into arrays, and whoosh's own scorer is applied to the arrays at once:
+whoosh's) into arrays, and whoosh's own scoring function is applied to the arrays at once:
 ``BM25FScorer._score(weights, lengths)`` is ``whoosh.scoring.bm25``, which is plain
 arithmetic, so on float64 arrays it performs the very operations, in the very order, that
 it performs on one posting, and the scores are equal bit for bit (``tests/
-test_bm25_scorer.py`` holds them equal to whoosh's matchers on random corpora).
+test_bm25_scorer.py`` holds them equal to whoosh's matchers on random corpora). Its
+inputs (idf, avgfl, B, K1) are the ones ``BM25FScorer`` takes, read without building
+one per term: building one was a fifth of a first-seen term's cost (``term_scores``).
 
 What is read from whoosh's posting blocks (codec ``whoosh3``): a term's whole posting
 region at once (the extent its term info records), split into blocks as the leaf matcher
