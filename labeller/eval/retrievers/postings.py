@@ -10,7 +10,7 @@ arithmetic, so on float64 arrays it performs the very operations, in the very or
 it performs on one posting, and the scores are equal bit for bit (``tests/
 test_bm25_scorer.py`` holds them equal to whoosh's matchers on random corpora). Its
 inputs (idf, avgfl, B, K1) are the ones ``BM25FScorer`` takes, read without building
-one per term: building one was a fifth of a first-seen term's cost (``term_scores``).
+one per term: building one was a sixth of a first-seen term's cost (``term_scores``).
 
 What is read from whoosh's posting blocks (codec ``whoosh3``): a term's whole posting
 region at once (the extent its term info records), split into blocks as the leaf matcher
@@ -125,13 +125,12 @@ class PostingScorer:
             if buf[:4] != WHOOSH3_HEADER_MAGIC:
                 raise ValueError(f"posting list of {field}:{term!r} does not start a whoosh3 block")
             stream = io.BytesIO(buf)
-            load = pickle.load
             pos = 4
             while True:
                 (size,) = _BLOCK_LENGTH.unpack_from(buf, pos)
                 end = pos + 4 + abs(size)
                 stream.seek(pos + 4)
-                count, _, _, compression, _, _ = load(stream)
+                count, _, _, compression, _, _ = pickle.load(stream)
                 data = buf[stream.tell():end]
                 ids, w, _ = pickle.loads(zlib.decompress(data) if compression else data)
                 deltas += ids
