@@ -103,3 +103,15 @@ def test_a_term_in_no_chunk_scores_nothing():
     ids, scores = r.term_scores("body", "salari")
     assert len(ids) == len(scores) == 0
     assert r.search_hits("salary", 5) == []
+
+
+def test_a_weight_so_small_the_scores_underflow_to_zero_still_ranks_every_match():
+    """A field weight of 5e-324 makes the weighted score of a long chunk (BM25F below 0.5)
+    0.0: whoosh still returns that match (score 0), so the cut must come from the matches,
+    not from sums above 0."""
+    rows = [("", "", "vpn" + " laptop" * (300 if i in (3, 8) else 0)) for i in range(12)]
+    r = retriever(rows, {"heading": 0.0, "breadcrumb": 0.0, "body": 5e-324})
+    reference = whoosh_ranking(r, "vpn")
+    assert len(reference) == 12 and 0.0 in {h.score for h in reference}
+    for k in (1, 5, 6, 7, 12, 20):
+        assert_same(r.search_hits("vpn", k), reference[:k])
