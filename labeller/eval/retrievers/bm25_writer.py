@@ -80,6 +80,7 @@ class _FieldPostings:
     terms at a time when they are written (``_write_text_field``)."""
 
     def __init__(self, c: _FieldCollector, blocklimit: int) -> None:
+        """Consumes ``c``: its arrays are dropped as soon as they are sorted into these."""
         vocab = c.vocab
         # UTF-8 byte order is code point order, so Python's str order is whoosh's term order.
         self.terms = sorted(vocab)
@@ -87,15 +88,17 @@ class _FieldPostings:
             return
         rank = np.empty(len(vocab), dtype=np.int32)
         rank[np.fromiter((vocab[t] for t in self.terms), dtype=np.int64, count=len(vocab))] = np.arange(len(vocab))
+        del c.vocab, vocab
         key = rank[np.frombuffer(c.ids, dtype=np.int32)]
-        del rank
+        del rank, c.ids
         order = np.argsort(key, kind="stable")  # docnums were appended ascending: kept per term
-        df = np.bincount(key, minlength=len(vocab))
+        df = np.bincount(key, minlength=len(self.terms))
         del key
         n_docs = len(c.distinct)
         doc = np.repeat(np.arange(n_docs, dtype=np.int32), np.frombuffer(c.distinct, dtype=np.int32))[order]
+        del c.distinct
         freq = np.frombuffer(c.freqs, dtype=np.int32)[order]
-        del order
+        del order, c.freqs
         ends = np.cumsum(df)
         term_starts = ends - df
         nblocks = -(-df // blocklimit)
@@ -137,7 +140,8 @@ class _FieldPostings:
         self.term_first = doc[term_starts]
         self.term_last = doc[ends - 1]
         self.term_starts = term_starts
-        self.docs = doc
+        self.term_ends = ends
+        self.block_last_doc = doc[block_ends - 1]
         self.deltas = delta
         self.freqs = freq
 
@@ -231,7 +235,7 @@ def _text_fields(schema: Schema, tokens: dict[str, list[str]]) -> list[str]:
     return sorted(tokens)
 
 
-WINDOW = 1 << 14  # terms whose Python values (``tolist``) exist at once while a field is written
+WINDOW = 1 << 18  # postings whose Python values (``tolist``) exist at once while a field is written (or one term's)
 
 
 def _write_text_field(fw, name: str, field, p: _FieldPostings, compression: int) -> None:
@@ -241,19 +245,21 @@ def _write_text_field(fw, name: str, field, p: _FieldPostings, compression: int)
     pickled info tuple and the pickled (compressed) data tuple; per term one row in the
     terms table, keyed by the field's number and the term's bytes.
 
-    The arrays become Python lists ``WINDOW`` terms at a time (the pickles must hold Python
-    ints and floats, as whoosh's do): never a Python object per posting of the whole field."""
+    The arrays become Python lists a run of whole terms at a time, ``WINDOW`` postings or one
+    term's (the pickles must hold Python ints and floats, as whoosh's do): never a Python
+    object per posting of the whole field. Runs cut by postings, not by a count of terms: a
+    few thousand frequent terms hold millions of postings."""
     fw.start_field(name, field)
     postfile, tindex = fw._postfile, fw._tindex
     prefix = pack_ushort(fw._fieldid)
     n_terms = len(p.terms)
     block_of_term = np.concatenate([[0], np.cumsum(p.blocks_per_term)])
-    for t0 in range(0, n_terms, WINDOW):
-        t1 = min(t0 + WINDOW, n_terms)
-        j0, j1 = int(block_of_term[t0]), int(block_of_term[t1])
+    t0 = 0
+    while t0 < n_terms:
         base = int(p.term_starts[t0])
-        top = int(p.block_ends[j1 - 1])
-        docs = p.docs[base:top].tolist()
+        t1 = max(t0 + 1, int(np.searchsorted(p.term_ends, base + WINDOW, side="right")))
+        j0, j1 = int(block_of_term[t0]), int(block_of_term[t1])
+        top = int(p.term_ends[t1 - 1])
         deltas = p.deltas[base:top].tolist()
         freqs = p.freqs[base:top]
         weights = freqs.astype(float).tolist()
@@ -262,6 +268,7 @@ def _write_text_field(fw, name: str, field, p: _FieldPostings, compression: int)
         starts = (p.block_starts[j0:j1] - base).tolist()
         ends = (p.block_ends[j0:j1] - base).tolist()
         kinds = p.block_weight_kind[j0:j1].tolist()
+        last_doc = p.block_last_doc[j0:j1].tolist()
         max_weight = p.block_max_weight[j0:j1].tolist()
         min_byte = p.block_min_byte[j0:j1].tolist()
         max_byte = p.block_max_byte[j0:j1].tolist()
@@ -280,7 +287,7 @@ def _write_text_field(fw, name: str, field, p: _FieldPostings, compression: int)
                 data = dumps((tuple(deltas[a:b]), mini, values[4 * a:4 * b]), 2)
                 if compression:
                     data = zlib.compress(data, compression)
-                info = dumps((b - a, docs[b - 1], max_weight[j], compression, min_byte[j], max_byte[j]), 2)
+                info = dumps((b - a, last_doc[j], max_weight[j], compression, min_byte[j], max_byte[j]), 2)
                 size = len(info) + len(data)
                 out += (pack_int(-size if j == last_block else size), info, data)
             j = last_block + 1
@@ -288,6 +295,7 @@ def _write_text_field(fw, name: str, field, p: _FieldPostings, compression: int)
             postfile.write(blob)
             row = _TERM_INFO.pack(0, weight, df, min_b, max_b, max_w, first, last)
             tindex.add(prefix + term.encode("utf-8"), row + pack_long(offset) + pack_int(len(blob)))
+        t0 = t1
     fw.finish_field()
 
 
