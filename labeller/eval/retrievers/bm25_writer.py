@@ -184,7 +184,7 @@ def write_segment(writer, docs: Iterable[Doc], total: int, progress: Callable[[i
     perdoc = writer.perdocwriter
     names = sorted(schema.names())
     collectors: dict[str, _FieldCollector] = {}
-    other_postings: dict[str, list[tuple[bytes, int, float, bytes]]] = {}
+    other_values: dict[str, list[tuple[int, str]]] = {}  # indexed non-text fields: (docnum, value)
     d = -1
     for d, (values, tokens) in enumerate(docs):
         if not collectors:
@@ -202,10 +202,9 @@ def write_segment(writer, docs: Iterable[Doc], total: int, progress: Callable[[i
                 length = len(tokens[name])
                 collectors[name].add(tokens[name])
             elif field.indexed:
-                for tbytes, freq, weight, vbytes in field.index(value):
-                    other_postings.setdefault(name, []).append((tbytes, d, weight, vbytes))
-                    if field.scorable:
-                        length += freq
+                other_values.setdefault(name, []).append((d, value))
+                if field.scorable:
+                    length = sum(freq for _, freq, _, _ in field.index(value))
             perdoc.add_field(name, field, value if field.stored else None, length)
         perdoc.finish_doc()
         if progress and ((d + 1) % 200 == 0 or d + 1 == total):
@@ -221,8 +220,14 @@ def write_segment(writer, docs: Iterable[Doc], total: int, progress: Callable[[i
             if postings.terms:  # whoosh starts a field only when a posting of it comes
                 _write_text_field(fw, name, schema[name], postings, codec._compression)
             del postings  # this field's arrays go before the next field's are made
-        elif name in other_postings:
-            _write_other_field(fw, name, schema[name], sorted(other_postings.pop(name)))
+        elif name in other_values:
+            field = schema[name]
+            # indexed here, after the text fields' arrays are gone: held during the
+            # document loop, these tuples were ~200 bytes a document (the chunk id's)
+            postings = sorted((tbytes, d, weight, vbytes) for d, value in other_values.pop(name)
+                              for tbytes, _, weight, vbytes in field.index(value))
+            _write_other_field(fw, name, field, postings)
+            del postings
     writer.commit()  # the pool is empty: commit writes the lengths, the TOC and closes the files
 
 
