@@ -184,7 +184,7 @@ def write_segment(writer, docs: Iterable[Doc], total: int, progress: Callable[[i
     perdoc = writer.perdocwriter
     names = sorted(schema.names())
     collectors: dict[str, _FieldCollector] = {}
-    other_values: dict[str, list[tuple[int, str]]] = {}  # indexed non-text fields: (docnum, value)
+    other_values: dict[str, list[tuple[int, object]]] = {}  # indexed non-text fields: (docnum, value)
     d = -1
     for d, (values, tokens) in enumerate(docs):
         if not collectors:
@@ -224,10 +224,8 @@ def write_segment(writer, docs: Iterable[Doc], total: int, progress: Callable[[i
             field = schema[name]
             # indexed here, after the text fields' arrays are gone: held during the
             # document loop, these tuples were ~200 bytes a document (the chunk id's)
-            postings = sorted((tbytes, d, weight, vbytes) for d, value in other_values.pop(name)
-                              for tbytes, _, weight, vbytes in field.index(value))
-            _write_other_field(fw, name, field, postings)
-            del postings
+            _write_other_field(fw, name, field, sorted((tbytes, d, weight, vbytes) for d, value in other_values.pop(name)
+                                                       for tbytes, _, weight, vbytes in field.index(value)))
     writer.commit()  # the pool is empty: commit writes the lengths, the TOC and closes the files
 
 
