@@ -231,7 +231,8 @@ def write_segment(writer, docs: Iterable[Doc], total: int, progress: Callable[[i
             field = schema[name]
             # indexed here, after the text fields' arrays are gone: held during the
             # document loop, these tuples were ~200 bytes a document (the chunk id's)
-            _write_other_field(fw, name, field, sorted((tbytes, d, weight, vbytes) for d, value in other_values.pop(name)
+            _write_other_field(fw, name, field, sorted((tbytes, d, weight, vbytes)
+                                                       for d, value in other_values.pop(name)
                                                        for tbytes, _, weight, vbytes in field.index(value)))
     writer.commit()  # the pool is empty: commit writes the lengths, the TOC and closes the files
 
