@@ -25,6 +25,7 @@ from labeller.config import load_config
 from labeller.core.chunkers import Chunk
 from labeller.core.project import Project
 from labeller.eval.analysis import AUTO_V1, PLAIN_V1
+from labeller.eval.retrievers import bm25_writer
 from labeller.eval.retrievers.bm25 import (B, DEFAULT_FIELD_WEIGHTS, FIELDS, K1, BM25Retriever,
                                            build_storage, distinct_chunks, schema)
 
@@ -117,3 +118,14 @@ def test_every_field_is_written():
     storage = build_storage([chunk(0, "VPN", "IT > Access", "WireGuard keys expire")], AUTO_V1)
     reader = storage.open_index().reader()
     assert {f for f, _ in reader.all_terms()} == {*FIELDS, "chunk_id"}
+
+
+@pytest.mark.parametrize("window", [1, 5, 130])
+def test_posting_lists_written_a_few_terms_at_a_time(monkeypatch, window):
+    """The writer turns its arrays into Python values a run of terms at a time (``WINDOW``
+    postings, or one term's when it has more): runs cut inside, at and across the terms of
+    many blocks write the same index."""
+    monkeypatch.setattr(bm25_writer, "WINDOW", window)
+    rows = [(f"key{i % 4}", "laptop" if i < 140 else "", " ".join(
+        ["vpn"] * (1 + i % 3) + ["days"] * (i < 256) + [f"w{i % 9}"])) for i in range(300)]
+    assert_same_index([chunk(i, *row) for i, row in enumerate(rows)], AUTO_V1, ["vpn", "days w3", "key1 laptop"])

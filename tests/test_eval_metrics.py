@@ -22,7 +22,7 @@ KS = (1, 3, 5, 10)
 
 
 def chunk(cid: str, doc: str, start: int, end: int, ordinal: int = 0) -> Chunk:
-    return Chunk(cid, doc, ordinal, start, end, "x" * (end - start), doc, "", doc)
+    return Chunk(cid, doc, ordinal, start, end, "x" * end, doc, "", doc)
 
 
 def synthetic_corpus(rng: random.Random, docs: int = 6, per_doc: int = 8) -> list[Chunk]:

@@ -130,7 +130,7 @@ def foreign_chunks(chunking: Chunking, corpus: Corpus) -> list[Chunk]:
         title = titles.setdefault(doc_id, front_matter_title(doc.text) or PurePosixPath(doc_id).name)
         for ordinal, r in enumerate(rs):
             s, e = r.place.start, r.place.end
-            out.append(Chunk(r.id, doc_id, ordinal, s, e, doc.text[s:e], f"{doc_id}:{doc.line_col(s)[0]}", "", title))
+            out.append(Chunk(r.id, doc_id, ordinal, s, e, doc.text, f"{doc_id}:{doc.line_col(s)[0]}", "", title))
     return out
 
 

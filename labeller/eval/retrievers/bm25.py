@@ -121,8 +121,9 @@ def build_storage(chunks: list[Chunk], analyzer: Analyzer, progress: Progress | 
     temporary folder, and give back its files memory-mapped (``MappedStorage``) with the
     folder already deleted.
 
-    Each chunk's fields are cut once by the analyzer and the postings written a whole list
-    at a time (``bm25_writer``): the index whoosh's own ``add_document`` would write, byte
+    Each chunk's fields are cut once by the analyzer, one chunk at a time (a generator: no
+    chunk's tokens outlive it), and the postings written a whole list at a time
+    (``bm25_writer``): the index whoosh's own ``add_document`` would write, byte
     for byte, without its per-posting Python.
 
     On disk, not in whoosh's ``RamStorage``: there the index's bytes (~260 MB at 100 MB of
@@ -134,11 +135,11 @@ def build_storage(chunks: list[Chunk], analyzer: Analyzer, progress: Progress | 
     try:
         ix = FileStorage(str(folder)).create().create_index(schema(analyzer))
         writer = ix.writer()
-        docs = [({"chunk_id": c.chunk_id}, {"heading": analyzer.terms(c.heading),
+        docs = (({"chunk_id": c.chunk_id}, {"heading": analyzer.terms(c.heading),
                                             "breadcrumb": analyzer.terms(c.breadcrumb),
-                                            "body": analyzer.terms(c.text)}) for c in chunks]
-        write_segment(writer, docs, (lambda done, total: progress("index", done, total)) if progress else None)
-        del docs
+                                            "body": analyzer.terms(c.text)}) for c in chunks)
+        write_segment(writer, docs, len(chunks),
+                      (lambda done, total: progress("index", done, total)) if progress else None)
         storage = MappedStorage()
         for name in sorted(set(os.listdir(folder)) - {f"{ix.indexname}_WRITELOCK"}):  # the writer's empty lock
             found = map_hashed(folder / name, private=False)

@@ -20,6 +20,13 @@ codec objects of the index's segment:
   and term's statistics (length and weight bounds from the same quantised lengths whoosh
   looks up, totals, first and last docnum) computed for all terms at once with numpy.
 
+Memory is sized to the postings, not to the tokens: documents come one at a time from a
+generator, each field's counts become integer term ids and frequencies (``_FieldCollector``),
+numpy int32 once sorted (``_FieldPostings``), freed field by field, and only a run of terms
+(``WINDOW`` postings) is turned into the Python ints and floats the pickles need. At 100 MB of
+corpus (~12 M postings, 0.83 M body terms) the index build adds ~480 MB to what the eval
+held before it; holding every token list and every posting as Python objects it added ~3 GB.
+
 The result is a genuine whoosh index (whoosh's searcher opens it, and labeller's cache and
 ``postings.PostingScorer`` read it like any other). ``tests/test_bm25_writer.py`` holds its
 files byte-identical to whoosh's own writer's on random corpora and on the bundled example,
@@ -32,8 +39,9 @@ through whoosh's own ``field.index``: one posting a document, nothing to gain th
 from __future__ import annotations
 
 import zlib
+from array import array
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 from whoosh.compat import dumps  # the pickler whoosh writes its blocks with
@@ -48,115 +56,148 @@ _TERM_INFO = W3TermInfo._struct  # flags (0: not inlined), weight, df, min/max l
 Doc = tuple[dict[str, str], dict[str, list[str]]]
 
 
-def _quantised(lengths: np.ndarray) -> np.ndarray:
-    """What whoosh's per-document reader gives back for a stored field length: the length
-    coded into one byte and decoded (``byte_to_length(length_to_byte(n))``), 0 for none."""
-    out = np.zeros(len(lengths), dtype=np.int64)
-    for n in np.unique(lengths):
-        if n:
-            out[lengths == n] = byte_to_length(length_to_byte(int(n)))
-    return out
+class _FieldCollector:
+    """One text field's postings as they are counted, document by document: each distinct
+    term gets an integer id on first sight, and only integers are kept (``array`` of C
+    ints: a term id and a frequency a posting, a posting count and a token count a
+    document), not the tokens nor Python objects per posting. At 100 MB of corpus that is
+    ~13 M postings: a few bytes each instead of a string and a Python int each."""
+
+    def __init__(self) -> None:
+        self.vocab: dict[str, int] = {}
+        self.ids = array("i")
+        self.freqs = array("i")
+        self.distinct = array("i")  # postings of each document
+        self.lengths = array("i")  # tokens of each document: the field length whoosh stores
+
+    def add(self, tokens: Sequence[str]) -> None:
+        counts = Counter(tokens)
+        vocab = self.vocab
+        self.ids.extend([vocab.setdefault(t, len(vocab)) for t in counts])
+        self.freqs.extend(counts.values())
+        self.distinct.append(len(counts))
+        self.lengths.append(len(tokens))
 
 
 class _FieldPostings:
     """One text field's postings in whoosh's pool order (term bytes, then docnum), cut into
     blocks of ``blocklimit`` postings per term as ``W3PostingsWriter.add_posting`` cuts them,
-    with every statistic whoosh records per block and per term computed for all at once."""
+    with every statistic whoosh records per block and per term computed for all at once.
+    Everything is a numpy array (int32 per posting); Python values are made a window of
+    terms at a time when they are written (``_write_text_field``)."""
 
-    def __init__(self, per_doc: Sequence[list[str]], blocklimit: int) -> None:
-        terms: list[str] = []
-        docs: list[int] = []
-        freqs: list[int] = []
-        lengths = np.zeros(len(per_doc), dtype=np.int64)
-        for d, tokens in enumerate(per_doc):
-            counts = Counter(tokens)
-            terms.extend(counts)
-            freqs.extend(counts.values())
-            docs.extend([d] * len(counts))
-            lengths[d] = len(tokens)
-        vocab: dict[str, int] = {}
-        ids = np.fromiter((vocab.setdefault(t, len(vocab)) for t in terms), dtype=np.int64, count=len(terms))
+    def __init__(self, c: _FieldCollector, blocklimit: int) -> None:
+        """Consumes ``c``: its arrays are dropped as soon as they are sorted into these."""
+        vocab = c.vocab
         # UTF-8 byte order is code point order, so Python's str order is whoosh's term order.
         self.terms = sorted(vocab)
         if not self.terms:
             return
-        rank = np.empty(len(vocab), dtype=np.int64)
-        rank[[vocab[t] for t in self.terms]] = np.arange(len(vocab))
-        key = rank[ids]
+        rank = np.empty(len(vocab), dtype=np.int32)
+        rank[np.fromiter((vocab[t] for t in self.terms), dtype=np.int64, count=len(vocab))] = np.arange(len(vocab))
+        del c.vocab, vocab
+        key = rank[np.frombuffer(c.ids, dtype=np.int32)]
+        del rank, c.ids
         order = np.argsort(key, kind="stable")  # docnums were appended ascending: kept per term
-        doc = np.asarray(docs, dtype=np.int64)[order]
-        freq = np.asarray(freqs, dtype=np.int64)[order]
-        df = np.bincount(key, minlength=len(vocab))
+        df = np.bincount(key, minlength=len(self.terms))
+        del key
+        n_docs = len(c.distinct)
+        doc = np.repeat(np.arange(n_docs, dtype=np.int32), np.frombuffer(c.distinct, dtype=np.int32))[order]
+        del c.distinct
+        freq = np.frombuffer(c.freqs, dtype=np.int32)[order]
+        del order, c.freqs
         ends = np.cumsum(df)
         term_starts = ends - df
         nblocks = -(-df // blocklimit)
         first = np.repeat(term_starts, nblocks)
         within = np.arange(len(first)) - np.repeat(np.cumsum(nblocks) - nblocks, nblocks)
         starts = first + within * blocklimit
+        del first, within
         block_ends = np.minimum(starts + blocklimit, np.repeat(ends, nblocks))
         # whoosh's per-posting length is the quantised one its per-document reader returns
-        qlen = _quantised(lengths)[doc]
+        qlen = _quantised(np.frombuffer(c.lengths, dtype=np.int32))[doc]
         min_len = np.minimum.reduceat(qlen, starts)
         max_len = np.maximum.reduceat(qlen, starts)
+        del qlen
         max_w = np.maximum.reduceat(freq, starts)
         min_w = np.minimum.reduceat(freq, starts)
         byte = _length_bytes(np.concatenate([min_len, max_len]))
         delta = np.diff(doc, prepend=0)
         delta[starts] = doc[starts]  # each block's ids are delta-encoded from 0 (delta_encode)
-        self.blocks_per_term = nblocks.tolist()
-        self.block_starts = starts.tolist()
-        self.block_ends = block_ends.tolist()
-        self.block_min_byte = byte[:len(starts)].tolist()
-        self.block_max_byte = byte[len(starts):].tolist()
-        self.block_max_weight = max_w.astype(float).tolist()
+        self.blocks_per_term = nblocks
+        self.block_starts = starts
+        self.block_ends = block_ends
+        self.block_min_byte = byte[:len(starts)]
+        self.block_max_byte = byte[len(starts):]
+        self.block_max_weight = max_w.astype(float)
         # _mini_weights: None when every weight is 1.0, the one weight when all are equal
-        self.block_weight_kind = np.where(max_w == 1, 0, np.where(min_w == max_w, 1, 2)).tolist()
+        self.block_weight_kind = np.where(max_w == 1, 0, np.where(min_w == max_w, 1, 2)).astype(np.int8)
         block_term = np.repeat(np.arange(len(df)), nblocks)
-        term_min = np.full(len(df), np.iinfo(np.int64).max)
+        term_min = np.full(len(df), np.iinfo(np.int32).max, dtype=np.int32)
         np.minimum.at(term_min, block_term, min_len)
-        term_max = np.zeros(len(df), dtype=np.int64)
+        term_max = np.zeros(len(df), dtype=np.int32)
         np.maximum.at(term_max, block_term, max_len)
+        del block_term
         term_byte = _length_bytes(np.concatenate([term_min, term_max]))
-        self.term_min_byte = term_byte[:len(df)].tolist()
-        self.term_max_byte = term_byte[len(df):].tolist()
-        self.term_max_weight = np.maximum.reduceat(freq, term_starts).astype(float).tolist()
-        self.term_weight = np.add.reduceat(freq, term_starts).astype(float).tolist()
-        self.term_df = df.tolist()
-        self.term_first = doc[term_starts].tolist()
-        self.term_last = doc[ends - 1].tolist()
-        self.docs = doc.tolist()
-        self.deltas = delta.tolist()
-        self.weights = freq.astype(float).tolist()
-        self.values = freq.astype(">u4").tobytes()  # Frequency's pack_uint(freq), one after another
+        self.term_min_byte = term_byte[:len(df)]
+        self.term_max_byte = term_byte[len(df):]
+        self.term_max_weight = np.maximum.reduceat(freq, term_starts).astype(float)
+        self.term_weight = np.add.reduceat(freq, term_starts).astype(float)
+        self.term_df = df
+        self.term_first = doc[term_starts]
+        self.term_last = doc[ends - 1]
+        self.term_starts = term_starts
+        self.term_ends = ends
+        self.block_last_doc = doc[block_ends - 1]
+        self.deltas = delta
+        self.freqs = freq
+
+
+def _quantised(lengths: np.ndarray) -> np.ndarray:
+    """What whoosh's per-document reader gives back for a stored field length: the length
+    coded into one byte and decoded (``byte_to_length(length_to_byte(n))``), 0 for none."""
+    table = np.zeros(int(lengths.max(initial=0)) + 1, dtype=np.int32)
+    for n in np.unique(lengths):
+        if n:
+            table[n] = byte_to_length(length_to_byte(int(n)))
+    return table[lengths]
 
 
 def _length_bytes(lengths: np.ndarray) -> np.ndarray:
     """``length_to_byte`` of each (quantised) length."""
-    out = np.zeros(len(lengths), dtype=np.int64)
+    out = np.zeros(len(lengths), dtype=np.int32)
     for n in np.unique(lengths):
         out[lengths == n] = length_to_byte(int(n))
     return out
 
 
-def write_segment(writer, docs: Sequence[Doc], progress: Callable[[int, int], None] | None = None) -> None:
-    """Add ``docs`` (docnums 0..) to a fresh ``SegmentWriter`` of a whoosh3 index and commit.
+def write_segment(writer, docs: Iterable[Doc], total: int, progress: Callable[[int, int], None] | None = None) -> None:
+    """Add ``docs`` (docnums 0..; ``total`` of them) to a fresh ``SegmentWriter`` of a whoosh3
+    index and commit.
 
-    ``docs[i]`` = (values by field name, analysed terms of each text field). Every text field
-    must be a ``TEXT`` with the ``Frequency`` format (labeller's schema): the only format whose
-    postings are computed here."""
+    ``docs`` yields (values by field name, analysed terms of each text field), one document
+    at a time: a document's terms are counted into integer arrays (``_FieldCollector``) and
+    dropped, so no token list outlives its document. Every document names the same text
+    fields; each must be a ``TEXT`` with the ``Frequency`` format (labeller's schema): the
+    only format whose postings are computed here."""
     schema: Schema = writer.schema
-    text_fields = sorted({name for _, tokens in docs for name in tokens})
-    for name in text_fields:
-        field = schema[name]
-        if not (isinstance(field, TEXT) and type(field.format) is Frequency and field.scorable
-                and not field.vector and not field.separate_spelling() and field.column_type is None):
-            raise TypeError(f"field {name!r} is not a plain TEXT field with term frequencies")
     if writer.docnum != 0 or writer.segments:
         raise ValueError("write_segment fills a fresh index's first segment")
+    fw = writer.fieldwriter
+    codec = writer.codec
+    if type(codec) is not W3Codec or type(fw) is not W3FieldWriter or codec._inlinelimit > 1:
+        raise TypeError(f"the index's codec is {type(codec).__name__} (inline limit {codec._inlinelimit}): only "
+                        "whoosh3 blocks, never inlined, are written here")
     perdoc = writer.perdocwriter
     names = sorted(schema.names())
-    other_postings: dict[str, list[tuple[bytes, int, float, bytes]]] = {}
+    collectors: dict[str, _FieldCollector] = {}
+    other_values: dict[str, list[tuple[int, object]]] = {}  # indexed non-text fields: (docnum, value)
+    d = -1
     for d, (values, tokens) in enumerate(docs):
+        if not collectors:
+            collectors = {name: _FieldCollector() for name in _text_fields(schema, tokens)}
+        elif tokens.keys() != collectors.keys():
+            raise ValueError(f"document {d} has text fields {sorted(tokens)}, not {sorted(collectors)}")
         perdoc.start_doc(d)
         for name in names:
             value = values.get(name)
@@ -166,31 +207,46 @@ def write_segment(writer, docs: Sequence[Doc], progress: Callable[[int, int], No
             length = 0
             if name in tokens:
                 length = len(tokens[name])
+                collectors[name].add(tokens[name])
             elif field.indexed:
-                for tbytes, freq, weight, vbytes in field.index(value):
-                    other_postings.setdefault(name, []).append((tbytes, d, weight, vbytes))
-                    if field.scorable:
-                        length += freq
+                other_values.setdefault(name, []).append((d, value))
+                if field.scorable:
+                    length = sum(freq for _, freq, _, _ in field.index(value))
             perdoc.add_field(name, field, value if field.stored else None, length)
         perdoc.finish_doc()
-        if progress and ((d + 1) % 200 == 0 or d + 1 == len(docs)):
-            progress(d + 1, len(docs))
-    writer.docnum = len(docs)
-    writer._added = bool(docs)
+        if progress and ((d + 1) % 200 == 0 or d + 1 == total):
+            progress(d + 1, total)
+    if d + 1 != total:
+        raise ValueError(f"{d + 1} documents given, {total} announced")
+    writer.docnum = total
+    writer._added = bool(total)
 
-    fw = writer.fieldwriter
-    codec = writer.codec
-    if type(codec) is not W3Codec or type(fw) is not W3FieldWriter or codec._inlinelimit > 1:
-        raise TypeError(f"the index's codec is {type(codec).__name__} (inline limit {codec._inlinelimit}): only "
-                        "whoosh3 blocks, never inlined, are written here")
     for name in names:
-        if name in text_fields:
-            postings = _FieldPostings([t[name] for _, t in docs], codec._blocklimit)
+        if name in collectors:
+            postings = _FieldPostings(collectors.pop(name), codec._blocklimit)
             if postings.terms:  # whoosh starts a field only when a posting of it comes
                 _write_text_field(fw, name, schema[name], postings, codec._compression)
-        elif name in other_postings:
-            _write_other_field(fw, name, schema[name], sorted(other_postings[name]))
+            del postings  # this field's arrays go before the next field's are made
+        elif name in other_values:
+            field = schema[name]
+            # indexed here, after the text fields' arrays are gone: held during the
+            # document loop, these tuples were ~200 bytes a document (the chunk id's)
+            _write_other_field(fw, name, field, sorted((tbytes, d, weight, vbytes)
+                                                       for d, value in other_values.pop(name)
+                                                       for tbytes, _, weight, vbytes in field.index(value)))
     writer.commit()  # the pool is empty: commit writes the lengths, the TOC and closes the files
+
+
+def _text_fields(schema: Schema, tokens: dict[str, list[str]]) -> list[str]:
+    for name in tokens:
+        field = schema[name]
+        if not (isinstance(field, TEXT) and type(field.format) is Frequency and field.scorable
+                and not field.vector and not field.separate_spelling() and field.column_type is None):
+            raise TypeError(f"field {name!r} is not a plain TEXT field with term frequencies")
+    return sorted(tokens)
+
+
+WINDOW = 1 << 18  # postings whose Python values (``tolist``) exist at once while a field is written (or one term's)
 
 
 def _write_text_field(fw, name: str, field, p: _FieldPostings, compression: int) -> None:
@@ -198,33 +254,59 @@ def _write_text_field(fw, name: str, field, p: _FieldPostings, compression: int)
     ``finish_postings`` and ``W3TermInfo.to_bytes`` write them, with the statistics
     ``_FieldPostings`` computed: per block its signed length (negative for the last), the
     pickled info tuple and the pickled (compressed) data tuple; per term one row in the
-    terms table, keyed by the field's number and the term's bytes."""
+    terms table, keyed by the field's number and the term's bytes.
+
+    The arrays become Python lists a run of whole terms at a time, ``WINDOW`` postings or one
+    term's (the pickles must hold Python ints and floats, as whoosh's do): never a Python
+    object per posting of the whole field. Runs cut by postings, not by a count of terms: a
+    few thousand frequent terms hold millions of postings."""
     fw.start_field(name, field)
     postfile, tindex = fw._postfile, fw._tindex
     prefix = pack_ushort(fw._fieldid)
-    docs, deltas, weights, values = p.docs, p.deltas, p.weights, p.values
-    j = 0
-    for t, term in enumerate(p.terms):
-        offset = postfile.tell()
-        out = [WHOOSH3_HEADER_MAGIC]
-        last_block = j + p.blocks_per_term[t] - 1
-        for j in range(j, last_block + 1):
-            a, b = p.block_starts[j], p.block_ends[j]
-            kind = p.block_weight_kind[j]
-            mini = None if kind == 0 else weights[a] if kind == 1 else tuple(weights[a:b])
-            data = dumps((tuple(deltas[a:b]), mini, values[4 * a:4 * b]), 2)
-            if compression:
-                data = zlib.compress(data, compression)
-            info = dumps((b - a, docs[b - 1], p.block_max_weight[j], compression, p.block_min_byte[j],
-                          p.block_max_byte[j]), 2)
-            size = len(info) + len(data)
-            out += (pack_int(-size if j == last_block else size), info, data)
-        j = last_block + 1
-        blob = b"".join(out)
-        postfile.write(blob)
-        row = _TERM_INFO.pack(0, p.term_weight[t], p.term_df[t], p.term_min_byte[t], p.term_max_byte[t],
-                              p.term_max_weight[t], p.term_first[t], p.term_last[t])
-        tindex.add(prefix + term.encode("utf-8"), row + pack_long(offset) + pack_int(len(blob)))
+    n_terms = len(p.terms)
+    block_of_term = np.concatenate([[0], np.cumsum(p.blocks_per_term)])
+    t0 = 0
+    while t0 < n_terms:
+        base = int(p.term_starts[t0])
+        t1 = max(t0 + 1, int(np.searchsorted(p.term_ends, base + WINDOW, side="right")))
+        j0, j1 = int(block_of_term[t0]), int(block_of_term[t1])
+        top = int(p.term_ends[t1 - 1])
+        deltas = p.deltas[base:top].tolist()
+        freqs = p.freqs[base:top]
+        weights = freqs.astype(float).tolist()
+        values = freqs.astype(">u4").tobytes()  # Frequency's pack_uint(freq), one after another
+        blocks_per_term = p.blocks_per_term[t0:t1].tolist()
+        starts = (p.block_starts[j0:j1] - base).tolist()
+        ends = (p.block_ends[j0:j1] - base).tolist()
+        kinds = p.block_weight_kind[j0:j1].tolist()
+        last_doc = p.block_last_doc[j0:j1].tolist()
+        max_weight = p.block_max_weight[j0:j1].tolist()
+        min_byte = p.block_min_byte[j0:j1].tolist()
+        max_byte = p.block_max_byte[j0:j1].tolist()
+        rows = zip(p.terms[t0:t1], blocks_per_term, p.term_weight[t0:t1].tolist(), p.term_df[t0:t1].tolist(),
+                   p.term_min_byte[t0:t1].tolist(), p.term_max_byte[t0:t1].tolist(),
+                   p.term_max_weight[t0:t1].tolist(), p.term_first[t0:t1].tolist(), p.term_last[t0:t1].tolist())
+        j = 0
+        for term, n_blocks, weight, df, min_b, max_b, max_w, first, last in rows:
+            offset = postfile.tell()
+            out = [WHOOSH3_HEADER_MAGIC]
+            last_block = j + n_blocks - 1
+            for j in range(j, last_block + 1):
+                a, b = starts[j], ends[j]
+                kind = kinds[j]
+                mini = None if kind == 0 else weights[a] if kind == 1 else tuple(weights[a:b])
+                data = dumps((tuple(deltas[a:b]), mini, values[4 * a:4 * b]), 2)
+                if compression:
+                    data = zlib.compress(data, compression)
+                info = dumps((b - a, last_doc[j], max_weight[j], compression, min_byte[j], max_byte[j]), 2)
+                size = len(info) + len(data)
+                out += (pack_int(-size if j == last_block else size), info, data)
+            j = last_block + 1
+            blob = b"".join(out)
+            postfile.write(blob)
+            row = _TERM_INFO.pack(0, weight, df, min_b, max_b, max_w, first, last)
+            tindex.add(prefix + term.encode("utf-8"), row + pack_long(offset) + pack_int(len(blob)))
+        t0 = t1
     fw.finish_field()
 
 
