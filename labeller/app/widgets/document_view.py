@@ -20,12 +20,18 @@ import bisect
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
+from itertools import accumulate
 
+from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual.content import Content
+from textual._wrap import compute_wrap_offsets, re_chunk
+from textual.document._document import Document as TextDocument
+from textual.document._document_navigator import DocumentNavigator
 from textual.document._wrapped_document import WrappedDocument
+from textual.expand_tabs import get_tab_widths
 from textual.geometry import Offset
 from textual.strip import Strip
 from textual.message import Message
@@ -79,15 +85,52 @@ GUTTER_MARK = "▐"  # in the gutter: another record's label covers this line
 MARK_ORDER = ("chunk", "other", "hit", "span", "occurrence", "match")
 
 
+def one_cell_wrap_offsets(line: str, width: int) -> list[int]:
+    """Textual's ``compute_wrap_offsets(line, width, ...)`` for a line without tabs in which
+    every character is one cell wide (printable ASCII), about five times faster: widths are
+    then character counts, so no per-character width tables are built. The rule is
+    Textual's: words (``re_chunk``: a word and the blanks after it) fill a row while they
+    fit; one that does not starts a new row; one wider than a row is cut into rows of
+    ``width`` characters starting on a row of its own. tests/test_app_big_document.py
+    holds it equal to Textual's function."""
+    breaks: list[int] = []
+    used = 0  # cells used on the current row
+    for chunk in re_chunk.finditer(line):
+        start, end = chunk.span()
+        size = end - start
+        if width - used >= size:
+            used += size
+        elif size > width:
+            while True:
+                if start:
+                    breaks.append(start)
+                if end - start <= width:
+                    used = end - start
+                    break
+                start += width
+        elif used and start:
+            breaks.append(start)
+            used = size
+    return breaks
+
+
 class SizedWrappedDocument(WrappedDocument):
-    """Textual's wrapped document with its height summed once per wrap, not per call.
+    """Textual's wrapped document, made cheap for a text that is loaded once and never edited.
 
-    ``WrappedDocument.height`` sums over every line of the document, and TextArea asks for
-    it for each row it draws anew; the marks change on every keystroke and every row is
-    drawn again, so in a 1 MB document (25,000 lines) that sum was most of a keystroke's
-    time. The document view never edits its text, but both of Textual's wrap entry points
-    reset the sum anyway."""
+    * ``wrap`` gives exactly Textual's rows (tests/test_app_big_document.py compares every
+      table with Textual's own ``wrap``), but a line without tabs that fits the width needs
+      no wrap offsets and has one tab section of width 0 (none if it is empty): only the
+      other lines go through Textual's ``get_tab_widths`` / ``compute_wrap_offsets``. In a
+      1 MB document (25,000 lines, a handful longer than the view) that is most of the
+      0.25 s Textual took per wrap.
+    * A second ``wrap`` at the width and tab width of the last one returns at once: the
+      rows are the same. TextArea re-wraps on every resize event, and one comes each time
+      the author screen is shown again, at the width it already had. (Its edits re-wrap
+      through ``wrap_range``, which forgets that width; the view makes none.)
+    * ``height`` is kept per wrap: TextArea asks for it for each row it draws anew, and
+      Textual sums over every line each time."""
 
+    _wrapped_at: tuple[int, int] | None = None
     _height: int | None = None
 
     @property
@@ -97,11 +140,35 @@ class SizedWrappedDocument(WrappedDocument):
         return self._height
 
     def wrap(self, width: int, tab_width: int | None = None) -> None:
-        self._height = None
-        super().wrap(width, tab_width)
+        tab_width = tab_width or self._tab_width
+        if self._wrapped_at == (width, tab_width):
+            return
+        self._width, self._tab_width = width, tab_width
+        lines = self.document.lines
+        wrap_offsets: list[list[int]] = [[] for _ in lines]
+        tab_widths = [[0] if line else [] for line in lines]
+        for i in [i for i, line in enumerate(lines) if "\t" in line or width and (
+                len(line) > width or not line.isascii() and cell_len(line) > width)]:
+            line = lines[i]
+            if "\t" not in line and line.isascii() and line.isprintable():  # every character one cell
+                wrap_offsets[i] = one_cell_wrap_offsets(line, width)
+                continue
+            sections = get_tab_widths(line, tab_width)
+            tab_widths[i] = [w for _, w in sections]
+            if width:
+                wrap_offsets[i] = compute_wrap_offsets(line, width, tab_size=tab_width,
+                                                       precomputed_tab_sections=sections)
+        counts = [len(offsets) + 1 for offsets in wrap_offsets]  # rows per line
+        first_rows = list(accumulate(counts, initial=0))
+        self._wrap_offsets = wrap_offsets
+        self._tab_width_cache = tab_widths
+        self._line_index_to_offsets = [[y] if n == 1 else list(range(y, y + n)) for y, n in zip(first_rows, counts)]
+        self._offset_to_line_info = [(i, section) for i, n in enumerate(counts) for section in range(n)]
+        self._height = first_rows[-1]
+        self._wrapped_at = (width, tab_width)
 
     def wrap_range(self, start, old_end, new_end) -> None:
-        self._height = None
+        self._height = self._wrapped_at = None
         super().wrap_range(start, old_end, new_end)
 
 
@@ -179,7 +246,18 @@ class DocumentView(TextArea):
     def load_text(self, text: str) -> None:
         super().load_text(text)
         self._text = self.document.text
-        self.wrapped_document.__class__ = SizedWrappedDocument  # the same object, its height kept
+
+    def _set_document(self, text: str, language: str | None) -> None:
+        # Textual's ``_set_document`` for plain text (the view has no language), but with the
+        # wrapped document built at the width the view already has: Textual's is wrapped at
+        # width 0 when it is made and again at the real width right after.
+        self._highlight_query = None
+        self.document = TextDocument(text)
+        self.wrapped_document = SizedWrappedDocument(self.document, self.wrap_width, tab_width=self.indent_width)
+        self.navigator = DocumentNavigator(self.wrapped_document)
+        self._build_highlight_map()
+        self.move_cursor((0, 0))
+        self._rewrap_and_refresh_virtual_size()  # at the same width: only the size and line cache
 
     @property
     def text(self) -> str:
