@@ -17,7 +17,7 @@ and a selection leaves as a ``Selected`` message with canonical offsets.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from itertools import accumulate
@@ -114,29 +114,87 @@ def one_cell_wrap_offsets(line: str, width: int) -> list[int]:
     return breaks
 
 
+class _Rows(Sequence[tuple[int, int]]):
+    """``WrappedDocument._offset_to_line_info`` worked out on access: visual row -> (line,
+    section of that line), found by bisecting the first row of each line."""
+
+    def __init__(self, first_rows: list[int]) -> None:
+        self._first = first_rows  # the first row of each line, then the height
+
+    def __len__(self) -> int:
+        return self._first[-1]
+
+    def __getitem__(self, y):  # Textual reads one row at a time, ``[-1]`` included
+        if isinstance(y, slice):
+            return [self[i] for i in range(*y.indices(len(self)))]
+        y = y + len(self) if y < 0 else y
+        if not 0 <= y < len(self):
+            raise IndexError(y)
+        line = bisect.bisect_right(self._first, y) - 1
+        return line, y - self._first[line]
+
+
+class _LineRows(Sequence[list[int]]):
+    """``WrappedDocument._line_index_to_offsets`` worked out on access: line -> its rows."""
+
+    def __init__(self, first_rows: list[int]) -> None:
+        self._first = first_rows
+
+    def __len__(self) -> int:
+        return len(self._first) - 1
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[n] for n in range(*i.indices(len(self)))]
+        i = i + len(self) if i < 0 else i
+        if not 0 <= i < len(self):
+            raise IndexError(i)
+        return list(range(self._first[i], self._first[i + 1]))
+
+
+class _PerLine(Sequence[list[int]]):
+    """A table of one list per line that holds ``special`` where it is not ``usual(line)``:
+    ``_wrap_offsets`` (no breaks) and ``_tab_width_cache`` (one section, no tab)."""
+
+    def __init__(self, lines: list[str], special: dict[int, list[int]], usual: Callable[[str], list[int]]) -> None:
+        self._lines, self._special, self._usual = lines, special, usual
+
+    def __len__(self) -> int:
+        return len(self._lines)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[n] for n in range(*i.indices(len(self)))]
+        i = i + len(self) if i < 0 else i
+        if not 0 <= i < len(self):
+            raise IndexError(i)
+        found = self._special.get(i)
+        return list(found) if found is not None else self._usual(self._lines[i])
+
+
 class SizedWrappedDocument(WrappedDocument):
     """Textual's wrapped document, made cheap for a text that is loaded once and never edited.
 
-    * ``wrap`` gives exactly Textual's rows (tests/test_app_big_document.py compares every
-      table with Textual's own ``wrap``), but a line without tabs that fits the width needs
-      no wrap offsets and has one tab section of width 0 (none if it is empty): only the
-      other lines go through Textual's ``get_tab_widths`` / ``compute_wrap_offsets``. In a
-      1 MB document (25,000 lines, a handful longer than the view) that is most of the
-      0.25 s Textual took per wrap.
-    * A second ``wrap`` at the width and tab width of the last one returns at once: the
-      rows are the same. TextArea re-wraps on every resize event, and one comes each time
-      the author screen is shown again, at the width it already had. (Its edits re-wrap
-      through ``wrap_range``, which forgets that width; the view makes none.)
-    * ``height`` is kept per wrap: TextArea asks for it for each row it draws anew, and
-      Textual sums over every line each time."""
+    Textual's ``wrap`` builds four tables with an entry per line or per row: in a 1 MB
+    document (25,000 lines) that was 0.25 s of per-line tab and width tables, and 100,000
+    new lists each time, which also set off a full garbage collection of the app's heap.
+    Here ``wrap`` keeps only what is special (the breaks of the lines that wrap, the tab
+    widths of lines with tabs) and the first row of each line; the tables Textual reads are
+    sequences that work each entry out when asked (tests/test_app_big_document.py holds
+    every entry equal to Textual's own ``wrap``, tabs, wide characters and long words
+    included). Only lines longer than the width are wrapped, printable-ASCII ones by
+    ``one_cell_wrap_offsets``, the rest by Textual's ``compute_wrap_offsets``.
+
+    A second ``wrap`` at the width and tab width of the last one returns at once: TextArea
+    re-wraps on every resize event, and one comes each time the author screen is shown
+    again, at the width it already had. An edit (TextArea's ``wrap_range``; the view makes
+    none) re-wraps the whole text."""
 
     _wrapped_at: tuple[int, int] | None = None
-    _height: int | None = None
+    _height = 0
 
     @property
     def height(self) -> int:
-        if self._height is None:
-            self._height = super().height
         return self._height
 
     def wrap(self, width: int, tab_width: int | None = None) -> None:
@@ -145,31 +203,43 @@ class SizedWrappedDocument(WrappedDocument):
             return
         self._width, self._tab_width = width, tab_width
         lines = self.document.lines
-        wrap_offsets: list[list[int]] = [[] for _ in lines]
-        tab_widths = [[0] if line else [] for line in lines]
+        breaks: dict[int, list[int]] = {}
+        tabs: dict[int, list[int]] = {}
         for i in [i for i, line in enumerate(lines) if "\t" in line or width and (
                 len(line) > width or not line.isascii() and cell_len(line) > width)]:
             line = lines[i]
             if "\t" not in line and line.isascii() and line.isprintable():  # every character one cell
-                wrap_offsets[i] = one_cell_wrap_offsets(line, width)
-                continue
-            sections = get_tab_widths(line, tab_width)
-            tab_widths[i] = [w for _, w in sections]
-            if width:
-                wrap_offsets[i] = compute_wrap_offsets(line, width, tab_size=tab_width,
-                                                       precomputed_tab_sections=sections)
-        counts = [len(offsets) + 1 for offsets in wrap_offsets]  # rows per line
-        first_rows = list(accumulate(counts, initial=0))
-        self._wrap_offsets = wrap_offsets
-        self._tab_width_cache = tab_widths
-        self._line_index_to_offsets = [[y] if n == 1 else list(range(y, y + n)) for y, n in zip(first_rows, counts)]
-        self._offset_to_line_info = [(i, section) for i, n in enumerate(counts) for section in range(n)]
+                offsets = one_cell_wrap_offsets(line, width)
+            else:
+                sections = get_tab_widths(line, tab_width)
+                tabs[i] = [w for _, w in sections]
+                offsets = compute_wrap_offsets(line, width, tab_size=tab_width,
+                                               precomputed_tab_sections=sections) if width else []
+            if offsets:
+                breaks[i] = offsets
+        rows = [1] * len(lines)
+        for i, offsets in breaks.items():
+            rows[i] += len(offsets)
+        first_rows = list(accumulate(rows, initial=0))
+        # Textual declares these as lists; it only indexes them and takes their length
+        self._wrap_offsets = _PerLine(lines, breaks, _no_breaks)  # type: ignore[assignment]
+        self._tab_width_cache = _PerLine(lines, tabs, _untabbed)  # type: ignore[assignment]
+        self._line_index_to_offsets = _LineRows(first_rows)  # type: ignore[assignment]
+        self._offset_to_line_info = _Rows(first_rows)  # type: ignore[assignment]
         self._height = first_rows[-1]
         self._wrapped_at = (width, tab_width)
 
     def wrap_range(self, start, old_end, new_end) -> None:
-        self._height = self._wrapped_at = None
-        super().wrap_range(start, old_end, new_end)
+        self._wrapped_at = None
+        self.wrap(self._width, self._tab_width)
+
+
+def _no_breaks(line: str) -> list[int]:
+    return []
+
+
+def _untabbed(line: str) -> list[int]:
+    return [0] if line else []  # Textual's ``get_tab_widths``: one section of a tab-less line, none of ""
 
 
 class DocumentView(TextArea):
