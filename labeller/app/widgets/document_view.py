@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from itertools import accumulate
+from typing import TypeVar, overload
 
 from rich.cells import cell_len
 from rich.segment import Segment
@@ -79,6 +80,8 @@ class Mark:
     kind: str
 
 
+T = TypeVar("T")
+
 GUTTER_MARK = "▐"  # in the gutter: another record's label covers this line
 
 # Later marks are drawn over earlier ones.
@@ -91,7 +94,7 @@ def one_cell_wrap_offsets(line: str, width: int) -> list[int]:
     then character counts, so no per-character width tables are built. The rule is
     Textual's: words (``re_chunk``: a word and the blanks after it) fill a row while they
     fit; one that does not starts a new row; one wider than a row is cut into rows of
-    ``width`` characters starting on a row of its own. tests/test_app_big_document.py
+    ``width`` characters starting on a row of its own. tests/test_app_document_wrap.py
     holds it equal to Textual's function."""
     breaks: list[int] = []
     used = 0  # cells used on the current row
@@ -114,9 +117,33 @@ def one_cell_wrap_offsets(line: str, width: int) -> list[int]:
     return breaks
 
 
-class _Rows(Sequence[tuple[int, int]]):
-    """``WrappedDocument._offset_to_line_info`` worked out on access: visual row -> (line,
-    section of that line), found by bisecting the first row of each line."""
+class _Table(Sequence[T]):
+    """One of ``WrappedDocument``'s tables, each entry worked out when it is read (Textual
+    reads one at a time, ``[-1]`` included, and takes the length)."""
+
+    def __len__(self) -> int:
+        raise NotImplementedError
+
+    def _entry(self, i: int) -> T:
+        raise NotImplementedError
+
+    @overload
+    def __getitem__(self, i: int) -> T: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[T]: ...
+
+    def __getitem__(self, i: int | slice) -> T | list[T]:
+        if isinstance(i, slice):
+            return [self._entry(n) for n in range(*i.indices(len(self)))]
+        n = i + len(self) if i < 0 else i
+        if not 0 <= n < len(self):
+            raise IndexError(i)
+        return self._entry(n)
+
+
+class _Rows(_Table[tuple[int, int]]):
+    """``_offset_to_line_info``: visual row -> (line, section of that line), found by
+    bisecting the first row of each line."""
 
     def __init__(self, first_rows: list[int]) -> None:
         self._first = first_rows  # the first row of each line, then the height
@@ -124,18 +151,13 @@ class _Rows(Sequence[tuple[int, int]]):
     def __len__(self) -> int:
         return self._first[-1]
 
-    def __getitem__(self, y):  # Textual reads one row at a time, ``[-1]`` included
-        if isinstance(y, slice):
-            return [self[i] for i in range(*y.indices(len(self)))]
-        y = y + len(self) if y < 0 else y
-        if not 0 <= y < len(self):
-            raise IndexError(y)
+    def _entry(self, y: int) -> tuple[int, int]:
         line = bisect.bisect_right(self._first, y) - 1
         return line, y - self._first[line]
 
 
-class _LineRows(Sequence[list[int]]):
-    """``WrappedDocument._line_index_to_offsets`` worked out on access: line -> its rows."""
+class _LineRows(_Table[list[int]]):
+    """``_line_index_to_offsets``: line -> its visual rows."""
 
     def __init__(self, first_rows: list[int]) -> None:
         self._first = first_rows
@@ -143,17 +165,12 @@ class _LineRows(Sequence[list[int]]):
     def __len__(self) -> int:
         return len(self._first) - 1
 
-    def __getitem__(self, i):
-        if isinstance(i, slice):
-            return [self[n] for n in range(*i.indices(len(self)))]
-        i = i + len(self) if i < 0 else i
-        if not 0 <= i < len(self):
-            raise IndexError(i)
+    def _entry(self, i: int) -> list[int]:
         return list(range(self._first[i], self._first[i + 1]))
 
 
-class _PerLine(Sequence[list[int]]):
-    """A table of one list per line that holds ``special`` where it is not ``usual(line)``:
+class _PerLine(_Table[list[int]]):
+    """A table of one list per line, ``special`` where it is not ``usual(line)``:
     ``_wrap_offsets`` (no breaks) and ``_tab_width_cache`` (one section, no tab)."""
 
     def __init__(self, lines: list[str], special: dict[int, list[int]], usual: Callable[[str], list[int]]) -> None:
@@ -162,12 +179,7 @@ class _PerLine(Sequence[list[int]]):
     def __len__(self) -> int:
         return len(self._lines)
 
-    def __getitem__(self, i):
-        if isinstance(i, slice):
-            return [self[n] for n in range(*i.indices(len(self)))]
-        i = i + len(self) if i < 0 else i
-        if not 0 <= i < len(self):
-            raise IndexError(i)
+    def _entry(self, i: int) -> list[int]:
         found = self._special.get(i)
         return list(found) if found is not None else self._usual(self._lines[i])
 
@@ -180,7 +192,7 @@ class SizedWrappedDocument(WrappedDocument):
     new lists each time, which also set off a full garbage collection of the app's heap.
     Here ``wrap`` keeps only what is special (the breaks of the lines that wrap, the tab
     widths of lines with tabs) and the first row of each line; the tables Textual reads are
-    sequences that work each entry out when asked (tests/test_app_big_document.py holds
+    sequences that work each entry out when asked (tests/test_app_document_wrap.py holds
     every entry equal to Textual's own ``wrap``, tabs, wide characters and long words
     included). Only lines longer than the width are wrapped, printable-ASCII ones by
     ``one_cell_wrap_offsets``, the rest by Textual's ``compute_wrap_offsets``.
@@ -306,10 +318,11 @@ class DocumentView(TextArea):
 
     # -- what TextArea recomputes per row drawn, kept per loaded text ---------------------------
     #
-    # The view never edits its text, so the whole text and the wrapped height change only
+    # The view never edits its text, so the whole text and the wrapped rows change only
     # when a text is loaded (or the view is re-wrapped). TextArea's ``render_line`` reads
     # ``self.text`` (a join of every line) for each row, and a plain WrappedDocument sums
     # every line for its height: per keystroke in a 1 MB document that was most of the time.
+    # Loading builds a SizedWrappedDocument (above) once, at the view's width.
 
     _text = ""
 
