@@ -17,15 +17,22 @@ and a selection leaves as a ``Selected`` message with canonical offsets.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
+from itertools import accumulate
+from typing import TypeVar, overload
 
+from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual.content import Content
+from textual._wrap import compute_wrap_offsets, re_chunk
+from textual.document._document import Document as TextDocument
+from textual.document._document_navigator import DocumentNavigator
 from textual.document._wrapped_document import WrappedDocument
+from textual.expand_tabs import get_tab_widths
 from textual.geometry import Offset
 from textual.strip import Strip
 from textual.message import Message
@@ -73,36 +80,178 @@ class Mark:
     kind: str
 
 
+T = TypeVar("T")
+
 GUTTER_MARK = "▐"  # in the gutter: another record's label covers this line
 
 # Later marks are drawn over earlier ones.
 MARK_ORDER = ("chunk", "other", "hit", "span", "occurrence", "match")
 
 
+def one_cell_wrap_offsets(line: str, width: int) -> list[int]:
+    """Textual's ``compute_wrap_offsets(line, width, ...)`` for a line without tabs in which
+    every character is one cell wide (printable ASCII), about five times faster: widths are
+    then character counts, so no per-character width tables are built. The rule is
+    Textual's: words (``re_chunk``: a word and the blanks after it) fill a row while they
+    fit; one that does not starts a new row; one wider than a row is cut into rows of
+    ``width`` characters starting on a row of its own. tests/test_app_document_wrap.py
+    holds it equal to Textual's function."""
+    breaks: list[int] = []
+    used = 0  # cells used on the current row
+    for chunk in re_chunk.finditer(line):
+        start, end = chunk.span()
+        size = end - start
+        if width - used >= size:
+            used += size
+        elif size > width:
+            while True:
+                if start:
+                    breaks.append(start)
+                if end - start <= width:
+                    used = end - start
+                    break
+                start += width
+        elif used and start:
+            breaks.append(start)
+            used = size
+    return breaks
+
+
+class _Table(Sequence[T]):
+    """One of ``WrappedDocument``'s tables, each entry worked out when it is read (Textual
+    reads one at a time, ``[-1]`` included, and takes the length)."""
+
+    def __len__(self) -> int:
+        raise NotImplementedError
+
+    def _entry(self, i: int) -> T:
+        raise NotImplementedError
+
+    @overload
+    def __getitem__(self, i: int) -> T: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[T]: ...
+
+    def __getitem__(self, i: int | slice) -> T | list[T]:
+        if isinstance(i, slice):
+            return [self._entry(n) for n in range(*i.indices(len(self)))]
+        n = i + len(self) if i < 0 else i
+        if not 0 <= n < len(self):
+            raise IndexError(i)
+        return self._entry(n)
+
+
+class _Rows(_Table[tuple[int, int]]):
+    """``_offset_to_line_info``: visual row -> (line, section of that line), found by
+    bisecting the first row of each line."""
+
+    def __init__(self, first_rows: list[int]) -> None:
+        self._first = first_rows  # the first row of each line, then the height
+
+    def __len__(self) -> int:
+        return self._first[-1]
+
+    def _entry(self, y: int) -> tuple[int, int]:
+        line = bisect.bisect_right(self._first, y) - 1
+        return line, y - self._first[line]
+
+
+class _LineRows(_Table[list[int]]):
+    """``_line_index_to_offsets``: line -> its visual rows."""
+
+    def __init__(self, first_rows: list[int]) -> None:
+        self._first = first_rows
+
+    def __len__(self) -> int:
+        return len(self._first) - 1
+
+    def _entry(self, i: int) -> list[int]:
+        return list(range(self._first[i], self._first[i + 1]))
+
+
+class _PerLine(_Table[list[int]]):
+    """A table of one list per line, ``special`` where it is not ``usual(line)``:
+    ``_wrap_offsets`` (no breaks) and ``_tab_width_cache`` (one section, no tab)."""
+
+    def __init__(self, lines: list[str], special: dict[int, list[int]], usual: Callable[[str], list[int]]) -> None:
+        self._lines, self._special, self._usual = lines, special, usual
+
+    def __len__(self) -> int:
+        return len(self._lines)
+
+    def _entry(self, i: int) -> list[int]:
+        found = self._special.get(i)
+        return list(found) if found is not None else self._usual(self._lines[i])
+
+
 class SizedWrappedDocument(WrappedDocument):
-    """Textual's wrapped document with its height summed once per wrap, not per call.
+    """Textual's wrapped document, made cheap for a text that is loaded once and never edited.
 
-    ``WrappedDocument.height`` sums over every line of the document, and TextArea asks for
-    it for each row it draws anew; the marks change on every keystroke and every row is
-    drawn again, so in a 1 MB document (25,000 lines) that sum was most of a keystroke's
-    time. The document view never edits its text, but both of Textual's wrap entry points
-    reset the sum anyway."""
+    Textual's ``wrap`` builds four tables with an entry per line or per row: in a 1 MB
+    document (25,000 lines) that was 0.25 s of per-line tab and width tables, and 100,000
+    new lists each time, which also set off a full garbage collection of the app's heap.
+    Here ``wrap`` keeps only what is special (the breaks of the lines that wrap, the tab
+    widths of lines with tabs) and the first row of each line; the tables Textual reads are
+    sequences that work each entry out when asked (tests/test_app_document_wrap.py holds
+    every entry equal to Textual's own ``wrap``, tabs, wide characters and long words
+    included). Only lines longer than the width are wrapped, printable-ASCII ones by
+    ``one_cell_wrap_offsets``, the rest by Textual's ``compute_wrap_offsets``.
 
-    _height: int | None = None
+    A second ``wrap`` at the width and tab width of the last one returns at once: TextArea
+    re-wraps on every resize event, and one comes each time the author screen is shown
+    again, at the width it already had. An edit (TextArea's ``wrap_range``; the view makes
+    none) re-wraps the whole text."""
+
+    _wrapped_at: tuple[int, int] | None = None
+    _height = 0
 
     @property
     def height(self) -> int:
-        if self._height is None:
-            self._height = super().height
         return self._height
 
     def wrap(self, width: int, tab_width: int | None = None) -> None:
-        self._height = None
-        super().wrap(width, tab_width)
+        tab_width = tab_width or self._tab_width
+        if self._wrapped_at == (width, tab_width):
+            return
+        self._width, self._tab_width = width, tab_width
+        lines = self.document.lines
+        breaks: dict[int, list[int]] = {}
+        tabs: dict[int, list[int]] = {}
+        for i in [i for i, line in enumerate(lines) if "\t" in line or width and (
+                len(line) > width or not line.isascii() and cell_len(line) > width)]:
+            line = lines[i]
+            if "\t" not in line and line.isascii() and line.isprintable():  # every character one cell
+                offsets = one_cell_wrap_offsets(line, width)
+            else:
+                sections = get_tab_widths(line, tab_width)
+                tabs[i] = [w for _, w in sections]
+                offsets = compute_wrap_offsets(line, width, tab_size=tab_width,
+                                               precomputed_tab_sections=sections) if width else []
+            if offsets:
+                breaks[i] = offsets
+        rows = [1] * len(lines)
+        for i, offsets in breaks.items():
+            rows[i] += len(offsets)
+        first_rows = list(accumulate(rows, initial=0))
+        # Textual declares these as lists; it only indexes them and takes their length
+        self._wrap_offsets = _PerLine(lines, breaks, _no_breaks)  # type: ignore[assignment]
+        self._tab_width_cache = _PerLine(lines, tabs, _untabbed)  # type: ignore[assignment]
+        self._line_index_to_offsets = _LineRows(first_rows)  # type: ignore[assignment]
+        self._offset_to_line_info = _Rows(first_rows)  # type: ignore[assignment]
+        self._height = first_rows[-1]
+        self._wrapped_at = (width, tab_width)
 
     def wrap_range(self, start, old_end, new_end) -> None:
-        self._height = None
-        super().wrap_range(start, old_end, new_end)
+        self._wrapped_at = None
+        self.wrap(self._width, self._tab_width)
+
+
+def _no_breaks(line: str) -> list[int]:
+    return []
+
+
+def _untabbed(line: str) -> list[int]:
+    return [0] if line else []  # Textual's ``get_tab_widths``: one section of a tab-less line, none of ""
 
 
 class DocumentView(TextArea):
@@ -169,17 +318,29 @@ class DocumentView(TextArea):
 
     # -- what TextArea recomputes per row drawn, kept per loaded text ---------------------------
     #
-    # The view never edits its text, so the whole text and the wrapped height change only
+    # The view never edits its text, so the whole text and the wrapped rows change only
     # when a text is loaded (or the view is re-wrapped). TextArea's ``render_line`` reads
     # ``self.text`` (a join of every line) for each row, and a plain WrappedDocument sums
     # every line for its height: per keystroke in a 1 MB document that was most of the time.
+    # Loading builds a SizedWrappedDocument (above) once, at the view's width.
 
     _text = ""
 
     def load_text(self, text: str) -> None:
         super().load_text(text)
         self._text = self.document.text
-        self.wrapped_document.__class__ = SizedWrappedDocument  # the same object, its height kept
+
+    def _set_document(self, text: str, language: str | None) -> None:
+        # Textual's ``_set_document`` for plain text (the view has no language), but with the
+        # wrapped document built at the width the view already has: Textual's is wrapped at
+        # width 0 when it is made and again at the real width right after.
+        self._highlight_query = None
+        self.document = TextDocument(text)
+        self.wrapped_document = SizedWrappedDocument(self.document, self.wrap_width, tab_width=self.indent_width)
+        self.navigator = DocumentNavigator(self.wrapped_document)
+        self._build_highlight_map()
+        self.move_cursor((0, 0))
+        self._rewrap_and_refresh_virtual_size()  # at the same width: only the size and line cache
 
     @property
     def text(self) -> str:
