@@ -22,6 +22,7 @@ from textual_plotext import PlotextPlot
 from labeller.app.widgets.fields import SafeInput
 from labeller.app.session.chunkings import END, START, chunking_choices, query_rows, span_boundaries
 from labeller.app.widgets.markup import fmt, visible
+from labeller.app.widgets.table import Table
 from labeller.display import safe_line
 from labeller.errors import LabellerError
 
@@ -78,12 +79,12 @@ class ChunkersView(VerticalScroll):
                 yield Static("choose two or more chunkings (the first ticked is the baseline) and press Compare",
                              id="chunkers-status")
         with Horizontal(id="chunkers-middle"):
-            yield DataTable(id="chunkers-table", zebra_stripes=True, cursor_type="row")
+            yield Table(id="chunkers-table", zebra_stripes=True, cursor_type="row")
             yield PlotextPlot(id="chunkers-plot")
         yield Static("", id="chunkers-verdict")
         yield Static("", id="chunkers-note")
         with Horizontal(id="chunkers-bottom"):
-            yield DataTable(id="chunkers-queries", cursor_type="row", zebra_stripes=True)
+            yield Table(id="chunkers-queries", cursor_type="row", zebra_stripes=True)
             yield Static("pick a query to see each chunking's boundaries over its gold span", id="chunkers-spans")
 
     def on_mount(self) -> None:

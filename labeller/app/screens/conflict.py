@@ -26,6 +26,7 @@ from labeller.app.screens.host import AppHost
 from labeller.app.session.conflicts import MINE, THEIRS, Conflict, DiskMerge
 from labeller.app.widgets.key_bar import KeyBar
 from labeller.app.widgets.markup import fmt, visible, visible_line
+from labeller.app.widgets.table import Table
 from labeller.display import json_dumps, safe_line
 from labeller.errors import LabellerError
 
@@ -87,7 +88,7 @@ class ConflictScreen(ModalScreen[dict[str, str] | None]):
                 f"{taken} record(s) changed only on disk come in as they are; the records changed only here are "
                 "saved. For each record below: [b]m[/b] keep mine, [b]t[/b] take theirs (M / T: all), then "
                 "[b]ctrl+s[/b] saves; Escape writes nothing."), id="conflict-head")
-            yield DataTable(id="conflict-list", cursor_type="row")
+            yield Table(id="conflict-list", cursor_type="row")
             with Horizontal(id="conflict-sides"):
                 with VerticalScroll(classes="conflict-side", id="conflict-mine-pane"):
                     yield Static(id="conflict-mine")

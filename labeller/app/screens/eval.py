@@ -33,6 +33,7 @@ from labeller.app.session.structure import structure_styles
 from labeller.app.widgets.key_bar import KeyBar
 from labeller.app.widgets.document_view import DocumentView, Mark
 from labeller.app.widgets.markup import fmt, visible, visible_line
+from labeller.app.widgets.table import Table
 from labeller.display import safe_line
 from labeller.errors import LabellerError
 
@@ -113,13 +114,13 @@ class EvalScreen(SessionScreen):
         yield Static("", id="eval-chunking")
         with Horizontal(id="eval-top"):
             yield PlotextPlot(id="eval-plot")
-            yield DataTable(id="eval-metrics", cursor_type="row", zebra_stripes=True)
-            yield DataTable(id="eval-chars", cursor_type="row", zebra_stripes=True)
+            yield Table(id="eval-metrics", cursor_type="row", zebra_stripes=True)
+            yield Table(id="eval-chars", cursor_type="row", zebra_stripes=True)
         with TabbedContent(id="eval-tabs"):
             with TabPane("Queries", id="tab-queries"):
-                yield DataTable(id="eval-queries", cursor_type="row", zebra_stripes=True)
+                yield Table(id="eval-queries", cursor_type="row", zebra_stripes=True)
             with TabPane("Leaks", id="tab-leaks"):
-                yield DataTable(id="eval-leaks", cursor_type="row", zebra_stripes=True)
+                yield Table(id="eval-leaks", cursor_type="row", zebra_stripes=True)
             with TabPane("Diagnostics", id="tab-diagnostics"):
                 yield Static("", id="eval-diagnostics")
             with TabPane("Chunkers", id="tab-chunkers"):

@@ -13,6 +13,7 @@ from textual.widgets import DataTable, Header, Static
 from labeller.app.screens.base import SessionScreen
 from labeller.app.widgets.question_list import status_text
 from labeller.app.widgets.markup import fmt
+from labeller.app.widgets.table import Table
 from labeller.app.widgets.key_bar import KeyBar
 from labeller.display import safe_line
 
@@ -21,7 +22,7 @@ class StaleScreen(SessionScreen):
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static("", id="stale-summary")
-        yield DataTable(id="broken", cursor_type="row", zebra_stripes=True)
+        yield Table(id="broken", cursor_type="row", zebra_stripes=True)
         yield Static("", id="broken-detail")
         yield KeyBar()
 

@@ -6,6 +6,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Static
 
+from labeller.app.widgets.table import Table
 from labeller.display import safe_line
 
 
@@ -15,9 +16,9 @@ class CoverageView(Vertical):
     def compose(self) -> ComposeResult:
         yield Static("computing…", id="coverage-counts")
         with Horizontal(id="coverage-tables"):
-            yield DataTable(id="coverage-docs", cursor_type="row", zebra_stripes=True)
-            yield DataTable(id="coverage-tags", cursor_type="row", zebra_stripes=True)
-            yield DataTable(id="coverage-unlabelled", cursor_type="row", zebra_stripes=True)
+            yield Table(id="coverage-docs", cursor_type="row", zebra_stripes=True)
+            yield Table(id="coverage-tags", cursor_type="row", zebra_stripes=True)
+            yield Table(id="coverage-unlabelled", cursor_type="row", zebra_stripes=True)
 
     def on_mount(self) -> None:
         docs = self.query_one("#coverage-docs", DataTable)
