@@ -13,10 +13,11 @@ from labeller.app.session.drafts import Draft, LocatorDraft
 from labeller.app.widgets.fields import SafeInput
 from labeller.app.widgets.markup import display_line
 from labeller.app.widgets.question_list import status_text
+from labeller.app.widgets.table import Table
 from labeller.display import safe_line
 
 
-class LocatorTable(DataTable):
+class LocatorTable(Table):
     """One row per locator; the highlighted row is the locator being edited."""
 
     BINDINGS = [Binding("delete", "remove", "Remove locator", show=True, id="locator_list.remove", tooltip="Remove the highlighted locator")]

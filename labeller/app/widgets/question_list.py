@@ -10,6 +10,7 @@ from textual.message import Message
 from textual.widgets import DataTable, Input, Select
 
 from labeller.app.widgets.fields import SafeInput
+from labeller.app.widgets.table import Table
 from labeller.app.session.drafts import Draft
 from labeller.app.session.filters import NO_ANSWER, QuestionFilter, no_answer
 from labeller.app.session.statuses import STATUSES
@@ -92,7 +93,7 @@ def _sort_value(value):
     return (0, value, "") if isinstance(value, int) else (1, 0, str(value).casefold())
 
 
-class QuestionTable(DataTable):
+class QuestionTable(Table):
     """id, status, review, hop, split, query; Enter (or a click) opens the record;
     ``s`` sorts by the next column (then back to the file's order)."""
 
