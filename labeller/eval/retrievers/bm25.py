@@ -53,11 +53,11 @@ from labeller.errors import InvalidInput
 from labeller.eval.analysis import Analyzer, get_analyzer
 from labeller.eval.chunkset import ChunkSet
 from labeller.eval.retrievers.base import Hit, Progress, top_k
-from labeller.eval.retrievers.bm25_writer import write_segment
+from labeller.eval.retrievers.bm25_writer import SIDECAR, write_segment
 from labeller.eval.retrievers.postings import PostingScorer
 from labeller.io import parse_json
 
-INDEX_FORMAT = "labeller-bm25-index-v1"
+INDEX_FORMAT = "labeller-bm25-index-v2"  # v2: with the postings sidecar (bm25_writer.SIDECAR)
 MANIFEST = "labeller-index.json"
 MAX_MANIFEST_BYTES = 1 << 20
 FIELDS = ("heading", "breadcrumb", "body")
@@ -359,7 +359,9 @@ class BM25Retriever:
                 self._searcher.stored_fields(d)["chunk_id"] != self._ids[d] for d in {0, self._n // 2, self._n - 1}
                 if 0 <= d < self._n):
             raise ValueError("the index does not hold these chunks in this order")
-        self._scorer = PostingScorer(self._searcher, self._searcher.weighting)
+        if SIDECAR not in storage.files:
+            raise ValueError(f"the index has no {SIDECAR}: labeller's writer always writes one")
+        self._scorer = PostingScorer(self._searcher, self._searcher.weighting, storage.files[SIDECAR])
         self._weighted_cache: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = {}
         self._zero_scored = False  # set by _weighted
         self._active = [(f, w) for f, w in weights.items() if w > 0]
