@@ -32,8 +32,8 @@ The result is a genuine whoosh index (whoosh's searcher opens it, and labeller's
 files byte-identical to whoosh's own writer's on random corpora and on the bundled example,
 and its whoosh search results and scores equal.
 
-Fields other than the analyzer's text fields (the stored ``chunk_id`` ``ID`` field) go
-through whoosh's own ``field.index``: one posting a document, nothing to gain there.
+Fields other than the analyzer's text fields are stored only (labeller's ``chunk_id``): no
+field is indexed that no query searches.
 """
 
 from __future__ import annotations
@@ -203,7 +203,6 @@ def write_segment(writer, docs: Iterable[Doc], total: int, progress: Callable[[i
     perdoc = writer.perdocwriter
     names = sorted(schema.names())
     collectors: dict[str, _FieldCollector] = {}
-    other_values: dict[str, list[tuple[int, object]]] = {}  # indexed non-text fields: (docnum, value)
     d = -1
     for d, (values, tokens) in enumerate(docs):
         if not collectors:
@@ -212,19 +211,16 @@ def write_segment(writer, docs: Iterable[Doc], total: int, progress: Callable[[i
             raise ValueError(f"document {d} has text fields {sorted(tokens)}, not {sorted(collectors)}")
         perdoc.start_doc(d)
         for name in names:
-            value = values.get(name)
-            if value is None and name not in tokens:
-                continue
             field = schema[name]
-            length = 0
             if name in tokens:
-                length = len(tokens[name])
-                collectors[name].add(tokens[name])
-            elif field.indexed:
-                other_values.setdefault(name, []).append((d, value))
-                if field.scorable:
-                    length = sum(freq for _, freq, _, _ in field.index(value))
-            perdoc.add_field(name, field, value if field.stored else None, length)
+                terms = tokens[name]
+                collectors[name].add(terms)
+                perdoc.add_field(name, field, None, len(terms))
+            elif name in values:
+                if field.indexed:
+                    raise TypeError(f"field {name!r} is indexed but not one of the text fields: only stored "
+                                    "fields go beside them")
+                perdoc.add_field(name, field, values[name], 0)
         perdoc.finish_doc()
         if progress and ((d + 1) % 200 == 0 or d + 1 == total):
             progress(d + 1, total)
@@ -240,13 +236,6 @@ def write_segment(writer, docs: Iterable[Doc], total: int, progress: Callable[[i
             if postings.terms:  # whoosh starts a field only when a posting of it comes
                 sidecar.add(postings, _write_text_field(fw, name, schema[name], postings, codec._compression))
             del postings  # this field's arrays go before the next field's are made
-        elif name in other_values:
-            field = schema[name]
-            # indexed here, after the text fields' arrays are gone: held during the
-            # document loop, these tuples were ~200 bytes a document (the chunk id's)
-            _write_other_field(fw, name, field, sorted((tbytes, d, weight, vbytes)
-                                                       for d, value in other_values.pop(name)
-                                                       for tbytes, _, weight, vbytes in field.index(value)))
     sidecar.close()
     writer.commit()  # the pool is empty: commit writes the lengths, the TOC and closes the files
 
@@ -299,7 +288,7 @@ class _Sidecar:
 def _text_fields(schema: Schema, tokens: dict[str, list[str]]) -> list[str]:
     for name in tokens:
         field = schema[name]
-        if not (isinstance(field, TEXT) and type(field.format) is Frequency and field.scorable
+        if not (isinstance(field, TEXT) and type(field.format) is Frequency and field.scorable and not field.stored
                 and not field.vector and not field.separate_spelling() and field.column_type is None):
             raise TypeError(f"field {name!r} is not a plain TEXT field with term frequencies")
     return sorted(tokens)
@@ -429,19 +418,3 @@ def _add_rows(tindex: OrderedHashWriter, keys: list[bytes], values: list[bytes])
     dbfile.write(b"".join(rows))
     tindex.index.extend(positions)
     tindex.lastkey = keys[-1]
-
-
-def _write_other_field(fw, name: str, field, postings: list[tuple[bytes, int, float, bytes]]) -> None:
-    """whoosh's own per-posting path, for a field with one posting a document."""
-    fw.start_field(name, field)
-    last = None
-    for tbytes, docnum, weight, vbytes in postings:
-        if tbytes != last:
-            if last is not None:
-                fw.finish_term()
-            fw.start_term(tbytes)
-            last = tbytes
-        fw.add(docnum, weight, vbytes, 0)
-    if last is not None:
-        fw.finish_term()
-    fw.finish_field()
