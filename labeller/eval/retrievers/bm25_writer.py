@@ -38,7 +38,6 @@ field is indexed that no query searches.
 
 from __future__ import annotations
 
-import struct
 import zlib
 from array import array
 from hashlib import md5
@@ -47,14 +46,13 @@ from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 from whoosh.compat import dumps  # the pickler whoosh writes its blocks with
-from whoosh.codec.whoosh3 import WHOOSH3_HEADER_MAGIC, W3Codec, W3FieldWriter, W3TermInfo
+from whoosh.codec.whoosh3 import WHOOSH3_HEADER_MAGIC, W3Codec, W3FieldWriter
 from whoosh.fields import TEXT, Schema
 from whoosh.filedb.filetables import OrderedHashWriter, md5_hash
 from whoosh.formats import Frequency
-from whoosh.system import pack_int, pack_long, pack_ushort
+from whoosh.system import pack_int, pack_ushort
 from whoosh.util.numeric import byte_to_length, length_to_byte
 
-_TERM_INFO = W3TermInfo._struct  # flags (0: not inlined), weight, df, min/max length byte, max weight, first/last id
 # A document: its stored/indexed values by field name, and each analysed text field's terms.
 Doc = tuple[dict[str, str], dict[str, list[str]]]
 
@@ -300,17 +298,19 @@ WINDOW = 1 << 18  # postings whose Python values (``tolist``) exist at once whil
 def _write_text_field(fw, name: str, field, p: _FieldPostings, compression: int) -> np.ndarray:
     """Each term's posting blocks and term-info row, as ``W3PostingsWriter._write_block``,
     ``finish_postings`` and ``W3TermInfo.to_bytes`` write them, with the statistics
-    ``_FieldPostings`` computed: per block its signed length (negative for the last), the
-    pickled info tuple and the pickled (compressed) data tuple; per term one row in the
-    terms table, keyed by the field's number and the term's bytes. Returns each term's
-    offset in the postings file (where its term info says its list starts).
+    ``_FieldPostings`` computed: per term the header, then per block its signed length
+    (negative for the term's last), the pickled info tuple and the pickled (compressed) data
+    tuple; per term one row in the terms table, keyed by the field's number and the term's
+    bytes. Returns each term's offset in the postings file (where its term info says its
+    list starts).
 
     The arrays become Python lists a run of whole terms at a time, ``WINDOW`` postings or one
     term's (the pickles must hold Python ints and floats, as whoosh's do): never a Python
     object per posting of the whole field. Runs cut by postings, not by a count of terms: a
-    few thousand frequent terms hold millions of postings. A run's posting lists go to the
-    file in one write and its terms-table rows in one write (``_add_rows``), their offsets
-    summed here rather than asked of the file a term at a time.
+    few thousand frequent terms hold millions of postings. Only the pickles and their
+    compression are made a block at a time; a run's posting lists go to the file in one
+    write, and each term's offset, extent and term-info row are worked out for the whole run
+    with numpy (``_TERM_ROW``, ``_add_rows``).
 
     A small data tuple recurs: a term found once, in one document, with the same frequency
     as another such term of that document, pickles to the same bytes (the 10 MB benchmark:
@@ -323,6 +323,9 @@ def _write_text_field(fw, name: str, field, p: _FieldPostings, compression: int)
     offsets = np.empty(n_terms, dtype=np.int64)
     offset = postfile.tell()
     block_of_term = np.concatenate([[0], np.cumsum(p.blocks_per_term)])
+    first_block = np.zeros(len(p.block_starts) + 1, dtype=bool)
+    first_block[block_of_term] = True  # a term's first block follows the list's header
+    last_block = first_block[1:]  # the block before a first one is a term's last
     memo: dict[bytes, bytes] = {}
     compress = zlib.compress
     t0 = 0
@@ -335,52 +338,49 @@ def _write_text_field(fw, name: str, field, p: _FieldPostings, compression: int)
         freqs = p.freqs[base:top]
         weights = freqs.astype(float).tolist()
         values = freqs.astype(">u4").tobytes()  # Frequency's pack_uint(freq), one after another
-        blocks_per_term = p.blocks_per_term[t0:t1].tolist()
-        starts = (p.block_starts[j0:j1] - base).tolist()
-        ends = (p.block_ends[j0:j1] - base).tolist()
-        kinds = p.block_weight_kind[j0:j1].tolist()
-        last_doc = p.block_last_doc[j0:j1].tolist()
-        max_weight = p.block_max_weight[j0:j1].tolist()
-        min_byte = p.block_min_byte[j0:j1].tolist()
-        max_byte = p.block_max_byte[j0:j1].tolist()
-        rows = zip(p.terms[t0:t1], blocks_per_term, p.term_weight[t0:t1].tolist(), p.term_df[t0:t1].tolist(),
-                   p.term_min_byte[t0:t1].tolist(), p.term_max_byte[t0:t1].tolist(),
-                   p.term_max_weight[t0:t1].tolist(), p.term_first[t0:t1].tolist(), p.term_last[t0:t1].tolist())
         out: list[bytes] = []
-        keys: list[bytes] = []
-        infos: list[bytes] = []
-        j = 0
-        for t, (term, n_blocks, weight, df, min_b, max_b, max_w, first, last) in enumerate(rows, t0):
-            offsets[t] = offset
-            out.append(WHOOSH3_HEADER_MAGIC)
-            length = 4
-            last_block = j + n_blocks - 1
-            for j in range(j, last_block + 1):
-                a, b = starts[j], ends[j]
-                kind = kinds[j]
-                mini = None if kind == 0 else weights[a] if kind == 1 else tuple(weights[a:b])
-                data = dumps((tuple(deltas[a:b]), mini, values[4 * a:4 * b]), 2)
-                if compression:
-                    if len(data) <= SMALL_BLOCK:
-                        packed = memo.get(data)
-                        if packed is None:
-                            if len(memo) >= MEMO_SIZE:
-                                memo.clear()
-                            packed = memo[data] = compress(data, compression)
-                        data = packed
-                    else:
-                        data = compress(data, compression)
-                info = dumps((b - a, last_doc[j], max_weight[j], compression, min_byte[j], max_byte[j]), 2)
-                size = len(info) + len(data)
-                out += (pack_int(-size if j == last_block else size), info, data)
-                length += 4 + size
-            j = last_block + 1
-            keys.append(prefix + term.encode("utf-8"))
-            infos.append(_TERM_INFO.pack(0, weight, df, min_b, max_b, max_w, first, last)
-                         + pack_long(offset) + pack_int(length))
-            offset += length
+        sizes: list[int] = []
+        for a, b, kind, first, last, last_doc, max_weight, min_byte, max_byte in zip(
+                (p.block_starts[j0:j1] - base).tolist(), (p.block_ends[j0:j1] - base).tolist(),
+                p.block_weight_kind[j0:j1].tolist(), first_block[j0:j1].tolist(), last_block[j0:j1].tolist(),
+                p.block_last_doc[j0:j1].tolist(), p.block_max_weight[j0:j1].tolist(),
+                p.block_min_byte[j0:j1].tolist(), p.block_max_byte[j0:j1].tolist()):
+            mini = None if kind == 0 else weights[a] if kind == 1 else tuple(weights[a:b])
+            data = dumps((tuple(deltas[a:b]), mini, values[4 * a:4 * b]), 2)
+            if compression:
+                if len(data) <= SMALL_BLOCK:
+                    packed = memo.get(data)
+                    if packed is None:
+                        if len(memo) >= MEMO_SIZE:
+                            memo.clear()
+                        packed = memo[data] = compress(data, compression)
+                    data = packed
+                else:
+                    data = compress(data, compression)
+            info = dumps((b - a, last_doc, max_weight, compression, min_byte, max_byte), 2)
+            size = len(info) + len(data)
+            if first:
+                out.append(WHOOSH3_HEADER_MAGIC)
+            out += (pack_int(-size if last else size), info, data)
+            sizes.append(size)
         postfile.write(b"".join(out))
-        _add_rows(tindex, keys, infos)
+        # a term's extent: its header, then each block's length, info and data
+        block_bytes = np.array(sizes, dtype=np.int64) + 4
+        extents = np.add.reduceat(block_bytes, block_of_term[t0:t1] - j0) + len(WHOOSH3_HEADER_MAGIC)
+        starts = offset + np.cumsum(extents) - extents
+        offsets[t0:t1] = starts
+        offset = int(starts[-1] + extents[-1])
+        rows = np.zeros(t1 - t0, dtype=_TERM_ROW)  # flags 0: not inlined
+        rows["weight"] = p.term_weight[t0:t1]
+        rows["df"] = p.term_df[t0:t1]
+        rows["min_len"] = p.term_min_byte[t0:t1]
+        rows["max_len"] = p.term_max_byte[t0:t1]
+        rows["max_weight"] = p.term_max_weight[t0:t1]
+        rows["first"] = p.term_first[t0:t1]
+        rows["last"] = p.term_last[t0:t1]
+        rows["offset"] = starts
+        rows["length"] = extents
+        _add_rows(tindex, [prefix + term.encode("utf-8") for term in p.terms[t0:t1]], rows)
         t0 = t1
     fw.finish_field()
     return offsets
@@ -388,33 +388,47 @@ def _write_text_field(fw, name: str, field, p: _FieldPostings, compression: int)
 
 SMALL_BLOCK = 64  # bytes of a pickled data tuple: one posting's is ~61
 MEMO_SIZE = 1 << 16  # small blocks' compressed forms kept (~120 bytes each with the dict's share)
-_ROW_LENGTHS = struct.Struct("!ii")  # filetables._lengths: a row's key and value lengths
+# A term-info row as ``W3TermInfo.to_bytes`` packs it (``W3TermInfo._struct`` "!BfIBBfII", then
+# ``pack_long(offset) + pack_int(length)``): big-endian, no padding, so numpy's bytes of a
+# record are struct's bytes of the row; float32 fields rounded as struct rounds (a C cast).
+_TERM_ROW = np.dtype([("flags", "u1"), ("weight", ">f4"), ("df", ">u4"), ("min_len", "u1"), ("max_len", "u1"),
+                      ("max_weight", ">f4"), ("first", ">u4"), ("last", ">u4"), ("offset", ">i8"),
+                      ("length", ">i4")])
 
 
-def _add_rows(tindex: OrderedHashWriter, keys: list[bytes], values: list[bytes]) -> None:
-    """``OrderedHashWriter.add(key, value)`` for each pair, in one write: the same bytes (the
-    two lengths, the key, the value), the same positions in its ordered index, the same
-    ``(hash, position)`` in the same one of its 256 buckets, the same order check. The hash
-    is ``md5_hash``'s (the low 32 bits of the key's MD5, read from the digest's last four
-    bytes rather than parsed from its hex)."""
+def _add_rows(tindex: OrderedHashWriter, keys: list[bytes], rows: np.ndarray) -> None:
+    """``OrderedHashWriter.add(key, row)`` for each key and term-info row, in one write: the
+    same bytes (the two lengths, the key, the value), the same positions in its ordered
+    index, the same ``(hash, position)`` in the same one of its 256 buckets, the same order
+    check. The hash is ``md5_hash``'s (the low 32 bits of the key's MD5, read from the
+    digest's last four bytes rather than parsed from its hex). The rows' bytes are laid out
+    with numpy: keys vary in length, every value has ``_TERM_ROW.itemsize`` bytes."""
     if type(tindex) is not OrderedHashWriter or tindex.hashfn is not md5_hash:
         raise TypeError("the terms table is not whoosh3's MD5-hashed OrderedHashWriter")
     if not keys:
         return
     if keys[0] <= tindex.lastkey or any(a >= b for a, b in zip(keys, keys[1:])):
         raise ValueError(f"Keys must increase: {tindex.lastkey!r}..{keys[0]!r}")
+    n, width = len(keys), rows.dtype.itemsize
+    key_len = np.fromiter(map(len, keys), dtype=np.int64, count=n)
+    row_len = 8 + key_len + width
+    row_start = np.cumsum(row_len) - row_len
+    out = np.empty(int(row_start[-1] + row_len[-1]), dtype=np.uint8)
+    lengths = np.empty((n, 2), dtype=">i4")  # filetables._lengths: "!ii" of the key's and value's lengths
+    lengths[:, 0] = key_len
+    lengths[:, 1] = width
+    out[row_start[:, None] + np.arange(8)] = lengths.view(np.uint8).reshape(n, 8)
+    key_bytes = np.frombuffer(b"".join(keys), dtype=np.uint8)
+    key_start = np.cumsum(key_len) - key_len
+    out[np.repeat(row_start + 8 - key_start, key_len) + np.arange(len(key_bytes))] = key_bytes
+    out[(row_start + 8 + key_len)[:, None] + np.arange(width)] = rows.view(np.uint8).reshape(n, width)
     dbfile = tindex.dbfile
-    pos = dbfile.tell()
-    positions = []
-    rows = []
+    positions = (row_start + dbfile.tell()).tolist()
+    digests = np.frombuffer(b"".join([md5(key, usedforsecurity=False).digest() for key in keys]), dtype=np.uint8)
+    hashes = digests.reshape(n, 16)[:, 12:].copy().view(">u4").ravel().tolist()
     buckets = tindex.buckets
-    for key, value in zip(keys, values):
-        positions.append(pos)
-        row = _ROW_LENGTHS.pack(len(key), len(value)) + key + value
-        rows.append(row)
-        h = int.from_bytes(md5(key, usedforsecurity=False).digest()[12:], "big")
+    for h, pos in zip(hashes, positions):
         buckets[h & 255].append((h, pos))
-        pos += len(row)
-    dbfile.write(b"".join(rows))
+    dbfile.write(out.tobytes())
     tindex.index.extend(positions)
     tindex.lastkey = keys[-1]
