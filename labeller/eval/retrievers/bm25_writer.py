@@ -174,11 +174,9 @@ def _quantised(lengths: np.ndarray) -> np.ndarray:
 
 
 def _length_bytes(lengths: np.ndarray) -> np.ndarray:
-    """``length_to_byte`` of each (quantised) length."""
-    out = np.zeros(len(lengths), dtype=np.int32)
-    for n in np.unique(lengths):
-        out[lengths == n] = length_to_byte(int(n))
-    return out
+    """``length_to_byte`` of each (quantised) length, through a table of the distinct ones."""
+    distinct, where = np.unique(lengths, return_inverse=True)
+    return np.array([length_to_byte(int(n)) for n in distinct], dtype=np.int32)[where]
 
 
 def write_segment(writer, docs: Iterable[Doc], total: int, progress: Callable[[int, int], None] | None = None) -> None:
