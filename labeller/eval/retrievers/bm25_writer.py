@@ -27,10 +27,13 @@ numpy int32 once sorted (``_FieldPostings``), freed field by field, and only a r
 corpus (~12 M postings, 0.83 M body terms) the index build adds ~480 MB to what the eval
 held before it; holding every token list and every posting as Python objects it added ~3 GB.
 
-The result is a genuine whoosh index (whoosh's searcher opens it, and labeller's cache and
-``postings.PostingScorer`` read it like any other). ``tests/test_bm25_writer.py`` holds its
-files byte-identical to whoosh's own writer's on random corpora and on the bundled example,
-and its whoosh search results and scores equal.
+The result is a genuine whoosh index (whoosh's searcher opens it, and labeller's cache
+reads it like any other). ``tests/test_bm25_writer.py`` holds its files byte-identical to
+whoosh's own writer's on random corpora and on the bundled example, and its whoosh search
+results and scores equal. Beside whoosh's files the writer puts one of labeller's,
+``SIDECAR``: the same postings decoded (docnums and frequencies, ``_Sidecar``), which
+``postings.PostingScorer`` scores from instead of unpickling and decompressing blocks per
+query; the test holds it equal to what whoosh's matchers read from whoosh's own files.
 
 Fields other than the analyzer's text fields are stored only (labeller's ``chunk_id``): no
 field is indexed that no query searches.
@@ -40,9 +43,9 @@ from __future__ import annotations
 
 import zlib
 from array import array
-from hashlib import md5
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
+from hashlib import md5
 
 import numpy as np
 from whoosh.compat import dumps  # the pickler whoosh writes its blocks with
@@ -53,7 +56,7 @@ from whoosh.formats import Frequency
 from whoosh.system import pack_int, pack_ushort
 from whoosh.util.numeric import byte_to_length, length_to_byte
 
-# A document: its stored/indexed values by field name, and each analysed text field's terms.
+# A document: its stored values by field name, and each analysed text field's terms.
 Doc = tuple[dict[str, str], dict[str, list[str]]]
 
 
@@ -131,8 +134,6 @@ class _FieldPostings:
         max_w = np.maximum.reduceat(freq, starts)
         min_w = np.minimum.reduceat(freq, starts)
         byte = _length_bytes(np.concatenate([min_len, max_len]))
-        delta = np.diff(doc, prepend=0)
-        delta[starts] = doc[starts]  # each block's ids are delta-encoded from 0 (delta_encode)
         self.blocks_per_term = nblocks
         self.block_starts = starts
         self.block_ends = block_ends
@@ -158,8 +159,7 @@ class _FieldPostings:
         self.term_starts = term_starts
         self.term_ends = ends
         self.block_last_doc = doc[block_ends - 1]
-        self.deltas = delta
-        self.docs = doc
+        self.docs = doc  # ascending within a term; the blocks store them delta-encoded (``_write_text_field``)
         self.freqs = freq
 
 
@@ -187,7 +187,8 @@ def write_segment(writer, docs: Iterable[Doc], total: int, progress: Callable[[i
     at a time: a document's terms are counted into integer arrays (``_FieldCollector``) and
     dropped, so no token list outlives its document. Every document names the same text
     fields; each must be a ``TEXT`` with the ``Frequency`` format (labeller's schema): the
-    only format whose postings are computed here."""
+    only format whose postings are computed here. Any other field must be stored, not
+    indexed. The text fields' postings also go to ``SIDECAR`` in the index's storage."""
     schema: Schema = writer.schema
     if writer.docnum != 0 or writer.segments:
         raise ValueError("write_segment fills a fresh index's first segment")
@@ -332,14 +333,18 @@ def _write_text_field(fw, name: str, field, p: _FieldPostings, compression: int)
         t1 = max(t0 + 1, int(np.searchsorted(p.term_ends, base + WINDOW, side="right")))
         j0, j1 = int(block_of_term[t0]), int(block_of_term[t1])
         top = int(p.term_ends[t1 - 1])
-        deltas = p.deltas[base:top].tolist()
+        docs = p.docs[base:top]
+        deltas = np.diff(docs, prepend=0)
+        block_starts = p.block_starts[j0:j1] - base
+        deltas[block_starts] = docs[block_starts]  # each block's ids are delta-encoded from 0 (delta_encode)
+        deltas = deltas.tolist()
         freqs = p.freqs[base:top]
         weights = freqs.astype(float).tolist()
         values = freqs.astype(">u4").tobytes()  # Frequency's pack_uint(freq), one after another
         out: list[bytes] = []
         sizes: list[int] = []
         for a, b, kind, first, last, last_doc, max_weight, min_byte, max_byte in zip(
-                (p.block_starts[j0:j1] - base).tolist(), (p.block_ends[j0:j1] - base).tolist(),
+                block_starts.tolist(), (p.block_ends[j0:j1] - base).tolist(),
                 p.block_weight_kind[j0:j1].tolist(), first_block[j0:j1].tolist(), last_block[j0:j1].tolist(),
                 p.block_last_doc[j0:j1].tolist(), p.block_max_weight[j0:j1].tolist(),
                 p.block_min_byte[j0:j1].tolist(), p.block_max_byte[j0:j1].tolist()):

@@ -36,6 +36,7 @@ from whoosh.scoring import BM25F, bm25
 from whoosh.util.numeric import byte_to_length
 
 from labeller.eval.retrievers.bm25_writer import SIDECAR_MAGIC
+
 EMPTY = (np.zeros(0, dtype=np.int32), np.zeros(0, dtype=float))
 # whoosh's ``doc_field_length(d, f, default=1)`` of each stored length code (0 = no length: the default).
 LENGTH_OF_CODE = np.array([1.0] + [float(byte_to_length(code)) for code in range(1, 256)])
