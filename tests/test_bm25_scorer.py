@@ -3,7 +3,9 @@
 whoosh's scores are the reference: a term's matcher walked one posting at a time, and a
 whole query searched by whoosh as an ``Or`` of boosted ``Term``s. On random corpora whose
 few words make ties common, every term's scores and every query's ranking (trec_eval's
-order, ties by descending id) must be whoosh's, score for score.
+order, ties by descending id) must be whoosh's, score for score. The scorer reads its
+postings from the index's sidecar (``bm25_writer.SIDECAR``), so these also hold the sidecar
+to what whoosh's matchers read from the index's blocks.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from labeller.core.chunkers import Chunk
 from labeller.eval.analysis import AUTO_V1
 from labeller.eval.retrievers.bm25 import DEFAULT_FIELD_WEIGHTS, FIELDS, BM25Retriever, build_storage
 from labeller.eval.retrievers.base import Hit, trec_order
+from labeller.eval.retrievers.bm25_writer import SIDECAR
+from labeller.eval.retrievers.postings import PostingScorer
 
 WORDS = ["vpn", "key", "expires", "laptop", "receipt", "salary", "paid", "torch.compile", "k=60", "経費精算",
          "wireguard", "days"]
@@ -123,9 +127,6 @@ def test_a_sidecar_that_is_not_the_indexs_is_refused():
     """The sidecar is written with the index and checked against it: another index's sidecar
     (other terms), or one whose postings disagree with the term info (first/last docnum,
     count), is refused, never scored."""
-    from labeller.eval.retrievers.bm25_writer import SIDECAR
-    from labeller.eval.retrievers.postings import PostingScorer
-
     rows = [("vpn", "", "key laptop"), ("", "it", "vpn vpn days"), ("salary", "", "receipt")]
     chunks = [chunk(i, *row) for i, row in enumerate(rows)]
     storage = build_storage(chunks, AUTO_V1)

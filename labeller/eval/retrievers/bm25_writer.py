@@ -249,8 +249,9 @@ class _Sidecar:
 
     Layout (little-endian): ``SIDECAR_MAGIC``; then per text field, in the order written,
     its postings' docnums (int32, term by term, ascending within a term) followed by their
-    frequencies (int32) — an even count of int32s, so what follows is 8-aligned; then four int64 arrays of one value per term of
-    all text fields in the order written — the term's offset in the index's postings file
+    frequencies (int32) — an even count of int32s, so what follows is 8-aligned; then four
+    int64 arrays of one value per term of all text fields in the order written — the term's
+    offset in the index's postings file
     (what its term info's extent starts at: ascending, so a term is found by bisection),
     the int32 position of its first docnum, of its first frequency, and its posting count;
     then the number of terms (int64) and ``SIDECAR_MAGIC`` again. The file sits in the

@@ -64,7 +64,7 @@ class PostingScorer:
         self._values, (self._offsets, self._doc_at, self._freq_at, self._counts) = _read_sidecar(sidecar)
         # one row a term of the index (every indexed field is a text field: bm25_writer), and
         # a docnum and a frequency for each of their postings
-        n_terms = self._terms._tindex.indexlen if leaves else 0
+        n_terms = self._terms._tindex.indexlen if self._terms is not None else 0
         if len(self._offsets) != n_terms or 2 * int(self._counts.sum()) != len(self._values):
             raise ValueError("the index's postings sidecar does not hold its terms' postings")
         self._lengths: dict[str, np.ndarray] = {}
