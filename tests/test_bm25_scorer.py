@@ -3,13 +3,17 @@
 whoosh's scores are the reference: a term's matcher walked one posting at a time, and a
 whole query searched by whoosh as an ``Or`` of boosted ``Term``s. On random corpora whose
 few words make ties common, every term's scores and every query's ranking (trec_eval's
-order, ties by descending id) must be whoosh's, score for score.
+order, ties by descending id) must be whoosh's, score for score. The scorer reads its
+postings from the index's sidecar (``bm25_writer.SIDECAR``), so these also hold the sidecar
+to what whoosh's matchers read from the index's blocks.
 """
 
 from __future__ import annotations
 
 import math
 
+import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from whoosh.query import Or, Term
@@ -18,6 +22,8 @@ from labeller.core.chunkers import Chunk
 from labeller.eval.analysis import AUTO_V1
 from labeller.eval.retrievers.bm25 import DEFAULT_FIELD_WEIGHTS, FIELDS, BM25Retriever, build_storage
 from labeller.eval.retrievers.base import Hit, trec_order
+from labeller.eval.retrievers.bm25_writer import SIDECAR
+from labeller.eval.retrievers.postings import PostingScorer
 
 WORDS = ["vpn", "key", "expires", "laptop", "receipt", "salary", "paid", "torch.compile", "k=60", "経費精算",
          "wireguard", "days"]
@@ -115,3 +121,31 @@ def test_a_weight_so_small_the_scores_underflow_to_zero_still_ranks_every_match(
     assert len(reference) == 12 and 0.0 in {h.score for h in reference}
     for k in (1, 5, 6, 7, 12, 20):
         assert_same(r.search_hits("vpn", k), reference[:k])
+
+
+def test_a_sidecar_that_is_not_the_indexs_is_refused():
+    """The sidecar is written with the index and checked against it: another index's sidecar
+    (other terms), or one whose postings disagree with the term info (first/last docnum,
+    count), is refused, never scored."""
+    rows = [("vpn", "", "key laptop"), ("", "it", "vpn vpn days"), ("salary", "", "receipt")]
+    chunks = [chunk(i, *row) for i, row in enumerate(rows)]
+    storage = build_storage(chunks, AUTO_V1)
+    other = build_storage([chunk(0, "vpn", "", "key")], AUTO_V1)
+    searcher = BM25Retriever(chunks, storage, AUTO_V1, dict(DEFAULT_FIELD_WEIGHTS))._searcher
+    with pytest.raises(ValueError, match="does not hold"):
+        PostingScorer(searcher, searcher.weighting, other.files[SIDECAR])
+    with pytest.raises(ValueError, match="not one labeller wrote"):
+        PostingScorer(searcher, searcher.weighting, bytes(storage.files[SIDECAR])[:-1])
+    # the body's "vpn" (chunk 1 only) moved to chunk 2: the same shape, other postings
+    raw = bytearray(storage.files[SIDECAR])
+    scorer = PostingScorer(searcher, searcher.weighting, bytes(raw))
+    ids, _, _ = scorer.postings("body", "vpn")
+    at = int(scorer._doc_at[np.searchsorted(scorer._offsets, searcher.reader().term_info("body", "vpn").extent()[0])])
+    assert ids.tolist() == [1]
+    raw[8 + 4 * at:8 + 4 * at + 4] = (2).to_bytes(4, "little")
+    with pytest.raises(ValueError, match="are not the index's"):
+        PostingScorer(searcher, searcher.weighting, bytes(raw)).postings("body", "vpn")
+    without = type(storage)()
+    without.files = {name: data for name, data in storage.files.items() if name != SIDECAR}
+    with pytest.raises(ValueError, match="has no"):
+        BM25Retriever(chunks, without, AUTO_V1, dict(DEFAULT_FIELD_WEIGHTS))

@@ -1,45 +1,42 @@
-"""whoosh's BM25F over whole posting blocks with numpy: the same scores, without a Python call per posting.
+"""whoosh's BM25F over whole posting lists with numpy: the same scores, without a Python call per posting.
 
 whoosh scores a term one posting at a time (matcher ``id()``/``weight()``, a field length
 looked up per document, ``BM25FScorer._score`` on two Python floats); that call chain was
-most of an eval. Here a term's posting list is read block by block from whoosh's own
-index (the index format, the stored weights and the byte-quantised field lengths are
-whoosh's) into arrays, and whoosh's own scoring function is applied to the arrays at once:
-``BM25FScorer._score(weights, lengths)`` is ``whoosh.scoring.bm25``, which is plain
-arithmetic, so on float64 arrays it performs the very operations, in the very order, that
-it performs on one posting, and the scores are equal bit for bit (``tests/
-test_bm25_scorer.py`` holds them equal to whoosh's matchers on random corpora). Its
-inputs (idf, avgfl, B, K1) are the ones ``BM25FScorer`` takes, read without building
-one per term: building one was a sixth of a first-seen term's cost (``term_scores``).
+most of an eval. Here a term's postings are arrays and whoosh's own scoring function is
+applied to the arrays at once: ``BM25FScorer._score(weights, lengths)`` is
+``whoosh.scoring.bm25``, which is plain arithmetic, so on float64 arrays it performs the
+very operations, in the very order, that it performs on one posting, and the scores are
+equal bit for bit (``tests/test_bm25_scorer.py`` holds them equal to whoosh's matchers on
+random corpora). Its inputs (idf, avgfl, B, K1) are the ones ``BM25FScorer`` takes, read
+without building one per term: building one was a sixth of a first-seen term's cost
+(``term_scores``).
 
-What is read from whoosh's posting blocks (codec ``whoosh3``): a term's whole posting
-region at once (the extent its term info records), split into blocks as the leaf matcher
-splits it; each block's data tuple, whose first item is the docnums delta-encoded from 0
-(decoded here by one cumulative sum for all blocks instead of ``delta_decode``'s
-generator), and the weights as the matcher de-minifies them (``_read_weights``: all 1.0,
-one repeated float32, or the float32 array); and each field's
-lengths column (one length code a document, ``LENGTHS_COLUMN``) as bytes. labeller writes
-every index it reads (``build_storage``): one codec, no deletions, no inlined posting
-lists; anything else is refused loudly rather than scored some other way. The blocks are
-pickles, as whoosh reads them too: only an index whose bytes passed labeller's cache
-checks (``bm25.load_storage``) is ever opened.
+Where the arrays come from: the index's sidecar (``bm25_writer.SIDECAR``), which labeller's
+writer fills from the very arrays it cut the posting blocks from — each term's docnums and
+frequencies, memory-mapped and sliced, nothing decoded. Reading them back out of whoosh's
+blocks (a pickle and a zlib stream per block) was two thirds of a query's time. The term
+is still looked up in whoosh's own terms table: its term info gives the document frequency
+whoosh's idf reads and where its posting list starts, which finds its row in the sidecar,
+and its first and last docnum, which that row must agree with (else the index is refused).
+Each field's lengths column (one length code a document, ``LENGTHS_COLUMN``) is read as
+bytes. labeller writes every index it reads (``build_storage``): one segment, no
+deletions, no inlined posting lists, a sidecar; anything else is refused loudly rather
+than scored some other way. Only an index whose bytes passed labeller's cache checks
+(``bm25.load_storage``: the sidecar is one of its hashed files) is ever opened.
 """
 
 from __future__ import annotations
 
-import io
-import pickle
-import struct
-import zlib
 from math import log  # whoosh.scoring's
 
 import numpy as np
-from whoosh.codec.whoosh3 import LENGTHS_COLUMN, WHOOSH3_HEADER_MAGIC, W3TermsReader, _lenfield
+from whoosh.codec.whoosh3 import LENGTHS_COLUMN, W3TermsReader, _lenfield
 from whoosh.reading import TermNotFound
 from whoosh.scoring import BM25F, bm25
 from whoosh.util.numeric import byte_to_length
 
-_BLOCK_LENGTH = struct.Struct("!i")  # whoosh's write_int
+from labeller.eval.retrievers.bm25_writer import SIDECAR_MAGIC
+
 EMPTY = (np.zeros(0, dtype=np.int32), np.zeros(0, dtype=float))
 # whoosh's ``doc_field_length(d, f, default=1)`` of each stored length code (0 = no length: the default).
 LENGTH_OF_CODE = np.array([1.0] + [float(byte_to_length(code)) for code in range(1, 256)])
@@ -48,7 +45,8 @@ LENGTH_OF_CODE = np.array([1.0] + [float(byte_to_length(code)) for code in range
 class PostingScorer:
     """``term_scores(field, term)`` = whoosh's BM25F score of each document that holds the term."""
 
-    def __init__(self, searcher, weighting: BM25F) -> None:
+    def __init__(self, searcher, weighting: BM25F, sidecar) -> None:
+        """``sidecar``: the bytes (a buffer: the mapped file) of the index's ``bm25_writer.SIDECAR``."""
         if searcher.reader().has_deletions():
             raise ValueError("an index with deleted documents: labeller never writes one")
         if type(weighting) is not BM25F:
@@ -56,10 +54,19 @@ class PostingScorer:
         self._searcher = searcher
         self._weighting = weighting
         self._doc_count = searcher.doc_count_all()
-        self._leaves = searcher.reader().leaf_readers()  # [(reader, docnum offset)], offsets in order
-        for reader, _ in self._leaves:
-            if type(getattr(reader, "_terms", None)) is not W3TermsReader:
-                raise TypeError(f"{type(reader).__name__} does not read whoosh3 terms: labeller writes only those")
+        leaves = searcher.reader().leaf_readers()  # [(reader, docnum offset)]; none for an empty index
+        if len(leaves) > 1:
+            raise TypeError(f"an index of {len(leaves)} segments: labeller writes one")
+        self._reader = leaves[0][0] if leaves else None
+        self._terms = getattr(self._reader, "_terms", None)
+        if leaves and type(self._terms) is not W3TermsReader:
+            raise TypeError(f"{type(self._reader).__name__} does not read whoosh3 terms: labeller writes only those")
+        self._values, (self._offsets, self._doc_at, self._freq_at, self._counts) = _read_sidecar(sidecar)
+        # one row a term of the index (every indexed field is a text field: bm25_writer), and
+        # a docnum and a frequency for each of their postings
+        n_terms = self._terms._tindex.indexlen if self._terms is not None else 0
+        if len(self._offsets) != n_terms or 2 * int(self._counts.sum()) != len(self._values):
+            raise ValueError("the index's postings sidecar does not hold its terms' postings")
         self._lengths: dict[str, np.ndarray] = {}
         self._params: dict[str, tuple[float, float]] = {}
 
@@ -70,15 +77,13 @@ class PostingScorer:
         of one Python call per document."""
         found = self._lengths.get(field)
         if found is None:
-            parts = []
-            for reader, _ in self._leaves:
-                codes = np.zeros(reader.doc_count_all(), dtype=np.uint8)  # past the column's end: code 0
-                column = reader._perdoc._cached_reader(_lenfield(field), LENGTHS_COLUMN)
-                if column is not None:
-                    raw = np.frombuffer(column._dbfile.get(column._basepos, column._count), dtype=np.uint8)
-                    codes[:len(raw)] = raw
-                parts.append(LENGTH_OF_CODE[codes])
-            found = self._lengths[field] = np.concatenate(parts)
+            reader = self._reader
+            codes = np.zeros(self._doc_count, dtype=np.uint8)  # past the column's end: code 0
+            column = reader._perdoc._cached_reader(_lenfield(field), LENGTHS_COLUMN) if reader else None
+            if column is not None:
+                raw = np.frombuffer(column._dbfile.get(column._basepos, column._count), dtype=np.uint8)
+                codes[:len(raw)] = raw
+            found = self._lengths[field] = LENGTH_OF_CODE[codes]
         return found
 
     def _field_params(self, field: str) -> tuple[float, float]:
@@ -94,69 +99,30 @@ class PostingScorer:
 
     def postings(self, field: str, term: str) -> tuple[np.ndarray, np.ndarray, int]:
         """Docnums (ascending, int32), weights and the document frequency of the term's
-        postings in ``field``.
-
-        The term's whole posting region is read at once (its extent in the term info) and
-        its blocks decoded here as ``W3LeafMatcher`` decodes them: per block a signed length
-        (negative: the last block), the pickled info tuple (postings, max id, max weight,
-        compression, length bytes), then the data tuple, compressed at that level. The
-        docnums of all blocks are summed back from their deltas in one ``cumsum``. The
-        document frequency is the term info's (``doc_frequency``, what whoosh's idf reads),
-        summed over the leaves as whoosh's ``MultiReader`` sums it."""
-        tbytes = term.encode("utf-8")  # a TEXT field's to_bytes
-        deltas: list[int] = []
-        sizes: list[int] = []
-        weights: list[float] = []
-        bases: list[int] = []
-        df = 0
-        for reader, offset in self._leaves:
-            terms = reader._terms
-            try:
-                info = terms.term_info(field, tbytes)
-            except TermNotFound:
-                continue
-            if info.is_inlined():
-                raise TypeError(f"posting list of {field}:{term!r} is inlined: labeller's writer never inlines")
-            df += info.doc_frequency()
-            start, length = info.extent()
-            if isinstance(length, tuple):  # W3TermInfo.from_bytes keeps the unpacked 1-tuple
-                (length,) = length
-            buf = terms._postfile.get(start, length)
-            if buf[:4] != WHOOSH3_HEADER_MAGIC:
-                raise ValueError(f"posting list of {field}:{term!r} does not start a whoosh3 block")
-            stream = io.BytesIO(buf)
-            pos = 4
-            while True:
-                (size,) = _BLOCK_LENGTH.unpack_from(buf, pos)
-                end = pos + 4 + abs(size)
-                stream.seek(pos + 4)
-                count, _, _, compression, _, _ = pickle.load(stream)
-                data = buf[stream.tell():end]
-                ids, w, _ = pickle.loads(zlib.decompress(data) if compression else data)
-                deltas += ids
-                sizes.append(count)
-                bases.append(offset)
-                # the weights as W3LeafMatcher de-minifies them: all 1.0, one repeated float32, or each
-                if w is None:
-                    weights += [1.0] * count
-                elif isinstance(w, float):
-                    weights += [w] * count
-                else:
-                    weights += w
-                if size < 0:
-                    break
-                pos = end
-        if not sizes:
+        postings in ``field``: the sidecar's row for the term (found by where its term info
+        says its posting list starts), sliced out of the mapped file. The weights are the
+        frequencies as floats, the weights whoosh's ``Frequency`` format stores and its
+        matcher reads back. The document frequency is the term info's (``doc_frequency``,
+        what whoosh's idf reads)."""
+        if self._terms is None:
             return EMPTY[0], EMPTY[1], 0
-        # fromiter with the count: about half the time of np.array on a list of Python numbers
-        total = np.cumsum(np.fromiter(deltas, dtype=np.int32, count=len(deltas)), dtype=np.int32)
-        if len(sizes) > 1 or bases[0]:
-            # each block's deltas start from 0: a running sum over all blocks, less the sum
-            # carried in from the blocks before, plus the leaf's docnum offset
-            ends = np.cumsum(sizes)
-            carried = np.concatenate([[0], total[ends[:-1] - 1]]) - np.array(bases, dtype=np.int32)
-            total -= np.repeat(carried, sizes).astype(np.int32)
-        return total, np.fromiter(weights, dtype=float, count=len(weights)), df
+        try:
+            info = self._terms.term_info(field, term.encode("utf-8"))  # a TEXT field's to_bytes
+        except TermNotFound:
+            return EMPTY[0], EMPTY[1], 0
+        if info.is_inlined():
+            raise TypeError(f"posting list of {field}:{term!r} is inlined: labeller's writer never inlines")
+        df = info.doc_frequency()
+        start = info.extent()[0]
+        row = int(np.searchsorted(self._offsets, start))
+        if row == len(self._offsets) or self._offsets[row] != start or self._counts[row] != df:
+            raise ValueError(f"the sidecar has no posting list of {field}:{term!r} where the index has one")
+        at = int(self._doc_at[row])
+        ids = self._values[at:at + df]
+        if len(ids) != df or ids[0] != info.min_id() or ids[-1] != info.max_id():
+            raise ValueError(f"the sidecar's postings of {field}:{term!r} are not the index's")
+        at = int(self._freq_at[row])
+        return ids, self._values[at:at + df].astype(float), df
 
     def term_scores(self, field: str, term: str) -> tuple[np.ndarray, np.ndarray]:
         """Docnums and whoosh's BM25F scores: ``BM25FScorer._score`` is ``whoosh.scoring.bm25(idf,
@@ -171,3 +137,19 @@ class PostingScorer:
         avgfl, b = self._field_params(field)
         idf = log(self._doc_count / (df + 1)) + 1
         return ids, bm25(idf, weights, self.lengths(field)[ids], avgfl, b, self._weighting.K1)
+
+
+def _read_sidecar(buf) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
+    """The sidecar's int32 values and its four per-term int64 columns (layout: ``bm25_writer._Sidecar``),
+    as views of ``buf`` (nothing copied). A file of another shape is refused."""
+    magic = len(SIDECAR_MAGIC)
+    size = len(buf)
+    if size < 2 * magic + 8 or bytes(buf[:magic]) != SIDECAR_MAGIC or bytes(buf[size - magic:]) != SIDECAR_MAGIC:
+        raise ValueError("the index's postings sidecar is not one labeller wrote")
+    n_terms = int(np.frombuffer(buf, dtype="<i8", count=1, offset=size - magic - 8)[0])
+    table = size - magic - 8 - 32 * n_terms
+    if n_terms < 0 or table < magic or (table - magic) % 8:
+        raise ValueError("the index's postings sidecar is not one labeller wrote")
+    values = np.frombuffer(buf, dtype="<i4", count=(table - magic) // 4, offset=magic)
+    columns = tuple(np.frombuffer(buf, dtype="<i8", count=n_terms, offset=table + 8 * n_terms * i) for i in range(4))
+    return values, columns
