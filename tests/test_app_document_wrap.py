@@ -2,10 +2,10 @@
 
 ``SizedWrappedDocument`` replaces Textual's ``WrappedDocument.wrap`` by one that keeps only
 the special lines and works Textual's row tables out on access, and ``one_cell_wrap_offsets``
-replaces Textual's ``compute_wrap_offsets`` for printable-ASCII lines. Both must give
-Textual's answer exactly, entry by entry: the highlight, the gutter marks, find, go to line,
-scrolling to a span and a mouse selection all go through those tables. The app test then
-checks, in a long document whose lines wrap, that what is drawn and what a drag selects
+replaces Textual's ``compute_wrap_offsets`` for lines of one-cell characters (``ONE_CELL``).
+Both must give Textual's answer exactly, entry by entry: the highlight, the gutter marks,
+find, go to line, scrolling to a span and a mouse selection all go through those tables. The
+app test then checks, in a long document whose lines wrap, that what is drawn and what a drag selects
 agree with Textual's own wrap of the same text.
 """
 

@@ -90,7 +90,7 @@ class AuthorScreen(SessionScreen):
         # screen on show restyled: a fifth of the first open of a document). Nothing needs it:
         # the screen's widgets are styled from the current stylesheet as they mount, their
         # default CSS is scoped to them, and a theme change refreshes every screen anyway.
-        # tests/test_app_snapshots.py holds the first author screen drawn as before.
+        # tests/test_app_first_open.py holds every node styled as a refresh would style it.
         self._css_update_count = self.app._css_update_count
         # Likewise the breakpoint classes (``-narrow``/``-wide``): Textual sets them on the first
         # resize, after the screen is styled, and a changed class restyles every node again.

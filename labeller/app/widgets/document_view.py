@@ -196,8 +196,8 @@ class SizedWrappedDocument(WrappedDocument):
     widths of lines with tabs) and the first row of each line; the tables Textual reads are
     sequences that work each entry out when asked (tests/test_app_document_wrap.py holds
     every entry equal to Textual's own ``wrap``, tabs, wide characters and long words
-    included). Only lines longer than the width are wrapped, printable-ASCII ones by
-    ``one_cell_wrap_offsets``, the rest by Textual's ``compute_wrap_offsets``.
+    included). Only lines longer than the width are wrapped, those of ``ONE_CELL`` characters
+    by ``one_cell_wrap_offsets``, the rest by Textual's ``compute_wrap_offsets``.
 
     A second ``wrap`` at the width and tab width of the last one returns at once: TextArea
     re-wraps on every resize event, and one comes each time the author screen is shown
