@@ -1,8 +1,9 @@
-"""The first open of the author screen (issue 17.7: a 1 MB document to its first quote in
-300 ms, the first time too) skips Textual's refresh of the whole app's CSS that a mode's new
-screen sets off (``AuthorScreen.__init__``): what that refresh would have done must already
-be done, every node of the new screen styled exactly as a refresh styles it, also after the
-theme changed while the screen did not exist yet."""
+"""The first open of a record (issue 17.7: a 1 MB document to its first quote in 300 ms, the
+first time too). The author screen is built while the app is idle once the corpus is read,
+and building it skips Textual's refresh of the whole app's CSS that a mode's new screen sets
+off (``AuthorScreen.__init__``): what that refresh would have done must already be done,
+every node of the new screen styled exactly as a refresh styles it, also after the theme
+changed while the screen did not exist yet."""
 
 from __future__ import annotations
 
@@ -17,7 +18,9 @@ def styles_of(screen) -> list[tuple[str, str, str]]:
 
 
 @run_async
-async def test_the_first_author_screen_is_styled_as_a_css_refresh_styles_it(small):
+async def test_a_new_author_screen_is_styled_as_a_css_refresh_styles_it(small):
+    from labeller.app.screens.author import AuthorScreen
+
     app = make_app(small)
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot)
@@ -33,10 +36,41 @@ async def test_the_first_author_screen_is_styled_as_a_css_refresh_styles_it(smal
         await settle(pilot)
         assert refreshed, "a theme change refreshes the CSS"
         refreshed.clear()
-        app.open_record("q001")  # the author screen is built now
+        app.add_mode("fresh-author", AuthorScreen)  # the author screen is built already: a new one
+        app.current = ("q001", 0)
+        app.switch_mode("fresh-author")
         await settle(pilot)
-        assert app.screen.__class__.__name__ == "AuthorScreen" and not refreshed
+        assert isinstance(app.screen, AuthorScreen) and app.screen.record_id == "q001" and not refreshed
         shown = styles_of(app.screen)
         refresh(app, animate=False)
         await settle(pilot)
         assert styles_of(app.screen) == shown
+
+
+@run_async
+async def test_the_author_screen_is_built_once_while_idle_after_the_corpus_is_read(small, monkeypatch):
+    """Built when the app has prepared (before any open), so the first open only shows it; a
+    second preparation (the corpus read again) builds nothing more."""
+    from labeller.app.screens.author import AuthorScreen
+
+    composed: list[AuthorScreen] = []
+    compose = AuthorScreen.compose
+
+    def counted(self):
+        composed.append(self)
+        yield from compose(self)
+
+    monkeypatch.setattr(AuthorScreen, "compose", counted)
+    app = make_app(small)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        assert app.current_mode == "questions"
+        (built,) = app.get_screen_stack("author")
+        assert composed == [built] and built.is_mounted and built.query_one("#document")
+        app.open_record("q001")
+        await settle(pilot)
+        assert app.screen is built and composed == [built]
+        assert built.record_id == "q001" and built.query_one("#document").doc is not None
+        await pilot.press("f8")  # reload the corpus: prepared again
+        await settle(pilot)
+        assert composed == [built] and app.screen is built

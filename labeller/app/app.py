@@ -187,6 +187,9 @@ class LabellerApp(App):
             self._resolve(edited)
         # warm the search index now, so the first search in the editor does not wait for it
         self.run_worker(self.session.warm_search, thread=True, group="index")
+        # and build the author screen (Textual builds a mode's screen when first shown: a third
+        # of the first open of a record), so that opening one only shows it (issue 17.7)
+        self.call_after_refresh(self._init_mode, "author")
         broken = self.session.broken_records()
         if broken:
             self.notify(f"{len(broken)} record(s) have broken labels: F5 walks through them", severity="warning",
