@@ -92,13 +92,6 @@ class AuthorScreen(SessionScreen):
         # default CSS is scoped to them, and a theme change refreshes every screen anyway.
         # tests/test_app_first_open.py holds every node styled as a refresh would style it.
         self._css_update_count = self.app._css_update_count
-        # Likewise the breakpoint classes (``-narrow``/``-wide``): Textual sets them on the first
-        # resize, after the screen is styled, and a changed class restyles every node again.
-        # Born with the ones the terminal's size gives, the resize finds nothing to change.
-        size = self.app.size
-        for dimension, points in ((size.width, self.HORIZONTAL_BREAKPOINTS or self.app.HORIZONTAL_BREAKPOINTS),
-                                  (size.height, self.VERTICAL_BREAKPOINTS or self.app.VERTICAL_BREAKPOINTS)):
-            self.add_class(*self._get_breakpoint_classes(dimension, points or []))
         self.record_id: str | None = None
         self.active = 0
         self.preview: Preview | None = None
