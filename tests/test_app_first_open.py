@@ -74,3 +74,30 @@ async def test_the_author_screen_is_built_once_while_idle_after_the_corpus_is_re
         await pilot.press("f8")  # reload the corpus: prepared again
         await settle(pilot)
         assert composed == [built] and app.screen is built
+
+
+@run_async
+async def test_an_app_closing_as_the_corpus_is_read_adds_no_screen_to_the_ones_it_closes(small):
+    """The author screen is built on an idle callback after the corpus is read; when that
+    callback comes while Textual closes the app's screens (the author quit right then, or the
+    loading benchmark stops there), it must build nothing: a mode added then broke the close
+    ("dictionary changed size during iteration"). Here it comes while the first screen closes."""
+    from labeller.app.app import LabellerApp
+
+    app = make_app(small)
+    prune = LabellerApp._prune
+    arrived: list[bool] = []
+
+    async def pruning(self, *args, **kwargs):
+        if not arrived:
+            arrived.append(True)
+            self._build_author_screen()  # the idle callback, arriving mid-close
+        return await prune(self, *args, **kwargs)
+
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        assert app.get_screen_stack("author")  # built after the corpus was read
+        app._screen_stacks.pop("author")  # as if the callback had not come yet
+        app._prune = pruning.__get__(app)  # type: ignore[method-assign]
+        app.exit()
+    assert arrived and "author" not in app._screen_stacks and app.return_code == 0
