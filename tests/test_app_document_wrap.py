@@ -2,10 +2,10 @@
 
 ``SizedWrappedDocument`` replaces Textual's ``WrappedDocument.wrap`` by one that keeps only
 the special lines and works Textual's row tables out on access, and ``one_cell_wrap_offsets``
-replaces Textual's ``compute_wrap_offsets`` for printable-ASCII lines. Both must give
-Textual's answer exactly, entry by entry: the highlight, the gutter marks, find, go to line,
-scrolling to a span and a mouse selection all go through those tables. The app test then
-checks, in a long document whose lines wrap, that what is drawn and what a drag selects
+replaces Textual's ``compute_wrap_offsets`` for lines of one-cell characters (``ONE_CELL``).
+Both must give Textual's answer exactly, entry by entry: the highlight, the gutter marks,
+find, go to line, scrolling to a span and a mouse selection all go through those tables. The
+app test then checks, in a long document whose lines wrap, that what is drawn and what a drag selects
 agree with Textual's own wrap of the same text.
 """
 
@@ -22,7 +22,7 @@ from textual.geometry import Offset
 
 from helpers_app import make_app, run_async, settle
 from labeller.app.widgets.document_view import (
-    GUTTER_MARK, DocumentView, SizedWrappedDocument, one_cell_wrap_offsets)
+    GUTTER_MARK, ONE_CELL, DocumentView, SizedWrappedDocument, one_cell_wrap_offsets)
 
 # every kind of line the fast paths tell apart: fits / wraps, ASCII / wide / zero-width,
 # tabs, words longer than a row, leading and trailing blanks, empty lines
@@ -76,17 +76,34 @@ def test_a_rewrap_follows_the_width_and_an_edit():
     assert list(ours._offset_to_line_info) == WrappedDocument(doc, 58, 4)._offset_to_line_info
 
 
-def test_one_cell_wraps_are_textuals():
+@pytest.mark.parametrize("alphabet", ["abcdefghij KLMNOP.,-   ", "aéßøŁź ÆÑ ΩλЖщ.,-   ", "ab  "])
+def test_one_cell_wraps_are_textuals(alphabet):
     rng = random.Random(17)
-    alphabet = "abcdefghij KLMNOP.,-   "
-    cases = [("", 5), ("word", 4), ("word", 3), (" " * 12, 5), ("a " * 40, 9), ("x" * 25 + " yy", 10)]
+    cases = [("", 5), ("word", 4), ("word", 3), (" " * 12, 5), ("a " * 40, 9), ("x" * 25 + " yy", 10),
+             ("trailing blanks" + " " * 70, 58), ("   leading blanks then words", 7), ("ab   cd", 3)]
     for _ in range(20_000):
         line = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 160)))
         if rng.random() < 0.2:
             line = "z" * rng.randint(1, 90) + line
+        if rng.random() < 0.1:
+            line += " " * rng.randint(1, 90)
         cases.append((line, rng.choice([1, 2, 3, 5, 8, 13, 40, 58, 80])))
     for line, width in cases:
+        assert ONE_CELL.issuperset(line)
         assert one_cell_wrap_offsets(line, width) == compute_wrap_offsets(line, width, 4), (line, width)
+
+
+def test_every_one_cell_character_wraps_as_textual_wraps_it():
+    """Lines drawn from the whole of ``ONE_CELL`` (each character in some thousand places):
+    a character Textual measured as other than one cell, or split words at, would show."""
+    rng = random.Random(18)
+    alphabet = sorted(ONE_CELL) + [" "] * 200
+    for _ in range(5_000):
+        line = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 300)))
+        width = rng.choice([1, 2, 5, 13, 58, 80])
+        assert one_cell_wrap_offsets(line, width) == compute_wrap_offsets(line, width, 4), (line, width)
+    assert not ONE_CELL & set("\t\n\x7f\xa0\u00ad\u0301\u2028表🙂\u200b"), "wide, zero-width or another blank"
+    assert set("aé ßΩЖ.") <= ONE_CELL
 
 
 # -- in the app -------------------------------------------------------------------------------
@@ -192,3 +209,31 @@ async def test_a_long_wrapped_document_draws_marks_and_selects_where_textual_wou
         await settle(pilot)
         assert view.selected_offsets() == (first, end)
         assert app.session.draft("q001").locators[0].quote == view.doc.text[first:end]
+
+
+@run_async
+async def test_a_long_document_is_wrapped_once_at_the_width_it_is_shown_at(long_project, monkeypatch):
+    """The first open of a long document in a fresh app: one wrap, beside the scrollbar that
+    the text brings (not once without it and again when it appears), and the rows are those
+    Textual gives at the width the view ends up with."""
+    wraps: list[tuple[int, int]] = []
+    wrap = SizedWrappedDocument.wrap
+
+    def counted(self, width, tab_width=None):
+        before = self._wrapped_at
+        wrap(self, width, tab_width)
+        if self._wrapped_at != before and self.document.line_count > 100:
+            wraps.append(self._wrapped_at)
+
+    monkeypatch.setattr(SizedWrappedDocument, "wrap", counted)
+    app = make_app(long_project)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        app.open_record("q001")
+        await settle(pilot)
+        view = app.screen.query_one(DocumentView)
+        assert view.doc is not None and view.doc.doc_id == "manual.md" and view.show_vertical_scrollbar
+        assert wraps == [(view.wrap_width, view.indent_width)]
+        reference = WrappedDocument(TextDocument(view.text), view.wrap_width, view.indent_width)
+        assert list(view.wrapped_document._offset_to_line_info) == reference._offset_to_line_info
+        assert view.virtual_size.height == reference.height

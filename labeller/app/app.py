@@ -173,6 +173,13 @@ class LabellerApp(App):
         # e.g. a chunker bug, or a corpus reloaded into a refusal: loud, and the app stays open to save edits
         self.notify(visible_line(str(exc)), severity="error", timeout=60, markup=False)
 
+    def _build_author_screen(self) -> None:
+        """Build the author screen while idle (Textual builds a mode's screen when it is first
+        shown: a third of the first open of a record), so that opening one only shows it
+        (issue 17.7). Not while the app is closing, which walks the screens being added to."""
+        if self.is_running and not self._exit:
+            self._init_mode("author")
+
     def _prepared(self, result: BuildResult, project: Project, drafts: list[Draft]) -> None:
         if project is not self.session.project:
             return  # the corpus was read again meanwhile; the newer preparation stores its own
@@ -187,6 +194,7 @@ class LabellerApp(App):
             self._resolve(edited)
         # warm the search index now, so the first search in the editor does not wait for it
         self.run_worker(self.session.warm_search, thread=True, group="index")
+        self.call_after_refresh(self._build_author_screen)
         broken = self.session.broken_records()
         if broken:
             self.notify(f"{len(broken)} record(s) have broken labels: F5 walks through them", severity="warning",

@@ -85,6 +85,13 @@ class AuthorScreen(SessionScreen):
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
+        # A new screen's CSS version is Textual's -1, so showing the mode the first time
+        # refreshes the whole app's CSS twice (every source parsed again, every node of the
+        # screen on show restyled: a fifth of the first open of a document). Nothing needs it:
+        # the screen's widgets are styled from the current stylesheet as they mount, their
+        # default CSS is scoped to them, and a theme change refreshes every screen anyway.
+        # tests/test_app_first_open.py holds every node styled as a refresh would style it.
+        self._css_update_count = self.app._css_update_count
         self.record_id: str | None = None
         self.active = 0
         self.preview: Preview | None = None

@@ -23,12 +23,12 @@ from functools import partial
 from itertools import accumulate
 from typing import TypeVar, overload
 
-from rich.cells import cell_len
+from rich.cells import cell_len, get_character_cell_size
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual.content import Content
-from textual._wrap import compute_wrap_offsets, re_chunk
+from textual._wrap import compute_wrap_offsets
 from textual.document._document import Document as TextDocument
 from textual.document._document_navigator import DocumentNavigator
 from textual.document._wrapped_document import WrappedDocument
@@ -88,32 +88,34 @@ GUTTER_MARK = "▐"  # in the gutter: another record's label covers this line
 MARK_ORDER = ("chunk", "other", "hit", "span", "occurrence", "match")
 
 
+# Characters one cell wide that Textual's wrap treats like any printable ASCII letter (or, the
+# space, as the one blank): Latin with its accents, Greek and Cyrillic. A line made of these
+# alone is wrapped by ``one_cell_wrap_offsets``; tests/test_app_document_wrap.py holds that
+# equal to Textual's ``compute_wrap_offsets`` on such lines.
+ONE_CELL = frozenset(c for c in map(chr, range(0x20, 0x530))
+                     if c.isprintable() and (c == " " or not c.isspace()) and get_character_cell_size(c) == 1)
+
+
 def one_cell_wrap_offsets(line: str, width: int) -> list[int]:
-    """Textual's ``compute_wrap_offsets(line, width, ...)`` for a line without tabs in which
-    every character is one cell wide (printable ASCII), about five times faster: widths are
-    then character counts, so no per-character width tables are built. The rule is
-    Textual's: words (``re_chunk``: a word and the blanks after it) fill a row while they
-    fit; one that does not starts a new row; one wider than a row is cut into rows of
-    ``width`` characters starting on a row of its own. tests/test_app_document_wrap.py
-    holds it equal to Textual's function."""
+    """Textual's ``compute_wrap_offsets(line, width, ...)`` for a line of ``ONE_CELL``
+    characters (``width`` >= 1), many times faster: widths are then character counts and the
+    only blank is the space, so a row is found with two ``rfind`` calls instead of a loop over
+    its words. The rule is Textual's: the chunks of ``re_chunk`` (a word and the blanks after
+    it) fill a row while they fit; one that does not starts the next row; one wider than a
+    row is cut into rows of ``width`` characters, the first starting a row of its own.
+    So each row ends where the last chunk that fits ends, a position ``q`` after a space and
+    before a non-space; with no such position in the row, a chunk is cut there."""
     breaks: list[int] = []
-    used = 0  # cells used on the current row
-    for chunk in re_chunk.finditer(line):
-        start, end = chunk.span()
-        size = end - start
-        if width - used >= size:
-            used += size
-        elif size > width:
-            while True:
-                if start:
-                    breaks.append(start)
-                if end - start <= width:
-                    used = end - start
-                    break
-                start += width
-        elif used and start:
-            breaks.append(start)
-            used = size
+    row = 0  # where the current row starts
+    n = len(line)
+    while n - row > width:
+        end = row + width  # chunks that end at or before ``end`` fit
+        blank = line.rfind(" ", row, end)
+        if blank != -1 and line[blank + 1] == " ":  # blank + 1 == end: those blanks run past the row
+            run = row + len(line[row:end].rstrip(" "))  # where they start
+            blank = line.rfind(" ", row, run)
+        row = blank + 1 if blank != -1 else end
+        breaks.append(row)
     return breaks
 
 
@@ -194,8 +196,8 @@ class SizedWrappedDocument(WrappedDocument):
     widths of lines with tabs) and the first row of each line; the tables Textual reads are
     sequences that work each entry out when asked (tests/test_app_document_wrap.py holds
     every entry equal to Textual's own ``wrap``, tabs, wide characters and long words
-    included). Only lines longer than the width are wrapped, printable-ASCII ones by
-    ``one_cell_wrap_offsets``, the rest by Textual's ``compute_wrap_offsets``.
+    included). Only lines longer than the width are wrapped, those of ``ONE_CELL`` characters
+    by ``one_cell_wrap_offsets``, the rest by Textual's ``compute_wrap_offsets``.
 
     A second ``wrap`` at the width and tab width of the last one returns at once: TextArea
     re-wraps on every resize event, and one comes each time the author screen is shown
@@ -220,7 +222,7 @@ class SizedWrappedDocument(WrappedDocument):
         for i in [i for i, line in enumerate(lines) if "\t" in line or width and (
                 len(line) > width or not line.isascii() and cell_len(line) > width)]:
             line = lines[i]
-            if "\t" not in line and line.isascii() and line.isprintable():  # every character one cell
+            if ONE_CELL.issuperset(line):
                 offsets = one_cell_wrap_offsets(line, width)
             else:
                 sections = get_tab_widths(line, tab_width)
@@ -332,15 +334,31 @@ class DocumentView(TextArea):
 
     def _set_document(self, text: str, language: str | None) -> None:
         # Textual's ``_set_document`` for plain text (the view has no language), but with the
-        # wrapped document built at the width the view already has: Textual's is wrapped at
-        # width 0 when it is made and again at the real width right after.
+        # text wrapped once, at the width it will be shown at: Textual's is wrapped at width 0
+        # when it is made, again at the view's width right after, and a third time when the
+        # vertical scrollbar appears for a long text and takes its columns.
         self._highlight_query = None
         self.document = TextDocument(text)
-        self.wrapped_document = SizedWrappedDocument(self.document, self.wrap_width, tab_width=self.indent_width)
+        self.wrapped_document = SizedWrappedDocument(self.document, self._settled_wrap_width(),
+                                                     tab_width=self.indent_width)
         self.navigator = DocumentNavigator(self.wrapped_document)
         self._build_highlight_map()
         self.move_cursor((0, 0))
-        self._rewrap_and_refresh_virtual_size()  # at the same width: only the size and line cache
+        # Textual's ``_rewrap_and_refresh_virtual_size`` without the wrap at today's width:
+        # sizing shows the scrollbar, whose watcher re-wraps at the width wrapped at above (a
+        # no-op), or at the right one if the guess was wrong (a short text whose lines wrap)
+        self._line_cache.clear()
+        self._refresh_size()
+
+    def _settled_wrap_width(self) -> int:
+        """The wrap width once the vertical scrollbar has come or gone for the loaded text: a
+        text with more lines than the view has rows always scrolls, so it is wrapped beside a
+        scrollbar even when the text before it had none."""
+        width = self.wrap_width
+        if (width and not self.show_vertical_scrollbar and self.styles.overflow_y == "auto"
+                and self.document.line_count > self.scrollable_content_region.height):
+            width = max(0, width - self.styles.scrollbar_size_vertical)
+        return width
 
     @property
     def text(self) -> str:
