@@ -38,12 +38,12 @@ LabellerApp(AuthoringSession.open(sys.argv[1]), watch_corpus=False).run(headless
 """
 
 # Libraries and modules the first frame has no use for: the resolving core, the eval and its
-# search library, fuzzy matching, Markdown parsing, the plots, the corpus watcher, and every
-# screen but the question list.
+# search library, fuzzy matching, Markdown parsing, the plots, the corpus watcher, Textual's
+# TextArea (the list's filter is a one-line field), and every screen but the question list.
 NOT_AT_START = ("rapidfuzz", "whoosh", "markdown_it", "numpy", "duckdb", "ahocorasick", "plotext",
                 "textual_plotext", "watchfiles", "rich.markdown", "labeller.core.build", "labeller.core.resolve",
                 "labeller.core.anchors", "labeller.eval", "labeller.commands", "labeller.interop",
-                "labeller.app.widgets.document_view", "labeller.app.widgets.preview",
+                "labeller.app.widgets.document_view", "labeller.app.widgets.preview", "textual.widgets._text_area",
                 *(f"labeller.app.screens.{name}" for name in ("author", "coverage", "stale", "eval", "help",
                                                                 "review", "conflict", "chunkers")))
 
