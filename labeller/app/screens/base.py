@@ -30,7 +30,7 @@ class SessionScreen(Screen):
         resize, which styled every widget of the screen a second time before the first frame.
         That resize, and every later one, still sets it."""
         own = self.HORIZONTAL_BREAKPOINTS
-        for edge, name in sorted(self.app.HORIZONTAL_BREAKPOINTS if own is None else own, reverse=True):
+        for edge, name in sorted((self.app.HORIZONTAL_BREAKPOINTS if own is None else own) or (), reverse=True):
             if self.app.size.width >= edge:
                 self.add_class(name)
                 break
