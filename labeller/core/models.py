@@ -125,11 +125,18 @@ class Question(BaseModel):
         """An answerable record whose ``expected_answer`` is empty (SPEC §6: allowed, since
         imports rarely carry one, but counted, and not done until someone writes it). A
         negative has no answer by definition and is never counted."""
-        return not self.unanswerable and not self.expected_answer.strip()
+        return no_answer(self)
 
     def as_json(self) -> dict:
         """The record as it is written back to questions.jsonl (defaults left out)."""
         return record_json(self)
+
+
+def no_answer(rec) -> bool:
+    """``Question.no_answer`` from anything with a record's fields (the app's draft too, which
+    asks it for every row of the question list: building a model per row to ask cost more
+    than the rest of the list)."""
+    return not rec.unanswerable and not rec.expected_answer.strip()
 
 
 def record_json(rec) -> dict:

@@ -46,6 +46,7 @@ LEGEND = Content.from_markup(
 
 
 class AuthorScreen(SessionScreen):
+    CSS_PATH = ["author.tcss", "document_view.tcss"]  # read when first shown, not at the app's start
     BINDINGS = [
         Binding("ctrl+l", "add_locator", "Add locator", show=True, id="author.add_locator", tooltip="Add a locator to the question"),
         Binding("ctrl+g", "accept_suggestion", "Accept", show=True, id="author.accept_suggestion",

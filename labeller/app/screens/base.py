@@ -24,6 +24,17 @@ class SessionScreen(Screen):
     def session(self) -> "AuthoringSession":
         return self.labeller.session
 
+    def on_compose(self) -> None:
+        """The screen's width class (``-narrow`` / ``-wide``, Textual's rule for the app's
+        ``HORIZONTAL_BREAKPOINTS``) before its widgets are made: Textual adds it on the first
+        resize, which styled every widget of the screen a second time before the first frame.
+        That resize, and every later one, still sets it."""
+        own = self.HORIZONTAL_BREAKPOINTS
+        for edge, name in sorted((self.app.HORIZONTAL_BREAKPOINTS if own is None else own) or (), reverse=True):
+            if self.app.size.width >= edge:
+                self.add_class(name)
+                break
+
     def refresh_from_session(self) -> None:
         """Redraw from the session (override)."""
 

@@ -12,6 +12,8 @@ from labeller.app.widgets.key_bar import KeyBar
 
 
 class CoverageScreen(SessionScreen):
+    CSS_PATH = "coverage.tcss"
+
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self._builds = LatestOnly(self, "coverage", self._compute, self._apply)

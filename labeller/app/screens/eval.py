@@ -87,6 +87,7 @@ def refusal_lines(exc: Exception) -> Content:
 
 
 class EvalScreen(SessionScreen):
+    CSS_PATH = "eval.tcss"
     BINDINGS = [Binding("ctrl+r", "run_eval", "Run eval", show=True, id="eval.run",
                         tooltip="Run the eval of questions.jsonl as saved (BM25, the configured k and hit rule)"),
                 Binding("ctrl+o", "open_chunks", "Open chunk file", show=True, id="eval.open_chunks",
@@ -340,6 +341,7 @@ class EvalScreen(SessionScreen):
 class DrillDownScreen(Screen):
     """One query: its gold spans on the left, what was retrieved on the right."""
 
+    CSS_PATH = "eval.tcss"
     BINDINGS = [Binding("escape", "app.pop_screen", "Back", show=True, id="drilldown.back"),
                 Binding("ctrl+e", "edit", "Edit this question", show=True, id="drilldown.edit")]
 
@@ -380,6 +382,7 @@ class DrillDownScreen(Screen):
 class LeakScreen(Screen):
     """A document that quotes golden queries, with the quoted text marked."""
 
+    CSS_PATH = ["eval.tcss", "document_view.tcss"]
     BINDINGS = [Binding("escape", "app.pop_screen", "Back", show=True, id="leaks.back")]
 
     def __init__(self, finding: dict, places: list, age: Sequence[str] = (), **kwargs) -> None:

@@ -26,7 +26,8 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Input, Static
 
 from labeller.app.screens.host import AppHost
-from labeller.app.widgets.fields import SafeInput, SafeTextArea
+from labeller.app.widgets.fields import SafeInput
+from labeller.app.widgets.fields_area import SafeTextArea
 from labeller.app.widgets.key_bar import KeyBar
 from labeller.core.build import RecordResult, resolve_record
 from labeller.core.models import Question

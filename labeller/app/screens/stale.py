@@ -19,6 +19,8 @@ from labeller.display import safe_line
 
 
 class StaleScreen(SessionScreen):
+    CSS_PATH = "coverage.tcss"
+
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static("", id="stale-summary")

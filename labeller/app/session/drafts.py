@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, fields
+from functools import cached_property
 from typing import Literal
 
 from pydantic import ValidationError
@@ -101,15 +102,27 @@ class Draft:
         return record_json(self)
 
     def to_question(self) -> Question:
-        return Question.model_validate(self.as_json())
+        """The validated core record (raises pydantic's ``ValidationError``)."""
+        question, error = self._validated
+        if error is not None:
+            raise error
+        assert question is not None
+        return question
 
     def problems(self) -> list[str]:
         """Why this draft is not a valid record yet, in words an author acts on."""
+        _, error = self._validated
+        return plain_problems(error) if error is not None else []
+
+    @cached_property
+    def _validated(self) -> tuple[Question | None, ValidationError | None]:
+        """The draft validated once: it is immutable, and the question list asks every row's
+        status, review status and record on each refresh (three validations a row at start).
+        The record is frozen too, so every caller may share it."""
         try:
-            self.to_question()
+            return Question.model_validate(self.as_json()), None
         except ValidationError as exc:
-            return plain_problems(exc)
-        return []
+            return None, exc
 
     def unchecked_question(self, locators: list[Locator] | None = None) -> Question:
         """The draft as a core ``Question`` without record-level validation, so one locator of

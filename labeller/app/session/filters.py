@@ -5,17 +5,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from labeller.app.session.drafts import Draft
-from labeller.core.models import Question
+from labeller.core.models import no_answer as record_no_answer
 
 NO_ANSWER = "no answer"  # how the list marks (and the filter bar offers) records without an expected answer
 
 
 def no_answer(draft: Draft) -> bool:
     """The build summary's ``no_answer`` (``Question.no_answer``: answerable, with an empty
-    ``expected_answer``) for a draft, valid or not yet: the rule is read from the core
-    record, never restated here."""
-    return Question.model_construct(id=draft.id, query=draft.query, expected_answer=draft.expected_answer,
-                                    locators=[], unanswerable=draft.unanswerable).no_answer
+    ``expected_answer``) for a draft, valid or not yet: the rule is the core's, never restated here."""
+    return record_no_answer(draft)
 
 
 @dataclass(frozen=True)

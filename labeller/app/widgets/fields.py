@@ -19,14 +19,17 @@ a control character outside the edited part stays in the record, deleting its st
 deletes it, and text typed or pasted is taken as it is (a pasted control character is
 kept and shown as its stand-in). The author always sees that a record holds such a
 character and can remove it; nothing is ever dropped or altered behind their back.
+
+The multi-line field, ``SafeTextArea``, is in ``widgets.fields_area``: the question list's filter
+needs only ``SafeInput``, and importing Textual's ``TextArea`` is 1.5% of the app's start, so the first
+screen does not load it.
 """
 
 from __future__ import annotations
 
-from textual.widgets import Input, TextArea
-from textual.widgets.text_area import Edit, EditResult
+from textual.widgets import Input
 
-from labeller.app.widgets.markup import display_line, display_text, edited_raw
+from labeller.app.widgets.markup import display_line, edited_raw
 
 
 class SafeInput(Input):
@@ -67,43 +70,3 @@ class SafeInput(Input):
             cursor = self.cursor_position
             self.value = self._shown
             self.cursor_position = cursor  # same length: the cursor stays where it was
-
-
-class SafeTextArea(TextArea):
-    """A ``TextArea`` showing the visible form of ``raw`` (see the module docstring);
-    ``load_raw`` loads a real text, ``raw`` reads it back."""
-
-    def __init__(self, text: str = "", **kwargs) -> None:
-        self._raw = text
-        self._shown = display_text(text)
-        super().__init__(self._shown, **kwargs)
-
-    @property
-    def raw(self) -> str:
-        self._sync()
-        return self._raw
-
-    def load_raw(self, text: str) -> None:
-        self._raw = text
-        self._shown = display_text(text)
-        if self.text != self._shown:
-            self.load_text(self._shown)
-
-    def edit(self, edit: Edit) -> EditResult:
-        result = super().edit(edit)
-        self._sync()  # one edit at a time, so each is carried over on its own
-        return result
-
-    def on_text_area_changed(self, event: TextArea.Changed) -> None:
-        self._sync()  # changes that do not go through ``edit`` (undo, redo); the event bubbles on
-
-    def _sync(self) -> None:
-        text = self.text
-        if text == self._shown:
-            return
-        self._raw = edited_raw(self._raw, self._shown, text)
-        self._shown = display_text(self._raw)
-        if self._shown != text:  # a pasted control character: show its stand-in instead
-            selection = self.selection
-            self.load_text(self._shown)
-            self.selection = selection  # same length: the cursor stays where it was

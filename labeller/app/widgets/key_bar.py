@@ -74,6 +74,12 @@ class KeyBar(Footer):
         for key in keys:
             if key.has_class("-command-palette"):  # Textual leaves it compact: drawn like the rest here
                 key.data_bind(compact=Footer.compact)
+            if isinstance(key, FooterKey):
+                # born with the bar's value (and its class, before any styling): a key starts
+                # compact and its binding then makes it not, which restyled every key twice
+                # before the first frame (3% of the app's start)
+                key.set_reactive(FooterKey.compact, self.compact)
+                key.set_class(self.compact, "-compact", update=False)
         self._laid_out_for = width = self._width()
         widths = [key_width(k) if isinstance(k, FooterKey) else width for k in keys]
         for row in wrap_keys(widths, width):

@@ -12,7 +12,8 @@ from textual.message import Message
 from textual.widgets import Checkbox, Input, Label, Select, TextArea
 
 from labeller.app.session.drafts import Draft
-from labeller.app.widgets.fields import SafeInput, SafeTextArea
+from labeller.app.widgets.fields import SafeInput
+from labeller.app.widgets.fields_area import SafeTextArea
 from labeller.app.widgets.markup import fmt
 
 

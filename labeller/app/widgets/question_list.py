@@ -14,7 +14,7 @@ from labeller.app.widgets.table import Table
 from labeller.app.session.drafts import Draft
 from labeller.app.session.filters import NO_ANSWER, QuestionFilter, no_answer
 from labeller.app.session.statuses import STATUSES
-from labeller.display import safe_line
+from labeller.display import visible_line
 
 STATUS_STYLE = {"resolved": "green", "not found": "red", "ambiguous": "yellow", "unanswerable": "cyan",
                 "stale": "magenta", "incomplete": "dim"}
@@ -131,8 +131,10 @@ class QuestionTable(Table):
         self.clear()
         for draft, status in rows:
             rid = draft.id + (" *" if draft.id in dirty else "")
-            self.add_row(safe_line(rid), status_text(status, no_answer(draft)), reviews.get(draft.id, ""), draft.hop,
-                         draft.split or "", safe_line(draft.query[:120]), key=draft.id)
+            # the record's own texts as plain ``Text``: shown as they are (never read as markup),
+            # and not parsed for markup again per cell, which the table does with a string
+            self.add_row(Text(visible_line(rid)), status_text(status, no_answer(draft)), reviews.get(draft.id, ""),
+                         draft.hop, draft.split or "", Text(visible_line(draft.query[:120])), key=draft.id)
         self._apply_sort()
         if keep is not None and keep in self.rows:
             self.move_cursor(row=self.get_row_index(keep))
