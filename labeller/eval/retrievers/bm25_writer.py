@@ -266,7 +266,7 @@ class _Sidecar:
     def add(self, p: _FieldPostings, offsets: np.ndarray) -> None:
         n = len(p.docs)
         for values in (p.docs, p.freqs):  # the arrays' own buffers (int32 already): no copy of a field's postings
-            self._file.write(memoryview(np.ascontiguousarray(values, dtype="<i4")).cast("B"))
+            self._file.write(np.ascontiguousarray(values, dtype="<i4").data.cast("B"))
         starts = p.term_starts.astype(np.int64) + self._at
         for column, values in zip(self._columns, (offsets, starts, starts + n, p.term_df)):
             column.append(np.asarray(values, dtype="<i8"))
