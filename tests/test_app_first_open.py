@@ -101,3 +101,27 @@ async def test_an_app_closing_as_the_corpus_is_read_adds_no_screen_to_the_ones_i
         app._prune = pruning.__get__(app)  # type: ignore[method-assign]
         app.exit()
     assert arrived and "author" not in app._screen_stacks and app.return_code == 0
+
+
+@run_async
+async def test_the_loaded_project_is_frozen_out_of_the_cycle_collector(small):
+    """After each load the heap is frozen (``app._freeze_heap``), so a full collection, which
+    would walk every object of the corpus and the session, does not land in the first open;
+    a reload unfreezes first, so the previous project's garbage is still collected."""
+    import gc
+    import weakref
+
+    gc.unfreeze()
+    app = make_app(small)
+    try:
+        async with app.run_test(size=(160, 48)) as pilot:
+            await settle(pilot)
+            frozen = gc.get_freeze_count()
+            assert frozen > 0
+            old = weakref.ref(app.session.project)
+            app.action_reload_corpus()
+            await settle(pilot)
+            assert gc.get_freeze_count() > 0
+            assert old() is None, "the project read before the reload was collected, not frozen"
+    finally:
+        gc.unfreeze()  # the rest of the test run collects as usual

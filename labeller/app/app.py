@@ -22,6 +22,7 @@ corpus refused at start (a symlink, a file too large) ends the app with the refu
 
 from __future__ import annotations
 
+import gc
 from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, Iterable, cast
@@ -57,6 +58,20 @@ _GLOBAL_ACTIONS = {"switch_mode", "open_screen", "save", "new_question", "reload
 
 TREE_MIN_WIDTH = 120  # columns: narrower, and the corpus pane is hidden unless shown by the toggle key
 
+
+
+def _freeze_heap() -> None:
+    """Move what the loaded project allocated out of the cycle collector's reach.
+
+    The corpus, chunks and session are millions of long-lived objects; every full
+    collection walks them all (55-100 ms on a 1 MB document's project, landing in two of
+    three first opens of a record). Frozen after each load (start, reload, review), the
+    collector walks only what came since; the previous load's objects are unfrozen first,
+    so a reload's garbage is still collected.
+    """
+    gc.unfreeze()
+    gc.collect()
+    gc.freeze()
 
 class LabellerApp(App):
     CSS_PATH = "labeller.tcss"
@@ -179,6 +194,7 @@ class LabellerApp(App):
         (issue 17.7). Not while the app is closing, which walks the screens being added to."""
         if self.is_running and not self._exit:
             self._init_mode("author")
+            self.call_after_refresh(_freeze_heap)
 
     def _prepared(self, result: BuildResult, project: Project, drafts: list[Draft]) -> None:
         if project is not self.session.project:
