@@ -25,9 +25,9 @@ and honest about its cache:
 
 from __future__ import annotations
 
+import ctypes
 import hashlib
 import hmac
-import ctypes
 import io
 import json
 import mmap
@@ -160,9 +160,9 @@ def build_storage(chunks: list[Chunk], analyzer: Analyzer, progress: Progress | 
 
 def return_freed_memory() -> None:
     """Give the C heap's free pages back to the system (glibc's ``malloc_trim``; elsewhere
-    nothing). The writer frees hundreds of MB in pieces the allocator keeps for reuse (at
-    100 MB of corpus ~215 MB stayed resident after the build, measured); nothing else in
-    an eval reuses that much, so it only raised every later phase's resident memory."""
+    nothing). The writer frees hundreds of MB in pieces the allocator keeps for reuse: at
+    100 MB of corpus ~215 MB stayed resident after the build (measured), of which the
+    queries' term cache later reuses only a part; kept, it raised every later phase."""
     trim = getattr(_LIBC, "malloc_trim", None)
     if trim is not None:
         trim(0)
