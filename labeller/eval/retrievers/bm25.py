@@ -350,7 +350,7 @@ def _pieces(storage: Storage, name: str):
     a 100 MB corpus's ~330 MB index out of its maps made it resident whole, on top of
     everything the eval held (its peak, measured)."""
     mapped = storage.files.get(name) if isinstance(getattr(storage, "files", None), dict) else None
-    if isinstance(mapped, mmap.mmap):
+    if isinstance(mapped, mmap.mmap) and hasattr(mmap, "MADV_DONTNEED"):  # not on Windows
         for at in range(0, len(mapped), PIECE):
             yield mapped[at:at + PIECE]
             mapped.madvise(mmap.MADV_DONTNEED, at, min(PIECE, len(mapped) - at))

@@ -63,7 +63,7 @@ class PostingScorer:
         if leaves and type(self._terms) is not W3TermsReader:
             raise TypeError(f"{type(self._reader).__name__} does not read whoosh3 terms: labeller writes only those")
         self._values, (self._offsets, self._doc_at, self._freq_at, self._counts) = _read_sidecar(sidecar)
-        self._map = sidecar if isinstance(sidecar, mmap.mmap) else None
+        self._map = sidecar if isinstance(sidecar, mmap.mmap) and hasattr(mmap, "MADV_DONTNEED") else None
         # one row a term of the index (every indexed field is a text field: bm25_writer), and
         # a docnum and a frequency for each of their postings
         n_terms = self._terms._tindex.indexlen if self._terms is not None else 0
