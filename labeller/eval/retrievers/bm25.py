@@ -25,10 +25,12 @@ and honest about its cache:
 
 from __future__ import annotations
 
+import ctypes
 import hashlib
 import hmac
 import io
 import json
+import mmap
 import os
 import re
 import shutil
@@ -143,6 +145,8 @@ def build_storage(chunks: list[Chunk], analyzer: Analyzer, progress: Progress | 
                                             "body": analyzer.terms(c.text)}) for c in chunks)
         write_segment(writer, docs, len(chunks),
                       (lambda done, total: progress("index", done, total)) if progress else None)
+        del writer, docs
+        return_freed_memory()
         storage = MappedStorage()
         for name in sorted(set(os.listdir(folder)) - {f"{ix.indexname}_WRITELOCK"}):  # the writer's empty lock
             found = map_hashed(folder / name, private=False)
@@ -152,6 +156,22 @@ def build_storage(chunks: list[Chunk], analyzer: Analyzer, progress: Progress | 
         return storage
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def return_freed_memory() -> None:
+    """Give the C heap's free pages back to the system (glibc's ``malloc_trim``; elsewhere
+    nothing). The writer frees hundreds of MB in pieces the allocator keeps for reuse: at
+    100 MB of corpus ~215 MB stayed resident after the build (measured), of which the
+    queries' term cache later reuses only a part; kept, it raised every later phase."""
+    trim = getattr(_LIBC, "malloc_trim", None)
+    if trim is not None:
+        trim(0)
+
+
+try:
+    _LIBC: ctypes.CDLL | None = ctypes.CDLL(None)  # the process's own symbols: libc's, where it is glibc
+except OSError:
+    _LIBC = None
 
 
 def _manifest_mac(secret: bytes, files: dict, key: object) -> str:  # key: as read, any JSON
@@ -292,8 +312,8 @@ def save_storage(folder: Path, storage: Storage, key: dict, secret: bytes) -> Ra
         for name in sorted(storage.list()):
             h = hashlib.sha256()
             fd = os.open(tmp / name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
-            with os.fdopen(fd, "wb") as out, storage.open_file(name) as source:
-                while block := source.read(1 << 20):
+            with os.fdopen(fd, "wb") as out:
+                for block in _pieces(storage, name):
                     h.update(block)
                     out.write(block)
             files[name] = h.hexdigest()
@@ -315,6 +335,29 @@ def save_storage(folder: Path, storage: Storage, key: dict, secret: bytes) -> Ra
         shutil.rmtree(tmp, ignore_errors=True)
     saved, _ = load_storage(folder, key, secret)  # ours, or the equal build of whoever renamed first
     return saved if saved is not None else storage
+
+
+PIECE = 1 << 20  # bytes copied at a time by save_storage (a multiple of the page size)
+
+
+def _pieces(storage: Storage, name: str):
+    """The bytes of file ``name`` of ``storage``, ``PIECE`` at a time.
+
+    A memory-mapped file (what ``build_storage`` gives) is sliced out of its map, and each
+    piece's pages are given back once copied (``MADV_DONTNEED``: the map is read-only and
+    file-backed, so a page touched again is read back from the page cache). Read-through
+    pages of a map count in the process's resident memory until it is unmapped: copying
+    a 100 MB corpus's ~330 MB index out of its maps made it resident whole, on top of
+    everything the eval held (its peak, measured)."""
+    mapped = storage.files.get(name) if isinstance(getattr(storage, "files", None), dict) else None
+    if isinstance(mapped, mmap.mmap) and hasattr(mmap, "MADV_DONTNEED"):  # not on Windows
+        for at in range(0, len(mapped), PIECE):
+            yield mapped[at:at + PIECE]
+            mapped.madvise(mmap.MADV_DONTNEED, at, min(PIECE, len(mapped) - at))
+        return
+    with storage.open_file(name) as source:
+        while block := source.read(PIECE):
+            yield block
 
 
 def _slot(project: Project, analyzer: Analyzer) -> str:

@@ -427,12 +427,44 @@ def _add_rows(tindex: OrderedHashWriter, keys: list[bytes], rows: np.ndarray) ->
     out[np.repeat(row_start + 8 - key_start, key_len) + np.arange(len(key_bytes))] = key_bytes
     out[(row_start + 8 + key_len)[:, None] + np.arange(width)] = rows.view(np.uint8).reshape(n, width)
     dbfile = tindex.dbfile
-    positions = (row_start + dbfile.tell()).tolist()
+    positions = row_start + dbfile.tell()
     digests = np.frombuffer(b"".join([md5(key, usedforsecurity=False).digest() for key in keys]), dtype=np.uint8)
-    hashes = digests.reshape(n, 16)[:, 12:].copy().view(">u4").ravel().tolist()
-    buckets = tindex.buckets
-    for h, pos in zip(hashes, positions):
-        buckets[h & 255].append((h, pos))
+    hashes = digests.reshape(n, 16)[:, 12:].copy().view(">u4").ravel().astype(np.uint32)
+    if not all(type(b) is _HashBucket for b in tindex.buckets):
+        tindex.buckets = [_HashBucket(b) for b in tindex.buckets]
+    low = hashes & 255
+    order = np.argsort(low, kind="stable")  # each bucket's entries stay in the order whoosh appends them
+    cuts = np.searchsorted(low[order], np.arange(257))
+    for b in np.flatnonzero(np.diff(cuts)).tolist():
+        tindex.buckets[b].extend(hashes[order[cuts[b]:cuts[b + 1]]], positions[order[cuts[b]:cuts[b + 1]]])
     dbfile.write(out.tobytes())
-    tindex.index.extend(positions)
+    tindex.index.extend(positions.tolist())
     tindex.lastkey = keys[-1]
+
+
+class _HashBucket:
+    """One of the terms table's 256 hash buckets (``HashWriter.buckets``) as two C arrays:
+    what ``HashWriter._write_hashes`` reads of a bucket (its length, its ``(hash, position)``
+    pairs in the order added) without a tuple and two Python ints a term. At 100 MB of
+    corpus (~1 M terms) the lists of tuples were ~120 MB of the build's peak, held until
+    the table is written at commit."""
+
+    def __init__(self, entries=()) -> None:
+        self.hashes = array("L")
+        self.positions = array("q")
+        for h, pos in entries:
+            self.append((h, pos))
+
+    def append(self, entry: tuple[int, int]) -> None:
+        self.hashes.append(entry[0])
+        self.positions.append(entry[1])
+
+    def extend(self, hashes: np.ndarray, positions: np.ndarray) -> None:
+        self.hashes.extend(hashes.tolist())
+        self.positions.extend(positions.tolist())
+
+    def __len__(self) -> int:
+        return len(self.hashes)
+
+    def __iter__(self):
+        return zip(self.hashes, self.positions)
