@@ -137,3 +137,11 @@ async def paste_into(pilot, selector: str, text: str) -> None:
     widget.focus()
     await pilot.pause()
     widget.value = text
+
+
+async def open_record(pilot, record_id: str) -> None:
+    """Wait for the app to load, open ``record_id`` in the editor and wait for its labels to
+    resolve: how most editor tests begin."""
+    await settle(pilot)
+    pilot.app.open_record(record_id)
+    await settle(pilot)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from helpers_app import make_app, paste_into, run_async, settle, write_small_project
+from helpers_app import make_app, open_record, paste_into, run_async, settle, write_small_project
 from labeller.app.screens.ask import Ask
 from labeller.app.session.drafts import LocatorDraft
 from labeller.app.session.unlabelled import sections, unlabelled
@@ -88,9 +88,7 @@ async def test_a_digit_accepts_a_suggestion_pins_its_document_and_shows_the_old_
 async def test_ambiguity_offers_pin_to_a_document(small):
     app = make_app(small)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        app.open_record("q002")
-        await settle(pilot)
+        await open_record(pilot, "q002")
         screen = app.screen
         await paste_into(pilot, "#loc-quote", "Redeploy services")
         await settle(pilot)
@@ -117,9 +115,7 @@ async def test_ambiguity_offers_pin_to_a_document(small):
 async def test_jump_keys_and_moving_over_a_suggestion_scrolls_the_document(small):
     app = make_app(small)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        app.open_record("q002")
-        await settle(pilot)
+        await open_record(pilot, "q002")
         screen = app.screen
         for key, wid in (("alt+a", "form-answer"), ("alt+w", "loc-quote"), ("alt+q", "form-query")):
             await pilot.press(key)
@@ -153,9 +149,7 @@ async def test_jump_keys_work_from_inside_a_text_field_as_a_terminal_sends_them(
 
     app = make_app(small)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        app.open_record("q002")
-        await settle(pilot)
+        await open_record(pilot, "q002")
         before = app.session.draft("q002")
         for key, wid in (("alt+a", "form-answer"), ("alt+w", "loc-quote"), ("alt+q", "form-query")):
             app.post_message(events.Key(key, key[-1]))
@@ -185,9 +179,7 @@ def test_find_in_wraps_and_ignores_case():
 async def test_find_in_the_document_and_go_to_line(small):
     app = make_app(small)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        app.open_record("q001")
-        await settle(pilot)
+        await open_record(pilot, "q001")
         screen = app.screen
         view = screen.query_one(DocumentView)
         text = view.doc.text
@@ -249,9 +241,7 @@ def test_unlabelled_queue_orders_by_coverage(small):
 async def test_next_unlabelled_key_walks_the_queue(small):
     app = make_app(small)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        app.open_record("q001")
-        await settle(pilot)
+        await open_record(pilot, "q001")
         screen = app.screen
         view = screen.query_one(DocumentView)
         view.focus()

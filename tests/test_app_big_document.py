@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from helpers_app import make_app, run_async, settle, write_small_project
+from helpers_app import make_app, open_record, run_async, settle, write_small_project
 from labeller.app.widgets.document_view import DocumentView, SizedWrappedDocument
 
 
@@ -31,9 +31,7 @@ def assert_kept_values_are_textuals(view: DocumentView) -> None:
 async def test_the_kept_text_and_height_follow_loads_and_resizes(small):
     app = make_app(small)
     async with app.run_test(size=(160, 48)) as pilot:
-        await settle(pilot)
-        app.open_record("q001")
-        await settle(pilot)
+        await open_record(pilot, "q001")
         view = app.screen.query_one(DocumentView)
         assert view.doc is not None and view.doc.doc_id == "guide/rotate.md"
         assert_kept_values_are_textuals(view)

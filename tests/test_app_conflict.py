@@ -14,7 +14,7 @@ import json
 
 import pytest
 
-from helpers_app import make_app, run_async, settle, type_into, write_small_project
+from helpers_app import make_app, open_record, run_async, settle, type_into, write_small_project
 from labeller.app.screens.conflict import ConflictScreen
 from labeller.app.session.conflicts import compare_with_disk
 from labeller.app.session.session import AuthoringSession
@@ -63,9 +63,7 @@ def lines_of(data: bytes) -> dict[str, bytes]:
 async def test_changes_on_different_records_merge_without_a_dialog(small, tmp_path):
     app = make_app(small)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        app.open_record("q003")
-        await settle(pilot)
+        await open_record(pilot, "q003")
         await type_into(pilot, "#form-query", MINE_Q3)
         await settle(pilot)
         # the other writer edits q001 and adds a record, by hand in the file
@@ -161,9 +159,7 @@ async def test_escape_writes_nothing_and_keeps_every_edit(small):
 async def test_several_conflicts_deletes_and_adds_decided_for_all(small, tmp_path, key):
     app = make_app(small)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        app.open_record("q003")
-        await settle(pilot)
+        await open_record(pilot, "q003")
         await type_into(pilot, "#form-query", MINE_Q3)
         app.session.delete_record("q002")  # deleted here, edited on disk
         app.open_record("q004")

@@ -20,7 +20,7 @@ from textual.document._document import Document as TextDocument
 from textual.document._wrapped_document import WrappedDocument
 from textual.geometry import Offset
 
-from helpers_app import make_app, run_async, settle
+from helpers_app import make_app, open_record, run_async, settle
 from labeller.app.widgets.document_view import (
     GUTTER_MARK, ONE_CELL, DocumentView, SizedWrappedDocument, one_cell_wrap_offsets)
 
@@ -161,9 +161,7 @@ def drawn_row(view: DocumentView, location: tuple[int, int]) -> tuple[int, int]:
 async def test_a_long_wrapped_document_draws_marks_and_selects_where_textual_would(long_project):
     app = make_app(long_project)
     async with app.run_test(size=(120, 36)) as pilot:
-        await settle(pilot)
-        app.open_record("q001")
-        await settle(pilot)
+        await open_record(pilot, "q001")
         view = app.screen.query_one(DocumentView)
         assert view.doc is not None and view.doc.doc_id == "manual.md"
         start = view.doc.text.index(TARGET)
@@ -228,9 +226,7 @@ async def test_a_long_document_is_wrapped_once_at_the_width_it_is_shown_at(long_
     monkeypatch.setattr(SizedWrappedDocument, "wrap", counted)
     app = make_app(long_project)
     async with app.run_test(size=(120, 36)) as pilot:
-        await settle(pilot)
-        app.open_record("q001")
-        await settle(pilot)
+        await open_record(pilot, "q001")
         view = app.screen.query_one(DocumentView)
         assert view.doc is not None and view.doc.doc_id == "manual.md" and view.show_vertical_scrollbar
         assert wraps == [(view.wrap_width, view.indent_width)]

@@ -14,7 +14,7 @@ import pytest
 from rich.console import Console
 
 from helpers_app import (  # noqa: F401 (small: a fixture)
-    bundled_example_present, copy_bundled_example, make_app, paste_into, run_async, settle, small, type_into,
+    bundled_example_present, copy_bundled_example, make_app, open_record, paste_into, run_async, settle, small, type_into,
     write_small_project)
 from labeller.app.screens.author import AuthorScreen
 from labeller.app.screens.dialogs import Choice
@@ -146,9 +146,7 @@ async def test_selection_offsets_survive_u2028(small):
     """Textual's TextArea splits rows at U+2028; the view's offsets must still be canonical."""
     app = make_app(small)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        app.open_record("q001")
-        await settle(pilot)
+        await open_record(pilot, "q001")
         screen = app.screen
         screen.show_document("notes/separators.md")
         view = screen.query_one(DocumentView)
@@ -177,9 +175,7 @@ async def test_selection_offsets_in_a_crlf_document(small):
     (small / "corpus" / "notes" / "crlf.md").write_bytes(b"# CRLF\r\n\r\nOne line.\r\nThe crlf target.\r\n")
     app = make_app(small)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        app.open_record("q001")
-        await settle(pilot)
+        await open_record(pilot, "q001")
         screen = app.screen
         screen.show_document("notes/crlf.md")
         view = screen.query_one(DocumentView)
@@ -195,9 +191,7 @@ async def test_selection_offsets_in_a_crlf_document(small):
 async def test_mouse_drag_in_the_document_makes_an_anchor(small):
     app = make_app(small)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        app.open_record("q002")
-        await settle(pilot)
+        await open_record(pilot, "q002")
         view = app.screen.query_one(DocumentView)
         assert view.doc.doc_id == "ops/oncall.md"
         # row 2 of the document ("The on-call engineer answers pages ..."), columns 4 to 19
@@ -219,9 +213,7 @@ async def test_mouse_drag_in_the_document_makes_an_anchor(small):
 async def test_nudge_moves_the_quote_by_words(small):
     app = make_app(small)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        app.open_record("q001")
-        await settle(pilot)
+        await open_record(pilot, "q001")
         screen = app.screen
         screen.query_one(DocumentView).focus()
         await pilot.press("left_square_bracket")
@@ -245,9 +237,7 @@ async def test_nudge_moves_the_quote_by_words(small):
 async def test_copy_warning(small):
     app = make_app(small)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        app.open_record("q001")
-        await settle(pilot)
+        await open_record(pilot, "q001")
         screen = app.screen
         assert not screen.preview.copies_answer
         await type_into(pilot, "#form-query", "issue a new API key then redeploy every service")
@@ -261,9 +251,7 @@ async def test_copy_warning(small):
 async def test_crash_recovery_from_the_journal(small):
     app = make_app(small)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        app.open_record("q002")
-        await settle(pilot)
+        await open_record(pilot, "q002")
         await type_into(pilot, "#form-query", "How quickly are pages answered?")
         await settle(pilot)
         app.exit()  # no save: as if the terminal died
@@ -463,9 +451,7 @@ def test_preview_uses_the_core_resolution(small):
 async def test_quit_with_unsaved_edits_asks_and_keeps_the_journal(small):
     app = make_app(small)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        app.open_record("q001")
-        await settle(pilot)
+        await open_record(pilot, "q001")
         await type_into(pilot, "#form-query", "How is the API key rotated?")
         await settle(pilot)
         await pilot.press("ctrl+q")

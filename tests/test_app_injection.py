@@ -19,7 +19,7 @@ import re
 
 import pytest
 
-from helpers_app import make_app, run_async, settle, write_small_project
+from helpers_app import make_app, open_record, run_async, settle, write_small_project
 from labeller.app.review_app import ScreenApp
 from labeller.app.screens.adjudicate import AdjudicateScreen
 from labeller.app.screens.annotate import AnnotateScreen
@@ -260,9 +260,7 @@ async def test_saving_an_untouched_or_edited_hostile_record_loses_nothing(hostil
     before = path.read_bytes()
     app = make_app(hostile)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        app.open_record("q001")
-        await settle(pilot)
+        await open_record(pilot, "q001")
         assert not app.session.is_dirty("q001"), "showing the record changed nothing"
         # a paste of a raw control character is kept, and shown as its stand-in
         answer = app.screen.query_one("#form-answer", SafeTextArea)

@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from helpers_app import make_app, run_async, settle, small, type_into  # noqa: F401 (small: a fixture)
+from helpers_app import make_app, open_record, run_async, settle, small, type_into  # noqa: F401 (small: a fixture)
 from labeller.app.app import LabellerApp, binding_groups, binding_ids, scoped_bindings
 from labeller.app.settings import KEYMAP_FILE, SETTINGS_FILE, config_dir, load_settings
 from labeller.app.widgets.question_list import QuestionTable
@@ -69,9 +69,7 @@ def test_a_bad_keymap_is_refused_with_the_file_and_reason(small, text, reason):
 async def test_theme_and_corpus_pane_are_remembered(small):
     app = make_app(small)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        app.open_record("q001")
-        await settle(pilot)
+        await open_record(pilot, "q001")
         assert app.screen.query_one("#left").display
         theme = app.theme
         await pilot.press("ctrl+t", "f9")

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from textual.widgets._footer import FooterKey
 
-from helpers_app import make_app, run_async, settle, small  # noqa: F401 (small: a fixture)
+from helpers_app import make_app, open_record, run_async, settle, small  # noqa: F401 (small: a fixture)
 from labeller.app.widgets.document_view import DocumentView
 from labeller.app.widgets.key_bar import KeyBar
 
@@ -28,9 +28,7 @@ def keys_on_screen(screen) -> tuple[int, int]:
 async def test_the_author_screen_fits(small, size):
     app = make_app(small)
     async with app.run_test(size=size) as pilot:
-        await settle(pilot)
-        app.open_record("q001")
-        await settle(pilot)
+        await open_record(pilot, "q001")
         screen = app.screen
         assert screen.query_one(DocumentView).size.width >= READABLE - 2  # inside its border
         assert screen.query_one("#left").display == (size[0] >= 120)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from helpers_app import make_app, run_async, settle, small, type_into  # noqa: F401 (small: a fixture)
+from helpers_app import make_app, open_record, run_async, settle, small, type_into  # noqa: F401 (small: a fixture)
 from labeller.app.screens.review import ReviewScreen
 from labeller.review.log import read_review_log
 
@@ -33,9 +33,7 @@ async def test_f7_opens_review_and_accept_is_logged(small, monkeypatch):
 async def test_review_waits_for_unsaved_edits(small):
     app = make_app(small)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        app.open_record("q002")
-        await settle(pilot)
+        await open_record(pilot, "q002")
         await type_into(pilot, "#form-query", "An unsaved rewording of the query?")
         await settle(pilot)
         await pilot.press("f7")

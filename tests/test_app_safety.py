@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from helpers_app import (  # noqa: F401 (small: a fixture)
-    bundled_example_present, copy_bundled_example, make_app, paste_into, run_async, settle, small, type_into)
+    bundled_example_present, copy_bundled_example, make_app, open_record, paste_into, run_async, settle, small, type_into)
 from labeller.app.screens.author import AuthorScreen
 from labeller.app.screens.dialogs import Choice
 from labeller.app.widgets.question_list import QuestionTable
@@ -98,9 +98,7 @@ async def test_undo_a_delete_from_another_screen_and_redo_it(example):
 async def test_undo_an_accepted_suggestion_and_typing(small):
     app = make_app(small)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        app.open_record("q001")
-        await settle(pilot)
+        await open_record(pilot, "q001")
         screen = app.screen
         assert isinstance(screen, AuthorScreen)
         original = app.session.draft("q001")
