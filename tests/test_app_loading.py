@@ -12,6 +12,8 @@ from __future__ import annotations
 import asyncio
 import threading
 
+import pytest
+
 from helpers_app import make_app, run_async, settle, write_small_project
 from labeller.app.screens.questions import QuestionsScreen
 from labeller.app.session.statuses import STATUS_PENDING, STATUS_RESOLVED, STATUS_UNANSWERABLE
@@ -92,3 +94,28 @@ async def test_a_corpus_refused_at_start_ends_the_app_with_its_reason(tmp_path):
         await settle(pilot)
     assert app.return_code == 2
     assert app.refusal is not None and "symlink" in str(app.refusal)
+
+
+def test_settle_waits_for_a_late_ready(tmp_path, monkeypatch):
+    """Textual posts ``Ready`` (which starts the loading) after the pilot is handed over; under
+    load it can arrive after a first ``settle`` found no worker running, and a snapshot taken
+    then catches the start's toast on the next screen (the flaky broken-labels snapshot). Here
+    ``Ready`` is held back for as long as the test wants: ``settle`` must not call the app
+    settled while it is held, and must wait for the loading once it is let through."""
+    from labeller.app.app import LabellerApp
+
+    real = LabellerApp.on_ready
+    monkeypatch.setattr(LabellerApp, "on_ready", lambda self: None)  # Ready not handled yet
+    app = make_app(write_small_project(tmp_path / "proj"))
+
+    async def run() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            with pytest.raises(RuntimeError, match="did not settle"):
+                await settle(pilot, rounds=3)
+            assert app.start_pending and not app.session.project.corpus_loaded
+            real(app)  # Ready arrives at last
+            await settle(pilot)
+            assert not app.start_pending and app.session.project.corpus_loaded
+            assert statuses(app)["q001"] == STATUS_RESOLVED
+
+    asyncio.run(run())

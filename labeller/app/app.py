@@ -151,6 +151,13 @@ class LabellerApp(App):
             self._prepare_when_shown = False
             self.prepare()
 
+    @property
+    def start_pending(self) -> bool:
+        """True until the first frame's ``Ready`` has started the loading worker. Textual posts
+        ``Ready`` after a test's pilot is handed over, so "no worker running" alone is no proof that
+        the loading is done: it may not have started yet (``app.pilot.settle`` reads this)."""
+        return self._prepare_when_shown
+
     def _restore_chosen(self, entry, choice: str | None) -> None:
         if choice == "restore":
             ids = self.session.restore(entry)

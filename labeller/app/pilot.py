@@ -10,11 +10,13 @@ from __future__ import annotations
 
 
 async def settle(pilot, rounds: int = 500) -> None:
-    """Wait until every message is handled and every worker (resolution, save, eval) is done."""
+    """Wait until every message is handled, the start's loading has begun (an app without a
+    ``start_pending`` flag has none), and every worker (loading, resolution, save, eval) is done."""
     for _ in range(rounds):
-        await pilot.pause()
+        # the start's Ready may still be queued behind the first frame: poll for it, briefly
+        await pilot.pause(0.01 if getattr(pilot.app, "start_pending", False) else None)
         await pilot.app.workers.wait_for_complete()
         await pilot.pause()
-        if not any(w.is_running for w in pilot.app.workers):
+        if not getattr(pilot.app, "start_pending", False) and not any(w.is_running for w in pilot.app.workers):
             return
     raise RuntimeError("the app did not settle")
