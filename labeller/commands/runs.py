@@ -8,7 +8,7 @@ import re
 from rich.table import Table
 from rich.text import Text
 
-from labeller.commands.common import add_format_option, config_from, console
+from labeller.commands.common import add_format_option, add_root_options, config_from, console
 from labeller.display import json_dumps, safe_line
 from labeller.errors import EXIT_OK, InvalidInput
 from labeller.eval.history import list_runs
@@ -23,7 +23,7 @@ def register(sub) -> None:
                        description="List the runs recorded by `labeller eval` in the run history "
                        "([eval] history, default .labeller/runs.duckdb) with one metric per run and its trend. "
                        "The database is plain DuckDB: query it with SQL for anything else.")
-    p.add_argument("--root", default=".", help="project root (default: current folder)")
+    add_root_options(p)
     p.add_argument("--metric", help="metric to show, e.g. recall@5, mrr@10 (default: recall at the shipped k)")
     p.add_argument("--level", choices=LEVELS, default="chunk", help="chunk or doc level (default chunk)")
     p.add_argument("--limit", type=int, default=20, help="how many of the latest runs (default 20)")

@@ -62,8 +62,9 @@ class SaveOutcome:
             return ("the corpus is still being read; nothing was written (your edits are in the journal): "
                     "save again once the statuses have filled in")
         if not self.written:
-            probs = "; ".join(f"line {p.get('line')}: {p.get('message')}" for p in self.file_problems[:3])
-            return f"not saved: the file would be refused ({probs})"
+            probs = "; ".join((f"line {p['line']}: " if p.get("line") else "") + str(p.get("message"))
+                              for p in self.file_problems[:3])
+            return f"not saved: {probs}"
         parts = ["saved questions.jsonl"]
         if self.held_back:
             parts.append(f"{len(self.held_back)} unfinished draft(s) kept in the journal, not written: "
