@@ -207,6 +207,12 @@ def test_an_output_never_overwrites_an_input_of_the_project(tmp_path, capsys, ta
         rc, shown = cli(capsys, *argv, "--root", root)
         assert_refused(rc, shown, kind, "one of the project's inputs")
         assert (path.read_bytes() if path.exists() else None) == before
+    (root / "labeller.toml").write_text(f'[eval]\nhistory = "{target}"\n', encoding="utf-8")
+    before = path.read_bytes() if path.exists() else None
+    for argv in (["eval"], ["runs"]):  # DuckDB would make an empty file a database
+        rc, shown = cli(capsys, *argv, "--root", root)
+        assert_refused(rc, shown, "[eval] history", kind)
+        assert (path.read_bytes() if path.exists() else None) == before
 
 
 def test_a_read_only_questions_file_is_replaced_only_with_force(tmp_path, capsys):

@@ -38,7 +38,7 @@ from labeller.core.project import Project
 from labeller.core.questions import QuestionsFile
 from labeller.core.vocab import Place
 from labeller.errors import InvalidInput, LabellerError
-from labeller.io import check_output_path
+from labeller.io import refuse_symlink_components
 from labeller.review.log import STATUS_LABELS, ReviewLog, read_review_log
 
 if TYPE_CHECKING:  # the resolving half of the core is imported by the worker that first resolves
@@ -82,7 +82,9 @@ class AuthoringSession(SavingMixin):
         from labeller.core.cache import DigestCache
 
         config = load_config(root, allow_outside=allow_outside)
-        check_output_path(config.layout.journal)  # refused here, before the UI, not at the first keystroke
+        # the journal's folder: refused here, before the UI, not at the first keystroke (a planted
+        # journal file itself is set aside by the app's start, as an unreadable one)
+        refuse_symlink_components(config.layout.state_dir)
         project = Project(config, DigestCache(config.layout.cache_dir))
         return cls(project, project.load_questions(), **kwargs)
 
