@@ -149,13 +149,15 @@ def test_allow_outside_is_a_command_line_choice_never_a_file_one(tmp_path, capsy
 
 # -- 2. outputs are written safely -------------------------------------------------------------
 
-def test_a_committed_symlinked_output_folder_is_not_written_through(tmp_path, capsys):
+@pytest.mark.parametrize("where, reason", [("inside", "is a symlink"), ("outside", "outside the project's tree")])
+def test_a_committed_symlinked_output_folder_is_not_written_through(tmp_path, capsys, where, reason):
     root = project(tmp_path, toml='[golden]\nout = "built"\n')
-    (root / "inner").mkdir()
-    (root / "built").symlink_to("inner")  # inside the tree, still a link an output is not written through
+    target = root / "inner" if where == "inside" else tmp_path / "elsewhere"
+    target.mkdir()
+    (root / "built").symlink_to(target)  # even inside the tree, a link an output is not written through
     rc, shown = cli(capsys, "build", "--root", root)
-    assert_refused(rc, shown, "is a symlink", "built")
-    assert list((root / "inner").iterdir()) == []
+    assert_refused(rc, shown, reason, "built")
+    assert list(target.iterdir()) == []
 
 
 def test_a_state_dir_symlink_inside_the_tree_is_refused_before_the_app_starts(tmp_path, capsys):
@@ -271,3 +273,18 @@ def test_disk_full_on_a_review_append_names_the_log(tmp_path, monkeypatch):
     with pytest.raises(OSError) as exc:
         log.append_review(path, entry)
     assert exc.value.errno == errno.ENOSPC and exc.value.filename == str(path)
+
+
+def test_the_app_rebuild_says_why_it_did_not_write_through_a_symlinked_output_folder(tmp_path):
+    root = project(tmp_path, toml='[golden]\nout = "built"\n')
+    (root / "inner").mkdir()
+    session = AuthoringSession.open(root)
+    session.prepare()
+    session.update("q1", query="how long are search logs kept?")
+    (root / "built").symlink_to("inner")  # appears after the start: checked at the write
+    outcome = session.save_questions()
+    assert outcome.written
+    session.rebuild(outcome)
+    assert not outcome.artifact_written
+    assert "is a symlink" in outcome.message()
+    assert list((root / "inner").iterdir()) == []

@@ -299,7 +299,11 @@ class SavingMixin:
                 out.artifact_reason = (f"{len(result.refusals)} label error(s) in {', '.join(ids)}; "
                                        "the previous artifact was left as it was")
             else:
-                write_artifacts(project, result)
+                try:
+                    write_artifacts(project, result)
+                except (LabellerError, OSError) as exc:  # a symlinked [golden] out, a full disk: said, not a crash
+                    out.artifact_reason = str(exc)
+                    return out
                 out.artifact_written = True
                 out.committed = CommittedState.read(self.config, project)
         return out
