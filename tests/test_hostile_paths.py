@@ -288,3 +288,19 @@ def test_the_app_rebuild_says_why_it_did_not_write_through_a_symlinked_output_fo
     assert not outcome.artifact_written
     assert "is a symlink" in outcome.message()
     assert list((root / "inner").iterdir()) == []
+
+
+def test_annotate_refuses_a_symlinked_annotations_folder_before_its_app_starts(tmp_path, capsys, monkeypatch):
+    from labeller.app.review_app import ScreenApp
+
+    def started(self, *args, **kwargs):
+        raise AssertionError("the annotation app started over a symlinked folder")
+
+    monkeypatch.setattr(ScreenApp, "run", started)
+    root = project(tmp_path)
+    elsewhere = tmp_path / "elsewhere"  # outside the tree: only the folder is a link, not a configured path
+    elsewhere.mkdir()
+    (root / "golden" / "annotations").symlink_to(elsewhere)
+    rc, shown = cli(capsys, "annotate", "--as", "bob", "--root", root)
+    assert_refused(rc, shown, "annotations", "is a symlink")
+    assert list(elsewhere.iterdir()) == []
