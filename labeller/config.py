@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -25,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from labeller.errors import InvalidInput
 from labeller.io import read_regular_file
-from labeller.layout import CONFIG_NAME, STATE_DIR, ProjectLayout
+from labeller.layout import CONFIG_NAME, STATE_DIR, ProjectLayout, inside, project_tree
 
 DEFAULT_INCLUDE = ("**/*.md",)
 DEFAULT_MAX_FILE_BYTES = 20 * 1024 * 1024
@@ -183,6 +184,8 @@ class ProjectConfig(BaseModel):
         source = self.sources.get(key, "default")
         if source.startswith("flag "):
             return InvalidInput(f"{source}: {reason}")
+        if source == "default":  # no file to name: the default value itself is refused
+            return InvalidInput(f"[{section}] {name} (default): {reason}")
         return InvalidInput(f"[{section}] {name}: {reason}", path=str(self.layout.config_file))
 
     def effective(self) -> dict[str, dict[str, Any]]:
@@ -209,8 +212,12 @@ _FLAG_KEYS = {"corpus": "corpus.root", "questions": "golden.questions", "out": "
 
 
 def load_config(root: Path | str = ".", *, corpus: str | None = None, questions: str | None = None,
-                out: str | None = None, hit_rule: str | None = None) -> ProjectConfig:
-    """Read ``labeller.toml`` (if any) under ``root``, check all of it, and apply flag overrides."""
+                out: str | None = None, hit_rule: str | None = None, allow_outside: bool = False) -> ProjectConfig:
+    """Read ``labeller.toml`` (if any) under ``root``, check all of it, and apply flag overrides.
+
+    Every configured path must stay inside the project's tree (``layout.project_tree``):
+    the file and the repository it sits in are untrusted. ``allow_outside`` lifts that; it
+    comes from the command line only, never from a file."""
     root = Path(root).resolve()
     path = root / CONFIG_NAME
     data: dict = {}
@@ -238,7 +245,7 @@ def load_config(root: Path | str = ".", *, corpus: str | None = None, questions:
                 raise InvalidInput(f"--{flag.replace('_', '-')} must not be empty")
             sources[_FLAG_KEYS[flag]] = f"flag --{flag.replace('_', '-')}"
     c, g, b = toml.corpus, toml.golden, toml.build
-    return ProjectConfig(
+    config = ProjectConfig(
         root=root,
         corpus=root / (corpus or c.root),
         include=c.include,
@@ -253,6 +260,21 @@ def load_config(root: Path | str = ".", *, corpus: str | None = None, questions:
         eval=toml.eval,
         sources=sources,
     )
+    if not allow_outside:
+        _confine(config)
+    return config
+
+
+def _confine(config: ProjectConfig) -> None:
+    """Refuse a configured path that leaves the project's tree, naming the key and its source."""
+    tree = project_tree(config.root)
+    layout = config.layout
+    for key, path in (("corpus.root", layout.corpus), ("golden.questions", layout.questions),
+                      ("golden.out", layout.out), ("eval.history", layout.run_history)):
+        if not inside(tree, path):
+            raise config.invalid(key, f"{path} leads to {os.path.realpath(path)}, outside the project's tree {tree} "
+                                 "(an absolute path, a '..' or a symlink out of it); labeller reads and writes only "
+                                 "inside it: pass --allow-outside on the command line if you mean it")
 
 
 def parse_toml(data: dict, path: str = CONFIG_NAME, text: str = "") -> LabellerToml:

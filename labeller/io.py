@@ -20,6 +20,8 @@ import os
 import re
 import stat
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,26 +32,73 @@ from labeller.errors import InvalidInput
 def atomic_write_bytes(path: Path, data: bytes, *, durable: bool = True) -> None:
     """Write ``data`` to ``path`` through a temp file and a rename. ``durable=False`` skips
     the two fsyncs: still never torn by a kill or a crash of the process, only not forced
-    to the disk before returning (for the app's journal, written on every keystroke)."""
+    to the disk before returning (for the app's journal, written on every keystroke).
+
+    Only a regular file is ever replaced (``refuse_unsafe_target``); an OS error (disk full,
+    permission denied) names ``path``, not the temp file or nothing."""
     path = Path(path)
+    refuse_unsafe_target(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            os.fchmod(fh.fileno(), _mode_for(path))
-            fh.write(data)
-            fh.flush()
-            if durable:
-                os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
+    with naming(path):
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
         try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
+            with os.fdopen(fd, "wb") as fh:
+                os.fchmod(fh.fileno(), _mode_for(path))
+                fh.write(data)
+                fh.flush()
+                if durable:
+                    os.fsync(fh.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except FileNotFoundError:
+                pass
+            raise
     if durable:
         fsync_dir(path.parent)
+
+
+@contextmanager
+def naming(path: Path) -> Iterator[None]:
+    """Re-raise an ``OSError`` as one naming ``path``: a full disk fails ``write`` or ``fsync``
+    with no file name at all, and a failed rename names the temp file; the CLI's message
+    (``errors.environment_message``) then says which file could not be written."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.errno is None:
+            raise
+        raise OSError(exc.errno, exc.strerror or str(exc), os.fspath(path)) from exc
+
+
+_KINDS = ((stat.S_ISLNK, "a symlink"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a device"),
+          (stat.S_ISBLK, "a device"), (stat.S_ISDIR, "a folder"), (stat.S_ISSOCK, "a socket"))
+
+
+def refuse_unsafe_target(path: Path) -> None:
+    """Refuse to replace anything but a regular file. A rename over a FIFO or a device
+    replaces the node itself (as root, ``--out /dev/full`` left a 0666 regular file there),
+    and replacing a symlink silently cuts a link someone made on purpose."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return
+    if stat.S_ISREG(mode):
+        return
+    kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
+    raise InvalidInput(f"is {kind}, not a regular file; labeller replaces only regular files, so nothing was "
+                       "written", path=str(path))
+
+
+def check_output_path(path: Path) -> None:
+    """Refuse a write target inside a symlinked folder, or one that is not a regular file.
+
+    A committed symlink (``golden -> /elsewhere``, ``.labeller -> ~``) would send the temp
+    file and the rename through it, out of the project; the folders are checked as the
+    labels' own files are read (``refuse_symlink_components``)."""
+    refuse_symlink_components(Path(path).parent)
+    refuse_unsafe_target(Path(path))
 
 
 def _read_umask() -> int:

@@ -8,6 +8,7 @@ nothing of labeller.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,6 +20,30 @@ ANNOTATIONS_DIR = "annotations"
 CACHE_DIR = ".labeller-cache"
 STATE_DIR = ".labeller"
 JOURNAL_NAME = "journal.json"
+GIT_MARKER = ".git"  # a folder in a clone, a file in a worktree or a submodule
+
+
+def project_tree(root: Path) -> Path:
+    """The folder every configured path must stay in: the git work tree ``root`` sits in
+    (the nearest folder at or above it holding ``.git``), else ``root`` itself.
+
+    Not the root alone, so that a monorepo's ``[corpus] root = "../docs"`` keeps working;
+    not the whole machine, because ``build --check`` runs on forks' pull requests, whose
+    ``labeller.toml`` could otherwise name ``/home/runner/.aws`` as the corpus and print it.
+    Found by looking, never by running git (a planted ``.git/config`` can run commands).
+    """
+    root = Path(os.path.realpath(root))
+    for folder in (root, *root.parents):
+        if os.path.lexists(folder / GIT_MARKER):
+            return folder
+    return root
+
+
+def inside(tree: Path, path: Path) -> bool:
+    """Whether ``path``, every symlink along it followed, lands in ``tree`` (a physical path):
+    ``..``, an absolute path or a committed link out of the tree all land elsewhere."""
+    real = os.path.realpath(path)
+    return os.path.commonpath([real, str(tree)]) == str(tree)
 
 
 @dataclass(frozen=True)

@@ -238,7 +238,7 @@ class LabellerApp(App):
         self.settings = replace(self.settings, **changes)
         try:
             save_settings(self.settings)
-        except OSError as exc:
+        except (OSError, LabellerError) as exc:  # a settings.json that is a symlink is not replaced
             self.notify(visible_line(f"settings not saved: {exc}"), severity="warning", markup=False)
 
     def _theme_changed(self, theme) -> None:

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from labeller.errors import InvalidInput
-from labeller.io import atomic_write_text, parse_json, read_regular_file
+from labeller.io import atomic_write_text, check_output_path, parse_json, read_regular_file
 
 JOURNAL_FORMAT = "labeller-journal-v1"
 # A journal is an unsaved questions file plus bookkeeping; the same order of bound applies.
@@ -63,6 +63,7 @@ class Journal:
         return self.path.is_file()
 
     def write(self, entry: JournalEntry) -> None:
+        check_output_path(self.path)  # a committed ``.labeller`` symlink is not written through
         atomic_write_text(self.path, json.dumps(entry.as_json(), ensure_ascii=False, indent=1, sort_keys=True) + "\n",
                           durable=False)
 

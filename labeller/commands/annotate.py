@@ -12,6 +12,7 @@ import argparse
 from labeller.commands.annotations import open_annotations
 from labeller.commands.common import add_filter_options, add_project_options, console, project_from, select
 from labeller.errors import EXIT_OK
+from labeller.io import check_output_path
 
 
 def register(sub) -> None:
@@ -33,6 +34,7 @@ def register(sub) -> None:
 def run(args: argparse.Namespace) -> int:
     project = project_from(args)
     ann = open_annotations(project, args.annotator, must_exist=False)
+    check_output_path(ann.path)  # a symlinked annotations/ folder: refused here, not at the app's first save
     ids = [q.id for q in select(project.load_questions().questions, args)
            if not args.missing or ann.get(q.id) is None]
     if not ids:

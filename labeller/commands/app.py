@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import argparse
 
+from labeller.commands.common import add_root_options
+
 
 def register(sub) -> None:
     p = sub.add_parser("app", help="open the authoring app (the default command)",
                        description="Open the terminal app on the project in the current folder (or --root): "
                        "write questions, anchor them in the corpus, watch them resolve, save and rebuild.")
-    p.add_argument("--root", default=".", help="project root (default: current folder)")
+    add_root_options(p)
     p.set_defaults(func=run)
 
 
@@ -21,7 +23,7 @@ def run(args: argparse.Namespace) -> int:
     from labeller.app.app import LabellerApp
     from labeller.app.session.session import AuthoringSession
 
-    session = AuthoringSession.open(args.root)
+    session = AuthoringSession.open(args.root, allow_outside=args.allow_outside)
     app = LabellerApp(session)
     app.run()
     if app.refusal is not None:

@@ -23,6 +23,7 @@ from rich.text import Text
 
 from labeller.commands.common import add_format_option, add_project_options, console, project_from
 from labeller.core.chunkers import REGISTRY, chunker_class, chunker_spec, get_chunker
+from labeller.core.outputs import check_output
 from labeller.display import json_dumps, safe_line
 from labeller.errors import EXIT_OK
 from labeller.eval.compare import FOOTNOTE, budget_plot, compare_chunkers, header, markdown, rows
@@ -90,6 +91,8 @@ def run_compare(args: argparse.Namespace) -> int:
     ks = parse_ks(args.k) if args.k else None
     budgets = parse_budgets(",".join(args.budget)) if args.budget else None
     project = project_from(args)
+    if args.plot:
+        check_output(project.config, args.plot, "--plot")
     with progress_bar() as progress:
         comparison = compare_chunkers(project, args.specs, ks=ks, budgets=budgets, retriever=args.retriever,
                                       analyzer=args.analyzer, progress=progress)

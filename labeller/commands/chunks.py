@@ -18,6 +18,7 @@ from pathlib import Path
 
 from labeller.commands.common import add_format_option, add_project_options, console, project_from
 from labeller.core.chunkers import Chunk, chunk_corpus, chunker_spec, get_chunker
+from labeller.core.outputs import check_output
 from labeller.display import json_dumps, safe_line
 from labeller.errors import EXIT_OK, EXIT_REFUSED
 from labeller.io import atomic_write_bytes
@@ -39,6 +40,8 @@ def register(sub) -> None:
 def run(args: argparse.Namespace) -> int:
     project = project_from(args)
     cfg = project.config
+    if args.target:
+        check_output(cfg, args.target, "--out")
     chunker = get_chunker(args.chunker, max_chars=cfg.max_chars) if args.chunker else project.chunker
     spec = chunker_spec(chunker)
     chunks = [c for doc_chunks in chunk_corpus(project.corpus, chunker, project.cache).values() for c in doc_chunks]

@@ -17,10 +17,19 @@ from labeller.core.vocab import SPLITS
 
 
 def add_project_options(p: argparse.ArgumentParser, *, questions: bool = True) -> None:
-    p.add_argument("--root", default=".", help="project root (default: current folder)")
+    add_root_options(p)
     p.add_argument("--corpus", help="corpus folder (default: corpus/ or labeller.toml)")
     if questions:
         p.add_argument("--questions", help="questions.jsonl (default: golden/questions.jsonl)")
+
+
+def add_root_options(p: argparse.ArgumentParser) -> None:
+    """``--root``, and ``--allow-outside``: the one way to let configured paths leave the
+    project's tree, given on the command line only (never by a file a pull request can change)."""
+    p.add_argument("--root", default=".", help="project root (default: current folder)")
+    p.add_argument("--allow-outside", action="store_true",
+                   help="let labeller.toml and the path flags name places outside the project's tree (its git "
+                   "work tree, else the root); refused by default")
 
 
 def add_format_option(p: argparse.ArgumentParser) -> None:
@@ -41,7 +50,8 @@ def select(questions: list[Question], args: argparse.Namespace) -> list[Question
 
 def config_from(args: argparse.Namespace) -> ProjectConfig:
     return load_config(args.root, corpus=getattr(args, "corpus", None), questions=getattr(args, "questions", None),
-                       out=getattr(args, "out", None), hit_rule=getattr(args, "hit_rule", None))
+                       out=getattr(args, "out", None), hit_rule=getattr(args, "hit_rule", None),
+                       allow_outside=args.allow_outside)
 
 
 def project_from(args: argparse.Namespace) -> Project:

@@ -17,6 +17,7 @@ from rich.text import Text
 
 from labeller.commands.common import add_format_option, add_project_options, console, project_from
 from labeller.core.hitrules import hit_rule_forms
+from labeller.core.outputs import check_output
 from labeller.display import safe_line, visible_line
 from labeller.errors import EXIT_INVALID, EXIT_OK, EXIT_REFUSED, InvalidInput, LabellerError
 from labeller.eval.leaks import format_warning
@@ -77,6 +78,11 @@ def run(args: argparse.Namespace) -> int:
     budgets = parse_budgets(args.budget) if args.budget else ()
     baseline = read_report(args.baseline) if args.baseline else None
     project = project_from(args)
+    for flag, target in (("--out", args.report_out), ("--write-run", args.write_run)):
+        if target:  # before the work: a report must not replace the labels it scores
+            check_output(project.config, target, flag)
+    if not args.no_history:
+        check_output(project.config, project.layout.run_history, "[eval] history")
     chunks = load_chunk_set(project, args.chunks)
     with progress_bar() as progress:
         options = ({"path": args.run} if name == "run" else

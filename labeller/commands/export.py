@@ -16,7 +16,9 @@ from pathlib import Path
 
 from labeller.commands.common import add_format_option, add_project_options, console, project_from
 from labeller.commands.refusals import report_refusals
+from labeller.config import ProjectConfig
 from labeller.core.build import build
+from labeller.core.outputs import check_output
 from labeller.commands.format_flags import (add_format_argument, add_format_flags, chosen_options, describe_formats,
                                             folder_note)
 from labeller.display import json_dumps, safe_line
@@ -56,7 +58,8 @@ def run(args: argparse.Namespace) -> int:
     assert fmt.export is not None  # the parser offers only the formats that export
     exported = fmt.export(project, result, options)
     notes = exported.notes
-    written = write_folder(args, exported, fmt.folder) if fmt.folder is not None else write_single(args, exported)
+    written = (write_folder(args, project.config, exported, fmt.folder) if fmt.folder is not None
+               else write_single(args, project.config, exported))
     summary_to_stderr = args.target is None and fmt.folder is None
     if args.format == "json":
         print(json_dumps({"ok": True, "errors": [], "format": args.fmt, "records": len(result.records),
@@ -72,13 +75,22 @@ def run(args: argparse.Namespace) -> int:
 
 
 def write_extra(exported: Exported) -> list[str]:
-    """The files the user named through a format option (TREC's ``--queries-out``)."""
+    """The files the user named through a format option (TREC's ``--queries-out``), checked
+    with the rest by ``check_targets`` before anything is written."""
     for path, data in exported.extra.items():
         atomic_write_bytes(Path(path), data)
     return list(exported.extra)
 
 
-def write_single(args: argparse.Namespace, exported: Exported) -> list[str]:
+def check_targets(config: ProjectConfig, exported: Exported, targets: list[Path]) -> None:
+    """Every file the export would write is a safe output (not an input of the project, not a
+    FIFO or a symlink, no symlinked folder): all checked before the first is written."""
+    for path in [*targets, *map(Path, exported.extra)]:
+        check_output(config, path, "the export")
+
+
+def write_single(args: argparse.Namespace, config: ProjectConfig, exported: Exported) -> list[str]:
+    check_targets(config, exported, [Path(args.target)] if args.target else [])
     if args.target:
         atomic_write_bytes(Path(args.target), exported.files[""])
         written = [args.target]
@@ -89,7 +101,8 @@ def write_single(args: argparse.Namespace, exported: Exported) -> list[str]:
     return written + write_extra(exported)
 
 
-def write_folder(args: argparse.Namespace, exported: Exported, patterns: tuple[str, ...]) -> list[str]:
+def write_folder(args: argparse.Namespace, config: ProjectConfig, exported: Exported,
+                 patterns: tuple[str, ...]) -> list[str]:
     """Write a multi-file export into ``--out DIR``.
 
     The folder must be new, empty, or hold only files an export of this format writes; those
@@ -123,6 +136,7 @@ def write_folder(args: argparse.Namespace, exported: Exported, patterns: tuple[s
                                        "empty folder", path=str(folder))
                 if rel not in files:
                     stale.append(path)
+    check_targets(config, exported, [folder / rel for rel in files])
     for rel, data in files.items():
         atomic_write_bytes(folder / rel, data)
     for path in stale:

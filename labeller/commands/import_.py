@@ -35,6 +35,7 @@ def register(sub) -> None:
     p.add_argument("file", metavar="FILE", help="the file to import" + folder_note(Direction.IMPORT))
     p.add_argument("--replace", action="store_true", help="overwrite records whose id already exists")
     p.add_argument("--dry-run", action="store_true", help="check and report, write nothing")
+    p.add_argument("--force", action="store_true", help="replace questions.jsonl even if it is read-only")
     add_project_options(p)
     add_format_option(p)
     add_format_flags(p, Direction.IMPORT)
@@ -53,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
                               [(q.id, q.query) for q in merged.qf.questions])
     written = None
     if plan.questions and not args.dry_run:
-        merged.qf.save()
+        merged.qf.save(force=args.force)
         written = str(project.config.questions)
     counts = dict(sorted(Counter(k.kind for k in plan.kept_out).items()))
     if args.format == "json":

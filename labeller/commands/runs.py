@@ -8,7 +8,8 @@ import re
 from rich.table import Table
 from rich.text import Text
 
-from labeller.commands.common import add_format_option, config_from, console
+from labeller.commands.common import add_format_option, add_root_options, config_from, console
+from labeller.core.outputs import check_output
 from labeller.display import json_dumps, safe_line
 from labeller.errors import EXIT_OK, InvalidInput
 from labeller.eval.history import list_runs
@@ -23,7 +24,7 @@ def register(sub) -> None:
                        description="List the runs recorded by `labeller eval` in the run history "
                        "([eval] history, default .labeller/runs.duckdb) with one metric per run and its trend. "
                        "The database is plain DuckDB: query it with SQL for anything else.")
-    p.add_argument("--root", default=".", help="project root (default: current folder)")
+    add_root_options(p)
     p.add_argument("--metric", help="metric to show, e.g. recall@5, mrr@10 (default: recall at the shipped k)")
     p.add_argument("--level", choices=LEVELS, default="chunk", help="chunk or doc level (default chunk)")
     p.add_argument("--limit", type=int, default=20, help="how many of the latest runs (default 20)")
@@ -38,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
         raise InvalidInput(f"--metric must look like recall@5 (one of {', '.join(METRICS)} @ k), got {metric!r}")
     if args.limit < 1:
         raise InvalidInput("--limit must be at least 1")
-    path = cfg.layout.run_history
+    path = check_output(cfg, cfg.layout.run_history, "[eval] history")  # DuckDB may write even to read
     rows = list_runs(path, metric, args.level, args.limit)
     if args.format == "json":
         runs = [{**r, "started_at": r["started_at"].isoformat() if r["started_at"] else None} for r in rows]

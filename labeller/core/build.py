@@ -20,6 +20,7 @@ from labeller.core.coldbuild import prepare_cold_build
 from labeller.core.expansion import EXPANSION_VERSION
 from labeller.core.hitrules import union_coverage
 from labeller.core.models import Question
+from labeller.core.outputs import check_output
 from labeller.core.project import Project
 from labeller.core.resolve import Refusal, Span, locator_error
 from labeller.core.suggest import suggest
@@ -279,5 +280,8 @@ def summarize(project: Project, records: list[RecordResult]) -> dict:
 def write_artifacts(project: Project, result: BuildResult) -> None:
     """Write artifact and manifest atomically; both are rendered before either is written."""
     artifact, manifest = result.artifact_bytes(), result.manifest_bytes()
-    atomic_write_bytes(project.config.layout.artifact, artifact)
-    atomic_write_bytes(project.config.layout.manifest, manifest)
+    layout = project.config.layout
+    for path in (layout.artifact, layout.manifest):  # both checked before either is written
+        check_output(project.config, path, "the golden set ([golden] out)")
+    atomic_write_bytes(layout.artifact, artifact)
+    atomic_write_bytes(layout.manifest, manifest)

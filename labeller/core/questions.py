@@ -7,6 +7,8 @@ records in their existing order, atomically, so ids are never renumbered or shuf
 
 from __future__ import annotations
 
+import os
+import stat
 import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -120,8 +122,25 @@ class QuestionsFile:
             raise ValueError("a questions file built in memory needs a path to be written to")
         return Path(target)
 
-    def save(self, path: Path | None = None) -> None:
-        atomic_write_text(self.target(path), ("\ufeff" if self.bom else "") + self.render())
+    def save(self, path: Path | None = None, *, force: bool = False) -> None:
+        """Write the file atomically; a read-only file is replaced only with ``force``."""
+        target = self.target(path)
+        if not force:
+            refuse_read_only(target)
+        atomic_write_text(target, ("\ufeff" if self.bom else "") + self.render())
+
+
+def refuse_read_only(path: Path) -> None:
+    """Refuse to replace a questions file someone made read-only (``chmod a-w``): the rename
+    of an atomic write needs only the folder's permission, so without this check a file
+    protected on purpose would be replaced as if it were not."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return
+    if not st.st_mode & 0o222 or not os.access(path, os.W_OK):
+        raise InvalidInput(f"the questions file is read-only (mode {stat.S_IMODE(st.st_mode):04o}); nothing was "
+                           "written: make it writable first (or give `labeller import` --force)", path=str(path))
 
 
 def prepare_questions(qf: QuestionsFile, *, changed: Iterable[Question] = (), added: Iterable[Question] = (),

@@ -29,6 +29,7 @@ import duckdb
 
 from labeller.errors import InvalidInput
 from labeller.eval.metrics import LEVELS, METRICS
+from labeller.io import check_output_path
 
 HISTORY_SCHEMA = "labeller.runs.v1"
 
@@ -82,6 +83,8 @@ def connect(path: Path, *, create: bool) -> duckdb.DuckDBPyConnection | None: ..
 def connect(path: Path, *, create: bool) -> duckdb.DuckDBPyConnection | None:
     """Open (and with ``create`` initialise) the database; None if it does not exist yet."""
     path = Path(path)
+    for file in (path, path.with_name(path.name + ".wal")):  # DuckDB writes its log beside the database
+        check_output_path(file)  # planted: no symlink (file or folder) written through, no FIFO that blocks
     if not create and not path.exists():
         return None
     try:

@@ -18,7 +18,7 @@ from pydantic import ValidationError
 
 from labeller.core.models import Locator
 from labeller.errors import InvalidInput
-from labeller.io import atomic_write_text, read_jsonl
+from labeller.io import atomic_write_text, check_output_path, read_jsonl
 
 if TYPE_CHECKING:
     from labeller.config import ProjectConfig
@@ -61,6 +61,7 @@ class Annotations:
                        for rid, locs in self.records.items())
 
     def save(self) -> None:
+        check_output_path(self.path)  # a committed ``annotations -> /elsewhere`` link is not written through
         atomic_write_text(self.path, self.render())
 
 

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 from labeller.core.canon import sha256_hex
 from labeller.core.models import Question
 from labeller.errors import InvalidInput, LabellerError
-from labeller.io import fsync_dir, read_jsonl, refuse_symlink_components
+from labeller.io import fsync_dir, naming, read_jsonl, refuse_symlink_components
 
 if TYPE_CHECKING:
     from labeller.config import ProjectConfig
@@ -232,8 +232,9 @@ def append_review(path: Path, entry: ReviewEntry) -> bool:
             raise InvalidInput("review log is not a regular file", path=str(path))
         torn = st.st_size > 0 and os.pread(fd, 1, st.st_size - 1) != b"\n"
         line = json.dumps(entry.as_json(), ensure_ascii=False, sort_keys=True) + "\n"
-        write_all(fd, (b"\n" if torn else b"") + line.encode("utf-8"))
-        os.fsync(fd)
+        with naming(path):  # a full disk fails the write naming no file
+            write_all(fd, (b"\n" if torn else b"") + line.encode("utf-8"))
+            os.fsync(fd)
     finally:
         os.close(fd)
     if created:

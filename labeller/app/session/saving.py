@@ -62,8 +62,9 @@ class SaveOutcome:
             return ("the corpus is still being read; nothing was written (your edits are in the journal): "
                     "save again once the statuses have filled in")
         if not self.written:
-            probs = "; ".join(f"line {p.get('line')}: {p.get('message')}" for p in self.file_problems[:3])
-            return f"not saved: the file would be refused ({probs})"
+            probs = "; ".join((f"line {p['line']}: " if p.get("line") else "") + str(p.get("message"))
+                              for p in self.file_problems[:3])
+            return f"not saved: {probs}"
         parts = ["saved questions.jsonl"]
         if self.held_back:
             parts.append(f"{len(self.held_back)} unfinished draft(s) kept in the journal, not written: "
@@ -298,7 +299,11 @@ class SavingMixin:
                 out.artifact_reason = (f"{len(result.refusals)} label error(s) in {', '.join(ids)}; "
                                        "the previous artifact was left as it was")
             else:
-                write_artifacts(project, result)
+                try:
+                    write_artifacts(project, result)
+                except (LabellerError, OSError) as exc:  # a symlinked [golden] out, a full disk: said, not a crash
+                    out.artifact_reason = str(exc)
+                    return out
                 out.artifact_written = True
                 out.committed = CommittedState.read(self.config, project)
         return out

@@ -38,6 +38,7 @@ from labeller.core.project import Project
 from labeller.core.questions import QuestionsFile
 from labeller.core.vocab import Place
 from labeller.errors import InvalidInput, LabellerError
+from labeller.io import refuse_symlink_components
 from labeller.review.log import STATUS_LABELS, ReviewLog, read_review_log
 
 if TYPE_CHECKING:  # the resolving half of the core is imported by the worker that first resolves
@@ -73,14 +74,17 @@ class AuthoringSession(SavingMixin):
         self._set_file(qfile)
 
     @classmethod
-    def open(cls, root: Path | str = ".", **kwargs) -> "AuthoringSession":
+    def open(cls, root: Path | str = ".", *, allow_outside: bool = False, **kwargs) -> "AuthoringSession":
         """Load the config and the questions file: a refusal here is a clean exit 2 before the
         UI starts. The corpus is not read here but by ``prepare`` (the app's worker), so the
         question list is shown while a large corpus loads; a corpus refused then ends the app
         with the same message and exit code (``LabellerApp.refusal``)."""
         from labeller.core.cache import DigestCache
 
-        config = load_config(root)
+        config = load_config(root, allow_outside=allow_outside)
+        # the journal's folder: refused here, before the UI, not at the first keystroke (a planted
+        # journal file itself is set aside by the app's start, as an unreadable one)
+        refuse_symlink_components(config.layout.state_dir)
         project = Project(config, DigestCache(config.layout.cache_dir))
         return cls(project, project.load_questions(), **kwargs)
 
