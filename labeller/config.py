@@ -37,7 +37,7 @@ MAX_CONFIG_BYTES = 1024 * 1024  # labeller.toml is read like any other untrusted
 MAX_INPUT_BYTES = 256 * 1024 * 1024  # a document or a label file (the run file's and report's own bound)
 MAX_CHUNK_FILE_BYTES = 1024 * 1024 * 1024
 MAX_FIELD_WEIGHT = 1000.0  # weights are ratios: 0..1000 against the defaults' 0.25..1; scores stay finite
-MAX_BOOTSTRAP_SAMPLES = 100_000  # an interval end is then within 0.05 percentile points of exact: no printed digit moves
+MAX_BOOTSTRAP_SAMPLES = 100_000  # an interval end within 0.05 percentile points of exact: no printed digit moves
 
 _NonEmpty = Annotated[str, Field(min_length=1)]
 _Positive = Annotated[int, Field(ge=1)]

@@ -70,11 +70,12 @@ RUN_COLUMNS = ("run_id", "started_at", "seconds", "tool_version", "fingerprint_d
 # Pure computation needs no file: a view over ``range(10^12)`` or an endless recursive CTE
 # would hang ``labeller runs`` (issue 23). No object but the tables below is accepted
 # (``check_schema``), and as a second bound every statement is interrupted after
-# ``max_execution_time`` ms (labeller's own statements take milliseconds on years of runs)
-# and may hold at most ``memory_limit``.
+# ``STATEMENT_MS`` (labeller's own statements take milliseconds on years of runs) and may
+# hold at most ``memory_limit``.
+STATEMENT_MS = 10_000
 SAFE_CONFIG: dict[str, str | bool | int | float | list[str]] = {
     "enable_external_access": False, "autoload_known_extensions": False, "autoinstall_known_extensions": False,
-    "max_execution_time": 10_000, "memory_limit": "1GB", "lock_configuration": True}
+    "max_execution_time": STATEMENT_MS, "memory_limit": "1GB", "lock_configuration": True}
 
 
 @overload
@@ -185,9 +186,9 @@ def check_schema(con: duckdb.DuckDBPyConnection, path: Path) -> None:
 def too_slow(path: Path, exc: duckdb.Error) -> InvalidInput:
     """A statement over the history ran past ``max_execution_time``: labeller's take
     milliseconds, so the database holds something labeller did not write."""
-    seconds = int(SAFE_CONFIG["max_execution_time"]) / 1000
-    return InvalidInput(f"refused: reading the run history took over {seconds:g} s, which labeller's own history "
-                        f"never does (a planted database?); move it away to start a new one ({exc})", path=str(path))
+    return InvalidInput(f"refused: reading the run history took over {STATEMENT_MS / 1000:g} s, which labeller's own "
+                        f"history never does (a planted database?); move it away to start a new one ({exc})",
+                        path=str(path))
 
 
 def refused_access(path: Path, exc: duckdb.Error) -> InvalidInput:
