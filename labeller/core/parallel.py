@@ -78,12 +78,10 @@ def _watch_parent(parent_pid: int) -> None:
     ``getppid`` changes); a spawned worker also holds a sentinel of the parent that becomes
     ready when the parent ends (Windows, where ``getppid`` does not change)."""
     parent = multiprocessing.parent_process()
-    sentinels = [parent.sentinel] if parent is not None else []
-    while os.getppid() == parent_pid:
-        if sentinels and multiprocessing.connection.wait(sentinels, timeout=_PARENT_POLL_SECONDS):
-            break
-        if not sentinels:
-            threading.Event().wait(_PARENT_POLL_SECONDS)
+    assert parent is not None  # every pool worker has one
+    while os.getppid() == parent_pid and not multiprocessing.connection.wait([parent.sentinel],
+                                                                             timeout=_PARENT_POLL_SECONDS):
+        pass
     os._exit(1)
 
 
