@@ -158,3 +158,20 @@ def test_a_history_written_before_chunkings_still_passes(tmp_path):
     con.close()
     assert history.list_runs(path, "recall@5") == []
     history.connect(path, create=True).close()  # and the next eval adds them back
+
+
+@pytest.mark.parametrize("fmt", ["json", "text"])
+def test_a_non_finite_number_in_the_history_is_refused_not_a_crash(tmp_path, capsys, fmt):
+    """A labeller-shaped history with NaN or inf where labeller writes finite numbers: the JSON
+    could not hold them and the trend line could not scale them (both were exit 3)."""
+    root = project(tmp_path)
+    assert main(["eval", "--root", str(root)]) == 0
+    path = root / ".labeller" / "runs.duckdb"
+    con = duckdb.connect(str(path))
+    con.execute("UPDATE run_metrics SET value = 'NaN'::DOUBLE, ci_low = 'inf'::DOUBLE")
+    con.close()
+    capsys.readouterr()
+    assert main(["runs", "--root", str(root), "--format", fmt]) == 2
+    out = capsys.readouterr()
+    message = " ".join((out.out + out.err).split())
+    assert str(path) in message and "value = nan" in message and "never writes" in message

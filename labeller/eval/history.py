@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import uuid
 from datetime import datetime, timezone
 from pathlib import Path
@@ -297,7 +298,7 @@ def list_runs(path: Path, metric: str, level: str = "chunk", limit: int = 20) ->
                  ORDER BY r.started_at DESC, r.run_id DESC LIMIT ?)
                ORDER BY started_at, run_id""", [level, name, k, limit])
         cols = [d[0] for d in cur.description]
-        return [dict(zip(cols, row)) for row in cur.fetchall()]
+        rows = [dict(zip(cols, row)) for row in cur.fetchall()]
     except duckdb.PermissionException as exc:
         raise refused_access(path, exc) from None
     except duckdb.InterruptException as exc:
@@ -306,3 +307,9 @@ def list_runs(path: Path, metric: str, level: str = "chunk", limit: int = 20) ->
         raise InvalidInput(f"cannot read the run history: {exc}", path=str(path)) from None
     finally:
         con.close()
+    for row in rows:  # labeller records finite numbers only; NaN or inf would reach the JSON and the trend
+        bad = next((k for k, v in row.items() if isinstance(v, float) and not math.isfinite(v)), None)
+        if bad is not None:
+            raise InvalidInput(f"refused: run {row['run_id']!r} holds {bad} = {row[bad]}, a number labeller never "
+                               "writes (a planted database?); move it away to start a new one", path=str(path))
+    return rows
