@@ -69,7 +69,9 @@ def _task_spans(task: dict, where: str, options: SimpleNamespace) -> tuple[list[
             return [], ("prediction_only", "the task has only predictions (pre-annotations); --predictions takes them")
         annotations, source = [p for p in task["predictions"] if isinstance(p, dict)], "prediction"
     sets = [_result_spans(a.get("result", []), where, options.span_label) for a in annotations]
-    keys = {tuple(sorted((s.start, s.end) for s in spans)) for spans in sets}
+    # offsets are not checked yet (a list, a string: ``to_codepoints`` names them per task), so
+    # compared by their repr, which hashes and sorts whatever they are
+    keys = {tuple(sorted(repr((s.start, s.end)) for s in spans)) for spans in sets}
     if len(keys) > 1:
         return [], ("disagreement", f"{len(sets)} {source}s of the task give different spans; adjudicate first")
     return (sets[0] if sets else []), None

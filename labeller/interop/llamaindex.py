@@ -40,7 +40,8 @@ def read(path: Path, project: Project, options: SimpleNamespace) -> Incoming:
                         str(path))
     queries, corpus = _str_map(data, "queries", path), _str_map(data, "corpus", path)
     relevant = data["relevant_docs"]
-    if not isinstance(relevant, dict) or not all(isinstance(v, list) for v in relevant.values()):
+    if not isinstance(relevant, dict) or not all(isinstance(v, list) and all(isinstance(n, str) for n in v)
+                                                 for v in relevant.values()):
         raise InvalidInput("relevant_docs must map query ids to lists of node ids", path=str(path))
     out = []
     for qid, query in queries.items():
