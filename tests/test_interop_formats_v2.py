@@ -439,7 +439,8 @@ def test_ragas_round_trip_tags_the_source_and_suggests_for_paraphrased_contexts(
     assert cli(capsys, "export", "ragas", "--root", root, "--out", out)[0] == 0
     exported = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert exported[0] == {"user_input": "How much is the cake?", "reference_contexts": ["The cake 🎂 costs ten coins."],
-                           "reference": "ten coins"}
+                           "reference": "ten coins",  # the synthesizer goes back out, from its tag
+                           "synthesizer_name": "single_hop_specific_query_synthesizer"}
     again = project_root(tmp_path, "q")
     assert cli_json(capsys, "import", "ragas", out, "--root", again)[0] == 0
     assert build(capsys, again) == built  # same ids (digest of the question), same spans

@@ -23,7 +23,7 @@ from labeller.interop.synthetic import doc_of_source, record_id, synthetic_candi
 
 def read(path: Path, project: Project, options: SimpleNamespace) -> Incoming:
     out, unpinned = [], 0
-    for where, obj in json_objects(path, project, "DeepEval goldens"):
+    for where, obj in json_objects(path, project, "DeepEval goldens", "deepeval"):
         query = require_str(obj.get("input"), "input", where)
         source = optional_str(obj, "source_file", where)
         doc = doc_of_source(project, source)
