@@ -59,6 +59,8 @@ def read(path: Path, project: Project, options: SimpleNamespace) -> Incoming:
     cut = FrontMatterCut(project)
     out = []
     for where, row in rows:
+        if isinstance(row.get("eval_sample"), dict):  # a Testset's own dump: {eval_sample: {...}, synthesizer_name}
+            row = {**row["eval_sample"], **{k: v for k, v in row.items() if k != "eval_sample"}}
         row = {RENAMED.get(k, k): v for k, v in row.items()} if not OWN & row.keys() else row
         if "user_input" not in row:
             raise box.wrong("ragas", READS, str(path)) if where == rows[0][0] else InvalidInput(
