@@ -137,6 +137,9 @@ def test_a_file_of_the_wrong_kind_says_what_it_is_and_which_format_reads_it(tmp_
     assert "did you mean `labeller import ragas`" in err
     rc, _, err = cli(capsys, "import", "deepeval", fixture(tmp_path, "ragas_0.1_testset.csv"), "--root", root)
     assert rc == 2 and "this is CSV" in err and "`labeller import ragas`" in err
+    for fmt in ("label-studio", "pages-json"):  # every JSON importer sniffs alike
+        rc, _, err = cli(capsys, "import", fmt, tmp_path / "llamaindex_rag_dataset.json", "--root", root)
+        assert rc == 2 and "this is a JSON object with the keys 'examples'" in err and "`labeller import llamaindex`" in err
     table = tmp_path / "table.csv"
     table.write_text("a,b\n1,2\n", encoding="utf-8")
     rc, _, err = cli(capsys, "import", "ragas", table, "--root", root)
