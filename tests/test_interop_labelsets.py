@@ -65,6 +65,17 @@ def test_ragas_csv_as_to_pandas_to_csv_writes_it(tmp_path, capsys):
     assert any("front matter" in n for n in report["notes"])
 
 
+def test_ragas_evaluation_dataset_csv_and_jsonl_written_by_ragas_read_alike(tmp_path, capsys):
+    written = []
+    for name in ("ragas_evaluation_dataset.csv", "ragas_evaluation_dataset.jsonl"):
+        root = project(tmp_path, "p-" + name.rsplit(".", 1)[1])
+        rc, report = cli_json(capsys, "import", "ragas", fixture(tmp_path, name), "--root", root)
+        assert rc == 0 and len(report["added"]) == 3
+        written.append((root / "golden/questions.jsonl").read_bytes())
+    assert written[0] == written[1]
+    assert [r.get("hop", "single") for r in questions_of(root)] == ["single", "multi", "single"]
+
+
 def test_ragas_0_1_columns_are_mapped_and_extra_columns_kept_as_metadata(tmp_path, capsys):
     root = project(tmp_path)
     rc, report = cli_json(capsys, "import", "ragas", fixture(tmp_path, "ragas_0.1_testset.csv"), "--root", root)
