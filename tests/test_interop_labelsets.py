@@ -10,12 +10,24 @@ small handbook corpus beside them.
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import shutil
 from pathlib import Path
 
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from conftest import write_project
 from helpers_interop import cli, cli_json, questions_of
+from labeller.config import load_config
+from labeller.core.project import Project
+from labeller.errors import InvalidInput
+from labeller.interop import FORMATS
+from labeller.interop.format import Direction
+from labeller.interop.plan import plan_import
 
 FIXTURES = Path(__file__).parent / "fixtures" / "labelsets"
 CORPUS = {p.relative_to(FIXTURES / "corpus").as_posix(): p.read_text(encoding="utf-8")
@@ -166,6 +178,11 @@ def test_a_csv_cell_is_read_as_a_literal_never_run(tmp_path, capsys):
     rc, _, err = cli(capsys, "import", "ragas", bad, "--root", root)
     assert rc == 2 and "bad.csv:2" in err and "reference_contexts is neither a JSON nor a Python literal" in err
     assert not planted.exists()
+    for cell, reason in (("[" * 5000 + "]" * 5000, "neither a JSON nor a Python literal"),  # past the parsers' nesting
+                         ("('a tuple',)", "must be a list, not"), ("[1e9999]", "must be a list of strings")):
+        bad.write_text("user_input,reference_contexts\nq?,\"" + cell + "\"\n", encoding="utf-8")
+        rc, _, err = cli(capsys, "import", "ragas", bad, "--root", root)
+        assert rc == 2 and reason in err, (cell[:20], err)
 
 
 def test_llamaindex_labelled_rag_dataset_reads_and_exports_back(tmp_path, capsys):
@@ -257,3 +274,35 @@ def test_beir_qrels_take_the_chunk_file_too(tmp_path, capsys):
     assert rc == 0 and report["added"] == ["b1"]
     assert spans(capsys, root)["b1"] == [("handbook/expenses.md",
                                           "Claims over 500 euros need the manager's written approval.")]
+
+
+CELLS = (st.text(max_size=12) | st.sampled_from(["", "[]", "['a']", '["a", 1]', "[[", "{'k': [1, 2]}", "True", "nan",
+                                                  "['<2-hop>\\n\\nClaims over 500 euros need the manager\\'s "
+                                                  "written approval.']", "('t',)", "[1e9999]", "{1: 2}"])
+         .map(lambda c: c.replace("\x00", "")))  # NUL: no CSV writer emits it
+COLUMNS = st.lists(st.sampled_from(["", "user_input", "question", "reference_contexts", "contexts", "reference",
+                                    "ground_truth", "ground_truths", "synthesizer_name", "evolution_type", "metadata",
+                                    "response"]), min_size=1, max_size=6, unique=True)
+
+
+@pytest.fixture(scope="module")
+def fuzz_project(tmp_path_factory):
+    return Project(load_config(write_project(tmp_path_factory.mktemp("fuzz"), CORPUS)))
+
+
+@settings(max_examples=150, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(COLUMNS, st.data())
+def test_any_ragas_csv_gives_candidates_or_invalid_input(tmp_path, fuzz_project, columns, data):
+    """Whatever cells a ragas CSV holds, reading it gives candidates or a documented
+    InvalidInput naming the file; never a crash, never code run."""
+    rows = data.draw(st.lists(st.lists(CELLS, min_size=len(columns), max_size=len(columns)), max_size=4))
+    out = io.StringIO()
+    csv.writer(out).writerows([columns, *rows])
+    path = tmp_path / "fuzz.csv"
+    path.write_text(out.getvalue(), encoding="utf-8")
+    try:
+        incoming = FORMATS["ragas"].read(path, fuzz_project, FORMATS["ragas"].defaults(Direction.IMPORT))
+        plan_import(fuzz_project, incoming, str(path))
+    except InvalidInput as exc:
+        assert str(path) in str(exc) or exc.path == str(path)

@@ -49,7 +49,7 @@ def _str_map(data: dict, key: str, path: Path) -> dict[str, str]:
 
 def read(path: Path, project: Project, options: SimpleNamespace) -> Incoming:
     box = sniff(read_text(path, project.config.limits, "LlamaIndex dataset"), str(path))
-    if box.kind != JSON_OBJECT or not ({"examples", "queries"} & set(box.keys)):
+    if box.kind != JSON_OBJECT or not ({"examples", "queries", "corpus", "relevant_docs"} & set(box.keys)):
         raise box.wrong("llamaindex", READS, str(path))
     data = box.value
     cut = FrontMatterCut(project)

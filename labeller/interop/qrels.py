@@ -19,8 +19,9 @@ from labeller.interop.labels import LabelMapper
 from labeller.interop.records import Candidate, Target
 from labeller.interop.spans import SpanProblem, span_locator
 
-CHUNKS_OPTION = Option("chunks", "the chunk file (SPEC §10) of the pipeline whose chunk ids the judgments name: each "
-                       "judged chunk becomes a span label", metavar="FILE")
+CHUNKS_OPTION = Option("chunks", "the chunk file of the pipeline whose chunk ids the judgments name (JSONL {id, doc, "
+                       "start, end} or {id, doc?, text}, as eval --chunks reads it): each judged chunk becomes a "
+                       "span label", metavar="FILE")
 
 
 @dataclass

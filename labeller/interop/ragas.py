@@ -58,13 +58,14 @@ def read(path: Path, project: Project, options: SimpleNamespace) -> Incoming:
                                                                     READS)
     cut = FrontMatterCut(project)
     out = []
-    for where, row in rows:
+    for n, (where, row) in enumerate(rows):
         if isinstance(row.get("eval_sample"), dict):  # a Testset's own dump: {eval_sample: {...}, synthesizer_name}
             row = {**row["eval_sample"], **{k: v for k, v in row.items() if k != "eval_sample"}}
         row = {RENAMED.get(k, k): v for k, v in row.items()} if not OWN & row.keys() else row
         if "user_input" not in row:
-            raise box.wrong("ragas", READS, str(path)) if where == rows[0][0] else InvalidInput(
-                f"{where}: the row has no user_input (nor question)")
+            if n == 0:  # not a ragas set at all: say what it is
+                raise box.wrong("ragas", READS, str(path))
+            raise InvalidInput(f"{where}: the row has no user_input (nor question)")
         query = require_str(row["user_input"], "user_input", where)
         contexts, hops = _unmarked(_str_list(row.get("reference_contexts"), "reference_contexts", where))
         synth = _optional_str(row.get("synthesizer_name"), "synthesizer_name", where)
