@@ -77,6 +77,20 @@ def test_ragas_csv_as_to_pandas_to_csv_writes_it(tmp_path, capsys):
     assert any("front matter" in n for n in report["notes"])
 
 
+def test_deepeval_context_with_front_matter_is_placed_on_the_body_of_its_source_file(tmp_path, capsys):
+    root = project(tmp_path)
+    body = "# Onboarding\n\nNew starters get a laptop on their first day, and the team's buddy shows them around."
+    goldens = tmp_path / "goldens.json"
+    goldens.write_text(json.dumps([{"input": "What do new starters get?", "source_file": "docs/handbook/onboarding.md",
+                                    "context": ["---\ntitle: Onboarding\nowner: people-team\n---\n" + body]},
+                                   {"input": "Is a lookalike front matter cut?",  # not the document's own: kept
+                                    "context": ["---\ntitle: Elsewhere\n---\n# Onboarding"]}]), encoding="utf-8")
+    rc, report = cli_json(capsys, "import", "deepeval", goldens, "--root", root)
+    assert rc == 1 and len(report["added"]) == 1 and report["kept_out"][0]["kind"] == "not_found"
+    assert any("1 context(s) began with their document's front matter" in n for n in report["notes"])
+    assert spans(capsys, root)[report["added"][0]] == [("handbook/onboarding.md", body)]
+
+
 def test_ragas_evaluation_dataset_csv_and_jsonl_written_by_ragas_read_alike(tmp_path, capsys):
     written = []
     for name in ("ragas_evaluation_dataset.csv", "ragas_evaluation_dataset.jsonl"):
