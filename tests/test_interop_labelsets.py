@@ -176,7 +176,13 @@ def test_a_file_of_the_wrong_kind_says_what_it_is_and_which_format_reads_it(tmp_
     assert rc == 2 and "this is CSV" in err and "`labeller import ragas`" in err
     for fmt in ("label-studio", "pages-json"):  # every JSON importer sniffs alike
         rc, _, err = cli(capsys, "import", fmt, tmp_path / "llamaindex_rag_dataset.json", "--root", root)
-        assert rc == 2 and "this is a JSON object with the keys 'examples'" in err and "`labeller import llamaindex`" in err
+        assert rc == 2 and "this is a JSON object with the keys 'examples'" in err
+        assert "`labeller import llamaindex`" in err
+    for fmt in ("yaml", "jsonl"):  # and the formats read by their own parsers
+        rc, _, err = cli(capsys, "import", fmt, tmp_path / "ragas_testset.csv", "--root", root)
+        assert rc == 2 and "this is CSV with the columns" in err and "`labeller import ragas`" in err
+        rc, _, err = cli(capsys, "import", fmt, tmp_path / "llamaindex_rag_dataset.json", "--root", root)
+        assert rc == 2 and "this is a JSON object with the keys 'examples'" in err
     table = tmp_path / "table.csv"
     table.write_text("a,b\n1,2\n", encoding="utf-8")
     rc, _, err = cli(capsys, "import", "ragas", table, "--root", root)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import csv
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from labeller.errors import InvalidInput
@@ -116,3 +117,16 @@ def _first_line_keys(body: str, path: str) -> tuple[str, ...]:
     except InvalidInput:
         return ()
     return tuple(first) if isinstance(first, dict) else ()
+
+
+def wrong_kind(text: str, path: Path, fmt: str, reads: str) -> None:
+    """For a format read by its own parser (YAML, questions.jsonl) whose file did not parse as
+    that format: raise the wrong-kind refusal if the file is plainly another kind (CSV, a JSON
+    list, a JSON object over several lines); otherwise return, and the parser's own error
+    stands."""
+    try:
+        box = sniff(text, str(path))
+    except InvalidInput:
+        return
+    if box.kind in (CSV, JSON_LIST) or (box.kind == JSON_OBJECT and "\n" in text.strip()):
+        raise box.wrong(fmt, reads, str(path))
