@@ -28,8 +28,9 @@ def merge(project: Project, questions: list[Question], replace: bool) -> Merge:
     Existing records keep their lines and comments; a replaced record keeps its line; new
     records append in file order. A record identical to the one already under its id is
     ``unchanged`` and left alone, so running the same import twice changes nothing; only a
-    different record under an existing id is refused (replaced with ``replace``). The merged text is checked by ``prepare_questions`` with
-    the project's bounds, so a merge can never write a file the next build would refuse.
+    different record under an existing id is refused (replaced with ``replace``). The merged
+    text is checked by ``prepare_questions`` with the project's bounds, so a merge can never
+    write a file the next build would refuse.
     """
     cfg = project.config
     path = cfg.questions
