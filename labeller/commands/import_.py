@@ -33,7 +33,8 @@ def register(sub) -> None:
                        f"records that resolve into questions.jsonl. Formats — {describe_formats(Direction.IMPORT)}.")
     add_format_argument(p, Direction.IMPORT)
     p.add_argument("file", metavar="FILE", help="the file to import" + folder_note(Direction.IMPORT))
-    p.add_argument("--replace", action="store_true", help="overwrite records whose id already exists")
+    p.add_argument("--replace", action="store_true", help="overwrite records whose id already exists with a different "
+                   "record (an identical one is left alone and counted unchanged)")
     p.add_argument("--dry-run", action="store_true", help="check and report, write nothing")
     p.add_argument("--force", action="store_true", help="replace questions.jsonl even if it is read-only")
     add_project_options(p)
@@ -53,14 +54,15 @@ def run(args: argparse.Namespace) -> int:
     similar = near_duplicates([(q.id, q.query) for q in plan.questions],
                               [(q.id, q.query) for q in merged.qf.questions])
     written = None
-    if plan.questions and not args.dry_run:
+    if merged.changed and not args.dry_run:
         merged.qf.save(force=args.force)
         written = str(project.config.questions)
     counts = dict(sorted(Counter(k.kind for k in plan.kept_out).items()))
     if args.format == "json":
         print(json_dumps({"ok": not plan.kept_out, "errors": [], "format": args.fmt, "file": args.file,
                           "dry_run": args.dry_run, "read": plan.read, "added": merged.added,
-                          "replaced": merged.replaced, "kept_out": [k.as_json() for k in plan.kept_out],
+                          "replaced": merged.replaced, "unchanged": merged.unchanged,
+                          "kept_out": [k.as_json() for k in plan.kept_out],
                           "kept_out_counts": counts, "notes": incoming.notes, "written": written,
                           "near_duplicates": similar}, indent=2, sort_keys=True))
     else:
@@ -76,7 +78,7 @@ def print_report(args: argparse.Namespace, plan: ImportPlan, merged: Merge, coun
         out.print(f"  note: {safe_line(note)}")
     verb = "would import" if args.dry_run else "imported"
     out.print(f"{verb} {len(merged.added) + len(merged.replaced)}: {len(merged.added)} new, "
-              f"{len(merged.replaced)} replaced")
+              f"{len(merged.replaced)} replaced, {len(merged.unchanged)} unchanged (already in the questions file)")
     if plan.kept_out:
         t = Table(title=f"kept out: {len(plan.kept_out)} record(s)", title_justify="left")
         for column in ("record", "reason", "detail"):
