@@ -1,0 +1,6 @@
+"""Placing a pipeline's own text on the corpus (SPEC §10.1): ``PassageLocator`` and its tiers."""
+
+from labeller.core.passages.locator import (LOCATOR_VERSION, MIN_SHARE, TIERS, Passage, PassageLocator,
+                                            Placement)
+
+__all__ = ["LOCATOR_VERSION", "MIN_SHARE", "TIERS", "Passage", "PassageLocator", "Placement"]
