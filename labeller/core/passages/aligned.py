@@ -4,7 +4,8 @@ Some loaders match neither the source nor any rendering of it: they drop a table
 but keep its cells in another order of spaces, turn list markers into bullets, join a
 heading to the next line. Their words are still the document's words in the same order,
 so the passage's words (``\\w+`` runs, case-folded) are aligned in order to the
-document's words: the longest common subsequence (rapidfuzz's ``LCSseq``, on word ids)
+document's words — of its source, else of its rendered text (a loader that read
+``__init__`` as emphasis wrote "init"): the longest common subsequence (rapidfuzz's ``LCSseq``, on word ids)
 decides how many are matched, and the placed span is the tightest run of document words
 that still matches as many.
 
@@ -21,6 +22,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
+import numpy as np
 from rapidfuzz.distance import LCSseq
 
 from labeller.core.corpus import Corpus
@@ -63,25 +65,32 @@ class WordIndex:
     def __init__(self, corpus: Corpus) -> None:
         self.corpus = corpus
         self.vocab: dict[str, int] = {}
-        self._docs: dict[str, DocWords] = {}
+        self._docs: dict[tuple[str, bool], DocWords] = {}
 
     def ids(self, passage_words: list[str]) -> list[int]:
         """Word ids of a passage; a word no document has gets -1 (it can match nothing)."""
         return [self.vocab.get(w, -1) for w in passage_words]
 
-    def doc(self, doc_id: str) -> DocWords:
-        found = self._docs.get(doc_id)
+    def doc(self, doc_id: str, text: str | None = None, source: np.ndarray | None = None) -> DocWords:
+        """A document's words: of its source, or of ``text`` (its rendered text, whose
+        characters come from the source offsets ``source``), read once per key."""
+        key = (doc_id, text is not None)
+        found = self._docs.get(key)
         if found is None:
             vocab = self.vocab
             ids, starts, ends = [], [], []
             at: dict[int, list[int]] = {}
-            for m in _WORD.finditer(self.corpus[doc_id].text):
+            for m in _WORD.finditer(self.corpus[doc_id].text if text is None else text):
                 wid = vocab.setdefault(m.group().casefold(), len(vocab))
                 at.setdefault(wid, []).append(len(ids))
                 ids.append(wid)
-                starts.append(m.start())
-                ends.append(m.end())
-            found = self._docs[doc_id] = DocWords(ids, starts, ends, at)
+                if source is None:
+                    starts.append(m.start())
+                    ends.append(m.end())
+                else:
+                    starts.append(int(source[m.start()]))
+                    ends.append(int(source[m.end() - 1]) + 1)
+            found = self._docs[key] = DocWords(ids, starts, ends, at)
         return found
 
 
@@ -114,8 +123,8 @@ def align(passage: list[int], doc: DocWords, min_share: float) -> list[Alignment
             peaks.append(b)
     found: list[Alignment] = []
     n = len(doc.ids)
-    for b in peaks:  # the window holds every diagonal of the bucket and its two neighbours
-        lo, hi = max(0, (b - 1) * band), min(n, (b + 2) * band + m)
+    for b in peaks:  # the bucket and its neighbours, with room for as many inserted words as the passage has
+        lo, hi = max(0, (b - 1) * band - m // 2), min(n, (b + 2) * band + 2 * m)
         if hi <= lo:
             continue
         best = int(LCSseq.similarity(passage, doc.ids[lo:hi]))

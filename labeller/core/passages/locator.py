@@ -10,8 +10,9 @@ say how much of a chunking was placed by which rule:
 1. ``exact`` — as a quote (whitespace runs fold);
 2. ``rendered`` — in the document's rendered text (``rendered.render``), typographic
    variants folded;
-3. ``aligned`` — the passage's words aligned in order to the document's words
-   (``aligned.align``), accepted from ``min_share`` of them matched.
+3. ``aligned`` — the passage's words aligned in order to the document's words (of its
+   source, else of its rendered text; ``aligned.align``), accepted from ``min_share`` of
+   them matched.
 
 Passages come in order when a pipeline emitted them in order (a chunk file, one ranking):
 then a passage found several times in its document takes the first occurrence starting at
@@ -30,6 +31,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+
+import numpy as np
 
 from labeller.core.anchors import QuoteIndex, automaton, fold_text
 from labeller.core.canon import canonical_fragment
@@ -177,19 +180,23 @@ class PassageLocator:
         if not pw:
             return
         docs = [passage.doc] if passage.doc is not None else self.corpus.docs
-        for doc_id in docs:
-            index.doc(doc_id)  # the vocabulary must hold the document's words before ids are taken
-        ids = index.ids(pw)
-        need = math.ceil(self.min_share * len(ids) - 1e-9)
-        cands: list[_Candidate] = []
-        for doc_id in docs:
-            dw = index.doc(doc_id)
-            if passage.doc is None and sum(1 for w in set(ids) if w in dw.at) < need * len(set(ids)) / len(ids):
-                continue  # too few of its words occur here at all
-            for a in align(ids, dw, self.min_share):
-                cands.append(_Candidate(Place(doc_id, dw.starts[a.first], dw.ends[a.last]), a, len(ids)))
-        if cands:
-            found[i] = ("aligned", cands)
+        for rendered in (False, True):  # the source's words, else the rendered text's
+            views = {d: index.doc(d, *self._rendered_view(d)) if rendered else index.doc(d) for d in docs}
+            ids = index.ids(pw)  # after the views: the vocabulary holds their words
+            need = math.ceil(self.min_share * len(ids) - 1e-9)
+            cands: list[_Candidate] = []
+            for doc_id, dw in views.items():
+                if passage.doc is None and sum(1 for w in ids if w in dw.at) < need:
+                    continue  # too few of its words occur here at all
+                for a in align(ids, dw, self.min_share):
+                    cands.append(_Candidate(Place(doc_id, dw.starts[a.first], dw.ends[a.last]), a, len(ids)))
+            if cands:
+                found[i] = ("aligned", cands)
+                return
+
+    def _rendered_view(self, doc_id: str) -> tuple[str, np.ndarray]:
+        r = self.rendered(doc_id)
+        return r.text, r.source
 
     # -- the choice among occurrences ----------------------------------------------------
 

@@ -163,6 +163,16 @@ class _Marker:
                 self.drop(start, start + body)
             rest = line[body:]
             indent = len(rest) - len(rest.lstrip(" \t"))
+            if indent < 4 and rest.startswith("<!--", indent):
+                # an HTML comment block runs to its "-->", blank lines and all (CommonMark type 2)
+                para = self._flush(para, start)
+                close = text.find("-->", start + body + indent)
+                stop = len(text) if close == -1 else close + 3
+                self.drop(start + body + indent, stop)
+                while i < n and starts[i] + len(lines[i]) < stop:
+                    i += 1
+                i += 1
+                continue
             fm = _FENCE.match(rest)
             if fm:
                 para = self._flush(para, start)
@@ -236,13 +246,14 @@ class _Marker:
 
     def inline(self, start: int, end: int) -> None:
         text = self.text
+        runs: list[tuple[int, int, str, bool, bool]] = []  # emphasis runs: start, end, char, can open, can close
         pos = start
         while True:
             # The scanner is tried only where some syntax can start: one alternation tried
             # at every character is ten times slower than this search plus a match.
             hint = _INLINE_START.search(text, pos, end)
             if hint is None:
-                return
+                break
             m = _INLINE.match(text, hint.start(), end)
             if m is None:
                 pos = hint.start() + 1
@@ -252,8 +263,12 @@ class _Marker:
             if group in ("code_text", "ticks"):
                 group = "code"
             if group == "code":
-                self.drop(m.start(), m.start("code_text"))
-                self.drop(m.end("code_text"), m.end())
+                body_start, body_end = m.start("code_text"), m.end("code_text")
+                body = m.group("code_text")
+                if len(body) > 2 and body[0] == " " and body[-1] == " " and body.strip():
+                    body_start, body_end = body_start + 1, body_end - 1  # CommonMark strips one space each side
+                self.drop(m.start(), body_start)
+                self.drop(body_end, m.end())
             elif group == "autolink":
                 self.drop(m.start(), m.start() + 1)
                 self.drop(m.end() - 1, m.end())
@@ -273,8 +288,22 @@ class _Marker:
             elif group == "emphasis":
                 before = text[m.start() - 1] if m.start() > 0 else " "
                 after = text[m.end()] if m.end() < len(text) else " "
-                if before.isspace() and after.isspace():
-                    continue  # "2 * 3": not a delimiter
                 if m.group()[0] == "_" and before.isalnum() and after.isalnum():
                     continue  # snake_case: intraword underscores are text
-                self.drop(m.start(), m.end())
+                runs.append((m.start(), m.end(), m.group()[0], not after.isspace(), not before.isspace()))
+        self._pair(runs)
+
+    def _pair(self, runs: list[tuple[int, int, str, bool, bool]]) -> None:
+        """Drop the emphasis runs that pair up (an opener, then a closer of the same
+        character); an unpaired ``*`` or ``_`` is text, as CommonMark renders it."""
+        openers: list[tuple[int, int, str]] = []
+        for start, end, char, can_open, can_close in runs:
+            if can_close:
+                k = next((k for k in range(len(openers) - 1, -1, -1) if openers[k][2] == char), None)
+                if k is not None:
+                    self.drop(openers[k][0], openers[k][1])
+                    self.drop(start, end)
+                    del openers[k:]
+                    continue
+            if can_open:
+                openers.append((start, end, char))
