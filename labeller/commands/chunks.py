@@ -24,7 +24,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from labeller.commands.common import add_format_option, add_project_options, console, project_from
+from labeller.commands.common import add_format_option, add_project_options, console, placement_line, project_from
 from labeller.core.chunkers import Chunk, chunk_corpus, chunker_spec, get_chunker
 from labeller.core.chunkfile import place_chunk_file, read_chunk_text
 from labeller.core.project import Project
@@ -114,8 +114,8 @@ def _locate(args: argparse.Namespace, project: Project) -> int:
                           "written": written}, indent=2, sort_keys=True), file=summary_out)
     else:
         out = console(stderr=summary_out is sys.stderr)
-        tiers = ", ".join(f"{k} {v}" for k, v in counts.items() if k != "unplaceable")
-        out.print(f"placed {len(placed.chunks)} chunk(s) of {safe_line(args.locate)}: {tiers}", soft_wrap=True)
+        out.print(f"placed {len(placed.chunks)} chunk(s) of {safe_line(args.locate)}: {placement_line(counts)}",
+                  soft_wrap=True)
         if placed.unplaced:
             out.print(f"labeller: {len(placed.unplaced)} chunk(s) cannot be placed; nothing was written", soft_wrap=True)
             for u in placed.unplaced:
