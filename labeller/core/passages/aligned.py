@@ -127,10 +127,13 @@ def align(passage: list[int], doc: DocWords, min_share: float) -> list[Alignment
         lo, hi = max(0, (b - 1) * band - m // 2), min(n, (b + 2) * band + 2 * m)
         if hi <= lo:
             continue
-        best = int(LCSseq.similarity(passage, doc.ids[lo:hi]))
-        if best < need:
-            continue
-        found.append(_tightest(passage, doc.ids, lo, hi, best))
+        while hi > lo:  # every disjoint alignment in the window, from its end back
+            best = int(LCSseq.similarity(passage, doc.ids[lo:hi]))
+            if best < need:
+                break
+            a = _tightest(passage, doc.ids, lo, hi, best)
+            found.append(a)
+            hi = a.first
     found.sort(key=lambda a: (a.first, -a.matched))
     distinct: list[Alignment] = []
     for a in found:  # two windows of one occurrence give overlapping alignments: keep the better

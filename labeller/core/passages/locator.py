@@ -208,13 +208,13 @@ class PassageLocator:
                     f"and by its words in order: under {self.min_share:.0%} of them)")
         tier, cands = hit
         pick = cands
-        if len(cands) > 1 and tier == "aligned":
-            top = max(c.matched for c in cands)
-            pick = [c for c in cands if c.matched == top]
-        if len(pick) > 1 and previous is not None:
+        if len(pick) > 1 and previous is not None:  # in file order: at or after the previous chunk of its document
             pick = [c for c in pick if c.place.start >= previous.get(c.place.doc, 0)]
-            if len({c.place.doc for c in pick}) == 1:
-                pick = pick[:1]
+        if len(pick) > 1 and tier == "aligned":  # the best alignment, when one is better
+            top = max(c.matched for c in pick)
+            pick = [c for c in pick if c.matched == top]
+        if len(pick) > 1 and previous is not None and len({c.place.doc for c in pick}) == 1:
+            pick = pick[:1]
         if len(pick) == 1:
             c = pick[0]
             return Placement(c.place, tier, c.share if tier == "aligned" else None)
