@@ -29,7 +29,7 @@ reads the words of only the documents a later tier needs.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -92,54 +92,95 @@ class PassageLocator:
 
     def place(self, passages: Sequence[Passage], ordered: bool) -> list[Placement | str | None]:
         """Each passage's placement, or why it has none (a sentence); None for a passage
-        given by its place."""
+        given by its place.
+
+        In order, a passage that names its document is searched from where the previous
+        one of that document was found (``_in_order``): a splitter's next chunk starts a
+        little later, so each search reads a few hundred characters, not the document.
+        The others are searched all at once, one automaton pass per tier."""
         todo = [i for i, p in enumerate(passages) if p.place is None and p.text is not None]
+        batch = [i for i in todo if not ordered or passages[i].doc is None]
         found: dict[int, tuple[str, list[_Candidate]]] = {}
-        exact = {i: fold_text(canonical_fragment(passages[i].text or "")) for i in todo}
+        exact = {i: fold_text(canonical_fragment(passages[i].text or "")) for i in batch}
         self._search("exact", exact, passages, found, self._exact_texts)
-        left = [i for i in todo if i not in found]
+        left = [i for i in batch if i not in found]
         rendered = {i: fold_passage(canonical_fragment(passages[i].text or "")) for i in left}
         self._search("rendered", {i: n for i, n in rendered.items() if n}, passages, found, self._rendered_texts)
-        for i in (i for i in todo if i not in found):
+        for i in (i for i in batch if i not in found):
             self._align(i, passages[i], found)
         out: list[Placement | str | None] = []
         previous: dict[str, int] = {}  # doc -> start of its last placed passage
+        in_batch = set(batch)
+        resume: dict[tuple[str, str], tuple[int, int]] = {}  # (tier, doc) -> last match: (source start, tier offset)
         for i, p in enumerate(passages):
             if p.place is not None:
                 previous[p.place.doc] = p.place.start
                 out.append(None)
                 continue
-            got = self._choose(p, found.get(i), previous if ordered else None)
+            if i in in_batch:
+                got = self._choose(p, found.get(i), previous if ordered else None)
+            else:
+                got = self._in_order(p, previous, resume)
             if isinstance(got, Placement):
                 previous[got.place.doc] = got.place.start
             out.append(got)
         return out
 
+    def _in_order(self, p: Passage, previous: dict[str, int],
+                  resume: dict[tuple[str, str], tuple[int, int]]) -> Placement | str:
+        """A passage of a named document, in file order: the first occurrence at or after
+        the previous passage of that document, tier by tier; a tier that finds it only
+        before falls back to the general choice (unique, or refused as ambiguous)."""
+        assert p.doc is not None and p.text is not None
+        doc, prev = p.doc, previous.get(p.doc, 0)
+        fragment = canonical_fragment(p.text)
+        for tier in ("exact", "rendered"):
+            needle = fold_text(fragment) if tier == "exact" else fold_passage(fragment)
+            if not needle:
+                continue
+            folded, to_place = self._exact_view(doc) if tier == "exact" else self._rendered_view_places(doc)
+            at_source, at = resume.get((tier, doc), (0, 0))
+            pos = folded.find(needle, at if at_source <= prev else 0)
+            while pos != -1:
+                place = to_place(pos, len(needle))
+                if place.start >= prev:
+                    resume[(tier, doc)] = (place.start, pos)
+                    return Placement(place, tier)
+                pos = folded.find(needle, pos + 1)
+            cands = [_Candidate(to_place(q, len(needle))) for q in _occurrences(folded, needle)]
+            if cands:
+                return self._choose(p, (tier, cands), previous)
+        found: dict[int, tuple[str, list[_Candidate]]] = {}
+        self._align(0, p, found)
+        return self._choose(p, found.get(0), previous)
+
     # -- tiers 1 and 2: literal search ----------------------------------------------------
 
+    def _exact_view(self, doc_id: str) -> tuple[str, Callable[[int, int], Place]]:
+        """A document's whitespace-folded text, and the place of a match in it."""
+        fd = self.index.folded(doc_id)
+        text, folded = fd.doc.text, fd.folded
+
+        def to_place(fstart: int, flen: int) -> Place:
+            occ = fd.occurrence(fstart, flen)
+            end = occ.end
+            if folded[fstart + flen - 1] == " ":  # a trailing whitespace run is matched whole
+                while end < len(text) and text[end].isspace():
+                    end += 1
+            return Place(occ.doc_id, occ.start, end)
+
+        return folded, to_place
+
+    def _rendered_view_places(self, doc_id: str) -> tuple[str, Callable[[int, int], Place]]:
+        """A document's rendered text, and the source place of a match in it."""
+        r = self.rendered(doc_id)
+        return r.text, lambda fstart, flen: Place(doc_id, *r.span(fstart, fstart + flen))
+
     def _exact_texts(self, docs: Iterable[str]) -> Iterable[tuple[str, str, Callable[[int, int], Place]]]:
-        for doc_id in docs:
-            fd = self.index.folded(doc_id)
-            text = fd.doc.text
-
-            def to_place(fstart: int, flen: int, fd=fd, text=text, folded=fd.folded) -> Place:
-                occ = fd.occurrence(fstart, flen)
-                end = occ.end
-                if folded[fstart + flen - 1] == " ":  # a trailing whitespace run is matched whole
-                    while end < len(text) and text[end].isspace():
-                        end += 1
-                return Place(occ.doc_id, occ.start, end)
-
-            yield doc_id, fd.folded, to_place
+        return ((d, *self._exact_view(d)) for d in docs)
 
     def _rendered_texts(self, docs: Iterable[str]) -> Iterable[tuple[str, str, Callable[[int, int], Place]]]:
-        for doc_id in docs:
-            r = self.rendered(doc_id)
-
-            def to_place(fstart: int, flen: int, r=r, doc_id=doc_id) -> Place:
-                return Place(doc_id, *r.span(fstart, fstart + flen))
-
-            yield doc_id, r.text, to_place
+        return ((d, *self._rendered_view_places(d)) for d in docs)
 
     def _search(self, tier: str, needles: dict[int, str], passages: Sequence[Passage],
                 found: dict[int, tuple[str, list[_Candidate]]],
@@ -227,6 +268,16 @@ class PassageLocator:
             after = f", none of them at or after the previous chunk of {p.doc}"
         return (f"text is ambiguous{how}: found {len(cands)} times {where}, at {at}{more}{after}; give its doc, "
                 "or start and end")
+
+
+def _occurrences(text: str, needle: str) -> Iterator[int]:
+    """Every start of ``needle`` in ``text``, overlapping ones included, up to ``MAX_OCCURRENCES``."""
+    pos = text.find(needle)
+    n = 0
+    while pos != -1 and n < MAX_OCCURRENCES:
+        yield pos
+        n += 1
+        pos = text.find(needle, pos + 1)
 
 
 @dataclass(frozen=True, slots=True)

@@ -80,10 +80,15 @@ class RenderedText:
         return int(self.source[start]), int(self.source[end - 1]) + 1
 
 
+_HAS_TYPOGRAPHIC = re.compile("[\u2018\u2019\u201c\u201d\u2013\u2014]")
+
+
 def fold_passage(text: str) -> str:
     """A passage as the rendered tier searches it: typographic variants folded, whitespace
-    runs as single spaces, trimmed."""
-    return " ".join(text.translate(TYPOGRAPHIC).split())
+    runs as single spaces (NBSP is one), trimmed."""
+    if _HAS_TYPOGRAPHIC.search(text):  # translate is slow on the many passages that hold none
+        text = text.translate(TYPOGRAPHIC)
+    return " ".join(text.split())
 
 
 def render(text: str) -> RenderedText:
