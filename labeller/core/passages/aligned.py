@@ -78,7 +78,9 @@ class WordIndex:
         found = self._docs.get(key)
         if found is None:
             vocab = self.vocab
-            ids, starts, ends = [], [], []
+            ids: list[int] = []
+            starts: list[int] = []
+            ends: list[int] = []
             at: dict[int, list[int]] = {}
             for m in _WORD.finditer(self.corpus[doc_id].text if text is None else text):
                 wid = vocab.setdefault(m.group().casefold(), len(vocab))

@@ -157,7 +157,8 @@ class _Marker:
                 i += 1
                 continue
             if not line.strip():
-                para = self._flush(para, start)
+                self._flush(para, start)
+                para = None
                 prev_blank, in_table = True, False
                 i += 1
                 continue
@@ -170,7 +171,8 @@ class _Marker:
             indent = len(rest) - len(rest.lstrip(" \t"))
             if indent < 4 and rest.startswith("<!--", indent):
                 # an HTML comment block runs to its "-->", blank lines and all (CommonMark type 2)
-                para = self._flush(para, start)
+                self._flush(para, start)
+                para = None
                 close = text.find("-->", start + body + indent)
                 stop = len(text) if close == -1 else close + 3
                 self.drop(start + body + indent, stop)
@@ -180,7 +182,8 @@ class _Marker:
                 continue
             fm = _FENCE.match(rest)
             if fm:
-                para = self._flush(para, start)
+                self._flush(para, start)
+                para = None
                 fence, fence_quoted = (fm.group(2)[0], len(fm.group(2))), quoted
                 self.drop(start, end + 1)
                 prev_blank = False
@@ -190,19 +193,22 @@ class _Marker:
                 i += 1  # an indented code line: kept as it is
                 continue
             if _THEMATIC.match(rest) or (para is not None and _SETEXT.match(rest)):
-                para = self._flush(para, start)  # a thematic break, or a setext heading's underline
+                self._flush(para, start)  # a thematic break, or a setext heading's underline
+                para = None
                 self.drop(start, end + 1)
                 prev_blank = False
                 i += 1
                 continue
             if _REFERENCE.match(rest):
-                para = self._flush(para, start)
+                self._flush(para, start)
+                para = None
                 self.drop(start, end + 1)
                 i += 1
                 continue
             h = _ATX_OPEN.match(rest)
             if h:
-                para = self._flush(para, start)
+                self._flush(para, start)
+                para = None
                 self.drop(start + body, start + body + h.end())
                 c = _ATX_CLOSE.search(rest, h.end())
                 if c and c.start() < c.end():
@@ -213,7 +219,8 @@ class _Marker:
                 continue
             if not in_table and "|" in rest and i + 1 < n and _DELIMITER_ROW.match(lines[i + 1]) \
                     and "|" in lines[i + 1]:
-                para = self._flush(para, start)
+                self._flush(para, start)
+                para = None
                 in_table = True
                 self._row(start + body, end)
                 self.drop(starts[i + 1], starts[i + 2])
@@ -226,7 +233,8 @@ class _Marker:
                 continue
             lm = _LIST_MARKER.match(rest)
             if lm:
-                para = self._flush(para, start)
+                self._flush(para, start)
+                para = None
                 self.drop(start + body, start + body + lm.end())
                 in_list = True
             elif prev_blank and indent == 0 and not quoted:
@@ -237,7 +245,7 @@ class _Marker:
             i += 1
         self._flush(para, starts[n] if n < len(starts) else len(text))
 
-    def _flush(self, para: int | None, end: int) -> None:  # returns None: the run is closed
+    def _flush(self, para: int | None, end: int) -> None:
         """The inline syntax of a run of text lines ``[para, end)``, if one is open."""
         if para is not None:
             self.inline(para, end)
