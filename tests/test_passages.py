@@ -5,17 +5,21 @@ loader's text."""
 from __future__ import annotations
 
 import json
+import re
+import shutil
 
 import pytest
-from conftest import q, write_project
+from conftest import REPO, q, write_project
 
 from labeller.cli import main
 from labeller.config import load_config
 from labeller.core.build import build
 from labeller.core.cache import DigestCache
 from labeller.core.chunkfile import parse_chunk_file
-from labeller.core.corpus import Corpus, make_document
+from labeller.core.corpus import Corpus, load_corpus, make_document
+from labeller.core.markdown import parse
 from labeller.core.passages import Passage, PassageLocator, Placement
+from labeller.core.passages.rendered import render
 from labeller.core.project import Project
 from labeller.eval.runner import run_eval
 
@@ -193,3 +197,37 @@ def test_a_callable_returning_its_loaders_text_is_scored_on_the_chunks_it_names(
     for results in (["Head one", "item one item two"], ["Head one", "item one\n\nitem two"]):
         report = run_eval(project, chunks=chunk_file, retriever=lambda query, k, r=results: r).report
         assert report["queries"][0]["hit_ranks"] == [2], results
+
+
+def _markdown_it_words(text: str) -> list[str]:
+    """The words markdown-it's own parse renders (text, code, alt text, front matter; HTML
+    without its tags), block by block: the reference the line scanner must agree with."""
+    out: list[str] = []
+
+    def walk(tokens) -> None:
+        for t in tokens:
+            if t.type in ("inline", "image"):
+                walk(t.children or [])
+            elif t.type in ("text", "code_inline"):
+                out.append(t.content)
+            elif t.type in ("fence", "code_block", "front_matter"):
+                out.append(t.content + " ")
+            elif t.type == "html_block":
+                out.append(re.sub(r"<!--.*?-->|</?[A-Za-z][^<>]*>", " ", t.content, flags=re.S))
+            elif t.type in ("softbreak", "hardbreak", "hr") or t.type.endswith("_close"):
+                out.append(" ")
+
+    walk(parse(text))
+    return [w.casefold() for w in re.findall(r"\w+", "".join(out))]
+
+
+CORPORA = [REPO / "corpus", REPO / "tests" / "fixtures" / "pipelines" / "textual-docs" / "corpus"]
+
+
+@pytest.mark.parametrize("folder", CORPORA, ids=["bundled", "textual-docs"])
+def test_the_rendered_text_holds_the_words_markdown_it_renders(folder, tmp_path):
+    shutil.copytree(folder, tmp_path / "corpus")
+    corpus = load_corpus(tmp_path / "corpus")
+    differ = [d.doc_id for d in corpus
+              if [w.casefold() for w in re.findall(r"\w+", render(d.text).text)] != _markdown_it_words(d.text)]
+    assert differ == [] and len(corpus.docs) > 10

@@ -13,7 +13,8 @@ as whole lines, and heading, list and block-quote markers where a line starts wi
 megabyte; the rendered tier must read a 10 MB corpus in a few seconds.)
 Inside a block's text one scanner takes the inline syntax left to right (code spans first,
 whose content is kept verbatim; then autolinks, HTML tags and comments, images and links
-keeping their text, escapes, entities, emphasis runs). Code blocks are kept as they are.
+keeping their text (a reference link only when its label is defined), escapes, entities,
+and the emphasis runs that pair up under CommonMark's flanking rules). Code blocks are kept as they are.
 
 What is dropped is marked in a byte mask over the source, so the rendered text and its
 offset map come out of a few array operations (numpy) however long the document; then
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import html
 import re
+import unicodedata
 from dataclasses import dataclass
 
 import numpy as np
@@ -43,10 +45,12 @@ _CONTAINER = re.compile(r"(?:[ \t]{0,3}>[ \t]?)+")
 _FENCE = re.compile(r"([ \t]*)(`{3,}(?=[^`]*$)|~{3,})(.*)$")
 _THEMATIC = re.compile(r"[ \t]{0,3}(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})$")
 _SETEXT = re.compile(r"[ \t]{0,3}(?:=+|-+)[ \t]*$")
-_REFERENCE = re.compile(r"[ \t]{0,3}\[[^\]\n]+\]:[ \t]*\S+")
+# a link reference definition: a label, a destination, an optional title, nothing else on the line
+_REFERENCE = re.compile(r"[ \t]{0,3}\[([^\]\n]+)\]:[ \t]*(?:<[^>\n]*>|\S+)"
+                        r"(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^)\n]*\)))?[ \t]*$")
 _ATX_OPEN = re.compile(r"[ \t]{0,3}#{1,6}(?:[ \t]+|$)")
 _ATX_CLOSE = re.compile(r"(?:[ \t]+#+)?[ \t]*$")
-_LIST_MARKER = re.compile(r"[ \t]*(?:[-+*]|\d{1,9}[.)])(?:[ \t]+(?:\[[ xX]\][ \t]+)?|$)")
+_LIST_MARKER = re.compile(r"[ \t]*(?:[-+*]|\d{1,9}[.)])(?:[ \t]+|$)")
 _DELIMITER_ROW = re.compile(r"[ \t]*\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$")
 _PIPE = re.compile(r"(?<!\\)\|")
 
@@ -57,13 +61,13 @@ _INLINE = re.compile(
     r"|(?P<comment><!--.*?-->)"
     r"|(?P<tag></?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*?)?/?>)"
     r"|(?P<link>!?\[(?P<link_text>(?:[^\[\]\n]|\n(?!\n)|\[[^\[\]]*\])*)\]"
-    r"(?:\((?P<target>(?:[^()\n]|\([^()\n]*\))*)\)|\[[^\[\]\n]*\]))"
+    r"(?:\((?P<target>(?:[^()\n]|\([^()\n]*\))*)\)|\[(?P<label>[^\[\]\n]*)\]))"
     r"|(?P<escape>\\[!-/:-@\[-`{-~])"
     r"|(?P<entity>&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});)"
-    r"|(?P<emphasis>\*+|_+|~~)",
+    r"|(?P<emphasis>\*+|_+)",
     re.DOTALL,
 )
-_INLINE_START = re.compile(r"[`<!\[\\&*_~]")
+_INLINE_START = re.compile(r"[`<!\[\\&*_]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +85,16 @@ class RenderedText:
 
 
 _HAS_TYPOGRAPHIC = re.compile("[\u2018\u2019\u201c\u201d\u2013\u2014]")
+
+
+def _punct(ch: str) -> bool:
+    """Unicode punctuation or symbol, as CommonMark's flanking rules read it."""
+    return unicodedata.category(ch)[0] in "PS"
+
+
+def _label(text: str) -> str:
+    """A link label as CommonMark matches it: case-folded, whitespace runs as one space."""
+    return " ".join(text.split()).casefold()
 
 
 def fold_passage(text: str) -> str:
@@ -118,6 +132,8 @@ class _Marker:
         self.text = text
         self.keep = keep
         self.points = points
+        self.labels = {_label(m.group(1)) for line in text.split("\n") if "]:" in line  # link reference definitions
+                       for m in [_REFERENCE.match(line)] if m}
 
     def drop(self, start: int, end: int) -> None:
         if end > start:
@@ -140,7 +156,7 @@ class _Marker:
         fence: tuple[str, int] | None = None  # (fence character, length) while inside a fence
         fence_quoted = False  # the fence opened inside a block quote: its lines carry "> " markers
         para: int | None = None  # where the current run of inline text started
-        prev_blank, in_list, in_table = True, False, False
+        prev_blank, in_list, in_table, in_code = True, False, False, False
         n = len(lines) - 1
         i = first_line
         while i < n:
@@ -180,6 +196,11 @@ class _Marker:
                     i += 1
                 i += 1
                 continue
+            if indent >= 4 and para is None and not in_list and (prev_blank or in_code):
+                in_code = True  # an indented code block (what follows a blank line, four columns in): kept as it is
+                i += 1
+                continue
+            in_code = False
             fm = _FENCE.match(rest)
             if fm:
                 self._flush(para, start)
@@ -188,9 +209,6 @@ class _Marker:
                 self.drop(start, end + 1)
                 prev_blank = False
                 i += 1
-                continue
-            if indent >= 4 and prev_blank and not in_list and para is None:
-                i += 1  # an indented code line: kept as it is
                 continue
             if _THEMATIC.match(rest) or (para is not None and _SETEXT.match(rest)):
                 self._flush(para, start)  # a thematic break, or a setext heading's underline
@@ -287,7 +305,10 @@ class _Marker:
                 self.drop(m.end() - 1, m.end())
             elif group in ("comment", "tag"):
                 self.drop(m.start(), m.end())
-            elif group in ("link", "link_text", "target"):
+            elif group in ("link", "link_text", "target", "label"):
+                if m.group("target") is None and _label(m.group("label") or m.group("link_text")) not in self.labels:
+                    pos = m.start() + 1  # a reference to no definition is text, as CommonMark renders it
+                    continue
                 self.drop(m.start(), m.start("link_text"))
                 self.drop(m.end("link_text"), m.end())
                 self.inline(m.start("link_text"), m.end("link_text"))
@@ -299,11 +320,16 @@ class _Marker:
                     self.points[m.start()] = ord(value)
                     self.drop(m.start() + 1, m.end())
             elif group == "emphasis":
-                before = text[m.start() - 1] if m.start() > 0 else " "
-                after = text[m.end()] if m.end() < len(text) else " "
-                if m.group()[0] == "_" and before.isalnum() and after.isalnum():
-                    continue  # snake_case: intraword underscores are text
-                runs.append((m.start(), m.end(), m.group()[0], not after.isspace(), not before.isspace()))
+                before = text[m.start() - 1] if m.start() > start else " "
+                after = text[m.end()] if m.end() < end else " "
+                # CommonMark's flanking rules: which runs can open and which can close
+                left = not after.isspace() and (not _punct(after) or before.isspace() or _punct(before))
+                right = not before.isspace() and (not _punct(before) or after.isspace() or _punct(after))
+                if m.group()[0] == "*":
+                    runs.append((m.start(), m.end(), "*", left, right))
+                else:  # "_" also may not open or close inside a word (snake_case)
+                    runs.append((m.start(), m.end(), "_", left and (not right or _punct(before)),
+                                 right and (not left or _punct(after))))
         self._pair(runs)
 
     def _pair(self, runs: list[tuple[int, int, str, bool, bool]]) -> None:
