@@ -364,6 +364,7 @@ class Bench:
         cold.runs.append(timed(cmd, self.root, fig=cold))
         for _ in range(self.repeat):
             warm.runs.append(timed(cmd, self.root, fig=warm))
+        __import__("locate").figures(self)  # chunk texts placed by chunks --locate: exact, and rendered (issue 24)
 
     def compare(self) -> None:
         """``labeller chunkers compare`` of four chunkings: cold (the whole cache cleared:

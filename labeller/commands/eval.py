@@ -15,7 +15,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 from rich.table import Table
 from rich.text import Text
 
-from labeller.commands.common import add_format_option, add_project_options, console, project_from
+from labeller.commands.common import add_format_option, add_project_options, console, placement_line, project_from
 from labeller.core.hitrules import hit_rule_forms
 from labeller.core.outputs import check_output
 from labeller.display import safe_line, visible_line
@@ -230,6 +230,8 @@ def print_report(result: EvalResult) -> None:
               f"{rec['scored']} scored queries, {rec['negatives']} negatives, {scope} · "
               f"{int(cfg['confidence'] * 100)}% bootstrap intervals ({cfg['bootstrap_samples']} resamples, "
               f"seed {cfg['seed']}) · fingerprint {fp['digest'][:12]}")
+    if "located" in ch:
+        out.print(f"chunks placed: {placement_line(ch['located'])}", soft_wrap=True)
     out.print(metrics_table(f"chunk level (a hit: a retrieved chunk satisfies {fp['hit_rule']} for an answer span; "
                             f"not comparable across chunkings)", rep["aggregate"]["chunk"], ks))
     out.print(metrics_table("document level (ranks among distinct retrieved documents)", rep["aggregate"]["doc"], ks))

@@ -10,6 +10,7 @@ from rich.table import Table
 from labeller.commands.common import (add_filter_options, add_format_option, add_project_options, config_from, console,
                                       project_from, select)
 from labeller.core.models import Question
+from labeller.core.passages import NEEDS_REVIEW_TAG
 from labeller.core.questions import load_questions
 from labeller.display import json_dumps, safe_line, visible_line
 from labeller.errors import EXIT_OK
@@ -68,8 +69,11 @@ def run(args: argparse.Namespace) -> int:
 
 def print_summary(log: ReviewLog, questions: list[Question], fmt: str) -> None:
     counts = log.counts(questions)
+    statuses = log.statuses(questions)
+    # imported with a context placed by a looser tier than a quote (SPEC §10.1), not yet reviewed
+    placed = [q.id for q in questions if NEEDS_REVIEW_TAG in q.tags and statuses[q.id] != "reviewed"]
     if fmt == "json":
-        print(json_dumps(counts, sort_keys=True))
+        print(json_dumps(counts | {"needs_review": len(placed)}, sort_keys=True))
         return
     out = console()
     out.print(f"review status of {counts['records']} record(s)")
@@ -77,7 +81,8 @@ def print_summary(log: ReviewLog, questions: list[Question], fmt: str) -> None:
     for status in STATUSES:
         t.add_row(STATUS_LABELS[status], str(counts[status]))
     out.print(t)
-    statuses = log.statuses(questions)
+    for rid in placed:
+        out.print(f"  needs review: {safe_line(rid)}  (a context was placed by its rendered text or its words)")
     for status in ("flagged", "needs_rereview"):
         for rid in (r for r, s in statuses.items() if s == status):
             latest = log.latest(rid)
