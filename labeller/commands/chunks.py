@@ -18,6 +18,7 @@ from pathlib import Path
 
 from labeller.commands.common import add_format_option, add_project_options, console, project_from
 from labeller.core.chunkers import Chunk, chunk_corpus, chunker_spec, get_chunker
+from labeller.diagnostics import listing, print_bounded, safe_short
 from labeller.display import json_dumps, safe_line
 from labeller.errors import EXIT_OK, EXIT_REFUSED
 from labeller.io import atomic_write_bytes
@@ -49,13 +50,14 @@ def run(args: argparse.Namespace) -> int:
                    "nothing was written")
         if args.format == "json":
             print(json_dumps({"ok": False, "chunker": spec, "errors": [
-                {"kind": "duplicate_id", "id": cid, "message": f"id {cid} is shared by chunks at {', '.join(places)}"}
+                {"kind": "duplicate_id", "id": cid, "places": places,
+                 "message": f"id {cid} is shared by {len(places)} chunks, at {listing(places, 'places')}"}
                 for cid, places in repeated]}, indent=2, sort_keys=True), file=summary_out)
         else:
             err = console(stderr=True)
             err.print(f"labeller: {safe_line(message)}", soft_wrap=True)
-            for cid, places in repeated:
-                err.print(f"  {cid}: {safe_line(', '.join(places))}", soft_wrap=True)
+            print_bounded(err, (f"  {safe_short(cid)}: {safe_line(listing(places, 'places'))}"
+                                for cid, places in repeated), len(repeated), "repeated ids")
         return EXIT_REFUSED
     data = "".join(json_dumps({"doc": c.doc_id, "end": c.end, "id": c.chunk_id, "start": c.start}, sort_keys=True)
                    + "\n" for c in chunks).encode("utf-8")

@@ -34,6 +34,7 @@ from labeller.core.corpus import Corpus
 from labeller.core.hitrules import HitRule
 from labeller.core.markdown import front_matter_title
 from labeller.core.vocab import Place
+from labeller.diagnostics import Bounded
 from labeller.errors import InvalidInput
 from labeller.io import read_regular_file
 
@@ -149,20 +150,21 @@ class _Line:
 
 
 class _Problems:
-    """Every problem of a file, so one run of the tool lists them all (capped)."""
+    """Every problem of a file, so one run of the tool lists them all (the first kept, all counted)."""
 
     def __init__(self, path: str) -> None:
         self.path = path
-        self.items: list[dict] = []
-        self.count = 0
+        self.items: Bounded[dict] = Bounded(keep=MAX_LISTED_PROBLEMS)
+
+    @property
+    def count(self) -> int:
+        return self.items.count
 
     def add(self, line: int, chunk_id, message: str) -> None:
-        self.count += 1
-        if len(self.items) < MAX_LISTED_PROBLEMS:
-            item = {"path": self.path, "line": line, "message": message}
-            if isinstance(chunk_id, str):
-                item["id"] = chunk_id
-            self.items.append(item)
+        item = {"path": self.path, "line": line, "message": message}
+        if isinstance(chunk_id, str):
+            item["id"] = chunk_id
+        self.items.append(item)
 
     def raise_if_any(self) -> None:
         if not self.count:
@@ -172,7 +174,7 @@ class _Problems:
         if self.count > len(self.items):
             more = f" ({self.count} problems in all; the first {len(self.items)} are listed)"
         raise InvalidInput(first["message"] + more, path=self.path, line=first["line"],
-                           record_id=first.get("id")).with_details(self.items)
+                           record_id=first.get("id")).with_details(list(self.items))
 
 
 def read_chunk_file(path: Path | str, corpus: Corpus, *, max_bytes: int, max_chunks: int,
