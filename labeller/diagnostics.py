@@ -14,7 +14,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from itertools import islice
-from typing import Protocol, TypeVar
+from typing import TypeVar
+
+from rich.console import Console
 
 from labeller.display import safe_line
 
@@ -39,18 +41,18 @@ def safe_short(text: str, limit: int = MESSAGE_CHARS) -> str:
 
 
 class Bounded(list[T]):
-    """Diagnostics of one kind: a list of the first ``keep``, in order, and ``count``, every one
+    """Diagnostics of one kind: a list of the first ``keep``, in order, and ``total``, every one
     added. A list, so that code reading a plain list of problems reads this one unchanged."""
 
-    def __init__(self, items: Iterable[T] = (), keep: int = KEEP) -> None:
+    def __init__(self, items: Iterable[T] = (), keep: int | None = None) -> None:
         super().__init__()
-        self.keep = keep
-        self.count = 0
+        self.keep = KEEP if keep is None else keep
+        self.total = 0
         self.extend(items)
 
     def append(self, item: T) -> None:
         """Count ``item``; keep it while fewer than ``keep`` are kept."""
-        self.count += 1
+        self.total += 1
         if len(self) < self.keep:
             super().append(item)
 
@@ -61,13 +63,13 @@ class Bounded(list[T]):
     def map(self, render: Callable[[T], U]) -> Bounded[U]:
         """The kept items rendered, with the same count."""
         out: Bounded[U] = Bounded((render(item) for item in self), keep=self.keep)
-        out.count = self.count
+        out.total = self.total
         return out
 
     @property
     def complete(self) -> bool:
         """Every one is kept (``--format json`` lists them all)."""
-        return self.count == len(self)
+        return self.total == len(self)
 
 
 def more_line(shown: int, total: int, what: str, listed: int | None = None) -> str | None:
@@ -89,11 +91,7 @@ def listing(items: Sequence[str], what: str, limit: int = TEXT_LIMIT) -> str:
     return head if len(items) <= limit else f"{head} … and {len(items) - limit:,} more {what}"
 
 
-class _Printer(Protocol):
-    def print(self, *objects: object, **kw: object) -> None: ...
-
-
-def print_bounded(console: _Printer, lines: Iterable[str], total: int, what: str, *, listed: int | None = None,
+def print_bounded(console: Console, lines: Iterable[str], total: int, what: str, *, listed: int | None = None,
                   limit: int = TEXT_LIMIT) -> None:
     """Print the first ``limit`` of ``lines`` (Rich markup, already made safe) and one line for
     the rest: ``total`` of them in all, of which the JSON holds ``listed`` (None: all)."""
@@ -106,6 +104,6 @@ def print_bounded(console: _Printer, lines: Iterable[str], total: int, what: str
         console.print(f"[dim]{tail}[/]", soft_wrap=True)
 
 
-def print_kind(console: _Printer, found: Bounded[T], render: Callable[[T], str], what: str, *, limit: int = TEXT_LIMIT) -> None:
+def print_kind(console: Console, found: Bounded[T], render: Callable[[T], str], what: str, *, limit: int = TEXT_LIMIT) -> None:
     """``print_bounded`` for a ``Bounded``: each kept item as ``render(item)`` gives it."""
-    print_bounded(console, (render(item) for item in found), found.count, what, listed=len(found), limit=limit)
+    print_bounded(console, (render(item) for item in found), found.total, what, listed=len(found), limit=limit)

@@ -40,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
     result = build(project, questions)
     review, review_warnings = build_review_summary(project.config, questions)
     similar = near_duplicates([(q.id, q.query) for q in questions])
-    warnings = {"warnings": review_warnings, "warning_count": review_warnings.count,
+    warnings = {"warnings": review_warnings, "warning_count": review_warnings.total,
                 "near_duplicates": similar.pairs, "near_duplicate_check": similar.as_json()}
     print_warnings(args.format, review_warnings, similar)
     summary = result.summary | {"review": review}  # a copy: the build result may be shared through the cache
@@ -123,7 +123,7 @@ def print_drift(drift: Drift) -> None:
     err = console(stderr=True)
     err.print("[bold red]drift:[/] the committed golden set does not match a fresh build "
               "(run `labeller build` and commit the result)")
-    print_bounded(err, (f"  {safe_short(p)}" for p in drift.problems), drift.problems.count,
+    print_bounded(err, (f"  {safe_short(p)}" for p in drift.problems), drift.problems.total,
                   "problems with the committed artifact", listed=len(drift.problems))
     for label, items in (("records changed", drift.records_changed), ("records added", drift.records_added),
                          ("records removed", drift.records_removed), ("docs changed", drift.docs_changed),

@@ -45,7 +45,7 @@ def warn_log_problems(log: ReviewLog, fmt: str) -> None:
     err = console(stderr=True)
     if fmt == "json":
         if log.problems:
-            err.print(f"labeller: warning: {log.problems.count:,} line(s) of the review log ignored, the first: "
+            err.print(f"labeller: warning: {log.problems.total:,} line(s) of the review log ignored, the first: "
                       f"{safe_short(str(log.problems[0]))}", soft_wrap=True)
         return
     print_kind(err, log.problems, lambda p: f"labeller: warning: {safe_short(str(p))}", "review-log warnings")

@@ -34,7 +34,7 @@ class Drift:
         return self.artifact_ok and self.manifest_ok
 
     def as_json(self) -> dict:
-        return {k: v for k, v in self.__dict__.items()} | {"ok": self.ok, "problem_count": self.problems.count}
+        return {k: v for k, v in self.__dict__.items()} | {"ok": self.ok, "problem_count": self.problems.total}
 
 
 MAX_COMMITTED_BYTES = 512 * 1024 * 1024  # far above any real golden set; a planted /dev/zero link never gets here

@@ -158,7 +158,7 @@ class _Problems:
 
     @property
     def count(self) -> int:
-        return self.items.count
+        return self.items.total
 
     def add(self, line: int, chunk_id, message: str) -> None:
         item = {"path": self.path, "line": line, "message": message}

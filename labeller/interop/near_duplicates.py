@@ -171,14 +171,6 @@ def near_duplicates(new: list[tuple[str, str]], existing: Sequence[tuple[str, st
     return result
 
 
-    def pair(a: int, b: int, score: float) -> dict:
-        return {"a": pool[a][0], "b": pool[b][0], "score": score}
-
-    result.pairs = [pair(-na, -nb, score) for na, nb, score in sorted(kept, reverse=True)]
-    result.closest = [pair(-na, -nb, score) for score, na, nb in sorted(closest, reverse=True)]
-    return result
-
-
 def describe_pair(p: dict) -> str:
     return f"near-duplicate questions {p['a']!r} and {p['b']!r} (similarity {p['score']} ≥ {THRESHOLD:g})"
 
@@ -190,6 +182,6 @@ def describe(found: NearDuplicates) -> list[str]:
         lines.append(f"{found.count:,} near-duplicate pairs in all, the {len(found.closest)} closest above "
                      "(--format json lists them)")
     if not found.complete:
-        lines.append(f"near-duplicate check stopped after {MAX_WORK:,} steps: the questions are too alike to compare "
-                     "every pair, so there may be more")
+        lines.append("near-duplicate check stopped at its work bound: the questions are too alike to compare every "
+                     "pair, so there may be more")
     return lines
