@@ -66,11 +66,6 @@ class Bounded(list[T]):
         out.total = self.total
         return out
 
-    @property
-    def complete(self) -> bool:
-        """Every one is kept (``--format json`` lists them all)."""
-        return self.total == len(self)
-
 
 def more_line(shown: int, total: int, what: str, listed: int | None = None) -> str | None:
     """``… and 262,124 more review-log warnings; --format json lists them all`` (None: nothing left out).
@@ -104,6 +99,7 @@ def print_bounded(console: Console, lines: Iterable[str], total: int, what: str,
         console.print(f"[dim]{tail}[/]", soft_wrap=True)
 
 
-def print_kind(console: Console, found: Bounded[T], render: Callable[[T], str], what: str, *, limit: int = TEXT_LIMIT) -> None:
+def print_kind(console: Console, found: Bounded[T], render: Callable[[T], str], what: str, *,
+               limit: int = TEXT_LIMIT) -> None:
     """``print_bounded`` for a ``Bounded``: each kept item as ``render(item)`` gives it."""
     print_bounded(console, (render(item) for item in found), found.total, what, listed=len(found), limit=limit)

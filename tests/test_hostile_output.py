@@ -50,6 +50,8 @@ def test_a_planted_review_log_prints_the_first_warnings_and_a_count(tmp_path, ca
     assert len(warnings) == TEXT_LIMIT
     assert f"… and {500 - TEXT_LIMIT:,} more review-log warnings" in err
     assert len(lines(err)) <= TEXT_LIMIT + 1
+    rc, out, err = run(capsys, "review", "--summary", "--root", root)
+    assert rc == 0 and len(lines(err)) == TEXT_LIMIT + 1 and f"… and {500 - TEXT_LIMIT:,} more" in err
 
 
 def test_a_planted_review_log_under_json_is_only_json(tmp_path, capsys):

@@ -8,6 +8,7 @@ import random
 import pytest
 from rapidfuzz import fuzz
 
+from labeller import diagnostics
 from labeller.interop import near_duplicates as nd
 from labeller.interop.near_duplicates import THRESHOLD, describe, near_duplicates
 
@@ -87,7 +88,7 @@ def test_the_closest_pairs_and_the_count_summarise_every_pair():
 def test_pairs_beyond_the_kept_bound_are_counted(monkeypatch):
     questions = templated_set(60)
     every = brute_force(questions)
-    monkeypatch.setattr(nd, "KEEP_PAIRS", 25)
+    monkeypatch.setattr(diagnostics, "KEEP", 25)
     found = near_duplicates(questions)
     assert found.pairs == every[:25] and found.count == len(every)
 

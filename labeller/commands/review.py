@@ -10,7 +10,7 @@ from labeller.commands.common import (add_filter_options, add_format_option, add
                                       project_from, select)
 from labeller.core.models import Question
 from labeller.core.questions import load_questions
-from labeller.diagnostics import print_bounded, print_kind, safe_short
+from labeller.diagnostics import print_bounded, safe_short
 from labeller.display import json_dumps, safe_line
 from labeller.errors import EXIT_OK
 from labeller.review.log import STATUS_LABELS, STATUSES, ReviewLog, read_review_log
@@ -48,7 +48,8 @@ def warn_log_problems(log: ReviewLog, fmt: str) -> None:
             err.print(f"labeller: warning: {log.problems.total:,} line(s) of the review log ignored, the first: "
                       f"{safe_short(str(log.problems[0]))}", soft_wrap=True)
         return
-    print_kind(err, log.problems, lambda p: f"labeller: warning: {safe_short(str(p))}", "review-log warnings")
+    print_bounded(err, (f"labeller: warning: {safe_short(str(p))}" for p in log.problems), log.problems.total,
+                  "review-log warnings", listed=0)  # this command's JSON has the counts only
 
 
 def run(args: argparse.Namespace) -> int:

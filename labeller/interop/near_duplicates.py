@@ -40,10 +40,11 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from labeller.diagnostics import Bounded
+
 THRESHOLD = 90.0
 Q = 2  # bigrams: the shortest grams with a useful bound at this threshold on question-length strings
 MAX_WORK = 30_000_000  # candidates looked up and scored: a few seconds, far above any real question set
-KEEP_PAIRS = 100_000  # pairs kept (and listed by --format json), the first in file order; all are counted
 CLOSEST = 10  # the closest pairs kept for the text summary
 
 
@@ -54,7 +55,7 @@ def _normal(query: str) -> str:
 @dataclass
 class NearDuplicates:
     """What the check found: ``pairs`` (``{"a", "b", "score"}``, sorted by ``a``'s then ``b``'s
-    position, at most ``KEEP_PAIRS``), ``count`` of every pair found, the ``closest`` few (highest
+    position, at most ``diagnostics.KEEP``), ``count`` of every pair found, the ``closest`` few (highest
     score first, then position), and whether every candidate was compared (``complete``)."""
 
     pairs: list[dict] = field(default_factory=list)
@@ -127,7 +128,7 @@ def near_duplicates(new: list[tuple[str, str]], existing: Sequence[tuple[str, st
     sorted_lengths = [lengths[i] for i in by_length]
 
     work = 0
-    kept: list[tuple[int, int, float]] = []  # the first pairs by position
+    kept: Bounded[tuple[int, int, float]] = Bounded()  # found in position order (a ascending, then b): the first
     closest: list[tuple[float, int, int]] = []  # a min-heap on closeness, (score, -a, -b): the closest pairs
     for a in range(len(new)):
         lo, hi = window(lengths[a])
@@ -154,9 +155,7 @@ def near_duplicates(new: list[tuple[str, str]], existing: Sequence[tuple[str, st
         values = scores.tolist()
         for k in scores.nonzero()[0].tolist():
             b, score = order[k], round(values[k], 1)
-            result.count += 1
-            if len(kept) < KEEP_PAIRS:  # found in position order: a ascending, then b
-                kept.append((a, b, score))
+            kept.append((a, b, score))
             near = (score, -a, -b)
             if len(closest) < CLOSEST:
                 heapq.heappush(closest, near)
@@ -166,7 +165,7 @@ def near_duplicates(new: list[tuple[str, str]], existing: Sequence[tuple[str, st
     def pair(a: int, b: int, score: float) -> dict:
         return {"a": pool[a][0], "b": pool[b][0], "score": score}
 
-    result.pairs = [pair(a, b, score) for a, b, score in kept]
+    result.pairs, result.count = [pair(a, b, score) for a, b, score in kept], kept.total
     result.closest = [pair(-na, -nb, score) for score, na, nb in sorted(closest, reverse=True)]
     return result
 
