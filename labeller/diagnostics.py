@@ -60,6 +60,10 @@ class Bounded(list[T]):
         for item in items:
             self.append(item)
 
+    def __reduce__(self):
+        """Copied and pickled through ``__init__`` (a list's default re-appends before ``keep`` exists)."""
+        return (type(self), (list(self), self.keep), {"total": self.total})
+
     def map(self, render: Callable[[T], U]) -> Bounded[U]:
         """The kept items rendered, with the same count."""
         out: Bounded[U] = Bounded((render(item) for item in self), keep=self.keep)

@@ -149,3 +149,12 @@ def test_a_damaged_committed_artifact_lists_its_first_bad_lines(tmp_path, capsys
     drift = json.loads(out)["drift"]
     assert sum("is not a valid record" in p for p in drift["problems"]) == 300
     assert drift["problem_count"] == len(drift["problems"])
+
+
+def test_a_bounded_list_keeps_its_count_through_a_copy_and_a_pickle():
+    import copy
+    import pickle
+
+    kept = diagnostics.Bounded(range(10), keep=3)
+    for other in (copy.deepcopy(kept), pickle.loads(pickle.dumps(kept))):
+        assert list(other) == [0, 1, 2] and other.total == 10 and other.keep == 3
