@@ -29,6 +29,7 @@ from labeller.core.chunkers import Chunk, chunk_corpus, chunker_spec, get_chunke
 from labeller.core.chunkfile import place_chunk_file, read_chunk_text
 from labeller.core.outputs import check_output
 from labeller.core.project import Project
+from labeller.diagnostics import listing, print_bounded, safe_short
 from labeller.display import json_dumps, safe_line
 from labeller.errors import EXIT_OK, EXIT_REFUSED
 from labeller.io import atomic_write_bytes
@@ -69,13 +70,14 @@ def run(args: argparse.Namespace) -> int:
                    "nothing was written")
         if args.format == "json":
             print(json_dumps({"ok": False, "chunker": spec, "errors": [
-                {"kind": "duplicate_id", "id": cid, "message": f"id {cid} is shared by chunks at {', '.join(places)}"}
+                {"kind": "duplicate_id", "id": cid, "places": places,
+                 "message": f"id {cid} is shared by {len(places)} chunks, at {listing(places, 'places')}"}
                 for cid, places in repeated]}, indent=2, sort_keys=True), file=summary_out)
         else:
             err = console(stderr=True)
             err.print(f"labeller: {safe_line(message)}", soft_wrap=True)
-            for cid, places in repeated:
-                err.print(f"  {cid}: {safe_line(', '.join(places))}", soft_wrap=True)
+            print_bounded(err, (f"  {safe_short(cid)}: {safe_line(listing(places, 'places'))}"
+                                for cid, places in repeated), len(repeated), "repeated ids")
         return EXIT_REFUSED
     written = _write(args.target, [{"doc": c.doc_id, "end": c.end, "id": c.chunk_id, "start": c.start}
                                    for c in chunks])

@@ -38,10 +38,10 @@ from labeller.core.hitrules import HitRule
 from labeller.core.markdown import front_matter_title
 from labeller.core.passages import LOCATOR_VERSION, MIN_SHARE, TIERS, Passage, PassageLocator, Placement
 from labeller.core.vocab import Place
+from labeller.diagnostics import Bounded
 from labeller.errors import InvalidInput
 from labeller.io import read_regular_file
 
-MAX_LISTED_PROBLEMS = 100
 FILE_ORIGIN = "file"
 # How ``foreign_chunks`` fills a foreign chunk's indexed fields: part of a BM25 index's cache key.
 FOREIGN_FIELDS = "foreign-fields-v1: heading empty, breadcrumb the document title, body the text"
@@ -158,21 +158,21 @@ class _Line:
 
 
 class _Problems:
-    """Every problem of a file, so one run of the tool lists them all (capped, except the
-    passages that cannot be placed: each of those is listed)."""
+    """Every problem of a file, so one run of the tool lists them all (the first kept, all counted)."""
 
     def __init__(self, path: str) -> None:
         self.path = path
-        self.items: list[dict] = []
-        self.count = 0
+        self.items: Bounded[dict] = Bounded()  # every unplaceable chunk listed in JSON (up to diagnostics.KEEP)
 
-    def add(self, line: int, chunk_id, message: str, always: bool = False) -> None:
-        self.count += 1
-        if len(self.items) < MAX_LISTED_PROBLEMS or always:
-            item = {"path": self.path, "line": line, "message": message}
-            if isinstance(chunk_id, str):
-                item["id"] = chunk_id
-            self.items.append(item)
+    @property
+    def count(self) -> int:
+        return self.items.total
+
+    def add(self, line: int, chunk_id, message: str) -> None:
+        item = {"path": self.path, "line": line, "message": message}
+        if isinstance(chunk_id, str):
+            item["id"] = chunk_id
+        self.items.append(item)
 
     def raise_if_any(self) -> None:
         if not self.count:
@@ -182,7 +182,7 @@ class _Problems:
         if self.count > len(self.items):
             more = f" ({self.count} problems in all; the first {len(self.items)} are listed)"
         raise InvalidInput(first["message"] + more, path=self.path, line=first["line"],
-                           record_id=first.get("id")).with_details(self.items)
+                           record_id=first.get("id")).with_details(list(self.items))
 
 
 @dataclass(frozen=True)
@@ -239,7 +239,7 @@ def parse_chunk_file(text: str, corpus: Corpus, *, max_chunks: int, path: str = 
     any passage cannot be placed, every such passage listed."""
     placed = place_chunk_file(text, corpus, max_chunks=max_chunks, path=path, cache=cache)
     for u in placed.unplaced:
-        placed.problems.add(u["line"], u["id"], u["message"], always=True)
+        placed.problems.add(u["line"], u["id"], u["message"])
     placed.problems.raise_if_any()
     counts = placed.counts()
     del counts["unplaceable"]

@@ -369,7 +369,7 @@ class ReviewScreen(RecordPager):
             head.append_text(plain(f"\n{self.load_error}", "bold red"))
         problems = log.problems
         if problems:
-            head.append(f"  review log: {len(problems)} line(s) ignored, first at line {problems[0].line} "
+            head.append(f"  review log: {problems.total:,} line(s) ignored, first at line {problems[0].line} "
                         "(truncated or invalid; left as it is)", style="yellow")
         self.query_one("#rv-head", Static).update(head)
         body.update(record_view(self.project, q, resolve_record(self.project, q)))
