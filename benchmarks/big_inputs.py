@@ -71,7 +71,7 @@ def measure(bench) -> None:
     """The figures, on the synthetic project only (they are about sizes, not text)."""
     if not bench.name.startswith("synthetic"):
         return
-    from run import cli, peak_mb
+    from run import _children_cpu, cli, peak_mb
 
     smoke, root = bench.smoke, bench.root
     repeat = 1 if smoke else bench.repeat
@@ -86,7 +86,9 @@ def measure(bench) -> None:
         for _ in range(repeat):
             if before:
                 before()
+            cpu = _children_cpu()
             peak, elapsed = peak_mb(cmd, root)
+            secs.cpu.append(_children_cpu() - cpu)  # what a loaded machine does not inflate
             secs.runs.append(elapsed)
             mem.runs.append(peak)
 
