@@ -80,10 +80,12 @@ def measure(bench) -> None:
     base = cli("eval", "--root", ".", "--include-holdout", "--no-history", "--format", "json")
     peak_mb(base, root)  # the golden set cached: what follows measures the inputs
 
-    def figures(key: str, label: str, cmd: list[str], target_s: float | None = None, before=None) -> None:
+    def figures(key: str, label: str, cmd: list[str], target_s: float | None = None, before=None,
+                runs: int | None = None) -> None:
+        """``runs`` (default ``--repeat``): 1 for the minutes-long ones."""
         secs = bench.fig(f"{key}_s", label, "s", target_s)
         mem = bench.fig(f"{key}_peak_mb", f"peak memory, {label}", "MB", TARGET_MB)
-        for _ in range(repeat):
+        for _ in range(runs or repeat):
             if before:
                 before()
             cpu = _children_cpu()
@@ -115,7 +117,7 @@ def measure(bench) -> None:
     if smoke:  # the eval step's cold run builds an index already
         bench.fig("big_chunks_bm25_s", label, "s").skipped = "smoke run: the --run figure above reads the chunks"
     else:
-        figures("big_chunks_bm25", label, chunks, CHUNKS_TARGET_S,
+        figures("big_chunks_bm25", label, chunks, CHUNKS_TARGET_S, runs=1,
                 before=lambda: shutil.rmtree(project.layout.bm25_index, ignore_errors=True))
     chunk_file.unlink()
     chunk_run.unlink()
@@ -123,4 +125,4 @@ def measure(bench) -> None:
     n, cols = BOOTSTRAP_SHAPE
     for samples in SMOKE["samples"] if smoke else SAMPLES:
         figures(f"big_bootstrap_{samples}", f"bootstrap, {samples:,} resamples of {n} queries x {cols} metrics",
-                [sys.executable, "-c", _BOOTSTRAP, str(n), str(cols), str(samples)])
+                [sys.executable, "-c", _BOOTSTRAP, str(n), str(cols), str(samples)], runs=1)
