@@ -34,7 +34,7 @@ class Run:
     docids once each, so memory is a fraction of the file's size. ``hits_of`` gives one
     query's hits; ``hits`` all of them."""
 
-    def __init__(self, queries: dict[str, int], docids: dict[str, int], first_lines: list[int],
+    def __init__(self, queries: dict[str, int], docids: dict[str, int], first_lines: array,
                  rows: tuple[array, array, array, array], tags: set[str], sha256: str) -> None:
         self.docids = list(docids)  # in order of first appearance
         self.first_lines = first_lines  # the line each docid is first seen on (for errors)
@@ -42,23 +42,24 @@ class Run:
         self.sha256 = sha256
         query, docid, score, _ = (np.frombuffer(a, dtype=a.typecode) for a in rows)
         self._docid, self._score = docid, score
-        order = np.argsort(query, kind="stable")  # each query's rows together, in file order
-        bounds = np.searchsorted(query[order], np.arange(len(queries) + 1))
-        self._rows = {qid: order[bounds[i]:bounds[i + 1]] for qid, i in queries.items()}
+        self._queries = queries
+        self._order = np.argsort(query, kind="stable")  # each query's rows together, in file order
+        self._bounds = np.searchsorted(query[self._order], np.arange(len(queries) + 1))
 
     def __contains__(self, query_id: str) -> bool:
-        return query_id in self._rows
+        return query_id in self._queries
 
     def hits_of(self, query_id: str) -> list[Hit]:
-        rows = self._rows.get(query_id)
-        if rows is None:
+        i = self._queries.get(query_id)
+        if i is None:
             return []
+        rows = self._order[self._bounds[i]:self._bounds[i + 1]]
         docids = self.docids
         return [Hit(docids[d], s) for d, s in zip(self._docid[rows].tolist(), self._score[rows].tolist())]
 
     @property
     def hits(self) -> dict[str, list[Hit]]:
-        return {qid: self.hits_of(qid) for qid in self._rows}
+        return {qid: self.hits_of(qid) for qid in self._queries}
 
 
 class _RunParser:
@@ -73,7 +74,7 @@ class _RunParser:
         self.lineno = 0
         self.queries: dict[str, int] = {}
         self.docids: dict[str, int] = {}
-        self.first_lines: list[int] = []
+        self.first_lines = array("I")
         self.rows = (array("i"), array("i"), array("d"), array("I"))  # query, docid, score, line
         self.tags: set[str] = set()
 
