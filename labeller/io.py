@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from labeller.errors import InvalidInput
 
@@ -147,6 +147,17 @@ def refuse_symlink_components(path: Path) -> None:
 
 def read_regular_file(path: Path, *, max_bytes: int, what: str = "file", bound_hint: str = "") -> bytes:
     """Read an untrusted input file: no symlinks anywhere in its path, regular, bounded."""
+    with open_regular_file(path, max_bytes=max_bytes, what=what, bound_hint=bound_hint) as fh:
+        data = fh.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise InvalidInput(f"{what} grew past the bound of {max_bytes} bytes", path=str(path))
+    return data
+
+
+def open_regular_file(path: Path, *, max_bytes: int, what: str = "file", bound_hint: str = "") -> BinaryIO:
+    """Open an untrusted input file as ``read_regular_file`` reads it (no symlinks in its
+    path, regular, at most ``max_bytes`` when opened), for a reader that streams it; the
+    reader stops past ``max_bytes`` itself (the file may grow while it is read)."""
     path = Path(path)
     if not path.exists() and not path.is_symlink():
         raise InvalidInput(f"{what} not found", path=str(path))
@@ -158,12 +169,7 @@ def read_regular_file(path: Path, *, max_bytes: int, what: str = "file", bound_h
         hint = f" ({bound_hint})" if bound_hint else ""
         raise InvalidInput(f"{what} is {st.st_size} bytes, over the bound of {max_bytes}{hint}", path=str(path))
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
-    fd = os.open(path, flags)
-    with os.fdopen(fd, "rb") as fh:
-        data = fh.read(max_bytes + 1)
-    if len(data) > max_bytes:
-        raise InvalidInput(f"{what} grew past the bound of {max_bytes} bytes", path=str(path))
-    return data
+    return os.fdopen(os.open(path, flags), "rb")
 
 
 # -- the guarded JSON reader -------------------------------------------------------------------
