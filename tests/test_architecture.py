@@ -528,6 +528,64 @@ def test_the_file_read_rule_catches_planted_reads():
     assert [v.split(":")[1].split(" ")[0] for v in file_read_violations(planted)] == ["2", "3", "4", "5", "6", "7"]
 
 
+# -- JSON out: one escaping writer ------------------------------------------------------------------
+# ``json.dumps(..., ensure_ascii=False)`` writes U+202E, C1 controls and U+2028 raw; every JSON
+# labeller writes or prints goes through ``labeller.display.json_dumps``, which escapes them. The
+# functions below use it for text no person reads and nothing writes out as it is: digests and
+# comparisons of records, the cache's MAC'd bodies, a value quoted in an error that is escaped
+# when shown, and the run history's database column.
+RAW_JSON_ALLOWED: set[str] = {
+    "labeller.review.log.record_digest", "labeller.eval.report.canonical_json", "labeller.core.check.check",
+    "labeller.core.cache.DigestCache.put", "labeller.config._plain", "labeller.eval.history.append_run",
+}
+
+
+def _raw_json_dumps(call: ast.Call) -> bool:
+    func = call.func
+    return (isinstance(func, ast.Attribute) and func.attr == "dumps" and isinstance(func.value, ast.Name)
+            and func.value.id == "json" and any(k.arg == "ensure_ascii" and isinstance(k.value, ast.Constant)
+                                                and k.value.value is False for k in call.keywords))
+
+
+def raw_json_calls(sources: dict[str, str]) -> list[tuple[str, int]]:
+    """``(module.function, line)`` of every raw-Unicode ``json.dumps`` outside ``labeller.display``."""
+    found: list[tuple[str, int]] = []
+
+    def visit(node: ast.AST, where: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                visit(child, f"{where}.{child.name}")
+                continue
+            if isinstance(child, ast.Call) and _raw_json_dumps(child):
+                found.append((where, child.lineno))
+            visit(child, where)
+
+    for module, source in sorted(sources.items()):
+        if module != "labeller.display":
+            visit(ast.parse(source), module)
+    return found
+
+
+def raw_json_violations(sources: dict[str, str]) -> list[str]:
+    return [f"{where}:{line} json.dumps(ensure_ascii=False): use labeller.display.json_dumps"
+            for where, line in raw_json_calls(sources) if where not in RAW_JSON_ALLOWED]
+
+
+def test_json_is_written_only_through_the_escaping_writer():
+    bad = raw_json_violations(_package_sources())
+    assert not bad, "JSON written with raw control and bidi characters:\n" + "\n".join(bad)
+
+
+def test_the_raw_json_rule_catches_a_planted_writer():
+    planted = {"labeller.review.log": ("import json\n"
+                                       "def record_digest(q):\n    return json.dumps(q, ensure_ascii=False)\n"
+                                       "def append_review(e):\n    line = json.dumps(e, ensure_ascii=False)\n"
+                                       "    safe = json.dumps(e)\n"),
+               "labeller.display": "def json_dumps(v):\n    return json.dumps(v, ensure_ascii=False)\n"}
+    assert raw_json_violations(planted) == [
+        "labeller.review.log.append_review:5 json.dumps(ensure_ascii=False): use labeller.display.json_dumps"]
+
+
 if __name__ == "__main__":  # print today's violations, one per line
     current = walk()
     for m in unmapped(current.modules):
