@@ -364,6 +364,7 @@ class Bench:
         cold.runs.append(timed(cmd, self.root, fig=cold))
         for _ in range(self.repeat):
             warm.runs.append(timed(cmd, self.root, fig=warm))
+        __import__("locate").figures(self)  # chunk texts placed by chunks --locate: exact, and rendered (issue 24)
 
     def compare(self) -> None:
         """``labeller chunkers compare`` of four chunkings: cold (the whole cache cleared:
@@ -414,6 +415,7 @@ class Bench:
             ratio.runs.append(times[2 * n] / times[n])
         self.hostile_quote()
         self.hostile_memory()
+        importlib.import_module("hostile_output").measure(self, sys.modules[__name__])  # issue 23.3: output floods
 
     def hostile_quote(self) -> None:
         from labeller.core.corpus import load_corpus

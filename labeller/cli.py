@@ -18,6 +18,7 @@ import sys
 from rich.console import Console
 
 from labeller import __version__
+from labeller.diagnostics import print_bounded, safe_short, shorten
 from labeller.display import json_dumps, safe
 from labeller.errors import EXIT_INTERNAL, EXIT_INVALID, LabellerError, environment_message, write_crash_report
 
@@ -73,11 +74,8 @@ def main(argv: list[str] | None = None) -> int:
                              indent=2, sort_keys=True))
         else:
             err = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
-            err.print(f"labeller: {safe(str(exc))}")
-            for d in exc.details:
-                where = f"{d.get('path')}:{d.get('line')}" if d.get("line") else (d.get("path") or "")
-                rid = f" record {d['id']!r}" if d.get("id") else ""
-                err.print(f"  {safe(where)}{safe(rid)}: {safe(d['message'])}")
+            err.print(f"labeller: {safe(shorten(str(exc), 2000))}")
+            print_bounded(err, (_detail_line(d) for d in exc.details), len(exc.details), "problems")
         return exc.exit_code
     except KeyboardInterrupt:
         print("labeller: interrupted; nothing was written", file=sys.stderr)
@@ -91,6 +89,13 @@ def main(argv: list[str] | None = None) -> int:
         where = f"; traceback in {report}" if report else ""
         return _fail(args, "internal", f"internal error ({type(exc).__name__}: {exc}); a bug in labeller, "
                      f"not in your project{where}", EXIT_INTERNAL)
+
+
+def _detail_line(d: dict) -> str:
+    """One of an error's problems, on one bounded line."""
+    where = f"{d.get('path')}:{d.get('line')}" if d.get("line") else (d.get("path") or "")
+    rid = f" record {d['id']!r}" if d.get("id") else ""
+    return f"  {safe_short(where)}{safe_short(rid)}: {safe_short(d['message'])}"
 
 
 def _fail(args: argparse.Namespace, kind: str, message: str, code: int) -> int:

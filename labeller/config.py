@@ -32,9 +32,17 @@ DEFAULT_INCLUDE = ("**/*.md",)
 DEFAULT_MAX_FILE_BYTES = 20 * 1024 * 1024
 MAX_K = 1000  # the deepest cut-off an eval scores (and so retrieves)
 MAX_CONFIG_BYTES = 1024 * 1024  # labeller.toml is read like any other untrusted file: bounded
+# Upper bounds of the settings (issue 23): labeller.toml comes with the repository, so a
+# value within a key's type must still not make a CI job run for hours, take gigabytes or
+# overflow. Each sits far above any real use; the docs/interop.md table lists them.
+MAX_INPUT_BYTES = 256 * 1024 * 1024  # a document or a label file (the run file's and report's own bound)
+MAX_CHUNK_FILE_BYTES = 1024 * 1024 * 1024
+MAX_FIELD_WEIGHT = 1000.0  # weights are ratios: 0..1000 against the defaults' 0.25..1; scores stay finite
+MAX_BOOTSTRAP_SAMPLES = 100_000  # an interval end within 0.05 percentile points of exact: no printed digit moves
 
 _NonEmpty = Annotated[str, Field(min_length=1)]
 _Positive = Annotated[int, Field(ge=1)]
+_Bytes = Annotated[int, Field(ge=1, le=MAX_INPUT_BYTES)]
 
 
 class _Section(BaseModel):
@@ -63,8 +71,8 @@ class CorpusConfig(_Section):
     """Glob patterns (relative to the corpus folder) of the files that are documents."""
     exclude: tuple[_NonEmpty, ...] = ()
     """Glob patterns of files left out even though an include pattern matches them."""
-    max_file_bytes: _Positive = DEFAULT_MAX_FILE_BYTES
-    """Largest document, in bytes; a bigger file stops the load (exit 2)."""
+    max_file_bytes: _Bytes = DEFAULT_MAX_FILE_BYTES
+    """Largest document, in bytes (at most 256 MiB); a bigger file stops the load (exit 2)."""
 
 
 class GoldenConfig(_Section):
@@ -81,8 +89,8 @@ class BuildConfig(_Section):
 
     chunker: _NonEmpty = "md-struct-v1"
     """The named, versioned chunker (checked against the registry when the project opens)."""
-    max_chars: _Positive = 1800
-    """The chunker's size budget in characters (at least 1)."""
+    max_chars: Annotated[int, Field(ge=1, le=1_000_000)] = 1800
+    """The chunker's size budget in characters (1..1,000,000: a bigger chunk is no retrieval unit)."""
     hit_rule: _NonEmpty = "any_overlap"
     """any_overlap, span_containment, coverage>=T or union_coverage>=T (checked when the project opens)."""
 
@@ -90,14 +98,14 @@ class BuildConfig(_Section):
 class Limits(_Section):
     """``[limits]``: bounds on an untrusted label file (questions, annotations, imports)."""
 
-    max_file_bytes: _Positive = 1024 * 1024
-    """Largest label file, in bytes."""
-    max_records: _Positive = 10_000
-    """Most records in one label file."""
-    max_query_chars: _Positive = 8_000
-    """Longest query, in characters after NFC normalisation."""
-    max_locators: _Positive = 64
-    """Most locators on one record."""
+    max_file_bytes: _Bytes = 1024 * 1024
+    """Largest label file, in bytes (at most 256 MiB)."""
+    max_records: Annotated[int, Field(ge=1, le=1_000_000)] = 10_000
+    """Most records in one label file (at most 1,000,000)."""
+    max_query_chars: Annotated[int, Field(ge=1, le=100_000)] = 8_000
+    """Longest query, in characters after NFC normalisation (at most 100,000)."""
+    max_locators: Annotated[int, Field(ge=1, le=10_000)] = 64
+    """Most locators on one record (at most 10,000)."""
 
 
 _K = Annotated[int, Field(ge=1, le=MAX_K)]
@@ -112,25 +120,26 @@ class EvalConfig(_Section):
     """The cut-off the product ships (the regression gate and diagnostics read it)."""
     analyzer: _NonEmpty = "auto"
     """Text analysis of the default BM25 retriever: auto, plain or a versioned analyzer name."""
-    bootstrap_samples: Annotated[int, Field(ge=1, le=1_000_000)] = 2000
-    """Bootstrap resamples behind each confidence interval (1..1,000,000)."""
+    bootstrap_samples: Annotated[int, Field(ge=1, le=MAX_BOOTSTRAP_SAMPLES)] = 2000
+    """Bootstrap resamples behind each confidence interval (1..100,000)."""
     seed: Annotated[int, Field(ge=0, le=2**63 - 1)] = 20261129
     """Seed of the bootstrap's random generator (a non-negative 64-bit integer)."""
     field_weights: dict[Literal["heading", "breadcrumb", "body"], float] = Field(default_factory=dict)
-    """BM25F weight per chunk field (heading, breadcrumb, body), each a finite number >= 0."""
+    """BM25F weight per chunk field (heading, breadcrumb, body), each a finite number from 0 to 1000."""
     history: _NonEmpty = f"{STATE_DIR}/runs.duckdb"
     """The run history database, relative to the project root."""
-    chunk_file_max_bytes: _Positive = 256 * 1024 * 1024
-    """Largest chunk file ``eval --chunks`` reads, in bytes (an untrusted file: bounded)."""
-    chunk_file_max_chunks: _Positive = 1_000_000
-    """Most chunks in one chunk file."""
+    chunk_file_max_bytes: Annotated[int, Field(ge=1, le=MAX_CHUNK_FILE_BYTES)] = 256 * 1024 * 1024
+    """Largest chunk file ``eval --chunks`` reads, in bytes (an untrusted file: bounded; at most 1 GiB)."""
+    chunk_file_max_chunks: Annotated[int, Field(ge=1, le=10_000_000)] = 1_000_000
+    """Most chunks in one chunk file (at most 10,000,000)."""
 
     @field_validator("field_weights")
     @classmethod
     def _finite_non_negative(cls, value: dict[str, float]) -> dict[str, float]:
+        # 1e308 is finite, yet summed over fields and terms it made every BM25 score inf
         for name, weight in value.items():
-            if not (math.isfinite(weight) and weight >= 0):
-                raise ValueError(f"the weight of {name!r} must be a finite number >= 0")
+            if not (math.isfinite(weight) and 0 <= weight <= MAX_FIELD_WEIGHT):
+                raise ValueError(f"the weight of {name!r} must be a finite number >= 0 and <= {MAX_FIELD_WEIGHT:g}")
         return value
 
 

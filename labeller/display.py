@@ -7,6 +7,7 @@ visible text, never act on the terminal. Rich markup is escaped too.
 from __future__ import annotations
 
 import json
+import math
 import re
 
 from rich.markup import escape
@@ -65,5 +66,30 @@ def json_dumps(value, **kw) -> str:
     """``json.dumps(value, ensure_ascii=False, **kw)`` with the ``INVISIBLE`` characters as
     ``\\uXXXX`` escapes: the same JSON value, readable UTF-8 for every other character, and
     nothing that acts on the terminal that prints it (they occur only inside strings, where
-    an escape is equivalent). Every JSON labeller prints or exports goes through here."""
-    return escape_invisible(json.dumps(value, ensure_ascii=False, **kw))
+    an escape is equivalent). Every JSON labeller prints or exports goes through here.
+
+    ``Infinity`` and ``NaN`` are not JSON: a strict reader (``eval --run``, jq, most
+    languages) refuses the whole file. Every input that could make one is bounded upstream,
+    so a non-finite number here is a bug: it fails (exit 3, nothing written) naming where
+    the number sits, rather than writing a file nobody can read or hiding it as null."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, allow_nan=False, **kw)
+    except ValueError:
+        where = _non_finite_at(value, "")
+        if where is None:
+            raise
+        raise ValueError(f"cannot write JSON: the number at {where or 'the top'} is not finite "
+                         f"(JSON has no Infinity or NaN)") from None
+    return escape_invisible(text)
+
+
+def _non_finite_at(value, where: str) -> str | None:
+    """The path (``.key[3]``) of the first non-finite float in ``value``; None if none."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return where
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, (list, tuple)) else ()
+    for key, item in items:
+        found = _non_finite_at(item, f"{where}[{key}]" if isinstance(key, int) else f"{where}.{key}")
+        if found is not None:
+            return found
+    return None

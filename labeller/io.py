@@ -277,6 +277,9 @@ def _lone_surrogate(value: Any) -> str | None:
     return None
 
 
+_DECODER = json.JSONDecoder(object_pairs_hook=_no_duplicate_keys)  # what json.loads builds on every call
+
+
 def _json_value(text: str, max_depth: int) -> tuple[Any, str | None, bool, int | None]:
     """``(value, None, False, None)`` for good JSON, else ``(None, reason, hostile, line)``; never
     raises. ``line`` is the line of ``text`` the problem is on, when it is known.
@@ -290,7 +293,7 @@ def _json_value(text: str, max_depth: int) -> tuple[Any, str | None, bool, int |
         return (None, f"malformed JSON: nested too deeply (over {max_depth} levels)", True,
                 text.count("\n", 0, deep) + 1)
     try:
-        value = json.loads(text, object_pairs_hook=_no_duplicate_keys)
+        value = _DECODER.decode(text)
         if _SURROGATE_ESCAPE.search(text) and (bad := _lone_surrogate(value)) is not None:
             return (None, f"malformed JSON: the string {bad[:40]!r} holds a lone surrogate (a \\u escape of half a "
                     "character), which is not Unicode text", True, None)
@@ -357,12 +360,22 @@ def parse_jsonl(data: str | bytes, path: str, *, comments: bool = False,
     Blank lines are always skipped; ``//`` comment lines only where the format has them
     (``comments``), else a ``//`` line is malformed JSON like any other.
     """
-    pieces: list = data.split(b"\n") if isinstance(data, bytes) else data.split("\n")
-    last = pieces.pop()  # after the final newline: empty unless the file ends mid-line
-    out: list[JsonLine] = []
-    offset = 0
-    entries = [(p, True) for p in pieces] + ([(last, False)] if last else [])
-    for lineno, (piece, terminated) in enumerate(entries, start=1):
+    return list(iter_jsonl(data, path, comments=comments, max_depth=max_depth))
+
+
+def iter_jsonl(data: str | bytes, path: str, *, comments: bool = False,
+               max_depth: int = MAX_JSON_DEPTH) -> Iterator[JsonLine]:
+    """``parse_jsonl`` one line at a time: a reader that keeps little of each line (the review
+    log, whose millions of ``{}`` lines would otherwise be millions of objects) holds only
+    the text, never a list of every line."""
+    nl: Any = b"\n" if isinstance(data, bytes) else "\n"
+    lineno, offset, start = 0, 0, 0
+    while start < len(data):
+        end = data.find(nl, start)
+        terminated = end != -1
+        piece = data[start:end if terminated else len(data)]
+        start = end + 1 if terminated else len(data)
+        lineno += 1
         error = None
         if isinstance(piece, bytes):
             try:
@@ -378,13 +391,12 @@ def parse_jsonl(data: str | bytes, path: str, *, comments: bool = False,
         text = text.removesuffix("\r") if terminated else text
         stripped = text.strip()
         if error is None and (not stripped or (comments and stripped.startswith("//"))):
-            out.append(JsonLine(path, lineno, text, skipped=True, eol=eol))
+            yield JsonLine(path, lineno, text, skipped=True, eol=eol)
             continue
         value, hostile = None, False
         if error is None:
             value, error, hostile, _ = _json_value(stripped, max_depth)
-        out.append(JsonLine(path, lineno, text, value, error, eol=eol, hostile=hostile))
-    return out
+        yield JsonLine(path, lineno, text, value, error, eol=eol, hostile=hostile)
 
 
 def read_jsonl(path: Path, *, max_bytes: int, what: str, bound_hint: str = "", comments: bool = False,

@@ -53,7 +53,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("core", ("labeller.core",)),
     ("config", ("labeller.config", "labeller.layout")),  # settings, and every path they name
     ("io", ("labeller.io",)),
-    ("base", ("labeller.errors", "labeller.display", "labeller.registry", "labeller")),  # registry: the lazy "module:attr" loader
+    ("base", ("labeller.errors", "labeller.display", "labeller.diagnostics", "labeller.registry", "labeller")),  # registry: the lazy "module:attr" loader
 ]
 
 # Siblings inside one layer that must not import one another.

@@ -5,12 +5,16 @@ effect and where each value came from."""
 from __future__ import annotations
 
 import json
+import math
+import re
 
 import pytest
+from annotated_types import Le
 
 from labeller.cli import main
-from labeller.config import EvalConfig, Limits, ProjectConfig, load_config
+from labeller.config import MAX_FIELD_WEIGHT, SECTIONS, EvalConfig, Limits, ProjectConfig, load_config
 from labeller.core.project import Project
+from labeller.display import json_dumps
 from labeller.errors import InvalidInput
 from labeller.layout import ProjectLayout
 from tests.conftest import q, write_project
@@ -34,6 +38,9 @@ BAD = [  # (toml, the key named, the reason)
     ("[eval]\nbootstrap_samples = 0\n", "[eval] bootstrap_samples", "at least 1"),
     ('[eval]\nseed = "7"\n', "[eval] seed", "whole number"),
     ("[eval]\nfield_weights = {body = -1.0}\n", "[eval] field_weights", "finite number >= 0"),
+    ("[eval]\nfield_weights = {body = 1e308}\n", "[eval] field_weights", "<= 1000"),
+    ("[eval]\nfield_weights = {heading = nan}\n", "[eval] field_weights", "finite number"),
+    ("[eval]\nbootstrap_samples = 1000000\n", "[eval] bootstrap_samples", "at most 100000"),
     ("[eval]\nfield_weights = {title = 1.0}\n", "[eval] field_weights.title", "'heading', 'breadcrumb' or 'body'"),
     ("[eval]\nanalyser = \"plain\"\n", "'analyser' in [eval]", "unknown key"),
     ("[build]\nmax_chars = 0\n", "[build] max_chars", "at least 1"),
@@ -176,3 +183,54 @@ def test_config_layout_and_io_are_the_bottom_layer():
             "     ('labeller.config', 'labeller.layout', 'labeller.io', 'labeller.errors')))\n")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert proc.stdout.strip() == "[]"
+
+
+# -- bounds within the types (issue 23): labeller.toml comes with the repository -----------
+
+def _int_keys():
+    for section, model in SECTIONS.items():
+        for key, field in model.model_fields.items():
+            if field.annotation is int:
+                yield section, key, field
+
+
+def test_every_whole_number_setting_has_an_upper_bound():
+    """A new numeric key without one fails here: a CI job must not be told to run for hours."""
+    unbounded = [f"[{s}] {k}" for s, k, f in _int_keys() if not any(isinstance(m, Le) for m in f.metadata)]
+    assert not unbounded
+
+
+@pytest.mark.parametrize("section,key,top", [(s, k, m.le) for s, k, f in _int_keys() for m in f.metadata
+                                             if isinstance(m, Le)], ids=lambda v: str(v))
+def test_each_bound_is_the_largest_value_accepted(root, section, key, top):
+    (root / "labeller.toml").write_text(f"[{section}]\n{key} = {top}\n", encoding="utf-8")
+    load_config(root)
+    (root / "labeller.toml").write_text(f"[{section}]\n{key} = {top + 1}\n", encoding="utf-8")
+    with pytest.raises(InvalidInput, match=re.escape(f"[{section}] {key} = {top + 1}: must be at most {top}")):
+        load_config(root)
+
+
+def test_the_heaviest_field_weights_allowed_score_finitely_and_the_run_reads_back(tmp_path, capsys):
+    """Weights at the bound keep every BM25 score finite: the report is strict JSON and the
+    written run file is one ``eval --run`` accepts (1e308 made them inf)."""
+    top = MAX_FIELD_WEIGHT
+    root = write_project(tmp_path / "w", {"ops.md": DOC, "other.md": "# Ops keys\n\nKeys rotate; the API is old.\n"},
+                         [q("q1", {"doc": "ops.md", "quote": "Rotate the API key"}, query="rotate the ops API key")],
+                         toml=f"[eval]\nfield_weights = {{heading = {top}, breadcrumb = {top}, body = {top}}}\n")
+    run = tmp_path / "heavy.run"
+    argv = ["eval", "--root", str(root), "--format", "json", "--no-history"]
+    assert main([*argv, "--write-run", str(run)]) == 0
+    report = json.loads(capsys.readouterr().out, parse_constant=lambda c: pytest.fail(f"{c} in the report"))
+    assert report["fingerprint"]["retriever"]["field_weights"] == {"body": top, "breadcrumb": top, "heading": top}
+    scores = [float(line.split()[4]) for line in run.read_text().splitlines()]
+    assert scores and all(math.isfinite(v) for v in scores)
+    assert main([*argv, "--run", str(run)]) == 0
+
+
+@pytest.mark.parametrize("bad", [float("inf"), float("-inf"), float("nan")])
+def test_json_output_never_holds_a_non_finite_number(bad):
+    """Infinity and NaN are not JSON: writing one is refused with where it sits, not printed
+    for a strict reader to choke on (nor hidden as null)."""
+    with pytest.raises(ValueError, match=r"the number at \.runs\[1\]\.score is not finite"):
+        json_dumps({"runs": [{"score": 1.0}, {"score": bad}]}, sort_keys=True)
+    assert json_dumps({"runs": [{"score": 1.5}]}) == '{"runs": [{"score": 1.5}]}'

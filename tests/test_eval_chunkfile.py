@@ -114,8 +114,12 @@ def test_each_refusal_names_line_and_id(corpus, obj, reason):
 def test_an_ambiguous_text_lists_its_occurrences(corpus):
     err = refusal(corpus, {"id": "amb", "text": "Shared line."})
     assert "found 2 times in the corpus, at a.md:6:1, b.md:4:1" in str(err) and "record 'amb'" in str(err)
-    err = refusal(corpus, {"id": "ov", "doc": "a.md", "text": "e"})  # overlapping counts
+    # overlapping counts; in file order, a passage every occurrence of which lies before the
+    # previous chunk of its document cannot be placed (SPEC §10.1)
+    err = refusal(corpus, {"id": "last", "doc": "a.md", "start": len(A) - 2, "end": len(A) - 1},
+                  {"id": "ov", "doc": "a.md", "text": "e"})
     assert "found 8 times in a.md, at a.md:3:3, a.md:3:6," in str(err)
+    assert "none of them at or after the previous chunk of a.md" in str(err)
 
 
 def test_duplicate_ids_name_both_lines_and_every_problem_is_listed(corpus):

@@ -439,7 +439,8 @@ def test_ragas_round_trip_tags_the_source_and_suggests_for_paraphrased_contexts(
     assert cli(capsys, "export", "ragas", "--root", root, "--out", out)[0] == 0
     exported = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert exported[0] == {"user_input": "How much is the cake?", "reference_contexts": ["The cake 🎂 costs ten coins."],
-                           "reference": "ten coins"}
+                           "reference": "ten coins",  # the synthesizer goes back out, from its tag
+                           "synthesizer_name": "single_hop_specific_query_synthesizer"}
     again = project_root(tmp_path, "q")
     assert cli_json(capsys, "import", "ragas", out, "--root", again)[0] == 0
     assert build(capsys, again) == built  # same ids (digest of the question), same spans
@@ -514,9 +515,9 @@ def test_near_duplicate_questions_are_reported_never_refused(tmp_path, capsys):
 
 
 def test_near_duplicates_rule():
-    assert near_duplicates([("a", "What is X?"), ("b", "what is  x ?")]) == [{"a": "a", "b": "b", "score": 95.2}]
-    assert near_duplicates([("a", "What is X?"), ("b", "Who wrote the manual?")]) == []
-    assert near_duplicates([("a", "same question?")], [("a", "same question?")]) == []  # a record being replaced
+    assert near_duplicates([("a", "What is X?"), ("b", "what is  x ?")]).pairs == [{"a": "a", "b": "b", "score": 95.2}]
+    assert near_duplicates([("a", "What is X?"), ("b", "Who wrote the manual?")]).pairs == []
+    assert near_duplicates([("a", "same question?")], [("a", "same question?")]).pairs == []  # a record being replaced
 
 
 def test_ragas_export_of_block_spans_reads_back_to_the_same_spans(tmp_path, capsys):
@@ -567,7 +568,10 @@ def test_offsets_of_the_files_on_disk_map_crlf_and_nfd_to_canonical_offsets(tmp_
 FUZZ_KEYS = ["id", "text", "label", "entities", "spans", "start", "end", "start_offset", "end_offset", "question",
              "data", "annotations", "predictions", "result", "value", "labels", "was_cancelled", "answer", "meta",
              "user_input", "reference_contexts", "reference", "input", "context", "source_file", "queries",
-             "corpus", "relevant_docs", "query", "doc", "record_id"]
+             "corpus", "relevant_docs", "query", "doc", "record_id",
+             # ragas 0.1 and Testset dumps, LlamaIndex's LabelledRagDataset (issue 25)
+             "contexts", "ground_truth", "ground_truths", "synthesizer_name", "samples", "eval_sample", "examples",
+             "reference_answer", "query_by"]
 FUZZ_VALUES = st.recursive(
     st.none() | st.booleans() | st.integers(-3, 40) | st.floats(allow_nan=False) | st.text(max_size=8)
     | st.sampled_from(["emoji.md", "../x.md", "The cake 🎂 costs ten coins.", "ten coins", CANON["repeat.md"]]),
@@ -582,7 +586,8 @@ def fuzz_project(tmp_path_factory):
 
 @settings(max_examples=200, deadline=None, derandomize=True, database=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.sampled_from(["offsets", "label-studio", "doccano", "prodigy", "ragas", "deepeval", "llamaindex"]),
+@given(st.sampled_from(["offsets", "label-studio", "doccano", "prodigy", "ragas", "deepeval", "llamaindex",
+                        "pages-json"]),
        FUZZ_VALUES, st.booleans())
 def test_any_file_gives_candidates_or_invalid_input(tmp_path, fuzz_project, fmt, value, as_lines):
     """Whatever a file of these formats holds, reading it gives candidates (kept-out ones

@@ -13,6 +13,7 @@ from rich.table import Table
 from labeller.commands.annotations import open_annotations
 from labeller.commands.common import (add_filter_options, add_format_option, add_project_options, console,
                                       project_from, select)
+from labeller.diagnostics import listing, print_bounded, safe_short
 from labeller.display import json_dumps, safe_line
 from labeller.errors import EXIT_OK
 from labeller.review.agreement import AgreementReport, agreement
@@ -69,7 +70,7 @@ def print_agreement(report: AgreementReport) -> None:
         err.print(f"not annotated by {safe_line(report.annotator)} yet: {len(report.not_annotated)} record(s)")
     if report.not_in_questions:
         err.print(f"[yellow]warning:[/] annotated records no longer in questions.jsonl: "
-                  f"{safe_line(', '.join(report.not_in_questions))}")
-    for u in report.unresolved:
-        err.print(f"[yellow]left out:[/] record {safe_line(u['record_id'])} side {u['side'].upper()}: "
-                  f"{u['kind']}: {safe_line(u['message'])}")
+                  f"{safe_line(listing(report.not_in_questions, 'records'))}")
+    print_bounded(err, (f"[yellow]left out:[/] record {safe_short(u['record_id'])} side {u['side'].upper()}: "
+                        f"{u['kind']}: {safe_short(u['message'])}" for u in report.unresolved),
+                  len(report.unresolved), "labels left out")

@@ -14,9 +14,10 @@ from labeller.commands.review_status import counts_line, print_pending
 from labeller.core.build import build, write_artifacts
 from labeller.core.check import Drift, check
 from labeller.core.hitrules import hit_rule_forms
+from labeller.diagnostics import Bounded, listing, print_bounded, print_kind, safe_short
 from labeller.display import json_dumps, safe_line
 from labeller.errors import EXIT_OK, EXIT_REFUSED
-from labeller.interop.near_duplicates import describe, near_duplicates
+from labeller.interop.near_duplicates import NearDuplicates, describe, near_duplicates
 from labeller.review.log import build_review_summary, unreviewed_or_stale
 
 def register(sub) -> None:
@@ -39,33 +40,45 @@ def run(args: argparse.Namespace) -> int:
     result = build(project, questions)
     review, review_warnings = build_review_summary(project.config, questions)
     similar = near_duplicates([(q.id, q.query) for q in questions])
-    for warning in review_warnings + describe(similar):
-        console(stderr=True).print(f"[yellow]warning:[/] {safe_line(warning)}")
+    warnings = {"warnings": review_warnings, "warning_count": review_warnings.total,
+                "near_duplicates": similar.pairs, "near_duplicate_check": similar.as_json()}
+    print_warnings(args.format, review_warnings, similar)
     summary = result.summary | {"review": review}  # a copy: the build result may be shared through the cache
     out = console()
     if not result.ok:
-        return report_refusals(project, result, args.format, "build refused", "nothing was written", summary)
+        return report_refusals(project, result, args.format, "build refused", "nothing was written", summary,
+                               extra=warnings)
     if args.check:
         drift = check(result, project.config.layout.artifact, project.config.layout.manifest)
         pending = unreviewed_or_stale(project.config, questions) if args.require_reviewed else {}
         if args.format == "json":
             print(json_dumps({"ok": drift.ok and not pending, "errors": [], "drift": drift.as_json(),
-                              "near_duplicates": similar, "summary": summary, "not_reviewed": pending},
-                             indent=2, sort_keys=True))
+                              "summary": summary, "not_reviewed": pending} | warnings, indent=2, sort_keys=True))
         else:
             print_drift(drift)
             print_pending(pending)
         return EXIT_OK if drift.ok and not pending else EXIT_REFUSED
     write_artifacts(project, result)
     if args.format == "json":
-        print(json_dumps({"ok": True, "errors": [], "summary": summary, "near_duplicates": similar,
-                          "written": [str(project.config.layout.artifact), str(project.config.layout.manifest)]},
-                         indent=2, sort_keys=True))
+        print(json_dumps({"ok": True, "errors": [], "summary": summary,
+                          "written": [str(project.config.layout.artifact), str(project.config.layout.manifest)]}
+                         | warnings, indent=2, sort_keys=True))
     else:
         print_summary(summary)
         out.print(f"wrote {safe_line(str(project.config.layout.artifact))} and "
                   f"{safe_line(project.config.layout.manifest.name)}")
     return EXIT_OK
+
+
+def print_warnings(fmt: str, review_warnings: Bounded[str], similar: NearDuplicates) -> None:
+    """The review log's problems and the near-duplicate questions, bounded per kind; nothing
+    under ``--format json``, which lists them."""
+    if fmt == "json":
+        return
+    err = console(stderr=True)
+    print_kind(err, review_warnings, lambda w: f"[yellow]warning:[/] {safe_short(w)}", "review-log warnings")
+    for line in describe(similar):
+        err.print(f"[yellow]warning:[/] {safe_short(line)}", soft_wrap=True)
 
 
 def print_summary(s: dict) -> None:
@@ -110,11 +123,11 @@ def print_drift(drift: Drift) -> None:
     err = console(stderr=True)
     err.print("[bold red]drift:[/] the committed golden set does not match a fresh build "
               "(run `labeller build` and commit the result)")
-    for p in drift.problems:
-        err.print(f"  {safe_line(p)}")
+    print_bounded(err, (f"  {safe_short(p)}" for p in drift.problems), drift.problems.total,
+                  "problems with the committed artifact", listed=len(drift.problems))
     for label, items in (("records changed", drift.records_changed), ("records added", drift.records_added),
                          ("records removed", drift.records_removed), ("docs changed", drift.docs_changed),
                          ("docs added", drift.docs_added), ("docs removed", drift.docs_removed),
                          ("settings changed", drift.settings_changed)):
         if items:
-            err.print(f"  {label}: {safe_line(', '.join(items))}")
+            err.print(f"  {label}: {safe_line(listing(items, label.split()[0]))}")

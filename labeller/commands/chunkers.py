@@ -21,7 +21,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 from rich.table import Table
 from rich.text import Text
 
-from labeller.commands.common import add_format_option, add_project_options, console, project_from
+from labeller.commands.common import add_format_option, add_project_options, console, placement_line, project_from
 from labeller.core.chunkers import REGISTRY, chunker_class, chunker_spec, get_chunker
 from labeller.core.outputs import check_output
 from labeller.display import json_dumps, safe_line
@@ -49,7 +49,8 @@ def register(sub) -> None:
                            "budgets, chunk-level recall@k (not comparable across chunkings), and paired bootstrap "
                            "intervals of each difference against the first SPEC.")
     c.add_argument("specs", nargs="+", metavar="SPEC",
-                   help="chunker specs, e.g. md-struct-v1 recursive-v1:size=800,overlap=200 (the first is the "
+                   help="chunker specs or chunk files (*.jsonl, SPEC §10), e.g. md-struct-v1 "
+                   "recursive-v1:size=800,overlap=200 pipeline.jsonl (the first is the "
                    "baseline)")
     c.add_argument("--budget", action="append", metavar="CHARS",
                    help="context budgets in characters, comma-separated or repeated (default 500,1000,2000,4000,"
@@ -119,6 +120,9 @@ def print_comparison(data: dict, plot: str | None) -> None:
         t.add_row(label, *(Text(v) + (Text("\n" + d, style="bold" if d.endswith("*") else "dim") if d else Text())
                            for v, d in cells))
     out.print(t)
+    for e in data["chunkings"]:
+        if "located" in e:
+            out.print(f"chunks placed, {safe_line(e['name'])}: {placement_line(e['located'])}", soft_wrap=True)
     out.print(FOOTNOTE, soft_wrap=True)
     unfilled = [(e["name"], b, n) for e in data["chunkings"] for b, n in e["budget_unfilled"].items() if n]
     if unfilled:

@@ -63,3 +63,9 @@ def project_from(args: argparse.Namespace) -> Project:
 
 def console(stderr: bool = False) -> Console:
     return Console(stderr=stderr, highlight=False, soft_wrap=False, emoji=False)  # ":smile:" in a query stays text
+
+
+def placement_line(counts: dict[str, int]) -> str:
+    """How a chunk file's chunks were placed (SPEC §10.1), as eval, chunkers compare and
+    chunks --locate print it: every tier's count, in tier order."""
+    return ", ".join(f"{kind} {n}" for kind, n in counts.items())

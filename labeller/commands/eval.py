@@ -15,9 +15,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 from rich.table import Table
 from rich.text import Text
 
-from labeller.commands.common import add_format_option, add_project_options, console, project_from
+from labeller.commands.common import add_format_option, add_project_options, console, placement_line, project_from
 from labeller.core.hitrules import hit_rule_forms
 from labeller.core.outputs import check_output
+from labeller.diagnostics import listing
 from labeller.display import safe_line, visible_line
 from labeller.errors import EXIT_INVALID, EXIT_OK, EXIT_REFUSED, InvalidInput, LabellerError
 from labeller.eval.leaks import format_warning
@@ -108,8 +109,8 @@ def run(args: argparse.Namespace) -> int:
             one = len(absent) == 1
             err.print(f"[yellow]warning:[/] {len(absent)} golden quer{'y has' if one else 'ies have'} no rows in "
                       f"the run file and score{'s' if one else ''} as misses (negatives: as drawing nothing): "
-                      f"{safe_line(', '.join(absent[:10]))}{' …' if len(absent) > 10 else ''}")
-    warning = format_warning(report["findings"], k=report["config"]["retrieved_depth"])
+                      f"{safe_line(listing(absent, 'queries', 10))}", soft_wrap=True)
+    warning = format_warning(report["findings"], k=report["config"]["retrieved_depth"], one_line=args.format == "json")
     if warning:
         print(warning, file=sys.stderr)
     if not args.no_history:
@@ -230,6 +231,8 @@ def print_report(result: EvalResult) -> None:
               f"{rec['scored']} scored queries, {rec['negatives']} negatives, {scope} · "
               f"{int(cfg['confidence'] * 100)}% bootstrap intervals ({cfg['bootstrap_samples']} resamples, "
               f"seed {cfg['seed']}) · fingerprint {fp['digest'][:12]}")
+    if "located" in ch:
+        out.print(f"chunks placed: {placement_line(ch['located'])}", soft_wrap=True)
     out.print(metrics_table(f"chunk level (a hit: a retrieved chunk satisfies {fp['hit_rule']} for an answer span; "
                             f"not comparable across chunkings)", rep["aggregate"]["chunk"], ks))
     out.print(metrics_table("document level (ranks among distinct retrieved documents)", rep["aggregate"]["doc"], ks))

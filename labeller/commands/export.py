@@ -21,6 +21,7 @@ from labeller.core.build import build
 from labeller.core.outputs import check_output
 from labeller.commands.format_flags import (add_format_argument, add_format_flags, chosen_options, describe_formats,
                                             folder_note)
+from labeller.diagnostics import listing, print_bounded, safe_short
 from labeller.display import json_dumps, safe_line
 from labeller.errors import EXIT_OK, InvalidInput
 from labeller.interop import FORMATS
@@ -68,9 +69,8 @@ def run(args: argparse.Namespace) -> int:
               else sys.stdout)
     else:
         out = console(stderr=summary_to_stderr)
-        out.print(f"exported {len(result.records)} record(s) as {args.fmt}: {safe_line(', '.join(written))}")
-        for note in notes:
-            out.print(f"  note: {safe_line(note)}")
+        out.print(f"exported {len(result.records)} record(s) as {args.fmt}: {safe_line(listing(written, 'files'))}")
+        print_bounded(out, (f"  note: {safe_short(note)}" for note in notes), len(notes), "notes")
     return EXIT_OK
 
 

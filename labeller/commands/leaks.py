@@ -16,6 +16,7 @@ from rich.table import Table
 from labeller.commands.common import add_format_option, add_project_options, console, project_from
 from labeller.commands.refusals import report_refusals
 from labeller.core.build import build
+from labeller.diagnostics import TEXT_LIMIT, listing, more_line, safe_short
 from labeller.display import json_dumps, safe_line
 from labeller.errors import EXIT_OK, EXIT_REFUSED
 from labeller.eval.leaks import LEAK_CHECK, MIN_NEEDLE_CODE_POINTS, find_leaks, format_warning, needles
@@ -45,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         print_findings(findings, n_needles=len(needles(result.records)), n_records=len(result.records),
                        n_chunks=len(project.all_chunks))
-    warning = format_warning(findings)
+    warning = format_warning(findings, one_line=args.format == "json")
     if warning:
         print(warning, file=sys.stderr)
     return EXIT_OK
@@ -61,6 +62,9 @@ def print_findings(findings: list[dict], *, n_needles: int, n_records: int, n_ch
     t = Table(title=LEAK_CHECK)
     t.add_column("document")
     t.add_column("quoted queries")
-    for f in findings:
-        t.add_row(safe_line(f["path"]), safe_line(", ".join(q["query_id"] for q in f["quoted"])))
+    for f in findings[:TEXT_LIMIT]:
+        t.add_row(safe_short(f["path"]), safe_line(listing([q["query_id"] for q in f["quoted"]], "queries")))
     out.print(t)
+    more = more_line(TEXT_LIMIT, len(findings), "documents")
+    if more:
+        out.print(f"[dim]{more}[/]")

@@ -9,17 +9,19 @@ from labeller.core.build import BuildResult
 from labeller.core.project import Project
 from labeller.core.resolve import Refusal
 from labeller.core.vocab import RefusalKind
-from labeller.display import json_dumps, safe_line
+from labeller.diagnostics import print_bounded, safe_short
+from labeller.display import json_dumps
 from labeller.errors import EXIT_INVALID, EXIT_OK, EXIT_REFUSED
 
 CONTEXT_CHARS = 60
 
 
 def report_refusals(project: Project, result: BuildResult, fmt: str, what: str, consequence: str,
-                    summary: dict | None = None) -> int:
-    """Print a refused build's errors (JSON or text) and return its exit code."""
+                    summary: dict | None = None, extra: dict | None = None) -> int:
+    """Print a refused build's errors (JSON or text) and return its exit code; ``extra`` is
+    more of the JSON report (the build's warnings)."""
     if fmt == "json":
-        report = {"ok": False, "errors": [r.as_json() for r in result.refusals]}
+        report = {"ok": False, "errors": [r.as_json() for r in result.refusals]} | (extra or {})
         if summary is not None:
             report["summary"] = summary
         print(json_dumps(report, indent=2, sort_keys=True))
@@ -36,31 +38,36 @@ def refusals_exit_code(refusals: list[Refusal]) -> int:
 
 
 def print_refusals(project: Project, refusals: list[Refusal]) -> None:
+    """The first ``diagnostics.TEXT_LIMIT`` label errors in full, then how many more there are."""
     err = console(stderr=True)
+    print_bounded(err, ("\n".join(refusal_lines(project, r)) for r in refusals), len(refusals), "label errors")
+
+
+def refusal_lines(project: Project, r: Refusal) -> list[str]:
+    """One refusal as Rich lines: what and where, each occurrence with its context, the suggested fixes."""
     corpus = project.corpus
-    for r in refusals:
-        err.print(f"[bold red]{r.kind}[/] record [bold]{safe_line(str(r.record_id))}[/]: "
-                  f"{safe_line(r.locator.describe())}")
-        err.print(f"  {safe_line(r.message)}")
-        for occ in r.occurrences:
-            doc = corpus[occ["doc"]]
-            ctx = doc.text[max(0, occ["char_start"] - CONTEXT_CHARS):occ["char_end"] + CONTEXT_CHARS]
-            err.print(f"  at {safe_line(occ['doc'])}:{occ['line']}:{occ['col']}  …{safe_line(ctx)}…")
-            if occ["extension"]:
-                err.print(f"    unique if lengthened to: [green]{safe_line(occ['extension'])}[/]")
-            if occ.get("context"):
-                err.print(f"    unique with the context: [green]{safe_line(context_line(occ['context']))}[/]")
-        for sug in r.suggestions:
-            if "quote" in sug and "score" not in sug:  # the quote itself, in another context
-                err.print(f"  occurs {safe_line(sug['where'])} with the context: "
-                          f"[yellow]{safe_line(context_line(sug) or 'none (drop prefix and suffix)')}[/]")
-            elif "quote" in sug:
-                flag = "" if sug["unique"] else " (not unique)"
-                err.print(f"  nearest passage {safe_line(sug['where'])} ({sug['score']}){flag}: "
-                          f"[yellow]{safe_line(sug['quote'])}[/]")
-            elif sug.get("heading"):
-                err.print(f"  try a section locator: {{\"doc\": \"{safe_line(sug['doc'])}\", "
-                          f"\"heading\": \"{safe_line(sug['heading'])}\"}}")
+    lines = [f"[bold red]{r.kind}[/] record [bold]{safe_short(str(r.record_id))}[/]: {safe_short(r.locator.describe())}",
+             f"  {safe_short(r.message)}"]
+    for occ in r.occurrences:
+        doc = corpus[occ["doc"]]
+        ctx = doc.text[max(0, occ["char_start"] - CONTEXT_CHARS):occ["char_end"] + CONTEXT_CHARS]
+        lines.append(f"  at {safe_short(occ['doc'])}:{occ['line']}:{occ['col']}  …{safe_short(ctx)}…")
+        if occ["extension"]:
+            lines.append(f"    unique if lengthened to: [green]{safe_short(occ['extension'])}[/]")
+        if occ.get("context"):
+            lines.append(f"    unique with the context: [green]{safe_short(context_line(occ['context']))}[/]")
+    for sug in r.suggestions:
+        if "quote" in sug and "score" not in sug:  # the quote itself, in another context
+            lines.append(f"  occurs {safe_short(sug['where'])} with the context: "
+                         f"[yellow]{safe_short(context_line(sug) or 'none (drop prefix and suffix)')}[/]")
+        elif "quote" in sug:
+            flag = "" if sug["unique"] else " (not unique)"
+            lines.append(f"  nearest passage {safe_short(sug['where'])} ({sug['score']}){flag}: "
+                         f"[yellow]{safe_short(sug['quote'])}[/]")
+        elif sug.get("heading"):
+            lines.append(f"  try a section locator: {{\"doc\": \"{safe_short(sug['doc'])}\", "
+                         f"\"heading\": \"{safe_short(sug['heading'])}\"}}")
+    return lines
 
 
 def context_line(ctx: dict) -> str:

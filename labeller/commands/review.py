@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 from rich.table import Table
 
 from labeller.commands.common import (add_filter_options, add_format_option, add_project_options, config_from, console,
                                       project_from, select)
 from labeller.core.models import Question
+from labeller.core.passages import NEEDS_REVIEW_TAG
 from labeller.core.questions import load_questions
-from labeller.display import json_dumps, safe_line, visible_line
+from labeller.diagnostics import print_bounded, safe_short
+from labeller.display import json_dumps, safe_line
 from labeller.errors import EXIT_OK
 from labeller.review.log import STATUS_LABELS, STATUSES, ReviewLog, read_review_log
 from labeller.review.reviewers import default_reviewer
@@ -39,17 +40,24 @@ def register(sub) -> None:
 
 
 
-def warn_log_problems(log: ReviewLog) -> None:
-    """Ignored log lines are always shown, never fixed: the reader decides what happened."""
-    for p in log.problems:
-        print(f"labeller: warning: {visible_line(str(p))}", file=sys.stderr)
+def warn_log_problems(log: ReviewLog, fmt: str) -> None:
+    """Ignored log lines are always shown (the first of them, and how many), never fixed: the
+    reader decides what happened. Under ``--format json``, whose stdout is only the JSON, one line."""
+    err = console(stderr=True)
+    if fmt == "json":
+        if log.problems:
+            err.print(f"labeller: warning: {log.problems.total:,} line(s) of the review log ignored, the first: "
+                      f"{safe_short(str(log.problems[0]))}", soft_wrap=True)
+        return
+    print_bounded(err, (f"labeller: warning: {safe_short(str(p))}" for p in log.problems), log.problems.total,
+                  "review-log warnings", listed=0)  # this command's JSON has the counts only
 
 
 def run(args: argparse.Namespace) -> int:
     cfg = config_from(args)
     questions = select(load_questions(cfg.questions, cfg.limits).questions, args)
     log = read_review_log(cfg.layout.review_log)
-    warn_log_problems(log)
+    warn_log_problems(log, args.format)
     if args.summary:
         print_summary(log, questions, args.format)
         return EXIT_OK
@@ -68,8 +76,11 @@ def run(args: argparse.Namespace) -> int:
 
 def print_summary(log: ReviewLog, questions: list[Question], fmt: str) -> None:
     counts = log.counts(questions)
+    statuses = log.statuses(questions)
+    # imported with a context placed by a looser tier than a quote (SPEC §10.1), not yet reviewed
+    placed = [q.id for q in questions if NEEDS_REVIEW_TAG in q.tags and statuses[q.id] != "reviewed"]
     if fmt == "json":
-        print(json_dumps(counts, sort_keys=True))
+        print(json_dumps(counts | {"needs_review": len(placed)}, sort_keys=True))
         return
     out = console()
     out.print(f"review status of {counts['records']} record(s)")
@@ -77,10 +88,17 @@ def print_summary(log: ReviewLog, questions: list[Question], fmt: str) -> None:
     for status in STATUSES:
         t.add_row(STATUS_LABELS[status], str(counts[status]))
     out.print(t)
-    statuses = log.statuses(questions)
+    for rid in placed:
+        out.print(f"  needs review: {safe_line(rid)}  (a context was placed by its rendered text or its words)")
     for status in ("flagged", "needs_rereview"):
-        for rid in (r for r, s in statuses.items() if s == status):
-            latest = log.latest(rid)
-            assert latest is not None  # a record with a status has a latest entry
-            out.print(f"  {STATUS_LABELS[status]}: {safe_line(rid)}  (last {latest.decision} by "
-                      f"{safe_line(latest.reviewer)}{': ' + safe_line(latest.comment) if latest.comment else ''})")
+        ids = [r for r, s in statuses.items() if s == status]
+        print_bounded(out, (_last_decision(log, status, rid) for rid in ids), len(ids),
+                      f"{STATUS_LABELS[status]} records", listed=0)
+
+
+def _last_decision(log: ReviewLog, status: str, rid: str) -> str:
+    latest = log.latest(rid)
+    assert latest is not None  # a record with a status has a latest entry
+    comment = f": {safe_short(latest.comment)}" if latest.comment else ""
+    return (f"  {STATUS_LABELS[status]}: {safe_short(rid)}  (last {latest.decision} by "
+            f"{safe_short(latest.reviewer)}{comment})")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from labeller.commands.common import console
-from labeller.display import safe_line
+from labeller.diagnostics import print_bounded, safe_short
 from labeller.review.log import STATUS_LABELS, STATUSES
 
 
@@ -21,5 +21,5 @@ def print_pending(pending: dict[str, str]) -> None:
     err = console(stderr=True)
     err.print(f"[bold red]not reviewed:[/] {len(pending)} record(s) are unreviewed, flagged or changed since their "
               "review (labeller review)")
-    for rid, status in pending.items():
-        err.print(f"  {safe_line(rid)}: {STATUS_LABELS[status]}")
+    print_bounded(err, (f"  {safe_short(rid)}: {STATUS_LABELS[status]}" for rid, status in pending.items()),
+                  len(pending), "records not reviewed")

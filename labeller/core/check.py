@@ -11,15 +11,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from labeller.core.build import BuildResult, artifact_record
+from labeller.diagnostics import Bounded
 from labeller.errors import InvalidInput
-from labeller.io import parse_json, parse_jsonl, read_regular_file
+from labeller.io import iter_jsonl, parse_json, read_regular_file
 
 
 @dataclass
 class Drift:
     artifact_ok: bool
     manifest_ok: bool
-    problems: list[str] = field(default_factory=list)
+    problems: Bounded[str] = field(default_factory=Bounded)  # a planted artifact may have a million bad lines
     records_changed: list[str] = field(default_factory=list)
     records_added: list[str] = field(default_factory=list)
     records_removed: list[str] = field(default_factory=list)
@@ -33,7 +34,7 @@ class Drift:
         return self.artifact_ok and self.manifest_ok
 
     def as_json(self) -> dict:
-        return {k: v for k, v in self.__dict__.items()} | {"ok": self.ok}
+        return {k: v for k, v in self.__dict__.items()} | {"ok": self.ok, "problem_count": self.problems.total}
 
 
 MAX_COMMITTED_BYTES = 512 * 1024 * 1024  # far above any real golden set; a planted /dev/zero link never gets here
@@ -54,7 +55,7 @@ def committed_records(data: bytes, problems: list[str]) -> dict[str, dict]:
 
     The app reads the same records to tell which documents each label was in (stale labels)."""
     out = {}
-    for jl in parse_jsonl(data, "artifact"):
+    for jl in iter_jsonl(data, "artifact"):
         if jl.skipped:
             continue
         if jl.error is None and isinstance(jl.value, dict) and "query_id" in jl.value:

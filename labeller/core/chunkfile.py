@@ -3,11 +3,13 @@
 A span label outlives any chunking, so a golden set can score chunks that labeller did not
 make: a RAG system's own splitter writes them to a JSONL *chunk file*, one chunk a line,
 either as offsets ``{"id", "doc", "start", "end"}`` into the canonical text or as the
-passage itself ``{"id", "doc"?, "text"}``. A passage is located like a quote (whitespace
-runs fold, nothing else does) but is neither trimmed nor expanded, and must occur exactly
-once, in ``doc`` or in the whole corpus; a chunk file is untrusted input, so it is read
-through the bounded no-symlink reader and every problem is refused (exit 2) with its line
-and chunk id — never guessed at, never half-loaded.
+passage itself ``{"id", "doc"?, "text"}``. A passage is placed by the pipeline-text
+locator (``labeller.core.passages``, SPEC §10.1: exact, then in the rendered text, then by
+its words), in file order, and is neither trimmed nor expanded; the tier of each placement
+is kept with the chunking, and the placements of a file are cached under its digest. A
+chunk file is untrusted input, so it is read through the bounded no-symlink reader and
+every problem is refused (exit 2) with its line and chunk id — never guessed at, never
+half-loaded.
 
 A ``Chunking`` is the result whatever its source (a chunk file or labeller's own chunker):
 a name, the SPEC §10 digest over its ranges (the same chunks give the same digest whether
@@ -27,19 +29,19 @@ from functools import cached_property
 from pathlib import Path, PurePosixPath
 from typing import NamedTuple
 
-from labeller.core.anchors import QuoteIndex, automaton, fold_text
+from labeller.core.anchors import fold_text
+from labeller.core.cache import Codec, DigestCache, as_list, check
 from labeller.core.canon import canonical_fragment
 from labeller.core.chunkers import Chunk
 from labeller.core.corpus import Corpus
 from labeller.core.hitrules import HitRule
 from labeller.core.markdown import front_matter_title
+from labeller.core.passages import LOCATOR_VERSION, MIN_SHARE, TIERS, Passage, PassageLocator, Placement
 from labeller.core.vocab import Place
+from labeller.diagnostics import Bounded
 from labeller.errors import InvalidInput
 from labeller.io import read_regular_file
 
-MAX_LISTED_PROBLEMS = 100
-MAX_LISTED_OCCURRENCES = 10
-PREFIX = 64  # passages are searched by their first PREFIX folded characters, then compared whole
 FILE_ORIGIN = "file"
 # How ``foreign_chunks`` fills a foreign chunk's indexed fields: part of a BM25 index's cache key.
 FOREIGN_FIELDS = "foreign-fields-v1: heading empty, breadcrumb the document title, body the text"
@@ -56,9 +58,16 @@ class Chunking:
     """A named set of chunk ranges over one corpus; ranges may overlap and ids are not
     required to be unique (labeller's own chunker gives identical passages one id)."""
 
-    def __init__(self, name: str, ranges: Iterable[ChunkRange], origin: str) -> None:
+    def __init__(self, name: str, ranges: Iterable[ChunkRange], origin: str,
+                 located: dict[str, int] | None = None, passages: dict[str, list[str]] | None = None) -> None:
         self.name = name
         self.origin = origin  # FILE_ORIGIN, or the name of the labeller chunker that made it
+        # A chunk file's chunks per way of placing them ("offsets", or a SPEC §10.1 tier);
+        # None for a chunking labeller made.
+        self.located = located
+        # A chunk file's own passage texts (whitespace-folded, trimmed) -> the ids written
+        # with them: a retriever returning the pipeline's text names its chunk directly.
+        self.passages = passages or {}
         self.ranges: tuple[ChunkRange, ...] = tuple(sorted(ranges, key=lambda r: (*r.place, r.id)))
         self.by_doc: dict[str, list[ChunkRange]] = {}
         for r in self.ranges:
@@ -149,20 +158,21 @@ class _Line:
 
 
 class _Problems:
-    """Every problem of a file, so one run of the tool lists them all (capped)."""
+    """Every problem of a file, so one run of the tool lists them all (the first kept, all counted)."""
 
     def __init__(self, path: str) -> None:
         self.path = path
-        self.items: list[dict] = []
-        self.count = 0
+        self.items: Bounded[dict] = Bounded()  # every unplaceable chunk listed in JSON (up to diagnostics.KEEP)
+
+    @property
+    def count(self) -> int:
+        return self.items.total
 
     def add(self, line: int, chunk_id, message: str) -> None:
-        self.count += 1
-        if len(self.items) < MAX_LISTED_PROBLEMS:
-            item = {"path": self.path, "line": line, "message": message}
-            if isinstance(chunk_id, str):
-                item["id"] = chunk_id
-            self.items.append(item)
+        item = {"path": self.path, "line": line, "message": message}
+        if isinstance(chunk_id, str):
+            item["id"] = chunk_id
+        self.items.append(item)
 
     def raise_if_any(self) -> None:
         if not self.count:
@@ -172,43 +182,128 @@ class _Problems:
         if self.count > len(self.items):
             more = f" ({self.count} problems in all; the first {len(self.items)} are listed)"
         raise InvalidInput(first["message"] + more, path=self.path, line=first["line"],
-                           record_id=first.get("id")).with_details(self.items)
+                           record_id=first.get("id")).with_details(list(self.items))
+
+
+@dataclass(frozen=True)
+class PlacedChunk:
+    """One chunk of a file where it lies: ``located`` is "offsets" or the §10.1 tier."""
+
+    line: int
+    id: str
+    place: Place
+    located: str
+    share: float | None = None  # the matched share of its words, when ``aligned``
+
+
+@dataclass
+class FilePlacement:
+    """A chunk file read and placed: its chunks in file order, the problems that make it
+    malformed (``problems``: exit 2) and the passages no tier could place (``unplaced``)."""
+
+    chunks: list[PlacedChunk]
+    problems: _Problems
+    unplaced: list[dict]
+    passages: dict[str, list[str]]  # each text passage (folded, trimmed) -> the ids written with it
+
+    def counts(self) -> dict[str, int]:
+        """Chunks per way of placing them: offsets, each tier, and unplaceable."""
+        out = {"offsets": 0} | {t: 0 for t in TIERS}
+        for c in self.chunks:
+            out[c.located] += 1
+        return out | {"unplaceable": len(self.unplaced)}
 
 
 def read_chunk_file(path: Path | str, corpus: Corpus, *, max_bytes: int, max_chunks: int,
-                    name: str | None = None) -> Chunking:
+                    name: str | None = None, cache: DigestCache | None = None) -> Chunking:
     """Read and check a chunk file: strict UTF-8, no symlinks, at most ``max_bytes`` bytes
     and ``max_chunks`` chunks ([eval] ``chunk_file_max_bytes`` / ``chunk_file_max_chunks``).
     The chunking is named ``name``, else after the file (its stem)."""
     path = Path(path)
+    return parse_chunk_file(read_chunk_text(path, max_bytes), corpus, path=str(path), name=name or path.stem,
+                            max_chunks=max_chunks, cache=cache)
+
+
+def read_chunk_text(path: Path, max_bytes: int) -> str:
     data = read_regular_file(path, max_bytes=max_bytes, what="chunk file",
                              bound_hint="[eval] chunk_file_max_bytes")
     try:
-        text = data.decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InvalidInput(f"not valid UTF-8 at byte offset {exc.start}", path=str(path)) from None
-    return parse_chunk_file(text, corpus, path=str(path), name=name or path.stem, max_chunks=max_chunks)
 
 
 def parse_chunk_file(text: str, corpus: Corpus, *, max_chunks: int, path: str = "chunks",
-                     name: str = "chunks") -> Chunking:
+                     name: str = "chunks", cache: DigestCache | None = None) -> Chunking:
+    """The chunking a chunk file's text describes; refused (exit 2) if it is malformed or
+    any passage cannot be placed, every such passage listed."""
+    placed = place_chunk_file(text, corpus, max_chunks=max_chunks, path=path, cache=cache)
+    for u in placed.unplaced:
+        placed.problems.add(u["line"], u["id"], u["message"])
+    placed.problems.raise_if_any()
+    counts = placed.counts()
+    del counts["unplaceable"]
+    return Chunking(name, (ChunkRange(c.id, c.place) for c in placed.chunks), origin=FILE_ORIGIN, located=counts,
+                    passages=placed.passages)
+
+
+def place_chunk_file(text: str, corpus: Corpus, *, max_chunks: int, path: str = "chunks",
+                     cache: DigestCache | None = None, min_share: float = MIN_SHARE) -> FilePlacement:
+    """Check every line of a chunk file and place its passages (SPEC §10.1, in file order).
+
+    The placements are cached under the file's and the corpus' digests (and the locator's
+    rules): placing is the slow part of reading a chunk file of passages, and the same
+    file over the same corpus always places the same way."""
     problems = _Problems(path)
     lines = _parse_lines(text, corpus, problems, max_chunks, path)
-    located = _locate_texts([(ln.line, ln.id, ln.doc, ln.text) for ln in lines
-                             if ln.text is not None and ln.place is None], corpus, problems)
-    ranges = []
+    key = ("passage-placements", LOCATOR_VERSION, hashlib.sha256(text.encode("utf-8")).hexdigest(), corpus.digest,
+           min_share)
+    found = cache.get(key, PLACEMENTS_CODEC) if cache is not None else None
+    if not isinstance(found, list) or len(found) != len(lines):
+        found = PassageLocator(corpus, min_share=min_share).place(
+            [Passage(ln.doc, place=ln.place) if ln.place is not None else Passage(ln.doc, ln.text) for ln in lines],
+            ordered=True)
+        if cache is not None:
+            cache.put(key, found, PLACEMENTS_CODEC)
+    chunks: list[PlacedChunk] = []
+    unplaced: list[dict] = []
+    passages: dict[str, list[str]] = {}
     for ln in lines:
+        if ln.text is not None:
+            passages.setdefault(fold_text(canonical_fragment(ln.text)).strip(), []).append(ln.id)
+    for ln, got in zip(lines, found):
         if ln.place is not None:
             doc, s, e = ln.place
             if ln.text is not None and fold_text(canonical_fragment(ln.text)) != fold_text(corpus[doc].text[s:e]):
                 problems.add(ln.line, ln.id, f"text and offsets disagree: {doc}[{s}:{e}] is not this text "
                              "(whitespace runs folded)")
                 continue
-            ranges.append(ChunkRange(ln.id, ln.place))
-        elif ln.line in located:
-            ranges.append(ChunkRange(ln.id, located[ln.line]))
-    problems.raise_if_any()
-    return Chunking(name, ranges, origin=FILE_ORIGIN)
+            chunks.append(PlacedChunk(ln.line, ln.id, ln.place, "offsets"))
+        elif isinstance(got, Placement):
+            chunks.append(PlacedChunk(ln.line, ln.id, got.place, got.tier, got.share))
+        else:
+            unplaced.append({"path": path, "line": ln.line, "id": ln.id, "message": str(got)})
+    return FilePlacement(chunks, problems, unplaced, passages)
+
+
+def _placements_to_data(found: list) -> list:
+    return [None if p is None else p if isinstance(p, str) else [p.tier, *p.place, p.share] for p in found]
+
+
+def _placements_from_data(data) -> list:
+    out: list[Placement | str | None] = []
+    for item in as_list(data):
+        if item is None or isinstance(item, str):
+            out.append(item)
+            continue
+        tier, doc, start, end, share = as_list(item, 5)
+        check(tier in TIERS and isinstance(doc, str) and type(start) is int and type(end) is int
+              and (share is None or isinstance(share, float)))
+        out.append(Placement(Place(doc, start, end), tier, share))
+    return out
+
+
+PLACEMENTS_CODEC = Codec("passage-placements", _placements_to_data, _placements_from_data)
 
 
 def _parse_lines(text: str, corpus: Corpus, problems: _Problems, max_chunks: int, path: str) -> list[_Line]:
@@ -282,81 +377,3 @@ def _check_fields(n: int, cid: str, obj: dict, corpus: Corpus, problems: _Proble
             return None
         place = Place(doc, start, end)
     return _Line(n, cid, doc, place, passage)
-
-
-def locate_passage(text: str, corpus: Corpus, index: QuoteIndex | None = None, doc: str | None = None) -> Place:
-    """Where a passage occurs exactly once (in ``doc``, or the whole corpus), located like a
-    chunk file's text; refused (invalid input) when it is not found or ambiguous."""
-    found = _locate([(0, doc, text)], corpus, index or QuoteIndex(corpus))[0]
-    if isinstance(found, str):
-        raise InvalidInput(f"{found}: {text[:60]!r}{'…' if len(text) > 60 else ''}")
-    return found
-
-
-def _locate_texts(lines: list[tuple[int, str, str | None, str]], corpus: Corpus,
-                  problems: _Problems) -> dict[int, Place]:
-    """(line, id, doc, text) of each passage to locate → its place, by line; problems noted."""
-    found = _locate([(line, doc, text) for line, _, doc, text in lines], corpus, QuoteIndex(corpus)) if lines else {}
-    out = {}
-    for line, cid, _, _ in lines:
-        where = found[line]
-        if isinstance(where, str):
-            problems.add(line, cid, where)
-        else:
-            out[line] = where
-    return out
-
-
-def _locate(items: list[tuple[int, str | None, str]], corpus: Corpus, index: QuoteIndex) -> dict[int, Place | str]:
-    """Each passage's one occurrence (in its doc, or the whole corpus), or why there is none.
-
-    One pass over the corpus: an automaton of the passages' first ``PREFIX`` folded
-    characters finds candidates, each compared whole (an automaton of the whole
-    passages would hold a corpus' worth of text).
-    """
-    needles = {key: fold_text(canonical_fragment(text)) for key, _, text in items}
-    by_prefix: dict[str, set[str]] = {}
-    for needle in needles.values():
-        by_prefix.setdefault(needle[:PREFIX], set()).add(needle)
-    auto = automaton(sorted(by_prefix))
-    wanted_docs = {doc for _, doc, _ in items}
-    named = sorted(d for d in wanted_docs if d is not None)
-    scan = index.docs if None in wanted_docs else [index.folded(d) for d in named]
-    # needle -> doc -> first occurrences (capped) and the count per doc
-    found: dict[str, dict[str, list[Place]]] = {}
-    counts: dict[str, dict[str, int]] = {}
-    for fd in scan:
-        folded, doc = fd.folded, fd.doc
-        for end_idx, prefix in auto.iter(folded):
-            fstart = end_idx - len(prefix) + 1
-            for needle in by_prefix[prefix]:
-                if not folded.startswith(needle, fstart):
-                    continue
-                per_doc = counts.setdefault(needle, {})
-                per_doc[doc.doc_id] = per_doc.get(doc.doc_id, 0) + 1
-                places = found.setdefault(needle, {}).setdefault(doc.doc_id, [])
-                if len(places) <= MAX_LISTED_OCCURRENCES:
-                    occ = fd.occurrence(fstart, len(needle))
-                    end = occ.end
-                    if needle.endswith(" "):  # a trailing whitespace run is matched whole
-                        while end < len(doc.text) and doc.text[end].isspace():
-                            end += 1
-                    places.append(Place(occ.doc_id, occ.start, end))
-    out: dict[int, Place | str] = {}
-    for key, in_doc, _ in items:
-        needle = needles[key]
-        per_doc = counts.get(needle, {})
-        docs = [in_doc] if in_doc is not None else sorted(per_doc)
-        total = sum(per_doc.get(d, 0) for d in docs)
-        where = f"in {in_doc}" if in_doc is not None else "in the corpus"
-        if total == 1:
-            out[key] = found[needle][next(d for d in docs if per_doc.get(d))][0]
-        elif total == 0:
-            out[key] = f"text not found {where} (matched exactly, whitespace runs folded)"
-        else:
-            listed = [p for d in docs for p in found[needle].get(d, [])][:MAX_LISTED_OCCURRENCES]
-            at = ", ".join(corpus[p.doc].where(p.start) for p in listed)
-            more = f" and {total - len(listed)} more" if total > len(listed) else ""
-            out[key] = (f"text is ambiguous: found {total} times {where}, at {at}{more}; give its doc, or start "
-                        "and end")
-    return out

@@ -9,7 +9,7 @@ from __future__ import annotations
 import unicodedata
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, StrictBool, StrictStr, field_validator, model_validator
 
 from labeller.core.canon import canonical_quote
 from labeller.core.vocab import SplitName
@@ -87,6 +87,9 @@ class Question(BaseModel):
     tags: list[StrictStr] = Field(default_factory=list)
     split: SplitName | None = None
     unanswerable: StrictBool | None = None
+    metadata: dict[str, JsonValue] = Field(default_factory=dict, description="What the tool a record was imported "
+                                           "from said about it beyond labeller's fields (a ragas test set's "
+                                           "evolution_type, ...): carried along and exported back, never read")
 
     @field_validator("id")
     @classmethod
@@ -152,6 +155,8 @@ def record_json(rec) -> dict:
         out["split"] = rec.split
     if rec.unanswerable is not None:
         out["unanswerable"] = rec.unanswerable
+    if rec.metadata:
+        out["metadata"] = dict(rec.metadata)
     return out
 
 

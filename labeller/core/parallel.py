@@ -9,9 +9,12 @@ stay in-process: starting workers costs more than it saves below ``MIN_PARALLEL_
 
 from __future__ import annotations
 
+import ctypes
 import gc
 import multiprocessing
+import multiprocessing.connection
 import os
+import signal
 import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -26,6 +29,8 @@ T = TypeVar("T")
 
 MIN_PARALLEL_CHARS = 1_000_000
 _BATCHES_PER_WORKER = 4
+_PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+_PARENT_POLL_SECONDS = 1.0
 
 
 def worker_count() -> int:
@@ -45,6 +50,39 @@ def _context():
     if sys.platform == "linux" and threading.active_count() == 1:
         return multiprocessing.get_context("fork")
     return multiprocessing.get_context("spawn")
+
+
+def _worker_start(parent_pid: int) -> None:
+    """Initializer of every worker: no cycle collector (see ``_cyclic_gc_paused``), and
+    die with the parent.
+
+    A worker blocks on the pool's task pipe, whose write end every sibling forked after it
+    also holds, so a parent killed with SIGKILL (a CI job cancelled) never gives it EOF: it
+    would wait forever (issue 23). Linux kills it with the parent (``PR_SET_PDEATHSIG``);
+    the ``getppid`` check closes the window where the parent died before that took effect,
+    and the watcher thread covers the platforms without it.
+    """
+    gc.disable()
+    if sys.platform == "linux":
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):
+            pass  # no libc prctl (an unusual libc): the watcher below still ends the worker
+    if os.getppid() != parent_pid:
+        os._exit(1)
+    threading.Thread(target=_watch_parent, args=(parent_pid,), name="labeller-parent-watch", daemon=True).start()
+
+
+def _watch_parent(parent_pid: int) -> None:
+    """End this worker once its parent is gone: on POSIX an orphan is re-parented (its
+    ``getppid`` changes); a spawned worker also holds a sentinel of the parent that becomes
+    ready when the parent ends (Windows, where ``getppid`` does not change)."""
+    parent = multiprocessing.parent_process()
+    assert parent is not None  # every pool worker has one
+    while os.getppid() == parent_pid and not multiprocessing.connection.wait([parent.sentinel],
+                                                                             timeout=_PARENT_POLL_SECONDS):
+        pass
+    os._exit(1)
 
 
 @contextmanager
@@ -82,7 +120,8 @@ def iter_documents(fn: Callable[[Document], T], docs: Sequence[Document]) -> Ite
     if workers >= 2 and sum(len(d.text) for d in docs) >= MIN_PARALLEL_CHARS:
         chunksize = max(1, len(docs) // (workers * _BATCHES_PER_WORKER))
         try:
-            with ProcessPoolExecutor(max_workers=workers, mp_context=_context(), initializer=gc.disable) as pool:
+            with ProcessPoolExecutor(max_workers=workers, mp_context=_context(), initializer=_worker_start,
+                                     initargs=(os.getpid(),)) as pool:
                 for result in pool.map(fn, docs, chunksize=chunksize):
                     done += 1
                     yield result

@@ -14,13 +14,13 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
 
-from labeller.core.anchors import QuoteIndex, fold_text
+from labeller.core.anchors import fold_text
 from labeller.core.canon import canonical_fragment
 from labeller.core.chunkers import Chunk, Chunker, chunk_corpus, chunker_spec
 from labeller.core.build import BuildResult
-from labeller.core.chunkfile import (FOREIGN_FIELDS, Chunking, answer_bearing, foreign_chunks, locate_passage,
-                                     read_chunk_file)
+from labeller.core.chunkfile import FOREIGN_FIELDS, Chunking, answer_bearing, foreign_chunks, read_chunk_file
 from labeller.core.corpus import Corpus
+from labeller.core.passages import Passage, PassageLocator, Placement
 from labeller.core.project import Project
 from labeller.core.vocab import Place
 from labeller.errors import InvalidInput
@@ -64,33 +64,46 @@ class ChunkSet:
         out: dict[str, list[str]] = {}
         for c in self.chunks:
             out.setdefault(fold_text(c.text).strip(), []).append(c.chunk_id)
+        for text, ids in self.chunking.passages.items():  # a chunk file's own texts, as its pipeline wrote them
+            out.setdefault(text, []).extend(ids)
         return out
 
-    def resolve(self, result: object, corpus: Corpus, index: QuoteIndex) -> str:
-        """The chunk id a retriever's result names: an id of this chunking, a ``(doc, start,
-        end)`` range / ``Place`` that is one of its chunks, or a passage text — the chunk
-        whose text it is (whitespace runs folded, ends trimmed), else located in the corpus
-        like a chunk file's text (exactly once) and then the chunk at that place."""
-        if isinstance(result, str):
-            if result in self.positions.first:
-                return result
-            ids = sorted(set(self._by_text.get(fold_text(canonical_fragment(result)).strip(), ())))
-            if len(ids) == 1:
-                return ids[0]
-            place = locate_passage(result, corpus, index)  # refuses not found / ambiguous
-            found = self._by_place.get(place)
-            if found is None:
-                raise InvalidInput(f"the passage found at {corpus[place.doc].where(place.start)} is not a chunk of "
-                                   f"{self.label}")
-            return found
-        if isinstance(result, (tuple, list)) and len(result) == 3:
-            place = Place(*result)
-            found = self._by_place.get(place)
-            if found is None:
-                raise InvalidInput(f"range {tuple(place)!r} is not a chunk of {self.label}")
-            return found
-        raise InvalidInput(f"a result must be a chunk id, a (doc, start, end) range or a passage text; got "
-                           f"{type(result).__name__} {result!r:.80}")
+    def resolve(self, results: Sequence[object], corpus: Corpus, locator: PassageLocator) -> list[str]:
+        """The chunk id each of a retriever's results names: an id of this chunking, a ``(doc,
+        start, end)`` range / ``Place`` that is one of its chunks, or a passage text — the
+        chunk whose text it is (whitespace runs folded, ends trimmed; the chunk file's own
+        text or the source's), else placed on the corpus like a chunk file's text (SPEC
+        §10.1, the ranking's passages in its order) and then the chunk at that place.
+        A result that names no chunk is refused, naming its rank."""
+        out: list[str | None] = []
+        passages: dict[int, str] = {}
+        for i, result in enumerate(results):
+            if isinstance(result, str):
+                ids = [result] if result in self.positions.first else sorted(
+                    set(self._by_text.get(fold_text(canonical_fragment(result)).strip(), ())))
+                if len(ids) != 1:
+                    passages[i] = result
+                out.append(ids[0] if len(ids) == 1 else None)
+            elif isinstance(result, (tuple, list)) and len(result) == 3:
+                place = Place(*result)
+                found = self._by_place.get(place)
+                if found is None:
+                    raise InvalidInput(f"result {i + 1}: range {tuple(place)!r} is not a chunk of {self.label}")
+                out.append(found)
+            else:
+                raise InvalidInput(f"result {i + 1}: a result must be a chunk id, a (doc, start, end) range or a "
+                                   f"passage text; got {type(result).__name__} {result!r:.80}")
+        if passages:
+            placed = locator.place([Passage(None, text) for text in passages.values()], ordered=True)
+            for i, got in zip(passages, placed):
+                if not isinstance(got, Placement):
+                    raise InvalidInput(f"result {i + 1}: {got}")
+                found = self._by_place.get(got.place)
+                if found is None:
+                    raise InvalidInput(f"result {i + 1}: the passage placed at {corpus[got.place.doc].where(got.place.start)} "
+                                       f"({got.tier}) is not a chunk of {self.label}")
+                out[i] = found
+        return [cid for cid in out if cid is not None]
 
 
 # What ``--chunks`` (or a caller in Python) may name: the project's chunker (None), a chunk
@@ -107,7 +120,7 @@ def load_chunk_set(project: Project, chunks: ChunksSource = None) -> ChunkSet:
     if isinstance(chunks, (str, Path)):
         cfg = project.config.eval
         chunks = read_chunk_file(chunks, project.corpus, max_bytes=cfg.chunk_file_max_bytes,
-                                 max_chunks=cfg.chunk_file_max_chunks)
+                                 max_chunks=cfg.chunk_file_max_chunks, cache=project.cache)
     if not isinstance(chunks, Chunking):
         raise InvalidInput(f"chunks must be a chunk file path or a Chunking, got {type(chunks).__name__}")
     for r in chunks.ranges:  # a Chunking made in Python has not been through the file checks

@@ -33,7 +33,7 @@ from labeller.errors import InvalidInput
 from labeller.eval import report as rp
 from labeller.eval.bootstrap import CONFIDENCE, paired_delta_cis
 from labeller.eval.chars import size, union
-from labeller.eval.chunkset import chunker_chunk_set
+from labeller.eval.chunkset import chunker_chunk_set, load_chunk_set
 from labeller.eval.retrievers import make_retriever
 from labeller.eval.runner import EvalResult, parse_budgets, parse_ks, run_eval
 
@@ -133,6 +133,8 @@ def chunking_entry(spec: str, version: str, result: EvalResult, ks: Sequence[int
         "budget_unfilled": budget_unfilled(result, budgets),
         "precision_omega": rep["chunking"]["precision_omega"],
     }
+    if chunking.located is not None:  # a chunk file: how its chunks were placed (SPEC §10.1)
+        entry["located"] = chunking.located
     for name, stat in chars.items():
         entry[f"chars_{name}"] = stat
     for k in ks:
@@ -176,8 +178,9 @@ def compare_chunkers(project: Project, specs: Sequence[str], *, ks=None, budgets
     if analyzer is not None and retriever != "bm25":
         raise InvalidInput(f"--analyzer applies to the BM25 retriever, not to {retriever}")
     cfg = project.config
-    chunkers = [get_chunker(s, max_chars=cfg.max_chars) for s in specs]
-    canonical = [chunker_spec(c) for c in chunkers]
+    # a spec ending in .jsonl is a pipeline's chunk file (SPEC §10), placed as eval --chunks places it
+    chunkers = [None if s.endswith(".jsonl") else get_chunker(s, max_chars=cfg.max_chars) for s in specs]
+    canonical = [s if c is None else chunker_spec(c) for s, c in zip(specs, chunkers)]
     repeated = sorted({s for s in canonical if canonical.count(s) > 1})
     if repeated:
         raise InvalidInput(f"chunker spec {repeated[0]} is given twice; compare distinct chunkings")
@@ -190,7 +193,7 @@ def compare_chunkers(project: Project, specs: Sequence[str], *, ks=None, budgets
                 progress(stage, done, total, i, spec)
 
         step("chunk", 0, 1)
-        chunk_set = chunker_chunk_set(project, chunker)
+        chunk_set = load_chunk_set(project, spec) if chunker is None else chunker_chunk_set(project, chunker)
         step("chunk", 1, 1)
         options = {"analyzer": analyzer, "progress": step} if retriever == "bm25" else {}
         ranker = make_retriever(retriever, project, chunks=chunk_set, **options)
@@ -198,7 +201,8 @@ def compare_chunkers(project: Project, specs: Sequence[str], *, ks=None, budgets
                                 depth=budget_depth(chunk_set.chunking, budgets), progress=step))
     samples, seed = cfg.eval.bootstrap_samples, cfg.eval.seed
     names = comparable_metrics(ks, budgets)
-    entries = [chunking_entry(spec, c.version, r, ks, budgets) for spec, c, r in zip(canonical, chunkers, results)]
+    entries = [chunking_entry(spec, "chunk file" if c is None else c.version, r, ks, budgets)
+               for spec, c, r in zip(canonical, chunkers, results)]
     base_rows = _query_rows(results[0])
     entries[0]["deltas"] = None
     for entry, result in zip(entries[1:], results[1:]):

@@ -19,7 +19,9 @@ Tables (``SELECT * FROM runs`` in ``duckdb .labeller/runs.duckdb`` to explore):
 
 from __future__ import annotations
 
+import functools
 import json
+import math
 import uuid
 from datetime import datetime, timezone
 from pathlib import Path
@@ -67,9 +69,15 @@ RUN_COLUMNS = ("run_id", "started_at", "seconds", "tool_version", "fingerprint_d
 # (``read_text('/any/file')``, or an URL through an auto-loaded httpfs). With these settings
 # DuckDB touches no file but the database itself, loads and installs no extension, and no
 # statement can switch that back on (issue 18, the same class as the planted cache).
+# Pure computation needs no file: a view over ``range(10^12)`` or an endless recursive CTE
+# would hang ``labeller runs`` (issue 23). No object but the tables below is accepted
+# (``check_schema``), and as a second bound every statement is interrupted after
+# ``STATEMENT_MS`` (labeller's own statements take milliseconds on years of runs) and may
+# hold at most ``memory_limit``.
+STATEMENT_MS = 10_000
 SAFE_CONFIG: dict[str, str | bool | int | float | list[str]] = {
     "enable_external_access": False, "autoload_known_extensions": False, "autoinstall_known_extensions": False,
-    "lock_configuration": True}
+    "max_execution_time": STATEMENT_MS, "memory_limit": "1GB", "lock_configuration": True}
 
 
 @overload
@@ -90,10 +98,11 @@ def connect(path: Path, *, create: bool) -> duckdb.DuckDBPyConnection | None:
     try:
         if create:
             path.parent.mkdir(parents=True, exist_ok=True)
-        con = duckdb.connect(str(path), config=SAFE_CONFIG)
+        con = duckdb.connect(str(path), read_only=not create, config=SAFE_CONFIG)
     except (duckdb.Error, OSError) as exc:
         raise InvalidInput(f"cannot open the run history: {exc}", path=str(path)) from None
     try:
+        check_schema(con, path)
         if create:
             for stmt in DDL:
                 con.execute(stmt)
@@ -102,12 +111,88 @@ def connect(path: Path, *, create: bool) -> duckdb.DuckDBPyConnection | None:
     except duckdb.PermissionException as exc:
         con.close()
         raise refused_access(path, exc) from None
+    except InvalidInput:
+        con.close()
+        raise
+    except duckdb.InterruptException as exc:
+        con.close()
+        raise too_slow(path, exc) from None
     except duckdb.Error:
         schema = None
     if schema is None or schema[0] != HISTORY_SCHEMA:
         con.close()
         raise InvalidInput(f"not a {HISTORY_SCHEMA} run history (move it away to start a new one)", path=str(path))
     return con
+
+
+@functools.cache
+def _labeller_schema() -> tuple[frozenset[tuple], frozenset[tuple]]:
+    """The columns (table, column, type, default, generated) and constraints (table, type,
+    expression) labeller's ``DDL`` makes, read from an in-memory database it is run on, so
+    the check below cannot drift from what ``connect`` creates."""
+    con = duckdb.connect(":memory:", config=SAFE_CONFIG)
+    try:
+        for stmt in DDL:
+            con.execute(stmt)
+        return _catalog(con)
+    finally:
+        con.close()
+
+
+def _catalog(con: duckdb.DuckDBPyConnection) -> tuple[frozenset[tuple], frozenset[tuple]]:
+    here = "database_name = current_database() AND NOT internal"
+    columns = con.execute(
+        "SELECT table_name, column_name, data_type, column_default, is_generated FROM duckdb_columns() "
+        f"WHERE {here} AND table_name IN (SELECT table_name FROM duckdb_tables() WHERE {here})").fetchall()
+    constraints = con.execute("SELECT table_name, constraint_type, expression FROM duckdb_constraints() "
+                              "WHERE database_name = current_database()").fetchall()
+    return frozenset(columns), frozenset(constraints)
+
+
+def check_schema(con: duckdb.DuckDBPyConnection, path: Path) -> None:
+    """Refuse a history holding anything labeller never creates, before any table is read.
+
+    A view, a macro, a generated or defaulted column, a CHECK constraint or a table outside
+    the schema can each compute without bound when ``runs`` or ``meta`` is read (or a row
+    inserted); labeller writes plain tables only. Missing tables and columns are fine: an
+    older history lacks the later ones and ``connect`` adds them. Reads only the catalog.
+    """
+    here = "database_name = current_database() AND NOT internal"
+    found = []
+    views = con.execute(f"SELECT schema_name || '.' || view_name FROM duckdb_views() WHERE {here} "
+                        "ORDER BY 1 LIMIT 3").fetchall()
+    if views:
+        found.append(f"view(s) {', '.join(v for (v,) in views)}")
+    macros = con.execute(f"SELECT DISTINCT schema_name || '.' || function_name FROM duckdb_functions() "
+                         f"WHERE {here} ORDER BY 1 LIMIT 3").fetchall()
+    if macros:
+        found.append(f"macro(s) {', '.join(m for (m,) in macros)}")
+    tables = con.execute(f"SELECT schema_name, table_name FROM duckdb_tables() WHERE {here} "
+                         "ORDER BY 1, 2").fetchall()
+    expected_columns, expected_constraints = _labeller_schema()
+    known = {c[0] for c in expected_columns}
+    strange = [f"{schema}.{table}" for schema, table in tables if schema != "main" or table not in known]
+    if strange:
+        found.append(f"table(s) {', '.join(strange[:3])}")
+    columns, constraints = _catalog(con)
+    odd = sorted(f"{c[0]}.{c[1]} {c[2]}" for c in columns - expected_columns if c[0] in known)
+    if odd:
+        found.append(f"column(s) {', '.join(odd[:3])}")
+    if constraints - expected_constraints:
+        found.append("constraint(s) " + ", ".join(sorted(f"{c[1]} on {c[0]}" for c in constraints
+                                                          - expected_constraints)[:3]))
+    if found:
+        raise InvalidInput(f"refused: not a {HISTORY_SCHEMA} run history: it holds {'; '.join(found)}, which "
+                           f"labeller never writes (a planted database?); move it away to start a new one",
+                           path=str(path))
+
+
+def too_slow(path: Path, exc: duckdb.Error) -> InvalidInput:
+    """A statement over the history ran past ``max_execution_time``: labeller's take
+    milliseconds, so the database holds something labeller did not write."""
+    return InvalidInput(f"refused: reading the run history took over {STATEMENT_MS / 1000:g} s, which labeller's own "
+                        f"history never does (a planted database?); move it away to start a new one ({exc})",
+                        path=str(path))
 
 
 def refused_access(path: Path, exc: duckdb.Error) -> InvalidInput:
@@ -191,6 +276,8 @@ def append_run(path: Path, report: dict, seconds: float, started_at: datetime | 
         con.execute("ROLLBACK")
         if isinstance(exc, duckdb.PermissionException):
             raise refused_access(path, exc) from None
+        if isinstance(exc, duckdb.InterruptException):
+            raise too_slow(path, exc) from None
         raise InvalidInput(f"cannot append to the run history: {exc}", path=str(path)) from None
     finally:
         con.close()
@@ -214,10 +301,18 @@ def list_runs(path: Path, metric: str, level: str = "chunk", limit: int = 20) ->
                  ORDER BY r.started_at DESC, r.run_id DESC LIMIT ?)
                ORDER BY started_at, run_id""", [level, name, k, limit])
         cols = [d[0] for d in cur.description]
-        return [dict(zip(cols, row)) for row in cur.fetchall()]
+        rows = [dict(zip(cols, row)) for row in cur.fetchall()]
     except duckdb.PermissionException as exc:
         raise refused_access(path, exc) from None
+    except duckdb.InterruptException as exc:
+        raise too_slow(path, exc) from None
     except duckdb.Error as exc:
         raise InvalidInput(f"cannot read the run history: {exc}", path=str(path)) from None
     finally:
         con.close()
+    for row in rows:  # labeller records finite numbers only; NaN or inf would reach the JSON and the trend
+        bad = next((k for k, v in row.items() if isinstance(v, float) and not math.isfinite(v)), None)
+        if bad is not None:
+            raise InvalidInput(f"refused: run {row['run_id']!r} holds {bad} = {row[bad]}, a number labeller never "
+                               "writes (a planted database?); move it away to start a new one", path=str(path))
+    return rows

@@ -27,6 +27,7 @@ import ahocorasick
 from labeller.core.build import RecordResult
 from labeller.core.chunkers import Chunk, get_chunker
 from labeller.core.corpus import Document
+from labeller.diagnostics import TEXT_LIMIT, listing, more_line, shorten
 from labeller.display import visible_line
 
 LEAK_CHECK = "golden-queries-quoted"
@@ -147,8 +148,10 @@ def find_leaks(chunks: Iterable[Chunk], records: Sequence[RecordResult],
     return findings
 
 
-def format_warning(findings: Sequence[dict], k: int | None = None) -> str:
-    """The human warning for stderr ("" when clean), shared by ``labeller leaks`` and ``eval``.
+def format_warning(findings: Sequence[dict], k: int | None = None, *, one_line: bool = False) -> str:
+    """The human warning for stderr ("" when clean), shared by ``labeller leaks`` and ``eval``;
+    the first ``diagnostics.TEXT_LIMIT`` documents, each with its first quoted queries.
+    ``one_line``: only its first line, for ``--format json`` (whose JSON lists the findings).
 
     ``k`` is the retrieval depth when ranks were measured; a null rank then reads "not in
     top k". Without it (no retrieval ran) ranks are not mentioned at all, since null then
@@ -159,9 +162,14 @@ def format_warning(findings: Sequence[dict], k: int | None = None) -> str:
     n = len(findings)
     lines = [f"warning: {LEAK_CHECK}: {n} document{'s' if n != 1 else ''} quote{'s' if n == 1 else ''} "
              "two or more golden queries word for word"]
-    for f in findings:
-        quoted = ", ".join(_describe_quote(q, k) for q in f["quoted"])
-        lines.append(f"  {visible_line(f['path'])}: {quoted}")
+    if one_line:
+        return lines[0]
+    for f in findings[:TEXT_LIMIT]:
+        quoted = listing([_describe_quote(q, k) for q in f["quoted"]], "queries")
+        lines.append(f"  {visible_line(shorten(f['path']))}: {quoted}")
+    more = more_line(TEXT_LIMIT, n, "documents")
+    if more:
+        lines.append(f"  {more}")
     lines += [
         "  Each is one of two things, and only the golden set's author can tell which:",
         "  - a note about the evaluation: it leaks the queries into the corpus and can outrank the labelled",

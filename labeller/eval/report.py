@@ -112,7 +112,8 @@ def chunking_summary(chunking: Chunking, scores: Sequence[CharScore], unreachabl
     mean = chunking.mean_chars
     return {"name": chunking.name, "digest": chunking.digest, "origin": chunking.origin,
             "n_chunks": chunking.n_chunks, "mean_chars": None if mean is None else round(mean, 1),
-            "precision_omega": _stat(omega, ci), "unreachable_spans": sum(unreachable.values())}
+            "precision_omega": _stat(omega, ci), "unreachable_spans": sum(unreachable.values()),
+            **({"located": chunking.located} if chunking.located is not None else {})}
 
 
 def breakdowns(scores: Sequence[QueryScore], questions: dict, ks: Sequence[int], samples: int, seed: int) -> dict:

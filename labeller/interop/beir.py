@@ -26,7 +26,8 @@ from labeller.display import json_dumps
 from labeller.errors import InvalidInput
 from labeller.interop.files import read_text, refuse_unknown_keys, require_str
 from labeller.interop.format import Exported, Format, Option
-from labeller.interop.qrels import Judgments, candidates_from_judgments, tsv_field
+from labeller.interop.qrels import (CHUNKS_OPTION, Judgments, candidates_from_judgments, through_chunk_file,
+                                   tsv_field)
 from labeller.interop.records import Incoming
 from labeller.io import read_jsonl, refuse_symlink_components
 
@@ -109,6 +110,8 @@ def read(path: Path, project: Project, options: SimpleNamespace) -> Incoming:
             cand.fields["split"] = next(iter(splits))
         if cand.fields.get("split", "") is None:
             del cand.fields["split"]
+    if options.chunks:
+        notes += through_chunk_file(project, candidates, options.chunks)
     if unjudged:
         notes.append(f"{unjudged} query(ies) in queries.jsonl have no judgments in the qrels read and were not "
                      "imported")
@@ -147,5 +150,6 @@ def export(project: Project, result: BuildResult, options: SimpleNamespace) -> E
 FORMAT = Format(
     "beir", "BEIR folder: corpus.jsonl {_id: chunk id, title, text}, queries.jsonl, qrels/<split>.tsv",
     read=read, export=export,
-    import_options=(Option("split", "read only qrels/SPLIT.tsv (default: every qrels file)", metavar="SPLIT"),),
+    import_options=(Option("split", "read only qrels/SPLIT.tsv (default: every qrels file)", metavar="SPLIT"),
+                    CHUNKS_OPTION),
     folder=("corpus.jsonl", "queries.jsonl", "qrels/*.tsv"))

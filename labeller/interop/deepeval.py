@@ -16,6 +16,7 @@ from types import SimpleNamespace
 from labeller.core.project import Project
 from labeller.interop.files import require_str
 from labeller.interop.format import Format
+from labeller.interop.front_matter import FrontMatterCut
 from labeller.interop.objects import json_objects, optional_str, str_list
 from labeller.interop.records import Incoming
 from labeller.interop.synthetic import doc_of_source, record_id, synthetic_candidate
@@ -23,17 +24,18 @@ from labeller.interop.synthetic import doc_of_source, record_id, synthetic_candi
 
 def read(path: Path, project: Project, options: SimpleNamespace) -> Incoming:
     out, unpinned = [], 0
-    for where, obj in json_objects(path, project, "DeepEval goldens"):
+    cut = FrontMatterCut(project)
+    for where, obj in json_objects(path, project, "DeepEval goldens", "deepeval"):
         query = require_str(obj.get("input"), "input", where)
         source = optional_str(obj, "source_file", where)
         doc = doc_of_source(project, source)
         unpinned += bool(source) and doc is None
         out.append(synthetic_candidate(project, "deepeval", record_id("deepeval", query), query, where,
-                                       str_list(obj, "context", where),
+                                       [cut.body(c, doc) for c in str_list(obj, "context", where)],
                                        optional_str(obj, "expected_output", where) or "", doc=doc))
     notes = [f"{unpinned} source_file(s) name no single corpus document; their contexts were searched in the "
              "whole corpus"] if unpinned else []
-    return Incoming(out, notes)
+    return Incoming(out, notes + cut.notes())
 
 
 FORMAT = Format("deepeval", "DeepEval goldens JSON {input, expected_output, context, source_file} (contexts located "

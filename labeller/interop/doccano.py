@@ -51,7 +51,7 @@ def read(path: Path, project: Project, options: SimpleNamespace) -> Incoming:
     qfield = options.query_field or "question"
     finder = TextFinder(project)
     cands = []
-    for n, (where, obj) in enumerate(json_objects(path, project, "doccano"), start=1):
+    for n, (where, obj) in enumerate(json_objects(path, project, "doccano", "doccano"), start=1):
         text = require_str(obj.get("text"), "text", where)
         rid = str(obj["id"]) if "id" in obj else f"doccano-{n}"
         spans = [s for s in _spans(obj, where) if options.span_label is None or s.label == options.span_label]

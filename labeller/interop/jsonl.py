@@ -15,12 +15,20 @@ from labeller.core.build import BuildResult
 from labeller.core.project import Project
 from labeller.core.questions import load_questions
 from labeller.display import json_dumps
+from labeller.errors import InvalidInput
+from labeller.interop.containers import wrong_kind
+from labeller.interop.files import read_text
 from labeller.interop.format import Exported, Format
 from labeller.interop.records import Candidate, Incoming, Target
 
 
 def read(path: Path, project: Project, options: SimpleNamespace) -> Incoming:
-    qf = load_questions(path, project.config.limits)
+    try:
+        qf = load_questions(path, project.config.limits)
+    except InvalidInput:
+        wrong_kind(read_text(path, project.config.limits, "questions file"), path, "jsonl",
+                   "labeller's questions.jsonl: one {id, query, expected_answer, locators} object a line")
+        raise
     out = []
     for q in qf.questions:
         fields = q.model_dump(exclude={"id", "query", "locators"}, exclude_defaults=True)

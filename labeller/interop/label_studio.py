@@ -29,6 +29,7 @@ from labeller.core.build import BuildResult
 from labeller.core.project import Project
 from labeller.display import json_dumps
 from labeller.errors import InvalidInput
+from labeller.interop.containers import JSON_LIST, sniff
 from labeller.interop.files import read_text
 from labeller.interop.format import Exported, Format, Option
 from labeller.interop.objects import optional_str
@@ -36,7 +37,6 @@ from labeller.interop.offsets import UNITS_OPTION
 from labeller.interop.records import Incoming
 from labeller.interop.spans import TextFinder, from_codepoints
 from labeller.interop.tasks import QUERY_FIELD, SPAN_LABEL, TaskSpan, merge_by_id, task_candidate
-from labeller.io import parse_json
 
 LABEL = "answer"
 
@@ -69,7 +69,9 @@ def _task_spans(task: dict, where: str, options: SimpleNamespace) -> tuple[list[
             return [], ("prediction_only", "the task has only predictions (pre-annotations); --predictions takes them")
         annotations, source = [p for p in task["predictions"] if isinstance(p, dict)], "prediction"
     sets = [_result_spans(a.get("result", []), where, options.span_label) for a in annotations]
-    keys = {tuple(sorted((s.start, s.end) for s in spans)) for spans in sets}
+    # offsets are not checked yet (a list, a string: ``to_codepoints`` names them per task), so
+    # compared by their repr, which hashes and sorts whatever they are
+    keys = {tuple(sorted(repr((s.start, s.end)) for s in spans)) for spans in sets}
     if len(keys) > 1:
         return [], ("disagreement", f"{len(sets)} {source}s of the task give different spans; adjudicate first")
     return (sets[0] if sets else []), None
@@ -94,9 +96,10 @@ def read(path: Path, project: Project, options: SimpleNamespace) -> Incoming:
     qfield = options.query_field or "question"
     tfield = options.text_field or "text"
     dfield = options.doc_field or "doc"
-    data = parse_json(read_text(path, project.config.limits, "Label Studio export"), str(path))
-    if not isinstance(data, list):
-        raise InvalidInput("a Label Studio JSON export is a list of tasks", path=str(path))
+    box = sniff(read_text(path, project.config.limits, "Label Studio export"), str(path))
+    if box.kind != JSON_LIST:
+        raise box.wrong("label-studio", "a JSON list of tasks (Label Studio's JSON export)", str(path))
+    data = box.value
     finder = TextFinder(project)
     cands = []
     for i, task in enumerate(data):

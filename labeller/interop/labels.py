@@ -29,14 +29,14 @@ class LabelMapper:
         self.project = project
         self._chunks: dict[str, list] | None = None
 
-    def answer_text(self, chunk) -> tuple[int, int] | None:
-        """The non-blank extent of a chunk outside YAML front matter (the chunker does not
+    def answer_text(self, doc_id: str, start: int, end: int) -> tuple[int, int] | None:
+        """The non-blank extent of a chunk outside YAML front matter (a chunker need not
         know front matter, so a chunk can start inside it), or None if nothing is left."""
-        doc = self.project.corpus[chunk.doc_id]
-        fm_lines = self.project.resolver.blocks(chunk.doc_id).front_matter_lines
+        doc = self.project.corpus[doc_id]
+        fm_lines = self.project.resolver.blocks(doc_id).front_matter_lines
         starts = doc.line_starts
-        lo = max(chunk.start, starts[fm_lines] if fm_lines < len(starts) else len(doc.text))
-        piece = doc.text[lo:chunk.end]
+        lo = max(start, starts[fm_lines] if fm_lines < len(starts) else len(doc.text))
+        piece = doc.text[lo:end]
         if not piece.strip():
             return None
         return lo + len(piece) - len(piece.lstrip()), lo + len(piece.rstrip())
@@ -61,7 +61,7 @@ class LabelMapper:
                            f"chunk id {chunk_id[:12]}… names {len(found)} chunks of {found[0].doc_id} with "
                            "identical text; one span cannot name them apart")
         c = found[0]
-        extent = self.answer_text(c)
+        extent = self.answer_text(c.doc_id, c.start, c.end)
         if extent is None:
             return KeptOut("", "", "front_matter", f"chunk {chunk_id[:12]}… of {c.doc_id} holds only front matter, "
                            "which is metadata, not answer text")

@@ -12,23 +12,37 @@ from pathlib import Path
 from labeller.core.project import Project
 from labeller.errors import InvalidInput
 from labeller.interop.files import read_text
-from labeller.io import parse_json, parse_jsonl
+from labeller.interop.containers import JSON_LIST, JSON_OBJECT, JSONL, Container, sniff
+from labeller.io import parse_jsonl
 
 
-def json_objects(path: Path, project: Project, what: str) -> list[tuple[str, dict]]:
+def json_objects(path: Path, project: Project, what: str, fmt: str) -> list[tuple[str, dict]]:
     """``[(where, object)]`` of a JSON array of objects or a JSONL file (blank lines skipped);
-    anything but objects is refused naming the line or index."""
-    text = read_text(path, project.config.limits, what)
-    if text.lstrip().startswith("["):
-        data = parse_json(text, str(path))
-        items = [(f"{path}: [{i}]", item) for i, item in enumerate(data)]
-    else:
+    anything but objects is refused naming the line or index, and a file of another kind
+    (CSV, a JSON object) is refused saying what it is and what ``fmt`` reads."""
+    return objects_of(sniff(read_text(path, project.config.limits, what), str(path)), path, what, fmt)
+
+
+def objects_of(box: Container, path: Path, what: str, fmt: str, wrapper: str | None = None,
+               reads: str = "a JSON list of objects or JSON Lines (one object a line)") -> list[tuple[str, dict]]:
+    """The records of a sniffed file: a JSON list, JSON Lines (a one-line JSON object is one
+    record), or the list under ``wrapper`` of a JSON object (ragas's ``{"samples": [...]}``)."""
+    if box.kind == JSON_OBJECT and wrapper is not None and wrapper in box.value:
+        listed = box.value[wrapper]
+        if not isinstance(listed, list):
+            raise InvalidInput(f"{wrapper} must be a list of {what} records", path=str(path))
+        items = [(f"{path}: {wrapper}[{i}]", item) for i, item in enumerate(listed)]
+    elif box.kind == JSON_LIST:
+        items = [(f"{path}: [{i}]", item) for i, item in enumerate(box.value)]
+    elif box.kind == JSONL or (box.kind == JSON_OBJECT and "\n" not in box.text.strip()):
         items = []
-        for jl in parse_jsonl(text, str(path)):
+        for jl in parse_jsonl(box.text, str(path)):
             if jl.error is not None:
                 raise jl.refuse()
             if not jl.skipped:
                 items.append((f"{path}:{jl.line}", jl.value))
+    else:
+        raise box.wrong(fmt, reads, str(path))
     for where, item in items:
         if not isinstance(item, dict):
             raise InvalidInput(f"{where}: each {what} record must be a JSON object")

@@ -36,7 +36,7 @@ def read(path: Path, project: Project, options: SimpleNamespace) -> Incoming:
     units = options.units or "codepoints"
     files: dict[str, str] = {}
     out = []
-    for where, obj in json_objects(path, project, "offsets"):
+    for where, obj in json_objects(path, project, "offsets", "offsets"):
         refuse_unknown_keys(obj, KEYS, {"id", "query", "spans"}, where)
         rid = require_str(obj["id"], "id", where)
         query = require_str(obj["query"], "query", where)

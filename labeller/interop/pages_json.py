@@ -15,11 +15,11 @@ from labeller.core.build import BuildResult
 from labeller.core.project import Project
 from labeller.display import json_dumps
 from labeller.errors import InvalidInput
+from labeller.interop.containers import JSON_LIST, JSON_OBJECT, sniff
 from labeller.interop.files import read_text, refuse_unknown_keys, require_str
 from labeller.interop.format import Exported, Format
 from labeller.interop.labels import LabelMapper
 from labeller.interop.records import Candidate, Incoming, Target
-from labeller.io import parse_json
 
 # Written on export to say who wrote the file; on import any schema string is accepted
 # (and reported), since each tool that speaks this shape names it differently.
@@ -28,7 +28,10 @@ KEYS = {"id", "query", "expected_pages", "category", "skip_reason"}
 
 
 def read(path: Path, project: Project, options: SimpleNamespace) -> Incoming:
-    data = parse_json(read_text(path, project.config.limits, "query file"), str(path))
+    box = sniff(read_text(path, project.config.limits, "query file"), str(path))
+    if box.kind not in (JSON_LIST, JSON_OBJECT) or (box.kind == JSON_OBJECT and "queries" not in box.keys):
+        raise box.wrong("pages-json", 'a JSON list of records or {"schema": ..., "queries": [...]}', str(path))
+    data = box.value
     notes = []
     if isinstance(data, dict):
         refuse_unknown_keys(data, {"schema", "queries"}, {"queries"}, f"{path}: top level")

@@ -34,7 +34,7 @@ def read(path: Path, project: Project, options: SimpleNamespace) -> Incoming:
     qfield = options.query_field or "question"
     finder = TextFinder(project)
     cands = []
-    for n, (where, obj) in enumerate(json_objects(path, project, "Prodigy"), start=1):
+    for n, (where, obj) in enumerate(json_objects(path, project, "Prodigy", "prodigy"), start=1):
         text = require_str(obj.get("text"), "text", where)
         meta = obj.get("meta") or {}
         if not isinstance(meta, dict):

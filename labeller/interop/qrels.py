@@ -8,10 +8,20 @@ Their exports write ids into whitespace- or tab-separated lines, which ``tsv_fie
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
+from labeller.core.chunkfile import read_chunk_file
+from labeller.core.project import Project
 from labeller.display import CONTROL, visible
 from labeller.errors import InvalidInput
+from labeller.interop.format import Option
+from labeller.interop.labels import LabelMapper
 from labeller.interop.records import Candidate, Target
+from labeller.interop.spans import SpanProblem, span_locator
+
+CHUNKS_OPTION = Option("chunks", "the chunk file of the pipeline whose chunk ids the judgments name (JSONL {id, doc, "
+                       "start, end} or {id, doc?, text}, as eval --chunks reads it): each judged chunk becomes a "
+                       "span label", metavar="FILE")
 
 
 @dataclass
@@ -77,3 +87,40 @@ def tsv_field(value: str, what: str, record_id: str) -> str:
         raise InvalidInput(f"{what} {visible(value)!r} is empty or holds whitespace, control or invisible "
                            "characters, which this format cannot hold", record_id=record_id)
     return value
+
+
+def through_chunk_file(project: Project, candidates: list[Candidate], chunks: str) -> list[str]:
+    """Turn the judged ids that are chunks of a pipeline's chunk file into span labels.
+
+    A team's qrels judge its own pipeline's chunk ids, which labeller's chunker never made:
+    the chunk file says where each chunk lies (placed as every chunk file is), and the chunk
+    becomes the span of its text outside front matter, pinned to its document with the
+    shortest context that makes it unique there. Ids the file does not hold stay corpus ids
+    (labeller's chunk ids or document paths). Returns the notes for the summary."""
+    cfg = project.config.eval
+    chunking = read_chunk_file(Path(chunks), project.corpus, max_bytes=cfg.chunk_file_max_bytes,
+                               max_chunks=cfg.chunk_file_max_chunks)
+    places = {r.id: r.place for r in chunking.ranges}
+    mapper = LabelMapper(project)
+    used = 0
+    for cand in candidates:
+        targets = []
+        for t in cand.targets:
+            place = places.get(t.ident) if t.kind == "corpus_id" and t.ident is not None else None
+            if place is None:
+                targets.append(t)
+                continue
+            used += 1
+            extent = mapper.answer_text(*place)
+            if extent is None:
+                cand.skip = ("front_matter", f"chunk {t.ident!r} of {place.doc} holds only front matter, which is "
+                             "metadata, not answer text")
+                break
+            try:
+                targets.append(Target("locator", locator=span_locator(project, place.doc, *extent)))
+            except SpanProblem as exc:
+                cand.skip = (exc.kind, f"chunk {t.ident!r}: {exc.message}")
+                break
+        cand.targets = targets
+    return [f"{used} judgment(s) named chunks of {chunks} ({chunking.n_chunks} chunks): each became the span of its "
+            "chunk"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from labeller.core.models import Locator
+from labeller.core.passages import NEEDS_REVIEW_TAG
 
 
 @dataclass(frozen=True)
@@ -62,3 +63,12 @@ class Incoming:
 
     candidates: list[Candidate]
     notes: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        """Every import's report says how many records need a look because a context was
+        placed by a looser tier than a quote (SPEC §10.1)."""
+        marked = sum(1 for c in self.candidates if NEEDS_REVIEW_TAG in c.fields.get("tags", ()))
+        if marked:
+            self.notes.append(f"{marked} record(s) have a context found only in the rendered text or by its words "
+                              f"in order, not as written: tagged {NEEDS_REVIEW_TAG}, check their spans in the review "
+                              "queue")

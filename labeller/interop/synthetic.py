@@ -1,21 +1,26 @@
 """Synthetic test sets (ragas, DeepEval, LlamaIndex): generated questions with the passages
 they were generated from.
 
-Each passage ("context") becomes an ``exact`` quote and is resolved like any quote: same
-folding (whitespace runs only), found exactly once in the corpus (or in the one document
-the set names), else the record is kept out — a generator that paraphrased a passage or
-prefixed it with metadata gets the nearest passages as suggestions, never applied. Every
-record is tagged ``source:<tool>`` and starts unreviewed, so the review queue holds it until
-a person accepts it.
+Each passage ("context") is what the generator's loader made of the source, so it is placed
+like any pipeline's text (SPEC §10.1): as an exact quote first (whitespace runs folded,
+exactly once in the corpus or in the one document the set names), else in the rendered
+text or by its words in order. A context placed by those looser tiers becomes the exact
+quote of its source range, and its record is tagged ``needs-review`` and
+``placed:<tier>`` — the span is very likely right, but a person should see it. A context
+no tier places stays an exact quote, and the import keeps its record out with the nearest
+passages as suggestions, never applied. Every record is tagged ``source:<tool>`` and
+starts unreviewed, so the review queue holds it until a person accepts it.
 """
 
 from __future__ import annotations
 
 import hashlib
+import weakref
 
 from labeller.core.anchors import fold_quote
 from labeller.core.canon import canonical_fragment
 from labeller.core.models import Locator
+from labeller.core.passages import NEEDS_REVIEW_TAG, Passage, PassageLocator, Placement
 from labeller.core.project import Project
 from labeller.core.vocab import Place
 from labeller.interop.records import Candidate, Target
@@ -28,15 +33,23 @@ def record_id(tool: str, query: str) -> str:
     return f"{tool}-{hashlib.sha256(query.strip().encode('utf-8')).hexdigest()[:12]}"
 
 
-def context_targets(project: Project, contexts: list[str], doc: str | None = None) -> list[Target]:
-    """The distinct non-blank contexts as quote locators (searched in ``doc`` if given).
+# One locator per project: an import places every record's contexts over the same corpus,
+# and the rendered texts and word lists it makes serve them all.
+_LOCATORS: weakref.WeakKeyDictionary[Project, PassageLocator] = weakref.WeakKeyDictionary()
+
+
+def context_targets(project: Project, contexts: list[str], doc: str | None = None) -> tuple[list[Target], set[str]]:
+    """The distinct non-blank contexts as quote locators (searched in ``doc`` if given), and
+    the looser tiers (``rendered``, ``aligned``) that placed any of them.
 
     A context found exactly once becomes the quote of its place with the whitespace the
     context holds at its edges (a paragraph exported with its line end), pinned to its
     document (``spans.span_locator``: plain when block expansion gives that range back, else
-    exact), so a set labeller exported reads back to the same spans. Any other context
+    exact), so a set labeller exported reads back to the same spans. A context placed by a
+    looser tier becomes the quote of the source range it was placed on. Any other context
     stays an exact quote for the import to refuse with suggestions."""
     out: list[Target] = []
+    tiers: set[str] = set()
     seen: set[str] = set()
     for text in contexts:
         folded = fold_quote(text)
@@ -46,14 +59,28 @@ def context_targets(project: Project, contexts: list[str], doc: str | None = Non
         loc = Locator(doc=doc, quote=text, exact=True)
         if doc is None or doc in project.corpus:
             found = project.resolver.locate(loc)
-            if isinstance(found, Place):
-                try:
+            try:
+                if isinstance(found, Place):
                     loc = span_locator(project, found.doc, *_with_edges(project, found, canonical_fragment(text)))
-                except SpanProblem:
-                    pass  # the exact quote stays, for the import to resolve and report
-
+                else:
+                    placed = _placement(project, doc, text)
+                    if placed is not None:
+                        loc = span_locator(project, placed.place.doc, placed.place.start, placed.place.end)
+                        tiers.add(placed.tier)
+            except SpanProblem:
+                pass  # the exact quote stays, for the import to resolve and report
         out.append(Target("locator", locator=loc))
-    return out
+    return out, tiers
+
+
+def _placement(project: Project, doc: str | None, text: str) -> Placement | None:
+    """Where the rendered or aligned tier places a context no exact quote finds (each
+    context on its own: a test set's contexts come in no document order)."""
+    locator = _LOCATORS.get(project)
+    if locator is None:
+        locator = _LOCATORS[project] = PassageLocator(project.corpus)
+    got = locator.place([Passage(doc, text)], ordered=False)[0]
+    return got if isinstance(got, Placement) and got.tier != "exact" else None
 
 
 def _with_edges(project: Project, place: Place, context: str) -> tuple[int, int]:
@@ -69,9 +96,10 @@ def _with_edges(project: Project, place: Place, context: str) -> tuple[int, int]
 
 def synthetic_candidate(project: Project, tool: str, rid: str, query: str, where: str, contexts: list[str],
                         answer: str, doc: str | None = None, tags: tuple[str, ...] = ()) -> Candidate:
-    targets = context_targets(project, contexts, doc)
+    targets, tiers = context_targets(project, contexts, doc)
+    review = [NEEDS_REVIEW_TAG, *(f"placed:{t}" for t in sorted(tiers))] if tiers else []
     cand = Candidate(rid, query, where, targets,
-                     fields={"expected_answer": answer, "tags": [f"source:{tool}", *tags]})
+                     fields={"expected_answer": answer, "tags": [f"source:{tool}", *tags, *review]})
     if not targets:
         cand.skip = ("no_context", "the record has no context passage, so nothing says where its answer is")
     return cand

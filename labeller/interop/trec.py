@@ -21,7 +21,8 @@ from labeller.display import CONTROL
 from labeller.errors import InvalidInput
 from labeller.interop.files import read_text
 from labeller.interop.format import Exported, Format, Option
-from labeller.interop.qrels import Judgments, candidates_from_judgments, tsv_field
+from labeller.interop.qrels import (CHUNKS_OPTION, Judgments, candidates_from_judgments, through_chunk_file,
+                                   tsv_field)
 from labeller.interop.records import Incoming
 
 
@@ -59,6 +60,8 @@ def read(path: Path, project: Project, options: SimpleNamespace) -> Incoming:
         judgments.add(parts[0], parts[2], parts[3], where)
     candidates, unjudged = candidates_from_judgments(judgments, queries)
     notes = [f"{unjudged} query(ies) in {topics} have no judgments and were not imported"] if unjudged else []
+    if options.chunks:
+        notes += through_chunk_file(project, candidates, options.chunks)
     return Incoming(candidates, notes)
 
 
@@ -89,5 +92,6 @@ def export(project: Project, result: BuildResult, options: SimpleNamespace) -> E
 FORMAT = Format(
     "trec-qrels", "TREC qrels 'qid 0 docid rel' (docid = chunk id); query text from a 'qid<TAB>query' TSV (--queries)",
     read=read, export=export,
-    import_options=(Option("queries", "the query text, one 'query-id<TAB>query' a line", metavar="TSV"),),
+    import_options=(Option("queries", "the query text, one 'query-id<TAB>query' a line", metavar="TSV"),
+                    CHUNKS_OPTION),
     export_options=(Option("queries-out", "also write the 'query-id<TAB>query' topics here", metavar="TSV"),))

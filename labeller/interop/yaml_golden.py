@@ -21,6 +21,7 @@ from labeller.core.build import BuildResult
 from labeller.core.project import Project
 from labeller.display import CONTROL, escape_invisible
 from labeller.errors import InvalidInput
+from labeller.interop.containers import wrong_kind
 from labeller.interop.files import read_text, refuse_unknown_keys, require_str
 from labeller.interop.format import Exported, Format
 from labeller.interop.labels import LabelMapper
@@ -76,7 +77,14 @@ def load_yaml(text: str, path: str):
 
 def read(path: Path, project: Project, options: SimpleNamespace) -> Incoming:
     text = read_text(path, project.config.limits, "YAML golden file")
-    data = load_yaml(text, str(path))
+    reads = "YAML (or JSON) with one top-level key, queries"
+    try:
+        data = load_yaml(text, str(path))
+    except InvalidInput:
+        wrong_kind(text, path, "yaml", reads)  # a CSV need not be YAML at all
+        raise
+    if not isinstance(data, dict) or ("queries" not in data and text.lstrip().startswith("{")):
+        wrong_kind(text, path, "yaml", reads)  # CSV, or the JSON of another tool
     if not isinstance(data, dict):
         raise InvalidInput("the top level must be a mapping with one key, queries", path=str(path))
     refuse_unknown_keys(data, {"queries"}, {"queries"}, f"{path}: top level")

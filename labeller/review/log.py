@@ -29,9 +29,10 @@ from typing import TYPE_CHECKING
 
 from labeller.core.canon import sha256_hex
 from labeller.core.models import Question
+from labeller.diagnostics import Bounded
 from labeller.display import json_dumps
 from labeller.errors import InvalidInput, LabellerError
-from labeller.io import fsync_dir, naming, read_jsonl, refuse_symlink_components
+from labeller.io import fsync_dir, iter_jsonl, naming, read_regular_file, refuse_symlink_components
 
 if TYPE_CHECKING:
     from labeller.config import ProjectConfig
@@ -126,9 +127,13 @@ class LogProblem:
 
 @dataclass
 class ReviewLog:
+    """The entries, and the ignored lines: ``problems`` holds the first ``diagnostics.KEEP`` of
+    them and counts them all (a planted log of millions of ``{}`` lines must not become
+    millions of warnings held in memory)."""
+
     path: Path
     entries: list[ReviewEntry] = field(default_factory=list)
-    problems: list[LogProblem] = field(default_factory=list)
+    problems: Bounded[LogProblem] = field(default_factory=Bounded)
 
     def __post_init__(self) -> None:
         # File order is decision order: timestamps come from reviewers' clocks and may disagree.
@@ -191,8 +196,9 @@ def read_review_log(path: Path) -> ReviewLog:
     if not path.exists() and not path.is_symlink():
         return ReviewLog(path)
     entries: list[ReviewEntry] = []
-    problems: list[LogProblem] = []
-    for jl in read_jsonl(path, max_bytes=MAX_LOG_BYTES, what="review log"):
+    problems: Bounded[LogProblem] = Bounded()
+    data = read_regular_file(path, max_bytes=MAX_LOG_BYTES, what="review log")
+    for jl in iter_jsonl(data, str(path)):  # one line at a time: only entries and the first problems are kept
         if not jl.terminated:  # the last write was cut short
             problems.append(LogProblem(str(path), jl.line, "truncated last line (no newline: a write was "
                                        "interrupted?); ignored and left as it is"))
@@ -272,8 +278,8 @@ def unreviewed_or_stale(config: ProjectConfig, questions: list[Question], log: R
             for rid, s in statuses.items() if s != "reviewed" or rid in no_answer}
 
 
-def build_review_summary(config: ProjectConfig, questions: list[Question]) -> tuple[dict | None, list[str]]:
-    """Review counts for the build summary, and warnings for stderr; never raises.
+def build_review_summary(config: ProjectConfig, questions: list[Question]) -> tuple[dict | None, Bounded[str]]:
+    """Review counts for the build summary, and warnings (the first kept, all counted); never raises.
 
     The build must not depend on the review log, so an unreadable log gives ``None``
     counts and a warning instead of an error.
@@ -281,5 +287,5 @@ def build_review_summary(config: ProjectConfig, questions: list[Question]) -> tu
     try:
         log = read_review_log(config.layout.review_log)
     except LabellerError as exc:
-        return None, [f"review counts skipped: {exc}"]
-    return log.counts(questions), [str(p) for p in log.problems]
+        return None, Bounded([f"review counts skipped: {exc}"])
+    return log.counts(questions), log.problems.map(str)

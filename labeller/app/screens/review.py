@@ -104,7 +104,7 @@ class ReviewScreen(RecordPager):
             head.append_text(plain(f"\n{model.load_error}", "bold red"))
         problems = model.log.problems
         if problems:
-            head.append(f"  review log: {len(problems)} line(s) ignored, first at line {problems[0].line} "
+            head.append(f"  review log: {problems.total:,} line(s) ignored, first at line {problems[0].line} "
                         "(truncated or invalid; left as it is)", style="yellow")
         self.query_one("#rv-head", Static).update(head)
         body.update(record_view(model.project, q, resolve_record(model.project, q)))

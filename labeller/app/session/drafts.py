@@ -11,7 +11,7 @@ is what lets undo keep them and the dirty check compare them by identity.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from functools import cached_property
 from typing import Literal
 
@@ -75,6 +75,7 @@ class Draft:
     tags: tuple[str, ...] = ()
     split: SplitName | None = None
     unanswerable: bool | None = None
+    metadata: dict = field(default_factory=dict)  # carried along untouched: the app does not edit it
 
     @classmethod
     def from_question(cls, q: Question) -> "Draft":
@@ -96,7 +97,8 @@ class Draft:
                    hop=obj["hop"] if obj.get("hop") in ("single", "multi") else "single",
                    tags=tuple(t for t in tags if isinstance(t, str)) if isinstance(tags, list) else (),
                    split=obj.get("split") if obj.get("split") in SPLITS else None,
-                   unanswerable=un if isinstance(un, bool) else None)
+                   unanswerable=un if isinstance(un, bool) else None,
+                   metadata=obj["metadata"] if isinstance(obj.get("metadata"), dict) else {})
 
     def as_json(self) -> dict:
         return record_json(self)

@@ -1,7 +1,8 @@
 """A Python callable as a retriever: how a LangChain, LlamaIndex or home-made pipeline plugs in.
 
 ``fn(query, k)`` returns its ranking, best first, as chunk ids, ``(doc, start, end)`` ranges
-or passage texts (``ChunkSet.resolve`` maps each to a chunk of the chunking being scored),
+or passage texts (``ChunkSet.resolve`` maps each to a chunk of the chunking being scored;
+a passage its pipeline's loader rewrote is placed by the SPEC §10.1 tiers, in rank order),
 so an adapter is one line over the pipeline's own retriever. The ranking is kept as given:
 ranks become descending scores, and a chunk returned twice counts at its first rank only.
 """
@@ -10,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from labeller.core.anchors import QuoteIndex
 from labeller.core.corpus import Corpus
+from labeller.core.passages import PassageLocator
 from labeller.errors import InvalidInput
 from labeller.eval.chunkset import ChunkSet
 from labeller.eval.retrievers.base import Hit
@@ -24,7 +25,7 @@ class FunctionRetriever:
         self.fn = fn
         self.chunks = chunks
         self.corpus = corpus
-        self._index = QuoteIndex(corpus)
+        self._locator = PassageLocator(corpus)  # keeps what it renders and reads across queries
 
     def describe(self) -> dict:
         fn = self.fn
@@ -36,11 +37,9 @@ class FunctionRetriever:
         if isinstance(results, (str, bytes)) or not hasattr(results, "__iter__"):
             raise InvalidInput(f"query {query_id!r}: the retriever callable must return a list of results, got "
                                f"{type(results).__name__}")
-        ids: dict[str, None] = {}
-        for i, result in enumerate(results, 1):
-            try:
-                ids.setdefault(self.chunks.resolve(result, self.corpus, self._index))
-            except InvalidInput as exc:
-                raise InvalidInput(f"query {query_id!r}, result {i}: {exc.reason}") from None
-        ranked = list(ids)[:k]
+        try:
+            resolved = self.chunks.resolve(list(results), self.corpus, self._locator)
+        except InvalidInput as exc:
+            raise InvalidInput(f"query {query_id!r}, {exc.reason}") from None
+        ranked = list(dict.fromkeys(resolved))[:k]
         return [Hit(cid, float(len(ranked) - rank)) for rank, cid in enumerate(ranked)]

@@ -1,0 +1,169 @@
+"""Word alignment of a passage to a document (SPEC §10.1 tier 3).
+
+Some loaders match neither the source nor any rendering of it: they drop a table's pipes
+but keep its cells in another order of spaces, turn list markers into bullets, join a
+heading to the next line. Their words are still the document's words in the same order,
+so the passage's words (``\\w+`` runs, case-folded) are aligned in order to the
+document's words — of its source, else of its rendered text (a loader that read
+``__init__`` as emphasis wrote "init"): the longest common subsequence (rapidfuzz's ``LCSseq``, on word ids)
+decides how many are matched, and the placed span is the tightest run of document words
+that still matches as many.
+
+Candidate places come from the passage's words voting for where they would put its first
+word ("diagonals"): a real occurrence collects the votes of almost every word within a
+few places of one diagonal, so only those few windows are aligned, never the whole
+document against every passage.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+import numpy as np
+from rapidfuzz.distance import LCSseq
+
+from labeller.core.corpus import Corpus
+
+_WORD = re.compile(r"\w+")
+# A word occurring more often than this in a document does not vote ("the", "a"): it
+# would add a vote to thousands of diagonals and pick none.
+MAX_VOTES_PER_WORD = 64
+MAX_CANDIDATES = 16  # windows aligned per passage and document
+
+
+def words(text: str) -> list[str]:
+    """A text's words as aligned: ``\\w+`` runs, case-folded."""
+    return [w.casefold() for w in _WORD.findall(text)]
+
+
+@dataclass
+class DocWords:
+    """One document's words as ids, with each word's source range."""
+
+    ids: list[int]
+    starts: list[int]
+    ends: list[int]
+    at: dict[int, list[int]]  # word id -> its indices in ``ids``
+
+
+@dataclass(frozen=True, slots=True)
+class Alignment:
+    first: int  # index of the first matched document word
+    last: int  # index of the last one
+    matched: int  # passage words matched, in order
+
+    def share(self, n_words: int) -> float:
+        return self.matched / n_words
+
+
+class WordIndex:
+    """The words of a corpus' documents, read on first use per document."""
+
+    def __init__(self, corpus: Corpus) -> None:
+        self.corpus = corpus
+        self.vocab: dict[str, int] = {}
+        self._docs: dict[tuple[str, bool], DocWords] = {}
+
+    def ids(self, passage_words: list[str]) -> list[int]:
+        """Word ids of a passage; a word no document has gets -1 (it can match nothing)."""
+        return [self.vocab.get(w, -1) for w in passage_words]
+
+    def doc(self, doc_id: str, text: str | None = None, source: np.ndarray | None = None) -> DocWords:
+        """A document's words: of its source, or of ``text`` (its rendered text, whose
+        characters come from the source offsets ``source``), read once per key."""
+        key = (doc_id, text is not None)
+        found = self._docs.get(key)
+        if found is None:
+            vocab = self.vocab
+            ids: list[int] = []
+            starts: list[int] = []
+            ends: list[int] = []
+            at: dict[int, list[int]] = {}
+            for m in _WORD.finditer(self.corpus[doc_id].text if text is None else text):
+                wid = vocab.setdefault(m.group().casefold(), len(vocab))
+                at.setdefault(wid, []).append(len(ids))
+                ids.append(wid)
+                if source is None:
+                    starts.append(m.start())
+                    ends.append(m.end())
+                else:
+                    starts.append(int(source[m.start()]))
+                    ends.append(int(source[m.end() - 1]) + 1)
+            found = self._docs[key] = DocWords(ids, starts, ends, at)
+        return found
+
+
+def align(passage: list[int], doc: DocWords, min_share: float) -> list[Alignment]:
+    """Every distinct place in ``doc`` where at least ``min_share`` of the passage's words
+    match in order, each as its tightest alignment, in document order."""
+    m = len(passage)
+    need = max(1, math.ceil(min_share * m - 1e-9))
+    votes: Counter[int] = Counter()
+    voters = 0
+    for i, wid in enumerate(passage):
+        where = doc.at.get(wid)
+        if where is None or len(where) > MAX_VOTES_PER_WORD:
+            continue
+        voters += 1
+        votes.update(j - i for j in where)
+    if not voters:
+        return []
+    band = max(4, m // 8)  # insertions and deletions move a match off its diagonal by this much
+    buckets: Counter[int] = Counter()
+    for diag, count in votes.items():
+        buckets[diag // band] += count
+    scores = {b: buckets[b - 1] + buckets[b] + buckets[b + 1] for b in buckets}
+    floor = max(1.0, voters * min_share / 2)
+    peaks: list[int] = []
+    for b, total in sorted(scores.items(), key=lambda kv: (-kv[1], kv[0])):
+        if total < floor or len(peaks) >= MAX_CANDIDATES:
+            break
+        if all(abs(b - p) > 2 for p in peaks):
+            peaks.append(b)
+    found: list[Alignment] = []
+    n = len(doc.ids)
+    for b in peaks:  # the bucket and its neighbours, with room for as many inserted words as the passage has
+        lo, hi = max(0, (b - 1) * band - m // 2), min(n, (b + 2) * band + 2 * m)
+        if hi <= lo:
+            continue
+        while hi > lo:  # every disjoint alignment in the window, from its end back
+            best = int(LCSseq.similarity(passage, doc.ids[lo:hi]))
+            if best < need:
+                break
+            a = _tightest(passage, doc.ids, lo, hi, best)
+            found.append(a)
+            hi = a.first
+    found.sort(key=lambda a: (a.first, -a.matched))
+    distinct: list[Alignment] = []
+    for a in found:  # two windows of one occurrence give overlapping alignments: keep the better
+        if distinct and a.first <= distinct[-1].last:
+            if a.matched > distinct[-1].matched:
+                distinct[-1] = a
+            continue
+        distinct.append(a)
+    return distinct
+
+
+def _tightest(passage: list[int], ids: list[int], lo: int, hi: int, best: int) -> Alignment:
+    """The shortest run ``ids[s:e]`` inside ``[lo, hi)`` that still matches ``best`` words:
+    the latest start keeping ``best`` (the match count only falls as the start moves right),
+    then the earliest end."""
+    a, b = lo, hi - 1
+    while a < b:
+        mid = (a + b + 1) // 2
+        if LCSseq.similarity(passage, ids[mid:hi]) == best:
+            a = mid
+        else:
+            b = mid - 1
+    start = a
+    a, b = start + 1, hi
+    while a < b:
+        mid = (a + b) // 2
+        if LCSseq.similarity(passage, ids[start:mid]) == best:
+            b = mid
+        else:
+            a = mid + 1
+    return Alignment(start, a - 1, best)

@@ -1,0 +1,295 @@
+"""Placing a pipeline's text on the corpus (SPEC §10.1): one locator for every path that
+takes passages a pipeline wrote — chunk files, a retriever callable's results, the
+contexts of a synthetic test set.
+
+A label's quote is the author's own copy of the source and stays strict (SPEC §2); a
+pipeline's passage is what its loader made of the source, so it is placed in tiers, the
+first that finds it winning, and the tier is recorded with the place so every report can
+say how much of a chunking was placed by which rule:
+
+1. ``exact`` — as a quote (whitespace runs fold);
+2. ``rendered`` — in the document's rendered text (``rendered.render``), typographic
+   variants folded;
+3. ``aligned`` — the passage's words aligned in order to the document's words (of its
+   source, else of its rendered text; ``aligned.align``), accepted from ``min_share`` of
+   them matched.
+
+Passages come in order when a pipeline emitted them in order (a chunk file, one ranking):
+then a passage found several times in its document takes the first occurrence starting at
+or after the previous passage of that document, which is what the splitter meant. A passage
+is refused only when no tier finds it, or when it is found several times and order cannot
+decide (no document named and several documents have it; or every occurrence lies before
+the previous passage).
+
+Each tier searches all its passages in one pass per document (an Aho-Corasick automaton of
+their first ``PREFIX`` characters, each candidate then compared whole), and renders or
+reads the words of only the documents a later tier needs.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from labeller.core.anchors import QuoteIndex, automaton, fold_text
+from labeller.core.canon import canonical_fragment
+from labeller.core.corpus import Corpus
+from labeller.core.passages.aligned import Alignment, WordIndex, align, words
+from labeller.core.passages.rendered import RenderedText, fold_passage, render
+from labeller.core.vocab import Place
+
+TIERS = ("exact", "rendered", "aligned")
+MIN_SHARE = 0.95
+# The rules' version: part of every cached placement's key (the rendering, the folding,
+# the alignment and the order rule all decide where a passage lands).
+LOCATOR_VERSION = "passages-v1"
+PREFIX = 64  # passages are searched by their first PREFIX folded characters, then compared whole
+MAX_OCCURRENCES = 10_000  # kept per passage and document: the order rule needs more than the first
+MAX_LISTED = 10  # occurrences named in a refusal
+
+
+@dataclass(frozen=True, slots=True)
+class Placement:
+    """Where a passage was placed, and by which tier (``share``: the matched share of its
+    words, for ``aligned``)."""
+
+    place: Place
+    tier: str
+    share: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Passage:
+    """A passage to place (``text``), in ``doc`` or anywhere; or, with ``place``, a passage
+    whose place is known (a chunk given by offsets), which only moves the order on."""
+
+    doc: str | None
+    text: str | None = None
+    place: Place | None = None
+
+
+class PassageLocator:
+    """Places passages on one corpus; the rendered texts and word lists it makes are kept
+    for its later calls."""
+
+    def __init__(self, corpus: Corpus, index: QuoteIndex | None = None, min_share: float = MIN_SHARE) -> None:
+        if not 0 < min_share <= 1:
+            raise ValueError(f"min_share must be in (0, 1], got {min_share}")
+        self.corpus = corpus
+        self.index = index or QuoteIndex(corpus)
+        self.min_share = min_share
+        self._rendered: dict[str, RenderedText] = {}
+        self._words: WordIndex | None = None
+
+    def rendered(self, doc_id: str) -> RenderedText:
+        found = self._rendered.get(doc_id)
+        if found is None:
+            found = self._rendered[doc_id] = render(self.corpus[doc_id].text)
+        return found
+
+    def place(self, passages: Sequence[Passage], ordered: bool) -> list[Placement | str | None]:
+        """Each passage's placement, or why it has none (a sentence); None for a passage
+        given by its place.
+
+        In order, a passage that names its document is searched from where the previous
+        one of that document was found (``_in_order``): a splitter's next chunk starts a
+        little later, so each search reads a few hundred characters, not the document.
+        The others are searched all at once, one automaton pass per tier."""
+        todo = [i for i, p in enumerate(passages) if p.place is None and p.text is not None]
+        batch = [i for i in todo if not ordered or passages[i].doc is None]
+        found: dict[int, tuple[str, list[_Candidate]]] = {}
+        exact = {i: fold_text(canonical_fragment(passages[i].text or "")) for i in batch}
+        self._search("exact", exact, passages, found, self._exact_texts)
+        left = [i for i in batch if i not in found]
+        rendered = {i: fold_passage(canonical_fragment(passages[i].text or "")) for i in left}
+        self._search("rendered", {i: n for i, n in rendered.items() if n}, passages, found, self._rendered_texts)
+        for i in (i for i in batch if i not in found):
+            self._align(i, passages[i], found)
+        out: list[Placement | str | None] = []
+        previous: dict[str, int] = {}  # doc -> start of its last placed passage
+        in_batch = set(batch)
+        resume: dict[tuple[str, str], tuple[int, int]] = {}  # (tier, doc) -> last match: (source start, tier offset)
+        for i, p in enumerate(passages):
+            if p.place is not None:
+                previous[p.place.doc] = p.place.start
+                out.append(None)
+                continue
+            if i in in_batch:
+                got = self._choose(p, found.get(i), previous if ordered else None)
+            else:
+                got = self._in_order(p, previous, resume)
+            if isinstance(got, Placement):
+                previous[got.place.doc] = got.place.start
+            out.append(got)
+        return out
+
+    def _in_order(self, p: Passage, previous: dict[str, int],
+                  resume: dict[tuple[str, str], tuple[int, int]]) -> Placement | str:
+        """A passage of a named document, in file order: the first occurrence at or after
+        the previous passage of that document, tier by tier; a tier that finds it only
+        before falls back to the general choice (unique, or refused as ambiguous)."""
+        assert p.doc is not None and p.text is not None
+        doc, prev = p.doc, previous.get(p.doc, 0)
+        fragment = canonical_fragment(p.text)
+        for tier in ("exact", "rendered"):
+            needle = fold_text(fragment) if tier == "exact" else fold_passage(fragment)
+            if not needle:
+                continue
+            folded, to_place = self._exact_view(doc) if tier == "exact" else self._rendered_view_places(doc)
+            at_source, at = resume.get((tier, doc), (0, 0))
+            pos = folded.find(needle, at if at_source <= prev else 0)
+            while pos != -1:
+                place = to_place(pos, len(needle))
+                if place.start >= prev:
+                    resume[(tier, doc)] = (place.start, pos)
+                    return Placement(place, tier)
+                pos = folded.find(needle, pos + 1)
+            cands = [_Candidate(to_place(q, len(needle))) for q in _occurrences(folded, needle)]
+            if cands:
+                return self._choose(p, (tier, cands), previous)
+        found: dict[int, tuple[str, list[_Candidate]]] = {}
+        self._align(0, p, found)
+        return self._choose(p, found.get(0), previous)
+
+    # -- tiers 1 and 2: literal search ----------------------------------------------------
+
+    def _exact_view(self, doc_id: str) -> tuple[str, Callable[[int, int], Place]]:
+        """A document's whitespace-folded text, and the place of a match in it."""
+        fd = self.index.folded(doc_id)
+        text, folded = fd.doc.text, fd.folded
+
+        def to_place(fstart: int, flen: int) -> Place:
+            occ = fd.occurrence(fstart, flen)
+            end = occ.end
+            if folded[fstart + flen - 1] == " ":  # a trailing whitespace run is matched whole
+                while end < len(text) and text[end].isspace():
+                    end += 1
+            return Place(occ.doc_id, occ.start, end)
+
+        return folded, to_place
+
+    def _rendered_view_places(self, doc_id: str) -> tuple[str, Callable[[int, int], Place]]:
+        """A document's rendered text, and the source place of a match in it."""
+        r = self.rendered(doc_id)
+        return r.text, lambda fstart, flen: Place(doc_id, *r.span(fstart, fstart + flen))
+
+    def _exact_texts(self, docs: Iterable[str]) -> Iterable[tuple[str, str, Callable[[int, int], Place]]]:
+        return ((d, *self._exact_view(d)) for d in docs)
+
+    def _rendered_texts(self, docs: Iterable[str]) -> Iterable[tuple[str, str, Callable[[int, int], Place]]]:
+        return ((d, *self._rendered_view_places(d)) for d in docs)
+
+    def _search(self, tier: str, needles: dict[int, str], passages: Sequence[Passage],
+                found: dict[int, tuple[str, list[_Candidate]]],
+                texts: Callable[[Iterable[str]], Iterable[tuple[str, str, Callable[[int, int], Place]]]]) -> None:
+        """Every occurrence of each needle in its document (or anywhere), into ``found``."""
+        if not needles:
+            return
+        by_prefix: dict[str, set[str]] = {}
+        for needle in needles.values():
+            by_prefix.setdefault(needle[:PREFIX], set()).add(needle)
+        auto = automaton(sorted(by_prefix))
+        wanted = {passages[i].doc for i in needles}
+        docs = self.corpus.docs if None in wanted else sorted(d for d in wanted if d is not None)
+        hits: dict[str, dict[str, list[Place]]] = {}  # needle -> doc -> places
+        for doc_id, folded, to_place in texts(docs):
+            for end_idx, prefix in auto.iter(folded):
+                fstart = end_idx - len(prefix) + 1
+                for needle in by_prefix[prefix]:
+                    if folded.startswith(needle, fstart):
+                        places = hits.setdefault(needle, {}).setdefault(doc_id, [])
+                        if len(places) < MAX_OCCURRENCES:
+                            places.append(to_place(fstart, len(needle)))
+        for i, needle in needles.items():
+            per_doc = hits.get(needle, {})
+            doc = passages[i].doc
+            cands = [_Candidate(pl) for d in ([doc] if doc is not None else sorted(per_doc))
+                     for pl in per_doc.get(d, ())]
+            if cands:
+                found[i] = (tier, cands)
+
+    # -- tier 3: word alignment -----------------------------------------------------------
+
+    def _align(self, i: int, passage: Passage, found: dict[int, tuple[str, list[_Candidate]]]) -> None:
+        if self._words is None:
+            self._words = WordIndex(self.corpus)
+        index = self._words
+        pw = words(canonical_fragment(passage.text or ""))
+        if not pw:
+            return
+        docs = [passage.doc] if passage.doc is not None else self.corpus.docs
+        for rendered in (False, True):  # the source's words, else the rendered text's
+            views = {d: index.doc(d, *self._rendered_view(d)) if rendered else index.doc(d) for d in docs}
+            ids = index.ids(pw)  # after the views: the vocabulary holds their words
+            need = math.ceil(self.min_share * len(ids) - 1e-9)
+            cands: list[_Candidate] = []
+            for doc_id, dw in views.items():
+                if passage.doc is None and sum(1 for w in ids if w in dw.at) < need:
+                    continue  # too few of its words occur here at all
+                for a in align(ids, dw, self.min_share):
+                    cands.append(_Candidate(Place(doc_id, dw.starts[a.first], dw.ends[a.last]), a, len(ids)))
+            if cands:
+                found[i] = ("aligned", cands)
+                return
+
+    def _rendered_view(self, doc_id: str) -> tuple[str, np.ndarray]:
+        r = self.rendered(doc_id)
+        return r.text, r.source
+
+    # -- the choice among occurrences ----------------------------------------------------
+
+    def _choose(self, p: Passage, hit: tuple[str, list[_Candidate]] | None,
+                previous: dict[str, int] | None) -> Placement | str:
+        where = f"in {p.doc}" if p.doc is not None else "in the corpus"
+        if hit is None:
+            return (f"text not found {where} (matched exactly with whitespace runs folded, in the rendered text, "
+                    f"and by its words in order: under {self.min_share:.0%} of them)")
+        tier, cands = hit
+        pick = cands
+        if len(pick) > 1 and previous is not None:  # in file order: at or after the previous chunk of its document
+            pick = [c for c in pick if c.place.start >= previous.get(c.place.doc, 0)]
+        if len(pick) > 1 and tier == "aligned":  # the best alignment, when one is better
+            top = max(c.matched for c in pick)
+            pick = [c for c in pick if c.matched == top]
+        if len(pick) > 1 and previous is not None and len({c.place.doc for c in pick}) == 1:
+            pick = pick[:1]
+        if len(pick) == 1:
+            c = pick[0]
+            return Placement(c.place, tier, c.share if tier == "aligned" else None)
+        listed = cands[:MAX_LISTED]
+        at = ", ".join(self.corpus[c.place.doc].where(c.place.start) for c in listed)
+        more = f" and {len(cands) - len(listed)} more" if len(cands) > len(listed) else ""
+        how = "" if tier == "exact" else f" (by its {'rendered text' if tier == 'rendered' else 'words'})"
+        after = ""
+        if previous is not None and not pick and p.doc is not None:
+            after = f", none of them at or after the previous chunk of {p.doc}"
+        return (f"text is ambiguous{how}: found {len(cands)} times {where}, at {at}{more}{after}; give its doc, "
+                "or start and end")
+
+
+def _occurrences(text: str, needle: str) -> Iterator[int]:
+    """Every start of ``needle`` in ``text``, overlapping ones included, up to ``MAX_OCCURRENCES``."""
+    pos = text.find(needle)
+    n = 0
+    while pos != -1 and n < MAX_OCCURRENCES:
+        yield pos
+        n += 1
+        pos = text.find(needle, pos + 1)
+
+
+@dataclass(frozen=True, slots=True)
+class _Candidate:
+    place: Place
+    alignment: Alignment | None = None
+    n_words: int = 0
+
+    @property
+    def matched(self) -> int:
+        return self.alignment.matched if self.alignment else 0
+
+    @property
+    def share(self) -> float | None:
+        return round(self.alignment.share(self.n_words), 4) if self.alignment else None
