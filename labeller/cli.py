@@ -37,6 +37,7 @@ COMMANDS: dict[str, str] = {
     "export": "labeller.commands.export",
     "import": "labeller.commands.import_",
     "leaks": "labeller.commands.leaks",
+    "merge-driver": "labeller.commands.merge_driver",
     "new": "labeller.commands.new",
     "review": "labeller.commands.review",
     "runs": "labeller.commands.runs",

@@ -43,6 +43,16 @@ QUESTIONS = """\
 # (safe to delete) and local state (the app's autosave journal, the eval run history).
 GITIGNORE = f"# labeller's caches and local state; never commit them.\n{CACHE_DIR}/\n{STATE_DIR}/\n"
 
+# git merges these files by record with `labeller merge-driver` once `merge.labeller.driver` is
+# configured (README); without that configuration git falls back to its line merge.
+GITATTRIBUTES = """\
+# labeller's merge driver: two branches that add different questions merge cleanly.
+# Enable it once per clone: git config merge.labeller.driver "labeller merge-driver %O %A %B"
+golden/questions.jsonl merge=labeller
+golden/judgments.jsonl merge=labeller
+golden/reviews.jsonl merge=labeller
+"""
+
 WELCOME = """\
 ---
 title: Welcome
@@ -68,6 +78,8 @@ def run(args: argparse.Namespace) -> int:
     atomic_write_text(layout.questions, QUESTIONS)
     atomic_write_text(layout.corpus / "welcome.md", WELCOME)
     atomic_write_text(layout.root / ".gitignore", GITIGNORE)
-    print(f"created {visible_line(str(root))}/: labeller.toml, corpus/welcome.md, golden/questions.jsonl, .gitignore")
+    atomic_write_text(layout.root / ".gitattributes", GITATTRIBUTES)
+    print(f"created {visible_line(str(root))}/: labeller.toml, corpus/welcome.md, golden/questions.jsonl, .gitignore, "
+          ".gitattributes")
     print(f"next: cd {visible_line(str(root))} && labeller")
     return 0
