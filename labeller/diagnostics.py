@@ -12,13 +12,14 @@ cut at ``MESSAGE_CHARS`` (``shorten``).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Sequence
 from itertools import islice
 from typing import TypeVar
 
 from rich.console import Console
 
-from labeller.display import safe_line
+from labeller.display import safe_line, visible_line
 
 T = TypeVar("T")
 U = TypeVar("U")
@@ -107,3 +108,29 @@ def print_kind(console: Console, found: Bounded[T], render: Callable[[T], str], 
                limit: int = TEXT_LIMIT) -> None:
     """``print_bounded`` for a ``Bounded``: each kept item as ``render(item)`` gives it."""
     print_bounded(console, (render(item) for item in found), found.total, what, listed=len(found), limit=limit)
+
+
+# Every ASCII punctuation character CommonMark lets a backslash escape: a cell of a PR comment
+# is text someone else wrote, and must stay text — no link, image, HTML tag, code span, table
+# pipe or @mention made from a quote.
+_MARKDOWN_SPECIAL = re.compile(r"""([!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~])""")
+CELL_CHARS = 200  # one Markdown table cell
+
+
+def markdown_cell(text: str, limit: int = CELL_CHARS) -> str:
+    """``text`` as one literal Markdown table cell: cut at ``limit``, on one line (newlines as ⏎,
+    controls visible), every Markdown punctuation character escaped."""
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", visible_line(shorten(text, limit)))
+
+
+def markdown_table(header: Sequence[str], rows: Iterable[Sequence[str]], total: int, what: str, *,
+                   listed: int | None = None, limit: int = TEXT_LIMIT) -> list[str]:
+    """A Markdown table of the first ``limit`` rows (each cell escaped by ``markdown_cell``),
+    then ``more_line``'s line for the rest: sized for a pull-request comment."""
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    shown = 0
+    for row in islice(rows, limit):
+        lines.append("| " + " | ".join(markdown_cell(cell) for cell in row) + " |")
+        shown += 1
+    tail = more_line(shown, total, what, listed)
+    return lines + ([f"\n{tail}"] if tail else [])

@@ -9,14 +9,15 @@ from rich.table import Table
 from rich.text import Text
 
 from labeller.commands.common import add_format_option, add_project_options, console, project_from
-from labeller.commands.refusals import report_refusals
+from labeller.commands.check_markdown import drift_markdown, refusals_markdown
+from labeller.commands.refusals import refusals_exit_code, report_refusals
 from labeller.commands.review_status import counts_line, print_pending
 from labeller.core.build import build, write_artifacts
 from labeller.core.check import Drift, check
 from labeller.core.hitrules import hit_rule_forms
 from labeller.diagnostics import Bounded, listing, print_bounded, print_kind, safe_short
 from labeller.display import json_dumps, safe_line
-from labeller.errors import EXIT_OK, EXIT_REFUSED
+from labeller.errors import EXIT_OK, EXIT_REFUSED, InvalidInput
 from labeller.interop.near_duplicates import NearDuplicates, describe, near_duplicates
 from labeller.review.log import build_review_summary, unreviewed_or_stale
 
@@ -30,11 +31,13 @@ def register(sub) -> None:
     p.add_argument("--check", action="store_true", help="compare a fresh in-memory build with the committed files")
     p.add_argument("--require-reviewed", action="store_true", help="with --check: also exit 1 while any record is "
                    "unreviewed, flagged or changed since its review (golden/reviews.jsonl)")
-    add_format_option(p)
+    add_format_option(p, "markdown")  # markdown: with --check, a pull-request comment (check_markdown.py)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.format == "markdown" and not args.check:
+        raise InvalidInput("--format markdown goes with --check (a pull-request comment of what the check found)")
     project = project_from(args)
     questions = project.load_questions().questions
     result = build(project, questions)
@@ -45,13 +48,18 @@ def run(args: argparse.Namespace) -> int:
     print_warnings(args.format, review_warnings, similar)
     summary = result.summary | {"review": review}  # a copy: the build result may be shared through the cache
     out = console()
+    if not result.ok and args.format == "markdown":
+        print(refusals_markdown(result.refusals))
+        return refusals_exit_code(result.refusals)
     if not result.ok:
         return report_refusals(project, result, args.format, "build refused", "nothing was written", summary,
                                extra=warnings)
     if args.check:
         drift = check(result, project.config.layout.artifact, project.config.layout.manifest)
         pending = unreviewed_or_stale(project.config, questions) if args.require_reviewed else {}
-        if args.format == "json":
+        if args.format == "markdown":
+            print(drift_markdown(drift, pending, project.config.layout))
+        elif args.format == "json":
             print(json_dumps({"ok": drift.ok and not pending, "errors": [], "drift": drift.as_json(),
                               "summary": summary, "not_reviewed": pending} | warnings, indent=2, sort_keys=True))
         else:

@@ -32,8 +32,9 @@ def add_root_options(p: argparse.ArgumentParser) -> None:
                    "work tree, else the root); refused by default")
 
 
-def add_format_option(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--format", choices=("text", "json"), default="text", help="output format")
+def add_format_option(p: argparse.ArgumentParser, *more: str) -> None:
+    """``--format text|json``, and the ``more`` formats this command also writes (``markdown``)."""
+    p.add_argument("--format", choices=("text", "json", *more), default="text", help="output format")
 
 
 def add_filter_options(p: argparse.ArgumentParser) -> None:
