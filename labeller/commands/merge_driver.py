@@ -37,9 +37,9 @@ def register(sub) -> None:
 
 def run(args: argparse.Namespace) -> int:
     paths = [Path(args.base), Path(args.ours), Path(args.theirs)]
-    data = [read_regular_file(p, max_bytes=MAX_BYTES, what=f"{what} version")
-            for p, what in zip(paths, ("base", "ours", "theirs"))]
-    merged = merge_bytes(*data, names=(f"base {args.base}", f"ours {args.ours}", f"theirs {args.theirs}"))
+    base, ours, theirs = (read_regular_file(p, max_bytes=MAX_BYTES, what=f"{what} version")
+                          for p, what in zip(paths, ("base", "ours", "theirs")))
+    merged = merge_bytes(base, ours, theirs, names=(f"base {args.base}", f"ours {args.ours}", f"theirs {args.theirs}"))
     atomic_write_text(paths[1], merged.text)
     err = console(stderr=True)
     if merged.theirs_comments_differ:
