@@ -94,6 +94,13 @@ def test_comments_of_a_record_the_merge_removes_stay_with_the_next_record():
 def test_their_comment_edits_are_reported_not_merged():
     m = merged(text("// h", A), text("// h", A), text("// h2", A, B))
     assert m.text == text("// h", A, B).decode() and m.theirs_comments_differ
+    assert not merged(text("// h", A), text("// h2", A), text("// h2", A, B)).theirs_comments_differ  # none lost
+
+
+def test_identical_sides_are_still_checked(tmp_path):
+    paths = write3(tmp_path, text(A), b"\xff\n", b"\xff\n")
+    assert main(["merge-driver", *map(str, paths)]) == 2
+    assert paths[1].read_bytes() == b"\xff\n"
 
 
 def test_crlf_bom_and_a_missing_final_newline_of_ours_are_kept():

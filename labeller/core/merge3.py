@@ -136,7 +136,8 @@ def merge(base: Side, ours: Side, theirs: Side) -> Merged:
     text = "".join(line + ours.eol for line in out)
     if not ours.ends_with_newline and out and not conflicts:
         text = text[: -len(ours.eol)]
-    return Merged((BOM if ours.bom else "") + text, conflicts, theirs.comments != base.comments)
+    lost = theirs.comments not in (base.comments, ours.comments)  # theirs changed comments ours lacks
+    return Merged((BOM if ours.bom else "") + text, conflicts, lost)
 
 
 def _resolve(b: str | None, o: str | None, t: str | None) -> tuple[str | None, bool]:
@@ -153,8 +154,8 @@ def _resolve(b: str | None, o: str | None, t: str | None) -> tuple[str | None, b
 def merge_bytes(base: bytes, ours: bytes, theirs: bytes, names: tuple[str, str, str]) -> Merged:
     """Parse the three versions (``names`` for the error messages) and merge them. Identical
     sides are the result as they are (git itself never calls a driver for them)."""
-    if ours == theirs:
-        return Merged(ours.decode("utf-8", errors="surrogateescape"), [], False)
     sides = [read_side(data, name) for data, name in zip((base, ours, theirs), names)]
+    if ours == theirs:  # valid, as read_side has just checked: UTF-8 throughout
+        return Merged(ours.decode("utf-8"), [], False)
     return merge(*sides)
 
