@@ -119,12 +119,12 @@ def test_review_log_entries_are_keyed_by_the_whole_line_and_unioned_in_order():
 
 
 def test_judgments_are_keyed_by_question_judge_and_locator():
-    def judgment(relevant: bool, judge: str = "ann", quote: str = "x") -> str:
-        return json.dumps({"query_id": "q1", "doc": "d.md", "quote": quote, "relevant": relevant, "judge": judge})
+    def judgment(relevant: bool, judge: str = "ann", **note: str) -> str:
+        return json.dumps({"query_id": "q1", "doc": "d.md", "quote": "x", "relevant": relevant, "judge": judge, **note})
     base = text(judgment(True))
     m = merged(base, text(judgment(False)), text(judgment(True), judgment(True, "bob")))
-    assert m.text == text(judgment(False), judgment(True, "bob")).decode()
-    conflict = merged(base, text(judgment(False)), text(judgment(True, quote="x") .replace("}", ', "note": "n"}')))
+    assert m.text == text(judgment(False), judgment(True, "bob")).decode()  # re-judged by ours, bob's added
+    conflict = merged(base, text(judgment(False)), text(judgment(True, note="n")))
     assert conflict.conflicts == ['judgment query_id "q1" judge "ann"']
 
 

@@ -49,6 +49,8 @@ class Side:
 
 @dataclass
 class Merged:
+    """The merged text, and what the driver reports: the conflicts and whether theirs' comments were lost."""
+
     text: str
     conflicts: list[str]  # the conflicting records' labels, in output order
     theirs_comments_differ: bool
