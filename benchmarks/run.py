@@ -414,6 +414,7 @@ class Bench:
             ratio.runs.append(times[2 * n] / times[n])
         self.hostile_quote()
         self.hostile_memory()
+        importlib.import_module("hostile_resolution").measure(self)  # issue 23: hostile questions files
 
     def hostile_quote(self) -> None:
         from labeller.core.corpus import load_corpus

@@ -251,7 +251,7 @@ class QuoteIndex:
                     else:
                         found[q].counts[fd.doc.doc_id] += 1
             return found
-        auto = automaton(needles) if len(needles) >= _AUTOMATON_MIN_QUOTES else None
+        auto = search_automaton(needles) if len(needles) >= _AUTOMATON_MIN_QUOTES else None
         for fd in [self.folded(doc_id)] if doc_id is not None else self.docs:
             for q, (n, ranges) in document_hits(fd, auto, needles).items():
                 found[q].extend(Occurrence(fd.doc.doc_id, s, e) for s, e in ranges)
@@ -274,15 +274,16 @@ class QuoteIndex:
         stored = cache.get(LAST_SEARCH, SEARCH_CODEC)
         previous = stored[1] if isinstance(stored, tuple) and len(stored) == 2 and stored[0] == digest else {}
         per_doc: dict[str, tuple[str, DocHits]] = {}
-        auto = None
+        autos: list = []  # the automaton, once a document needs searching
         for doc in self.corpus:
             known = previous.get(doc.doc_id)
             if known is not None and known[0] == doc.sha256:
                 per_doc[doc.doc_id] = known
                 continue
-            auto = auto or automaton(needles)
-            per_doc[doc.doc_id] = (doc.sha256, document_hits(self.folded(doc.doc_id), auto, needles))
-        if auto is not None or len(per_doc) != len(previous):
+            if not autos:
+                autos.append(search_automaton(needles))
+            per_doc[doc.doc_id] = (doc.sha256, document_hits(self.folded(doc.doc_id), autos[0], needles))
+        if autos or len(per_doc) != len(previous):
             cache.put(LAST_SEARCH, (digest, per_doc), SEARCH_CODEC)
         found: dict[str, Hits] = {q: Hits() for q in needles}
         for doc_id, (_, hits) in per_doc.items():  # corpus order: sorted by doc_id
@@ -324,16 +325,19 @@ def needles_digest(needles: list[str]) -> str:
     return hashlib.sha256("\n".join(needles).encode("utf-8")).hexdigest()
 
 
-def automaton(needles: list[str]) -> ahocorasick.Automaton | None:
-    """The Aho-Corasick automaton of the needles short enough for it (``None`` if none is)."""
-    short = [q for q in needles if len(q) <= AUTOMATON_MAX_NEEDLE]
-    if not short:
-        return None
+def automaton(needles: list[str]) -> ahocorasick.Automaton:
     auto = ahocorasick.Automaton()
-    for q in short:
+    for q in needles:
         auto.add_word(q, q)
     auto.make_automaton()
     return auto
+
+
+def search_automaton(needles: list[str]) -> ahocorasick.Automaton | None:
+    """The automaton of the needles short enough for it (``None`` if none is): the others
+    are ``document_hits``'s to search one by one."""
+    short = [q for q in needles if len(q) <= AUTOMATON_MAX_NEEDLE]
+    return automaton(short) if short else None
 
 
 def document_hits(fd: FoldedDocument, auto: ahocorasick.Automaton | None, needles) -> DocHits:
@@ -391,10 +395,10 @@ def find_overlapping(haystack: str, needle: str):
             yield pos
             pos = haystack.find(needle, pos + 1)
         return
-    period = tail = None
+    period, tail = 0, ""
     while pos != -1:
         yield pos
-        if period is None:
+        if not period:
             period = smallest_period(needle)
             tail = needle[m - period:]
         if period < m and haystack.startswith(tail, pos + m):

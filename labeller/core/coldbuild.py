@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from labeller.core import parallel
-from labeller.core.anchors import LAST_SEARCH, SEARCH_CODEC, FoldedDocument, automaton, document_hits, needles_digest
+from labeller.core.anchors import LAST_SEARCH, SEARCH_CODEC, FoldedDocument, document_hits, needles_digest, search_automaton
 from labeller.core.cache import DigestCache
 from labeller.core.chunkers import ROWS_CODEC, Chunker, chunk_key
 from labeller.core.corpus import Document
@@ -74,7 +74,7 @@ def _prepare_document(doc: Document, *, chunker: Chunker, needles: tuple[str, ..
     if needles:
         if needles not in _AUTOMATA:
             _AUTOMATA.clear()
-            _AUTOMATA[needles] = automaton(list(needles))
+            _AUTOMATA[needles] = search_automaton(list(needles))
         auto = _AUTOMATA[needles]
         hits = document_hits(FoldedDocument(doc), auto, needles)
     windows = None

@@ -186,7 +186,7 @@ class Sides:
                          _common_after(self.text, p + length, ofd.folded, q + length))
                         for i, (ofd, q) in enumerate(occurrences) if i != target), reverse=True)
         self.befores = [-before for before, _ in sides]  # ascending, for bisect
-        self.most_after = []  # the longest agreement after among the first k + 1 sides
+        self.most_after: list[int] = []  # the longest agreement after among the first k + 1 sides
         for _, after in sides:
             self.most_after.append(max(after, self.most_after[-1]) if self.most_after else after)
 
