@@ -53,14 +53,16 @@ class WorkBudget:
         return WorkBudget(units, self)
 
     def afford(self, units: int) -> bool:
-        budgets = [self] if self.parent is None else [self, self.parent]
-        if any(b.left < units for b in budgets):
-            for b in budgets:
+        """Spend ``units`` (work already done is charged too): whether the budget covered
+        them. One that did not is empty from then on, so the next ask costs nothing."""
+        covered = True
+        for b in [self] if self.parent is None else [self, self.parent]:
+            if b.left < units:
+                covered = False
                 b.spent = True
-            return False
-        for b in budgets:
-            b.left -= units
-        return True
+            b.left = max(0, b.left - units)
+        self.spent |= not covered
+        return covered
 
 
 # A build's units for the help of ambiguous quotes, and a record's share (measured: a unit
