@@ -6,7 +6,7 @@ document, the questions file at two or three sizes up to the default 1 MiB bound
 - ``prefix``: records of a 3-word quote with a 4,000-word prefix (once 95 s for one record:
   the context was compared character by character at every occurrence);
 - ``short``: records of 64 ambiguous two-letter quotes (1 MiB once took 1,313 s and 1.3 GB);
-- ``long``: one ambiguous quote of about 600 KB (once over 120 s and 19 MB printed).
+- ``long``: one ambiguous quote of 60 % of the file, 600 KB at 1 MiB (once over 120 s and 19 MB printed).
 
 Each size reports wall time and peak memory; the exponent between the smallest and the
 largest size (``log(t2 / t1) / log(s2 / s1)``) is about 1 when the growth is linear, 2 when
@@ -35,12 +35,12 @@ _REFUSED = ("import subprocess, sys\n"
 PAIRS = sorted({w[i:i + 2] for w in ("alpha", "beta", "gamma") for i in range(len(w) - 1)})
 
 
-def locators(shape: str, rng: random.Random) -> list[dict]:
+def locators(shape: str, rng: random.Random, size: int) -> list[dict]:
     if shape == "prefix":
         return [{"quote": "alpha beta gamma", "prefix": UNIT * 1333}]
     if shape == "short":
         return [{"quote": rng.choice(PAIRS)} for _ in range(64)]
-    return [{"quote": (UNIT * (600_000 // len(UNIT))).strip()}]
+    return [{"quote": (UNIT * (size * 6 // 10 // len(UNIT))).strip()}]  # 600 KB in a 1 MiB file
 
 
 def write_project(root: Path, shape: str, size: int) -> int:
@@ -55,7 +55,7 @@ def write_project(root: Path, shape: str, size: int) -> int:
     while True:
         # distinct queries: the near-duplicate check is not what is measured here
         rec = json.dumps({"id": f"r{len(lines)}", "query": f"{rng.getrandbits(64):x} {rng.getrandbits(64):x}?",
-                          "expected_answer": "x", "locators": locators(shape, rng)}) + "\n"
+                          "expected_answer": "x", "locators": locators(shape, rng, size)}) + "\n"
         if lines and total + len(rec) > size:
             break
         lines.append(rec)
