@@ -416,6 +416,7 @@ class Bench:
         self.hostile_quote()
         self.hostile_memory()
         importlib.import_module("hostile_output").measure(self, sys.modules[__name__])  # issue 23.3: output floods
+        importlib.import_module("hostile_resolution").measure(self)  # issue 23: hostile questions files
 
     def hostile_quote(self) -> None:
         from labeller.core.corpus import load_corpus

@@ -72,3 +72,22 @@ def oracle_section(text: str, headings: list[tuple[int, int, str]], index: int) 
     while stop - 1 > first and not text[bounds[stop - 1]:bounds[stop]].strip(" \t\n"):
         stop -= 1  # a trailing blank line (CommonMark: spaces and tabs only)
     return bounds[first], bounds[stop]
+
+
+def _context_pattern(context: str) -> str:
+    """A prefix/suffix as a regex: trimmed and canonical, each whitespace run a run."""
+    return WS_RUN.join(map(re.escape, re.split(WS_RUN, oracle_quote(context)))) if oracle_quote(context) else ""
+
+
+def oracle_context_matches(text: str, start: int, end: int, prefix: str | None, suffix: str | None) -> bool:
+    """SPEC §2.2 for the quote occurrence ``[start, end)``: the prefix stands right before it
+    (whitespace at its inner edge: the whole run between them), the suffix right after."""
+    if prefix:
+        before = _context_pattern(prefix) + (WS_RUN if prefix[-1].isspace() else "")
+        if not re.search("(?:" + before + r")\Z", text[:start]):
+            return False
+    if suffix:
+        after = (WS_RUN if suffix[0].isspace() else "") + _context_pattern(suffix)
+        if not re.match(after, text[end:]):
+            return False
+    return True

@@ -12,10 +12,11 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from conftest import q, write_project
+from helpers_oracle import oracle_context_matches
 from labeller.cli import main
 from labeller.core.anchors import QuoteIndex, find_overlapping, fold_quote
 from labeller.core.build import build
-from labeller.core.context import Context, context_matches, contexts_for, pick_occurrence, shortest_context
+from labeller.core.context import Context, contexts_for, pick_occurrence, shortest_context
 from labeller.core.corpus import Corpus, make_document
 from labeller.core.models import Locator, Question
 from labeller.core.resolve import Refusal, Resolver, Span
@@ -336,7 +337,7 @@ def test_shortest_context_really_resolves_uniquely_and_nothing_shorter_does(docs
     in_scope = [o for o in occurrences if scope is None or o.doc_id == scope]
 
     def counted(prefix: str, suffix: str):
-        return [o for o in in_scope if context_matches(corpus[o.doc_id].text, o.start, o.end, prefix, suffix)]
+        return [o for o in in_scope if oracle_context_matches(corpus[o.doc_id].text, o.start, o.end, prefix, suffix)]
 
     # the brute force: every whole-word context around the target, the shortest that is unique
     text = corpus[target.doc_id].text

@@ -336,8 +336,8 @@ def test_cold_preparation_fills_the_caches_with_what_the_lazy_path_computes(synt
     for loc in sections:
         lazy.resolve(loc)
     for doc in project.corpus:
-        for found in per_doc[doc.doc_id][1].values():
-            for start, end in found:
+        for _, kept in per_doc[doc.doc_id][1].values():
+            for start, end in kept:
                 lazy.blocks_at(doc.doc_id, doc.line_of(start), doc.line_of(end - 1))
         windows = stored.get((WINDOWS_VERSION, doc.doc_id, doc.sha256))
         assert windows == lazy._blocks.get((WINDOWS_VERSION, doc.doc_id, doc.sha256))

@@ -6,11 +6,19 @@ whitespace run (``str.isspace``) to one space on both sides, which turns the quo
 a plain literal; a position map takes matches back to canonical offsets. One
 Aho-Corasick pass finds every quote of a build at once; a lone quote typed in the app
 uses ``str.find``, which beats building an automaton for a single needle.
+
+Every search is linear in the text, whatever the needles (a repository is untrusted): each
+needle keeps its first ``KEPT`` occurrences per document and counts the rest (a two-letter
+quote on a large corpus would otherwise make a million objects nobody reads); a long
+needle stays out of the automaton, whose matching walks a chain as long as the needle at
+each position of a repetitive text, and its overlapping occurrences are found by
+``find_overlapping``, which steps along the needle's period instead of searching again.
 """
 
 from __future__ import annotations
 
 import bisect
+import functools
 import hashlib
 import re
 import threading
@@ -28,16 +36,24 @@ _WS_RUN = re.compile(r"\s+")
 _WS_MULTI = re.compile(r"\s{2,}")
 # Below this many distinct quotes, one ``str.find`` scan per quote is cheaper than an automaton.
 _AUTOMATON_MIN_QUOTES = 8
+# Needles longer than this are searched one by one (``find_overlapping``), not in the automaton.
+AUTOMATON_MAX_NEEDLE = 256
+# Occurrences of a needle kept per document, in order; the rest are only counted. What
+# resolving reads: one for a unique quote, the listed ones of an ambiguous one.
+KEPT = 20
 LAST_SEARCH = ("occurrences", "last")
 
-# The cached last search: (digest of its needles, {doc_id: (sha256, {needle: [(start, end)]})}).
-SearchMatches = tuple[str, dict[str, tuple[str, dict[str, list[tuple[int, int]]]]]]
+# One document's matches: {needle: (how many, the first ``KEPT`` canonical (start, end))}.
+DocHits = dict[str, tuple[int, list[tuple[int, int]]]]
+# The cached last search: (digest of its needles, {doc_id: (sha256, its DocHits)}).
+SearchMatches = tuple[str, dict[str, tuple[str, DocHits]]]
 
 
 def matches_to_data(value: SearchMatches) -> list:
-    """The last search as plain data: each needle's ranges as one flat list of offsets."""
+    """The last search as plain data: each needle's count, then its kept ranges as one flat
+    list of offsets."""
     digest, per_doc = value
-    return [digest, {doc_id: [sha, {q: [x for r in ranges for x in r] for q, ranges in hits.items()}]
+    return [digest, {doc_id: [sha, {q: [n, *(x for r in ranges for x in r)] for q, (n, ranges) in hits.items()}]
                      for doc_id, (sha, hits) in per_doc.items()}]
 
 
@@ -50,13 +66,13 @@ def matches_from_data(data) -> SearchMatches:
         found = {}
         for q, flat in as_dict(hits).items():
             ints(flat)
-            check(len(flat) % 2 == 0)
-            found[q] = list(zip(flat[::2], flat[1::2]))
+            check(len(flat) % 2 == 1 and len(flat) <= 2 * KEPT + 1 and flat[0] >= (len(flat) - 1) // 2)
+            found[q] = (flat[0], list(zip(flat[1::2], flat[2::2])))
         out[doc_id] = (as_str(sha), found)
     return as_str(digest), out
 
 
-SEARCH_CODEC = Codec("search-matches", matches_to_data, matches_from_data)
+SEARCH_CODEC = Codec("search-matches-kept", matches_to_data, matches_from_data)
 
 
 def fold_quote(quote: str) -> str:
@@ -104,6 +120,33 @@ class Occurrence:
     end: int
 
 
+class Hits(list[Occurrence]):
+    """The occurrences of one needle a search keeps (the first ``KEPT`` of each document, in
+    corpus order) and ``counts``, how many each document holds in all: a list, so a caller
+    that reads occurrences reads these, and ``total`` for one that needs the number."""
+
+    __slots__ = ("counts",)
+
+    def __init__(self, occurrences=(), counts: dict[str, int] | None = None) -> None:
+        super().__init__(occurrences)
+        self.counts: dict[str, int] = counts if counts is not None else {}
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts.values())
+
+    def add(self, occ: Occurrence) -> None:
+        """Count an occurrence, keeping it if its document has fewer than ``KEPT`` kept."""
+        n = self.counts.get(occ.doc_id, 0)
+        self.counts[occ.doc_id] = n + 1
+        if n < KEPT:
+            self.append(occ)
+
+    def in_doc(self, doc_id: str) -> "Hits":
+        return Hits([o for o in self if o.doc_id == doc_id],
+                    {doc_id: self.counts[doc_id]} if doc_id in self.counts else {})
+
+
 class FoldedDocument:
     """A document with whitespace runs collapsed, and the map back to canonical offsets."""
 
@@ -137,6 +180,14 @@ class FoldedDocument:
                 run_pos.append(pos)  # trusts every position it sees to have its shift
                 if pos >= folded_pos:
                     return
+
+    def to_folded(self, pos: int) -> int:
+        """Folded offset of the canonical non-space character at ``pos`` (``to_canonical``'s
+        inverse): ``pos`` less the characters dropped by the runs that end before it."""
+        self._runs_through(pos)  # a folded offset is at most the canonical one
+        run_pos, run_shift = self._run_pos, self._run_shift
+        k = bisect.bisect_right(range(len(run_pos)), pos, key=lambda i: run_pos[i] + run_shift[i] + 1)
+        return pos - (run_shift[k - 1] if k else 0)
 
     def to_canonical(self, folded_pos: int) -> int:
         """Canonical offset of the non-space character at ``folded_pos``."""
@@ -180,13 +231,13 @@ class QuoteIndex:
             pos += len(fd.folded) + 1
         return "\n".join(fd.folded for fd in self.docs), starts
 
-    def find_all(self, quotes: list[str], doc_id: str | None = None) -> dict[str, list[Occurrence]]:
-        """All overlapping occurrences of each folded quote (in the one doc, if given)."""
-        needles = sorted({q for q in quotes if q})
-        found: dict[str, list[Occurrence]] = {q: [] for q in needles}
+    def find_all(self, quotes: list[str], doc_id: str | None = None) -> dict[str, Hits]:
+        """The occurrences of each folded quote (in the one doc, if given), overlapping ones
+        included: the first ``KEPT`` of each document, and the count of all."""
+        needles = search_needles(quotes)
+        found: dict[str, Hits] = {q: Hits() for q in needles}
         if not needles:
             return found
-        docs = [self.folded(doc_id)] if doc_id is not None else self.docs
         if len(needles) < _AUTOMATON_MIN_QUOTES and doc_id is None:
             # The app's live lookup: one scan of the joined text instead of a call per
             # document halves the time of a corpus-wide quote on a large corpus.
@@ -194,25 +245,20 @@ class QuoteIndex:
             for q in needles:
                 for gstart in find_overlapping(joined, q):
                     i = bisect.bisect_right(starts, gstart) - 1
-                    found[q].append(self.docs[i].occurrence(gstart - starts[i], len(q)))
+                    fd = self.docs[i]
+                    if found[q].counts.get(fd.doc.doc_id, 0) < KEPT:
+                        found[q].add(fd.occurrence(gstart - starts[i], len(q)))
+                    else:
+                        found[q].counts[fd.doc.doc_id] += 1
             return found
-        if len(needles) < _AUTOMATON_MIN_QUOTES or doc_id is not None:
-            for fd in docs:
-                for q in needles:
-                    for pos in find_overlapping(fd.folded, q):
-                        found[q].append(fd.occurrence(pos, len(q)))
-            return found
-        auto = automaton(needles)
-        joined, starts = self._joined
-        for end_idx, q in auto.iter(joined):
-            gstart = end_idx - len(q) + 1
-            i = bisect.bisect_right(starts, gstart) - 1
-            found[q].append(self.docs[i].occurrence(gstart - starts[i], len(q)))
-        for occ in found.values():
-            occ.sort(key=lambda o: (o.doc_id, o.start))
+        auto = search_automaton(needles) if len(needles) >= _AUTOMATON_MIN_QUOTES else None
+        for fd in [self.folded(doc_id)] if doc_id is not None else self.docs:
+            for q, (n, ranges) in document_hits(fd, auto, needles).items():
+                found[q].extend(Occurrence(fd.doc.doc_id, s, e) for s, e in ranges)
+                found[q].counts[fd.doc.doc_id] = n
         return found
 
-    def find_all_cached(self, quotes: list[str], cache: DigestCache | None = None) -> dict[str, list[Occurrence]]:
+    def find_all_cached(self, quotes: list[str], cache: DigestCache | None = None) -> dict[str, Hits]:
         """``find_all`` over the whole corpus, reusing each unchanged document's matches.
 
         The cache keeps the last search: the digest of its exact set of quotes and, per
@@ -227,23 +273,23 @@ class QuoteIndex:
         digest = needles_digest(needles)
         stored = cache.get(LAST_SEARCH, SEARCH_CODEC)
         previous = stored[1] if isinstance(stored, tuple) and len(stored) == 2 and stored[0] == digest else {}
-        per_doc: dict[str, tuple[str, dict[str, list[tuple[int, int]]]]] = {}
-        auto = None
+        per_doc: dict[str, tuple[str, DocHits]] = {}
+        autos: list = []  # the automaton, once a document needs searching
         for doc in self.corpus:
             known = previous.get(doc.doc_id)
             if known is not None and known[0] == doc.sha256:
                 per_doc[doc.doc_id] = known
                 continue
-            auto = auto or automaton(needles)
-            per_doc[doc.doc_id] = (doc.sha256, document_hits(self.folded(doc.doc_id), auto))
-        if auto is not None or len(per_doc) != len(previous):
+            if not autos:
+                autos.append(search_automaton(needles))
+            per_doc[doc.doc_id] = (doc.sha256, document_hits(self.folded(doc.doc_id), autos[0], needles))
+        if autos or len(per_doc) != len(previous):
             cache.put(LAST_SEARCH, (digest, per_doc), SEARCH_CODEC)
-        found: dict[str, list[Occurrence]] = {q: [] for q in needles}
+        found: dict[str, Hits] = {q: Hits() for q in needles}
         for doc_id, (_, hits) in per_doc.items():  # corpus order: sorted by doc_id
-            for q, ranges in hits.items():
+            for q, (n, ranges) in hits.items():
                 found[q].extend(Occurrence(doc_id, s, e) for s, e in ranges)
-        for occ in found.values():
-            occ.sort(key=lambda o: (o.doc_id, o.start))
+                found[q].counts[doc_id] = n
         return found
 
     def count(self, folded_quote: str, doc_id: str | None = None, limit: int = 2) -> int:
@@ -256,6 +302,12 @@ class QuoteIndex:
                 if n >= limit:
                     return n
         return n
+
+    def first(self, folded_quote: str, doc_id: str) -> Occurrence | None:
+        """The first occurrence of a folded quote in one document, if any."""
+        fd = self.folded(doc_id)
+        pos = fd.folded.find(folded_quote) if folded_quote else -1
+        return None if pos == -1 else fd.occurrence(pos, len(folded_quote))
 
     def folded(self, doc_id: str) -> FoldedDocument:
         fd = self._by_id.get(doc_id)
@@ -281,18 +333,91 @@ def automaton(needles: list[str]) -> ahocorasick.Automaton:
     return auto
 
 
-def document_hits(fd: FoldedDocument, auto: ahocorasick.Automaton) -> dict[str, list[tuple[int, int]]]:
-    """Canonical ``(start, end)`` of every (overlapping) match of each needle in one document."""
-    hits: dict[str, list[tuple[int, int]]] = {}
-    for end_idx, q in auto.iter(fd.folded):
-        occ = fd.occurrence(end_idx - len(q) + 1, len(q))
-        hits.setdefault(q, []).append((occ.start, occ.end))
-    return hits
+def search_automaton(needles: list[str]) -> ahocorasick.Automaton | None:
+    """The automaton of the needles short enough for it (``None`` if none is): the others
+    are ``document_hits``'s to search one by one."""
+    short = [q for q in needles if len(q) <= AUTOMATON_MAX_NEEDLE]
+    return automaton(short) if short else None
+
+
+def document_hits(fd: FoldedDocument, auto: ahocorasick.Automaton | None, needles) -> DocHits:
+    """Each needle's count in one document and the canonical ``(start, end)`` of its first
+    ``KEPT`` (overlapping) matches: the automaton's needles in one pass, the others (too long
+    for it, or every needle when there is no automaton) one ``find_overlapping`` each."""
+    hits: dict[str, list] = {}  # needle -> [count, kept folded starts]
+    if auto is not None:
+        for end_idx, q in auto.iter(fd.folded):
+            entry = hits.setdefault(q, [0, []])
+            entry[0] += 1
+            if entry[0] <= KEPT:
+                entry[1].append(end_idx - len(q) + 1)
+    for q in needles:
+        if auto is not None and len(q) <= AUTOMATON_MAX_NEEDLE:
+            continue
+        starts = []
+        n = 0
+        for pos in find_overlapping(fd.folded, q):
+            n += 1
+            if n <= KEPT:
+                starts.append(pos)
+        if n:
+            hits[q] = [n, starts]
+    out: DocHits = {}
+    for q, (n, starts) in hits.items():
+        ranges = []
+        for pos in starts:
+            occ = fd.occurrence(pos, len(q))
+            ranges.append((occ.start, occ.end))
+        out[q] = (n, ranges)
+    return out
+
+
+# Needles at least this long step along their period between overlapping matches.
+_PERIODIC_MIN = 64
 
 
 def find_overlapping(haystack: str, needle: str):
-    """Every start of ``needle`` in ``haystack``, overlapping ones included (SPEC §2)."""
+    """Every start of ``needle`` in ``haystack``, overlapping ones included (SPEC §2), in
+    time linear in the haystack whatever the two hold.
+
+    Searching again from each match's next character costs a long needle its whole
+    length per match (``str.find`` prepares the needle on every call): a 600 KB quote on
+    a repetitive text was quadratic. Once a long needle matched at ``pos``, it cannot
+    match before ``pos + p`` (``p`` its smallest period) and matches there exactly when
+    the ``p`` characters after the match repeat its last ``p``: a chain of matches costs
+    ``p`` per step. When the chain breaks, the next match lies more than about half a
+    needle further on (Fine and Wilf), so the searches that restart are few.
+    """
+    m = len(needle)
     pos = haystack.find(needle)
+    if m < _PERIODIC_MIN:
+        while pos != -1:
+            yield pos
+            pos = haystack.find(needle, pos + 1)
+        return
+    period, tail = 0, ""
     while pos != -1:
         yield pos
-        pos = haystack.find(needle, pos + 1)
+        if not period:
+            period = smallest_period(needle)
+            tail = needle[m - period:]
+        if period < m and haystack.startswith(tail, pos + m):
+            pos += period
+        else:
+            pos = haystack.find(needle, pos + period)
+
+
+@functools.lru_cache(maxsize=64)
+def smallest_period(text: str) -> int:
+    """The smallest ``p > 0`` with ``text[i] == text[i + p]`` for every ``i`` (Knuth-Morris-
+    Pratt's failure function: the length less the longest proper border)."""
+    fail = [0] * len(text)
+    k = 0
+    for i in range(1, len(text)):
+        ch = text[i]
+        while k and text[k] != ch:
+            k = fail[k - 1]
+        if text[k] == ch:
+            k += 1
+        fail[i] = k
+    return len(text) - (fail[-1] if text else 0)

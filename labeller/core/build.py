@@ -12,7 +12,6 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from labeller import __version__
-from labeller.core.anchors import fold_quote
 from labeller.core.cache import SCALAR, Codec, as_list, check, conforms, strs
 from labeller.core.canon import CANONICAL_VERSION
 from labeller.core.chunkers import chunker_spec
@@ -23,7 +22,7 @@ from labeller.core.models import Question
 from labeller.core.outputs import check_output
 from labeller.core.project import Project
 from labeller.core.resolve import Refusal, Span, locator_error
-from labeller.core.suggest import suggest
+from labeller.core.suggest import BUILD_HELP_BUDGET, RECORD_HELP_BUDGET, WorkBudget, suggest
 from labeller.core.vocab import Place, RefusalKind
 from labeller.display import json_dumps
 from labeller.errors import InvalidInput
@@ -113,25 +112,26 @@ def artifact_record(rec: RecordResult, manifest: dict) -> dict:
 
 
 def resolve_record(project: Project, q: Question, found: dict | None = None, *,
-                   suggestions: bool = True) -> RecordResult:
+                   suggestions: bool = True, budget: WorkBudget | None = None) -> RecordResult:
     """Resolve every locator of one record and derive its answer-bearing chunks.
 
     Each refusal comes with its suggestions (``suggest.suggest``) unless ``suggestions`` is
     false: then the refusals are bare, and cheap, for a caller that shows them first and
-    asks for the help later.
+    asks for the help later. ``budget`` (the build's) bounds what the help of this record
+    may cost, with a share of its own.
     """
     rec = RecordResult(q)
     resolver = project.resolver
     rule = project.hit_rule
     seen: dict[Place, int] = {}
+    share = budget.share(RECORD_HELP_BUDGET) if budget is not None else None
     for i, loc in enumerate(q.locators):
-        occ = found.get(fold_quote(loc.quote)) if found is not None and loc.quote is not None else None
         try:
-            res = resolver.resolve(loc, q.id, occ)
+            res = resolver.resolve(loc, q.id, found)
         except InvalidInput as exc:
             res = locator_error(exc, loc, q.id)
         if isinstance(res, Refusal):
-            rec.refusals.append(suggest(resolver, res) if suggestions else res)
+            rec.refusals.append(suggest(resolver, res, share) if suggestions else res)
             continue
         if res.place in seen:
             rec.refusals.append(Refusal(RefusalKind.DUPLICATE_SPAN, f"locator {i + 1} gives the same span as locator "
@@ -169,10 +169,10 @@ def build(project: Project, questions: list[Question]) -> BuildResult:
         if cached is not None and cached[0] == key:  # the memory layer holds the last build of any key
             return cached[1]
     prepare_cold_build(project, questions)
-    quotes = [loc.quote for q in questions for loc in q.locators if loc.quote is not None]
-    found = project.resolver.search(quotes)
+    found = project.resolver.search_locators(loc for q in questions for loc in q.locators)
     with project.resolver.deferred_window_writes():
-        records = [resolve_record(project, q, found) for q in questions]
+        budget = WorkBudget(BUILD_HELP_BUDGET)
+        records = [resolve_record(project, q, found, budget=budget) for q in questions]
     manifest = make_manifest(project, len(questions))
     result = BuildResult(records, manifest, summarize(project, records))
     if cache is not None and key is not None:

@@ -15,8 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from labeller.core import parallel
-from labeller.core.anchors import (LAST_SEARCH, SEARCH_CODEC, FoldedDocument, automaton, document_hits, fold_quote,
-                                   needles_digest, search_needles)
+from labeller.core.anchors import LAST_SEARCH, SEARCH_CODEC, FoldedDocument, document_hits, needles_digest, search_automaton
 from labeller.core.cache import DigestCache
 from labeller.core.chunkers import ROWS_CODEC, Chunker, chunk_key
 from labeller.core.corpus import Document
@@ -39,7 +38,9 @@ def prepare_cold_build(project: Project, questions: list[Question]) -> None:
     docs = list(corpus)
     if any(cache.get(chunk_key(chunker, d), ROWS_CODEC) is not None for d in docs):
         return
-    needles = search_needles(fold_quote(loc.quote) for q in questions for loc in q.locators if loc.quote is not None)
+    from labeller.core.context import locator_needles  # not at the top: workers import this module
+
+    needles = locator_needles(loc for q in questions for loc in q.locators)
     sections: dict[str, set[str]] = {}
     for q in questions:
         for loc in q.locators:
@@ -71,17 +72,17 @@ def _prepare_document(doc: Document, *, chunker: Chunker, needles: tuple[str, ..
     if any."""
     hits = {}
     if needles:
-        auto = _AUTOMATA.get(needles)
-        if auto is None:
+        if needles not in _AUTOMATA:
             _AUTOMATA.clear()
-            auto = _AUTOMATA[needles] = automaton(list(needles))
-        hits = document_hits(FoldedDocument(doc), auto)
+            _AUTOMATA[needles] = search_automaton(list(needles))
+        auto = _AUTOMATA[needles]
+        hits = document_hits(FoldedDocument(doc), auto, needles)
     windows = None
     headings = sections.get(doc.doc_id, ())
     if hits or headings:
         windows = DocWindows.of(doc)
-        for found in hits.values():
-            for start, end in found:
+        for _, kept in hits.values():
+            for start, end in kept:
                 windows.blocks_at(doc, doc.line_of(start), doc.line_of(end - 1))
         for heading in sorted(headings):
             try:

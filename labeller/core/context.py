@@ -14,7 +14,7 @@ import bisect
 import unicodedata
 from dataclasses import dataclass
 
-from labeller.core.anchors import FoldedDocument, QuoteIndex, find_overlapping, fold_quote
+from labeller.core.anchors import FoldedDocument, QuoteIndex, find_overlapping, fold_quote, search_needles
 from labeller.core.models import Locator
 from labeller.core.vocab import Place
 
@@ -47,72 +47,64 @@ def fold_suffix(suffix: str | None) -> str:
     return (" " if suffix[0].isspace() else "") + fold_quote(suffix)
 
 
-def precedes(text: str, pos: int, folded: str) -> bool:
-    """Whether ``text`` just before ``pos`` reads ``folded`` once its whitespace runs are
-    folded (a space in ``folded`` stands for one whole run of ``str.isspace`` characters)."""
-    i = pos
-    for ch in reversed(folded):
-        if i == 0:
-            return False
-        if ch == " ":
-            if not text[i - 1].isspace():
-                return False
-            while i > 0 and text[i - 1].isspace():
-                i -= 1
-        elif text[i - 1] != ch:
-            return False
-        else:
-            i -= 1
-    return True
+def context_needle(loc: Locator) -> str | None:
+    """What a quote locator with context is searched as: the folded ``prefix + quote +
+    suffix`` (``None`` without context). Its occurrences are exactly the quote's counted
+    ones, each standing ``len(fold_prefix(prefix))`` folded characters into the match, so a
+    build finds them in its one search, in time linear in the text, instead of comparing
+    the context with the text at every occurrence of the quote (occurrences times context
+    length on a repetitive document)."""
+    if loc.quote is None or (loc.prefix is None and loc.suffix is None):
+        return None
+    return fold_prefix(loc.prefix) + fold_quote(loc.quote) + fold_suffix(loc.suffix)
 
 
-def follows(text: str, pos: int, folded: str) -> bool:
-    """Whether ``text`` from ``pos`` on reads ``folded`` once folded (the mirror of ``precedes``)."""
-    i, n = pos, len(text)
-    for ch in folded:
-        if i == n:
-            return False
-        if ch == " ":
-            if not text[i].isspace():
-                return False
-            while i < n and text[i].isspace():
-                i += 1
-        elif text[i] != ch:
-            return False
-        else:
-            i += 1
-    return True
-
-
-def context_matches(text: str, start: int, end: int, prefix: str | None, suffix: str | None) -> bool:
-    """Whether the quote occurrence ``[start, end)`` of ``text`` (canonical offsets) stands
-    between ``prefix`` and ``suffix``: the folded ``prefix + quote + suffix`` matches there,
-    its quote part aligned with the occurrence. Checked on the canonical text after the
-    quote search, so a build's one Aho-Corasick pass stays a pass over quotes alone."""
-    return precedes(text, start, fold_prefix(prefix)) and follows(text, end, fold_suffix(suffix))
+def locator_needles(locators) -> list[str]:
+    """Every needle a build's search looks for: each quote, folded, and each context needle."""
+    out = []
+    for loc in locators:
+        if loc.quote is not None:
+            out.append(fold_quote(loc.quote))
+            if (needle := context_needle(loc)) is not None:
+                out.append(needle)
+    return search_needles(out)
 
 
 # -- the shortest context --------------------------------------------------------------------
 
 
-def _folded_occurrences(index: QuoteIndex, folded_quote: str, scope: str | None) -> list[tuple[FoldedDocument, int]]:
-    """Every (overlapping) occurrence of a folded quote as (folded document, folded start)."""
+# Longest prefix or suffix offered, in folded characters. Texts around two occurrences that
+# agree for longer are compared no further (``_sides``): on a repetitive document every
+# agreement runs to the document's edge, and measuring each was occurrences times length.
+MAX_CONTEXT_CHARS = 1000
+SCAN_CHARS = 4000  # characters searched per unit of work (``occurrence_help``)
+OCCURRENCE_UNITS = 10  # units per occurrence collected
+
+
+def _folded_occurrences(index: QuoteIndex, folded_quote: str, scope: str | None,
+                        limit: int | None = None) -> list[tuple[FoldedDocument, int]]:
+    """The (overlapping) occurrences of a folded quote as (folded document, folded start),
+    the first ``limit + 1`` at most (enough to tell there are too many)."""
     docs = [scope] if scope is not None else index.corpus.docs
     out: list[tuple[FoldedDocument, int]] = []
     for doc_id in docs:
         fd = index.folded(doc_id)
-        out.extend((fd, p) for p in find_overlapping(fd.folded, folded_quote))
+        for p in find_overlapping(fd.folded, folded_quote):
+            out.append((fd, p))
+            if limit is not None and len(out) > limit:
+                return out
     return out
 
 
 def _common_before(a: str, i: int, b: str, j: int) -> int:
-    """Length of the longest common suffix of ``a[:i]`` and ``b[:j]``."""
-    return _gallop(lambda k: a[i - k:i] == b[j - k:j], min(i, j))
+    """Length of the longest common suffix of ``a[:i]`` and ``b[:j]``, up to one past
+    ``MAX_CONTEXT_CHARS`` (an agreement that long is one no offered prefix can end)."""
+    return _gallop(lambda k: a[i - k:i] == b[j - k:j], min(i, j, MAX_CONTEXT_CHARS + 1))
 
 
 def _common_after(a: str, i: int, b: str, j: int) -> int:
-    """Length of the longest common prefix of ``a[i:]`` and ``b[j:]``."""
-    return _gallop(lambda k: a[i:i + k] == b[j:j + k], min(len(a) - i, len(b) - j))
+    """Length of the longest common prefix of ``a[i:]`` and ``b[j:]``, capped likewise."""
+    return _gallop(lambda k: a[i:i + k] == b[j:j + k], min(len(a) - i, len(b) - j, MAX_CONTEXT_CHARS + 1))
 
 
 def _gallop(agree, bound: int) -> int:
@@ -155,11 +147,13 @@ def _word_end(text: str, j: int) -> bool:
 def _prefix_lengths(text: str, p: int, needed: int) -> list[int]:
     """Candidate prefix lengths in whole words: 0, then back to each word start before ``p``
     (the first may be the rest of a word the quote starts inside), up to the first length
-    above ``needed`` (a longer one cannot exclude more)."""
+    above ``needed`` (a longer one cannot exclude more), none over ``MAX_CONTEXT_CHARS``."""
     out = [0]
     i = p
     while i > 0 and out[-1] <= needed:
         i -= 1
+        if p - i > MAX_CONTEXT_CHARS:
+            break
         if _word_start(text, i):
             out.append(p - i)
     return out
@@ -171,31 +165,51 @@ def _suffix_lengths(text: str, e: int, needed: int) -> list[int]:
     j = e
     while j < len(text) and out[-1] <= needed:
         j += 1
+        if j - e > MAX_CONTEXT_CHARS:
+            break
         if _word_end(text, j):
             out.append(j - e)
     return out
 
 
-def _shortest(occurrences: list[tuple[FoldedDocument, int]], target: int, length: int) -> Context | None:
-    """The shortest whole-word context that singles out ``occurrences[target]`` among them."""
-    fd, p = occurrences[target]
-    text, e = fd.folded, p + length
-    # For each other occurrence: how far its text before and after agrees with the target's.
-    # A prefix of a characters excludes it when a > before; a suffix of b when b > after.
-    sides = [(_common_before(text, p, ofd.folded, q), _common_after(text, e, ofd.folded, q + length))
-             for i, (ofd, q) in enumerate(occurrences) if i != target]
-    if not sides:
+class Sides:
+    """How far the text before and after one occurrence agrees with the text around each
+    other occurrence of the same quote (each capped past ``MAX_CONTEXT_CHARS``): a
+    longer quote or a context that spans ``a`` characters before and ``b`` after the
+    occurrence matches only there exactly when every other one has ``before < a`` or
+    ``after < b``. Both the shortest context and the shortest extension are read off it."""
+
+    def __init__(self, occurrences: list[tuple[FoldedDocument, int]], target: int, length: int) -> None:
+        fd, p = occurrences[target]
+        self.text, self.start, self.end = fd.folded, p, p + length
+        sides = sorted(((_common_before(self.text, p, ofd.folded, q),
+                         _common_after(self.text, p + length, ofd.folded, q + length))
+                        for i, (ofd, q) in enumerate(occurrences) if i != target), reverse=True)
+        self.befores = [-before for before, _ in sides]  # ascending, for bisect
+        self.most_after: list[int] = []  # the longest agreement after among the first k + 1 sides
+        for _, after in sides:
+            self.most_after.append(max(after, self.most_after[-1]) if self.most_after else after)
+
+    def still(self, a: int) -> int:
+        """The longest agreement after, among the others a prefix of ``a`` characters leaves
+        in (-1: none is left)."""
+        k = bisect.bisect_right(self.befores, -a)
+        return self.most_after[k - 1] if k else -1
+
+    def unique(self, a: int, b: int) -> bool:
+        return self.still(a) < b
+
+
+def _shortest(sides: Sides) -> Context | None:
+    """The shortest whole-word context that singles the occurrence out among the others."""
+    if not sides.befores:
         return Context()
-    sides.sort(reverse=True)
-    prefixes = _prefix_lengths(text, p, sides[0][0])
-    suffixes = _suffix_lengths(text, e, max(after for _, after in sides))
+    text, p, e = sides.text, sides.start, sides.end
+    prefixes = _prefix_lengths(text, p, -sides.befores[0])
+    suffixes = _suffix_lengths(text, e, sides.most_after[-1])
     best: tuple[int, int, int] | None = None
-    k, still = 0, -1  # ``still``: the longest agreement after, among those a prefix leaves in
-    for a in reversed(prefixes):  # longest prefix first: fewer occurrences left to exclude
-        while k < len(sides) and sides[k][0] >= a:
-            still = max(still, sides[k][1])
-            k += 1
-        j = bisect.bisect_right(suffixes, still)
+    for a in prefixes:
+        j = bisect.bisect_right(suffixes, sides.still(a))
         if j == len(suffixes):
             continue
         b = suffixes[j]
@@ -207,24 +221,76 @@ def _shortest(occurrences: list[tuple[FoldedDocument, int]], target: int, length
     return Context(text[p - a:p] or None, text[e:e + b] or None)
 
 
-def contexts_for(index: QuoteIndex, places: list[Place], quote: str, scope: str | None = None,
-                 max_occurrences: int | None = None) -> dict[Place, Context | None]:
-    """``shortest_context`` for several occurrences of one quote, searching it once. Each
-    place costs a comparison with every other occurrence; past ``max_occurrences`` of them
-    every answer is ``None`` (what a refusal's help sets: so common a quote wants
-    lengthening, not context)."""
+def _extension(sides: Sides, max_words: int) -> str | None:
+    """The shortest quote, grown by up to ``max_words`` whole words on either side, that
+    matches only this occurrence: each candidate's matches are exactly the occurrences
+    whose text agrees with it on both sides (the quote sits at a fixed place inside it)."""
+    text, fstart, fend = sides.text, sides.start, sides.end
+    lefts = [fstart]
+    p = fstart
+    while len(lefts) <= max_words and p > 0:
+        p = text.rfind(" ", 0, p - 1) + 1 if text[p - 1] == " " else text.rfind(" ", 0, p) + 1
+        lefts.append(p)
+    rights = [fend]
+    q = fend
+    while len(rights) <= max_words and q < len(text):
+        nxt = text.find(" ", q + 1 if text[q] == " " else q)
+        q = len(text) if nxt == -1 else nxt
+        rights.append(q)
+    for total in range(1, 2 * max_words + 1):
+        found = []
+        for n_left in range(0, total + 1):
+            n_right = total - n_left
+            if n_left >= len(lefts) or n_right >= len(rights):
+                continue
+            left, right = lefts[n_left], rights[n_right]
+            while left < fstart and text[left] == " ":  # what ``strip`` drops
+                left += 1
+            while right > fend and text[right - 1] == " ":
+                right -= 1
+            a, b = fstart - left, right - fend
+            if (a or b) and max(a, b) <= MAX_CONTEXT_CHARS and sides.unique(a, b):
+                found.append(text[left:right])
+        if found:
+            return min(found, key=lambda c: (len(c), c))
+    return None
+
+
+def occurrence_help(index: QuoteIndex, places: list[Place], quote: str, scope: str | None,
+                    max_occurrences: int, max_words: int,
+                    afford=lambda units: True) -> dict[Place, tuple[Context | None, str | None]] | None:
+    """For each occurrence of a quote: the shortest context and the shortest extension
+    (``max_words`` whole words a side at most) that single it out in ``scope``. Each place
+    costs a comparison with every other occurrence, so past ``max_occurrences`` of them
+    the answer is ``None`` (so common a quote wants another passage, not help); ``None``
+    too when ``afford(units)`` refuses the work: one unit per ``SCAN_CHARS`` characters
+    searched, ``OCCURRENCE_UNITS`` per occurrence collected, and one per pair of
+    occurrences compared (a unit: about a microsecond)."""
     folded = fold_quote(quote)
-    occurrences = _folded_occurrences(index, folded, scope)
-    if max_occurrences is not None and len(occurrences) > max_occurrences:
-        return dict.fromkeys(places)
+    scanned = len(index.corpus[scope].text) if scope is not None else index.corpus.chars
+    if not afford(1 + scanned // SCAN_CHARS):
+        return None
+    occurrences = _folded_occurrences(index, folded, scope, max_occurrences)
+    if not afford(OCCURRENCE_UNITS * len(occurrences)) or len(occurrences) > max_occurrences \
+            or not afford(len(places) * len(occurrences)):
+        return None
     at = {(fd.doc.doc_id, fd.occurrence(p, len(folded)).start): i for i, (fd, p) in enumerate(occurrences)}
-    out: dict[Place, Context | None] = {}
+    out: dict[Place, tuple[Context | None, str | None]] = {}
     for place in places:
         i = at.get((place.doc, place.start))
         if i is None:
             raise ValueError(f"{place} is not an occurrence of {quote!r}" + (f" in {scope}" if scope else ""))
-        out[place] = _shortest(occurrences, i, len(folded))
+        sides = Sides(occurrences, i, len(folded))
+        out[place] = (_shortest(sides), _extension(sides, max_words) if max_words else None)
     return out
+
+
+def contexts_for(index: QuoteIndex, places: list[Place], quote: str, scope: str | None = None,
+                 max_occurrences: int | None = None) -> dict[Place, Context | None]:
+    """``shortest_context`` for several occurrences of one quote, searching it once; past
+    ``max_occurrences`` of them every answer is ``None``."""
+    helps = occurrence_help(index, places, quote, scope, max_occurrences or 1 << 62, 0)
+    return {place: helps[place][0] if helps is not None else None for place in places}
 
 
 def shortest_context(index: QuoteIndex, place: Place, quote: str, scope: str | None = None) -> Context | None:

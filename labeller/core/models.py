@@ -69,9 +69,20 @@ class Locator(BaseModel):
             return f"{self.doc} (whole document)"
         if self.kind == "section":
             return f"{where}# {self.heading}"
-        before = f"{self.prefix!r} + " if self.prefix is not None else ""
-        after = f" + {self.suffix!r}" if self.suffix is not None else ""
-        return f"{where}{before}{self.quote!r}{after}"
+        before = f"{_shown(self.prefix)} + " if self.prefix is not None else ""
+        after = f" + {_shown(self.suffix)}" if self.suffix is not None else ""
+        return f"{where}{before}{_shown(self.quote)}{after}"
+
+
+SHOWN_CHARS = 200  # of a quote, prefix or suffix echoed in a message: a 600 KB quote is not repeated whole
+
+
+def _shown(text: str | None) -> str:
+    """``repr`` of a locator's text, its middle elided past ``SHOWN_CHARS`` characters."""
+    if text is None or len(text) <= SHOWN_CHARS:
+        return repr(text)
+    half = SHOWN_CHARS // 2
+    return f"{text[:half]!r} … ({len(text) - 2 * half:,} characters) … {text[-half:]!r}"
 
 
 class Question(BaseModel):

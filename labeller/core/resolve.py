@@ -14,10 +14,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
 
-from labeller.core.anchors import FoldedDocument, Occurrence, QuoteIndex, fold_quote
+from labeller.core.anchors import KEPT, FoldedDocument, Hits, QuoteIndex, fold_quote
 from labeller.core.cache import SCALAR, CacheView, DigestCache, as_list, as_str, check, conforms, ints
 from labeller.core.chunkers import Chunk, Chunker
-from labeller.core.context import context_matches
+from labeller.core.context import context_needle, fold_prefix, locator_needles
 from labeller.core.corpus import Corpus, check_relative_doc_id
 from labeller.core.expansion import DocBlocks, ExpansionRefused, document_span, expand, parse_blocks, section_span
 from labeller.core.models import Locator
@@ -25,7 +25,7 @@ from labeller.core.vocab import BlockKind, Place, RefusalKind
 from labeller.core.windows import DocWindows, window_key
 from labeller.errors import ChunkerBug, InvalidInput
 
-MAX_LISTED_OCCURRENCES = 20
+MAX_LISTED_OCCURRENCES = KEPT  # a search keeps as many per document: the first ones overall
 
 
 @dataclass(frozen=True)
@@ -183,33 +183,33 @@ class Resolver:
     # -- one locator -------------------------------------------------------------------
 
     def resolve(self, loc: Locator, record_id: str | None = None,
-                occurrences: list[Occurrence] | None = None) -> Span | Refusal:
+                found: dict[str, Hits] | None = None) -> Span | Refusal:
         """Resolve one locator to its span, or a bare refusal (``suggest.suggest`` adds
-        the help). ``occurrences`` may be passed in from a batch search (``search``)."""
+        the help). ``found`` may be passed in from a batch search (``search_locators``)."""
         if loc.kind == "section":
             return self._unknown_doc(loc, record_id) or self._resolve_section(loc, record_id)
         if loc.kind == "document":
             return self._unknown_doc(loc, record_id) or self._resolve_document(loc, record_id)
-        found = self.locate(loc, record_id, occurrences)
-        if isinstance(found, Refusal):
-            return found
-        doc = self.corpus[found.doc]
-        blocks = self.blocks_at(found.doc, doc.line_of(found.start), doc.line_of(found.end - 1))
+        place = self.locate(loc, record_id, found)
+        if isinstance(place, Refusal):
+            return place
+        doc = self.corpus[place.doc]
+        blocks = self.blocks_at(place.doc, doc.line_of(place.start), doc.line_of(place.end - 1))
         if loc.exact:
-            if doc.line_of(found.start) < blocks.front_matter_lines:
+            if doc.line_of(place.start) < blocks.front_matter_lines:
                 return Refusal(RefusalKind.FRONT_MATTER, "the quote lies in YAML front matter, which is metadata, "
                                "not answer text", loc, record_id)
-            span = Span(found.doc, found.start, found.end, BlockKind.EXACT, found.start, found.end)
+            span = Span(place.doc, place.start, place.end, BlockKind.EXACT, place.start, place.end)
         else:
             try:
-                start, end, kind = expand(doc, blocks, found.start, found.end)
+                start, end, kind = expand(doc, blocks, place.start, place.end)
             except ExpansionRefused as exc:
                 return Refusal(exc.kind, exc.message, loc, record_id)
-            span = Span(found.doc, start, end, kind, found.start, found.end)
+            span = Span(place.doc, start, end, kind, place.start, place.end)
         return self._check_chunked(span, loc, record_id)
 
     def locate(self, loc: Locator, record_id: str | None = None,
-               occurrences: list[Occurrence] | None = None) -> Place | Refusal:
+               found: dict[str, Hits] | None = None) -> Place | Refusal:
         """The first half of ``resolve`` for a quote locator: where its one occurrence is
         (the quote's own range, before expansion), or the refusal ``unknown_doc``,
         ``not_found`` or ``ambiguous`` (with ``places``). One scan of the folded corpus:
@@ -222,30 +222,48 @@ class Resolver:
         if refused is not None:
             return refused
         folded = fold_quote(loc.quote)
+        occurrences = found.get(folded) if found is not None else None
         if occurrences is None:
             occurrences = self.index.find_all([folded], loc.doc)[folded]
         elif loc.doc is not None:
-            occurrences = [o for o in occurrences if o.doc_id == loc.doc]
+            occurrences = occurrences.in_doc(loc.doc)
         where = f"in {loc.doc}" if loc.doc else "in the corpus"
         what = "quote"
-        if loc.prefix is not None or loc.suffix is not None:
-            bare = len(occurrences)
-            occurrences = [o for o in occurrences
-                           if context_matches(self.corpus[o.doc_id].text, o.start, o.end, loc.prefix, loc.suffix)]
+        needle = context_needle(loc)
+        if needle is not None:
+            bare = occurrences.total
+            occurrences = self._in_context(loc, folded, needle, found)
             what = "quote with its context"
             if not occurrences and bare:
                 return Refusal(RefusalKind.NOT_FOUND, f"the quote occurs {bare} time{'s' * (bare > 1)} {where}, "
                                "never with this prefix/suffix", loc, record_id)
         if not occurrences:
             return Refusal(RefusalKind.NOT_FOUND, f"{what} not found {where}", loc, record_id)
-        if len(occurrences) > 1:
-            more = f" (first {MAX_LISTED_OCCURRENCES} listed)" if len(occurrences) > MAX_LISTED_OCCURRENCES else ""
+        total = occurrences.total
+        if total > 1:
+            more = f" (first {MAX_LISTED_OCCURRENCES} listed)" if total > MAX_LISTED_OCCURRENCES else ""
             fix = "lengthen it" if what == "quote" else "lengthen the context"
-            return Refusal(RefusalKind.AMBIGUOUS, f"{what} occurs {len(occurrences)} times {where}{more}; {fix}",
+            return Refusal(RefusalKind.AMBIGUOUS, f"{what} occurs {total} times {where}{more}; {fix}",
                            loc, record_id, places=tuple(Place(o.doc_id, o.start, o.end)
                                                         for o in occurrences[:MAX_LISTED_OCCURRENCES]))
         occ = occurrences[0]
         return Place(occ.doc_id, occ.start, occ.end)
+
+    def _in_context(self, loc: Locator, folded: str, needle: str, found: dict[str, Hits] | None) -> Hits:
+        """The quote's occurrences that stand in the locator's context: the matches of its
+        context needle (from the build's search, or searched now), each moved to the
+        quote's own range inside it."""
+        matches = found.get(needle) if found is not None else None
+        if matches is None:
+            matches = self.index.find_all([needle], loc.doc)[needle]
+        elif loc.doc is not None:
+            matches = matches.in_doc(loc.doc)
+        shift = len(fold_prefix(loc.prefix))
+        out = Hits(counts=matches.counts)
+        for m in matches:
+            fd = self.index.folded(m.doc_id)
+            out.append(fd.occurrence(fd.to_folded(m.start) + shift, len(folded)))
+        return out
 
     def _unknown_doc(self, loc: Locator, record_id: str | None) -> Refusal | None:
         if loc.doc is None or loc.doc in self.corpus:  # a corpus path is safe by construction
@@ -322,9 +340,14 @@ class Resolver:
     def folded(self, doc_id: str) -> FoldedDocument:
         return self.index.folded(doc_id)
 
-    def search(self, quotes: list[str]) -> dict[str, list[Occurrence]]:
-        """All occurrences of many locator quotes in one pass (the build's path)."""
+    def search(self, quotes: list[str]) -> dict[str, Hits]:
+        """The occurrences of many locator quotes in one pass."""
         return self.index.find_all_cached([fold_quote(q) for q in quotes], self._search_cache)
+
+    def search_locators(self, locators) -> dict[str, Hits]:
+        """The build's one pass: every quote of these locators and every context needle
+        (``context.context_needle``), what ``resolve`` takes as ``found``."""
+        return self.index.find_all_cached(locator_needles(locators), self._search_cache)
 
 
 def locator_error(exc: InvalidInput, loc: Locator, record_id: str | None) -> Refusal:

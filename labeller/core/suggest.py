@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from labeller.core.anchors import automaton, find_overlapping, fold_quote
-from labeller.core.context import Context, contexts_for
+from labeller.core.anchors import automaton, fold_quote
+from labeller.core.context import Context, occurrence_help
 from labeller.core.resolve import MAX_LISTED_OCCURRENCES, Refusal, Resolver
 from labeller.core.suggest_cut import within_one_block
 from labeller.core.vocab import Place, RefusalKind
@@ -28,7 +28,54 @@ MIN_SCORE = 50.0
 MAX_CONTEXT_OCCURRENCES = 2000
 
 
-def suggest(resolver: Resolver, refusal: Refusal) -> Refusal:
+class WorkBudget:
+    """Work left for the help of ambiguous quotes, in ``occurrence_help``'s units: a count,
+    not a clock, so the help is the same on every machine. A record's budget is a share of
+    the build's: what it spends is spent from both, so neither one record nor many can
+    stall a build (a questions file of a thousand two-letter quotes on a repetitive corpus
+    once took twenty minutes)."""
+
+    def __init__(self, units: int, parent: "WorkBudget | None" = None) -> None:
+        self.left = units
+        self.parent = parent
+        self.spent = False  # some help was refused for want of budget
+        self.listed = 0  # occurrences of ambiguous quotes listed so far (the build's count)
+
+    def listing(self, n: int) -> int:
+        """How many of ``n`` more occurrences may be listed: a build lists
+        ``MAX_BUILD_LISTED`` at most, so its report stays bounded whatever the file holds."""
+        root = self.parent or self
+        k = max(0, min(n, MAX_BUILD_LISTED - root.listed))
+        root.listed += k
+        return k
+
+    def share(self, units: int) -> "WorkBudget":
+        return WorkBudget(units, self)
+
+    def afford(self, units: int) -> bool:
+        """Spend ``units`` (work already done is charged too): whether the budget covered
+        them. One that did not is empty from then on, so the next ask costs nothing."""
+        covered = True
+        for b in [self] if self.parent is None else [self, self.parent]:
+            if b.left < units:
+                covered = False
+                b.spent = True
+            b.left = max(0, b.left - units)
+        self.spent |= not covered
+        return covered
+
+
+# A build's units for the help of ambiguous quotes, and a record's share (measured: a unit
+# is about a microsecond, so the build's budget is a few seconds at most).
+BUILD_HELP_BUDGET = 4_000_000
+RECORD_HELP_BUDGET = 400_000
+# Occurrences of ambiguous quotes a build lists (with their place and help), at most.
+MAX_BUILD_LISTED = 2000
+# Longest quote an ambiguous refusal offers extensions and contexts for: each would echo it.
+MAX_HELPED_QUOTE = 2000
+
+
+def suggest(resolver: Resolver, refusal: Refusal, budget: WorkBudget | None = None) -> Refusal:
     """The refusal with its help filled in: nearest passages for a quote not found (or, for
     a quote that occurs but never in its context, each occurrence with the context that
     would single it out), every listed occurrence of an ambiguous quote with
@@ -37,7 +84,7 @@ def suggest(resolver: Resolver, refusal: Refusal) -> Refusal:
     loc = refusal.locator
     if refusal.kind == RefusalKind.NOT_FOUND and loc.quote is not None:
         if loc.prefix is not None or loc.suffix is not None:
-            found = _in_other_contexts(resolver, loc.quote, loc.doc)
+            found = _in_other_contexts(resolver, loc.quote, loc.doc, budget)
             if found:
                 return replace(refusal, suggestions=[s for s, _ in found],
                                suggested_places=tuple(p for _, p in found))
@@ -48,20 +95,32 @@ def suggest(resolver: Resolver, refusal: Refusal) -> Refusal:
         return replace(refusal, suggestions=[s for s, _ in passages],
                        suggested_places=tuple(p for _, p in passages if p is not None))
     if refusal.kind == RefusalKind.AMBIGUOUS and loc.quote is not None:
-        folded = fold_quote(loc.quote)
-        contexts = contexts_for(resolver.index, list(refusal.places), loc.quote, loc.doc, MAX_CONTEXT_OCCURRENCES)
-        return replace(refusal, occurrences=[_occurrence(resolver, p, folded, loc.doc, contexts[p])
-                                             for p in refusal.places])
+        places = list(refusal.places)
+        helps = None
+        if len(loc.quote) <= MAX_HELPED_QUOTE:
+            helps = occurrence_help(resolver.index, places, loc.quote, loc.doc, MAX_CONTEXT_OCCURRENCES,
+                                    MAX_EXTENSION_WORDS, budget.afford if budget is not None else lambda units: True)
+        message = refusal.message
+        if helps is None and len(loc.quote) > MAX_HELPED_QUOTE:
+            message += f"; no extension or context offered for a quote over {MAX_HELPED_QUOTE:,} characters"
+        elif helps is None and budget is not None and budget.spent:
+            message += "; no extension or context offered: the work budget for suggestions is spent"
+        listed = budget.listing(len(places)) if budget is not None else len(places)
+        if listed < len(places):
+            message += (f"; {len(places) - listed} of its occurrences not listed (a build lists "
+                        f"{MAX_BUILD_LISTED:,} at most)")
+        return replace(refusal, message=message, places=tuple(places[:listed]), occurrences=[
+            _occurrence(resolver, p, *(helps[p] if helps is not None else (None, None))) for p in places[:listed]])
     if refusal.kind == RefusalKind.HEADING_ONLY and refusal.places:
         title = section_title(resolver, refusal.places[0])
         return replace(refusal, suggestions=[{"doc": refusal.places[0].doc, "heading": title}] if title else [])
     return refusal
 
 
-def _occurrence(resolver: Resolver, place: Place, folded: str, scope_doc: str | None, ctx: Context | None) -> dict:
+def _occurrence(resolver: Resolver, place: Place, ctx: Context | None, extension: str | None) -> dict:
     line, col = resolver.corpus[place.doc].line_col(place.start)
     return {"doc": place.doc, "line": line, "col": col, "char_start": place.start, "char_end": place.end,
-            "extension": unique_extension(resolver, place, folded, scope_doc), "context": _context_json(ctx)}
+            "extension": extension, "context": _context_json(ctx)}
 
 
 def _context_json(ctx: Context | None) -> dict | None:
@@ -72,16 +131,20 @@ def _context_json(ctx: Context | None) -> dict | None:
     return {k: v for k, v in (("prefix", ctx.prefix), ("suffix", ctx.suffix)) if v is not None}
 
 
-def _in_other_contexts(resolver: Resolver, quote: str, scope_doc: str | None) -> list[tuple[dict, Place]]:
+def _in_other_contexts(resolver: Resolver, quote: str, scope_doc: str | None,
+                       budget: WorkBudget | None) -> list[tuple[dict, Place]]:
     """Each occurrence of a quote whose context matched nowhere, as the locator (quote and
     shortest context) that would pick it."""
     folded = fold_quote(quote)
     occurrences = resolver.index.find_all([folded], scope_doc)[folded][:MAX_LISTED_OCCURRENCES]
     places = [Place(o.doc_id, o.start, o.end) for o in occurrences]
-    contexts = contexts_for(resolver.index, places, quote, scope_doc, MAX_CONTEXT_OCCURRENCES)
+    if len(quote) > MAX_HELPED_QUOTE:
+        return []
+    helps = occurrence_help(resolver.index, places, quote, scope_doc, MAX_CONTEXT_OCCURRENCES, 0,
+                            budget.afford if budget is not None else lambda units: True)
     out = []
     for place in places:
-        ctx = contexts[place]
+        ctx = helps[place][0] if helps is not None else None
         if ctx is None:
             continue
         sug = {"doc": place.doc, "quote": quote, "where": resolver.corpus[place.doc].where(place.start),
@@ -147,12 +210,12 @@ def nearest_passages(resolver: Resolver, folded: str, doc_id: str | None) -> lis
         if not passage:
             continue
         chunk = chunks[i]
-        hits = resolver.index.find_all([passage], chunk.doc_id)[passage]
+        hit = resolver.index.first(passage, chunk.doc_id)
         doc = resolver.corpus[chunk.doc_id]
-        where = doc.where(hits[0].start) if hits else doc.where(chunk.start)
+        where = doc.where(hit.start) if hit else doc.where(chunk.start)
         unique = resolver.index.count(passage, None if doc_id is None else doc_id) == 1
         out.append(({"doc": chunk.doc_id, "quote": passage, "where": where, "score": round(score, 1),
-                     "unique": unique}, Place(hits[0].doc_id, hits[0].start, hits[0].end) if hits else None))
+                     "unique": unique}, Place(hit.doc_id, hit.start, hit.end) if hit else None))
     return out
 
 
@@ -206,37 +269,3 @@ def _chunks_with_grams(resolver: Resolver, doc_id: str | None, chunks: list, gra
                 if id(c) in position:
                     found.setdefault(position[id(c)], set()).add(gram)
     return found
-
-
-def unique_extension(resolver: Resolver, occ: Place, folded: str, scope_doc: str | None) -> str | None:
-    """The shortest quote, grown by whole words on either side, that matches only ``occ``."""
-    fd = resolver.folded(occ.doc)
-    text = fd.folded
-    fstart = next((p for p in find_overlapping(text, folded) if fd.occurrence(p, len(folded)).start == occ.start),
-                  None)
-    if fstart is None:
-        return None
-    fend = fstart + len(folded)
-    lefts = [fstart]
-    p = fstart
-    while len(lefts) <= MAX_EXTENSION_WORDS and p > 0:
-        p = text.rfind(" ", 0, p - 1) + 1 if text[p - 1] == " " else text.rfind(" ", 0, p) + 1
-        lefts.append(p)
-    rights = [fend]
-    q = fend
-    while len(rights) <= MAX_EXTENSION_WORDS and q < len(text):
-        nxt = text.find(" ", q + 1 if text[q] == " " else q)
-        q = len(text) if nxt == -1 else nxt
-        rights.append(q)
-    for total in range(1, 2 * MAX_EXTENSION_WORDS + 1):
-        found = []
-        for n_left in range(0, total + 1):
-            n_right = total - n_left
-            if n_left >= len(lefts) or n_right >= len(rights):
-                continue
-            cand = text[lefts[n_left]:rights[n_right]].strip()
-            if cand != folded and resolver.index.count(cand, scope_doc) == 1:
-                found.append(cand)
-        if found:
-            return min(found, key=lambda c: (len(c), c))
-    return None
