@@ -123,7 +123,8 @@ def test_label_errors_show_the_first_and_a_long_quote_is_cut(tmp_path, capsys):
     assert rc == 1 and len(json.loads(out)["errors"]) == 61 and err == ""
     root2 = project(tmp_path / "two", [q("long", {"quote": long_quote})])
     rc, out, err = run(capsys, "build", "--root", root2)
-    assert rc == 1 and len(err) < len(long_quote) and "more characters)" in err
+    # the locator echoes a long quote with its middle elided (Locator.describe), the message is cut too
+    assert rc == 1 and len(err) < 1000 and "missing missing" in err
 
 
 def test_an_invalid_file_lists_its_first_problems(tmp_path, capsys):
