@@ -551,6 +551,9 @@ class Bench:
                 keys.note = keyed.note
 
 
+STEPS, Bench.big_inputs = (*STEPS, "big_inputs"), __import__("big_inputs").measure  # run file, chunks, bootstrap
+
+
 def naive_found_per_document(chunks, needle_list) -> dict[str, set[int]]:
     """The leak scan's baseline: one ``str.find`` loop per query over each field.
 

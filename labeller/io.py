@@ -5,6 +5,10 @@ folder, fsync, rename, fsync the folder. A kill at any point leaves either the o
 or the new one, never a torn mix. (The app's journal, written per keystroke, skips the
 fsyncs: ``durable=False``.)
 
+Every file a person or another tool may have placed is opened by ``open_untrusted`` (no
+symlink, never blocking on a FIFO, checked regular and bounded on the open descriptor) and
+read from that descriptor.
+
 Every JSON labeller reads from a file a person or another tool wrote goes through
 ``parse_json`` (one document) or ``parse_jsonl``/``read_jsonl`` (one value a line), so each
 gets the same guards: strict UTF-8 (the error names the byte offset), duplicate keys
@@ -15,6 +19,7 @@ nesting bounded (a line of 100,000 ``[`` is an error naming file and line, not a
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -24,7 +29,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from labeller.errors import InvalidInput
 
@@ -145,25 +150,97 @@ def refuse_symlink_components(path: Path) -> None:
             raise InvalidInput(f"path component {parent} is a symlink; give the physical path", path=str(path))
 
 
+_OPEN_UNTRUSTED = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def _open_checked(path: Path, *, max_bytes: int, what: str, bound_hint: str = "",
+                  follow: bool = False) -> tuple[int, os.stat_result]:
+    """``open_untrusted``'s descriptor and ``fstat``, for a caller that owns (closes) it."""
+    flags = _OPEN_UNTRUSTED & ~(getattr(os, "O_NOFOLLOW", 0) if follow else 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP and not follow:
+            raise InvalidInput(f"{what} is a symlink; labeller reads it only as a regular file",
+                               path=str(path)) from None
+        raise
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            kind = next((name for test, name in _KINDS if test(st.st_mode)), "another kind of file")
+            raise InvalidInput(f"{what} is not a regular file (it is {kind})", path=str(path))
+        if st.st_size > max_bytes:
+            hint = f" ({bound_hint})" if bound_hint else ""
+            raise InvalidInput(f"{what} is {st.st_size} bytes, over the bound of {max_bytes}{hint}", path=str(path))
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, st
+
+
+@contextmanager
+def open_untrusted(path: Path, *, max_bytes: int, what: str = "file", bound_hint: str = "",
+                   follow: bool = False) -> Iterator[tuple[int, os.stat_result]]:
+    """The one way labeller opens a file someone else may have placed: a read-only descriptor
+    and its ``fstat``, closed on leaving the block.
+
+    The checks are made on the descriptor, not the name: a check by name (``lstat``) and then
+    an ``open`` leaves a gap in which a FIFO (the read blocks forever), a device or a symlink
+    can be swapped in. So the open itself refuses a symlink (``O_NOFOLLOW``; ``follow`` only
+    for the user's own files, which dotfile managers link) and never waits for a FIFO's
+    writer (``O_NONBLOCK``), and ``fstat`` on the open descriptor must then show a regular
+    file of at most ``max_bytes``: ``InvalidInput`` otherwise, naming ``what`` and ``path``.
+    An ``OSError`` of the open itself (not found, permission denied) is left to the caller,
+    who knows what a missing file means."""
+    fd, st = _open_checked(path, max_bytes=max_bytes, what=what, bound_hint=bound_hint, follow=follow)
+    try:
+        yield fd, st
+    finally:
+        os.close(fd)
+
+
+def read_open(fd: int, path: Path, *, max_bytes: int, what: str = "file") -> bytes:
+    """All of an ``open_untrusted`` descriptor, refusing a file that grew past ``max_bytes``
+    since its ``fstat`` (read stops one byte past the bound)."""
+    chunks: list[bytes] = []
+    left = max_bytes + 1
+    while left > 0 and (block := os.read(fd, min(left, 1 << 20))):
+        chunks.append(block)
+        left -= len(block)
+    if left <= 0:
+        raise InvalidInput(f"{what} grew past the bound of {max_bytes} bytes", path=str(path))
+    return b"".join(chunks)
+
+
 def read_regular_file(path: Path, *, max_bytes: int, what: str = "file", bound_hint: str = "") -> bytes:
     """Read an untrusted input file: no symlinks anywhere in its path, regular, bounded."""
+    path = _existing_input(path, what)
+    try:
+        with open_untrusted(path, max_bytes=max_bytes, what=what, bound_hint=bound_hint) as (fd, _):
+            return read_open(fd, path, max_bytes=max_bytes, what=what)
+    except FileNotFoundError:
+        raise InvalidInput(f"{what} not found", path=str(path)) from None
+
+
+def open_regular_file(path: Path, *, max_bytes: int, what: str = "file", bound_hint: str = "") -> BinaryIO:
+    """Open an untrusted input file as ``read_regular_file`` reads it (no symlinks in its
+    path, regular, at most ``max_bytes`` when opened), for a reader that streams it; the
+    reader stops past ``max_bytes`` itself (the file may grow while it is read)."""
+    path = _existing_input(path, what)
+    try:
+        fd, _ = _open_checked(path, max_bytes=max_bytes, what=what, bound_hint=bound_hint)
+    except FileNotFoundError:
+        raise InvalidInput(f"{what} not found", path=str(path)) from None
+    return os.fdopen(fd, "rb")
+
+
+def _existing_input(path: Path, what: str) -> Path:
+    """``path`` as a Path, refused if it is missing or reached through a symlinked folder."""
     path = Path(path)
     if not path.exists() and not path.is_symlink():
         raise InvalidInput(f"{what} not found", path=str(path))
     refuse_symlink_components(path)
-    st = path.lstat()
-    if not stat.S_ISREG(st.st_mode):
-        raise InvalidInput(f"{what} is not a regular file", path=str(path))
-    if st.st_size > max_bytes:
-        hint = f" ({bound_hint})" if bound_hint else ""
-        raise InvalidInput(f"{what} is {st.st_size} bytes, over the bound of {max_bytes}{hint}", path=str(path))
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
-    fd = os.open(path, flags)
-    with os.fdopen(fd, "rb") as fh:
-        data = fh.read(max_bytes + 1)
-    if len(data) > max_bytes:
-        raise InvalidInput(f"{what} grew past the bound of {max_bytes} bytes", path=str(path))
-    return data
+    return path
 
 
 # -- the guarded JSON reader -------------------------------------------------------------------

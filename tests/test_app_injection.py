@@ -25,7 +25,8 @@ from labeller.app.screens.adjudicate import AdjudicateScreen
 from labeller.app.screens.annotate import AnnotateScreen
 from labeller.app.screens.ask import Ask
 from labeller.app.screens.eval import DrillDownScreen, LeakScreen
-from labeller.app.screens.review import RecordEditor, ReviewScreen
+from labeller.app.screens.records import RecordEditor
+from labeller.app.screens.review import ReviewScreen
 from labeller.app.widgets.fields import SafeInput
 from labeller.app.widgets.fields_area import SafeTextArea
 from labeller.app.widgets.markup import edited_raw, display_line

@@ -5,9 +5,16 @@ from the filter and search boxes into their lists."""
 
 from __future__ import annotations
 
+import importlib
+import inspect
 import json
+import pkgutil
 
 import pytest
+from textual.binding import Binding
+from textual.dom import DOMNode
+
+import labeller.app
 
 from helpers_app import make_app, open_record, run_async, settle, small, type_into  # noqa: F401 (small: a fixture)
 from labeller.app.app import LabellerApp, binding_groups, binding_ids, scoped_bindings
@@ -27,6 +34,52 @@ def test_every_binding_has_a_unique_id():
     ids = [b.id for _, b in scoped_bindings()]
     assert all(ids), [b for _, b in scoped_bindings() if not b.id]
     assert len(ids) == len(set(ids))
+
+
+def declared_bindings() -> list[tuple[str, Binding]]:
+    """(class, binding) for every binding any class of ``labeller.app`` declares itself, found by
+    importing every module of the package (not from a list kept by hand)."""
+    found = []
+    for name in ["labeller.app"] + [m.name for m in pkgutil.walk_packages(labeller.app.__path__, "labeller.app.")]:
+        module = importlib.import_module(name)
+        for _, cls in inspect.getmembers(module, inspect.isclass):
+            if cls.__module__ == name and issubclass(cls, DOMNode) and "BINDINGS" in cls.__dict__:
+                found += [(cls.__qualname__, b) for b in cls.__dict__["BINDINGS"]]
+    return found
+
+
+def test_every_binding_of_every_screen_and_app_has_an_id_a_keymap_may_name():
+    declared = declared_bindings()
+    assert {"LabellerApp", "AnnotateScreen", "AdjudicateScreen", "RecordEditor"} <= {cls for cls, _ in declared}
+    no_id = [(cls, b.key if isinstance(b, Binding) else b) for cls, b in declared
+             if not isinstance(b, Binding) or not b.id]
+    assert not no_id, f"bindings without an id (a keymap cannot move them): {no_id}"
+    ids = [b.id for _, b in declared]
+    assert len(ids) == len(set(ids)), sorted(i for i in ids if ids.count(i) > 1)
+    assert set(ids) == binding_ids(), "a keymap must be able to name every binding, and only those"
+
+
+def test_a_keymap_and_theme_take_effect_in_the_stand_alone_review_app(tmp_path):
+    from labeller.app.review_app import ScreenApp
+    from labeller.app.screens.annotate import AnnotateScreen
+    from helpers_review import make_project
+
+    project = make_project(tmp_path)
+    write_keymap('[keymap]\n"annotate.next" = "j"\n')
+    (config_dir() / SETTINGS_FILE).write_text(json.dumps({"theme": "textual-light"}), encoding="utf-8")
+
+    async def session() -> None:
+        app = ScreenApp(lambda: AnnotateScreen(project, ["q1", "q2", "q3"], "bob"))
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            screen = app.screen
+            assert app.theme == "textual-light"
+            await pilot.press("n")  # the old key no longer moves
+            assert screen.index == 0
+            await pilot.press("j")
+            assert screen.index == 1
+
+    run_async(session)()
 
 
 @run_async

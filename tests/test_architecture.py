@@ -438,6 +438,157 @@ def test_cycles_are_found():
     assert cycles(_synthetic()) == [["labeller.core.x", "labeller.core.y"]]
 
 
+# -- file reads: one way in ----------------------------------------------------------------------
+# Every file a person or another tool may have placed is opened by ``labeller.io.open_untrusted``
+# (no symlink, never blocking on a FIFO, regular and bounded by ``fstat`` on the descriptor).
+# So outside ``labeller.io`` no module opens a file for reading by itself: no ``open()``,
+# ``io.open``, ``Path.open()/read_text()/read_bytes()``, read-mode ``os.fdopen``, and ``os.open``
+# only with a write flag (``O_WRONLY``/``O_RDWR``) in its flags.
+READ_HELPER_MODULES: tuple[str, ...] = ("labeller.io",)
+_READ_ATTRS = {"read_text", "read_bytes"}
+_WRITE_FLAGS = {"O_WRONLY", "O_RDWR"}
+
+
+def _names_in(node: ast.AST) -> set[str]:
+    return {n.attr if isinstance(n, ast.Attribute) else n.id
+            for n in ast.walk(node) if isinstance(n, (ast.Attribute, ast.Name))}
+
+
+def _reading_mode(call: ast.Call, index: int) -> bool:
+    """Whether ``call``'s mode (positional ``index`` or ``mode=``) is a read: a literal with no
+    w/a/x/+, or no mode at all (the default is ``"r"``)."""
+    mode = call.args[index] if len(call.args) > index else next(
+        (k.value for k in call.keywords if k.arg == "mode"), None)
+    if mode is None:
+        return True
+    return not (isinstance(mode, ast.Constant) and isinstance(mode.value, str) and set(mode.value) & set("wax+"))
+
+
+def file_read_violations(sources: dict[str, str]) -> list[str]:
+    """``module:line what`` for every file opened for reading outside the read helpers."""
+    found: list[str] = []
+    for module, source in sorted(sources.items()):
+        if module in READ_HELPER_MODULES:
+            continue
+        tree = ast.parse(source)
+        assigned: dict[str, set[str]] = {}  # ``flags = os.O_RDWR | ...``: the names a variable holds
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assign):
+                for target in node.targets:
+                    if isinstance(target, ast.Name):
+                        assigned.setdefault(target.id, set()).update(_names_in(node.value))
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call):
+                continue
+            func = node.func
+            what = None
+            if isinstance(func, ast.Name) and func.id == "open" and _reading_mode(node, 1):
+                what = "open()"
+            elif isinstance(func, ast.Attribute):
+                owner = func.value.id if isinstance(func.value, ast.Name) else ""
+                if func.attr in _READ_ATTRS:
+                    what = f".{func.attr}()"
+                elif func.attr == "open" and owner == "os":
+                    flags = _names_in(node.args[1]) if len(node.args) > 1 else set()
+                    if not _WRITE_FLAGS & flags.union(*(assigned.get(name, set()) for name in flags)):
+                        what = "os.open() without a write flag"
+                elif func.attr == "open" and owner == "io" and _reading_mode(node, 1):
+                    what = "io.open()"
+                elif func.attr == "open" and (not node.args or isinstance(node.args[0], ast.Constant)) \
+                        and _reading_mode(node, 0) and not node.keywords:
+                    what = "Path.open()"
+                elif func.attr == "fdopen" and owner == "os" and _reading_mode(node, 1):
+                    what = "os.fdopen() for reading"
+            if what:
+                found.append(f"{module}:{node.lineno} {what}: read through labeller.io.open_untrusted")
+    return found
+
+
+def _package_sources() -> dict[str, str]:
+    return {module_name(p, ROOT): p.read_text(encoding="utf-8") for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def test_files_are_read_only_through_open_untrusted():
+    bad = file_read_violations(_package_sources())
+    assert not bad, "files opened for reading outside labeller.io:\n" + "\n".join(bad)
+
+
+def test_the_file_read_rule_catches_planted_reads():
+    planted = {
+        "labeller.app.settings": ("def f(p):\n"
+                                  "    open(p, 'rb')\n"
+                                  "    p.read_text(encoding='utf-8')\n"
+                                  "    p.read_bytes()\n"
+                                  "    os.open(p, os.O_RDONLY | os.O_NOFOLLOW)\n"
+                                  "    p.open()\n"
+                                  "    os.fdopen(fd, 'rb')\n"
+                                  "    open(p, 'w')\n"
+                                  "    os.open(p, os.O_WRONLY | os.O_CREAT)\n"
+                                  "    os.fdopen(fd, 'wb')\n"
+                                  "    session.open(root)\n"
+                                  "    flags = os.O_RDWR | os.O_APPEND\n"
+                                  "    os.open(p, flags)\n"),
+        "labeller.io": "def g(p):\n    open(p, 'rb')\n",
+    }
+    assert [v.split(":")[1].split(" ")[0] for v in file_read_violations(planted)] == ["2", "3", "4", "5", "6", "7"]
+
+
+# -- JSON out: one escaping writer ------------------------------------------------------------------
+# ``json.dumps(..., ensure_ascii=False)`` writes U+202E, C1 controls and U+2028 raw; every JSON
+# labeller writes or prints goes through ``labeller.display.json_dumps``, which escapes them. The
+# functions below use it for text no person reads and nothing writes out as it is: digests and
+# comparisons of records, the cache's MAC'd bodies, a value quoted in an error that is escaped
+# when shown, and the run history's database column.
+RAW_JSON_ALLOWED: set[str] = {
+    "labeller.review.log.record_digest", "labeller.eval.report.canonical_json", "labeller.core.check.check",
+    "labeller.core.cache.DigestCache.put", "labeller.config._plain", "labeller.eval.history.append_run",
+}
+
+
+def _raw_json_dumps(call: ast.Call) -> bool:
+    func = call.func
+    return (isinstance(func, ast.Attribute) and func.attr == "dumps" and isinstance(func.value, ast.Name)
+            and func.value.id == "json" and any(k.arg == "ensure_ascii" and isinstance(k.value, ast.Constant)
+                                                and k.value.value is False for k in call.keywords))
+
+
+def raw_json_calls(sources: dict[str, str]) -> list[tuple[str, int]]:
+    """``(module.function, line)`` of every raw-Unicode ``json.dumps`` outside ``labeller.display``."""
+    found: list[tuple[str, int]] = []
+
+    def visit(node: ast.AST, where: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                visit(child, f"{where}.{child.name}")
+                continue
+            if isinstance(child, ast.Call) and _raw_json_dumps(child):
+                found.append((where, child.lineno))
+            visit(child, where)
+
+    for module, source in sorted(sources.items()):
+        if module != "labeller.display":
+            visit(ast.parse(source), module)
+    return found
+
+
+def raw_json_violations(sources: dict[str, str]) -> list[str]:
+    return [f"{where}:{line} json.dumps(ensure_ascii=False): use labeller.display.json_dumps"
+            for where, line in raw_json_calls(sources) if where not in RAW_JSON_ALLOWED]
+
+
+def test_json_is_written_only_through_the_escaping_writer():
+    bad = raw_json_violations(_package_sources())
+    assert not bad, "JSON written with raw control and bidi characters:\n" + "\n".join(bad)
+
+
+def test_the_raw_json_rule_catches_a_planted_writer():
+    planted = {"labeller.review.log": ("import json\n"
+                                       "def record_digest(q):\n    return json.dumps(q, ensure_ascii=False)\n"
+                                       "def append_review(e):\n    line = json.dumps(e, ensure_ascii=False)\n"
+                                       "    safe = json.dumps(e)\n"),
+               "labeller.display": "def json_dumps(v):\n    return json.dumps(v, ensure_ascii=False)\n"}
+    assert raw_json_violations(planted) == [
+        "labeller.review.log.append_review:5 json.dumps(ensure_ascii=False): use labeller.display.json_dumps"]
 # ---------------------------------------------------------------------------------------------
 # Third-party privates (issue 26): Textual's and whoosh's private modules and attributes may
 # change in any patch release, so the app reaches them only through ONE adapter module, where
@@ -447,10 +598,6 @@ GUARDED = ("textual", "whoosh")
 # Modules helper work in progress (issue 26.2, "the BM25 index is labeller's own") is taking off
 # whoosh's internals; each entry goes when that lands. Nothing else may read a whoosh private.
 WHOOSH_ALLOWANCE = frozenset({"labeller.eval.retrievers.bm25_writer", "labeller.eval.retrievers.postings"})
-
-
-def sources(root: Path = ROOT) -> dict[str, str]:
-    return {module_name(p, root): p.read_text(encoding="utf-8") for p in sorted((root / "labeller").rglob("*.py"))}
 
 
 def third_party_private_imports(tree: Tree) -> list[str]:
@@ -557,7 +704,7 @@ def subclass_private_uses(found: dict[str, str], load: Callable[[str], object] |
 
 
 def test_third_party_privates_only_in_the_adapter(tree):
-    found = sources()
+    found = _package_sources()
     bad = third_party_private_imports(tree) + foreign_private_attributes(found) + subclass_private_uses(found)
     assert not bad, f"{len(bad)} use(s) of a third-party private outside {ADAPTER}:\n" + "\n".join(bad)
 

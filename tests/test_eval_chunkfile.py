@@ -85,6 +85,8 @@ def test_both_forms_that_agree_are_accepted_and_disagreeing_ones_refused(corpus)
     ("[1, 2]", "not a JSON object"),
     ({"doc": "a.md", "start": 0, "end": 1}, "id None must be a non-empty string"),
     ({"id": "has space", "doc": "a.md", "start": 0, "end": 1}, "without whitespace"),
+    ({"id": "", "doc": "a.md", "start": 0, "end": 1}, "must be a non-empty string"),
+    *(({"id": f"ws{ch}id", "doc": "a.md", "start": 0, "end": 1}, "without whitespace") for ch in "\t\x1c\x85\u2028\u3000"),
     ({"id": "u", "doc": "nope.md", "start": 0, "end": 1}, "unknown document 'nope.md'"),
     ({"id": "u", "doc": "../a.md", "text": "Alpha"}, "unknown document '../a.md'"),
     ({"id": "o", "doc": "a.md", "start": 0, "end": len(A) + 1}, "offsets out of range"),
@@ -107,7 +109,8 @@ def test_each_refusal_names_line_and_id(corpus, obj, reason):
     err = refusal(corpus, good, obj)
     assert reason in str(err)
     assert str(err).startswith("c.jsonl:2")
-    if isinstance(obj, dict) and isinstance(obj.get("id"), str) and " " not in obj["id"]:
+    if isinstance(obj, dict) and isinstance(obj.get("id"), str) and obj["id"] and not any(
+            ch.isspace() for ch in obj["id"]):  # an id that is one
         assert f"record {obj['id']!r}" in str(err)
 
 

@@ -11,8 +11,8 @@ from ir_measures import RR, Qrel, R, ScoredDoc, Success, nDCG
 
 from labeller.core.chunkers import Chunk
 from labeller.core.hitrules import parse_hit_rule
-from labeller.eval.metrics import (ChunkPositions, MetricsSanityError, QueryScore, check_sanity, score_query,
-                                   span_hit_ranks)
+from labeller.eval.metrics import (ChunkPositions, MetricsSanityError, QueryScore, check_sanity,
+                                   relevant_chunk_ids, score_query, span_hit_ranks)
 from labeller.eval.report import aggregate
 from labeller.eval.retrievers import Hit, trec_order
 
@@ -194,3 +194,23 @@ def test_sanity_rule_passes_on_real_scores_and_raises_on_a_violation():
     bad_agg = {"chunk": {"recall@1": {"value": 0.2}, "mrr@1": {"value": 0.5}, "success@1": {"value": 0.4}}}
     with pytest.raises(MetricsSanityError):
         check_sanity([], bad_agg, (1,))
+
+
+@pytest.mark.parametrize("rule", ["any_overlap", "span_containment", "coverage>=0.5", "union_coverage>=0.8"])
+def test_relevant_chunks_found_by_bisection_are_those_a_scan_of_every_chunk_finds(rule):
+    """The nDCG ideal list: overlapping chunks of every length (one id at two places too),
+    spans anywhere, looked up near the span, equal to testing every chunk of the document."""
+    rng = random.Random(rule)
+    chunks = []
+    for d in range(3):
+        for i in range(150):
+            start = rng.randrange(0, 2000)
+            chunks.append(chunk(f"c{d}-{i}", f"d{d}.md", start, start + rng.choice((1, 5, 40, 300, 2000)), i))
+    chunks.append(chunk("c0-1", "d2.md", 10, 30))
+    pos, hit_rule = ChunkPositions(chunks), parse_hit_rule(rule)
+    for _ in range(300):
+        start = rng.randrange(0, 4000)
+        spans = [SpanRef(f"d{rng.randrange(4)}.md", start, start + rng.choice((1, 3, 50, 700)))]
+        scan = {c.chunk_id for sp in spans for c in pos.by_doc.get(sp.doc_id, ())
+                if hit_rule.chunk_hits((c.start, c.end), (sp.start, sp.end))}
+        assert relevant_chunk_ids(spans, pos, hit_rule) == scan

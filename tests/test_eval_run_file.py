@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import hashlib
+import math
+import random
+
 import pytest
 
 from labeller.errors import InvalidInput
-from labeller.eval.retrievers import Hit
-from labeller.eval.retrievers.run_file import RunFileRetriever, format_run, parse_run, read_run, write_run
+from labeller.eval.retrievers import Hit, run_file
+from labeller.eval.retrievers.run_file import (BLOCK_BYTES, RunFileRetriever, format_run, parse_run, read_run,
+                                               write_run)
 
 
 def test_round_trip_keeps_every_hit_and_exact_score(tmp_path):
@@ -74,3 +79,72 @@ def test_a_run_file_that_is_not_utf8_or_missing_is_invalid_input(tmp_path):
         read_run(bad)
     with pytest.raises(InvalidInput, match="not found"):
         read_run(tmp_path / "absent.run")
+
+
+def _whole_file_reference(data: bytes, path: str) -> tuple:
+    """How a run file was read before it was streamed (whole text, one set of every pair):
+    the hits, tags and first line of each docid, or the (message, line) of the refusal."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return ("error", f"not valid UTF-8 at byte {exc.start}", None)
+    hits: dict[str, list[Hit]] = {}
+    tags, seen, first_line = set(), set(), {}
+    for lineno, line in enumerate(text.splitlines(), 1):
+        parts = line.split()
+        if not parts:
+            continue
+        if len(parts) != 6:
+            return ("error", f"expected 6 fields 'qid Q0 docid rank score tag', found {len(parts)}", lineno)
+        qid, _, docid, rank, score, tag = parts
+        try:
+            int(rank)
+            value = float(score)
+        except ValueError:
+            return ("error", f"rank {rank!r} must be an integer and score {score!r} a number", lineno)
+        if not math.isfinite(value):
+            return ("error", f"score {score!r} is not a finite number", lineno)
+        if (qid, docid) in seen:
+            return ("error", f"docid {docid!r} appears twice for query {qid!r}", lineno)
+        seen.add((qid, docid))
+        hits.setdefault(qid, []).append(Hit(docid, value))
+        tags.add(tag)
+        first_line.setdefault(docid, lineno)
+    return ("ok", hits, tags, first_line, hashlib.sha256(data).hexdigest())
+
+
+def _read(path, block: int) -> tuple:
+    try:
+        run = read_run(path)
+    except InvalidInput as exc:
+        return ("error", exc.reason, exc.line)
+    return ("ok", run.hits, run.tags, dict(zip(run.docids, run.first_lines)), run.sha256)
+
+
+RUN_LINES = ["q1 Q0 a 1 3.5 t", "q2 Q0 a 1 2 t", "", "  ", "q1 Q0 b 2 1e-3 u", "q10 Q0 é 1 -0.0 t",
+             "q1 Q0 c 3 7 t\r", "q2\tQ0 b\x0c2 1.5 t", "q3 Q0 d 1 1 t\u2028q3 Q0 e 2 1 t", "q4 Q0 a 1 0 t\x85"]
+BAD_LINES = ["q1 Q0 a 1 3.5", "q1 Q0 x one 1 t", "q1 Q0 x 1 inf t", "q1 Q0 a 9 0.1 t", "q2 Q0 a 9 0.1 t"]
+
+
+@pytest.mark.parametrize("block", [1, 7, 64, BLOCK_BYTES])
+def test_a_streamed_run_reads_as_the_whole_file_did(tmp_path, monkeypatch, block):
+    """Blocks of any size (a line cut anywhere, CR LF, form feeds, Unicode line breaks), and
+    for every problem the same first one in file order: a repeat before a malformed line
+    wins, a malformed line before a repeat wins, invalid UTF-8 anywhere wins."""
+    monkeypatch.setattr(run_file, "BLOCK_BYTES", block)
+    rng = random.Random(block)
+    cases = [RUN_LINES, RUN_LINES[::-1]]
+    for _ in range(40):
+        lines = rng.sample(RUN_LINES, rng.randrange(1, len(RUN_LINES)))
+        for _ in range(rng.randrange(3)):
+            lines.insert(rng.randrange(len(lines) + 1), rng.choice(BAD_LINES))
+        cases.append(lines)
+    path = tmp_path / "x.run"
+    for lines in cases:
+        for end in ("\n", "\r\n"):
+            data = end.join(lines).encode("utf-8") + (end.encode() if rng.random() < 0.5 else b"")
+            if rng.random() < 0.2:
+                cut = rng.randrange(len(data) + 1)
+                data = data[:cut] + b"\xff" + data[cut:]
+            path.write_bytes(data)
+            assert _read(path, block) == _whole_file_reference(data, str(path)), data

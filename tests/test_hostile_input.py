@@ -101,12 +101,25 @@ def test_names_differing_only_in_case_or_normalisation_are_refused_naming_both(t
 
 
 def test_a_corpus_file_is_read_bounded(tmp_path, monkeypatch):
-    """A file that grows after the walk is read one byte past the bound, never whole."""
+    """A file over the bound is refused on its open descriptor; one that grows after that
+    check is read one byte past the bound, never whole, and refused."""
     from labeller.core import corpus
+    from labeller.errors import InvalidInput
+    from labeller.io import open_untrusted, read_open
 
     path = tmp_path / "big.md"
     path.write_bytes(b"x" * 5000)
-    assert len(corpus.read_file_nofollow(path, 100)) == 101
+    with pytest.raises(InvalidInput, match="over the bound of 100"):
+        corpus.read_file_nofollow(path, 100)
+    path.write_bytes(b"x" * 50)
+    read: list[int] = []
+    real_read = os.read
+    monkeypatch.setattr(os, "read", lambda fd, n: read.append(n) or real_read(fd, n))
+    with open_untrusted(path, max_bytes=100) as (fd, _):
+        path.write_bytes(b"x" * 5000)  # the same inode grows after the fstat
+        with pytest.raises(InvalidInput, match="grew past the bound of 100"):
+            read_open(fd, path, max_bytes=100)
+    assert sum(read) <= 101
 
 
 # -- exit codes ----------------------------------------------------------------------------

@@ -12,7 +12,8 @@ from textual.widgets import Input, Static, TextArea
 from labeller.app.review_app import ScreenApp
 from labeller.app.screens.adjudicate import AdjudicateScreen
 from labeller.app.screens.annotate import AnnotateScreen
-from labeller.app.screens.review import CommentScreen, RecordEditor, ReviewScreen
+from labeller.app.screens.records import CommentScreen, RecordEditor
+from labeller.app.screens.review import ReviewScreen
 from labeller.review.annotations import load_annotations
 from labeller.review.log import read_review_log, record_digest
 

@@ -41,6 +41,7 @@ from labeller.app.screens.host import BindingGroups
 from labeller.app.widgets.markup import visible_line
 from labeller.app.widgets.textual_adapter import build_mode, is_exiting
 from labeller.errors import EXIT_INVALID, LabellerError
+from labeller.registry import load_target
 
 if TYPE_CHECKING:  # imported where they are used, not at start-up (the first screen needs none of them)
     import threading
@@ -495,7 +496,7 @@ def scoped_bindings() -> list[tuple[str, Binding]]:
     imports every screen: asked for by help, the palette and a keymap file, not at start)."""
     from labeller.app.screens.conflict import ConflictScreen
     from labeller.app.screens.eval import DrillDownScreen, LeakScreen
-    from labeller.app.screens.review import RecordEditor
+    from labeller.app.screens.records import RecordEditor
     from labeller.app.widgets.locators import LocatorTable
     from labeller.app.widgets.question_list import QuestionTable
 
@@ -509,9 +510,18 @@ def scoped_bindings() -> list[tuple[str, Binding]]:
     return found
 
 
+# Screens whose keys a keymap may move but F1 does not list one by one: the dialogs (F1's
+# "dialogs" rows say esc cancels each) and the screens only a stand-alone command runs
+# (``labeller annotate`` / ``adjudicate``: the README's review section lists their keys).
+UNLISTED_SCREENS = ("ask:Ask", "dialogs:Choice", "records:CommentScreen", "annotate:AnnotateScreen",
+                    "adjudicate:AdjudicateScreen")
+
+
 def binding_ids() -> set[str]:
-    """The ids a keymap file may name."""
-    return {b.id for _, b in scoped_bindings() if b.id}
+    """The ids a keymap file may name: every binding F1 lists and those of ``UNLISTED_SCREENS``
+    (one keymap serves the app and the stand-alone review apps)."""
+    unlisted = [b for at in UNLISTED_SCREENS for b in _own_bindings(load_target(at, "labeller.app.screens"))]
+    return {b.id for _, b in scoped_bindings() if b.id} | {b.id for b in unlisted if b.id}
 
 
 def binding_groups(keymap: dict[str, str] | None = None, *, with_ids: bool = False) -> list:

@@ -16,10 +16,10 @@ It never holds derived data, so restoring it can never smuggle in a stale span.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from labeller.display import json_dumps
 from labeller.errors import InvalidInput
 from labeller.io import atomic_write_text, check_output_path, parse_json, read_regular_file
 
@@ -64,7 +64,7 @@ class Journal:
 
     def write(self, entry: JournalEntry) -> None:
         check_output_path(self.path)  # a committed ``.labeller`` symlink is not written through
-        atomic_write_text(self.path, json.dumps(entry.as_json(), ensure_ascii=False, indent=1, sort_keys=True) + "\n",
+        atomic_write_text(self.path, json_dumps(entry.as_json(), indent=1, sort_keys=True) + "\n",
                           durable=False)
 
     def read(self) -> JournalEntry | None:

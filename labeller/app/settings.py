@@ -11,14 +11,14 @@ and every write is atomic.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from labeller.display import json_dumps
 from labeller.errors import InvalidInput
-from labeller.io import atomic_write_text
+from labeller.io import atomic_write_text, open_untrusted, parse_json, read_open
 
 KEYMAP_FILE = "keymap.toml"
 SETTINGS_FILE = "settings.json"
@@ -32,16 +32,16 @@ def config_dir() -> Path:
 
 
 def _read_text(path: Path, what: str) -> str | None:
-    """The file's text, None when it does not exist; bounded, UTF-8."""
+    """The file's text, None when it does not exist; regular, bounded, UTF-8. Opened by
+    ``open_untrusted`` (a FIFO named keymap.toml must not hang the app's start), following
+    a symlink: these are the user's own files, which dotfile managers link into place."""
     try:
-        with open(path, "rb") as fh:
-            raw = fh.read(MAX_USER_FILE_BYTES + 1)
+        with open_untrusted(path, max_bytes=MAX_USER_FILE_BYTES, what=f"the {what}", follow=True) as (fd, _):
+            raw = read_open(fd, path, max_bytes=MAX_USER_FILE_BYTES, what=f"the {what}")
     except FileNotFoundError:
         return None
     except OSError as exc:
         raise InvalidInput(f"cannot read the {what}: {exc.strerror}", path=str(path)) from None
-    if len(raw) > MAX_USER_FILE_BYTES:
-        raise InvalidInput(f"the {what} is over {MAX_USER_FILE_BYTES} bytes", path=str(path))
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -95,9 +95,9 @@ def load_settings(path: Path | None = None) -> tuple[Settings, str | None]:
         text = _read_text(path, "settings file")
         if text is None:
             return Settings(), None
-        data = json.loads(text)
-    except (InvalidInput, ValueError, RecursionError) as exc:
-        return Settings(), f"{path}: {exc}; using the default settings"
+        data = parse_json(text, str(path))
+    except InvalidInput as exc:
+        return Settings(), f"{exc}; using the default settings"
     if not isinstance(data, dict):
         return Settings(), f"{path}: not a JSON object; using the default settings"
     theme = data.get("theme")
@@ -109,4 +109,4 @@ def load_settings(path: Path | None = None) -> tuple[Settings, str | None]:
 
 def save_settings(settings: Settings, path: Path | None = None) -> None:
     path = path or config_dir() / SETTINGS_FILE
-    atomic_write_text(path, json.dumps(asdict(settings), sort_keys=True, indent=2) + "\n")
+    atomic_write_text(path, json_dumps(asdict(settings), sort_keys=True, indent=2) + "\n")

@@ -36,6 +36,8 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from labeller import __version__
+from labeller.errors import InvalidInput
+from labeller.io import open_untrusted, read_open
 
 # Part of every entry's name and MAC: v1 entries (pickles) are never even opened.
 CACHE_FORMAT = "labeller-cache-v2-json-hmac"
@@ -233,18 +235,15 @@ def _check_private_dir(folder: Path, *, follow: bool, writable: int = 0o022) -> 
 
 
 def _read_secret(file: Path) -> bytes:
-    fd = os.open(file, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise ValueError("not a regular file")
-        if st.st_uid != os.geteuid():
-            raise ValueError("owned by another user")
-        if st.st_mode & 0o077:
-            raise ValueError("readable or writable by group or others (chmod 600 it)")
-        raw = os.read(fd, 4096).strip()
-    finally:
-        os.close(fd)
+        with open_untrusted(file, max_bytes=4096, what="key file") as (fd, st):
+            if st.st_uid != os.geteuid():
+                raise ValueError("owned by another user")
+            if st.st_mode & 0o077:
+                raise ValueError("readable or writable by group or others (chmod 600 it)")
+            raw = read_open(fd, file, max_bytes=4096, what="key file").strip()
+    except InvalidInput as exc:
+        raise ValueError(exc.reason) from None
     if len(raw) < 32:
         raise ValueError("too short to be a key")
     return raw
@@ -258,40 +257,14 @@ def mac(secret: bytes, *parts: bytes) -> str:
     return h.hexdigest()
 
 
-def _open_regular(path: Path, max_bytes: int) -> tuple[int, os.stat_result] | None:
-    """An open read-only descriptor of ``path`` and its stat, or None unless it is a regular
-    file (never through a symlink, never a FIFO that would block, or a device) of at most
-    ``max_bytes``. The caller closes the descriptor."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError:
-        return None
-    try:
-        st = os.fstat(fd)
-    except OSError:
-        os.close(fd)
-        return None
-    if not stat.S_ISREG(st.st_mode) or st.st_size > max_bytes:
-        os.close(fd)
-        return None
-    return fd, st
-
-
 def read_untrusted(path: Path, max_bytes: int = MAX_ENTRY_BYTES) -> bytes | None:
     """The bytes of a cache file, or None unless it is a regular file (never a symlink, a
     FIFO that would block, or a device) of at most ``max_bytes``."""
-    opened = _open_regular(path, max_bytes)
-    if opened is None:
-        return None
-    fd, _ = opened
     try:
-        with os.fdopen(os.dup(fd), "rb") as fh:
-            data = fh.read(max_bytes + 1)
-    except OSError:
+        with open_untrusted(path, max_bytes=max_bytes) as (fd, _):
+            return read_open(fd, path, max_bytes=max_bytes)
+    except (OSError, InvalidInput):
         return None
-    finally:
-        os.close(fd)
-    return data if len(data) <= max_bytes else None
 
 
 def map_hashed(path: Path, private: bool = True) -> tuple[mmap.mmap | bytes, str] | None:
@@ -311,10 +284,15 @@ def map_hashed(path: Path, private: bool = True) -> tuple[mmap.mmap | bytes, str
     who could run code anyway. ``private=False`` is for a file in a folder only this process
     made and nobody else can enter (``tempfile.mkdtemp``).
     """
-    opened = _open_regular(path, MAX_ENTRY_BYTES)
-    if opened is None:
+    try:
+        with open_untrusted(path, max_bytes=MAX_ENTRY_BYTES) as (fd, st):
+            return _map_open(fd, st, private)
+    except (OSError, InvalidInput):
         return None
-    fd, st = opened
+
+
+def _map_open(fd: int, st: os.stat_result, private: bool) -> tuple[mmap.mmap | bytes, str] | None:
+    """``map_hashed`` of a descriptor from ``open_untrusted`` (which closes it; the map stays valid)."""
     try:
         if private and (st.st_uid != os.geteuid() or st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)):
             return None
@@ -328,8 +306,6 @@ def map_hashed(path: Path, private: bool = True) -> tuple[mmap.mmap | bytes, str
         return (mmap.mmap(fd, size, access=mmap.ACCESS_READ) if size else b""), h.hexdigest()
     except (OSError, ValueError):
         return None
-    finally:
-        os.close(fd)
 
 
 def map_verified(path: Path, sha256: str) -> mmap.mmap | bytes | None:

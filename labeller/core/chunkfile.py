@@ -326,7 +326,7 @@ def _parse_lines(text: str, corpus: Corpus, problems: _Problems, max_chunks: int
             problems.add(n, None, "not a JSON object")
             continue
         cid = obj.get("id")
-        if not isinstance(cid, str) or not cid or any(ch.isspace() for ch in cid):
+        if not isinstance(cid, str) or cid.split() != [cid]:  # empty, or holds whitespace (one C call)
             problems.add(n, None, f"id {cid!r} must be a non-empty string without whitespace (ids are written to "
                          "TREC runs and qrels)")
             continue

@@ -26,6 +26,7 @@ from pathlib import Path, PurePosixPath
 from labeller.config import DEFAULT_INCLUDE, DEFAULT_MAX_FILE_BYTES
 from labeller.core.canon import canonicalize, decode_utf8, sha256_hex
 from labeller.errors import InvalidInput
+from labeller.io import open_untrusted, read_open
 
 
 @dataclass(frozen=True)
@@ -209,22 +210,15 @@ def _refuse_colliding_names(root: Path, doc_ids: list[str]) -> None:
 
 
 def read_file_nofollow(path: Path, max_bytes: int) -> bytes:
-    """Read a file through a descriptor that refuses a symlink swapped in after the walk,
-    reading at most one byte past ``max_bytes`` (a file that grew after the walk)."""
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
+    """Read a corpus file through ``open_untrusted``: a symlink, FIFO or device swapped in
+    after the walk is refused, and so is a file that grew past ``max_bytes``."""
     try:
-        fd = os.open(path, flags)
+        with open_untrusted(path, max_bytes=max_bytes, what="file") as (fd, _):
+            return read_open(fd, path, max_bytes=max_bytes, what="file")
     except FileNotFoundError:
         raise InvalidInput("vanished while the corpus was read; run again once it is stable", path=str(path)) from None
     except OSError as exc:
         raise InvalidInput(f"cannot open: {exc.strerror}", path=str(path)) from None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise InvalidInput("not a regular file", path=str(path))
-        with os.fdopen(fd, "rb", closefd=False) as fh:
-            return fh.read(max_bytes + 1)
-    finally:
-        os.close(fd)
 
 
 def load_corpus(root: Path, include: tuple[str, ...] = DEFAULT_INCLUDE, exclude: tuple[str, ...] = (),
@@ -232,7 +226,5 @@ def load_corpus(root: Path, include: tuple[str, ...] = DEFAULT_INCLUDE, exclude:
     docs = []
     for doc_id, path in walk_corpus(root, include, exclude, max_file_bytes):
         data = read_file_nofollow(path, max_file_bytes)
-        if len(data) > max_file_bytes:
-            raise InvalidInput(f"file grew past the bound of {max_file_bytes} bytes", path=str(path))
         docs.append(make_document(doc_id, decode_utf8(data, str(path))))
     return Corpus.from_documents(docs, root=root)

@@ -38,7 +38,7 @@ class ChunkSet:
 
     @classmethod
     def of(cls, chunking: Chunking, chunks: Sequence[Chunk], fields: str | None = None) -> "ChunkSet":
-        return cls(chunking, list(chunks), ChunkPositions(chunks), fields)
+        return cls(chunking, list(chunks), ChunkPositions(chunks, chunking), fields)
 
     @property
     def foreign(self) -> bool:

@@ -8,7 +8,6 @@ is rewritten atomically on every save, so a crash leaves the old or the new vers
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +16,7 @@ from typing import TYPE_CHECKING
 from pydantic import ValidationError
 
 from labeller.core.models import Locator
+from labeller.display import json_dumps
 from labeller.errors import InvalidInput
 from labeller.io import atomic_write_text, check_output_path, read_jsonl
 
@@ -56,8 +56,8 @@ class Annotations:
         self.records[record_id] = list(locators)
 
     def render(self) -> str:
-        return "".join(json.dumps({"locators": [loc.as_json() for loc in locs], "record_id": rid},
-                                  ensure_ascii=False, sort_keys=True) + "\n"
+        return "".join(json_dumps({"locators": [loc.as_json() for loc in locs], "record_id": rid},
+                                  sort_keys=True) + "\n"
                        for rid, locs in self.records.items())
 
     def save(self) -> None:

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 from labeller.core.canon import sha256_hex
 from labeller.core.models import Question
 from labeller.diagnostics import Bounded
+from labeller.display import json_dumps
 from labeller.errors import InvalidInput, LabellerError
 from labeller.io import fsync_dir, iter_jsonl, naming, read_regular_file, refuse_symlink_components
 
@@ -237,7 +238,7 @@ def append_review(path: Path, entry: ReviewEntry) -> bool:
         if not stat.S_ISREG(st.st_mode):
             raise InvalidInput("review log is not a regular file", path=str(path))
         torn = st.st_size > 0 and os.pread(fd, 1, st.st_size - 1) != b"\n"
-        line = json.dumps(entry.as_json(), ensure_ascii=False, sort_keys=True) + "\n"
+        line = json_dumps(entry.as_json(), sort_keys=True) + "\n"
         with naming(path):  # a full disk fails the write naming no file
             write_all(fd, (b"\n" if torn else b"") + line.encode("utf-8"))
             os.fsync(fd)

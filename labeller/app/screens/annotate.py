@@ -19,19 +19,21 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Footer, Input, OptionList, Static
 
+from labeller.app.screens.records import RecordPager
+from labeller.app.session.review import AnnotateSession
 from labeller.app.widgets.fields import SafeInput
-from labeller.app.screens.review import plain, refusal_view, span_view
-from labeller.core.models import Locator, Question
+from labeller.app.widgets.record_view import plain, refusal_view, span_view
+from labeller.core.models import Locator
 from labeller.core.project import Project
-from labeller.core.resolve import Refusal, Span, locator_error
-from labeller.errors import InvalidInput, LabellerError
-from labeller.review.annotations import load_annotations
+from labeller.core.resolve import Span
+from labeller.errors import LabellerError
 
 
-class AnnotateScreen(Screen):
+class AnnotateScreen(RecordPager):
+    """One annotator's pass over ``record_ids``; the ``AnnotateSession`` holds and saves it."""
+
     DEFAULT_CSS = """
     AnnotateScreen #an-head { height: auto; padding: 0 1; background: $boost; }
     AnnotateScreen #an-query { height: auto; padding: 1 1; text-style: bold; }
@@ -42,24 +44,18 @@ class AnnotateScreen(Screen):
     AnnotateScreen #an-preview-box { height: 1fr; padding: 0 1; }
     """
     BINDINGS = [
-        Binding("slash,i", "focus_quote", "Type a quote"),
-        Binding("n", "next", "Next"),
-        Binding("p", "prev", "Prev"),
-        Binding("d,delete", "remove", "Remove"),
-        Binding("u", "no_answer", "No answer"),
-        Binding("escape", "escape", "Leave input / close"),
-        Binding("q", "close", "Close"),
+        Binding("slash,i", "focus_quote", "Type a quote", id="annotate.type_quote"),
+        Binding("n", "next", "Next", id="annotate.next"),
+        Binding("p", "prev", "Prev", id="annotate.prev"),
+        Binding("d,delete", "remove", "Remove", id="annotate.remove"),
+        Binding("u", "no_answer", "No answer", id="annotate.no_answer"),
+        Binding("escape", "escape", "Leave input / close", id="annotate.escape"),
+        Binding("q", "close", "Close", id="annotate.close"),
     ]
 
     def __init__(self, project: Project, record_ids: list[str], annotator: str, show_expected: bool = False) -> None:
         super().__init__()
-        self.project = project
-        self.show_expected = show_expected
-        self.record_ids = list(record_ids)
-        self.annotator = annotator
-        self.index = 0
-        self.queries: dict[str, Question] = {}
-        self.annotations = load_annotations(project.config, annotator)
+        self.model = self.session = AnnotateSession(project, record_ids, annotator, show_expected)
 
     def compose(self) -> ComposeResult:
         yield Static(id="an-head")
@@ -73,35 +69,9 @@ class AnnotateScreen(Screen):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.queries = {q.id: q for q in self.project.load_questions().questions}
+        self.session.load()
         self.show()
         self.query_one("#an-locs", OptionList).focus()
-
-    # -- state ------------------------------------------------------------------------------
-
-    @property
-    def record_id(self) -> str | None:
-        return self.record_ids[self.index] if self.record_ids else None
-
-    def locators(self) -> list[Locator] | None:
-        return None if self.record_id is None else self.annotations.get(self.record_id)
-
-    def save(self, locators: list[Locator] | None) -> None:
-        """Store this record's locators (None: not annotated) and write the file at once."""
-        record_id = self.record_id
-        assert record_id is not None, "the actions that save act on the record on screen"
-        if locators is None:
-            self.annotations.records.pop(record_id, None)
-        else:
-            self.annotations.set(record_id, locators)
-        self.annotations.save()
-        self.show()
-
-    def resolve(self, loc: Locator) -> Span | Refusal:
-        try:
-            return self.project.resolver.resolve(loc, self.record_id)
-        except InvalidInput as exc:
-            return locator_error(exc, loc, self.record_id)
 
     def typed_locator(self) -> Locator | None:
         quote = self.query_one("#an-quote", SafeInput).raw
@@ -115,30 +85,27 @@ class AnnotateScreen(Screen):
 
     def show(self) -> None:
         head = Text()
-        rid = self.record_id
-        done = sum(1 for r in self.record_ids if r in self.annotations.records)
+        model = self.session
+        rid = model.record_id
         if rid is None:
             self.query_one("#an-head", Static).update("no records to annotate")
             return
-        head.append(f"annotate {self.index + 1}/{len(self.record_ids)}  ", style="bold")
-        head.append_text(plain(f"record {rid}  annotator {self.annotator}  "))
-        head.append(f"{done}/{len(self.record_ids)} annotated  ", style="dim")
-        locs = self.locators()
+        head.append(f"annotate {model.index + 1}/{len(model.record_ids)}  ", style="bold")
+        head.append_text(plain(f"record {rid}  annotator {model.annotator}  "))
+        head.append(f"{model.done}/{len(model.record_ids)} annotated  ", style="dim")
+        locs = model.locators()
         head.append("not annotated" if locs is None else "no answer" if not locs else f"{len(locs)} locator(s)",
                     style="bold yellow" if locs is None else "bold green")
         self.query_one("#an-head", Static).update(head)
-        q = self.queries.get(rid)
+        q = model.query()
         shown = plain(q.query if q is not None else "(record no longer in questions.jsonl)")
-        if q is not None and self.show_expected:
+        if q is not None and model.show_expected:
             shown.append_text(plain(f"\nexpected answer: {q.expected_answer or '(none)'}", "not bold italic"))
         self.query_one("#an-query", Static).update(shown)
         options = self.query_one("#an-locs", OptionList)
         options.clear_options()
         for i, loc in enumerate(locs or [], start=1):
-            res = self.resolve(loc)
-            where = f"{res.block} {res.doc_id}:{self.project.corpus[res.doc_id].line_of(res.start) + 1}" \
-                if isinstance(res, Span) else f"refused: {res.kind}"
-            options.add_option(plain(f"{i}. {loc.describe()}  →  {where}"))
+            options.add_option(plain(f"{i}. {loc.describe()}  →  {model.where(model.resolve(loc))}"))
         if locs:
             options.highlighted = 0
         self.preview_typed()
@@ -150,41 +117,36 @@ class AnnotateScreen(Screen):
             preview.update(Text("Type a quote (/), then Enter to add it. The preview shows what it resolves to.",
                                 style="dim"))
             return
-        res = self.resolve(loc)
-        preview.update(span_view(self.project, res, "would label") if isinstance(res, Span) else refusal_view(res))
+        res = self.session.resolve(loc)
+        preview.update(span_view(self.session.project, res, "would label") if isinstance(res, Span)
+                       else refusal_view(res))
 
     def on_input_changed(self, event: Input.Changed) -> None:
         self.preview_typed()
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
-        locs = self.locators() or []
+        locs = self.session.locators() or []
         if 0 <= event.option_index < len(locs) and self.typed_locator() is None:
-            res = self.resolve(locs[event.option_index])
+            res = self.session.resolve(locs[event.option_index])
             preview = self.query_one("#an-preview", Static)
-            preview.update(span_view(self.project, res, f"locator {event.option_index + 1}")
+            preview.update(span_view(self.session.project, res, f"locator {event.option_index + 1}")
                            if isinstance(res, Span) else refusal_view(res))
 
     # -- actions ----------------------------------------------------------------------------
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         loc = self.typed_locator()
-        if loc is None or self.record_id is None:
+        if loc is None or self.session.record_id is None:
             return
-        res = self.resolve(loc)
-        if isinstance(res, Refusal):
-            self.notify(f"not added: {res.kind}", severity="warning")
-            return
-        existing = self.locators() or []
-        for i, other in enumerate(existing, start=1):
-            o = self.resolve(other)
-            if isinstance(o, Span) and (o.doc_id, o.start, o.end) == (res.doc_id, res.start, res.end):
-                self.notify(f"not added: same block as locator {i}", severity="warning")
-                return
         try:
-            self.save([*existing, loc])
+            refused = self.session.add(loc)
         except LabellerError as exc:
             self.notify(str(exc), severity="error")
             return
+        if refused is not None:
+            self.notify(refused, severity="warning")
+            return
+        self.show()
         self.query_one("#an-quote", Input).value = ""
         self.notify("added")
 
@@ -198,34 +160,27 @@ class AnnotateScreen(Screen):
             self.dismiss(None)
 
     def action_remove(self) -> None:
-        locs = self.locators()
-        highlighted = self.query_one("#an-locs", OptionList).highlighted
-        if not locs or highlighted is None:
-            return
-        del locs[highlighted]
-        self.save(locs or None)
+        if self.session.remove(self.query_one("#an-locs", OptionList).highlighted):
+            self.show()
 
     def action_no_answer(self) -> None:
         """Mark "I found no answer" (toggle); a record that has locators keeps them."""
-        if self.record_id is None:
-            return  # no record on screen: nothing to mark
-        locs = self.locators()
-        if locs:
-            self.notify("remove the locators first (d) to mark this record as having no answer", severity="warning")
+        if self.session.record_id is None:
             return
-        self.save(None if locs == [] else [])
-
-    def _move(self, step: int) -> None:
-        self.index = max(0, min(len(self.record_ids) - 1, self.index + step))
-        self.query_one("#an-quote", Input).value = ""
-        self.query_one("#an-doc", Input).value = ""
+        refused = self.session.toggle_no_answer()
+        if refused is not None:
+            self.notify(refused, severity="warning")
+            return
         self.show()
 
     def action_next(self) -> None:
-        self._move(1)
+        self._clear_inputs()
+        super().action_next()
 
     def action_prev(self) -> None:
-        self._move(-1)
+        self._clear_inputs()
+        super().action_prev()
 
-    def action_close(self) -> None:
-        self.dismiss(None)
+    def _clear_inputs(self) -> None:
+        self.query_one("#an-quote", Input).value = ""
+        self.query_one("#an-doc", Input).value = ""

@@ -18,7 +18,7 @@ from labeller.app.widgets.markup import fmt
 
 
 class Ask(ModalScreen[str | None]):
-    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="ask.cancel")]
 
     def __init__(self, title: str, placeholder: str = "", value: str = "", **kwargs) -> None:
         super().__init__(**kwargs)

@@ -16,7 +16,7 @@ from labeller.app.widgets.markup import fmt
 class Choice(ModalScreen[str | None]):
     """A message and a row of buttons; dismisses with the chosen button's id (None on Escape)."""
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="choice.cancel")]
 
     def __init__(self, title: str, body: Content, buttons: list[tuple[str, str, ButtonVariant]], *,
                  cancellable: bool = True, **kwargs) -> None:

@@ -30,6 +30,7 @@ from labeller.core.models import Question
 from labeller.core.project import Project
 from labeller.core.questions import QuestionsFile, questions_text, write_questions
 from labeller.errors import InvalidInput, LabellerError
+from labeller.io import read_regular_file
 
 if TYPE_CHECKING:  # the build is imported by the rebuild (a worker), not with the session at start-up
     from labeller.core.build import BuildResult
@@ -78,16 +79,17 @@ class SaveOutcome:
         return "; ".join(parts)
 
 
-def disk_sha256(path: Path) -> str | None:
-    """The questions file's digest as ``load_questions`` computes it (``None``: it is gone)."""
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
+def disk_sha256(path: Path, max_bytes: int) -> str | None:
+    """The questions file's digest as ``load_questions`` computes it (``None``: it is gone).
+    Read as ``load_questions`` reads it (``read_regular_file``): a FIFO swapped in for the
+    file must not hang the app."""
+    if not path.exists() and not path.is_symlink():
         return None
     try:
-        return sha256_hex(questions_text(data, str(path)))
+        return sha256_hex(questions_text(read_regular_file(path, max_bytes=max_bytes, what="questions file"),
+                                         str(path)))
     except InvalidInput:
-        return "not UTF-8"  # differs from every digest: the file changed, whatever it was before
+        return "unreadable"  # differs from every digest: the file changed, whatever it was before
 
 
 class _Session(Protocol):
@@ -171,7 +173,7 @@ class SavingMixin:
     # -- saving ----------------------------------------------------------------------------
 
     def disk_changed(self: _Session) -> bool:
-        return disk_sha256(self.config.questions) != self.qfile.source_sha256
+        return disk_sha256(self.config.questions, self.config.limits.max_file_bytes) != self.qfile.source_sha256
 
     def save_questions(self: _Session) -> SaveOutcome:
         """Write questions.jsonl atomically (keeping comments, order and ids).

@@ -11,64 +11,165 @@ from __future__ import annotations
 
 import hashlib
 import math
-from dataclasses import dataclass, field
+from array import array
 from pathlib import Path
+from typing import NoReturn
+
+import numpy as np
 
 from labeller.core.chunkers import chunker_spec
 from labeller.core.project import Project
 from labeller.errors import InvalidInput
 from labeller.eval.chunkset import ChunkSet
 from labeller.eval.retrievers.base import Hit, top_k, trec_order
-from labeller.io import atomic_write_text, read_regular_file
+from labeller.io import atomic_write_text, open_regular_file
 
 RUN_MAX_BYTES = 256 * 1024 * 1024
+BLOCK_BYTES = 8 * 1024 * 1024  # a run file is read, decoded and parsed this many bytes at a time
 
 
-@dataclass
 class Run:
-    """A parsed run file: hits per query id, and where each docid was first seen (for errors)."""
+    """A parsed run file, held compactly: a run at its 256 MiB bound has millions of lines,
+    kept as one row of four numbers each (query, docid, score, line), the query ids and
+    docids once each, so memory is a fraction of the file's size. ``hits_of`` gives one
+    query's hits; ``hits`` all of them."""
 
-    hits: dict[str, list[Hit]] = field(default_factory=dict)
-    tags: set[str] = field(default_factory=set)
-    first_line: dict[str, int] = field(default_factory=dict)
-    sha256: str = ""
+    def __init__(self, queries: dict[str, int], docids: dict[str, int], first_lines: array,
+                 rows: tuple[array, array, array, array], tags: set[str], sha256: str) -> None:
+        self.docids = list(docids)  # in order of first appearance
+        self.first_lines = first_lines  # the line each docid is first seen on (for errors)
+        self.tags = tags
+        self.sha256 = sha256
+        query, docid, score, _ = (np.frombuffer(a, dtype=a.typecode) for a in rows)
+        self._docid, self._score = docid, score
+        self._queries = queries
+        self._order = np.argsort(query, kind="stable")  # each query's rows together, in file order
+        self._bounds = np.searchsorted(query[self._order], np.arange(len(queries) + 1))
+
+    def __contains__(self, query_id: str) -> bool:
+        return query_id in self._queries
+
+    def hits_of(self, query_id: str) -> list[Hit]:
+        i = self._queries.get(query_id)
+        if i is None:
+            return []
+        rows = self._order[self._bounds[i]:self._bounds[i + 1]]
+        docids = self.docids
+        return [Hit(docids[d], s) for d, s in zip(self._docid[rows].tolist(), self._score[rows].tolist())]
+
+    @property
+    def hits(self) -> dict[str, list[Hit]]:
+        return {qid: self.hits_of(qid) for qid in self._queries}
+
+
+class _RunParser:
+    """Parses a run's text as it comes (whole lines at a time) into ``Run``'s rows.
+
+    Every problem is the first one in file order, as if the file had been read whole: a
+    docid repeated for a query is found when all rows are in (one sort, not a set of every
+    pair), so a later malformed line first reports a repeat on an earlier one."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.lineno = 0
+        self.queries: dict[str, int] = {}
+        self.docids: dict[str, int] = {}
+        self.first_lines = array("I")
+        self.rows = (array("i"), array("i"), array("d"), array("I"))  # query, docid, score, line
+        self.tags: set[str] = set()
+
+    def feed(self, text: str) -> None:
+        """Whole lines: ``text`` ends at a line break (or the end of the file)."""
+        queries, docids, tags = self.queries, self.docids, self.tags
+        q_rows, d_rows, s_rows, l_rows = self.rows
+        lineno = self.lineno
+        for lineno, line in enumerate(text.splitlines(), lineno + 1):
+            parts = line.split()
+            if not parts:
+                continue
+            if len(parts) != 6:
+                self._refuse(f"expected 6 fields 'qid Q0 docid rank score tag', found {len(parts)}", lineno)
+            qid, _, docid, rank, score, tag = parts
+            try:
+                int(rank)
+                value = float(score)
+            except ValueError:
+                self._refuse(f"rank {rank!r} must be an integer and score {score!r} a number", lineno)
+            if not math.isfinite(value):
+                self._refuse(f"score {score!r} is not a finite number", lineno)
+            q = queries.setdefault(qid, len(queries))
+            d = docids.get(docid)
+            if d is None:
+                d = docids[docid] = len(docids)
+                self.first_lines.append(lineno)
+            q_rows.append(q)
+            d_rows.append(d)
+            s_rows.append(value)
+            l_rows.append(lineno)
+            tags.add(tag)
+        self.lineno = lineno
+
+    def _refuse(self, message: str, line: int) -> NoReturn:
+        self._check_repeats()  # a repeat on an earlier line is the first problem
+        raise InvalidInput(message, path=self.path, line=line)
+
+    def _check_repeats(self) -> None:
+        query, docid, _, lines = (np.frombuffer(a, dtype=a.typecode) for a in self.rows)
+        pairs = query.astype(np.int64) * max(1, len(self.docids)) + docid
+        order = np.argsort(pairs, kind="stable")  # a pair's rows in file order
+        ordered = pairs[order]
+        again = order[1:][ordered[1:] == ordered[:-1]]
+        if len(again):
+            row = int(again[np.argmin(lines[again])])
+            qid, doc = list(self.queries)[query[row]], list(self.docids)[docid[row]]
+            raise InvalidInput(f"docid {doc!r} appears twice for query {qid!r}", path=self.path,
+                               line=int(lines[row]))
+
+    def finish(self, sha256: str) -> Run:
+        self._check_repeats()
+        return Run(self.queries, self.docids, self.first_lines, self.rows, self.tags, sha256)
 
 
 def parse_run(text: str, path: str = "run") -> Run:
-    run = Run(sha256=hashlib.sha256(text.encode("utf-8")).hexdigest())
-    seen: set[tuple[str, str]] = set()
-    for lineno, line in enumerate(text.splitlines(), 1):
-        parts = line.split()
-        if not parts:
-            continue
-        if len(parts) != 6:
-            raise InvalidInput(f"expected 6 fields 'qid Q0 docid rank score tag', found {len(parts)}",
-                               path=path, line=lineno)
-        qid, _, docid, rank, score, tag = parts
-        try:
-            int(rank)
-            value = float(score)
-        except ValueError:
-            raise InvalidInput(f"rank {rank!r} must be an integer and score {score!r} a number",
-                               path=path, line=lineno) from None
-        if not math.isfinite(value):
-            raise InvalidInput(f"score {score!r} is not a finite number", path=path, line=lineno)
-        if (qid, docid) in seen:
-            raise InvalidInput(f"docid {docid!r} appears twice for query {qid!r}", path=path, line=lineno)
-        seen.add((qid, docid))
-        run.hits.setdefault(qid, []).append(Hit(docid, value))
-        run.tags.add(tag)
-        run.first_line.setdefault(docid, lineno)
-    return run
+    parser = _RunParser(path)
+    parser.feed(text)
+    return parser.finish(hashlib.sha256(text.encode("utf-8")).hexdigest())
 
 
 def read_run(path: Path, max_bytes: int = RUN_MAX_BYTES) -> Run:
-    data = read_regular_file(Path(path), max_bytes=max_bytes, what="run file")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InvalidInput(f"not valid UTF-8 at byte {exc.start}", path=str(path)) from None
-    return parse_run(text, str(path))
+    """Read a run file a block at a time (it may be 256 MiB: never whole in memory as text);
+    the problems reported, and their order, are those of reading it whole."""
+    where = str(path)
+    parser = _RunParser(where)
+    digest = hashlib.sha256()
+    problem: InvalidInput | None = None  # a malformed line: reported unless the file is not UTF-8
+    offset = size = 0  # of ``pending`` in the file; bytes read
+    pending = bytearray()  # read, not parsed: up to the last line break
+    with open_regular_file(Path(path), max_bytes=max_bytes, what="run file") as fh:
+        while True:
+            block = fh.read(BLOCK_BYTES)
+            size += len(block)
+            if size > max_bytes:
+                raise InvalidInput(f"run file grew past the bound of {max_bytes} bytes", path=where)
+            digest.update(block)
+            pending += block
+            cut = pending.rfind(b"\n") + 1 if block else len(pending)  # whole lines; all at the end
+            try:
+                text = pending[:cut].decode("utf-8")  # a line break is never inside a UTF-8 sequence
+            except UnicodeDecodeError as exc:
+                raise InvalidInput(f"not valid UTF-8 at byte {offset + exc.start}", path=where) from None
+            if problem is None:
+                try:
+                    parser.feed(text)
+                except InvalidInput as exc:
+                    problem = exc
+            offset += cut
+            del pending[:cut]
+            if not block:
+                break
+    if problem is not None:
+        raise problem
+    return parser.finish(digest.hexdigest())
 
 
 def format_run(results: dict[str, list[Hit]], tag: str) -> str:
@@ -102,9 +203,9 @@ class RunFileRetriever:
         run = read_run(Path(path))
         foreign = chunks if chunks is not None and chunks.foreign else None
         known = foreign.positions.first if foreign is not None else {c.chunk_id for c in project.all_chunks}
-        unknown = sorted((line, docid) for docid, line in run.first_line.items() if docid not in known)
+        unknown = [(line, docid) for docid, line in zip(run.docids, run.first_lines) if docid not in known]
         if unknown:
-            line, docid = unknown[0]
+            line, docid = min(unknown)
             where = (foreign.label if foreign is not None else
                      f"this corpus under {chunker_spec(project.chunker)}")
             raise InvalidInput(f"docid {docid!r} is not a chunk id of {where}; {len(unknown)} unknown docid(s) in "
@@ -116,7 +217,7 @@ class RunFileRetriever:
         return {"name": self.name, "file": self.path.name, "sha256": self.run.sha256, "tags": sorted(self.run.tags)}
 
     def retrieve(self, query_id: str, query: str, k: int) -> list[Hit]:
-        return top_k(self.run.hits.get(query_id, []), k)
+        return top_k(self.run.hits_of(query_id), k)
 
     def missing(self, query_ids: list[str]) -> list[str]:
-        return [q for q in query_ids if q not in self.run.hits]
+        return [q for q in query_ids if q not in self.run]

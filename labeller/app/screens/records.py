@@ -1,0 +1,140 @@
+"""The pieces the review screens share: the record pager, the flag-comment dialog and the
+record editor.
+
+Kept apart from any one screen so that review, annotation and adjudication each import
+what they use from here, never from one another.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Callable
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Input, Static
+
+from labeller.app.session.review import RecordCursor
+from labeller.app.widgets.fields import SafeInput
+from labeller.app.widgets.fields_area import SafeTextArea
+from labeller.app.widgets.key_bar import KeyBar
+from labeller.app.widgets.record_view import plain
+from labeller.core.models import Question
+from labeller.display import json_dumps
+from labeller.errors import LabellerError
+from labeller.review.adjudicate import validated
+
+
+class CommentScreen(ModalScreen[str | None]):
+    """Ask for the comment a flag needs (Enter to flag, Escape to cancel)."""
+
+    DEFAULT_CSS = """
+    CommentScreen { align: center middle; }
+    CommentScreen > Vertical { width: 80; height: auto; border: thick $warning; background: $surface; padding: 1 2; }
+    CommentScreen #cm-error { color: $error; height: auto; }
+    """
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="comment.cancel")]
+
+    def __init__(self, prompt: str) -> None:
+        super().__init__()
+        self.prompt = prompt
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(plain(self.prompt))
+            yield SafeInput(placeholder="what is wrong with this label?", id="cm-input")
+            yield Static("", id="cm-error")
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        comment = self.query_one("#cm-input", SafeInput).raw
+        if not comment.strip():
+            self.query_one("#cm-error", Static).update("a flag needs a comment")
+            return
+        self.dismiss(comment.strip())
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class RecordEditor(ModalScreen[Question | None]):
+    """Edit one record as JSON (query, expected answer, locators ...); Ctrl+S saves.
+
+    ``save_record`` does the writing and raises ``LabellerError`` to refuse; the message is
+    shown and the editor stays open, so nothing half-valid is ever written.
+    """
+
+    DEFAULT_CSS = """
+    RecordEditor { align: center middle; }
+    RecordEditor > Vertical { width: 90%; height: 90%; border: thick $accent; background: $surface; padding: 0 1; }
+    RecordEditor #ed-text { height: 1fr; }
+    RecordEditor #ed-error { color: $error; height: auto; max-height: 10; }
+    """
+    BINDINGS = [Binding("ctrl+s", "save", "Save", priority=True, id="record_editor.save"),
+                Binding("escape", "cancel", "Cancel", id="record_editor.cancel")]
+
+    def __init__(self, title: str, record: dict, record_id: str, save_record: Callable[[Question], None]) -> None:
+        super().__init__()
+        self.title_text = title
+        self.record = record
+        self.record_id = record_id
+        self.save_record = save_record
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(plain(self.title_text + "   (Ctrl+S save, Escape cancel; the id cannot change)", "bold"))
+            # JSON with C1 controls and bidi overrides escaped too (json escapes C0 itself): the
+            # same record, nothing in it acts on the terminal; a pasted one shows as a stand-in
+            yield SafeTextArea(json_dumps(self.record, indent=2), id="ed-text", show_line_numbers=True)
+            yield Static("", id="ed-error")
+            yield KeyBar()
+
+    def action_save(self) -> None:
+        error = self.query_one("#ed-error", Static)
+        try:
+            data = json.loads(self.query_one("#ed-text", SafeTextArea).raw)
+        except json.JSONDecodeError as exc:
+            error.update(plain(f"malformed JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"))
+            return
+        try:
+            if not isinstance(data, dict):
+                raise LabellerError("a record must be a JSON object")
+            edited = validated(data, self.record_id)
+            self.save_record(edited)
+        except LabellerError as exc:
+            error.update(plain(str(exc)))
+            return
+        self.dismiss(edited)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class RecordPager(Screen):
+    """A screen that walks its model's records one at a time (review, annotation and
+    adjudication share it): ``n``/``p`` move the model's cursor and redraw."""
+
+    model: RecordCursor
+
+    if TYPE_CHECKING:  # each pager shows its own record
+        def show(self) -> None: ...
+
+    @property
+    def record_ids(self) -> list[str]:
+        return self.model.record_ids
+
+    @property
+    def index(self) -> int:
+        return self.model.index
+
+    def action_next(self) -> None:
+        self.model.step(1)
+        self.show()
+
+    def action_prev(self) -> None:
+        self.model.step(-1)
+        self.show()
+
+    def action_close(self) -> None:
+        self.dismiss(None)
