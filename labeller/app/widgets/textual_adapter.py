@@ -12,8 +12,8 @@ Uses (Textual 8, pinned ``<9``):
   bar measures and styles the keys the Footer composes. No upstream issue found; to file.
 * ``Footer._bindings_ready``: whether the footer may read the screen's bindings yet; no
   public flag. No upstream issue found; to file.
-* ``App._exit`` and ``App._init_mode``: whether the app is closing, and building a mode's
-  screen before it is first shown (issue 17.7). No public API; no upstream issue found.
+* ``App._init_mode``: building a mode's screen before it is first shown (issue 17.7). No
+  public API; no upstream issue found.
 * ``Screen._css_update_count``: a new screen's CSS version, so that showing it does not
   refresh the whole app's CSS twice. No public API; no upstream issue found.
 * ``DataTable._update_dimensions``/``_update_count``: rows cached before they are measured
@@ -44,7 +44,7 @@ if TYPE_CHECKING:  # the TextArea and its documents load with the document view,
     from textual.widgets import TextArea
 
 __all__ = ["FooterKey", "ONE_CELL", "MeasuredDataTable", "SizedWrappedDocument", "adopt_app_css", "bindings_ready",
-           "build_mode", "clear_line_cache", "is_exiting", "load_read_only_text", "one_cell_wrap_offsets"]
+           "build_mode", "clear_line_cache", "load_read_only_text", "one_cell_wrap_offsets"]
 
 T = TypeVar("T")
 
@@ -52,11 +52,6 @@ T = TypeVar("T")
 def bindings_ready(footer: Footer) -> bool:
     """Whether ``footer`` may read its screen's bindings (Textual sets it once mounted)."""
     return footer._bindings_ready
-
-
-def is_exiting(app: App) -> bool:
-    """Whether ``app.exit()`` has been called: the app is closing."""
-    return app._exit
 
 
 def build_mode(app: App, mode: str) -> None:
