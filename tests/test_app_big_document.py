@@ -11,7 +11,8 @@ from __future__ import annotations
 import pytest
 
 from helpers_app import make_app, open_record, run_async, settle, write_small_project
-from labeller.app.widgets.document_view import DocumentView, SizedWrappedDocument
+from labeller.app.widgets.document_view import DocumentView
+from labeller.app.widgets.textual_adapter import SizedWrappedDocument
 
 
 @pytest.fixture

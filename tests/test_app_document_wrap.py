@@ -21,8 +21,8 @@ from textual.document._wrapped_document import WrappedDocument
 from textual.geometry import Offset
 
 from helpers_app import make_app, open_record, run_async, settle
-from labeller.app.widgets.document_view import (
-    GUTTER_MARK, ONE_CELL, DocumentView, SizedWrappedDocument, one_cell_wrap_offsets)
+from labeller.app.widgets.document_view import GUTTER_MARK, DocumentView
+from labeller.app.widgets.textual_adapter import ONE_CELL, SizedWrappedDocument, one_cell_wrap_offsets
 
 # every kind of line the fast paths tell apart: fits / wraps, ASCII / wide / zero-width,
 # tabs, words longer than a row, leading and trailing blanks, empty lines

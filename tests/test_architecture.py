@@ -11,7 +11,11 @@ tables below. A rule broken anywhere fails with the module, the line and the rul
 * app: inside the app, shell > screens > widgets > session, and only the UI imports Textual;
 * private: no module takes another's ``_private`` name;
 * forbidden: the few named imports that would put a higher layer's job in a lower one;
-* cycles: no import circle, however lazily imported.
+* cycles: no import circle, however lazily imported;
+* third-party privates: no ``textual``/``whoosh`` private module, no ``x._name`` on an object that
+  is not ``self``/``cls`` in the app (nor in an eval module that uses whoosh), and no app class
+  that touches a private name of the Textual class it extends: all of that lives in the one
+  adapter module (``ADAPTER``), each use naming its upstream issue (issue 26).
 
 ``python tests/test_architecture.py`` prints today's violations, one per line.
 
@@ -31,6 +35,7 @@ Decisions the issue left open (issue 13, item 2):
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -584,6 +589,167 @@ def test_the_raw_json_rule_catches_a_planted_writer():
                "labeller.display": "def json_dumps(v):\n    return json.dumps(v, ensure_ascii=False)\n"}
     assert raw_json_violations(planted) == [
         "labeller.review.log.append_review:5 json.dumps(ensure_ascii=False): use labeller.display.json_dumps"]
+# ---------------------------------------------------------------------------------------------
+# Third-party privates (issue 26): Textual's and whoosh's private modules and attributes may
+# change in any patch release, so the app reaches them only through ONE adapter module, where
+# each use names the upstream issue that would make it public.
+ADAPTER = "labeller.app.widgets.textual_adapter"
+GUARDED = ("textual", "whoosh")
+# Modules helper work in progress (issue 26.2, "the BM25 index is labeller's own") is taking off
+# whoosh's internals; each entry goes when that lands. Nothing else may read a whoosh private.
+WHOOSH_ALLOWANCE = frozenset({"labeller.eval.retrievers.bm25_writer", "labeller.eval.retrievers.postings"})
+
+
+def third_party_private_imports(tree: Tree) -> list[str]:
+    out = []
+    for imp in tree.imports:
+        if imp.target.split(".")[0] not in GUARDED or imp.importer in (ADAPTER, *WHOOSH_ALLOWANCE):
+            continue
+        private = [p for p in imp.target.split(".") if _private(p)] + [n for n in imp.names if _private(n)]
+        if private:
+            out.append(f"{_where(imp)}: takes private {', '.join(private)}")
+    return out
+
+
+def _is_self(node: ast.expr) -> bool:
+    return isinstance(node, ast.Name) and node.id in ("self", "cls")
+
+
+def _guarded_by_attributes(module: str, tree: ast.AST) -> bool:
+    """The app (it extends Textual everywhere) and the eval modules that import whoosh."""
+    if module == ADAPTER or module in WHOOSH_ALLOWANCE:
+        return False
+    if module.startswith("labeller.app."):
+        return True
+    return module.startswith("labeller.eval") and any(
+        isinstance(n, ast.Import) and any(a.name.split(".")[0] == "whoosh" for a in n.names)
+        or isinstance(n, ast.ImportFrom) and (n.module or "").split(".")[0] == "whoosh" for n in ast.walk(tree))
+
+
+def foreign_private_attributes(found: dict[str, str]) -> list[str]:
+    """``x._name`` where ``x`` is not ``self``/``cls`` (``super()._m``, ``self.app._flag``,
+    ``reader._perdoc``): a private of an object the module does not own."""
+    out = []
+    for module, source in sorted(found.items()):
+        tree = ast.parse(source)
+        if not _guarded_by_attributes(module, tree):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and _private(node.attr) and not _is_self(node.value):
+                out.append(f"{module}:{node.lineno} reads {ast.unparse(node)}")
+    return out
+
+
+def _privates_used(node: ast.ClassDef) -> dict[str, int]:
+    """Private names a class defines (methods, class attributes) or reads and writes on
+    ``self``/``cls``, with the first line each appears on."""
+    used: dict[str, int] = {}
+    for sub in ast.walk(node):
+        names: list[tuple[str, int]] = []
+        if isinstance(sub, ast.Attribute) and _is_self(sub.value):
+            names = [(sub.attr, sub.lineno)]
+        elif isinstance(sub, ast.ClassDef):
+            for item in sub.body:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    names.append((item.name, item.lineno))
+                elif isinstance(item, (ast.Assign, ast.AnnAssign)):
+                    targets = item.targets if isinstance(item, ast.Assign) else [item.target]
+                    names += [(t.id, item.lineno) for t in targets if isinstance(t, ast.Name)]
+        for name, line in names:
+            if _private(name) and name.strip("_"):
+                used.setdefault(name, line)
+    return used
+
+
+_THIRD_PARTY_PRIVATES: dict[type, frozenset[str]] = {}
+
+
+def _third_party_privates(klass: type) -> frozenset[str]:
+    """The private names a third-party class owns: in its namespace, or set on ``self`` in its source."""
+    if klass not in _THIRD_PARTY_PRIVATES:
+        import inspect
+        import textwrap
+        names = {n for n in vars(klass) if _private(n)}
+        try:
+            parsed = ast.parse(textwrap.dedent(inspect.getsource(klass))).body[0]
+            names |= set(_privates_used(parsed)) if isinstance(parsed, ast.ClassDef) else set()
+        except (OSError, TypeError, SyntaxError, IndentationError):
+            pass
+        _THIRD_PARTY_PRIVATES[klass] = frozenset(names)
+    return _THIRD_PARTY_PRIVATES[klass]
+
+
+def subclass_private_uses(found: dict[str, str], load: Callable[[str], object] | None = None) -> list[str]:
+    """An app class defining or reading on ``self`` a private name of a Textual (or other
+    third-party) class it extends: an override of ``_set_document``, a read of ``self._line_cache``.
+    The classes are imported (``load``) to walk their bases."""
+    import importlib
+    out = []
+    for module, source in sorted(found.items()):
+        if not module.startswith("labeller.app") or module == ADAPTER:
+            continue
+        loaded = (load or importlib.import_module)(module)
+        for node in ast.parse(source).body:
+            klass = getattr(loaded, node.name, None) if isinstance(node, ast.ClassDef) else None
+            if not isinstance(klass, type):
+                continue
+            theirs: set[str] = set()
+            for base in klass.__mro__:
+                if base is not object and not base.__module__.startswith("labeller"):
+                    theirs |= _third_party_privates(base)
+            for name, line in sorted(_privates_used(node).items()):
+                if name in theirs:
+                    out.append(f"{module}:{line} {node.name} uses its third-party base's private {name}")
+    return out
+
+
+def test_third_party_privates_only_in_the_adapter(tree):
+    found = _package_sources()
+    bad = third_party_private_imports(tree) + foreign_private_attributes(found) + subclass_private_uses(found)
+    assert not bad, f"{len(bad)} use(s) of a third-party private outside {ADAPTER}:\n" + "\n".join(bad)
+
+
+PLANTED_PRIVATES = {
+    "labeller.app.widgets.planted": (
+        "from textual.widgets import DataTable\n"
+        "from textual.widgets._footer import FooterKey\n"
+        "class Planted(DataTable):\n"
+        "    _mine = 0\n"
+        "    def _update_dimensions(self, rows):\n"
+        "        super()._update_dimensions(rows)\n"
+        "        self._update_count += self._mine\n"
+        "        return self.app._exit\n"
+    ),
+    "labeller.eval.planted": "import whoosh.index\ndef f(reader):\n    return reader._perdoc\n",
+    "labeller.eval.plain": "def f(other):\n    return other._own\n",  # no whoosh: labeller's own objects
+}
+
+
+def test_the_privates_check_catches_planted_uses():
+    import types
+
+    def load(module: str) -> object:
+        loaded = types.ModuleType(module)
+        exec(PLANTED_PRIVATES[module], loaded.__dict__)
+        return loaded
+
+    planted = {m: (src, False) for m, src in PLANTED_PRIVATES.items()}
+    found = (third_party_private_imports(read_tree(planted)) + foreign_private_attributes(PLANTED_PRIVATES)
+             + subclass_private_uses(PLANTED_PRIVATES, load))
+    assert sorted(found) == sorted([
+        "labeller.app.widgets.planted:2 imports textual.widgets._footer: takes private _footer",
+        "labeller.app.widgets.planted:6 reads super()._update_dimensions",
+        "labeller.app.widgets.planted:8 reads self.app._exit",
+        "labeller.eval.planted:3 reads reader._perdoc",
+        "labeller.app.widgets.planted:5 Planted uses its third-party base's private _update_dimensions",
+        "labeller.app.widgets.planted:7 Planted uses its third-party base's private _update_count",
+    ]), found
+
+
+def test_the_adapter_holds_what_the_check_would_refuse():
+    """The adapter is exempt, not empty: read as any other app module it breaks the rule."""
+    adapter = (PACKAGE / "app" / "widgets" / "textual_adapter.py").read_text(encoding="utf-8")
+    assert foreign_private_attributes({"labeller.app.widgets.elsewhere": adapter})
 
 
 if __name__ == "__main__":  # print today's violations, one per line

@@ -39,6 +39,7 @@ from labeller.app.screens.base import SessionScreen
 from labeller.app.screens.dialogs import quit_dialog, restore_dialog
 from labeller.app.screens.host import BindingGroups
 from labeller.app.widgets.markup import visible_line
+from labeller.app.widgets.textual_adapter import build_mode
 from labeller.errors import EXIT_INVALID, LabellerError
 from labeller.registry import load_target
 
@@ -200,8 +201,8 @@ class LabellerApp(App):
         """Build the author screen while idle (Textual builds a mode's screen when it is first
         shown: a third of the first open of a record), so that opening one only shows it
         (issue 17.7). Not while the app is closing, which walks the screens being added to."""
-        if self.is_running and not self._exit:
-            self._init_mode("author")
+        if self.is_running and self.return_code is None:  # None until exit() is called
+            build_mode(self, "author")
             self.call_after_refresh(_freeze_heap)
 
     def _prepared(self, result: BuildResult, project: Project, drafts: list[Draft]) -> None:

@@ -32,6 +32,7 @@ from labeller.app.widgets.locators import LocatorForm, LocatorTable
 from labeller.app.widgets.preview import PreviewPanel
 from labeller.app.widgets.markup import visible_line
 from labeller.app.widgets.question_form import QuestionForm
+from labeller.app.widgets.textual_adapter import adopt_app_css
 from labeller.app.widgets.key_bar import KeyBar
 from labeller.core.anchors import fold_quote
 
@@ -92,7 +93,7 @@ class AuthorScreen(SessionScreen):
         # the screen's widgets are styled from the current stylesheet as they mount, their
         # default CSS is scoped to them, and a theme change refreshes every screen anyway.
         # tests/test_app_first_open.py holds every node styled as a refresh would style it.
-        self._css_update_count = self.app._css_update_count
+        adopt_app_css(self)
         self.record_id: str | None = None
         self.active = 0
         self.preview: Preview | None = None

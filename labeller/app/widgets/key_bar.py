@@ -16,7 +16,8 @@ from textual import events
 from textual.containers import HorizontalGroup
 from textual.widget import Widget
 from textual.widgets import Footer
-from textual.widgets._footer import FooterKey
+
+from labeller.app.widgets.textual_adapter import FooterKey, bindings_ready
 
 # What a FooterKey draws around its two texts in the (non-compact) footer style, from its
 # DEFAULT_CSS: " key " (padding 0 1) then "description " (padding 0 1 0 0). The key bar
@@ -65,12 +66,12 @@ class KeyBar(Footer):
         self._laid_out_for = 0  # the width the rows were made for
         self._shown: tuple = ()  # the bindings the rows show
 
-    def _width(self) -> int:
+    def _bar_width(self) -> int:
         return self.size.width or self.app.size.width
 
     def compose(self):
         keys: list[Widget] = list(super().compose())
-        self._shown = self._what_shows(self.screen) if self._bindings_ready else ()
+        self._shown = self._what_shows(self.screen) if bindings_ready(self) else ()
         for key in keys:
             if key.has_class("-command-palette"):  # Textual leaves it compact: drawn like the rest here
                 key.data_bind(compact=Footer.compact)
@@ -80,7 +81,7 @@ class KeyBar(Footer):
                 # before the first frame (3% of the app's start)
                 key.set_reactive(FooterKey.compact, self.compact)
                 key.set_class(self.compact, "-compact", update=False)
-        self._laid_out_for = width = self._width()
+        self._laid_out_for = width = self._bar_width()
         widths = [key_width(k) if isinstance(k, FooterKey) else width for k in keys]
         for row in wrap_keys(widths, width):
             yield HorizontalGroup(*(keys[i] for i in row))
@@ -93,9 +94,9 @@ class KeyBar(Footer):
     def bindings_changed(self, screen) -> None:
         """Lay the keys out again only when what they say changed: Textual's footer rebuilds
         itself on every focus change, and each rebuild moves the layout under it."""
-        if not self._bindings_ready or self._what_shows(screen) != self._shown:
+        if not bindings_ready(self) or self._what_shows(screen) != self._shown:
             super().bindings_changed(screen)
 
     def on_resize(self, event: events.Resize) -> None:
-        if event.size.width != self._laid_out_for and self._bindings_ready:
+        if event.size.width != self._laid_out_for and bindings_ready(self):
             self.call_after_refresh(self.recompose)

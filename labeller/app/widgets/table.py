@@ -6,21 +6,14 @@ idle, but it caches each drawn row under a key that this measurement does not ch
 screen refreshes on its own clock, so under load it happens) caches the rows at the
 column widths of the header alone, and they stay that narrow until the cursor or the
 mouse moves. Here the measurement also moves the cache key on and asks for a redraw, so
-what is shown never depends on when a frame happened to be drawn.
+what is shown never depends on when a frame happened to be drawn. That takes DataTable's
+private measurement, so it lives in ``textual_adapter`` (``MeasuredDataTable``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
-from textual.widgets import DataTable
+from labeller.app.widgets.textual_adapter import MeasuredDataTable
 
 
-class Table(DataTable):
+class Table(MeasuredDataTable):
     """A DataTable whose rows never keep widths measured before their own cells."""
-
-    def _update_dimensions(self, new_rows: Iterable) -> None:
-        super()._update_dimensions(new_rows)
-        # private in Textual 8 (pinned <9): tests/test_app_table.py fails if it changes
-        self._update_count += 1
-        self.refresh()
