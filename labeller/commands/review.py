@@ -9,7 +9,7 @@ from rich.table import Table
 from labeller.commands.common import (add_filter_options, add_format_option, add_project_options, config_from, console,
                                       project_from, select)
 from labeller.core.models import Question
-from labeller.core.passages import NEEDS_REVIEW_TAG
+from labeller.core.vocab import NEEDS_REVIEW_TAG
 from labeller.core.questions import load_questions
 from labeller.diagnostics import print_bounded, safe_short
 from labeller.display import json_dumps, safe_line

@@ -11,6 +11,12 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Literal, NamedTuple
 
+# The tag an import gives a record one of whose contexts was placed by the rendered or the
+# aligned tier (SPEC §10.1): its span is right by a rule looser than a quote's, so a person
+# should look (the review summary counts these records until they are reviewed). Here, not
+# beside the locator, so that reading it costs a quick ``build --check`` no numpy.
+NEEDS_REVIEW_TAG = "needs-review"
+
 
 class Split(StrEnum):
     """Which evaluation split a record belongs to (SPEC §6)."""

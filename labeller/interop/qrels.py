@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from labeller.core.chunkfile import read_chunk_file
 from labeller.core.project import Project
 from labeller.display import CONTROL, visible
 from labeller.errors import InvalidInput
@@ -98,6 +97,8 @@ def through_chunk_file(project: Project, candidates: list[Candidate], chunks: st
     shortest context that makes it unique there. Ids the file does not hold stay corpus ids
     (labeller's chunk ids or document paths). Returns the notes for the summary."""
     cfg = project.config.eval
+    from labeller.core.chunkfile import read_chunk_file  # numpy, only with --chunks: not on build's path
+
     chunking = read_chunk_file(Path(chunks), project.corpus, max_bytes=cfg.chunk_file_max_bytes,
                                max_chunks=cfg.chunk_file_max_chunks)
     places = {r.id: r.place for r in chunking.ranges}

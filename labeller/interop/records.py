@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from labeller.core.models import Locator
-from labeller.core.passages import NEEDS_REVIEW_TAG
+from labeller.core.vocab import NEEDS_REVIEW_TAG
 
 
 @dataclass(frozen=True)

@@ -16,15 +16,18 @@ from __future__ import annotations
 
 import hashlib
 import weakref
+from typing import TYPE_CHECKING
 
 from labeller.core.anchors import fold_quote
 from labeller.core.canon import canonical_fragment
 from labeller.core.models import Locator
-from labeller.core.passages import NEEDS_REVIEW_TAG, Passage, PassageLocator, Placement
 from labeller.core.project import Project
-from labeller.core.vocab import Place
+from labeller.core.vocab import NEEDS_REVIEW_TAG, Place
 from labeller.interop.records import Candidate, Target
 from labeller.interop.spans import SpanProblem, span_locator
+
+if TYPE_CHECKING:  # the locator (numpy) is imported when a context is placed, not with the formats' registry
+    from labeller.core.passages import PassageLocator, Placement
 
 
 def record_id(tool: str, query: str) -> str:
@@ -76,6 +79,8 @@ def context_targets(project: Project, contexts: list[str], doc: str | None = Non
 def _placement(project: Project, doc: str | None, text: str) -> Placement | None:
     """Where the rendered or aligned tier places a context no exact quote finds (each
     context on its own: a test set's contexts come in no document order)."""
+    from labeller.core.passages import Passage, PassageLocator, Placement
+
     locator = _LOCATORS.get(project)
     if locator is None:
         locator = _LOCATORS[project] = PassageLocator(project.corpus)
