@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Generic, TypeVar, cast
 
 from labeller.errors import InvalidInput
 
 if TYPE_CHECKING:  # importlib.metadata (zipfile, email, ...) is read only when a group is asked for
     from importlib.metadata import EntryPoint
+
+T = TypeVar("T")
 
 
 def load_target(target: str, package: str) -> object:
@@ -66,3 +68,61 @@ def load_plugin(group: str, name: str, what: str) -> object | None:
     except Exception as exc:
         raise InvalidInput(f"{what} {name!r} (entry point {ep.value!r} in group {group}) cannot be loaded: "
                            f"{type(exc).__name__}: {exc}") from None
+
+
+class Registry(Generic[T]):
+    """Names -> implementations, imported on first use; the one shape behind every registry.
+
+    ``targets`` maps a name to ``"module:attr"`` (see ``load_target``) or to the object
+    itself; ``group`` is the entry-point group through which installed packages add more
+    (listed after the built-in ones, a built-in name never overridden). ``register`` adds
+    one in-process: one line, as a test's toy or a notebook's own implementation does.
+    """
+
+    def __init__(self, package: str, targets: Mapping[str, str | T], *, group: str | None = None,
+                 what: str = "implementation") -> None:
+        self.package, self.group, self.what = package, group, what
+        self._targets: dict[str, str | T] = dict(targets)
+        self._loaded: dict[str, T] = {}
+
+    def register(self, name: str, target: str | T) -> None:
+        self._targets[name] = target
+        self._loaded.pop(name, None)
+
+    def unregister(self, name: str) -> None:
+        self._targets.pop(name, None)
+        self._loaded.pop(name, None)
+
+    def names(self) -> list[str]:
+        """Built-in and registered names in registration order, then installed plugins'."""
+        extra = sorted(n for n in plugins(self.group) if n not in self._targets) if self.group else []
+        return [*self._targets, *extra]
+
+    def targets(self) -> dict[str, str | T]:
+        """The registered targets as written (the architecture test resolves the strings)."""
+        return dict(self._targets)
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and (name in self._targets or (self.group is not None
+                                                                     and name in plugins(self.group)))
+
+    def get(self, name: str) -> T | None:
+        """The implementation named ``name``, imported now (None: none has that name)."""
+        if name in self._loaded:
+            return self._loaded[name]
+        target = self._targets.get(name)
+        found: object
+        if target is None:
+            if self.group is None:
+                return None
+            found = load_plugin(self.group, name, self.what)
+            if found is None:
+                return None
+        else:
+            found = load_target(target, self.package) if isinstance(target, str) else target
+        self._loaded[name] = cast(T, found)
+        return self._loaded[name]
+
+    def values(self) -> list[T]:
+        """Every implementation, in ``names`` order (imports them all)."""
+        return [v for n in self.names() if (v := self.get(n)) is not None]

@@ -18,7 +18,6 @@ answer document's rank is its position there; the same five metrics follow.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -29,8 +28,8 @@ from labeller.core.hitrules import HitRule
 from labeller.core.resolve import Span
 from labeller.core.vocab import Place
 from labeller.errors import EXIT_REFUSED, LabellerError
+from labeller.eval.measures import FAMILIES, Measure, RankedQuery
 
-METRICS = ("recall", "success", "all", "mrr", "ndcg")
 LEVELS = ("chunk", "doc")
 EPS = 1e-9
 
@@ -41,8 +40,9 @@ class MetricsSanityError(LabellerError):
     exit_code = EXIT_REFUSED
 
 
-def metric_names(ks: Sequence[int]) -> list[str]:
-    return [f"{m}@{k}" for m in METRICS for k in ks]
+def measures(ks: Sequence[int]) -> list[Measure]:
+    """Every registered measure at every k, family by family: the report's metric order."""
+    return [family(k=k) for family in FAMILIES.values() for k in ks]
 
 
 class ChunkPositions:
@@ -109,30 +109,13 @@ def distinct_docs(ranked: Sequence[str], pos: ChunkPositions) -> list[str]:
     return list(dict.fromkeys(d for d in (pos.doc_of(c) for c in ranked) if d is not None))
 
 
-def ndcg(gains: Sequence[int], n_relevant: int, k: int) -> float:
-    """Binary nDCG@k (trec_eval's ndcg_cut): DCG of the top k over the ideal DCG of min(R, k) hits."""
-    if n_relevant <= 0:
-        return 0.0
-    dcg = sum(g / math.log2(i + 2) for i, g in enumerate(gains[:k]))
-    ideal = sum(1 / math.log2(i + 2) for i in range(min(n_relevant, k)))
-    return dcg / ideal
-
-
 def level_metrics(ranks: Sequence[int | None], gains: Sequence[int], n_relevant: int, ks: Sequence[int],
                   multi: bool) -> dict[str, float]:
-    """The five metrics of one level for one query; ``all@k`` only for multi-hop records."""
-    found = [r for r in ranks if r is not None]
-    first = min(found) if found else None
-    out: dict[str, float] = {}
-    for k in ks:
-        hit = sum(1 for r in found if r <= k)
-        out[f"recall@{k}"] = hit / len(ranks) if ranks else 0.0
-        out[f"success@{k}"] = 1.0 if hit else 0.0
-        if multi:
-            out[f"all@{k}"] = 1.0 if ranks and hit == len(ranks) else 0.0
-        out[f"mrr@{k}"] = 1.0 / first if first is not None and first <= k else 0.0
-        out[f"ndcg@{k}"] = ndcg(gains, n_relevant, k)
-    return out
+    """Every registered measure of one level for one query; multi-hop-only ones (``all@k``)
+    only for multi-hop records."""
+    q = RankedQuery(ranks, gains, n_relevant)
+    return {m.name: m(q) for k in ks for family in FAMILIES.values() if multi or not family.multi_only
+            for m in (family(k=k),)}
 
 
 @dataclass
