@@ -11,7 +11,7 @@ start-up. A third-party package adds implementations through an entry-point grou
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping, MutableMapping
 from typing import TYPE_CHECKING, Generic, TypeVar, cast
 
 from labeller.errors import InvalidInput
@@ -70,59 +70,59 @@ def load_plugin(group: str, name: str, what: str) -> object | None:
                            f"{type(exc).__name__}: {exc}") from None
 
 
-class Registry(Generic[T]):
-    """Names -> implementations, imported on first use; the one shape behind every registry.
+class Registry(MutableMapping[str, "str | T"], Generic[T]):
+    """Names -> implementations, imported on first use: the one shape behind every registry.
 
-    ``targets`` maps a name to ``"module:attr"`` (see ``load_target``) or to the object
-    itself; ``group`` is the entry-point group through which installed packages add more
-    (listed after the built-in ones, a built-in name never overridden). ``register`` adds
-    one in-process: one line, as a test's toy or a notebook's own implementation does.
+    As a mapping it holds the targets as written, a name -> ``"module:attr"`` (see
+    ``load_target``) or the object itself, so a test swaps one in with
+    ``monkeypatch.setitem`` and the architecture test reads the strings without importing
+    them. ``load`` imports the implementation; ``group`` is the entry-point group through
+    which installed packages add more (after the built-in names, never replacing one);
+    ``named_by`` names the attribute by which an implementation states its own name (a
+    registry line disagreeing with it is a bug in labeller, not the user's input).
     """
 
     def __init__(self, package: str, targets: Mapping[str, str | T], *, group: str | None = None,
-                 what: str = "implementation") -> None:
-        self.package, self.group, self.what = package, group, what
+                 what: str = "implementation", named_by: str | None = None) -> None:
+        self.package, self.group, self.what, self.named_by = package, group, what, named_by
         self._targets: dict[str, str | T] = dict(targets)
-        self._loaded: dict[str, T] = {}
+        self._all: list[T] | None = None  # ``implementations``, until a target changes
 
-    def register(self, name: str, target: str | T) -> None:
+    def __getitem__(self, name: str) -> str | T:
+        return self._targets[name]
+
+    def __setitem__(self, name: str, target: str | T) -> None:
         self._targets[name] = target
-        self._loaded.pop(name, None)
+        self._all = None
 
-    def unregister(self, name: str) -> None:
-        self._targets.pop(name, None)
-        self._loaded.pop(name, None)
+    def __delitem__(self, name: str) -> None:
+        del self._targets[name]
+        self._all = None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._targets)
+
+    def __len__(self) -> int:
+        return len(self._targets)
 
     def names(self) -> list[str]:
-        """Built-in and registered names in registration order, then installed plugins'."""
+        """Registered names in registration order, then installed plugins' (sorted)."""
         extra = sorted(n for n in plugins(self.group) if n not in self._targets) if self.group else []
         return [*self._targets, *extra]
 
-    def targets(self) -> dict[str, str | T]:
-        """The registered targets as written (the architecture test resolves the strings)."""
-        return dict(self._targets)
-
-    def __contains__(self, name: object) -> bool:
-        return isinstance(name, str) and (name in self._targets or (self.group is not None
-                                                                     and name in plugins(self.group)))
-
-    def get(self, name: str) -> T | None:
-        """The implementation named ``name``, imported now (None: none has that name)."""
-        if name in self._loaded:
-            return self._loaded[name]
-        target = self._targets.get(name)
-        found: object
-        if target is None:
-            if self.group is None:
-                return None
+    def load(self, name: str, unknown: Callable[[], str] | None = None) -> T | None:
+        """The implementation named ``name``, imported now. Not found: None, or, given
+        ``unknown`` (the message, made only when needed), invalid input."""
+        found = lookup(self._targets, name, self.package, named_by=self.named_by)
+        if found is None and self.group is not None:
             found = load_plugin(self.group, name, self.what)
-            if found is None:
-                return None
-        else:
-            found = load_target(target, self.package) if isinstance(target, str) else target
-        self._loaded[name] = cast(T, found)
-        return self._loaded[name]
+        if found is None and unknown is not None:
+            raise InvalidInput(unknown())
+        return cast("T | None", found)
 
-    def values(self) -> list[T]:
-        """Every implementation, in ``names`` order (imports them all)."""
-        return [v for n in self.names() if (v := self.get(n)) is not None]
+    def implementations(self) -> list[T]:
+        """Every implementation, in ``names`` order (imports them all; kept, as scoring
+        asks once per query and reading the installed entry points is slow)."""
+        if self._all is None:
+            self._all = [v for n in self.names() if (v := self.load(n)) is not None]
+        return self._all

@@ -70,10 +70,8 @@ class Top1Hit(Measure):
 
 
 @pytest.fixture
-def toy_metric():
-    FAMILIES.register("top1hit", Top1Hit)  # the one registration line
-    yield
-    FAMILIES.unregister("top1hit")
+def toy_metric(monkeypatch):
+    monkeypatch.setitem(FAMILIES, "top1hit", Top1Hit)  # the one registration line
 
 
 def small_project(tmp_path):
@@ -103,6 +101,6 @@ def test_without_the_registration_line_the_metric_is_nowhere(tmp_path, capsys):
 
 
 def test_a_measure_is_named_by_its_family_and_typed_parameter():
-    recall = FAMILIES.get("recall")
+    recall = FAMILIES.load("recall")
     assert recall is not None and recall(k=5).name == "recall@5"
     assert recall(k=2)(RankedQuery([1, 3, None], [1, 0, 1], 2)) == pytest.approx(1 / 3)

@@ -42,7 +42,7 @@ class MetricsSanityError(LabellerError):
 
 def measures(ks: Sequence[int]) -> list[Measure]:
     """Every registered measure at every k, family by family: the report's metric order."""
-    return [family(k=k) for family in FAMILIES.values() for k in ks]
+    return [family(k=k) for family in FAMILIES.implementations() for k in ks]
 
 
 class ChunkPositions:
@@ -71,16 +71,27 @@ class ChunkPositions:
 
 
 def span_hit_ranks(ranked: Sequence[str], spans: Sequence[Span], pos: ChunkPositions, rule: HitRule) -> list[int | None]:
-    """For each span (``doc_id``, ``start``, ``end``), the first rank whose prefix satisfies ``rule``."""
+    """For each span (``doc_id``, ``start``, ``end``), the first rank whose prefix satisfies ``rule``.
+
+    The ranking is read once, keeping per answer document the ranks that retrieved one of
+    its chunks with their ranges; each span then walks only its document's list (a walk of
+    the whole ranking per span was most of the time of scoring a deep run)."""
+    by_doc: dict[str, list[tuple[int, list[tuple[int, int]]]]] = {sp.doc_id: [] for sp in spans}
+    for rank, cid in enumerate(ranked, 1):
+        for d, s, e in pos.positions.get(cid, ()):
+            at = by_doc.get(d)
+            if at is None:
+                continue
+            if at and at[-1][0] == rank:
+                at[-1][1].append((s, e))
+            else:
+                at.append((rank, [(s, e)]))
     out: list[int | None] = []
     for sp in spans:
         span = (sp.start, sp.end)
         prefix: list[tuple[int, int]] = []
         found = None
-        for rank, cid in enumerate(ranked, 1):
-            ivs = [(s, e) for d, s, e in pos.positions.get(cid, ()) if d == sp.doc_id]
-            if not ivs:
-                continue
+        for rank, ivs in by_doc[sp.doc_id]:
             prefix.extend(ivs)
             if rule.span_satisfied(prefix, span):
                 found = rank
@@ -114,7 +125,7 @@ def level_metrics(ranks: Sequence[int | None], gains: Sequence[int], n_relevant:
     """Every registered measure of one level for one query; multi-hop-only ones (``all@k``)
     only for multi-hop records."""
     q = RankedQuery(ranks, gains, n_relevant)
-    return {m.name: m(q) for k in ks for family in FAMILIES.values() if multi or not family.multi_only
+    return {m.name: m(q) for k in ks for family in FAMILIES.implementations() if multi or not family.multi_only
             for m in (family(k=k),)}
 
 

@@ -110,7 +110,7 @@ class ReportView:
         """Every registered measure family over the k sweep, in registration order."""
         agg = getattr(self.report.aggregate, level)
         rows = []
-        for family in FAMILIES.values():
+        for family in FAMILIES.implementations():
             stats = [agg[name] for k in self.ks if (name := family(k=k).name) in agg]
             if stats:
                 rows.append(GridRow(family.label, stats, stats[0].n))
