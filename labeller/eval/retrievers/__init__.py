@@ -45,8 +45,16 @@ def register_retriever(name: str, factory: Factory) -> None:
     REGISTRY[name] = factory
 
 
+def _registry() -> Registry[Factory]:
+    """``REGISTRY``, read when asked: a caller may swap the module's table for a plain copy of
+    it (a test leaving the process-wide one as it was), which is loaded the same way."""
+    table = REGISTRY
+    return table if isinstance(table, Registry) else Registry(__name__, table, group=ENTRY_POINT_GROUP,
+                                                              what="retriever")
+
+
 def known_retrievers() -> list[str]:
-    return sorted(REGISTRY.names())
+    return sorted(_registry().names())
 
 
 def make_retriever(name: str, project: Project, **options: object):
@@ -54,5 +62,5 @@ def make_retriever(name: str, project: Project, **options: object):
 
 
 def _factory(name: str) -> Factory:
-    return cast(Factory, REGISTRY.load(name, unknown=lambda: f"unknown retriever {name!r}; known: "
+    return cast(Factory, _registry().load(name, unknown=lambda: f"unknown retriever {name!r}; known: "
                                                              f"{', '.join(known_retrievers())}"))
