@@ -553,6 +553,7 @@ class Bench:
 
 
 STEPS, Bench.big_inputs = (*STEPS, "big_inputs"), __import__("big_inputs").measure  # run file, chunks, bootstrap
+STEPS, Bench.scoring = (*STEPS, "scoring"), __import__("scoring").figures  # labeller vs ranx vs ir_measures
 
 
 def naive_found_per_document(chunks, needle_list) -> dict[str, set[int]]:

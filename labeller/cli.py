@@ -12,14 +12,16 @@ folder, says what is a command, so helper modules can live next to the commands.
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
+from collections.abc import Callable
+from typing import cast
 
 from rich.console import Console
 
 from labeller import __version__
 from labeller.diagnostics import print_bounded, safe_short, shorten
 from labeller.display import json_dumps, safe
+from labeller.registry import load_target
 from labeller.errors import EXIT_INTERNAL, EXIT_INVALID, LabellerError, environment_message, write_crash_report
 
 
@@ -57,7 +59,7 @@ def make_parser(only: str | None = None) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     names = [only] if only in COMMANDS else list(COMMANDS)
     for name in names:
-        importlib.import_module(COMMANDS[name]).register(sub)
+        cast(Callable[[object], None], load_target(f"{COMMANDS[name]}:register", "labeller.commands"))(sub)
     return parser
 
 

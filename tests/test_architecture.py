@@ -16,6 +16,10 @@ tables below. A rule broken anywhere fails with the module, the line and the rul
   is not ``self``/``cls`` in the app (nor in an eval module that uses whoosh), and no app class
   that touches a private name of the Textual class it extends: all of that lives in the one
   adapter module (``ADAPTER``), each use naming its upstream issue (issue 26).
+* registry targets: every ``"module:attr"`` string of a ``Registry(__name__, {...})`` or a
+  ``ModeSpec`` names a module that exists and that its registry may import (the layers above);
+* importlib: only ``labeller.registry`` imports by name (every other lazy import goes through it,
+  so the strings above are the whole of what is imported by name).
 
 ``python tests/test_architecture.py`` prints today's violations, one per line.
 
@@ -35,8 +39,9 @@ Decisions the issue left open (issue 13, item 2):
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -162,18 +167,45 @@ def top_level_functions(source: str) -> set[str]:
     return {n.name for n in ast.parse(source).body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
 
 
+_TARGET = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_][\w.]*")
+SPEC_FIELDS = ("screen_at", "open_at")  # ModeSpec's "module:attr" fields (positional: 5th and 6th)
+
+
+def registry_targets(source: str, module: str, is_package: bool) -> list[Import]:
+    """The ``"module:attr"`` strings of the module's registries, as the imports they become
+    when loaded: a ``Registry(...)`` call's dict values and a ``ModeSpec(...)``'s targets. A
+    module without a dot is one of the registering package (``load_target``)."""
+    package = module if is_package else module.rpartition(".")[0]
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
+            continue
+        values: list[ast.expr] = []
+        if node.func.id == "Registry" and len(node.args) > 1 and isinstance(node.args[1], ast.Dict):
+            values = list(node.args[1].values)
+        elif node.func.id == "ModeSpec":
+            values = node.args[4:6] + [k.value for k in node.keywords if k.arg in SPEC_FIELDS]
+        for v in values:
+            if isinstance(v, ast.Constant) and isinstance(v.value, str) and _TARGET.fullmatch(v.value):
+                target = v.value.partition(":")[0]
+                found.append(Import(module, v.lineno, target if "." in target else f"{package}.{target}", (), False))
+    return found
+
+
 @dataclass
 class Tree:
     modules: set[str]
     imports: list[Import]
     defines: dict[str, set[str]]  # module -> its top-level functions
+    targets: list[Import] = field(default_factory=list)  # registry strings, as the imports they become
 
 
 def read_tree(sources: dict[str, tuple[str, bool]]) -> Tree:
     """``sources``: module name -> (source text, is a package ``__init__``)."""
     known = set(sources)
     imports = [i for m, (src, pkg) in sorted(sources.items()) for i in imports_of(src, m, pkg, known)]
-    return Tree(known, imports, {m: top_level_functions(src) for m, (src, _) in sources.items()})
+    targets = [t for m, (src, pkg) in sorted(sources.items()) for t in registry_targets(src, m, pkg)]
+    return Tree(known, imports, {m: top_level_functions(src) for m, (src, _) in sources.items()}, targets)
 
 
 def walk(root: Path = ROOT) -> Tree:
@@ -238,6 +270,19 @@ def registry_violations(tree: Tree) -> list[str]:
                     imp.importer == package or imp.importer.startswith(package + ".")):
                 out.append(f"{_where(imp)}: an implementation behind the {package} registry")
     return out
+
+
+def target_violations(tree: Tree) -> list[str]:
+    """Registry strings: the module must exist and its registry may import it."""
+    missing = [f"{_where(t)}: no such module (a registry string)" for t in tree.targets if t.target not in tree.modules]
+    as_imports = Tree(tree.modules, tree.targets, tree.defines)
+    return missing + [f"{v} (a registry string)" for check in (layer_violations, app_violations, ui_violations)
+                      for v in check(as_imports)]
+
+
+def importlib_violations(tree: Tree) -> list[str]:
+    return [f"{_where(i)}: import by name only through labeller.registry" for i in tree.imports
+            if (i.target == "importlib" or i.target.startswith("importlib.")) and i.importer != "labeller.registry"]
 
 
 def app_violations(tree: Tree) -> list[str]:
@@ -343,6 +388,8 @@ CHECKS = {
     "ui": ui_violations,
     "private": private_violations,
     "forbidden": forbidden_violations,
+    "registry targets": target_violations,
+    "importlib": importlib_violations,
 }
 
 
@@ -357,6 +404,9 @@ def test_the_walk_sees_the_whole_package(tree):
     importers = {i.importer for i in tree.imports if _internal(i)}
     assert len(importers) > len(files) // 2
     assert "labeller.core.build" in importers and "labeller.cli" in importers
+    registering = {t.importer for t in tree.targets}  # the registry strings are read too
+    assert {"labeller.core.chunkers", "labeller.core.hitrules", "labeller.eval.retrievers", "labeller.eval.measures",
+            "labeller.app.screens.modes"} <= registering
 
 
 def test_every_module_has_a_layer(tree):
@@ -400,6 +450,8 @@ SYNTHETIC = {
     "labeller.review": "",
     "labeller.review.log": "",
     "labeller.app.widgets": "",
+    "labeller.eval.m": ("import importlib\n"
+                        "R = Registry(__name__, {'a': 'labeller.app.state:S', 'b': 'gone:G', 'c': 'labeller.review:x'})\n"),
 }
 
 
@@ -426,6 +478,10 @@ def test_the_walk_reads_lazy_and_type_only_imports():
     ("private", ["labeller.core.x:7 imports labeller.core.chunkers.md_struct_v1: takes private _is_blank"]),
     ("forbidden", ["labeller.core.x:2 imports labeller.errors EXIT_OK",
                    "labeller.core.x:6 imports labeller.config load_config"]),
+    ("registry targets", ["labeller.eval.m:2 imports labeller.eval.gone: no such module",
+                          "labeller.eval.m:2 imports labeller.app.state: upward",
+                          "labeller.eval.m:2 imports labeller.review: sideways"]),
+    ("importlib", ["labeller.eval.m:1 imports importlib: import by name only"]),
 ])
 def test_each_rule_catches_a_planted_violation(rule, expected):
     found = CHECKS[rule](_synthetic())

@@ -22,7 +22,8 @@ from labeller.diagnostics import listing
 from labeller.display import safe_line, visible_line
 from labeller.errors import EXIT_INVALID, EXIT_OK, EXIT_REFUSED, InvalidInput, LabellerError
 from labeller.eval.leaks import format_warning
-from labeller.eval.metrics import METRICS
+from labeller.eval.present import MAX_TAG_ROWS, GridRow, ReportView, ci_text, inline, value_text
+from labeller.eval.report_model import Comparison, Delta, Stat
 from labeller.eval.report import read_report, render, write_report
 from labeller.eval.chunkset import load_chunk_set
 from labeller.eval.retrievers import make_retriever, write_run
@@ -30,7 +31,6 @@ from labeller.eval.runner import SPLITS, EvalResult, parse_budgets, parse_ks, ru
 
 STAGES = {"index": "indexing chunks", "retrieve": "retrieving"}
 QUERY_CHARS = 60
-MAX_TAG_ROWS = 12
 
 
 def register(sub) -> None:
@@ -166,177 +166,145 @@ class progress_bar:
 # -- text output ----------------------------------------------------------------------------
 
 
-def fmt_stat(s: dict) -> Text:
+def fmt_stat(s: Stat) -> Text:
     """The value, and under it its 95% interval (dim); "no data" when n is 0."""
-    if s["value"] is None:
+    value = value_text(s)
+    if value is None:
         return Text("no data", style="dim")
-    ci = f"\n{s['ci_low']:.2f}–{s['ci_high']:.2f}" if s["ci_low"] is not None else ""
-    return Text(f"{s['value']:.3f}") + Text(ci, style="dim")
+    ci = ci_text(s)
+    return Text(value) + Text(f"\n{ci}" if ci else "", style="dim")
 
 
-def _inline(s: dict) -> str:
-    if s["value"] is None:
-        return "no data"
-    return f"{s['value']:.3f}" + (f" [{s['ci_low']:.2f}–{s['ci_high']:.2f}]" if s["ci_low"] is not None else "")
-
-
-def metrics_table(title: str, agg: dict, ks: list[int]) -> Table:
+def grid_table(title: str, ks: list[int], rows: list[GridRow]) -> Table:
     t = Table(title=title, title_justify="left")
     t.add_column("metric")
     for k in ks:
         t.add_column(f"@{k}", justify="right")
     t.add_column("n", justify="right")
-    for m in METRICS:
-        row = [agg[f"{m}@{k}"] for k in ks]
-        label = "all (multi-hop)" if m == "all" else m
-        t.add_row(label, *(fmt_stat(s) for s in row), str(row[0]["n"]))
-    return t
-
-
-def chars_table(agg: dict, ks: list[int], budgets: list[int]) -> Table:
-    """Character metrics (SPEC §8.1): comparable across chunkings, unlike the chunk level."""
-    t = Table(title="characters (share of the answer text retrieved; comparable across chunkings)",
-              title_justify="left")
-    t.add_column("metric")
-    for k in ks:
-        t.add_column(f"@{k}", justify="right")
-    t.add_column("n", justify="right")
-    for m in ("recall", "precision", "iou"):
-        row = [agg[f"{m}@{k}"] for k in ks]
-        t.add_row(f"chars {m}", *(fmt_stat(s) for s in row), str(row[0]["n"]))
-    for b in budgets:
-        s = agg[f"recall@budget={b}"]
-        t.add_row(f"chars recall, budget {b}", fmt_stat(s), *([""] * (len(ks) - 1)), str(s["n"]))
+    for row in rows:
+        cells = [fmt_stat(s) for s in row.stats]
+        t.add_row(row.label, *cells, *([""] * (len(ks) - len(cells))), str(row.n))
     return t
 
 
 def print_report(result: EvalResult) -> None:
-    rep = result.report
+    rep = result.model
+    view = ReportView(rep)
     out = console()
-    fp, cfg = rep["fingerprint"], rep["config"]
-    ks = fp["k"]
-    r = fp["retriever"]
+    fp, cfg = rep.fingerprint, rep.config
+    ks = fp.k
+    r = fp.retriever
     settings = ", ".join(f"{k} {v}" for k, v in r.items() if k in ("analyzer", "file"))
     if "field_weights" in r:
         settings += ", weights " + " ".join(f"{k} {v:g}" for k, v in r["field_weights"].items())
-    rec = cfg["records"]
-    scope = f"split {cfg['split']}" if cfg["split"] else "all splits"
-    scope += " incl. holdout" if cfg["include_holdout"] else " (holdout excluded)"
+    rec = cfg.records
+    scope = f"split {cfg.split}" if cfg.split else "all splits"
+    scope += " incl. holdout" if cfg.include_holdout else " (holdout excluded)"
     out.print(f"[bold]labeller eval[/] · {safe_line(r['name'])} ({safe_line(settings)})")
-    ch = rep["chunking"]
-    scored = (safe_line(ch["name"]) if ch["origin"] != "file" else
-              f"chunk file {safe_line(ch['name'])} ({ch['n_chunks']} chunks, digest {ch['digest'][:12]}; golden set "
-              f"built with {fp['chunker']})")
-    out.print(f"hit rule [bold]{fp['hit_rule']}[/] · {scored} · "
-              f"{rec['scored']} scored queries, {rec['negatives']} negatives, {scope} · "
-              f"{int(cfg['confidence'] * 100)}% bootstrap intervals ({cfg['bootstrap_samples']} resamples, "
-              f"seed {cfg['seed']}) · fingerprint {fp['digest'][:12]}")
-    if "located" in ch:
-        out.print(f"chunks placed: {placement_line(ch['located'])}", soft_wrap=True)
-    out.print(metrics_table(f"chunk level (a hit: a retrieved chunk satisfies {fp['hit_rule']} for an answer span; "
-                            f"not comparable across chunkings)", rep["aggregate"]["chunk"], ks))
-    out.print(metrics_table("document level (ranks among distinct retrieved documents)", rep["aggregate"]["doc"], ks))
-    out.print(chars_table(rep["aggregate"]["chars"], ks, cfg.get("budgets", [])))
-    omega = ch["precision_omega"]
-    mean = f"{ch['mean_chars']:.0f}" if ch["mean_chars"] is not None else "-"
-    out.print(f"chunking {safe_line(ch['name'])}: {ch['n_chunks']} chunks, mean {mean} characters · precision_omega "
-              f"(the precision a perfect retriever gets with these chunks) {_inline(omega)}"
-              + (f" · [yellow]{ch['unreachable_spans']} answer span(s) no chunk can hit under {fp['hit_rule']}[/]"
-                 if ch["unreachable_spans"] else ""))
-    shipped = cfg["shipped_k"]
-    print_breakdowns(rep["breakdowns"], shipped, max(ks))
+    ch = rep.chunking
+    scored = (safe_line(ch.name) if ch.origin != "file" else
+              f"chunk file {safe_line(ch.name)} ({ch.n_chunks} chunks, digest {ch.digest[:12]}; golden set "
+              f"built with {fp.chunker})")
+    out.print(f"hit rule [bold]{fp.hit_rule}[/] · {scored} · "
+              f"{rec.scored} scored queries, {rec.negatives} negatives, {scope} · "
+              f"{int(cfg.confidence * 100)}% bootstrap intervals ({cfg.bootstrap_samples} resamples, "
+              f"seed {cfg.seed}) · fingerprint {fp.digest[:12]}")
+    if ch.located is not None:
+        out.print(f"chunks placed: {placement_line(ch.located)}", soft_wrap=True)
+    out.print(grid_table(f"chunk level (a hit: a retrieved chunk satisfies {fp.hit_rule} for an answer span; "
+                         f"not comparable across chunkings)", ks, view.metric_grid("chunk")))
+    out.print(grid_table("document level (ranks among distinct retrieved documents)", ks, view.metric_grid("doc")))
+    per_k, budgets = view.chars_grid()
+    out.print(grid_table("characters (share of the answer text retrieved; comparable across chunkings)", ks,
+                         per_k + budgets))
+    mean = f"{ch.mean_chars:.0f}" if ch.mean_chars is not None else "-"
+    out.print(f"chunking {safe_line(ch.name)}: {ch.n_chunks} chunks, mean {mean} characters · precision_omega "
+              f"(the precision a perfect retriever gets with these chunks) {inline(ch.precision_omega)}"
+              + (f" · [yellow]{ch.unreachable_spans} answer span(s) no chunk can hit under {fp.hit_rule}[/]"
+                 if ch.unreachable_spans else ""))
+    shipped = cfg.shipped_k
+    print_breakdowns(view, shipped)
     d = Table(title="diagnostics", title_justify="left")
     d.add_column("check")
     d.add_column("status")
     d.add_column("reading")
     colour = {"ok": "green", "warn": "yellow", "fail": "bold red", "n/a": "dim"}
-    for diag in rep["diagnostics"]:
-        d.add_row(diag["check"], Text(diag["status"], style=colour[diag["status"]]), diag["reading"])
+    for diag in rep.diagnostics:
+        d.add_row(diag.check, Text(diag.status, style=colour[diag.status]), diag.reading)
     out.print(d)
-    misses = [q for q in rep["queries"] if q["miss"]]
+    misses = view.misses()
     if misses:
         m = Table(title=f"misses at k = {shipped}: what was retrieved instead", title_justify="left")
         for col in ("query", "text", "answer (hit rank)", "retrieved instead"):
             m.add_column(col)
         for q in misses:
-            answer = "; ".join(f"{sp['doc_id']} ({_rank(rank)})" for sp, rank in zip(q["answer_spans"], q["hit_ranks"]))
-            instead = "\n".join(f"{h['rank']}. {h['heading_path']}" for h in q["retrieved"][:3]) or "nothing"
-            m.add_row(safe_line(q["query_id"]), safe_line(_short(q["query"])), safe_line(answer), safe_line(instead)
+            answer = "; ".join(f"{sp['doc_id']} ({_rank(rank)})" for sp, rank in zip(q.answer_spans, q.hit_ranks))
+            instead = "\n".join(f"{h.rank}. {h.heading_path}" for h in q.retrieved[:3]) or "nothing"
+            m.add_row(safe_line(q.query_id), safe_line(_short(q.query)), safe_line(answer), safe_line(instead)
                       if "\n" not in instead else Text("\n".join(visible_line(x) for x in instead.split("\n"))))
         out.print(m)
     else:
         out.print(f"no misses at k = {shipped}")
-    if rep["negatives"]:
+    if rep.negatives:
         n = Table(title="negatives (unanswerable: not in recall or MRR) and the scores they drew", title_justify="left")
         for col in ("query", "text", "top score", "top result"):
             n.add_column(col, justify="right" if col == "top score" else "left")
-        for q in rep["negatives"]:
-            top = q["retrieved"][0]["heading_path"] if q["retrieved"] else "nothing"
-            score = f"{q['top_score']:.3f}" if q["top_score"] is not None else "-"
-            n.add_row(safe_line(q["query_id"]), safe_line(_short(q["query"])), score, safe_line(top))
+        for neg in rep.negatives:
+            top = neg.retrieved[0].heading_path if neg.retrieved else "nothing"
+            score = f"{neg.top_score:.3f}" if neg.top_score is not None else "-"
+            n.add_row(safe_line(neg.query_id), safe_line(_short(neg.query)), score, safe_line(top))
         out.print(n)
-    if "comparison" in rep:
-        print_comparison(rep["comparison"], shipped)
+    if rep.comparison is not None:
+        print_comparison(rep.comparison, shipped)
 
 
-def print_breakdowns(breakdowns: dict, shipped: int, deepest: int) -> None:
-    """One line per split, hop and tag (values only; intervals are in the JSON). With many
-    tags only the weakest are listed: they are the ones to read."""
-    recall, mrr = f"recall@{shipped}", f"mrr@{deepest}"
+def print_breakdowns(view: ReportView, shipped: int) -> None:
+    """One line per split, hop and tag (values only; intervals are in the JSON)."""
+    names, rows, hidden = view.breakdown_rows()
     b = Table(title=f"breakdowns (chunk level, shipped k = {shipped})", title_justify="left")
-    for col in ("by", "group", recall, f"success@{shipped}", mrr, "n"):
+    for col in ("by", "group", *names, "n"):
         b.add_column(col, justify="left" if col in ("by", "group") else "right")
-    hidden = 0
-    for kind, groups in breakdowns.items():
-        items = list(groups.items())
-        if kind == "tag" and len(items) > MAX_TAG_ROWS:
-            hidden = len(items) - MAX_TAG_ROWS
-            items = sorted(items, key=lambda kv: (kv[1]["chunk"][recall]["value"], kv[0]))[:MAX_TAG_ROWS]
-        for name, agg in items:
-            c = agg["chunk"]
-            b.add_row(kind, safe_line(name), *(_value(c[m]) for m in (recall, f"success@{shipped}", mrr)),
-                      str(c[recall]["n"]))
+    for row in rows:
+        b.add_row(row.kind, safe_line(row.group), *(_value(s) for s in row.values), str(row.n))
     if b.row_count:
         out = console()
         out.print(b)
         if hidden:
-            out.print(f"  (the {MAX_TAG_ROWS} tags with the lowest {recall}; {hidden} more in --format json)")
+            out.print(f"  (the {MAX_TAG_ROWS} tags with the lowest {names[0]}; {hidden} more in --format json)")
 
 
-def _value(s: dict) -> Text:
-    return Text("no data", style="dim") if s["value"] is None else Text(f"{s['value']:.3f}")
+def _value(s: Stat) -> Text:
+    value = value_text(s)
+    return Text("no data", style="dim") if value is None else Text(value)
 
 
-def print_comparison(c: dict, shipped: int) -> None:
+def print_comparison(c: Comparison, shipped: int) -> None:
     out = console()
-    out.print(f"[bold]comparison with baseline[/] {str(c['baseline_fingerprint'])[:12]}")
-    for d in c["fingerprint_differences"]:
+    out.print(f"[bold]comparison with baseline[/] {str(c.baseline_fingerprint)[:12]}")
+    for d in c.fingerprint_differences:
         out.print(f"  [yellow]differs:[/] {safe_line(d['field'])}: {safe_line(str(d['baseline']))} → "
                   f"{safe_line(str(d['current']))}")
-    if not c["comparable"]:
-        out.print(f"  [bold yellow]not compared:[/] {safe_line(c['reason'])}")
-    if c["deltas"] is not None:
-        out.print(delta_table(f"paired deltas over {c['paired']} queries (current − baseline, chunk level)",
-                              c["deltas"]["chunk"], ("recall@", "mrr@")))
-    if c.get("chars_deltas"):
-        n = max((s["n"] for s in c["chars_deltas"].values()), default=0)
+    if not c.comparable:
+        out.print(f"  [bold yellow]not compared:[/] {safe_line(str(c.reason))}")
+    if c.deltas is not None:
+        out.print(delta_table(f"paired deltas over {c.paired} queries (current − baseline, chunk level)",
+                              c.deltas["chunk"], ("recall@", "mrr@")))
+    if c.chars_deltas:
+        n = max((s.n for s in c.chars_deltas.values()), default=0)
         out.print(delta_table(f"paired deltas over {n} queries (current − baseline, characters: comparable across "
-                              "chunkings)", c["chars_deltas"], ("recall@", "iou@")))
-    if c["comparable"]:
-        verdict = ("[bold red]regression[/]: recall@{k} dropped and the interval excludes zero" if c["regression"]
+                              "chunkings)", c.chars_deltas, ("recall@", "iou@")))
+    if c.comparable:
+        verdict = ("[bold red]regression[/]: recall@{k} dropped and the interval excludes zero" if c.regression
                    else "[green]no regression[/] at recall@{k} (a drop counts only when its interval excludes zero)")
         out.print(verdict.format(k=shipped))
 
 
-def delta_table(title: str, deltas: dict, prefixes: tuple[str, ...]) -> Table:
+def delta_table(title: str, deltas: dict[str, Delta], prefixes: tuple[str, ...]) -> Table:
     t = Table(title=title, title_justify="left")
     for col in ("metric", "baseline", "current", "delta [95% CI]"):
         t.add_column(col, justify="left" if col == "metric" else "right")
-    for name, s in deltas.items():
-        if not name.startswith(prefixes) or s["value"] is None:
-            continue
-        delta = Text(f"{s['value']:+.3f}") + Text(f" [{s['ci_low']:+.3f}, {s['ci_high']:+.3f}]", style="dim")
-        t.add_row(name, f"{s['baseline']:.3f}", f"{s['current']:.3f}", delta)
+    for row in ReportView.delta_rows(deltas, prefixes):
+        t.add_row(row.name, row.baseline, row.current, Text(row.delta) + Text(f" {row.ci}", style="dim"))
     return t
 
 

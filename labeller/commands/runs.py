@@ -13,10 +13,10 @@ from labeller.core.outputs import check_output
 from labeller.display import json_dumps, safe_line
 from labeller.errors import EXIT_OK, InvalidInput
 from labeller.eval.history import list_runs
-from labeller.eval.metrics import LEVELS, METRICS
+from labeller.eval.measures import FAMILIES
+from labeller.eval.metrics import LEVELS
 
 SPARKS = "▁▂▃▄▅▆▇█"
-_METRIC = re.compile(rf"^({'|'.join(METRICS)})@([1-9]\d*)$")
 
 
 def register(sub) -> None:
@@ -35,8 +35,9 @@ def register(sub) -> None:
 def run(args: argparse.Namespace) -> int:
     cfg = config_from(args)
     metric = args.metric or f"recall@{cfg.eval.shipped_k}"
-    if not _METRIC.match(metric):
-        raise InvalidInput(f"--metric must look like recall@5 (one of {', '.join(METRICS)} @ k), got {metric!r}")
+    families = FAMILIES.names()
+    if not re.fullmatch(rf"({'|'.join(map(re.escape, families))})@([1-9]\d*)", metric):
+        raise InvalidInput(f"--metric must look like recall@5 (one of {', '.join(families)} @ k), got {metric!r}")
     if args.limit < 1:
         raise InvalidInput("--limit must be at least 1")
     path = check_output(cfg, cfg.layout.run_history, "[eval] history")  # DuckDB may write even to read

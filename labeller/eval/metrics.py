@@ -18,7 +18,6 @@ answer document's rank is its position there; the same five metrics follow.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -29,8 +28,8 @@ from labeller.core.hitrules import HitRule
 from labeller.core.resolve import Span
 from labeller.core.vocab import Place
 from labeller.errors import EXIT_REFUSED, LabellerError
+from labeller.eval.measures import FAMILIES, Measure, RankedQuery
 
-METRICS = ("recall", "success", "all", "mrr", "ndcg")
 LEVELS = ("chunk", "doc")
 EPS = 1e-9
 
@@ -41,8 +40,9 @@ class MetricsSanityError(LabellerError):
     exit_code = EXIT_REFUSED
 
 
-def metric_names(ks: Sequence[int]) -> list[str]:
-    return [f"{m}@{k}" for m in METRICS for k in ks]
+def measures(ks: Sequence[int]) -> list[Measure]:
+    """Every registered measure at every k, family by family: the report's metric order."""
+    return [family(k=k) for family in FAMILIES.implementations() for k in ks]
 
 
 class ChunkPositions:
@@ -71,16 +71,27 @@ class ChunkPositions:
 
 
 def span_hit_ranks(ranked: Sequence[str], spans: Sequence[Span], pos: ChunkPositions, rule: HitRule) -> list[int | None]:
-    """For each span (``doc_id``, ``start``, ``end``), the first rank whose prefix satisfies ``rule``."""
+    """For each span (``doc_id``, ``start``, ``end``), the first rank whose prefix satisfies ``rule``.
+
+    The ranking is read once, keeping per answer document the ranks that retrieved one of
+    its chunks with their ranges; each span then walks only its document's list (a walk of
+    the whole ranking per span was most of the time of scoring a deep run)."""
+    by_doc: dict[str, list[tuple[int, list[tuple[int, int]]]]] = {sp.doc_id: [] for sp in spans}
+    for rank, cid in enumerate(ranked, 1):
+        for d, s, e in pos.positions.get(cid, ()):
+            at = by_doc.get(d)
+            if at is None:
+                continue
+            if at and at[-1][0] == rank:
+                at[-1][1].append((s, e))
+            else:
+                at.append((rank, [(s, e)]))
     out: list[int | None] = []
     for sp in spans:
         span = (sp.start, sp.end)
         prefix: list[tuple[int, int]] = []
         found = None
-        for rank, cid in enumerate(ranked, 1):
-            ivs = [(s, e) for d, s, e in pos.positions.get(cid, ()) if d == sp.doc_id]
-            if not ivs:
-                continue
+        for rank, ivs in by_doc[sp.doc_id]:
             prefix.extend(ivs)
             if rule.span_satisfied(prefix, span):
                 found = rank
@@ -109,30 +120,13 @@ def distinct_docs(ranked: Sequence[str], pos: ChunkPositions) -> list[str]:
     return list(dict.fromkeys(d for d in (pos.doc_of(c) for c in ranked) if d is not None))
 
 
-def ndcg(gains: Sequence[int], n_relevant: int, k: int) -> float:
-    """Binary nDCG@k (trec_eval's ndcg_cut): DCG of the top k over the ideal DCG of min(R, k) hits."""
-    if n_relevant <= 0:
-        return 0.0
-    dcg = sum(g / math.log2(i + 2) for i, g in enumerate(gains[:k]))
-    ideal = sum(1 / math.log2(i + 2) for i in range(min(n_relevant, k)))
-    return dcg / ideal
-
-
 def level_metrics(ranks: Sequence[int | None], gains: Sequence[int], n_relevant: int, ks: Sequence[int],
                   multi: bool) -> dict[str, float]:
-    """The five metrics of one level for one query; ``all@k`` only for multi-hop records."""
-    found = [r for r in ranks if r is not None]
-    first = min(found) if found else None
-    out: dict[str, float] = {}
-    for k in ks:
-        hit = sum(1 for r in found if r <= k)
-        out[f"recall@{k}"] = hit / len(ranks) if ranks else 0.0
-        out[f"success@{k}"] = 1.0 if hit else 0.0
-        if multi:
-            out[f"all@{k}"] = 1.0 if ranks and hit == len(ranks) else 0.0
-        out[f"mrr@{k}"] = 1.0 / first if first is not None and first <= k else 0.0
-        out[f"ndcg@{k}"] = ndcg(gains, n_relevant, k)
-    return out
+    """Every registered measure of one level for one query; multi-hop-only ones (``all@k``)
+    only for multi-hop records."""
+    q = RankedQuery(ranks, gains, n_relevant)
+    return {m.name: m(q) for k in ks for family in FAMILIES.implementations() if multi or not family.multi_only
+            for m in (family(k=k),)}
 
 
 @dataclass

@@ -29,7 +29,7 @@ from labeller.errors import InvalidInput
 from labeller.core.chunkfile import Chunking
 from labeller.eval.bootstrap import bootstrap_cis, paired_delta_cis
 from labeller.eval.chars import CharScore, char_metric_names
-from labeller.eval.metrics import LEVELS, QueryScore, metric_names
+from labeller.eval.metrics import LEVELS, QueryScore, measures
 from labeller.io import atomic_write_text, parse_json, read_regular_file
 
 SCHEMA = "labeller.eval-report.v1"
@@ -77,11 +77,11 @@ def _stat(values: list[float], ci: tuple[float, float] | None) -> dict:
 
 def level_aggregate(scores: Sequence[QueryScore], level: str, ks: Sequence[int], samples: int,
                     seed: int) -> dict[str, dict]:
-    """Mean, interval and n of every metric; ``all@k`` over the multi-hop queries only."""
-    names = metric_names(ks)
+    """Mean, interval and n of every measure; multi-hop-only ones (``all@k``) over the multi-hop queries only."""
+    ms = measures(ks)
     out: dict[str, dict] = {}
-    groups = ((list(scores), [n for n in names if not n.startswith("all@")]),
-              ([s for s in scores if s.multi], [n for n in names if n.startswith("all@")]))
+    groups = ((list(scores), [m.name for m in ms if not m.multi_only]),
+              ([s for s in scores if s.multi], [m.name for m in ms if m.multi_only]))
     for subset, cols in groups:
         matrix = [[s.level(level)[c] for c in cols] for s in subset]
         cis = bootstrap_cis(matrix, samples, seed) if subset else [None] * len(cols)

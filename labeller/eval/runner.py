@@ -12,6 +12,7 @@ import hashlib
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import cast
 from pathlib import Path
 
@@ -26,6 +27,7 @@ from labeller.eval.bootstrap import CONFIDENCE
 from labeller.eval.chars import CharScore, score_chars
 from labeller.eval.chunkset import ChunksSource, ChunkSet, load_chunk_set
 from labeller.eval.leaks import find_leaks
+from labeller.eval.report_model import EvalReport
 from labeller.eval.metrics import QueryScore, check_sanity, score_query, unreachable_spans
 from labeller.eval.retrievers import FunctionRetriever, Hit, Progress, Retriever, make_retriever, top_k
 
@@ -79,6 +81,11 @@ class EvalResult:
     seconds: float
     chunks: ChunkSet
     char_scores: list[CharScore]
+
+    @cached_property
+    def model(self) -> EvalReport:
+        """The report typed (validated once, on first use): what the views read."""
+        return EvalReport.of(self.report)
 
 
 def run_eval(project: Project, *, ks: Sequence[int] | None = None, hit_rule: str | None = None,

@@ -36,6 +36,8 @@ from labeller.app.widgets.markup import fmt, visible, visible_line
 from labeller.app.widgets.table import Table
 from labeller.display import safe_line
 from labeller.errors import LabellerError
+from labeller.eval.present import ReportView, interval
+from labeller.eval.report_model import ChunkingSummary
 
 if TYPE_CHECKING:  # the eval is imported when one runs, not at app start-up
     from labeller.eval.runner import EvalResult
@@ -45,32 +47,14 @@ SNIPPET_CHARS = 300
 MAX_LISTED_REFUSALS = 8  # a refused chunk file's problems listed in the header (the rest counted)
 
 
-def _num(value) -> str:
-    return "no data" if value is None else f"{value:.3f}"
-
-
-def _interval(stat: dict) -> str:
-    if stat["value"] is None:
-        return f"no data (n={stat['n']})"
-    if stat["ci_low"] is None:
-        return f"{stat['value']:.3f} (n={stat['n']})"
-    return f"{stat['value']:.3f} [{stat['ci_low']:.3f}, {stat['ci_high']:.3f}] n={stat['n']}"
-
-
-def _first_rank(row: dict) -> int | None:
-    ranks = [r for r in row["hit_ranks"] if r is not None]
-    return min(ranks) if ranks else None
-
-
-def chunking_line(chunking: dict, path: str | None) -> Content:
+def chunking_line(chunking: ChunkingSummary, path: str | None) -> Content:
     """Which chunking a result was measured on (the report's ``chunking`` object)."""
-    omega = chunking["precision_omega"]
     source = f"chunk file {path}" if path else "this project's chunker"
-    mean = "no chunks" if chunking["mean_chars"] is None else f"mean {chunking['mean_chars']:.0f} chars"
-    return fmt(f"measured on chunking [b]$name[/b] ($source) · digest {chunking['digest'][:12]} · "
-               f"{chunking['n_chunks']} chunks, $mean · precision_Ω $omega · "
-               f"{chunking['unreachable_spans']} unreachable span(s)",
-               name=chunking["name"], source=source, mean=mean, omega=_interval(omega))
+    mean = "no chunks" if chunking.mean_chars is None else f"mean {chunking.mean_chars:.0f} chars"
+    return fmt(f"measured on chunking [b]$name[/b] ($source) · digest {chunking.digest[:12]} · "
+               f"{chunking.n_chunks} chunks, $mean · precision_Ω $omega · "
+               f"{chunking.unreachable_spans} unreachable span(s)",
+               name=chunking.name, source=source, mean=mean, omega=interval(chunking.precision_omega))
 
 
 def refusal_lines(exc: Exception) -> Content:
@@ -209,13 +193,13 @@ class EvalScreen(SessionScreen):
     def _finished(self, result: EvalResult, note: str, path: str | None) -> None:
         self.result = result
         self.query_one("#eval-progress", ProgressBar).display = False
-        self.query_one("#eval-chunking", Static).update(chunking_line(result.report["chunking"], path))
-        report = result.report
-        fp = report["fingerprint"]
-        recs = report["config"]["records"]
+        report = ReportView(result.model)
+        self.query_one("#eval-chunking", Static).update(chunking_line(report.report.chunking, path))
+        fp = report.report.fingerprint
+        recs = report.report.config.records
         self._summary = fmt(
-            f"{recs['scored']} queries scored, {recs['negatives']} negatives · hit rule $rule · $retriever$note",
-            rule=fp["hit_rule"], retriever=fp["retriever"]["name"], note=note)
+            f"{recs.scored} queries scored, {recs.negatives} negatives · hit rule $rule · $retriever$note",
+            rule=fp.hit_rule, retriever=fp.retriever["name"], note=note)
         self._show_status()
         self.notify(f"eval finished in {result.seconds:.1f} s")
         self._show_plot(report)
@@ -250,49 +234,40 @@ class EvalScreen(SessionScreen):
                                           why="; ".join(why)), status)
         self.query_one("#eval-status", Static).update(status)
 
-    def _show_plot(self, report: dict) -> None:
-        ks = report["fingerprint"]["k"]
+    def _show_plot(self, report: ReportView) -> None:
+        ks = report.ks
         plot = self.query_one(PlotextPlot)
         plt = plot.plt
         plt.clear_data()
         plt.clear_figure()
         # k values are far apart (1 ... 50): plot them at even steps, labelled with their k
         for level, marker in (("chunk", "braille"), ("doc", "dot")):
-            pts = [(i, report["aggregate"][level][f"recall@{k}"]["value"]) for i, k in enumerate(ks)]
-            pts = [(i, v) for i, v in pts if v is not None]
+            pts = report.recall_curve(level)
             if pts:
                 plt.plot([i for i, _ in pts], [v for _, v in pts], marker=marker, label=f"{level} recall@k")
         plt.xticks(list(range(len(ks))), [str(k) for k in ks])
         plt.ylim(0, 1)
-        plt.title(f"recall@k ({report['fingerprint']['hit_rule']})")
+        plt.title(f"recall@k ({report.report.fingerprint.hit_rule})")
         plot.refresh()
 
-    def _show_metrics(self, report: dict) -> None:
+    def _show_metrics(self, report: ReportView) -> None:
         table = self.query_one("#eval-metrics", DataTable)
         table.clear()
-        agg = report["aggregate"]
-        for name in agg["chunk"]:
-            doc = agg["doc"].get(name)
-            table.add_row(name, _interval(agg["chunk"][name]), _interval(doc) if doc else "")
+        for row in report.metric_pairs():
+            table.add_row(row.name, row.chunk, row.doc)
 
-    def _show_chars(self, report: dict) -> None:
+    def _show_chars(self, report: ReportView) -> None:
         table = self.query_one("#eval-chars", DataTable)
         table.clear()
-        chars = report["aggregate"]["chars"]
-        k = report["config"]["shipped_k"]
-        for name in [f"{m}@{k}" for m in ("recall", "precision", "iou")] + [n for n in chars if "@budget=" in n]:
-            if name in chars:
-                table.add_row(name, _interval(chars[name]))
+        for name, cell in report.chars_pairs():
+            table.add_row(name, cell)
 
-    def _show_queries(self, report: dict) -> None:
+    def _show_queries(self, report: ReportView) -> None:
         table = self.query_one("#eval-queries", DataTable)
         table.clear()
-        k = report["config"]["shipped_k"]
-        for row in report["queries"]:
-            rank = _first_rank(row)
-            table.add_row(safe_line(row["query_id"]), "miss" if rank is None else rank,
-                          _num(row["chunk"][f"recall@{k}"]), _num(row["chunk"][f"mrr@{k}"]),
-                          safe_line(row["query"][:100]), key=row["query_id"])
+        for row in report.query_lines():
+            table.add_row(safe_line(row.query_id), "miss" if row.first_rank is None else row.first_rank,
+                          row.recall, row.mrr, safe_line(row.query[:100]), key=row.query_id)
         self._apply_sort()
 
     def _apply_sort(self) -> None:
@@ -310,18 +285,17 @@ class EvalScreen(SessionScreen):
         self._sort = (column, not self._sort[1] if self._sort[0] == column else False)
         self._apply_sort()
 
-    def _show_leaks(self, report: dict) -> None:
+    def _show_leaks(self, report: ReportView) -> None:
         table = self.query_one("#eval-leaks", DataTable)
         table.clear()
-        for i, f in enumerate(report["findings"]):
-            quoted = ", ".join(f"{q['query_id']} ({q['rank_in_top_k'] or '-'})" for q in f["quoted"])
-            table.add_row(safe_line(f["path"]), safe_line(quoted), key=str(i))
-        n = len(report["findings"])
-        self.query_one("#eval-tabs", TabbedContent).get_tab("tab-leaks").label = f"Leaks ({n})"
+        rows = report.leak_rows()
+        for i, (path, quoted) in enumerate(rows):
+            table.add_row(safe_line(path), safe_line(quoted), key=str(i))
+        self.query_one("#eval-tabs", TabbedContent).get_tab("tab-leaks").label = f"Leaks ({len(rows)})"
 
-    def _show_diagnostics(self, report: dict) -> None:
-        lines = [fmt(f"[b]{d['check']}[/b] ({d['status']}): $reading", reading=d["reading"])
-                 for d in report["diagnostics"]]
+    def _show_diagnostics(self, report: ReportView) -> None:
+        lines = [fmt(f"[b]{d.check}[/b] ({d.status}): $reading", reading=d.reading)
+                 for d in report.report.diagnostics]
         self.query_one("#eval-diagnostics", Static).update(Content("\n").join(lines))
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:

@@ -22,7 +22,7 @@ from typing import ClassVar, Protocol, cast
 from labeller.core.cache import Codec, DigestCache, check, ints, strs
 from labeller.core.corpus import Corpus, Document
 from labeller.errors import InvalidInput
-from labeller.registry import lookup
+from labeller.registry import Registry
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,14 +119,15 @@ class Chunker(Protocol):
 
 # One line per chunker: its name → "module:Class", imported only when asked for (the
 # name must equal the class's ``name``). A module without a dot is one of this package;
-# a dotted one is imported as it is (a chunker kept elsewhere, as the tests' toy).
-REGISTRY: dict[str, str] = {
+# a dotted one is imported as it is (a chunker kept elsewhere, as the tests' toy). Installed
+# packages add chunkers through the ``labeller.chunkers`` entry-point group.
+REGISTRY: Registry[type] = Registry(__name__, {
     "md-struct-v1": "md_struct_v1:MdStructV1",
     "fixed-chars-v1": "fixed_chars_v1:FixedCharsV1",
     "recursive-v1": "recursive_v1:RecursiveV1",
     "words-v1": "words_v1:WordsV1",
     "sections-v1": "sections_v1:SectionsV1",
-}
+}, group="labeller.chunkers", what="chunker", named_by="name")
 
 _SPEC = re.compile(r"[a-z0-9][a-z0-9._-]*")
 _INT = re.compile(r"[+-]?[0-9]+")
@@ -134,8 +135,8 @@ _INT = re.compile(r"[+-]?[0-9]+")
 
 def chunker_class(name: str) -> type:
     """The registered class for ``name``; an unknown name is invalid input."""
-    return cast(type, lookup(REGISTRY, name, __name__, named_by="name",
-                             unknown=lambda: f"unknown chunker {name!r}; known: {', '.join(sorted(REGISTRY))}"))
+    return cast(type, REGISTRY.load(name, unknown=lambda: f"unknown chunker {name!r}; known: "
+                                                        f"{', '.join(sorted(REGISTRY.names()))}"))
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, str]]:

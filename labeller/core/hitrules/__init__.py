@@ -17,7 +17,7 @@ from typing import ClassVar, Iterable, Protocol, cast
 
 from labeller.core.hitrules.measures import Interval, any_overlap, coverage, span_containment, union_coverage
 from labeller.errors import InvalidInput
-from labeller.registry import lookup
+from labeller.registry import Registry
 
 __all__ = ["HitRule", "ChunkRule", "ThresholdRule", "REGISTRY", "parse_hit_rule", "hit_rule_class", "hit_rule_forms", "Interval",
            "any_overlap", "coverage", "span_containment", "union_coverage"]
@@ -52,12 +52,12 @@ class HitRule(Protocol):
 # imported as it is (a rule kept elsewhere, as the tests' toy). The modules end in ``_rule``:
 # a submodule named like a measure re-exported above would replace it on the package once
 # imported.
-REGISTRY: dict[str, str] = {
+REGISTRY: Registry[type] = Registry(__name__, {
     "any_overlap": "any_overlap_rule:AnyOverlap",
     "span_containment": "span_containment_rule:SpanContainment",
     "coverage": "coverage_rule:Coverage",
     "union_coverage": "union_coverage_rule:UnionCoverage",
-}
+}, group="labeller.hitrules", what="hit rule", named_by="kind")
 
 
 @dataclass(frozen=True)
@@ -97,15 +97,14 @@ _NAME = re.compile(r"([a-z][a-z0-9_]*)(?:>=(0(?:\.\d+)?|1(?:\.0+)?))?")
 
 def hit_rule_class(kind: str) -> type:
     """The registered class for ``kind``; an unknown one is invalid input."""
-    return cast(type, lookup(REGISTRY, kind, __name__, named_by="kind",
-                             unknown=lambda: f"unknown hit rule {kind!r}; use {_usage()}"))
+    return cast(type, REGISTRY.load(kind, unknown=lambda: f"unknown hit rule {kind!r}; use {_usage()}"))
 
 
 def parse_hit_rule(name: str) -> HitRule:
     """``any_overlap``, ``union_coverage>=0.5``, ...: the rule a name gives."""
     name = name.strip()
     m = _NAME.fullmatch(name)
-    if m is None or m.group(1) not in REGISTRY:
+    if m is None or m.group(1) not in REGISTRY.names():
         raise InvalidInput(f"unknown hit rule {name!r}; use {_usage()}")
     kind, threshold = m.groups()
     cls = hit_rule_class(kind)

@@ -20,8 +20,7 @@ from __future__ import annotations
 from typing import Callable, cast
 
 from labeller.core.project import Project
-from labeller.errors import InvalidInput
-from labeller.registry import load_plugin, lookup, plugins
+from labeller.registry import Registry
 from labeller.eval.retrievers.base import Hit, Progress, Retriever, top_k, trec_order
 from labeller.eval.retrievers.function import FunctionRetriever
 from labeller.eval.retrievers.run_file import write_run
@@ -36,18 +35,26 @@ Factory = Callable[..., object]  # factory(project, **options) -> Retriever (or 
 # One line per retriever: its name -> "module:attr" of its factory, imported only when asked
 # for (BM25 brings whoosh and numpy); a module without a dot is one of this package, a dotted
 # one is imported as it is. ``register_retriever`` puts a factory itself here.
-REGISTRY: dict[str, str | Factory] = {
+REGISTRY: Registry[Factory] = Registry(__name__, {
     "bm25": "bm25:BM25Retriever.for_project",
     "run": "run_file:RunFileRetriever.for_project",
-}
+}, group=ENTRY_POINT_GROUP, what="retriever")
 
 
 def register_retriever(name: str, factory: Factory) -> None:
     REGISTRY[name] = factory
 
 
+def _registry() -> Registry[Factory]:
+    """``REGISTRY``, read when asked: a caller may swap the module's table for a plain copy of
+    it (a test leaving the process-wide one as it was), which is loaded the same way."""
+    table = REGISTRY
+    return table if isinstance(table, Registry) else Registry(__name__, table, group=ENTRY_POINT_GROUP,
+                                                              what="retriever")
+
+
 def known_retrievers() -> list[str]:
-    return sorted({*REGISTRY, *plugins(ENTRY_POINT_GROUP)})
+    return sorted(_registry().names())
 
 
 def make_retriever(name: str, project: Project, **options: object):
@@ -55,9 +62,5 @@ def make_retriever(name: str, project: Project, **options: object):
 
 
 def _factory(name: str) -> Factory:
-    found = lookup(REGISTRY, name, __name__)
-    if found is None:
-        found = load_plugin(ENTRY_POINT_GROUP, name, "retriever")
-    if found is None:
-        raise InvalidInput(f"unknown retriever {name!r}; known: {', '.join(known_retrievers())}")
-    return cast(Factory, found)
+    return cast(Factory, _registry().load(name, unknown=lambda: f"unknown retriever {name!r}; known: "
+                                                             f"{', '.join(known_retrievers())}"))

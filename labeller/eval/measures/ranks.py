@@ -1,0 +1,80 @@
+"""The five rank metrics of SPEC §8: recall, success, all, MRR and binary nDCG at k."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from labeller.eval.measures.base import Measure, RankedQuery
+
+
+def ndcg(gains: Sequence[int], n_relevant: int, k: int) -> float:
+    """Binary nDCG@k (trec_eval's ndcg_cut): DCG of the top k over the ideal DCG of min(R, k) hits."""
+    if n_relevant <= 0:
+        return 0.0
+    dcg = sum(g / math.log2(i + 2) for i, g in enumerate(gains[:k]))
+    ideal = sum(1 / math.log2(i + 2) for i in range(min(n_relevant, k)))
+    return dcg / ideal
+
+
+def _hits(q: RankedQuery, k: int) -> int:
+    return sum(1 for r in q.found if r <= k)
+
+
+@dataclass(frozen=True)
+class Recall(Measure):
+    """Share of the answer targets hit within the top k."""
+
+    family = "recall"
+    label = "recall"
+
+    def __call__(self, q: RankedQuery) -> float:
+        return _hits(q, self.k) / len(q.ranks) if q.ranks else 0.0
+
+
+@dataclass(frozen=True)
+class Success(Measure):
+    """1 when any answer target is hit within the top k."""
+
+    family = "success"
+    label = "success"
+
+    def __call__(self, q: RankedQuery) -> float:
+        return 1.0 if _hits(q, self.k) else 0.0
+
+
+@dataclass(frozen=True)
+class All(Measure):
+    """1 when every answer target is hit within the top k (multi-hop records only)."""
+
+    family = "all"
+    label = "all (multi-hop)"
+    multi_only = True
+
+    def __call__(self, q: RankedQuery) -> float:
+        return 1.0 if q.ranks and _hits(q, self.k) == len(q.ranks) else 0.0
+
+
+@dataclass(frozen=True)
+class MRR(Measure):
+    """1 / the first hit rank, 0 past k (misses stay in the mean)."""
+
+    family = "mrr"
+    label = "mrr"
+
+    def __call__(self, q: RankedQuery) -> float:
+        found = q.found
+        first = min(found) if found else None
+        return 1.0 / first if first is not None and first <= self.k else 0.0
+
+
+@dataclass(frozen=True)
+class NDCG(Measure):
+    """Binary nDCG at k over the ranked gains."""
+
+    family = "ndcg"
+    label = "ndcg"
+
+    def __call__(self, q: RankedQuery) -> float:
+        return ndcg(q.gains, q.n_relevant, self.k)

@@ -1,0 +1,184 @@
+"""What the eval report shows, computed once: the rows and cells both views render.
+
+``labeller eval`` prints with Rich and the app's eval tab draws with Textual; each used to
+walk the report dict on its own and pick metrics by string key, so the two could drift (a
+metric added to one table and not the other, a different order, a different "no data").
+Here each table is a list of plain rows built from the typed report (``report_model``),
+with its cells already chosen and formatted; a view only lays them out and styles them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from labeller.eval.measures import FAMILIES
+from labeller.eval.report_model import Aggregate, Comparison, Delta, EvalReport, QueryRow, Stat
+
+CHAR_METRICS = ("recall", "precision", "iou")
+MAX_TAG_ROWS = 12
+
+
+def value_text(s: Stat) -> str | None:
+    """The value to three decimals (None: no data)."""
+    return None if s.value is None else f"{s.value:.3f}"
+
+
+def ci_text(s: Stat, sep: str = "–", digits: int = 2) -> str | None:
+    """The interval (None when there is none)."""
+    if s.ci_low is None or s.ci_high is None:
+        return None
+    return f"{s.ci_low:.{digits}f}{sep}{s.ci_high:.{digits}f}"
+
+
+def inline(s: Stat) -> str:
+    """``0.812 [0.70–0.90]`` on one line: a figure inside a sentence."""
+    value = value_text(s)
+    if value is None:
+        return "no data"
+    ci = ci_text(s)
+    return value + (f" [{ci}]" if ci else "")
+
+
+def interval(s: Stat) -> str:
+    """``0.812 [0.700, 0.900] n=40``: one table cell with its n."""
+    value = value_text(s)
+    if value is None:
+        return f"no data (n={s.n})"
+    ci = ci_text(s, ", ", 3)
+    return f"{value} (n={s.n})" if ci is None else f"{value} [{ci}] n={s.n}"
+
+
+def number(value: float | None) -> str:
+    return "no data" if value is None else f"{value:.3f}"
+
+
+@dataclass(frozen=True)
+class GridRow:
+    """One metric across the k sweep (the CLI's table): label, a stat per k, n."""
+
+    label: str
+    stats: list[Stat]
+    n: int
+
+
+@dataclass(frozen=True)
+class PairRow:
+    """One metric at one k, chunk and doc side by side (the app's table)."""
+
+    name: str
+    chunk: str
+    doc: str
+
+
+@dataclass(frozen=True)
+class QueryLine:
+    query_id: str
+    first_rank: int | None
+    recall: str
+    mrr: str
+    query: str
+
+
+@dataclass(frozen=True)
+class BreakdownRow:
+    kind: str
+    group: str
+    values: list[Stat]
+    n: int
+
+
+@dataclass(frozen=True)
+class DeltaRow:
+    name: str
+    baseline: str
+    current: str
+    delta: str
+    ci: str
+
+
+class ReportView:
+    """The tables of one report, each computed on first use."""
+
+    def __init__(self, report: EvalReport) -> None:
+        self.report = report
+        self.ks = report.fingerprint.k
+        self.shipped = report.config.shipped_k
+
+    # -- aggregates ---------------------------------------------------------------------
+
+    def metric_grid(self, level: str) -> list[GridRow]:
+        """Every registered measure family over the k sweep, in registration order."""
+        agg = getattr(self.report.aggregate, level)
+        rows = []
+        for family in FAMILIES.implementations():
+            stats = [agg[name] for k in self.ks if (name := family(k=k).name) in agg]
+            if stats:
+                rows.append(GridRow(family.label, stats, stats[0].n))
+        return rows
+
+    def metric_pairs(self) -> list[PairRow]:
+        agg = self.report.aggregate
+        return [PairRow(name, interval(s), interval(agg.doc[name]) if name in agg.doc else "")
+                for name, s in agg.chunk.items()]
+
+    def chars_grid(self) -> tuple[list[GridRow], list[GridRow]]:
+        """Character metrics per k, then one row per budget (its one value)."""
+        chars = self.report.aggregate.chars or {}
+        per_k = [GridRow(f"chars {m}", [chars[f"{m}@{k}"] for k in self.ks], chars[f"{m}@{self.ks[0]}"].n)
+                 for m in CHAR_METRICS]
+        budgets = [GridRow(f"chars recall, budget {b}", [chars[f"recall@budget={b}"]],
+                           chars[f"recall@budget={b}"].n) for b in self.report.config.budgets]
+        return per_k, budgets
+
+    def chars_pairs(self) -> list[tuple[str, str]]:
+        chars = self.report.aggregate.chars or {}
+        names = [f"{m}@{self.shipped}" for m in CHAR_METRICS] + [n for n in chars if "@budget=" in n]
+        return [(name, interval(chars[name])) for name in names if name in chars]
+
+    def recall_curve(self, level: str) -> list[tuple[int, float]]:
+        """(position in the k sweep, recall@k) where there is a value: the app's plot."""
+        agg = getattr(self.report.aggregate, level)
+        return [(i, v) for i, k in enumerate(self.ks) if (v := agg[f"recall@{k}"].value) is not None]
+
+    def breakdown_rows(self) -> tuple[list[str], list[BreakdownRow], int]:
+        """Column names, one row per split, hop and tag, and how many tags were left out:
+        with many tags only the weakest are listed, they are the ones to read."""
+        deepest = max(self.ks)
+        names = [f"recall@{self.shipped}", f"success@{self.shipped}", f"mrr@{deepest}"]
+        rows, hidden = [], 0
+        for kind, groups in self.report.breakdowns.items():
+            items: list[tuple[str, Aggregate]] = list(groups.items())
+            if kind == "tag" and len(items) > MAX_TAG_ROWS:
+                hidden = len(items) - MAX_TAG_ROWS
+                items = sorted(items, key=lambda kv: (kv[1].chunk[names[0]].value, kv[0]))[:MAX_TAG_ROWS]
+            for name, agg in items:
+                rows.append(BreakdownRow(kind, name, [agg.chunk[m] for m in names], agg.chunk[names[0]].n))
+        return names, rows, hidden
+
+    # -- per query ----------------------------------------------------------------------
+
+    def query_lines(self) -> list[QueryLine]:
+        k = self.shipped
+        return [QueryLine(q.query_id, q.first_rank, number(q.chunk[f"recall@{k}"]), number(q.chunk[f"mrr@{k}"]),
+                          q.query) for q in self.report.queries]
+
+    def misses(self) -> list[QueryRow]:
+        return [q for q in self.report.queries if q.miss]
+
+    def leak_rows(self) -> list[tuple[str, str]]:
+        return [(f.path, ", ".join(f"{q.query_id} ({q.rank_in_top_k or '-'})" for q in f.quoted))
+                for f in self.report.findings]
+
+    # -- comparison ---------------------------------------------------------------------
+
+    @staticmethod
+    def delta_rows(deltas: dict[str, Delta], prefixes: tuple[str, ...]) -> list[DeltaRow]:
+        return [DeltaRow(name, f"{s.baseline:.3f}", f"{s.current:.3f}", f"{s.value:+.3f}",
+                         f"[{s.ci_low:+.3f}, {s.ci_high:+.3f}]")
+                for name, s in deltas.items()
+                if name.startswith(prefixes) and s.value is not None and s.baseline is not None
+                and s.current is not None and s.ci_low is not None and s.ci_high is not None]
+
+    @property
+    def comparison(self) -> Comparison | None:
+        return self.report.comparison
