@@ -59,13 +59,17 @@ def _part_term(part: str) -> str | None:
     return _snowball_english(part) if part.isascii() and part.isalpha() else part
 
 
-@lru_cache(maxsize=1 << 17)
-def _word_terms(word: str) -> tuple[str, ...]:
+def _word_terms_of(word: str) -> tuple[str, ...]:
     """A word (possibly an identifier): the identifier itself, unstemmed, then each of its
-    parts' terms (``_part_term``). Cached: a corpus has far fewer distinct words than words."""
+    parts' terms (``_part_term``)."""
     parts = _PART.findall(word)
     terms = [t for t in map(_part_term, parts) if t is not None]
     return (word, *terms) if len(parts) > 1 else tuple(terms)
+
+
+# Cached for text analysed word by word (queries, the search box): a corpus has far fewer
+# distinct words than words. The index writer keeps its own table of distinct tokens.
+_word_terms = lru_cache(maxsize=1 << 17)(_word_terms_of)
 
 
 def forget_words() -> None:
@@ -102,12 +106,13 @@ class Analyzer:
             out += expand(token)
         return out
 
-    def expand(self, token: str) -> tuple[str, ...]:
+    def expand(self, token: str, memo: bool = True) -> tuple[str, ...]:
         """The terms of one of ``raw_tokens``' tokens: ``terms`` is the concatenation of these.
-        The index writer calls it once per distinct token of the corpus, not once per token."""
+        The index writer calls it once per distinct token of the corpus (``memo=False``: it
+        keeps every distinct token itself, so the per-word memo would only hold copies)."""
         if _CJK_START.match(token):
             return tuple(_bigrams(token)) if self.cjk_bigrams else (token,)
-        return _word_terms(token)
+        return _word_terms(token) if memo else _word_terms_of(token)
 
     def whoosh(self) -> "AnalyzerTokenizer":
         """This chain as a whoosh analyzer, for the index's text fields."""

@@ -51,7 +51,7 @@ FORMAT = "labeller-bm25-v3"
 MAGIC = b"LBBM25\x00\x03"
 MAX_HEADER_BYTES = 1 << 20
 FIELDS = ("heading", "breadcrumb", "body")
-BATCH_TOKENS = 1 << 22  # tokens counted at a time per field: bounds the build's numpy temporaries
+BATCH_TOKENS = 1 << 19  # body tokens counted at a time: bounds the build's numpy temporaries (~40 B a token)
 EMPTY = (np.zeros(0, dtype=np.int32), np.zeros(0, dtype=float))
 
 _MAX_CODED = byte_to_length(255)
@@ -78,14 +78,14 @@ class _Tokens(dict):
 
     def __init__(self, analyzer: Analyzer) -> None:
         super().__init__()
-        self.expand = analyzer.expand
+        self.analyzer = analyzer
         self.terms: dict[str, int] = {}
         self.term_at = array("q", [0])  # token i's terms: term_ids[term_at[i]:term_at[i + 1]]
         self.term_ids = array("i")
 
     def __missing__(self, token: str) -> int:
         terms = self.terms
-        for term in self.expand(token):
+        for term in self.analyzer.expand(token, memo=False):
             found = terms.get(term)
             if found is None:
                 found = terms[term] = len(terms)
@@ -103,7 +103,8 @@ class _FieldCounter:
         self.tokens = array("i")
         self.per_doc = array("i")  # tokens of each document of the batch
         self.lengths: list[np.ndarray] = []  # terms of each document: the field length
-        self.runs: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        # each batch's postings, by term then docnum: term ids, docnums, frequencies (int32)
+        self.runs: tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]] = ([], [], [])
         self.first_doc = 0
 
     def add(self, tokens: _Tokens, text: str) -> None:
@@ -119,7 +120,7 @@ class _FieldCounter:
         term_ids = np.array(tokens.term_ids, dtype=np.int32)
         tok = np.frombuffer(self.tokens, dtype=np.int32)
         count = (at[1:] - at[:-1])[tok]  # terms of each token
-        doc_of_token = np.repeat(np.arange(n_docs, dtype=np.int64), np.frombuffer(self.per_doc, dtype=np.int32))
+        doc_of_token = np.repeat(np.arange(n_docs, dtype=np.int32), np.frombuffer(self.per_doc, dtype=np.int32))
         self.lengths.append(np.bincount(doc_of_token, weights=count, minlength=n_docs).astype(np.int64))
         ends = np.cumsum(count)
         where = np.repeat(at[:-1][tok] - (ends - count), count) + np.arange(int(ends[-1]) if len(ends) else 0)
@@ -127,8 +128,8 @@ class _FieldCounter:
         key = term_ids[where].astype(np.int64) * n_docs + np.repeat(doc_of_token, count)
         del where, doc_of_token, count, ends
         key, freq = np.unique(key, return_counts=True)  # by term, then docnum
-        self.runs.append(((key // n_docs).astype(np.int32), (key % n_docs + self.first_doc).astype(np.int32),
-                          freq.astype(np.int32)))
+        for column, values in zip(self.runs, ((key // n_docs), (key % n_docs + self.first_doc), freq)):
+            column.append(values.astype(np.int32))
         self.first_doc += n_docs
         self.tokens = array("i")
         self.per_doc = array("i")
@@ -157,11 +158,11 @@ def write_index(out, chunks: list[Chunk], analyzer: Analyzer, progress: Callable
     rank = np.empty(len(names), dtype=np.int32)
     rank[np.fromiter((tokens.terms[t] for t in names), dtype=np.int64, count=len(names))] = np.arange(len(names))
     del tokens
-    encoded = [t.encode("utf-8") for t in names]
     term_at = np.zeros(len(names) + 1, dtype="<i8")
-    np.cumsum(np.fromiter(map(len, encoded), dtype=np.int64, count=len(names)), out=term_at[1:])
-    arrays: list[tuple[str, np.ndarray | bytes]] = [("term_bytes", b"".join(encoded)), ("term_at", term_at)]
-    del encoded, names
+    np.cumsum(np.fromiter((len(t.encode("utf-8")) for t in names), dtype=np.int64, count=len(names)), out=term_at[1:])
+    arrays: list[tuple[str, np.ndarray | bytes]] = [("term_bytes", "".join(names).encode("utf-8")),
+                                                    ("term_at", term_at)]
+    del names
     lengths_total = {}
     for f in FIELDS:
         counter = counters.pop(f)
@@ -169,18 +170,32 @@ def write_index(out, chunks: list[Chunk], analyzer: Analyzer, progress: Callable
         lengths_total[f] = int(lengths.sum())
         codes = _CODE_OF_LENGTH[np.minimum(lengths, _MAX_CODED)]
         codes[lengths > _MAX_CODED] = 255
-        runs = counter.runs
-        term = rank[np.concatenate([r[0] for r in runs])] if runs else np.zeros(0, dtype=np.int32)
+        # each column is gathered, reordered and its batches dropped before the next: the
+        # build's peak is a few int32s a posting of one field, not all its columns at once
+        term_runs, doc_runs, freq_runs = counter.runs
+        del counter
+        term = rank[_gather(term_runs)]
         order = np.argsort(term, kind="stable")  # batches in docnum order: docnums stay ascending per term
         ptr = np.zeros(len(rank) + 1, dtype="<i8")
         np.cumsum(np.bincount(term, minlength=len(rank)), out=ptr[1:])
         del term
-        docs = np.concatenate([r[1] for r in runs])[order] if runs else np.zeros(0, dtype=np.int32)
-        freqs = np.concatenate([r[2] for r in runs])[order] if runs else np.zeros(0, dtype=np.int32)
-        del order, counter
+        docs = _gather(doc_runs)[order]
+        freqs = _gather(freq_runs)[order]
+        del order
         arrays += [(f"{f}.ptr", ptr), (f"{f}.docs", docs), (f"{f}.freqs", freqs), (f"{f}.codes", codes)]
     _write(out, arrays, {"format": FORMAT, "docs": total, "ids_sha256": ids_digest([c.chunk_id for c in chunks]),
                          "field_length": lengths_total})
+
+
+def _gather(runs: list[np.ndarray]) -> np.ndarray:
+    """The batches' arrays as one, the list emptied as it goes (each batch freed once copied)."""
+    out = np.empty(sum(len(r) for r in runs), dtype=np.int32)
+    at = 0
+    while runs:
+        r = runs.pop(0)
+        out[at:at + len(r)] = r
+        at += len(r)
+    return out
 
 
 def _dtypes() -> dict[str, str]:
