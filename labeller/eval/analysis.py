@@ -62,6 +62,9 @@ def _part_term(part: str) -> str | None:
 def _word_terms_of(word: str) -> tuple[str, ...]:
     """A word (possibly an identifier): the identifier itself, unstemmed, then each of its
     parts' terms (``_part_term``)."""
+    if word.isalnum():  # one part (``_WORD`` is ``\w`` without "_", and ``\w`` is isalnum() and "_")
+        term = _part_term(word)
+        return () if term is None else (term,)
     parts = _PART.findall(word)
     terms = [t for t in map(_part_term, parts) if t is not None]
     return (word, *terms) if len(parts) > 1 else tuple(terms)
