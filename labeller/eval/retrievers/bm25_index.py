@@ -44,7 +44,7 @@ import numpy as np
 from whoosh.util.numeric import byte_to_length, length_to_byte
 
 from labeller.core.chunkers import Chunk
-from labeller.eval.analysis import Analyzer, raw_tokens
+from labeller.eval.analysis import Analyzer, forget_words, raw_tokens
 
 INDEX_FILE = "labeller-bm25.bin"
 FORMAT = "labeller-bm25-v3"
@@ -67,6 +67,7 @@ def bm25(idf: float, tf, fl, avgfl: float, b: float, k1: float):
 
 
 def ids_digest(ids: Sequence[str]) -> str:
+    """What the file records of the chunks it indexes: docnum i must be ``ids[i]`` when it is read."""
     return hashlib.sha256("\n".join(ids).encode("utf-8")).hexdigest()
 
 
@@ -158,6 +159,7 @@ def write_index(out, chunks: list[Chunk], analyzer: Analyzer, progress: Callable
     rank = np.empty(len(names), dtype=np.int32)
     rank[np.fromiter((tokens.terms[t] for t in names), dtype=np.int64, count=len(names))] = np.arange(len(names))
     del tokens
+    forget_words()  # the stems cached during the build sit among its freed strings: dropped, their memory can go back
     term_at = np.zeros(len(names) + 1, dtype="<i8")
     np.cumsum(np.fromiter((len(t.encode("utf-8")) for t in names), dtype=np.int64, count=len(names)), out=term_at[1:])
     arrays: list[tuple[str, np.ndarray | bytes]] = [("term_bytes", "".join(names).encode("utf-8")),
