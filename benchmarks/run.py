@@ -81,6 +81,11 @@ class Figure:
                 "note": self.note, "skipped": self.skipped or None}
 
 
+def _slug(engine: str) -> str:
+    """A figure key's part for an engine: ``tantivy``, ``tantivy_own``, ``bm25s``, ``labeller``."""
+    return engine.split()[0] + ("_own" if "own tokenizer" in engine else "")
+
+
 def p95(values: list[float]) -> float:
     return statistics.quantiles(values, n=20, method="inclusive")[18] if len(values) > 1 else values[0]
 
@@ -297,9 +302,9 @@ class Bench:
             warm.runs.append(timed(cmd, self.root, fig=warm))
 
     def bm25_peers(self, project) -> None:
-        """labeller's BM25 index build and query beside tantivy's and bm25s's, in this process,
-        on the same chunks and tokens (``peers.py``), each labeller figure also as a ratio to
-        the fastest peer measured in the same run, and every engine's recall@10."""
+        """labeller's BM25 index build and query beside tantivy's and bm25s's, in this process
+        (``peers.py``), each labeller figure also as a ratio, per run, to tantivy with its own
+        tokenizer and to the fastest peer on labeller's tokens, and every engine's recall@10."""
         import peers
         from labeller.core.build import build
         from labeller.eval.analysis import get_analyzer
@@ -315,21 +320,29 @@ class Bench:
         for _ in range(self.repeat):
             for run in peers.compare(chunks, analyzer, weights, queries, golden, K1, B):
                 by_engine.setdefault(run.name, []).append(run)
-        ours, *others = by_engine.values()
-        note = "analysis included on every side; same chunks, tokens, fields, weights, k1, b"
-        for key, attr, unit, label in (("bm25_index", "build_s", "s", f"BM25 index build ({len(chunks):,} chunks)"),
-                                       ("bm25_query", "query_ms", "ms", f"BM25 query, mean of {len(queries):,}")):
+        ours, *rest = by_engine.values()
+        own = [p for p in rest if p[0].name == peers.TANTIVY_OWN]
+        others = [p for p in rest if p[0].name != peers.TANTIVY_OWN]
+        note = "analysis included on every side; same chunks, fields, weights, k1, b"
+        for key, attr, unit, label, target in (
+                ("bm25_index", "build_s", "s", f"BM25 index build ({len(chunks):,} chunks)", 3.0),
+                ("bm25_query", "query_ms", "ms", f"BM25 query, mean of {len(queries):,}", 1.5)):
             self.fig(f"{key}_{unit}", f"{label}: labeller", unit, note=note).runs = [getattr(r, attr) for r in ours]
-            for peer in others:
-                self.fig(f"{key}_{peer[0].name}_{unit}", f"{label}: {peer[0].name}", unit, note=note).runs = \
+            for peer in rest:
+                slug = _slug(peer[0].name)
+                self.fig(f"{key}_{slug}_{unit}", f"{label}: {peer[0].name}", unit, note=note).runs = \
                     [getattr(r, attr) for r in peer]
+            # per run: labeller over the peer of that same run (same machine load)
+            for p in own:
+                self.fig(f"{key}_ratio_own", f"{label}: labeller / tantivy, each its own tokenizer", "x", target,
+                         note="issue 26.8").runs = [getattr(o, attr) / getattr(p[i], attr) for i, o in enumerate(ours)]
             if others:
-                # per run: labeller over the fastest peer of that same run (same machine load)
                 ratios = [getattr(o, attr) / min(getattr(p[i], attr) for p in others) for i, o in enumerate(ours)]
                 fastest = min(others, key=lambda p: statistics.median(getattr(r, attr) for r in p))[0].name
-                self.fig(f"{key}_ratio", f"{label}: labeller / fastest peer ({fastest})", "x", 2.0).runs = ratios
+                self.fig(f"{key}_ratio", f"{label}: labeller / fastest peer ({fastest}), shared tokens", "x",
+                         2.0).runs = ratios
         for runs in by_engine.values():
-            self.fig(f"recall10_{runs[0].name.split()[0]}", f"BM25 recall@10 vs golden set: {runs[0].name}", "r",
+            self.fig(f"recall10_{_slug(runs[0].name)}", f"BM25 recall@10 vs golden set: {runs[0].name}", "r",
                      note="share of answer-bearing chunks in the top 10, mean over answerable records").runs = \
                 [r.recall10 for r in runs]
 

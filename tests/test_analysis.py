@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from labeller.errors import InvalidInput
 from labeller.eval.analysis import ANALYZERS, AUTO_V1, PLAIN_V1, get_analyzer
@@ -101,3 +103,31 @@ def test_search_box_uses_the_same_analysis(make_project):
     en = search(project, "when is a reimbursed expense paid", limit=1)
     assert [h.chunk.doc_id for h in en] == ["en.md"]
     assert ja[0].rank == 1 and ja[0].score > 0
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(alphabet=st.sampled_from(list("abcXYZ019 _-=.:/+@,'\n½²Ⅳａｂ１経費精算テスト・한국ーéß")), max_size=60))
+def test_terms_are_the_raw_tokens_expanded_as_the_grouped_pattern_cut_them(text):
+    """The analysis cuts text with one ungrouped regex (``raw_tokens``, so the index writer
+    can key distinct tokens) and expands each token (``Analyzer.expand``, with a one-part fast
+    path): the terms must be those of the grouped pattern it replaced, which told a CJK run
+    from a word by its group, and the memo-free expansion the memoised one."""
+    import re
+    import unicodedata
+
+    from labeller.eval import analysis
+
+    grouped = re.compile(rf"(?P<cjk>[{analysis._CJK}]+)|(?P<word>{analysis._WORD}(?:[-=._:/+@]{analysis._WORD})*)")
+    for an in (AUTO_V1, PLAIN_V1):
+        expected: list[str] = []
+        for cjk, word in grouped.findall(unicodedata.normalize("NFKC", text).lower()):
+            if word:
+                parts = analysis._PART.findall(word)
+                kept = [p for p in parts if not (p in analysis.STOP_WORDS or (len(p) == 1 and p.isascii()
+                                                                               and p.isalpha()))]
+                expected += ([word] if len(parts) > 1 else []) + [
+                    analysis._snowball_english(p) if p.isascii() and p.isalpha() else p for p in kept]
+            else:
+                expected += analysis._bigrams(cjk) if an.cjk_bigrams else [cjk]
+        assert an.terms(text) == expected
+        assert [t for tok in analysis.raw_tokens(text) for t in an.expand(tok, memo=False)] == expected

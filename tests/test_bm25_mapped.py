@@ -1,12 +1,13 @@
 """The cached BM25 index is verified while read once and then memory-mapped (issue 19, item 3).
 
-whoosh unpickles parts of an index long after it is opened (stored fields, every posting
-block), so what ``load_storage`` verified must be what whoosh reads for as long as the
-retriever lives. The design (``bm25.load_storage``, ``cache.map_verified``): each file is
-hashed through one descriptor and that descriptor is mapped, so replacing, renaming or
-deleting the files or the folder later cannot reach whoosh; and only files that nobody but
-this user can write are mapped, so nobody else can write into a mapped inode. These tests
-hold both halves, with a payload whose unpickling writes a marker file.
+The retriever reads postings out of the index long after it is opened, so what
+``load_storage`` verified must be what is read for as long as the retriever lives. The
+design (``bm25.load_storage``, ``cache.map_verified``): each file is hashed through one
+descriptor and that descriptor is mapped, so replacing, renaming or deleting the files or
+the folder later cannot reach the retriever; and only files that nobody but this user can
+write are mapped, so nobody else can write into a mapped inode. These tests hold both
+halves, with planted files (a pickle payload that writes a marker file if anything ever
+unpickled it).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from labeller.core import cache as cache_module
 from labeller.core.cache import DigestCache
 from labeller.core.project import Project
 from labeller.eval.analysis import AUTO_V1
-from labeller.eval.retrievers.bm25 import (DEFAULT_FIELD_WEIGHTS, MANIFEST, BM25Retriever, MappedFile, MappedStorage,
+from labeller.eval.retrievers.bm25 import (DEFAULT_FIELD_WEIGHTS, INDEX_FILE, MANIFEST, BM25Retriever, IndexFiles,
                                            build_storage, distinct_chunks, index_key, load_storage)
 
 DOCS = {
@@ -63,11 +64,11 @@ def _rankings(r: BM25Retriever) -> list[list[tuple[str, float]]]:
     return [[(h.chunk_id, h.score) for h in r.search_hits(text, 10)] for text in QUERIES]
 
 
-def _loaded(root: Path) -> tuple[Project, MappedStorage, BM25Retriever]:
+def _loaded(root: Path) -> tuple[Project, IndexFiles, BM25Retriever]:
     project = _project(root)
     chunks = distinct_chunks(project.all_chunks)
     storage, why = load_storage(_index_dir(root), index_key(project, AUTO_V1, chunks), project.cache.secret)
-    assert why == "loaded" and isinstance(storage, MappedStorage)
+    assert why == "loaded" and isinstance(storage, IndexFiles)
     return project, storage, BM25Retriever(chunks, storage, AUTO_V1, dict(DEFAULT_FIELD_WEIGHTS), "loaded")
 
 
@@ -90,12 +91,6 @@ def test_a_loaded_index_is_mapped_not_copied_and_ranks_like_a_fresh_build(tmp_pa
     chunks = distinct_chunks(project.all_chunks)
     fresh = BM25Retriever(chunks, build_storage(chunks, AUTO_V1), AUTO_V1, dict(DEFAULT_FIELD_WEIGHTS))
     assert _rankings(cold) == _rankings(warm) == _rankings(fresh)
-    # a compound segment's sub-files are views of the map, not bytes copied out of it
-    name = max(storage.files, key=lambda n: len(storage.files[n]))
-    whole = storage.open_file(name)
-    part = whole.subset(8, 16)
-    assert isinstance(part, MappedFile) and part._buf.obj is whole._buf.obj
-    assert part.read(4) == bytes(storage.files[name][8:12])
     # every file saved is writable by its owner only (load_storage refuses anything else)
     for path in _index_dir(root).iterdir():
         assert not path.stat().st_mode & (stat.S_IWGRP | stat.S_IWOTH)
@@ -127,10 +122,11 @@ def test_an_index_file_of_another_owner_is_never_mapped(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("how", ["rename_folder", "replace_files", "delete_folder"])
-def test_an_index_replaced_after_verification_reaches_nothing_whoosh_reads(tmp_path, marker, how):
+def test_an_index_replaced_after_verification_reaches_nothing_the_retriever_reads(tmp_path, marker, how):
     """After the index is loaded, its folder or files are swapped for pickles that run code
-    when unpickled: whoosh goes on reading (stored fields, posting blocks, even the TOC
-    again) and sees only the verified bytes; nothing runs, and every ranking is unchanged."""
+    when unpickled: the retriever goes on reading postings (and a new one opens the same
+    storage again) and sees only the verified bytes; nothing runs, and every ranking is
+    unchanged."""
     root = write_project(tmp_path / "p", DOCS)
     BM25Retriever.for_project(_project(root))
     project, storage, r = _loaded(root)
@@ -153,9 +149,8 @@ def test_an_index_replaced_after_verification_reaches_nothing_whoosh_reads(tmp_p
         shutil.rmtree(folder)
     r._weighted_cache.clear()  # read every posting list again, from the storage
     assert _rankings(r) == before
-    assert [r._searcher.stored_fields(n)["chunk_id"] for n in range(r._n)] == r._ids
     again = BM25Retriever(distinct_chunks(project.all_chunks), storage, AUTO_V1, dict(DEFAULT_FIELD_WEIGHTS))
-    assert _rankings(again) == before  # whoosh reopened the TOC and segment from the same maps
+    assert _rankings(again) == before  # the header and arrays read again from the same maps
     assert not marker.exists()
     if how != "delete_folder":  # and the next load refuses what was planted, and rebuilds
         fresh = BM25Retriever.for_project(_project(root))
@@ -174,7 +169,7 @@ class _RecordedMap(mmap.mmap):
 
 
 @pytest.mark.skipif(not hasattr(mmap, "MADV_DONTNEED"), reason="no madvise on this platform (Windows): "
-                    "save_storage reads the file instead, which test_bm25_writer covers")
+                    "save_storage then copies the file's bytes without giving pages back")
 def test_saving_a_mapped_index_gives_each_copied_piece_back(tmp_path):
     """``save_storage`` copies a built (mapped) index out of its maps piece by piece and hands
     each piece's pages back once it is copied: at 100 MB of corpus the index is
@@ -189,24 +184,22 @@ def test_saving_a_mapped_index_gives_each_copied_piece_back(tmp_path):
     with open(big, "rb") as f:
         mapped = _RecordedMap(f.fileno(), 0, access=mmap.ACCESS_READ)
     mapped.released = []
-    storage = MappedStorage()
-    storage.files[big.name] = mapped
+    storage = IndexFiles({big.name: mapped})
     saved = save_storage(tmp_path / "cache" / "slot", storage, {"k": 1}, b"s" * 32)
     assert (tmp_path / "cache" / "slot" / big.name).read_bytes() == big.read_bytes()
-    assert isinstance(saved, MappedStorage) and len(saved.files[big.name]) == size
+    assert isinstance(saved, IndexFiles) and len(saved.files[big.name]) == size
     assert mapped.released == [(mmap.MADV_DONTNEED, at, min(PIECE, size - at)) for at in range(0, size, PIECE)]
 
 
-def test_a_terms_postings_are_copied_out_of_the_mapped_sidecar(tmp_path):
-    """``PostingScorer.postings`` gives back the mapped pages it read (the term cache keeps
-    its own copy), so what it returns must not be a view of the map."""
-    from labeller.eval.retrievers.bm25_writer import SIDECAR
-
+def test_a_terms_postings_are_copied_out_of_the_mapped_index(tmp_path):
+    """``BM25Index.postings`` gives back the mapped pages it read (the term cache keeps its
+    own copy), so what it returns must not be a view of the map."""
     root = write_project(tmp_path / "p", DOCS)
     BM25Retriever.for_project(_project(root))
     _, storage, warm = _loaded(root)
-    sidecar = np.frombuffer(storage.files[SIDECAR], dtype=np.uint8)
-    ids, weights, df = warm._scorer.postings("body", "day")
-    assert df and len(ids) == df
-    assert not np.shares_memory(ids, sidecar) and not np.shares_memory(weights, sidecar)
+    assert isinstance(storage.files[INDEX_FILE], mmap.mmap)
+    whole = np.frombuffer(storage.files[INDEX_FILE], dtype=np.uint8)
+    ids, weights = warm._index.postings("body", "day")
+    assert len(ids) and len(ids) == len(weights)
+    assert not np.shares_memory(ids, whole) and not np.shares_memory(weights, whole)
     assert _rankings(warm) == _rankings(BM25Retriever.for_project(_project(root)))

@@ -1,29 +1,28 @@
-"""The numpy BM25F scorer (``labeller.eval.retrievers.postings``) against whoosh's own.
+"""labeller's BM25 index and scorer (``labeller.eval.retrievers.bm25_index``) against whoosh's own.
 
-whoosh's scores are the reference: a term's matcher walked one posting at a time, and a
-whole query searched by whoosh as an ``Or`` of boosted ``Term``s. On random corpora whose
+whoosh's scores are the reference (``helpers_bm25``: a real whoosh index of the same chunks
+written by whoosh's public writer, a term's matcher walked one posting at a time, and a
+whole query searched by whoosh as an ``Or`` of boosted ``Term``s). On random corpora whose
 few words make ties common, every term's scores and every query's ranking (trec_eval's
-order, ties by descending id) must be whoosh's, score for score. The scorer reads its
-postings from the index's sidecar (``bm25_writer.SIDECAR``), so these also hold the sidecar
-to what whoosh's matchers read from the index's blocks.
+order, ties by descending id) must be whoosh's, score for score.
 """
 
 from __future__ import annotations
 
+import io
+import json
 import math
 
-import numpy as np
 import pytest
+from helpers_bm25 import whoosh_ranking, whoosh_searcher, whoosh_term_scores
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from whoosh.query import Or, Term
 
 from labeller.core.chunkers import Chunk
-from labeller.eval.analysis import AUTO_V1
-from labeller.eval.retrievers.bm25 import DEFAULT_FIELD_WEIGHTS, FIELDS, BM25Retriever, build_storage
-from labeller.eval.retrievers.base import Hit, trec_order
-from labeller.eval.retrievers.bm25_writer import SIDECAR
-from labeller.eval.retrievers.postings import PostingScorer
+from labeller.eval.analysis import AUTO_V1, PLAIN_V1
+from labeller.eval.retrievers.base import Hit
+from labeller.eval.retrievers.bm25 import DEFAULT_FIELD_WEIGHTS, FIELDS, INDEX_FILE, BM25Retriever, build_storage
+from labeller.eval.retrievers.bm25_index import MAGIC, BM25Index, NotAnIndex, write_index
 
 WORDS = ["vpn", "key", "expires", "laptop", "receipt", "salary", "paid", "torch.compile", "k=60", "経費精算",
          "wireguard", "days"]
@@ -40,26 +39,11 @@ weights = st.fixed_dictionaries({f: st.sampled_from([0.0, 0.25, 0.5, 1.0, 1.7]) 
     lambda w: any(w.values()))
 
 
-def retriever(rows, w=None) -> BM25Retriever:
+def retriever(rows, w=None, analyzer=AUTO_V1) -> tuple[BM25Retriever, object]:
+    """labeller's retriever over the rows' chunks, and whoosh's searcher over the same chunks."""
     chunks = [chunk(i, *row) for i, row in enumerate(rows)]
-    return BM25Retriever(chunks, build_storage(chunks, AUTO_V1), AUTO_V1, dict(w or DEFAULT_FIELD_WEIGHTS))
-
-
-def whoosh_term_scores(r: BM25Retriever, field: str, term: str) -> tuple[list[int], list[float]]:
-    """One posting at a time, through whoosh's matcher and scorer (the old path)."""
-    m = Term(field, term).matcher(r._searcher, r._searcher.context())
-    ids, scores = [], []
-    while m.is_active():
-        ids.append(m.id())
-        scores.append(m.score())
-        m.next()
-    return ids, scores
-
-
-def whoosh_ranking(r: BM25Retriever, text: str) -> list[Hit]:
-    terms = list(dict.fromkeys(r.analyzer.terms(text)))
-    query = Or([Term(f, t, boost=w) for f, w in r.weights.items() if w > 0 for t in terms])
-    return trec_order(Hit(r._ids[d], s) for d, s in r._searcher.search(query, limit=None).items())
+    r = BM25Retriever(chunks, build_storage(chunks, analyzer), analyzer, dict(w or DEFAULT_FIELD_WEIGHTS))
+    return r, whoosh_searcher(chunks, analyzer)
 
 
 def assert_same(ours: list[Hit], reference: list[Hit]) -> None:
@@ -72,40 +56,39 @@ def assert_same(ours: list[Hit], reference: list[Hit]) -> None:
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(rows=corpora, qs=queries, w=weights)
 def test_scores_and_rankings_equal_whooshs_on_random_corpora(rows, qs, w):
-    r = retriever(rows, w)
+    r, oracle = retriever(rows, w)
     for field in FIELDS:
         for term in {t for q in qs for t in AUTO_V1.terms(q)}:
             ids, scores = r.term_scores(field, term)
-            assert (ids.tolist(), scores.tolist()) == whoosh_term_scores(r, field, term)
+            assert (ids.tolist(), scores.tolist()) == whoosh_term_scores(oracle, field, term)
     for q in qs:
-        reference = whoosh_ranking(r, q)
+        reference = whoosh_ranking(oracle, r.analyzer, r.weights, q)
         assert_same(r.search_hits(q, len(reference) + 1), reference)
         for k in (1, 3):  # a cut through a group of ties keeps trec_eval's order
             assert_same(r.search_hits(q, k), reference[:k])
 
 
 def test_posting_lists_of_many_blocks_and_ties_across_the_cut():
-    """whoosh writes 128 postings a block: 700 chunks, most holding the same words the same
-    number of times (equal scores), cross block boundaries and cut ties at every k."""
+    """700 chunks, most holding the same words the same number of times (equal scores): whoosh's
+    posting blocks (128 postings) are crossed and ties are cut at every k."""
     rows = [("vpn key" if i % 7 else "", "laptop", " ".join(["vpn"] * (1 + i % 3) + ["days"] * (i % 2)))
             for i in range(700)]
-    r = retriever(rows)
+    r, oracle = retriever(rows)
     ids, _ = r.term_scores("body", "vpn")
-    assert len(ids) == 700
-    assert r._searcher.reader().term_info("body", "vpn").doc_frequency() == 700
+    assert len(ids) == 700 == oracle.doc_frequency("body", "vpn")
     for field in FIELDS:
         for term in ("vpn", "key", "laptop", "day"):
             got_ids, got = r.term_scores(field, term)
-            assert (got_ids.tolist(), got.tolist()) == whoosh_term_scores(r, field, term)
+            assert (got_ids.tolist(), got.tolist()) == whoosh_term_scores(oracle, field, term)
     for q in ("vpn", "vpn days laptop", "key"):
-        reference = whoosh_ranking(r, q)
+        reference = whoosh_ranking(oracle, r.analyzer, r.weights, q)
         assert len({h.score for h in reference}) < len(reference)  # ties exist
         for k in (1, 10, 129, 300, len(reference)):
             assert_same(r.search_hits(q, k), reference[:k])
 
 
 def test_a_term_in_no_chunk_scores_nothing():
-    r = retriever([("vpn", "", "key")])
+    r, _ = retriever([("vpn", "", "key")])
     ids, scores = r.term_scores("body", "salari")
     assert len(ids) == len(scores) == 0
     assert r.search_hits("salary", 5) == []
@@ -116,36 +99,119 @@ def test_a_weight_so_small_the_scores_underflow_to_zero_still_ranks_every_match(
     0.0: whoosh still returns that match (score 0), so the cut must come from the matches,
     not from sums above 0."""
     rows = [("", "", "vpn" + " laptop" * (300 if i in (3, 8) else 0)) for i in range(12)]
-    r = retriever(rows, {"heading": 0.0, "breadcrumb": 0.0, "body": 5e-324})
-    reference = whoosh_ranking(r, "vpn")
+    r, oracle = retriever(rows, {"heading": 0.0, "breadcrumb": 0.0, "body": 5e-324})
+    reference = whoosh_ranking(oracle, r.analyzer, r.weights, "vpn")
     assert len(reference) == 12 and 0.0 in {h.score for h in reference}
     for k in (1, 5, 6, 7, 12, 20):
         assert_same(r.search_hits("vpn", k), reference[:k])
 
 
-def test_a_sidecar_that_is_not_the_indexs_is_refused():
-    """The sidecar is written with the index and checked against it: another index's sidecar
-    (other terms), or one whose postings disagree with the term info (first/last docnum,
-    count), is refused, never scored."""
-    rows = [("vpn", "", "key laptop"), ("", "it", "vpn vpn days"), ("salary", "", "receipt")]
+def test_long_fields_plain_analysis_and_cjk_equal_whooshs():
+    """Field lengths past the one-byte code's exact range (whoosh quantises them) and a
+    CJK-heavy corpus under both analyzers, one of them keeping runs whole."""
+    rows = [("経費精算 vpn", "経費", " ".join(["vpn", "経費精算は毎月", "days"] * (1 + 37 * i))) for i in range(9)]
+    for analyzer in (AUTO_V1, PLAIN_V1):
+        r, oracle = retriever(rows, analyzer=analyzer)
+        for q in ("vpn", "経費精算は毎月", "経費 days"):
+            reference = whoosh_ranking(oracle, analyzer, r.weights, q)
+            assert reference
+            assert_same(r.search_hits(q, len(reference)), reference)
+
+
+def _rows_index(rows) -> tuple[list[str], bytes]:
     chunks = [chunk(i, *row) for i, row in enumerate(rows)]
-    storage = build_storage(chunks, AUTO_V1)
-    other = build_storage([chunk(0, "vpn", "", "key")], AUTO_V1)
-    searcher = BM25Retriever(chunks, storage, AUTO_V1, dict(DEFAULT_FIELD_WEIGHTS))._searcher
-    with pytest.raises(ValueError, match="does not hold"):
-        PostingScorer(searcher, searcher.weighting, other.files[SIDECAR])
-    with pytest.raises(ValueError, match="not one labeller wrote"):
-        PostingScorer(searcher, searcher.weighting, bytes(storage.files[SIDECAR])[:-1])
-    # the body's "vpn" (chunk 1 only) moved to chunk 2: the same shape, other postings
-    raw = bytearray(storage.files[SIDECAR])
-    scorer = PostingScorer(searcher, searcher.weighting, bytes(raw))
-    ids, _, _ = scorer.postings("body", "vpn")
-    at = int(scorer._doc_at[np.searchsorted(scorer._offsets, searcher.reader().term_info("body", "vpn").extent()[0])])
-    assert ids.tolist() == [1]
-    raw[8 + 4 * at:8 + 4 * at + 4] = (2).to_bytes(4, "little")
-    with pytest.raises(ValueError, match="are not the index's"):
-        PostingScorer(searcher, searcher.weighting, bytes(raw)).postings("body", "vpn")
-    without = type(storage)()
-    without.files = {name: data for name, data in storage.files.items() if name != SIDECAR}
-    with pytest.raises(ValueError, match="has no"):
-        BM25Retriever(chunks, without, AUTO_V1, dict(DEFAULT_FIELD_WEIGHTS))
+    out = io.BytesIO()
+    write_index(out, chunks, AUTO_V1)
+    return [c.chunk_id for c in chunks], out.getvalue()
+
+
+ROWS = [("vpn", "", "key laptop"), ("", "it", "vpn vpn days"), ("salary", "", "receipt")]
+
+
+def test_the_index_is_the_same_bytes_every_time():
+    assert _rows_index(ROWS) == _rows_index(list(ROWS))
+
+
+def test_an_index_of_other_chunks_is_refused():
+    """The file holds the sha256 of the ids it was written for: another chunk list (other
+    ids, or the same ids in another order) is refused, never scored."""
+    ids, data = _rows_index(ROWS)
+    BM25Index(data, ids, 0.75, 1.2)
+    with pytest.raises(ValueError, match="does not hold these chunks"):
+        BM25Index(data, ids[::-1], 0.75, 1.2)
+    with pytest.raises(ValueError, match="does not hold these chunks"):
+        BM25Index(data, ids[:2], 0.75, 1.2)
+    chunks = [chunk(i, *row) for i, row in enumerate(ROWS)]
+    with pytest.raises(ValueError, match=f"no {INDEX_FILE}"):
+        BM25Retriever(chunks, type(build_storage(chunks, AUTO_V1))(), AUTO_V1, dict(DEFAULT_FIELD_WEIGHTS))
+
+
+def _header(data: bytes) -> tuple[dict, int]:
+    n = int.from_bytes(data[len(MAGIC):len(MAGIC) + 8], "little")
+    return json.loads(data[len(MAGIC) + 8:len(MAGIC) + 8 + n]), n
+
+
+def _with_header(data: bytes, header: dict) -> bytes:
+    """``data`` with its header replaced, kept at the same length so the arrays stay where they were."""
+    _, n = _header(data)
+    text = json.dumps(header, sort_keys=True).encode("ascii")
+    assert len(text) <= n
+    text += b" " * (n - len(text))
+    return data[:len(MAGIC) + 8] + text + data[len(MAGIC) + 8 + n:]
+
+
+@pytest.mark.parametrize("damage", ["truncated", "no_magic", "header_length", "header_json", "format", "array_past_end",
+                                    "array_missing", "ptr_past_postings", "docnum_out_of_range", "misaligned"])
+def test_a_file_that_is_not_an_index_labeller_wrote_is_refused(damage):
+    """Shape checks before any array is viewed: the cache's MAC already keeps out files this
+    user did not write, these keep a damaged or foreign file from being read as postings."""
+    ids, data = _rows_index(ROWS)
+    header, n = _header(data)
+    arrays = header["arrays"]
+    if damage == "truncated":
+        bad = data[:-1]
+    elif damage == "no_magic":
+        bad = b"X" + data[1:]
+    elif damage == "header_length":
+        bad = data[:len(MAGIC)] + (len(data)).to_bytes(8, "little") + data[len(MAGIC) + 8:]
+    elif damage == "header_json":
+        bad = data[:len(MAGIC) + 8] + b"{" * n + data[len(MAGIC) + 8 + n:]
+    elif damage == "format":
+        bad = _with_header(data, {**header, "format": "labeller-bm25-v2"})
+    elif damage == "array_past_end":
+        at = arrays["body.codes"][0]  # the last array: one byte more than is left before the closing magic
+        bad = _with_header(data, {**header, "arrays": {**arrays, "body.codes": [at, len(data) - len(MAGIC) - at + 1]}})
+    elif damage == "array_missing":
+        bad = _with_header(data, {**header, "arrays": {k: v for k, v in arrays.items() if k != "body.codes"}})
+    elif damage == "misaligned":
+        bad = _with_header(data, {**header, "arrays": {**arrays, "body.freqs": [arrays["body.freqs"][0] + 4,
+                                                                               arrays["body.freqs"][1]]}})
+    elif damage == "ptr_past_postings":  # the last term's postings run past the docnums
+        at, count = arrays["body.ptr"]
+        raw = bytearray(data)
+        end = at + 8 * (count - 1)
+        raw[end:end + 8] = (10 ** 6).to_bytes(8, "little")
+        bad = bytes(raw)
+    else:  # a docnum past the documents
+        at, _ = arrays["body.docs"]
+        raw = bytearray(data)
+        raw[at:at + 4] = (len(ids)).to_bytes(4, "little")
+        bad = bytes(raw)
+    with pytest.raises(NotAnIndex):
+        BM25Index(bad, ids, 0.75, 1.2)
+
+
+def test_an_index_counted_in_many_batches_is_the_index_counted_at_once(monkeypatch):
+    """The build counts postings a batch of documents at a time (``BATCH_TOKENS``): batches
+    as small as a few tokens write the same bytes, and rank as whoosh does."""
+    from labeller.eval.retrievers import bm25_index
+
+    rows = [("vpn key" if i % 3 else "", "laptop", " ".join(["vpn", "days", "経費精算"][: 1 + i % 3] * (1 + i % 4)))
+            for i in range(40)]
+    whole = _rows_index(rows)
+    monkeypatch.setattr(bm25_index, "BATCH_TOKENS", 3)
+    assert _rows_index(rows) == whole
+    r, oracle = retriever(rows)
+    for q in ("vpn days", "経費 key laptop"):
+        reference = whoosh_ranking(oracle, r.analyzer, r.weights, q)
+        assert_same(r.search_hits(q, len(reference)), reference)

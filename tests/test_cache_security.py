@@ -1,8 +1,7 @@
 """A planted cache runs nothing (issue 18, finding 1).
 
 ``.labeller-cache/`` sits in the project, so a pull request, a tarball or a shared folder can
-carry it. Here every kind of cache entry, and the BM25 index's TOC (which whoosh unpickles),
-is replaced by a pickle whose loading writes a marker file, in each form an attacker (or an
+carry it. Here every kind of cache entry, and the BM25 index's file, is replaced by a pickle whose loading writes a marker file, in each form an attacker (or an
 old labeller) could leave: a labeller 1 entry at its old name, an entry at today's name whose
 MAC is forged, and even one whose MAC is valid (as if the secret had leaked: the body must
 still never be unpickled). Then ``labeller build --check`` and ``labeller eval`` run as real
@@ -43,9 +42,6 @@ class _Payload:
 
     def __init__(self, marker: Path) -> None:
         self.marker = str(marker)
-
-    def clean(self) -> None:
-        """whoosh cleans every schema field before pickling the schema into the TOC."""
 
     def __reduce__(self):
         return exec, (f"open({self.marker!r}, 'w').write('code ran')",)
@@ -139,24 +135,14 @@ def _plant_entries(root: Path, entries, form: str, body: bytes) -> list[Path]:
 
 
 def _planted_index(root: Path, marker: Path, keep_mac: bool) -> dict[str, bytes]:
-    """The cached index folder with a newer-generation TOC whose pickled schema runs the
-    payload, listed in the manifest with its right sha256 (anyone can compute that; only the
-    MAC needs the secret). Returned as file contents, to be put back before each command."""
-    from whoosh.filedb.filestore import RamStorage
-    from whoosh.index import TOC
-
+    """The cached index folder with every index file replaced by the payload's pickle,
+    listed in the manifest with its right sha256 (anyone can compute that; only the MAC
+    needs the secret). Returned as file contents, to be put back before each command."""
     (folder,) = [p for p in (root / ".labeller-cache" / "bm25").iterdir() if not p.name.startswith(".")]
     manifest = json.loads((folder / bm25.MANIFEST).read_text())
-    files = {name: (folder / name).read_bytes() for name in manifest["files"]}
-    storage = RamStorage()
-    storage.files.update(files)
-    toc = TOC.read(storage, "MAIN")
-    toc.schema._fields["planted"] = _Payload(marker)
-    evil = RamStorage()
-    TOC(toc.schema, toc.segments, toc.generation + 1).write(evil, "MAIN")
-    for name, data in evil.files.items():
-        files[name] = bytes(data)
-        manifest["files"][name] = hashlib.sha256(bytes(data)).hexdigest()
+    body = pickle.dumps(_Payload(marker))
+    files = {name: body for name in manifest["files"]}
+    manifest["files"] = {name: hashlib.sha256(body).hexdigest() for name in files}
     if not keep_mac:
         del manifest["mac"]  # the manifest labeller 1 wrote, before the MAC
     files[bm25.MANIFEST] = json.dumps(manifest).encode()
@@ -178,7 +164,7 @@ def _cli(root: Path, *args: str) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.parametrize("form", ["v1", "forged-mac", "valid-mac"])
-def test_a_planted_pickle_in_any_cache_entry_or_the_index_toc_runs_nothing(bundled, marker, monkeypatch, form):
+def test_a_planted_pickle_in_any_cache_entry_or_the_index_runs_nothing(bundled, marker, monkeypatch, form):
     entries = _written_entries(bundled, monkeypatch)
     assert {name for _, name in entries} == _every_codec_name()  # every kind of entry is planted
     body = pickle.dumps(_Payload(marker))

@@ -41,28 +41,50 @@ _KANA = "\u3041-\u309f\u30a0-\u30fa\u30fc-\u30ff\u31f0-\u31ff\uff66-\uff9f"  # U
 _HANGUL = "\u1100-\u11ff\u3130-\u318f\uac00-\ud7af"
 _CJK = _HAN + _KANA + _HANGUL
 _WORD = rf"[^\W_{_CJK}]+"  # letters and digits outside the CJK scripts
-# A CJK run, or a word optionally chained to more words by identifier punctuation.
-_TOKEN = re.compile(rf"(?P<cjk>[{_CJK}]+)|(?P<word>{_WORD}(?:[-=._:/+@]{_WORD})*)")
 _PART = re.compile(_WORD)
+# A CJK run, or a word optionally chained to more words by identifier punctuation. No groups:
+# ``findall`` gives the matched strings themselves, in C, and a match is a CJK run exactly
+# when it starts with a CJK character (a word never does).
+_RAW = re.compile(rf"[{_CJK}]+|{_WORD}(?:[-=._:/+@]{_WORD})*")
+_CJK_START = re.compile(rf"[{_CJK}]")
 
 
 @lru_cache(maxsize=1 << 17)
-def _word_terms(word: str) -> tuple[str, ...]:
-    """A word (possibly an identifier): the identifier itself, then each part that is not a
-    stop word or a lone ASCII letter, stemmed if it is ASCII letters. Cached: a corpus has
-    far fewer distinct words than words."""
+def _part_term(part: str) -> str | None:
+    """One part of a word: None for a stop word or a lone ASCII letter, its stem if it is
+    ASCII letters, else itself. Cached apart from whole words: an identifier's parts are
+    mostly words seen on their own, and stemming is most of the analysis's cost."""
+    if part in STOP_WORDS or (len(part) == 1 and part.isascii() and part.isalpha()):
+        return None
+    return _snowball_english(part) if part.isascii() and part.isalpha() else part
+
+
+def _word_terms_of(word: str) -> tuple[str, ...]:
+    """A word (possibly an identifier): the identifier itself, unstemmed, then each of its
+    parts' terms (``_part_term``)."""
+    if word.isalnum():  # one part (``_WORD`` is ``\w`` without "_", and ``\w`` is isalnum() and "_")
+        term = _part_term(word)
+        return () if term is None else (term,)
     parts = _PART.findall(word)
-    out = [word] if len(parts) > 1 else []  # the exact identifier, unstemmed
-    for part in parts:
-        if part in STOP_WORDS or (len(part) == 1 and part.isascii() and part.isalpha()):
-            continue
-        out.append(_snowball_english(part) if part.isascii() and part.isalpha() else part)
-    return tuple(out)
+    terms = [t for t in map(_part_term, parts) if t is not None]
+    return (word, *terms) if len(parts) > 1 else tuple(terms)
+
+
+# Cached for text analysed word by word (queries, the search box): a corpus has far fewer
+# distinct words than words. The index writer keeps its own table of distinct tokens.
+_word_terms = lru_cache(maxsize=1 << 17)(_word_terms_of)
 
 
 def forget_words() -> None:
-    """Empty the per-word memo (for measurements that must pay for every stem)."""
+    """Empty the per-word memos (for measurements that must pay for every stem)."""
     _word_terms.cache_clear()
+    _part_term.cache_clear()
+
+
+def raw_tokens(text: str) -> list[str]:
+    """``text`` normalised and cut into its words and CJK runs, before stemming, stop words
+    and bigrams (``Analyzer.expand``)."""
+    return _RAW.findall(unicodedata.normalize("NFKC", text).lower())
 
 
 def _bigrams(run: str) -> list[str]:
@@ -82,16 +104,18 @@ class Analyzer:
     def terms(self, text: str) -> list[str]:
         """Index/query terms of ``text`` in text order (repeats kept: they are term frequency)."""
         out: list[str] = []
-        words = _word_terms
-        # findall's (cjk, word) pairs: one of the two is the match, the other empty
-        for cjk, word in _TOKEN.findall(unicodedata.normalize("NFKC", text).lower()):
-            if word:
-                out += words(word)
-            elif self.cjk_bigrams:
-                out += _bigrams(cjk)
-            else:
-                out.append(cjk)
+        expand = self.expand
+        for token in raw_tokens(text):
+            out += expand(token)
         return out
+
+    def expand(self, token: str, memo: bool = True) -> tuple[str, ...]:
+        """The terms of one of ``raw_tokens``' tokens: ``terms`` is the concatenation of these.
+        The index writer calls it once per distinct token of the corpus (``memo=False``: it
+        keeps every distinct token itself, so the per-word memo would only hold copies)."""
+        if _CJK_START.match(token):
+            return tuple(_bigrams(token)) if self.cjk_bigrams else (token,)
+        return _word_terms(token) if memo else _word_terms_of(token)
 
     def whoosh(self) -> "AnalyzerTokenizer":
         """This chain as a whoosh analyzer, for the index's text fields."""

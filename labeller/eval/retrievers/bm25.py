@@ -1,4 +1,4 @@
-"""The default retriever: whoosh BM25F over the chunks' ``heading``, ``breadcrumb`` and ``body``.
+"""The default retriever: BM25F (whoosh's model) over the chunks' ``heading``, ``breadcrumb`` and ``body``.
 
 It is the baseline every other system is compared against, so it has to be reproducible
 and honest about its cache:
@@ -11,14 +11,16 @@ and honest about its cache:
   The cache's manifest stores the key it was built for (index format, corpus digest,
   chunker spec and version, analyzer, digest of the chunk ids, whoosh version), the sha256 of
   every index file, and an HMAC of both under the user's cache secret (kept outside the
-  project, see ``labeller.core.cache``): whoosh unpickles the index's TOC, so an index this
-  user did not write (untrusted) is never handed to whoosh. A key that differs (stale) or a
+  project, see ``labeller.core.cache``): an index this user did not write (untrusted) is
+  never read. The index itself is labeller's own file (``bm25_index``: numpy postings and a
+  term table; the whoosh version is in the key because the analysis uses whoosh's stemmer
+  and stop words). A key that differs (stale) or a
   file that is missing, extra or does not hash to its recorded value (corrupt) makes it
   rebuild; it is never used as is. A rebuild
   is written into a temporary folder and renamed into place, so a crash never leaves a
   half-written index where a reader would find it.
 - Loading verifies each file while reading it once through one descriptor, then memory-maps
-  that descriptor (``MappedStorage``): an index costs the pages its queries touch, not its
+  that descriptor (``IndexFiles``): an index costs the pages its queries touch, not its
   size in RAM (at 100 MB of corpus the index is ~260 MB). Why that is as safe as the bytes
   in RAM it replaced is argued at ``load_storage``.
 """
@@ -28,7 +30,6 @@ from __future__ import annotations
 import ctypes
 import hashlib
 import hmac
-import io
 import json
 import mmap
 import os
@@ -43,10 +44,6 @@ from pathlib import Path
 
 import numpy as np
 import whoosh
-from whoosh.fields import STORED, TEXT, Schema
-from whoosh.filedb.filestore import FileStorage, RamStorage, Storage
-from whoosh.filedb.structfile import BufferFile
-from whoosh.scoring import BM25F
 
 from labeller.core.cache import map_hashed, map_verified, mac, private_subfolder, read_untrusted
 from labeller.core.chunkers import Chunk, chunker_spec
@@ -55,14 +52,12 @@ from labeller.errors import InvalidInput
 from labeller.eval.analysis import Analyzer, get_analyzer
 from labeller.eval.chunkset import ChunkSet
 from labeller.eval.retrievers.base import Hit, Progress, top_k
-from labeller.eval.retrievers.bm25_writer import SIDECAR, write_segment
-from labeller.eval.retrievers.postings import PostingScorer
+from labeller.eval.retrievers.bm25_index import FIELDS, INDEX_FILE, BM25Index, write_index
 from labeller.io import parse_json
 
-INDEX_FORMAT = "labeller-bm25-index-v2"  # v2: with the postings sidecar (bm25_writer.SIDECAR)
+INDEX_FORMAT = "labeller-bm25-index-v3"  # v3: labeller's own file (bm25_index); v2 was whoosh's blocks + a sidecar
 MANIFEST = "labeller-index.json"
 MAX_MANIFEST_BYTES = 1 << 20
-FIELDS = ("heading", "breadcrumb", "body")
 # Chosen by measurement on the test fixtures; the numbers are in docs/eval.md.
 DEFAULT_FIELD_WEIGHTS = {"heading": 0.25, "breadcrumb": 0.5, "body": 1.0}
 K1 = 1.2
@@ -112,57 +107,42 @@ def _foreign_slot(chunk_set: ChunkSet, analyzer: Analyzer) -> str:
     return re.sub(r"[^A-Za-z0-9._-]", "_", f"chunks-{chunk_set.chunking.digest[:16]}-{fields}-{analyzer.name}")
 
 
-def schema(analyzer: Analyzer) -> Schema:
-    """The index's fields: the stored id, and the three text fields cut by ``analyzer``. The id
-    is stored, not indexed: nothing looks a chunk up by its id in the index (a docnum is the
-    position in ``chunks``, checked against the stored id), and an inverted list per chunk
-    was about a seventh of the block writer's time (profiled at 10 MB)."""
-    an = analyzer.whoosh()
-    return Schema(chunk_id=STORED(), **{f: TEXT(analyzer=an, phrase=False) for f in FIELDS})
+class IndexFiles:
+    """The index's files by name: read-only memory maps of the inodes that were hashed
+    (``labeller.core.cache.map_hashed``/``map_verified``), or bytes where a file could not
+    be mapped (an empty file)."""
+
+    def __init__(self, files: dict[str, mmap.mmap | bytes] | None = None) -> None:
+        self.files: dict[str, mmap.mmap | bytes] = dict(files or {})
+
+    def list(self) -> list[str]:
+        return list(self.files)
 
 
-def build_storage(chunks: list[Chunk], analyzer: Analyzer, progress: Progress | None = None) -> RamStorage:
-    """Index the chunks (one entry per distinct id, in corpus order) into a private
-    temporary folder, and give back its files memory-mapped (``MappedStorage``) with the
-    folder already deleted.
-
-    Each chunk's fields are cut once by the analyzer, one chunk at a time (a generator: no
-    chunk's tokens outlive it), and the postings written a whole list at a time
-    (``bm25_writer``): the index whoosh's own ``add_document`` would write, byte
-    for byte, without its per-posting Python.
-
-    On disk, not in whoosh's ``RamStorage``: there the index's bytes (~260 MB at 100 MB of
-    corpus) sat in RAM two and three times over while the writer assembled its compound
-    segment. The folder (``mkdtemp``: this user's only, so nobody else can open its files)
-    is deleted before this returns; the mapped inodes outlive it.
-    """
+def build_storage(chunks: list[Chunk], analyzer: Analyzer, progress: Progress | None = None) -> IndexFiles:
+    """Index the chunks (one entry per distinct id, in corpus order) into a private temporary
+    folder (``bm25_index.write_index``), and give back the file memory-mapped, the folder
+    already deleted (``mkdtemp``: this user's only; the mapped inode outlives it). On disk,
+    not in RAM: the index (~260 MB at 100 MB of corpus) then costs the pages a query touches."""
     folder = Path(tempfile.mkdtemp(prefix="labeller-bm25-"))
     try:
-        ix = FileStorage(str(folder)).create().create_index(schema(analyzer))
-        writer = ix.writer()
-        docs = (({"chunk_id": c.chunk_id}, {"heading": analyzer.terms(c.heading),
-                                            "breadcrumb": analyzer.terms(c.breadcrumb),
-                                            "body": analyzer.terms(c.text)}) for c in chunks)
-        write_segment(writer, docs, len(chunks),
-                      (lambda done, total: progress("index", done, total)) if progress else None)
-        del writer, docs
+        path = folder / INDEX_FILE
+        with open(path, "xb") as out:
+            write_index(out, chunks, analyzer, (lambda done, total: progress("index", done, total)) if progress
+                        else None)
         return_freed_memory()
-        storage = MappedStorage()
-        for name in sorted(set(os.listdir(folder)) - {f"{ix.indexname}_WRITELOCK"}):  # the writer's empty lock
-            found = map_hashed(folder / name, private=False)
-            if found is None:
-                raise OSError(f"cannot map the index file {folder / name} just written")
-            storage.files[name] = found[0]
-        return storage
+        found = map_hashed(path, private=False)
+        if found is None:
+            raise OSError(f"cannot map the index file {path} just written")
+        return IndexFiles({INDEX_FILE: found[0]})
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
 
 def return_freed_memory() -> None:
     """Give the C heap's free pages back to the system (glibc's ``malloc_trim``; elsewhere
-    nothing). The writer frees hundreds of MB in pieces the allocator keeps for reuse: at
-    100 MB of corpus ~215 MB stayed resident after the build (measured), of which the
-    queries' term cache later reuses only a part; kept, it raised every later phase."""
+    nothing). The build frees its counting arrays in pieces the allocator keeps for reuse;
+    kept, they raised every later phase of an eval."""
     trim = getattr(_LIBC, "malloc_trim", None)
     if trim is not None:
         trim(0)
@@ -179,80 +159,19 @@ def _manifest_mac(secret: bytes, files: dict, key: object) -> str:  # key: as re
                json.dumps({"files": files, "key": key}, sort_keys=True, ensure_ascii=True).encode("ascii"))
 
 
-class _ViewRaw(io.RawIOBase):
-    """A memoryview as a raw binary stream. ``io.BytesIO`` would copy the whole view on
-    creation; this copies only what ``readinto`` is asked for, and ``io.BufferedReader``
-    over it serves whoosh's many small reads (``pickle.load`` reads opcode by opcode) in C,
-    a Python call only when its buffer runs out or a seek leaves it."""
-
-    def __init__(self, view: memoryview) -> None:
-        super().__init__()
-        self._view = view
-        self._pos = 0
-
-    def readable(self) -> bool:
-        return True
-
-    def seekable(self) -> bool:
-        return True
-
-    def readinto(self, b) -> int:
-        n = max(0, min(len(b), len(self._view) - self._pos))
-        b[:n] = self._view[self._pos:self._pos + n]
-        self._pos += n
-        return n
-
-    def seek(self, where: int, whence: int = 0) -> int:
-        base = 0 if whence == io.SEEK_SET else self._pos if whence == io.SEEK_CUR else len(self._view)
-        self._pos = max(0, base + where)
-        return self._pos
-
-    def tell(self) -> int:
-        return self._pos
-
-
-class MappedFile(BufferFile):
-    """whoosh's ``BufferFile`` over a slice of a memory map, without its two copies (the
-    ``BytesIO`` of the whole buffer, and ``bytes`` of every sub-file a compound segment
-    opens): reads copy only what they read."""
-
-    def __init__(self, buf: memoryview, name: str | None = None, onclose=None) -> None:
-        super().__init__(b"", name=name, onclose=onclose)
-        self._buf = buf
-        self.file = io.BufferedReader(_ViewRaw(buf), buffer_size=4096)
-
-    def subset(self, position, length, name=None):
-        return MappedFile(self._buf[position:position + length], name=name or self._name)
-
-
-class MappedStorage(RamStorage):
-    """A verified index: ``files`` maps each name to a read-only memory map of the inode
-    that was hashed (``labeller.core.cache.map_verified``), served without copying."""
-
-    def open_file(self, name, **kwargs):
-        if name not in self.files:
-            raise NameError(name)
-        return MappedFile(memoryview(self.files[name]), name=name, **kwargs)
-
-
-def load_storage(folder: Path, key: dict, secret: bytes) -> tuple[RamStorage | None, str]:
+def load_storage(folder: Path, key: dict, secret: bytes) -> tuple[IndexFiles | None, str]:
     """The verified cached index, or None and why not (``missing``, ``untrusted``, ``stale``,
     ``corrupt``).
 
-    whoosh pickles the index's TOC, and whoosh would unpickle it: so nothing of the index
-    reaches whoosh unless the manifest carries this user's MAC (``labeller.core.cache``)
-    and every file's bytes hash to what that manifest lists. A planted or copied index is
-    rebuilt, never opened.
+    Nothing of the index is read unless the manifest carries this user's MAC
+    (``labeller.core.cache``) and every file's bytes hash to what that manifest lists: a
+    planted or copied index is rebuilt, never opened.
 
-    whoosh keeps unpickling after it has opened an index: the TOC and the compound
-    segment's directory at open, then, lazily and for as long as the retriever lives, the
-    stored fields, each term's inlined postings, every posting block's info and data
-    tuple (``whoosh.codec.whoosh3``) and the column headers. So it is not enough that the
-    bytes were right when hashed; they must be the bytes whoosh reads at any later time.
-    Every one of those reads goes through ``MappedStorage.open_file``, that is through a
-    read-only map of the very inode that was hashed (``map_verified``: hash through the
-    descriptor, then map the same descriptor; no path is opened again). That inode's
-    content cannot change behind the map except by a write into it, and
+    Queries read the postings lazily, for as long as the retriever lives, so it is not
+    enough that the bytes were right when hashed; they must be the bytes read at any later
+    time. Each file is a read-only map of the very inode that was hashed (``map_verified``:
+    hash through the descriptor, then map the same descriptor; no path is opened again).
+    That inode's content cannot change behind the map except by a write into it, and
     ``map_verified`` accepts a file only if this user alone can write it; labeller itself
     never writes into an index file once it is in place (``save_storage`` writes new files
     in a new folder, mode 0644, and renames the folder). A folder replaced, renamed or
@@ -284,7 +203,7 @@ def load_storage(folder: Path, key: dict, secret: bytes) -> tuple[RamStorage | N
         return None, "corrupt"
     if present != set(files):
         return None, "corrupt"
-    storage = MappedStorage()
+    storage = IndexFiles()
     for name, digest in files.items():
         mapped = map_verified(folder / name, digest)
         if mapped is None:
@@ -293,12 +212,12 @@ def load_storage(folder: Path, key: dict, secret: bytes) -> tuple[RamStorage | N
     return storage, "loaded"
 
 
-def save_storage(folder: Path, storage: Storage, key: dict, secret: bytes) -> RamStorage:
+def save_storage(folder: Path, storage: IndexFiles, key: dict, secret: bytes) -> IndexFiles:
     """Write into a fresh temporary folder, manifest (with its MAC) last, then swap it into
     place; return the index as it now is on disk, mapped and verified like any load (the
     RAM the built index held can go), or ``storage`` itself if it cannot be read back.
 
-    Each file is streamed from ``storage`` (any whoosh storage) in pieces, hashed as it is
+    Each file is streamed from ``storage`` in pieces, hashed as it is
     written, and created with mode 0644 (never writable by group or others, which
     ``load_storage`` requires). The files are not fsynced: a cache that a crash leaves
     damaged fails its hashes and is rebuilt, so durability would buy nothing; the rename
@@ -340,7 +259,7 @@ def save_storage(folder: Path, storage: Storage, key: dict, secret: bytes) -> Ra
 PIECE = 1 << 20  # bytes copied at a time by save_storage (a multiple of the page size)
 
 
-def _pieces(storage: Storage, name: str):
+def _pieces(storage: IndexFiles, name: str):
     """The bytes of file ``name`` of ``storage``, ``PIECE`` at a time.
 
     A memory-mapped file (what ``build_storage`` gives) is sliced out of its map, and each
@@ -349,15 +268,11 @@ def _pieces(storage: Storage, name: str):
     pages of a map count in the process's resident memory until it is unmapped: copying
     a 100 MB corpus's ~330 MB index out of its maps made it resident whole, on top of
     everything the eval held (its peak, measured)."""
-    mapped = storage.files.get(name) if isinstance(getattr(storage, "files", None), dict) else None
-    if isinstance(mapped, mmap.mmap) and hasattr(mmap, "MADV_DONTNEED"):  # not on Windows
-        for at in range(0, len(mapped), PIECE):
-            yield mapped[at:at + PIECE]
-            mapped.madvise(mmap.MADV_DONTNEED, at, min(PIECE, len(mapped) - at))
-        return
-    with storage.open_file(name) as source:
-        while block := source.read(PIECE):
-            yield block
+    data = storage.files[name]
+    for at in range(0, len(data), PIECE):
+        yield data[at:at + PIECE]
+        if isinstance(data, mmap.mmap) and hasattr(mmap, "MADV_DONTNEED"):  # not on Windows
+            data.madvise(mmap.MADV_DONTNEED, at, min(PIECE, len(data) - at))
 
 
 def _slot(project: Project, analyzer: Analyzer) -> str:
@@ -387,31 +302,23 @@ class BM25Retriever:
 
     name = "bm25"
 
-    def __init__(self, chunks: list[Chunk], storage: RamStorage, analyzer: Analyzer, weights: dict[str, float],
+    def __init__(self, chunks: list[Chunk], storage: IndexFiles, analyzer: Analyzer, weights: dict[str, float],
                  cache_status: str = "memory") -> None:
         self.analyzer = analyzer
         self.weights = weights
         self.cache_status = cache_status  # loaded | built (missing/stale/corrupt) | memory
         self._chunks = {c.chunk_id: c for c in chunks}
-        ix = storage.open_index()
-        self._searcher = ix.searcher(weighting=BM25F(B=B, K1=K1))
-        self._n = self._searcher.doc_count_all()
-        # Docnum i is the i-th of ``chunks``: the index was written from that list in that order,
-        # and its cache key holds the ids in order (``index_key``) or the chunking they come
-        # from (``foreign_index_key``). Checked at both ends and in the middle, not re-read
-        # one stored document at a time (a quarter of loading a cached index).
+        # Docnum i is the i-th of ``chunks``: the index was written from that list in that
+        # order, and holds the sha256 of their ids, checked here.
         self._ids = [c.chunk_id for c in chunks]
-        if len(self._ids) != self._n or any(
-                self._searcher.stored_fields(d)["chunk_id"] != self._ids[d] for d in {0, self._n // 2, self._n - 1}
-                if 0 <= d < self._n):
-            raise ValueError("the index does not hold these chunks in this order")
-        if SIDECAR not in storage.files:
-            raise ValueError(f"the index has no {SIDECAR}: labeller's writer always writes one")
-        self._scorer = PostingScorer(self._searcher, self._searcher.weighting, storage.files[SIDECAR])
+        if INDEX_FILE not in storage.files:
+            raise ValueError(f"the index has no {INDEX_FILE}")
+        self._index = BM25Index(storage.files[INDEX_FILE], self._ids, B, K1)
+        self._n = self._index.doc_count
         self._weighted_cache: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = {}
         self._zero_scored = False  # set by _weighted
         self._active = [(f, w) for f, w in weights.items() if w > 0]
-        self._lock = threading.Lock()  # whoosh searchers are not safe to share between threads
+        self._lock = threading.Lock()  # the term cache is shared by the app's threads
 
     @classmethod
     def build(cls, project: Project, analyzer: Analyzer, weights: dict[str, float], progress: Progress | None = None,
@@ -433,7 +340,7 @@ class BM25Retriever:
             if storage is not None:
                 try:
                     return cls(chunks, storage, analyzer, weights, "loaded")
-                except Exception:  # verified bytes whoosh still cannot read: rebuild, never trust
+                except ValueError:  # verified bytes that are not an index of these chunks: rebuild, never trust
                     why = "corrupt"
             status = f"built ({why})"
         storage = build_storage(chunks, analyzer, progress)
@@ -470,9 +377,9 @@ class BM25Retriever:
     def term_scores(self, field: str, term: str) -> tuple[np.ndarray, np.ndarray]:
         """whoosh's BM25F score of ``term`` in ``field`` for each chunk (docnum) that holds it.
 
-        Scored over whole posting blocks (``postings.PostingScorer``, equal to whoosh's
-        matchers bit for bit)."""
-        return self._scorer.term_scores(field, term)
+        Scored over the whole posting list at once (``bm25_index.BM25Index``, equal to
+        whoosh's scorer bit for bit)."""
+        return self._index.term_scores(field, term)
 
     def _weighted(self, field: str, term: str, weight: float) -> tuple[np.ndarray, np.ndarray]:
         """``term_scores`` times the field's weight (the boost whoosh's ``Term`` multiplies
