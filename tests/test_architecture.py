@@ -651,15 +651,12 @@ def test_the_raw_json_rule_catches_a_planted_writer():
 # each use names the upstream issue that would make it public.
 ADAPTER = "labeller.app.widgets.textual_adapter"
 GUARDED = ("textual", "whoosh")
-# Modules helper work in progress (issue 26.2, "the BM25 index is labeller's own") is taking off
-# whoosh's internals; each entry goes when that lands. Nothing else may read a whoosh private.
-WHOOSH_ALLOWANCE = frozenset({"labeller.eval.retrievers.bm25_writer", "labeller.eval.retrievers.postings"})
 
 
 def third_party_private_imports(tree: Tree) -> list[str]:
     out = []
     for imp in tree.imports:
-        if imp.target.split(".")[0] not in GUARDED or imp.importer in (ADAPTER, *WHOOSH_ALLOWANCE):
+        if imp.target.split(".")[0] not in GUARDED or imp.importer == ADAPTER:
             continue
         private = [p for p in imp.target.split(".") if _private(p)] + [n for n in imp.names if _private(n)]
         if private:
@@ -673,7 +670,7 @@ def _is_self(node: ast.expr) -> bool:
 
 def _guarded_by_attributes(module: str, tree: ast.AST) -> bool:
     """The app (it extends Textual everywhere) and the eval modules that import whoosh."""
-    if module == ADAPTER or module in WHOOSH_ALLOWANCE:
+    if module == ADAPTER:
         return False
     if module.startswith("labeller.app."):
         return True
