@@ -27,7 +27,7 @@ def screenshot_review(root: Path, out: Path, record_id: str | None = None, revie
     ids = [q.id for q in project.load_questions().questions]
     screen = ReviewScreen(project, ids, reviewer)
     if record_id is not None:
-        screen.index = ids.index(record_id)
+        screen.session.index = ids.index(record_id)
 
     async def shoot() -> str:
         app = ScreenApp(lambda: screen, title="labeller review")
