@@ -12,6 +12,14 @@ from labeller.core.project import Project
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_CORPORA = REPO.parent / "shared" / "corpora"
+# A slice of the Textual documentation (read from ../shared, never copied into the project):
+# pages with front matter, admonitions, tables, code, HTML and nested folders.
+TEXTUAL = SHARED_CORPORA / "textual-docs" / "docs"
+TEXTUAL_DOCS = ("api/app.md", "blog/posts/anatomy-of-a-textual-user-interface.md", "blog/posts/puppies-and-cake.md",
+                "blog/posts/release0.37.0.md", "css_types/_template.md", "css_types/border.md",
+                "events/mouse_down.md", "guide/actions.md", "styles/margin.md",
+                "styles/scrollbar_colors/index.md", "styles/scrollbar_colors/scrollbar_background_hover.md",
+                "widgets/option_list.md")
 
 
 def write_project(root: Path, docs: dict[str, str | bytes], questions: list[dict | str] = (),

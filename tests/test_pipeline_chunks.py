@@ -22,7 +22,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import REPO, write_project
+from conftest import REPO, TEXTUAL, TEXTUAL_DOCS, write_project
 
 from labeller.cli import main
 from labeller.config import load_config
@@ -37,13 +37,6 @@ PIPELINES = ("langchain", "llamaindex-sentence", "llamaindex-markdown", "haystac
 BUNDLED_DOCS = ("glossary.md", "concepts/block-expansion.md", "operations/troubleshooting.md",
                 "evaluation/metrics.md", "guides/multilingual.md")
 CASES = [(corpus, pipeline) for corpus in ("bundled", "textual-docs") for pipeline in PIPELINES]
-# The Textual slice: pages with front matter, admonitions, tables, code, HTML and nested folders.
-TEXTUAL = REPO.parent / "shared" / "corpora" / "textual-docs" / "docs"
-TEXTUAL_DOCS = ("api/app.md", "blog/posts/anatomy-of-a-textual-user-interface.md", "blog/posts/puppies-and-cake.md",
-                "blog/posts/release0.37.0.md", "css_types/_template.md", "css_types/border.md",
-                "events/mouse_down.md", "guide/actions.md", "styles/margin.md",
-                "styles/scrollbar_colors/index.md", "styles/scrollbar_colors/scrollbar_background_hover.md",
-                "widgets/option_list.md")
 
 
 def _script():
