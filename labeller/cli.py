@@ -35,6 +35,7 @@ COMMANDS: dict[str, str] = {
     "chunkers": "labeller.commands.chunkers",
     "chunks": "labeller.commands.chunks",
     "config": "labeller.commands.config",
+    "diff": "labeller.commands.diff",
     "eval": "labeller.commands.eval",
     "export": "labeller.commands.export",
     "import": "labeller.commands.import_",
