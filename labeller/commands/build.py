@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     project = project_from(args)
     questions = project.load_questions().questions
     result = build(project, questions)
-    review, review_warnings = build_review_summary(project.config, questions)
+    review, review_warnings, review_log = build_review_summary(project.config, questions)
     similar = near_duplicates([(q.id, q.query) for q in questions])
     warnings = {"warnings": review_warnings, "warning_count": review_warnings.total,
                 "near_duplicates": similar.pairs, "near_duplicate_check": similar.as_json()}
@@ -56,7 +56,9 @@ def run(args: argparse.Namespace) -> int:
                                extra=warnings)
     if args.check:
         drift = check(result, project.config.layout.artifact, project.config.layout.manifest)
-        pending = unreviewed_or_stale(project.config, questions) if args.require_reviewed else {}
+        # the log read once (a 64 MiB planted log is not parsed twice); an unreadable one is read
+        # again here so that --require-reviewed fails on it instead of passing
+        pending = unreviewed_or_stale(project.config, questions, review_log) if args.require_reviewed else {}
         if args.format == "markdown":
             print(drift_markdown(drift, pending, project.config.layout))
         elif args.format == "json":
