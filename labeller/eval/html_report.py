@@ -38,7 +38,7 @@ PASSAGE_CHARS = 1200  # one passage, in the misses section
 
 require_charts = charts.require_vl_convert
 
-SORT_JS = """\
+SORT_JS = """
 document.querySelectorAll("table.sortable").forEach(function (table) {
   table.querySelectorAll("th").forEach(function (th, col) {
     th.addEventListener("click", function () {
@@ -137,7 +137,7 @@ def render_html(report: EvalReport, passages: dict[str, MissPassages]) -> str:
         f'<meta http-equiv="Content-Security-Policy" content="{csp}">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>labeller eval {_t(fp.digest[:12])}</title>", f"<style>\n{CSS}</style>", "</head>", "<body>",
-        *body, f"<script>\n{SORT_JS}</script>", "</body>", "</html>", ""])
+        *body, f"<script>{SORT_JS}</script>", "</body>", "</html>", ""])  # the text the hash is of
 
 
 def _summary(report: EvalReport) -> str:
