@@ -57,15 +57,20 @@ def point(series: str, k: int, s: Stat) -> dict | None:
 
 
 def curve_spec(title: str, metric: str, points: list[dict]) -> dict:
-    """A metric over the k sweep, one line per series, its 95% interval as a band."""
+    """A metric over the k sweep, one line per series (colour and dash: equal curves stay
+    apart), its 95% interval as a band; the series keep the order they come in."""
     x = {"field": "k", "type": "ordinal", "title": "k", "sort": "ascending", "axis": {"labelAngle": 0}}
-    colour = {"field": "series", "type": "nominal", "title": None, "legend": {"orient": "bottom"}}
+    order = list(dict.fromkeys(p["series"] for p in points))
+    series = {"field": "series", "type": "nominal", "title": None, "sort": order}
+    legend = {"orient": "bottom", "symbolType": "stroke"}
     return {"title": title, "width": WIDTH, "height": 220, "data": {"values": points},
+            "resolve": {"legend": {"color": "independent"}},
             "layer": [{"mark": {"type": "area", "opacity": 0.18},
                        "encoding": {"x": x, "y": {"field": "low", "type": "quantitative"}, "y2": {"field": "high"},
-                                    "color": {**colour, "legend": None}}},
+                                    "color": {**series, "legend": None}}},
                       {"mark": {"type": "line", "point": True},
-                       "encoding": {"x": x, "color": colour,
+                       "encoding": {"x": x, "color": {**series, "legend": legend},
+                                    "strokeDash": {**series, "legend": None},
                                     "y": {"field": "value", "type": "quantitative", "title": metric,
                                           "scale": {"domain": [0, 1]}}}}]}
 
