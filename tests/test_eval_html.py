@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import html
+import json
 import re
 import sys
 from collections import Counter
@@ -139,3 +141,36 @@ def test_chart_ids_are_the_charts_own_whatever_the_library_numbered_before():
     assert ids and all(i.startswith("one-") for i in ids)
     assert all(f"url(#{i})" in first for i in ids)  # every reference follows its id
     assert re.findall(r'\bid="([^"]+)"', svg(spec, "two")) == [i.replace("one-", "two-") for i in ids]
+
+
+def cells(text: str) -> list[list[str]]:
+    """Every table row of the page as its cells' text (entities decoded)."""
+    return [[html.unescape(c) for c in re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", row)]
+            for row in re.findall(r"<tr[^>]*>(.*?)</tr>", text, re.S)]
+
+
+def test_a_comparison_shows_before_after_delta_interval_verdict(tmp_path, capsys):
+    root = hostile_project(tmp_path)
+    assert main(["eval", "--root", str(root), "--no-history", "--format", "json", "--out", str(tmp_path / "b.json"),
+                 "--run", str(tmp_path / "r.run")]) == 0
+    ids = gold_chunk_ids(root)  # the current run loses q01-q15's answers: a regression
+    (tmp_path / "r.run").write_text("".join(f"q{i:02d} Q0 {ids[f'doc{(i + 1) % N:02d}.md']} 1 9 ext\n"
+                                            for i in range(16)))
+    text, _ = write_html(root, tmp_path, capsys, "r.html", "--baseline", str(tmp_path / "b.json"),
+                         "--out", str(tmp_path / "c.json"))
+    report = json.loads((tmp_path / "c.json").read_text())
+    k = report["config"]["shipped_k"]
+    d = report["comparison"]["deltas"]["chunk"][f"recall@{k}"]
+    assert [f"chunk recall@{k}", f"{d['baseline']:.3f}", f"{d['current']:.3f}", f"{d['value']:+.3f}",
+            f"[{d['ci_low']:+.3f}, {d['ci_high']:+.3f}]", "worse"] in cells(text)
+    assert f">regression at chunk recall@{k}</p>" in text
+
+
+def test_misses_beyond_the_limit_are_counted(tmp_path, capsys, monkeypatch):
+    from labeller.eval import html_report
+
+    monkeypatch.setattr(html_report, "MISS_LIMIT", 1)
+    root = hostile_project(tmp_path)
+    text, _ = write_html(root, tmp_path, capsys, "r.html")
+    assert text is not None and text.count('<section class="miss">') == 1  # q00 and evil miss; one is shown
+    assert "… and 1 more misses" in text
