@@ -219,9 +219,15 @@ def resolve_judgments(project: Project, jf: JudgmentsFile, question_ids: Iterabl
 def passage_locator(project: Project, place: Place) -> Locator:
     """The locator a judgment of the passage at ``place`` (a chunk's range) records: its text
     as the quote, pinned to its document, with the shortest context that makes it unique
-    there (two chunks of one document may have the same text). Refused when the passage
+    there (two chunks of one document may have the same text), less any YAML front matter
+    it starts with (a quote there is refused: metadata is not answer text). Refused when the passage
     cannot be told from another occurrence by any context."""
-    text = project.corpus[place.doc].text[place.start:place.end]
+    doc = project.corpus[place.doc]
+    fm_lines = project.resolver.blocks_at(place.doc, 0, doc.line_of(place.start)).front_matter_lines
+    if fm_lines and doc.line_of(place.start) < fm_lines:  # front matter is metadata: judge the text after it
+        place = Place(place.doc, min(place.end, doc.line_starts[fm_lines] if fm_lines < len(doc.line_starts)
+                                     else place.end), place.end)
+    text = doc.text[place.start:place.end]
     quote = text.strip()
     if not quote:
         raise JudgmentRefused(f"the passage {place.doc}[{place.start}:{place.end}] is blank")

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from labeller.core.build import RecordResult
 from labeller.core.hitrules import HitRule
@@ -23,6 +24,7 @@ from labeller.display import json_dumps
 from labeller.eval.chunkset import ChunkSet
 from labeller.eval.judged import is_judged, judged_places
 from labeller.eval.retrievers import Retriever, top_k
+from labeller.io import read_jsonl
 
 
 @dataclass
@@ -65,4 +67,25 @@ def build_pool(project: Project, records: Sequence[RecordResult], judgments: Jud
         for e in sorted(entries.values(), key=lambda e: (e.best_rank, e.chunk_id)):
             e.systems.sort()
             out.append(e)
+    return out
+
+
+POOL_MAX_BYTES = 256 * 1024 * 1024
+_POOL_FIELDS = {"query_id": str, "chunk_id": str, "doc": str, "start": int, "end": int, "text": str, "systems": list,
+                "best_rank": int}
+
+
+def read_pool(path: Path) -> list[PoolEntry]:
+    """A pool file ``labeller pool`` wrote; a line of any other shape refuses the file (exit 2),
+    named by path and line."""
+    out = []
+    for jl in read_jsonl(path, max_bytes=POOL_MAX_BYTES, what="pool file"):
+        if jl.skipped:
+            continue
+        v = jl.value
+        if jl.error is not None or not isinstance(v, dict) or set(v) != set(_POOL_FIELDS) or not all(
+                type(v[k]) is t for k, t in _POOL_FIELDS.items()):
+            raise jl.refuse(jl.error or "not a pool line {query_id, chunk_id, doc, start, end, text, systems, "
+                            "best_rank} (write pools with `labeller pool`)")
+        out.append(PoolEntry(**v))
     return out
