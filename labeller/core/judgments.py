@@ -190,10 +190,12 @@ class JudgmentSet:
 def resolve_judgments(project: Project, jf: JudgmentsFile, question_ids: Iterable[str]) -> JudgmentSet:
     """Resolve every judgment like a label; one that no longer resolves (its text was edited,
     its document removed, its question deleted) is stale: listed, never scored."""
+    judgments = jf.judgments
+    if not judgments:  # no resolver (quote index, blocks) for a project that judged nothing
+        return JudgmentSet()
     known = set(question_ids)
     resolver = project.resolver
     lines = jf.line_of()
-    judgments = jf.judgments
     found = resolver.search_locators(j.locator for j in judgments)
     out = JudgmentSet()
     for j in judgments:
@@ -214,6 +216,11 @@ def resolve_judgments(project: Project, jf: JudgmentsFile, question_ids: Iterabl
             continue
         out.resolved.append(ResolvedJudgment(j, res))
     return out
+
+
+def stale_judgments(project: Project, question_ids: Iterable[str]) -> list[dict]:
+    """What ``build --check`` lists: every judgment that no longer resolves, with why."""
+    return resolve_judgments(project, load_judgments(project), question_ids).stale
 
 
 def passage_locator(project: Project, place: Place) -> Locator:
