@@ -24,8 +24,8 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, Valida
 from labeller.core.context import shortest_context
 from labeller.core.models import Locator
 from labeller.core.project import Project
-from labeller.core.resolve import Refusal, Span
-from labeller.core.vocab import Place
+from labeller.core.resolve import Refusal, Resolver, Span
+from labeller.core.vocab import BlockKind, Place, RefusalKind
 from labeller.display import json_dumps
 from labeller.errors import EXIT_REFUSED, InvalidInput, LabellerError
 from labeller.io import atomic_write_text, parse_jsonl, read_regular_file
@@ -187,6 +187,20 @@ class JudgmentSet:
         return [r.place for r in self.of(query_id) if r.judgment.relevant]
 
 
+def resolve_judgment(resolver: Resolver, j: Judgment, found: dict | None = None) -> Span | Refusal:
+    """A judgment's span: its locator resolved as a label's (found exactly once, expanded to
+    blocks), except that a passage starting in YAML front matter keeps its own range. A label
+    there is refused because metadata is not answer text; but a retriever that indexes front
+    matter returns chunks that start with it, and a verdict on such a chunk ("not relevant")
+    must be recordable for the chunk to count as judged."""
+    res = resolver.resolve(j.locator, j.query_id, found)
+    if isinstance(res, Refusal) and res.kind == RefusalKind.FRONT_MATTER:
+        place = resolver.locate(j.locator, j.query_id, found)
+        if isinstance(place, Place):
+            return Span(place.doc, place.start, place.end, BlockKind.EXACT, place.start, place.end)
+    return res
+
+
 def resolve_judgments(project: Project, jf: JudgmentsFile, question_ids: Iterable[str]) -> JudgmentSet:
     """Resolve every judgment like a label; one that no longer resolves (its text was edited,
     its document removed, its question deleted) is stale: listed, never scored."""
@@ -206,7 +220,7 @@ def resolve_judgments(project: Project, jf: JudgmentsFile, question_ids: Iterabl
                                       "message": f"no question {j.query_id!r} in the questions file"})
             continue
         try:
-            res = resolver.resolve(j.locator, j.query_id, found)
+            res = resolve_judgment(resolver, j, found)
         except InvalidInput as exc:
             out.stale.append(where | {"kind": "invalid", "message": exc.reason})
             continue
@@ -226,15 +240,9 @@ def stale_judgments(project: Project, question_ids: Iterable[str]) -> list[dict]
 def passage_locator(project: Project, place: Place) -> Locator:
     """The locator a judgment of the passage at ``place`` (a chunk's range) records: its text
     as the quote, pinned to its document, with the shortest context that makes it unique
-    there (two chunks of one document may have the same text), less any YAML front matter
-    it starts with (a quote there is refused: metadata is not answer text). Refused when the passage
+    there (two chunks of one document may have the same text). Refused when the passage
     cannot be told from another occurrence by any context."""
-    doc = project.corpus[place.doc]
-    fm_lines = project.resolver.blocks_at(place.doc, 0, doc.line_of(place.start)).front_matter_lines
-    if fm_lines and doc.line_of(place.start) < fm_lines:  # front matter is metadata: judge the text after it
-        place = Place(place.doc, min(place.end, doc.line_starts[fm_lines] if fm_lines < len(doc.line_starts)
-                                     else place.end), place.end)
-    text = doc.text[place.start:place.end]
+    text = project.corpus[place.doc].text[place.start:place.end]
     quote = text.strip()
     if not quote:
         raise JudgmentRefused(f"the passage {place.doc}[{place.start}:{place.end}] is blank")
@@ -254,7 +262,7 @@ def check_recordable(project: Project, judgments: list[Judgment]) -> list[Span]:
     found = resolver.search_locators(j.locator for j in judgments)
     spans, problems = [], []
     for j in judgments:
-        res = resolver.resolve(j.locator, j.query_id, found)
+        res = resolve_judgment(resolver, j, found)
         if isinstance(res, Refusal):
             problems.append({"id": j.query_id, "kind": str(res.kind), "locator": j.locator.as_json(),
                              "message": res.message})
