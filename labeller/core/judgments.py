@@ -27,18 +27,12 @@ from labeller.core.project import Project
 from labeller.core.resolve import Refusal, Resolver, Span
 from labeller.core.vocab import BlockKind, Place, RefusalKind
 from labeller.display import json_dumps
-from labeller.errors import EXIT_REFUSED, InvalidInput, LabellerError
+from labeller.errors import InvalidInput, JudgmentRefused
 from labeller.io import atomic_write_text, parse_jsonl, read_regular_file
 
 JUDGMENTS_MAX_BYTES = 64 * 1024 * 1024  # one line per judged passage: thousands of chunk-sized quotes
 
 Key = tuple[str, str, str, str, str | None, str | None]
-
-
-class JudgmentRefused(LabellerError):
-    """A verdict that cannot be recorded: its passage does not resolve to exactly one place."""
-
-    exit_code = EXIT_REFUSED
 
 
 class Judgment(BaseModel):

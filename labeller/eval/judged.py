@@ -21,7 +21,7 @@ from labeller.core.judgments import JudgmentSet
 from labeller.core.vocab import Place
 from labeller.eval.bootstrap import bootstrap_cis
 from labeller.eval.metrics import ChunkPositions, QueryScore
-from labeller.eval.report import _stat
+from labeller.eval.report import stat
 from labeller.eval.retrievers import Hit
 
 JUDGED_FLOOR = 0.9  # below this share of judged chunks at the shipped k, the numbers are lower bounds
@@ -52,7 +52,7 @@ def judged_aggregate(scores: Sequence[QueryScore], ks: Sequence[int], samples: i
     names = [f"judged@{k}" for k in ks]
     matrix = [[s.chunk[n] for n in names] for s in scores]
     cis = bootstrap_cis(matrix, samples, seed) if scores else [None] * len(names)
-    return {n: _stat([row[j] for row in matrix], cis[j]) for j, n in enumerate(names)}
+    return {n: stat([row[j] for row in matrix], cis[j]) for j, n in enumerate(names)}
 
 
 def condense(hits: Sequence[Hit], flags: Sequence[bool]) -> list[Hit]:

@@ -70,6 +70,11 @@ def make_fingerprint(*, chunker: str, max_chars: int | None, hit_rule: str, retr
     return fp
 
 
+def stat(values: list[float], ci: tuple[float, float] | None) -> dict:
+    """One aggregate ``{value, ci_low, ci_high, n}`` of per-query values and their interval."""
+    return _stat(values, ci)
+
+
 def _stat(values: list[float], ci: tuple[float, float] | None) -> dict:
     mean = math.fsum(values) / len(values) if values else None
     return {"value": rnd(mean), "ci_low": rnd(ci[0]) if ci else None, "ci_high": rnd(ci[1]) if ci else None,
