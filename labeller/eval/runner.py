@@ -205,11 +205,12 @@ def run_eval(project: Project, *, ks: Sequence[int] | None = None, hit_rule: str
         "negatives": neg_rows,
         "findings": findings,
     }
+    gate_deltas = None
     if baseline is not None:
-        report["comparison"] = rp.compare(report, baseline, shipped_k, samples, seed)
-    gate_deltas = _gate_deltas(report, baseline, shipped_k)
-    if gate_deltas is not None:
-        report["comparison"]["mdd"] = {"metric": f"chunk recall@{shipped_k}", **mdd(gate_deltas, samples, seed)}
+        report["comparison"] = comparison = rp.compare(report, baseline, shipped_k, samples, seed)
+        gate_deltas = _gate_deltas(report, baseline, shipped_k)
+        if gate_deltas is not None:
+            comparison["mdd"] = {"metric": f"chunk recall@{shipped_k}", **mdd(gate_deltas, samples, seed)}
     if power is not None:
         values = gate_deltas if gate_deltas is not None else [s.chunk[f"recall@{shipped_k}"] for s in scores]
         report["power"] = {"metric": f"chunk recall@{shipped_k}", **questions_needed(
