@@ -117,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
                       f"the run file and score{'s' if one else ''} as misses (negatives: as drawing nothing): "
                       f"{safe_line(listing(absent, 'queries', 10))}", soft_wrap=True)
     judged = next((d for d in report["diagnostics"] if d["check"] == "judged"), None)
-    if judged is not None and judged["status"] == "warn":
+    if judged is not None and judged["status"] == "warn" and args.format != "json":  # JSON: in diagnostics
         err.print(f"[yellow]warning:[/] {safe_line(judged['reading'])}", soft_wrap=True)
     warning = format_warning(report["findings"], k=report["config"]["retrieved_depth"], one_line=args.format == "json")
     if warning:
