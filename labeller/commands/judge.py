@@ -19,8 +19,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, StrictBool, StrictStr, ValidationError
 
 from labeller.commands.common import add_format_option, add_project_options, console, project_from
-from labeller.core.judgments import Judgment, check_recordable, load_judgments, passage_locator
-from labeller.core.questions import write_questions
+from labeller.core.judgments import Judgment, load_judgments, passage_locator, record_verdicts
 from labeller.core.vocab import Place
 from labeller.display import json_dumps, safe_line
 from labeller.errors import EXIT_OK, InvalidInput
@@ -63,8 +62,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.judge.strip() or args.judge != args.judge.strip():
         raise InvalidInput(f"--judge must be a name without surrounding whitespace, got {args.judge!r}")
     pool = {(e.query_id, e.chunk_id): e for e in read_pool(Path(args.pool))}
-    qf = project.load_questions()
-    questions = {q.id: q for q in qf.questions}
+    questions = {q.id for q in project.load_questions().questions}
     judgments: list[Judgment] = []
     for line, verdict in read_verdicts(Path(args.verdicts)):
         entry = pool.get((verdict.query_id, verdict.chunk_id))
@@ -73,27 +71,22 @@ def run(args: argparse.Namespace) -> int:
                                f"{args.pool}", path=args.verdicts, line=line)
         if verdict.query_id not in questions:
             raise InvalidInput(f"no question {verdict.query_id!r} in the questions file", path=args.verdicts, line=line)
-        text = project.corpus[entry.doc].text if entry.doc in project.corpus else None
-        if text is None or text[entry.start:entry.end] != entry.text:
+        if not entry.current(project):
             raise InvalidInput(f"the pool's chunk {entry.chunk_id[:12]} of {entry.doc} is not the corpus text any "
                                "more (the corpus changed since pooling); pool again", path=args.pool)
         loc = passage_locator(project, Place(entry.doc, entry.start, entry.end))
         judgments.append(Judgment(query_id=verdict.query_id, doc=entry.doc, quote=loc.quote or "", prefix=loc.prefix,
                                   suffix=loc.suffix, relevant=verdict.relevant, judge=args.judge, note=verdict.note))
-    check_recordable(project, judgments)  # all or none
-    jf = load_judgments(project)
-    before = {j.key for j in jf.judgments}
-    jf.with_verdicts(judgments).save()
-    promoted = promote(project, qf, questions, judgments) if args.promote else []
-    summary = {"recorded": len(judgments), "replaced": sum(1 for j in judgments if j.key in before),
-               "relevant": sum(1 for j in judgments if j.relevant), "promoted": promoted,
-               "judgments": str(jf.path)}
+    replaced, promoted = record_verdicts(project, judgments, promoted=args.promote)
+    path = project.layout.judgments
+    summary = {"recorded": len(judgments), "replaced": replaced,
+               "relevant": sum(1 for j in judgments if j.relevant), "promoted": promoted, "judgments": str(path)}
     if args.format == "json":
         sys.stdout.write(json_dumps(summary, indent=2, sort_keys=True) + "\n")
     else:
         console().print(f"recorded {summary['recorded']} judgment(s) ({summary['relevant']} relevant, "
                         f"{summary['replaced']} replacing an earlier verdict of {safe_line(args.judge)}) in "
-                        f"{safe_line(str(jf.path))}" + (f"; promoted {len(promoted)} to locators" if promoted else ""))
+                        f"{safe_line(str(path))}" + (f"; promoted {len(promoted)} to locators" if promoted else ""))
     return EXIT_OK
 
 
@@ -111,19 +104,6 @@ def read_verdicts(path: Path) -> list[tuple[int, Verdict]]:
             raise jl.refuse(f"{'.'.join(map(str, e['loc'])) or 'verdict'}: {e['msg']} (a verdict is "
                             "{query_id, chunk_id, relevant, note?})") from None
     return out
-
-
-def promote(project, qf, questions: dict, judgments: list[Judgment]) -> list[str]:
-    """Each relevant judgment's locator added to its question (once); the ids promoted."""
-    added: dict[str, list] = {}
-    for j in judgments:
-        if j.relevant and j.locator not in questions[j.query_id].locators + added.get(j.query_id, []):
-            added.setdefault(j.query_id, []).append(j.locator)
-    changed = [questions[qid].model_copy(update={"locators": [*questions[qid].locators, *locs]})
-               for qid, locs in added.items()]
-    if changed:
-        write_questions(qf, changed=changed, limits=project.config.limits, check_unchanged_on_disk=True)
-    return sorted(added)
 
 
 def agreement(project, fmt: str) -> int:

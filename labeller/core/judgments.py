@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, Valida
 from labeller.core.context import shortest_context
 from labeller.core.models import Locator
 from labeller.core.project import Project
+from labeller.core.questions import write_questions
 from labeller.core.resolve import Refusal, Resolver, Span
 from labeller.core.vocab import BlockKind, Place, RefusalKind
 from labeller.display import json_dumps
@@ -247,6 +248,34 @@ def passage_locator(project: Project, place: Place) -> Locator:
         raise JudgmentRefused(f"the passage {place.doc}[{place.start}:{place.end}] occurs again in {place.doc} with "
                               "the same text around it; no quote can single it out")
     return Locator(doc=place.doc, quote=quote, prefix=ctx.prefix, suffix=ctx.suffix)
+
+
+def promote(project: Project, judgments: Iterable[Judgment]) -> list[str]:
+    """Each relevant judgment's locator added to its question (once, after its own locators),
+    written through the one questions writer; the ids of the questions that changed."""
+    qf = project.load_questions()
+    questions = {q.id: q for q in qf.questions}
+    added: dict[str, list[Locator]] = {}
+    for j in judgments:
+        if j.relevant and j.query_id in questions and j.locator not in (
+                questions[j.query_id].locators + added.get(j.query_id, [])):
+            added.setdefault(j.query_id, []).append(j.locator)
+    changed = [questions[qid].model_copy(update={"locators": [*questions[qid].locators, *locs]})
+               for qid, locs in added.items()]
+    if changed:
+        write_questions(qf, changed=changed, limits=project.config.limits, check_unchanged_on_disk=True)
+    return sorted(added)
+
+
+def record_verdicts(project: Project, judgments: list[Judgment], *, promoted: bool = False) -> tuple[int, list[str]]:
+    """Check every judgment resolves (all or none), write them into judgments.jsonl (a judge's
+    new verdict on a passage replaces the old one), and with ``promoted`` add the relevant
+    ones as locators. Returns how many replaced an earlier verdict, and the promoted ids."""
+    check_recordable(project, judgments)
+    jf = load_judgments(project)
+    before = {j.key for j in jf.judgments}
+    jf.with_verdicts(judgments).save()
+    return sum(1 for j in judgments if j.key in before), promote(project, judgments) if promoted else []
 
 
 def check_recordable(project: Project, judgments: list[Judgment]) -> list[Span]:

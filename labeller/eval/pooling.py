@@ -41,6 +41,11 @@ class PoolEntry:
     def line(self) -> str:
         return json_dumps(self.__dict__, sort_keys=True)
 
+    def current(self, project: Project) -> bool:
+        """Whether the corpus still holds this text at this place (else the pool is older than
+        the corpus, and a verdict would judge text nobody saw)."""
+        return self.doc in project.corpus and project.corpus[self.doc].text[self.start:self.end] == self.text
+
 
 def build_pool(project: Project, records: Sequence[RecordResult], judgments: JudgmentSet, chunk_set: ChunkSet,
                systems: Sequence[tuple[str, Retriever]], depth: int, rule: HitRule) -> list[PoolEntry]:
