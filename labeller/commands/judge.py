@@ -26,6 +26,7 @@ from labeller.errors import EXIT_OK, InvalidInput
 from labeller.eval.pooling import POOL_MAX_BYTES, read_pool
 from labeller.io import read_jsonl
 from labeller.review.judge_agreement import judge_agreement
+from labeller.review.reviewers import default_reviewer
 
 
 class Verdict(BaseModel):
@@ -45,7 +46,8 @@ def register(sub) -> None:
     add_project_options(p)
     p.add_argument("--pool", metavar="POOL.jsonl", help="the pool the verdicts are about")
     p.add_argument("--verdicts", metavar="FILE", help="JSONL, one {query_id, chunk_id, relevant, note?} a line")
-    p.add_argument("--judge", help="who judged (recorded on every judgment)")
+    p.add_argument("--judge", help="who judged, recorded on every judgment (default: $LABELLER_REVIEWER, else the "
+                   "login name)")
     p.add_argument("--promote", action="store_true",
                    help="also add every relevant verdict's passage as a locator of its question")
     p.add_argument("--agreement", action="store_true", help="report agreement between judges instead")
@@ -57,10 +59,9 @@ def run(args: argparse.Namespace) -> int:
     project = project_from(args)
     if args.agreement:
         return agreement(project, args.format)
-    if not (args.pool and args.verdicts and args.judge):
-        raise InvalidInput("labeller judge needs --pool POOL --verdicts FILE --judge NAME (or --agreement)")
-    if not args.judge.strip() or args.judge != args.judge.strip():
-        raise InvalidInput(f"--judge must be a name without surrounding whitespace, got {args.judge!r}")
+    if not (args.pool and args.verdicts):
+        raise InvalidInput("labeller judge needs --pool POOL --verdicts FILE (or --agreement)")
+    judge = default_reviewer(args.judge)  # a person's name, checked as the review log checks its reviewers
     pool = {(e.query_id, e.chunk_id): e for e in read_pool(Path(args.pool))}
     questions = {q.id for q in project.load_questions().questions}
     judgments: list[Judgment] = []
@@ -76,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
                                "more (the corpus changed since pooling); pool again", path=args.pool)
         loc = passage_locator(project, Place(entry.doc, entry.start, entry.end))
         judgments.append(Judgment(query_id=verdict.query_id, doc=entry.doc, quote=loc.quote or "", prefix=loc.prefix,
-                                  suffix=loc.suffix, relevant=verdict.relevant, judge=args.judge, note=verdict.note))
+                                  suffix=loc.suffix, relevant=verdict.relevant, judge=judge, note=verdict.note))
     replaced, promoted = record_verdicts(project, judgments, promoted=args.promote)
     path = project.layout.judgments
     summary = {"recorded": len(judgments), "replaced": replaced,
@@ -85,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(json_dumps(summary, indent=2, sort_keys=True) + "\n")
     else:
         console().print(f"recorded {summary['recorded']} judgment(s) ({summary['relevant']} relevant, "
-                        f"{summary['replaced']} replacing an earlier verdict of {safe_line(args.judge)}) in "
+                        f"{summary['replaced']} replacing an earlier verdict of {safe_line(judge)}) in "
                         f"{safe_line(str(path))}" + (f"; promoted {len(promoted)} to locators" if promoted else ""))
     return EXIT_OK
 
