@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, Valida
 from labeller.core.context import shortest_context
 from labeller.core.models import Locator
 from labeller.core.project import Project
-from labeller.core.questions import write_questions
+from labeller.core.questions import QuestionsFile, prepare_questions, refuse_read_only
 from labeller.core.resolve import Refusal, Resolver, Span
 from labeller.core.vocab import BlockKind, Place, RefusalKind
 from labeller.display import json_dumps
@@ -250,9 +250,10 @@ def passage_locator(project: Project, place: Place) -> Locator:
     return Locator(doc=place.doc, quote=quote, prefix=ctx.prefix, suffix=ctx.suffix)
 
 
-def promote(project: Project, judgments: Iterable[Judgment]) -> list[str]:
-    """Each relevant judgment's locator added to its question (once, after its own locators),
-    written through the one questions writer; the ids of the questions that changed."""
+def promoted_questions(project: Project, judgments: Iterable[Judgment]) -> tuple[QuestionsFile | None, list[str]]:
+    """questions.jsonl with each relevant judgment's locator added to its question (once,
+    after its own locators), checked as the loader checks it but not written (None: nothing
+    to add); and the ids of the questions that change."""
     qf = project.load_questions()
     questions = {q.id: q for q in qf.questions}
     added: dict[str, list[Locator]] = {}
@@ -262,20 +263,26 @@ def promote(project: Project, judgments: Iterable[Judgment]) -> list[str]:
             added.setdefault(j.query_id, []).append(j.locator)
     changed = [questions[qid].model_copy(update={"locators": [*questions[qid].locators, *locs]})
                for qid, locs in added.items()]
-    if changed:
-        write_questions(qf, changed=changed, limits=project.config.limits, check_unchanged_on_disk=True)
-    return sorted(added)
+    if not changed:
+        return None, []
+    return prepare_questions(qf, changed=changed, limits=project.config.limits), sorted(added)
 
 
 def record_verdicts(project: Project, judgments: list[Judgment], *, promoted: bool = False) -> tuple[int, list[str]]:
     """Check every judgment resolves (all or none), write them into judgments.jsonl (a judge's
     new verdict on a passage replaces the old one), and with ``promoted`` add the relevant
-    ones as locators. Returns how many replaced an earlier verdict, and the promoted ids."""
+    ones as locators. Returns how many replaced an earlier verdict, and the promoted ids.
+    Every check comes before the first write: a refusal writes neither file."""
     check_recordable(project, judgments)
     jf = load_judgments(project)
     before = {j.key for j in jf.judgments}
+    new_questions, ids = promoted_questions(project, judgments) if promoted else (None, [])
+    if new_questions is not None:
+        refuse_read_only(new_questions.target())
     jf.with_verdicts(judgments).save()
-    return sum(1 for j in judgments if j.key in before), promote(project, judgments) if promoted else []
+    if new_questions is not None:
+        new_questions.save()
+    return sum(1 for j in judgments if j.key in before), ids
 
 
 def check_recordable(project: Project, judgments: list[Judgment]) -> list[Span]:
