@@ -313,3 +313,16 @@ def test_two_judges_agreement(judged_set, tmp_path, capsys):
     p_e = pa * pb + (1 - pa) * (1 - pb)
     assert pair["items"] == n and pair["observed"] == pytest.approx(p_o, abs=1e-4)
     assert pair["kappa"] == pytest.approx((p_o - p_e) / (1 - p_e), abs=1e-4)
+
+
+def test_promote_onto_a_read_only_questions_file_writes_nothing(judged_set, tmp_path):
+    root = copy_bundled(tmp_path / "readonly")
+    questions = root / "golden" / "questions.jsonl"
+    shutil.copy(judged_set["reduced"] / "golden" / "questions.jsonl", questions)
+    questions.chmod(0o444)
+    try:
+        assert main(["judge", "--root", str(root), "--pool", str(judged_set["pool_path"]), "--verdicts",
+                     str(judged_set["verdicts"]), "--judge", "ann", "--promote"]) == 2
+    finally:
+        questions.chmod(0o644)
+    assert not (root / "golden" / "judgments.jsonl").exists()
