@@ -59,6 +59,12 @@ def register(sub) -> None:
     p.add_argument("--include-holdout", action="store_true",
                    help="also score holdout records (kept out of every eval otherwise)")
     p.add_argument("--baseline", help="a previous JSON report to compare with (paired per-query deltas)")
+    p.add_argument("--condensed", action="store_true",
+                   help="drop the chunks nobody judged (no label or judgment covers them) from each ranking before "
+                   "scoring, as trec_eval -J")
+    p.add_argument("--power", type=float, metavar="DELTA",
+                   help="how many questions a difference of DELTA in chunk recall at the shipped k needs to be "
+                   "detected (80%% power), at this set's variance (paired against --baseline when given)")
     p.add_argument("--fail-on-regression", action="store_true",
                    help="exit 1 if chunk recall at the shipped k dropped and its interval excludes zero")
     add_format_option(p, "markdown")  # markdown: a pull-request comment (eval_markdown.py)
@@ -98,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
         retriever = make_retriever(name, project, chunks=chunks, **options)
         result = run_eval(project, ks=ks, hit_rule=args.eval_hit_rule, retriever=retriever, chunks=chunks,
                           split=args.split, include_holdout=args.include_holdout, baseline=baseline,
-                          budgets=budgets, progress=progress)
+                          budgets=budgets, progress=progress, condensed=args.condensed, power=args.power)
     report = result.report
     if args.report_out:
         write_report(args.report_out, report)
@@ -121,6 +127,9 @@ def run(args: argparse.Namespace) -> int:
             err.print(f"[yellow]warning:[/] {len(absent)} golden quer{'y has' if one else 'ies have'} no rows in "
                       f"the run file and score{'s' if one else ''} as misses (negatives: as drawing nothing): "
                       f"{safe_line(listing(absent, 'queries', 10))}", soft_wrap=True)
+    judged = next((d for d in report["diagnostics"] if d["check"] == "judged"), None)
+    if judged is not None and judged["status"] == "warn" and args.format != "json":  # JSON: in diagnostics
+        err.print(f"[yellow]warning:[/] {safe_line(judged['reading'])}", soft_wrap=True)
     warning = format_warning(report["findings"], k=report["config"]["retrieved_depth"], one_line=args.format == "json")
     if warning:
         print(warning, file=sys.stderr)
@@ -223,7 +232,9 @@ def print_report(result: EvalResult) -> None:
     if ch.located is not None:
         out.print(f"chunks placed: {placement_line(ch.located)}", soft_wrap=True)
     out.print(grid_table(f"chunk level (a hit: a retrieved chunk satisfies {fp.hit_rule} for an answer span; "
-                         f"not comparable across chunkings)", ks, view.metric_grid("chunk")))
+                         f"not comparable across chunkings)" + (" · condensed: unjudged chunks dropped" if
+                                                                cfg.condensed else ""),
+                         ks, view.metric_grid("chunk") + view.judged_grid()))
     out.print(grid_table("document level (ranks among distinct retrieved documents)", ks, view.metric_grid("doc")))
     per_k, budgets = view.chars_grid()
     out.print(grid_table("characters (share of the answer text retrieved; comparable across chunkings)", ks,
@@ -267,6 +278,12 @@ def print_report(result: EvalResult) -> None:
         out.print(n)
     if rep.comparison is not None:
         print_comparison(rep.comparison, shipped)
+    if rep.power is not None:
+        p = rep.power
+        needed = p["questions_needed"]
+        out.print(f"power: to detect a difference of {p['delta']:g} in {p['metric']} with {p['power']:.0%} power "
+                  f"(alpha {p['alpha']:g}) takes " + (f"{needed} questions" if needed is not None else "(no data)")
+                  + f" (now {p['questions']}; variance: {p['variance']})")
 
 
 def print_breakdowns(view: ReportView, shipped: int) -> None:
@@ -304,6 +321,9 @@ def print_comparison(c: Comparison, shipped: int) -> None:
         n = max((s.n for s in c.chars_deltas.values()), default=0)
         out.print(delta_table(f"paired deltas over {n} queries (current − baseline, characters: comparable across "
                               "chunkings)", c.chars_deltas, CHARS_DELTAS))
+    if c.mdd is not None and c.mdd.get("value") is not None:
+        out.print(f"minimum detectable difference in {c.mdd['metric']} at {c.mdd['power']:.0%} power: "
+                  f"{c.mdd['value']:.3f} over {c.mdd['n']} paired queries (a smaller true change is likely missed)")
     if c.comparable:
         verdict = ("[bold red]regression[/]: recall@{k} dropped and the interval excludes zero" if c.regression
                    else "[green]no regression[/] at recall@{k} (a drop counts only when its interval excludes zero)")

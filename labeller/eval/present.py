@@ -145,6 +145,12 @@ class ReportView:
                 rows.append(GridRow(family.label, stats, stats[0].n))
         return rows
 
+    def judged_grid(self) -> list[GridRow]:
+        """``judged@k`` over the k sweep (SPEC §11): how much of each top k someone judged."""
+        agg = self.report.aggregate.chunk
+        stats = [agg[f"judged@{k}"] for k in self.ks if f"judged@{k}" in agg]
+        return [GridRow("judged", stats, stats[0].n)] if stats else []
+
     def metric_pairs(self) -> list[PairRow]:
         agg = self.report.aggregate
         return [PairRow(name, interval(s), interval(agg.doc[name]) if name in agg.doc else "")
