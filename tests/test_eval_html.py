@@ -164,6 +164,9 @@ def test_a_comparison_shows_before_after_delta_interval_verdict(tmp_path, capsys
     assert [f"chunk recall@{k}", f"{d['baseline']:.3f}", f"{d['current']:.3f}", f"{d['value']:+.3f}",
             f"[{d['ci_low']:+.3f}, {d['ci_high']:+.3f}]", "worse"] in cells(text)
     assert f">regression at chunk recall@{k}</p>" in text
+    mdd = report["comparison"]["mdd"]
+    assert f"<p>minimum detectable difference in chunk recall@{k} at 80% power: {mdd['value']:.3f} over " \
+        f"{mdd['n']} paired queries" in text
 
 
 def test_misses_beyond_the_limit_are_counted(tmp_path, capsys, monkeypatch):

@@ -12,7 +12,7 @@ from markdown_it import MarkdownIt
 from test_eval_cli import N, facts_project, write_run
 
 from labeller.cli import main
-from labeller.diagnostics import TEXT_LIMIT
+from labeller.diagnostics import TEXT_LIMIT, markdown_cell
 
 HOSTILE = "alpha05 | `x` [link](https://e.example) <img src=x> @someone\u202e"
 
@@ -81,6 +81,9 @@ def test_a_comparison_is_metric_before_after_delta_interval_verdict(tmp_path, ca
     assert rows[f"chunk recall@{k}"] == [f"{d['baseline']:.3f}", f"{d['current']:.3f}", f"{d['value']:+.3f}",
                                          f"[{d['ci_low']:+.3f}, {d['ci_high']:+.3f}]", "worse"]
     assert "**verdict**: regression" in md
+    mdd = c["mdd"]  # one sentence under the tables, not a row of the last one
+    assert "\n\n" + markdown_cell(f"minimum detectable difference in chunk recall@{k} at 80% power: "
+                                  f"{mdd['value']:.3f} over {mdd['n']} paired queries") in md
     moved = tables(md)[-2]  # the queries that moved, then the misses
     assert moved[0] == ["id", "before", "after", "Δ"]
     assert [r[0] for r in moved[1:]] == [m["query_id"] for m in c["changed_queries"]] == \

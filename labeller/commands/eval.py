@@ -25,7 +25,7 @@ from labeller.errors import EXIT_INVALID, EXIT_OK, EXIT_REFUSED, InvalidInput, L
 from labeller.eval.html_report import require_charts, write_html_report
 from labeller.eval.leaks import format_warning
 from labeller.eval.present import (CHARS_DELTAS, CHUNK_DELTAS, MAX_TAG_ROWS, GridRow, ReportView,
-                                   answer_ranks, ci_text, inline, value_text)
+                                   answer_ranks, ci_text, inline, mdd_sentence, power_sentence, value_text)
 from labeller.eval.report_model import Comparison, Delta, Stat
 from labeller.eval.report import read_report, render, write_report
 from labeller.eval.chunkset import load_chunk_set
@@ -279,11 +279,7 @@ def print_report(result: EvalResult) -> None:
     if rep.comparison is not None:
         print_comparison(rep.comparison, shipped)
     if rep.power is not None:
-        p = rep.power
-        needed = p["questions_needed"]
-        out.print(f"power: to detect a difference of {p['delta']:g} in {p['metric']} with {p['power']:.0%} power "
-                  f"(alpha {p['alpha']:g}) takes " + (f"{needed} questions" if needed is not None else "(no data)")
-                  + f" (now {p['questions']}; variance: {p['variance']})")
+        out.print(safe_line(power_sentence(rep.power)))
 
 
 def print_breakdowns(view: ReportView, shipped: int) -> None:
@@ -321,9 +317,8 @@ def print_comparison(c: Comparison, shipped: int) -> None:
         n = max((s.n for s in c.chars_deltas.values()), default=0)
         out.print(delta_table(f"paired deltas over {n} queries (current − baseline, characters: comparable across "
                               "chunkings)", c.chars_deltas, CHARS_DELTAS))
-    if c.mdd is not None and c.mdd.get("value") is not None:
-        out.print(f"minimum detectable difference in {c.mdd['metric']} at {c.mdd['power']:.0%} power: "
-                  f"{c.mdd['value']:.3f} over {c.mdd['n']} paired queries (a smaller true change is likely missed)")
+    if (sentence := mdd_sentence(c)) is not None:
+        out.print(safe_line(sentence))
     if c.comparable:
         verdict = ("[bold red]regression[/]: recall@{k} dropped and the interval excludes zero" if c.regression
                    else "[green]no regression[/] at recall@{k} (a drop counts only when its interval excludes zero)")

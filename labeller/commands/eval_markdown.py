@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from labeller.diagnostics import markdown_cell, markdown_table
 from labeller.eval.present import (CHARS_DELTAS, CHUNK_DELTAS, ReportView, answer_ranks, ci_text, delta_verdict,
-                                   inline, number, signed, value_text)
+                                   inline, mdd_sentence, number, power_sentence, signed, value_text)
 from labeller.eval.report_model import Comparison, EvalReport, Stat
 
 TITLE = "### labeller eval"
@@ -35,6 +35,10 @@ def eval_markdown(report: EvalReport) -> str:
                            f"negatives · {int(cfg.confidence * 100)}% bootstrap intervals · fingerprint "
                            f"{fp.digest[:12]}"), ""]
     lines += _comparison(c, k) if c is not None else _metrics(view)
+    for sentence in (mdd_sentence(c) if c is not None else None,
+                     power_sentence(report.power) if report.power is not None else None):
+        if sentence is not None:  # a blank line first: a line right after a table would be one of its rows
+            lines += ["", markdown_cell(sentence)]
     misses = view.misses()
     lines += ["", f"**misses at k = {k}**: {len(misses)} of {cfg.records.scored} scored queries", ""]
     if misses:
@@ -54,7 +58,8 @@ def _metrics(view: ReportView) -> list[str]:
     at = ks.index(k)
     rows: list[tuple[str, Stat]] = []
     for level in ("chunk", "doc"):
-        rows += [(f"{level} {row.label}@{k}", row.stats[at]) for row in view.metric_grid(level) if len(row.stats) > at]
+        grid = view.metric_grid(level) + (view.judged_grid() if level == "chunk" else [])
+        rows += [(f"{level} {row.label}@{k}", row.stats[at]) for row in grid if len(row.stats) > at]
     per_k, budgets = view.chars_grid()
     rows += [(f"{row.label}@{k}", row.stats[at]) for row in per_k] + [(row.label, row.stats[0]) for row in budgets]
     cells = ([name, value_text(s) or "no data", f"[{ci}]" if (ci := ci_text(s, ", ", 3)) else "", str(s.n)]

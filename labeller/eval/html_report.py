@@ -28,7 +28,8 @@ from labeller.core.project import Project
 from labeller.diagnostics import more_line, shorten
 from labeller.display import visible, visible_line
 from labeller.eval import charts
-from labeller.eval.present import CHARS_DELTAS, CHUNK_DELTAS, ReportView, interval, number, rank_text, value_text
+from labeller.eval.present import (CHARS_DELTAS, CHUNK_DELTAS, ReportView, interval, mdd_sentence, number, rank_text,
+                                   value_text)
 from labeller.eval.report_model import EvalReport
 from labeller.eval.runner import EvalResult
 from labeller.io import atomic_write_text
@@ -201,6 +202,8 @@ def _comparison(view: ReportView) -> list[str]:
     if c.comparable:
         out.append(f'<p class="{"fail" if c.regression else "ok"}">{"regression" if c.regression else "no regression"}'
                    f" at {_t(c.gate_metric)}</p>")
+    if (sentence := mdd_sentence(c)) is not None:
+        out.append(f"<p>{_t(sentence)}</p>")
     return out
 
 

@@ -70,6 +70,24 @@ def signed(value: float) -> str:
     return f"{value:+.3f}"
 
 
+def mdd_sentence(c: Comparison) -> str | None:
+    """The smallest difference this paired comparison would likely detect (SPEC §11), as one
+    sentence the text, Markdown and HTML views print alike (None: not computed)."""
+    m = c.mdd
+    if m is None or m.get("value") is None:
+        return None
+    return (f"minimum detectable difference in {m['metric']} at {m['power']:.0%} power: {m['value']:.3f} over "
+            f"{m['n']} paired queries (a smaller true change is likely missed)")
+
+
+def power_sentence(p: dict) -> str:
+    """``eval --power DELTA``'s answer: how many questions that difference needs, as one sentence."""
+    needed = p["questions_needed"]
+    return (f"power: to detect a difference of {p['delta']:g} in {p['metric']} with {p['power']:.0%} power "
+            f"(alpha {p['alpha']:g}) takes " + (f"{needed} questions" if needed is not None else "(no data)")
+            + f" (now {p['questions']}; variance: {p['variance']})")
+
+
 def delta_verdict(d: Delta) -> str:
     """What one paired delta says: better or worse only when its interval excludes zero; an
     interval across zero is a change these queries cannot tell from resampling noise."""
