@@ -136,25 +136,67 @@ class EvalConfig(_Section):
     @field_validator("field_weights")
     @classmethod
     def _finite_non_negative(cls, value: dict[str, float]) -> dict[str, float]:
-        # 1e308 is finite, yet summed over fields and terms it made every BM25 score inf
-        for name, weight in value.items():
-            if not (math.isfinite(weight) and 0 <= weight <= MAX_FIELD_WEIGHT):
-                raise ValueError(f"the weight of {name!r} must be a finite number >= 0 and <= {MAX_FIELD_WEIGHT:g}")
-        return value
+        return _finite_weights(value, "field")
+
+
+def _finite_weights(value: dict[str, float], what: str) -> dict[str, float]:
+    # 1e308 is finite, yet summed over fields and terms it made every BM25 score inf
+    for name, weight in value.items():
+        if not (math.isfinite(weight) and 0 <= weight <= MAX_FIELD_WEIGHT):
+            raise ValueError(f"the weight of {what} {name!r} must be a finite number >= 0 and <= {MAX_FIELD_WEIGHT:g}")
+    return value
+
+
+class DenseConfig(_Section):
+    """``[retriever.dense]``: the embedding model of ``--retriever dense`` (``labeller[dense]``)."""
+
+    model: _NonEmpty = "sentence-transformers/all-MiniLM-L6-v2"
+    """A sentence-transformers folder inside the project, or a model name found in the local
+    Hugging Face cache or an installed model package; never downloaded."""
+    query_prefix: str = ""
+    """Put before every query (E5: ``"query: "``; BGE: its instruction)."""
+    passage_prefix: str = ""
+    """Put before every chunk's text (E5: ``"passage: "``)."""
+    batch_size: Annotated[int, Field(ge=1, le=4096)] = 32
+    """Chunks embedded per batch (1..4096)."""
+
+
+class FusionConfig(_Section):
+    """``[retriever.fusion]``: reciprocal-rank fusion (``--retriever hybrid``, ``rrf:a,b``)."""
+
+    k: Annotated[int, Field(ge=1, le=1_000_000)] = 60
+    """The RRF constant: a member's hit at rank r adds weight / (k + r)."""
+    depth: _K = 100
+    """How deep each member retrieves before fusing (at least the eval's own depth is used)."""
+    weights: dict[str, float] = Field(default_factory=dict)
+    """Weight per member name (bm25, dense, run, ...), each 0..1000; a member not listed weighs 1."""
+
+    @field_validator("weights")
+    @classmethod
+    def _finite_non_negative(cls, value: dict[str, float]) -> dict[str, float]:
+        return _finite_weights(value, "member")
+
+
+class RetrieverConfig(_Section):
+    """``[retriever.*]``: settings of the built-in retrievers beyond BM25 (which ``[eval]`` holds)."""
+
+    dense: DenseConfig = DenseConfig()
+    fusion: FusionConfig = FusionConfig()
 
 
 class LabellerToml(_Section):
-    """The whole file: five optional sections, nothing else."""
+    """The whole file: six optional sections, nothing else."""
 
     corpus: CorpusConfig = CorpusConfig()
     golden: GoldenConfig = GoldenConfig()
     build: BuildConfig = BuildConfig()
     limits: Limits = Limits()
     eval: EvalConfig = EvalConfig()
+    retriever: RetrieverConfig = RetrieverConfig()
 
 
 SECTIONS: dict[str, type[_Section]] = {"corpus": CorpusConfig, "golden": GoldenConfig, "build": BuildConfig,
-                                       "limits": Limits, "eval": EvalConfig}
+                                       "limits": Limits, "eval": EvalConfig, "retriever": RetrieverConfig}
 _CORPUS, _GOLDEN, _BUILD = CorpusConfig(), GoldenConfig(), BuildConfig()  # the defaults, spelled once
 
 
@@ -179,7 +221,17 @@ class ProjectConfig(BaseModel):
     hit_rule: str = _BUILD.hit_rule
     limits: Limits = Limits()
     eval: EvalConfig = EvalConfig()
+    retriever: RetrieverConfig = RetrieverConfig()
     sources: dict[str, str] = Field(default_factory=dict)
+
+    @property
+    def dense_model_path(self) -> Path | None:
+        """``[retriever.dense] model`` as a path of the project, or None when it is a model's
+        name: it is a path when it is absolute, starts with ``.`` or names something that
+        exists under the root (a Hugging Face name is ``owner/name``, neither)."""
+        model = self.retriever.dense.model
+        path = self.root / model
+        return path if model.startswith(".") or Path(model).is_absolute() or os.path.lexists(path) else None
 
     @property
     def layout(self) -> ProjectLayout:
@@ -213,6 +265,7 @@ class ProjectConfig(BaseModel):
                      for k, v in self.eval.model_dump().items()},
             "golden": {"out": rel(self.out), "questions": rel(self.questions)},
             "limits": self.limits.model_dump(),
+            "retriever": self.retriever.model_dump(),
         }
 
 
@@ -267,6 +320,7 @@ def load_config(root: Path | str = ".", *, corpus: str | None = None, questions:
         hit_rule=hit_rule or b.hit_rule,
         limits=toml.limits,
         eval=toml.eval,
+        retriever=toml.retriever,
         sources=sources,
     )
     if not allow_outside:
@@ -278,8 +332,10 @@ def _confine(config: ProjectConfig) -> None:
     """Refuse a configured path that leaves the project's tree, naming the key and its source."""
     tree = project_tree(config.root)
     layout = config.layout
+    model = config.dense_model_path
     for key, path in (("corpus.root", layout.corpus), ("golden.questions", layout.questions),
-                      ("golden.out", layout.out), ("eval.history", layout.run_history)):
+                      ("golden.out", layout.out), ("eval.history", layout.run_history),
+                      *((("retriever.dense", model),) if model is not None else ())):
         if not inside(tree, path):
             raise config.invalid(key, f"{path} leads to {os.path.realpath(path)}, outside the project's tree {tree} "
                                  "(an absolute path, a '..' or a symlink out of it); labeller reads and writes only "
