@@ -153,8 +153,11 @@ class Encoder:
         try:
             import sentence_transformers
             import torch
+            import transformers
         except ImportError:
             raise InvalidInput(f"--retriever dense needs sentence-transformers: {INSTALL}") from None
+        transformers.logging.disable_progress_bar()  # imported before _offline by another caller: its env unread
+        transformers.logging.set_verbosity_error()
         try:
             self.model = sentence_transformers.SentenceTransformer(
                 str(folder), device="cpu", local_files_only=True, trust_remote_code=False,
