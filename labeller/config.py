@@ -20,6 +20,7 @@ import json
 import math
 import os
 from pathlib import Path
+from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -350,7 +351,7 @@ def parse_toml(data: dict, path: str = CONFIG_NAME, text: str = "") -> LabellerT
     except ValidationError as exc:
         first: dict[tuple, Any] = {}  # (pydantic ErrorDetails) one reason per key: a bad item also fails its list's other checks
         for err in exc.errors():
-            first.setdefault(tuple(str(p) for p in err["loc"][:2]), err)
+            first.setdefault(tuple(_table_loc(err["loc"])[:2]), err)
         problems = [(_line_of(text, *loc), _plain(err, data)) for loc, err in first.items()]
         details = [{"path": path, "line": line, "message": p} for line, p in problems]
         if len(problems) == 1:
@@ -374,9 +375,30 @@ def _line_of(text: str, section: str = "", key: str = "") -> int | None:
     return found
 
 
+def _table_loc(loc: Sequence[object]) -> list[str]:
+    """An error's location with a sub-table joined to its section (``[retriever.dense]``), as the file spells it."""
+    parts = [str(p) for p in loc]
+    model = SECTIONS.get(parts[0]) if parts else None
+    while model is not None and len(parts) > 2:
+        field = model.model_fields.get(parts[1])
+        sub = field.annotation if field is not None else None
+        if not (isinstance(sub, type) and issubclass(sub, _Section)):
+            break
+        parts, model = [f"{parts[0]}.{parts[1]}", *parts[2:]], sub
+    return parts
+
+
+def _section_model(section: str) -> type[_Section] | None:
+    model: type[_Section] | None = SECTIONS.get(section.split(".")[0])
+    for sub in section.split(".")[1:]:
+        field = model.model_fields.get(sub) if model is not None else None
+        model = field.annotation if field is not None and isinstance(field.annotation, type) else None
+    return model
+
+
 def _plain(err: dict, data: dict) -> str:
     """One pydantic error as ``[section] key: reason`` (no URLs, no "Input should be")."""
-    loc = [str(p) for p in err["loc"]]
+    loc = _table_loc(err["loc"])
     kind, msg = err["type"], err["msg"]
     if not loc:
         return f"the file must be a table of sections, not {type(data).__name__}"
@@ -388,7 +410,8 @@ def _plain(err: dict, data: dict) -> str:
     key = loc[1]
     where = f"[{section}] {key}" + "".join(f"[{p}]" if p.isdigit() else f".{p}" for p in loc[2:] if p != "[key]")
     if kind == "extra_forbidden":
-        known = ", ".join(SECTIONS[section].model_fields) if section in SECTIONS else ""
+        model = _section_model(section)
+        known = ", ".join(model.model_fields) if model is not None else ""
         return f"unknown key {key!r} in [{section}]; keys: {known}"
     value = err.get("input")
     shown = json.dumps(value, ensure_ascii=False, default=str) if not isinstance(value, dict) else "a table"
