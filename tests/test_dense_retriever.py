@@ -192,3 +192,13 @@ def test_chunkers_compare_uses_the_dense_retriever(tmp_path, tiny_model, capsys)
                        "--retriever", "dense", "--format", "json")
     assert rc == 0, err
     assert json.loads(out)["config"]["retriever"]["name"] == "dense"
+
+
+def test_without_the_extra_the_message_says_how_to_install_it(tmp_path, tiny_model, monkeypatch):
+    import sys
+
+    root = dense_project(tmp_path / "p", tiny_model)
+    monkeypatch.setitem(sys.modules, "sentence_transformers", None)  # what a missing package raises on import
+    with pytest.raises(InvalidInput, match=r"pip install 'labeller\[dense\]'.*torch==2\.13\.0") as exc:
+        DenseRetriever.for_project(open_project(root))
+    assert exc.value.exit_code == 2
