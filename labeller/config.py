@@ -20,6 +20,7 @@ import json
 import math
 import os
 from pathlib import Path
+from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -136,25 +137,67 @@ class EvalConfig(_Section):
     @field_validator("field_weights")
     @classmethod
     def _finite_non_negative(cls, value: dict[str, float]) -> dict[str, float]:
-        # 1e308 is finite, yet summed over fields and terms it made every BM25 score inf
-        for name, weight in value.items():
-            if not (math.isfinite(weight) and 0 <= weight <= MAX_FIELD_WEIGHT):
-                raise ValueError(f"the weight of {name!r} must be a finite number >= 0 and <= {MAX_FIELD_WEIGHT:g}")
-        return value
+        return _finite_weights(value, "field")
+
+
+def _finite_weights(value: dict[str, float], what: str) -> dict[str, float]:
+    # 1e308 is finite, yet summed over fields and terms it made every BM25 score inf
+    for name, weight in value.items():
+        if not (math.isfinite(weight) and 0 <= weight <= MAX_FIELD_WEIGHT):
+            raise ValueError(f"the weight of {what} {name!r} must be a finite number >= 0 and <= {MAX_FIELD_WEIGHT:g}")
+    return value
+
+
+class DenseConfig(_Section):
+    """``[retriever.dense]``: the embedding model of ``--retriever dense`` (``labeller[dense]``)."""
+
+    model: _NonEmpty = "sentence-transformers/all-MiniLM-L6-v2"
+    """A sentence-transformers folder inside the project, or a model name found in the local
+    Hugging Face cache or an installed model package; never downloaded."""
+    query_prefix: str = ""
+    """Put before every query (E5: ``"query: "``; BGE: its instruction)."""
+    passage_prefix: str = ""
+    """Put before every chunk's text (E5: ``"passage: "``)."""
+    batch_size: Annotated[int, Field(ge=1, le=4096)] = 32
+    """Chunks embedded per batch (1..4096)."""
+
+
+class FusionConfig(_Section):
+    """``[retriever.fusion]``: reciprocal-rank fusion (``--retriever hybrid``, ``rrf:a,b``)."""
+
+    k: Annotated[int, Field(ge=1, le=1_000_000)] = 60
+    """The RRF constant: a member's hit at rank r adds weight / (k + r)."""
+    depth: _K = 100
+    """How deep each member retrieves before fusing (at least the eval's own depth is used)."""
+    weights: dict[str, float] = Field(default_factory=dict)
+    """Weight per member name (bm25, dense, run, ...), each 0..1000; a member not listed weighs 1."""
+
+    @field_validator("weights")
+    @classmethod
+    def _finite_non_negative(cls, value: dict[str, float]) -> dict[str, float]:
+        return _finite_weights(value, "member")
+
+
+class RetrieverConfig(_Section):
+    """``[retriever.*]``: settings of the built-in retrievers beyond BM25 (which ``[eval]`` holds)."""
+
+    dense: DenseConfig = DenseConfig()
+    fusion: FusionConfig = FusionConfig()
 
 
 class LabellerToml(_Section):
-    """The whole file: five optional sections, nothing else."""
+    """The whole file: six optional sections, nothing else."""
 
     corpus: CorpusConfig = CorpusConfig()
     golden: GoldenConfig = GoldenConfig()
     build: BuildConfig = BuildConfig()
     limits: Limits = Limits()
     eval: EvalConfig = EvalConfig()
+    retriever: RetrieverConfig = RetrieverConfig()
 
 
 SECTIONS: dict[str, type[_Section]] = {"corpus": CorpusConfig, "golden": GoldenConfig, "build": BuildConfig,
-                                       "limits": Limits, "eval": EvalConfig}
+                                       "limits": Limits, "eval": EvalConfig, "retriever": RetrieverConfig}
 _CORPUS, _GOLDEN, _BUILD = CorpusConfig(), GoldenConfig(), BuildConfig()  # the defaults, spelled once
 
 
@@ -179,7 +222,17 @@ class ProjectConfig(BaseModel):
     hit_rule: str = _BUILD.hit_rule
     limits: Limits = Limits()
     eval: EvalConfig = EvalConfig()
+    retriever: RetrieverConfig = RetrieverConfig()
     sources: dict[str, str] = Field(default_factory=dict)
+
+    @property
+    def dense_model_path(self) -> Path | None:
+        """``[retriever.dense] model`` as a path of the project, or None when it is a model's
+        name: it is a path when it is absolute, starts with ``.`` or names something that
+        exists under the root (a Hugging Face name is ``owner/name``, neither)."""
+        model = self.retriever.dense.model
+        path = self.root / model
+        return path if model.startswith(".") or Path(model).is_absolute() or os.path.lexists(path) else None
 
     @property
     def layout(self) -> ProjectLayout:
@@ -213,6 +266,7 @@ class ProjectConfig(BaseModel):
                      for k, v in self.eval.model_dump().items()},
             "golden": {"out": rel(self.out), "questions": rel(self.questions)},
             "limits": self.limits.model_dump(),
+            "retriever": self.retriever.model_dump(),
         }
 
 
@@ -267,6 +321,7 @@ def load_config(root: Path | str = ".", *, corpus: str | None = None, questions:
         hit_rule=hit_rule or b.hit_rule,
         limits=toml.limits,
         eval=toml.eval,
+        retriever=toml.retriever,
         sources=sources,
     )
     if not allow_outside:
@@ -278,8 +333,10 @@ def _confine(config: ProjectConfig) -> None:
     """Refuse a configured path that leaves the project's tree, naming the key and its source."""
     tree = project_tree(config.root)
     layout = config.layout
+    model = config.dense_model_path
     for key, path in (("corpus.root", layout.corpus), ("golden.questions", layout.questions),
-                      ("golden.out", layout.out), ("eval.history", layout.run_history)):
+                      ("golden.out", layout.out), ("eval.history", layout.run_history),
+                      *((("retriever.dense", model),) if model is not None else ())):
         if not inside(tree, path):
             raise config.invalid(key, f"{path} leads to {os.path.realpath(path)}, outside the project's tree {tree} "
                                  "(an absolute path, a '..' or a symlink out of it); labeller reads and writes only "
@@ -294,7 +351,7 @@ def parse_toml(data: dict, path: str = CONFIG_NAME, text: str = "") -> LabellerT
     except ValidationError as exc:
         first: dict[tuple, Any] = {}  # (pydantic ErrorDetails) one reason per key: a bad item also fails its list's other checks
         for err in exc.errors():
-            first.setdefault(tuple(str(p) for p in err["loc"][:2]), err)
+            first.setdefault(tuple(_table_loc(err["loc"])[:2]), err)
         problems = [(_line_of(text, *loc), _plain(err, data)) for loc, err in first.items()]
         details = [{"path": path, "line": line, "message": p} for line, p in problems]
         if len(problems) == 1:
@@ -318,9 +375,30 @@ def _line_of(text: str, section: str = "", key: str = "") -> int | None:
     return found
 
 
+def _table_loc(loc: Sequence[object]) -> list[str]:
+    """An error's location with a sub-table joined to its section (``[retriever.dense]``), as the file spells it."""
+    parts = [str(p) for p in loc]
+    model = SECTIONS.get(parts[0]) if parts else None
+    while model is not None and len(parts) > 2:
+        field = model.model_fields.get(parts[1])
+        sub = field.annotation if field is not None else None
+        if not (isinstance(sub, type) and issubclass(sub, _Section)):
+            break
+        parts, model = [f"{parts[0]}.{parts[1]}", *parts[2:]], sub
+    return parts
+
+
+def _section_model(section: str) -> type[_Section] | None:
+    model: type[_Section] | None = SECTIONS.get(section.split(".")[0])
+    for sub in section.split(".")[1:]:
+        field = model.model_fields.get(sub) if model is not None else None
+        model = field.annotation if field is not None and isinstance(field.annotation, type) else None
+    return model
+
+
 def _plain(err: dict, data: dict) -> str:
     """One pydantic error as ``[section] key: reason`` (no URLs, no "Input should be")."""
-    loc = [str(p) for p in err["loc"]]
+    loc = _table_loc(err["loc"])
     kind, msg = err["type"], err["msg"]
     if not loc:
         return f"the file must be a table of sections, not {type(data).__name__}"
@@ -332,7 +410,8 @@ def _plain(err: dict, data: dict) -> str:
     key = loc[1]
     where = f"[{section}] {key}" + "".join(f"[{p}]" if p.isdigit() else f".{p}" for p in loc[2:] if p != "[key]")
     if kind == "extra_forbidden":
-        known = ", ".join(SECTIONS[section].model_fields) if section in SECTIONS else ""
+        model = _section_model(section)
+        known = ", ".join(model.model_fields) if model is not None else ""
         return f"unknown key {key!r} in [{section}]; keys: {known}"
     value = err.get("input")
     shown = json.dumps(value, ensure_ascii=False, default=str) if not isinstance(value, dict) else "a table"

@@ -143,7 +143,7 @@ def test_config_show_is_sorted_deterministic_and_says_where_values_came_from(roo
     assert "shipped_k = 10  # labeller.toml" in text and "seed = 20261129  # default" in text
     assert "field_weights = {body = 2.0}  # labeller.toml" in text
     sections = [line for line in text.splitlines() if line.startswith("[")]
-    assert sections == sorted(sections) == ["[build]", "[corpus]", "[eval]", "[golden]", "[limits]"]
+    assert sections == sorted(sections) == ["[build]", "[corpus]", "[eval]", "[golden]", "[limits]", "[retriever]"]
 
     assert main(["config", "--show", "--format", "json", "--root", str(root), "--corpus", "docs"]) == 0
     out = json.loads(capsys.readouterr().out)
@@ -235,3 +235,20 @@ def test_json_output_never_holds_a_non_finite_number(bad):
     with pytest.raises(ValueError, match=r"the number at \.runs\[1\]\.score is not finite"):
         json_dumps({"runs": [{"score": 1.0}, {"score": bad}]}, sort_keys=True)
     assert json_dumps({"runs": [{"score": 1.5}]}) == '{"runs": [{"score": 1.5}]}'
+
+
+RETRIEVER_BAD = [  # (toml, the key named, the reason, the line)
+    ('[retriever.dense]\nmodle = "x"\n', "unknown key 'modle' in [retriever.dense]; keys: model, query_prefix", 2),
+    ("[retriever.dense]\nbatch_size = 0\n", "[retriever.dense] batch_size = 0: must be at least 1", 2),
+    ("[retriever.fusion]\nk = 0\n", "[retriever.fusion] k = 0: must be at least 1", 2),
+    ("[retriever.fusion]\nweights = {dense = nan}\n", "[retriever.fusion] weights", 2),
+    ("[retriever]\ndense = 3\n", "[retriever] dense = 3", 2),
+]
+
+
+@pytest.mark.parametrize("toml,message,line", RETRIEVER_BAD, ids=[b[1] for b in RETRIEVER_BAD])
+def test_the_retriever_sub_tables_are_checked_naming_the_table_as_written(root, toml, message, line):
+    (root / "labeller.toml").write_text(toml, encoding="utf-8")
+    with pytest.raises(InvalidInput) as exc:
+        load_config(root)
+    assert message in str(exc.value) and exc.value.line == line

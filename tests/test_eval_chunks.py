@@ -308,7 +308,7 @@ def test_a_third_party_retriever_is_found_through_its_entry_point(tmp_path, caps
     rc, _, err = eval_json(root, capsys, "--retriever", "broken")
     assert rc == 2
     rc = main(["eval", "--root", str(root), "--no-history", "--retriever", "nope"])
-    assert rc == 2 and "known: bm25, broken, mine, run" in capsys.readouterr().err
+    assert rc == 2 and "known: bm25, broken, dense, hybrid, mine, rrf, run" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("args, message", [

@@ -46,5 +46,5 @@ def test_a_retriever_returning_unknown_ids_is_refused(make_project):
 
 
 def test_unknown_retriever_names_the_known_ones(make_project):
-    with pytest.raises(InvalidInput, match="unknown retriever 'dense'; known: .*bm25.*run"):
-        make_retriever("dense", make_project(DOCS, QUESTIONS))
+    with pytest.raises(InvalidInput, match="unknown retriever 'colbert'; known: .*bm25.*run"):
+        make_retriever("colbert", make_project(DOCS, QUESTIONS))

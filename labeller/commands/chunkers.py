@@ -31,7 +31,7 @@ from labeller.eval.report import render
 from labeller.eval.runner import parse_budgets, parse_ks
 from labeller.io import atomic_write_text
 
-STAGES = {"chunk": "chunking", "index": "indexing", "retrieve": "retrieving"}
+STAGES = {"chunk": "chunking", "index": "indexing", "embed": "embedding", "retrieve": "retrieving"}
 
 
 def register(sub) -> None:
@@ -56,7 +56,7 @@ def register(sub) -> None:
                    help="context budgets in characters, comma-separated or repeated (default 500,1000,2000,4000,"
                    "8000)")
     c.add_argument("--retriever", default="bm25", help="a registered retriever by name, rebuilt over each "
-                   "chunking (default bm25)")
+                   "chunking: bm25 (default), dense, hybrid, rrf:NAME,NAME,... (see labeller eval --help)")
     c.add_argument("--analyzer", help="BM25 analyzer (default [eval] analyzer)")
     c.add_argument("--k", help="k sweep, comma-separated (default [eval] k; the shipped k is always added)")
     c.add_argument("--format", choices=("text", "json", "markdown"), default="text", help="output format")

@@ -32,7 +32,8 @@ from labeller.eval.chunkset import load_chunk_set
 from labeller.eval.retrievers import make_retriever, write_run
 from labeller.eval.runner import SPLITS, EvalResult, parse_budgets, parse_ks, run_eval
 
-STAGES = {"index": "indexing chunks", "retrieve": "retrieving"}
+STAGES = {"index": "indexing chunks", "embed": "embedding chunks", "retrieve": "retrieving"}
+FUSIONS = ("hybrid", "rrf")  # retrievers that fuse --run files with their members
 QUERY_CHARS = 60
 
 
@@ -49,10 +50,12 @@ def register(sub) -> None:
                    help=f"hit rule for scoring (default: the build hit rule): {', '.join(hit_rule_forms())}")
     p.add_argument("--chunks", help="score this chunk file's chunking (JSONL, one chunk a line: {id, doc, start, "
                    "end} or {id, doc?, text}) instead of the project's chunks; BM25 and --run use its ids")
-    p.add_argument("--run", help="score this TREC run file (qid Q0 docid rank score tag; docid = chunk id of the "
-                   "chunking scored) instead of BM25")
-    p.add_argument("--retriever", help="a registered retriever by name (default bm25; third-party ones register "
-                   "in the labeller.retrievers entry-point group)")
+    p.add_argument("--run", action="append", help="score this TREC run file (qid Q0 docid rank score tag; docid = "
+                   "chunk id of the chunking scored) instead of BM25; repeated, or with --retriever rrf:... or "
+                   "hybrid, the runs are fused with the retrievers")
+    p.add_argument("--retriever", help="a registered retriever by name: bm25 (default), dense and hybrid "
+                   "(labeller[dense], [retriever.dense]), rrf:NAME,NAME,... (reciprocal-rank fusion, "
+                   "[retriever.fusion]); third-party ones register in the labeller.retrievers entry-point group")
     p.add_argument("--budget", help="character budgets for chars recall@budget=B, comma-separated (e.g. 2000,8000)")
     p.add_argument("--analyzer", help="BM25 analyzer (default [eval] analyzer: auto); e.g. auto, plain")
     p.add_argument("--split", choices=SPLITS, help="score only this split")
@@ -79,11 +82,15 @@ def register(sub) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.fail_on_regression and not args.baseline:
         raise InvalidInput("--fail-on-regression needs --baseline REPORT")
-    name = "run" if args.run else (args.retriever or "bm25")
-    if args.run and args.retriever not in (None, "run"):
-        raise InvalidInput(f"--run replays a run file; it cannot be combined with --retriever {args.retriever}")
-    if name == "run" and not args.run:
-        raise InvalidInput("--retriever run needs --run FILE")
+    runs = args.run or []
+    name = args.retriever or ("rrf" if len(runs) > 1 else "run" if runs else "bm25")
+    fused = name in FUSIONS or name.startswith("rrf:")
+    if runs and name != "run" and not fused:
+        raise InvalidInput(f"--run replays a run file; it cannot be combined with --retriever {args.retriever} "
+                           f"(fuse them: --retriever rrf:{args.retriever})")
+    if name == "run" and len(runs) != 1:
+        raise InvalidInput("--retriever run needs --run FILE" if not runs else
+                           "--retriever run replays one run file; fuse several with --retriever rrf")
     if args.analyzer and name != "bm25":
         raise InvalidInput(f"--analyzer applies to the BM25 retriever, not to {'a --run file' if args.run else name}")
     ks = parse_ks(args.k) if args.k else None
@@ -99,8 +106,8 @@ def run(args: argparse.Namespace) -> int:
         check_output(project.config, project.layout.run_history, "[eval] history")
     chunks = load_chunk_set(project, args.chunks)
     with progress_bar() as progress:
-        options = ({"path": args.run} if name == "run" else
-                   {"analyzer": args.analyzer, "progress": progress} if name == "bm25" else {})
+        options = ({"path": runs[0]} if name == "run" else {"runs": runs, "progress": progress} if fused else
+                   {"analyzer": args.analyzer, "progress": progress} if name == "bm25" else {"progress": progress})
         retriever = make_retriever(name, project, chunks=chunks, **options)
         result = run_eval(project, ks=ks, hit_rule=args.eval_hit_rule, retriever=retriever, chunks=chunks,
                           split=args.split, include_holdout=args.include_holdout, baseline=baseline,
@@ -214,7 +221,9 @@ def print_report(result: EvalResult) -> None:
     fp, cfg = rep.fingerprint, rep.config
     ks = fp.k
     r = fp.retriever
-    settings = ", ".join(f"{k} {v}" for k, v in r.items() if k in ("analyzer", "file"))
+    settings = ", ".join(f"{k} {v}" for k, v in r.items() if k in ("analyzer", "file", "model"))
+    if "members" in r:  # a fusion: its members, by name
+        settings = "rrf of " + " + ".join(str(m.get("model") or m.get("file") or m.get("name")) for m in r["members"])
     if "field_weights" in r:
         settings += ", weights " + " ".join(f"{k} {v:g}" for k, v in r["field_weights"].items())
     rec = cfg.records

@@ -195,7 +195,7 @@ def compare_chunkers(project: Project, specs: Sequence[str], *, ks=None, budgets
         step("chunk", 0, 1)
         chunk_set = load_chunk_set(project, spec) if chunker is None else chunker_chunk_set(project, chunker)
         step("chunk", 1, 1)
-        options = {"analyzer": analyzer, "progress": step} if retriever == "bm25" else {}
+        options = {"analyzer": analyzer, "progress": step} if retriever == "bm25" else {"progress": step}
         ranker = make_retriever(retriever, project, chunks=chunk_set, **options)
         results.append(run_eval(project, ks=ks, retriever=ranker, chunks=chunk_set, budgets=budgets,
                                 depth=budget_depth(chunk_set.chunking, budgets), progress=step))

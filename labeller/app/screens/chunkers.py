@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from labeller.eval.compare import Comparison
 
 STAGES = ("chunk", "index", "retrieve")
-STAGE_WORDS = {"chunk": "chunking", "index": "indexing", "retrieve": "retrieving"}
+STAGE_WORDS = {"chunk": "chunking", "index": "indexing", "embed": "embedding", "retrieve": "retrieving"}
 MAX_SPAN_CHARS = 1500  # a section-long span is cut here in the boundary view
 MARK = {START: "├", END: "┤"}  # box-drawing: every terminal font has them
 
@@ -60,9 +60,11 @@ class ChunkersView(VerticalScroll):
     #chunkers-spans { width: 1fr; height: auto; padding: 0 1; border: round $primary-muted; }
     """
 
-    def __init__(self, project: Callable[[], Project], shipped_k: int, **kwargs) -> None:
+    def __init__(self, project: Callable[[], Project], shipped_k: int, retriever: Callable[[], str] = lambda: "bm25",
+                 **kwargs) -> None:
         super().__init__(**kwargs)
         self.project = project
+        self.retriever = retriever  # the eval tab's choice, read when a comparison starts
         self.shipped_k = shipped_k
         self.comparison: Comparison | None = None
         self.added: list[str] = []  # specs typed in, after the listed ones
@@ -139,6 +141,7 @@ class ChunkersView(VerticalScroll):
         bar.update(total=len(specs) * len(STAGES), progress=0)
         status.update(f"comparing {len(specs)} chunkings…")
         project = self.project()
+        retriever = self.retriever()
         app = self.app
         last: list = [None]
 
@@ -152,7 +155,7 @@ class ChunkersView(VerticalScroll):
             from labeller.eval.compare import compare_chunkers
 
             try:
-                comparison = compare_chunkers(project, specs, progress=progress)
+                comparison = compare_chunkers(project, specs, retriever=retriever, progress=progress)
             except LabellerError as exc:  # shown, not raised: a golden set that does not build, a bad spec
                 app.call_from_thread(self._failed, exc)
                 return

@@ -20,7 +20,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import (Button, DataTable, Header, Input, ProgressBar, Static, TabbedContent,
+from textual.widgets import (Button, DataTable, Header, Input, ProgressBar, Select, Static, TabbedContent,
                              TabPane)
 from textual_plotext import PlotextPlot
 
@@ -28,7 +28,7 @@ from labeller.app.widgets.fields import SafeInput
 from labeller.app.screens.base import SessionScreen
 from labeller.app.screens.chunkers import ChunkersView
 from labeller.app.screens.host import AppHost
-from labeller.app.session.drilldown import drill_down, leak_places, result_age, run_eval
+from labeller.app.session.drilldown import drill_down, leak_places, result_age, retriever_choices, run_eval
 from labeller.app.session.structure import structure_styles
 from labeller.app.widgets.key_bar import KeyBar
 from labeller.app.widgets.document_view import DocumentView, Mark
@@ -42,7 +42,7 @@ from labeller.eval.report_model import ChunkingSummary
 if TYPE_CHECKING:  # the eval is imported when one runs, not at app start-up
     from labeller.eval.runner import EvalResult
 
-STAGES = {"index": "building the search index", "retrieve": "retrieving"}
+STAGES = {"index": "building the search index", "embed": "embedding chunks", "retrieve": "retrieving"}
 SNIPPET_CHARS = 300
 MAX_LISTED_REFUSALS = 8  # a refused chunk file's problems listed in the header (the rest counted)
 
@@ -93,6 +93,8 @@ class EvalScreen(SessionScreen):
         yield Header()
         with Horizontal(id="eval-bar"):
             yield Button("Run eval", id="eval-run", variant="primary")
+            yield Select([(n, n) for n in retriever_choices()], value="bm25", allow_blank=False, compact=True,
+                         id="eval-retriever", tooltip="the retriever scored (labeller eval --retriever)")
             yield SafeInput(placeholder="chunk file (empty: own chunks)", id="eval-chunks")
             yield ProgressBar(id="eval-progress", show_eta=False)
             yield Static("not run yet: ctrl+r runs the eval of questions.jsonl as saved", id="eval-status")
@@ -109,7 +111,8 @@ class EvalScreen(SessionScreen):
             with TabPane("Diagnostics", id="tab-diagnostics"):
                 yield Static("", id="eval-diagnostics")
             with TabPane("Chunkers", id="tab-chunkers"):
-                yield ChunkersView(lambda: self.session.project, self.session.config.eval.shipped_k, id="chunkers")
+                yield ChunkersView(lambda: self.session.project, self.session.config.eval.shipped_k, id="chunkers",
+                                   retriever=self.retriever)
         yield KeyBar()
 
     def on_mount(self) -> None:
@@ -145,6 +148,10 @@ class EvalScreen(SessionScreen):
         # the Chunkers view compares chunkings of its own: the single eval's plot and tables make way
         self.query_one("#eval-top").display = event.pane.id != "tab-chunkers"
 
+    def retriever(self) -> str:
+        """The retriever chosen in the bar (the Chunkers view compares with it too)."""
+        return str(self.query_one("#eval-retriever", Select).value)
+
     def chunk_file(self):
         """The chunk file named in the field (relative to the project root), or None."""
         typed = self.query_one("#eval-chunks", SafeInput).raw.strip()
@@ -161,6 +168,7 @@ class EvalScreen(SessionScreen):
         note = f" ({unsaved} unsaved change(s) are not included)" if unsaved else ""
         self.query_one("#eval-status", Static).update(f"running…{note}")
         project = self.session.project
+        retriever = self.retriever()
         app = self.app
         last: list = [None]
 
@@ -172,7 +180,7 @@ class EvalScreen(SessionScreen):
 
         def work():
             try:
-                result = run_eval(project, progress, chunks=chunks)
+                result = run_eval(project, progress, chunks=chunks, retriever=retriever)
             except (LabellerError, OSError) as exc:  # a golden set that does not build, a refused chunk file
                 app.call_from_thread(self._failed, exc)
                 return

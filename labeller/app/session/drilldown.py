@@ -24,12 +24,26 @@ if TYPE_CHECKING:  # the eval is imported when one runs, not at app start-up
 DRILL_DEPTH = 20
 
 
-def run_eval(project: Project, progress: Progress | None, chunks: str | None = None) -> EvalResult:
-    """One eval of the saved golden set with the eval's default retriever (BM25), over the
-    project's own chunks or ``chunks`` (a chunk file path, SPEC §10)."""
+def run_eval(project: Project, progress: Progress | None, chunks: str | None = None,
+             retriever: str = "bm25") -> EvalResult:
+    """One eval of the saved golden set with the retriever named ``retriever`` (as
+    ``labeller eval --retriever``), over the project's own chunks or ``chunks`` (a chunk
+    file path, SPEC §10)."""
+    from labeller.eval.chunkset import load_chunk_set
+    from labeller.eval.retrievers import make_retriever
     from labeller.eval.runner import run_eval as run
 
-    return run(project, progress=progress, chunks=chunks)
+    chunk_set = load_chunk_set(project, chunks)
+    ranker = make_retriever(retriever, project, chunks=chunk_set, progress=progress)
+    return run(project, progress=progress, chunks=chunk_set, retriever=ranker)
+
+
+def retriever_choices() -> list[str]:
+    """The retrievers the eval tab offers: every registered one that needs no file or member
+    list (``run`` and ``rrf:...`` are the command line's), BM25 first."""
+    from labeller.eval.retrievers import known_retrievers
+
+    return ["bm25", *(n for n in known_retrievers() if n not in ("bm25", "run", "rrf"))]
 
 
 @dataclass(frozen=True)

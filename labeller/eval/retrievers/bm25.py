@@ -280,8 +280,9 @@ def _slot(project: Project, analyzer: Analyzer) -> str:
     return re.sub(r"[^A-Za-z0-9._-]", "_", raw)
 
 
-def cache_folder(project: Project, slot: str) -> tuple[Path | None, bytes | None, str]:
-    """Where this index is cached and the secret that authenticates it, or None and why not.
+def cache_folder(project: Project, slot: str, base: Path | None = None) -> tuple[Path | None, bytes | None, str]:
+    """Where this index (or, ``base``, another cached file set under the cache folder, as the
+    dense retriever's embeddings) is cached and the secret that authenticates it, or None and why not.
 
     Only for a project with a disk cache (like its chunks, whose ``DigestCache`` holds the
     user's secret), and never through a symlink planted in the project.
@@ -291,9 +292,10 @@ def cache_folder(project: Project, slot: str) -> tuple[Path | None, bytes | None
         why = getattr(cache, "disabled", None)
         return None, None, f", not cached: {why}" if why else ""
     layout = project.config.layout
-    folder = private_subfolder(layout.cache_dir, *layout.bm25_index.relative_to(layout.cache_dir).parts, slot)
+    base = layout.bm25_index if base is None else base
+    folder = private_subfolder(layout.cache_dir, *base.relative_to(layout.cache_dir).parts, slot)
     if folder is None:
-        return None, None, f", not cached: a folder in {layout.bm25_index} is a symlink"
+        return None, None, f", not cached: a folder in {base} is a symlink"
     return folder, cache.secret, ""
 
 
