@@ -43,6 +43,8 @@ async def one_run(text: str) -> dict[str, float]:
     class Bare(App):
         CSS_PATH = str(Path(__file__).resolve().parent.parent / "labeller" / "app" / "screens" / "document_view.tcss")
 
+        CSS = "DocumentView { width: 1fr; }"  # the author screen's 3fr is a share of a row of panes
+
         def compose(self) -> ComposeResult:
             yield DocumentView()
 

@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
+from itertools import accumulate
 from typing import NamedTuple
 
 from rich.segment import Segment
@@ -50,12 +51,7 @@ TAB_SIZE = 4
 def line_starts(text: str) -> list[int]:
     """Offsets where each line starts, splitting on LF only (the view's lines, given
     ``display_text``), including the empty line after a final LF."""
-    starts = [0]
-    pos = text.find("\n")
-    while pos != -1:
-        starts.append(pos + 1)
-        pos = text.find("\n", pos + 1)
-    return starts
+    return list(accumulate((len(line) + 1 for line in text.split("\n")[:-1]), initial=0))
 
 
 def find_in(text: str, needle: str, offset: int, forward: bool = True) -> int | None:
@@ -208,6 +204,7 @@ class DocumentView(ScrollView):
         self._remembered_x = 0  # the cell the cursor was last put in: up/down keep to it
         self._quiet = False  # a selection the view makes itself (find) is not the author's
         self._mouse_selecting = False
+        self._base: Style | None = None  # the view's own style, as the drawing of the rows began
 
     def on_mount(self) -> None:
         self.app.theme_changed_signal.subscribe(self, self._theme_changed)
@@ -220,6 +217,7 @@ class DocumentView(ScrollView):
 
     def notify_style_update(self) -> None:
         self._drawn += 1
+        self._base = None
         super().notify_style_update()
 
     # -- content ------------------------------------------------------------------------
@@ -234,7 +232,7 @@ class DocumentView(ScrollView):
         self.doc = doc
         self.text = display_text(doc.text)
         self._lines = self.text.split("\n")
-        self._starts = line_starts(doc.text)
+        self._starts = list(accumulate((len(line) + 1 for line in self._lines[:-1]), initial=0))  # = line_starts
         self._structure = {}
         self._chunks = list(chunks)
         self._chunk_starts = [c.start for c in self._chunks]
@@ -517,12 +515,13 @@ class DocumentView(ScrollView):
 
     def render_lines(self, crop: Region) -> list[Strip]:
         self._wrap(self.wrap_width)  # the width may have changed since the last resize (a scrollbar came)
+        self._base = self.rich_style  # per row it would walk the ancestors' styles each time
         return super().render_lines(crop)
 
     def render_line(self, y: int) -> Strip:
         table = self.wrapped_document
         row = self.scroll_offset.y + y
-        base = self.rich_style
+        base = self._base or self.rich_style
         if row >= table.height:
             return Strip.blank(self.size.width, base)
         line, section = table.row_info(row)
@@ -544,21 +543,23 @@ class DocumentView(ScrollView):
         start, end = table.section_span(line, section)
         if section == table.last_section(line):
             end = len(text)  # the blank a cursor rests on after the last character
-        part = text[start:end]
+        part = text[start:end] if start or end < len(text) else text  # a slice divides the Text
         tabs = table.tabs(line)
         if tabs:
             before = self._lines[line][:start].count("\t")
             part = expand_text_tabs_from_widths(part, tabs[before:before + part.plain.count("\t")])
-        body = Strip(part.render(self.app.console), part.cell_len).extend_cell_length(width, base)
+        # one Strip from a list of segments (each Strip made and joined costs its caches):
+        # the line number, the blank that may carry the mark, a blank, the text, padding
+        gutter = self.get_component_rich_style("document-view--gutter")
         number = str(line + 1) if section == 0 else ""
-        gutter = Strip([Segment(f"{number:>{self.gutter_width - 2}}  ",
-                                self.get_component_rich_style("document-view--gutter"))], self.gutter_width)
-        strip = Strip.join([gutter, body]).apply_style(base)
-        if section == 0 and line in self._gutter:  # over the blank after the number
-            at = self.gutter_width - 2
-            strip = Strip.join([strip.crop(0, at), Strip([Segment(GUTTER_MARK, self._style("label"))], 1),
-                                strip.crop(at + 1, strip.cell_length)])
-        return strip
+        segments = [Segment(f"{number:>{self.gutter_width - 2}}", gutter), Segment(" ", gutter), Segment(" ", gutter),
+                    *part.render(self.app.console)]
+        if (pad := width - part.cell_len) > 0:
+            segments.append(Segment(" " * pad, base))
+        segments = list(Segment.apply_style(segments, base))
+        if section == 0 and line in self._gutter:  # the mark in its own colours, over the view's
+            segments[1] = Segment(GUTTER_MARK, self._style("label"))
+        return Strip(segments, self.gutter_width + max(width, part.cell_len))
 
     def _styled_line(self, line: int, sel: Selection, cursor: Location | None) -> Text:
         """Line ``line`` with its structure, marks, selection and cursor styled, and one blank

@@ -61,7 +61,8 @@ def one_cell_wrap_offsets(line: str, width: int) -> list[int]:
 
 def tab_widths(line: str, tab_size: int) -> list[int]:
     """The cells each tab of ``line`` takes, in order (tab stops counted from the line's start)."""
-    return [w for _, w in get_tab_widths(line, tab_size)[:-1]] if "\t" in line else []
+    tabs = line.count("\t")  # one section per tab, each with the tab's width, then the rest (if any)
+    return [w for _, w in get_tab_widths(line, tab_size)[:tabs]] if tabs else []
 
 
 def char_widths(line: str, tabs: list[int]) -> list[int]:
@@ -114,8 +115,11 @@ class LineTable:
         self.lines, self.width, self.tab_size = lines, width, tab_size
         self._breaks: dict[int, list[int]] = {}
         self._tabs: dict[int, list[int]] = {}
-        special = [i for i, line in enumerate(lines) if "\t" in line or width and (
-            len(line) > width or not line.isascii() and cell_len(line) > width)]
+        # a line wraps only if it is longer than a row, or (a character takes at most two cells)
+        # has over half a row of characters and is wider than a row; tabs are special too
+        half = width // 2
+        special = [i for i, line in enumerate(lines) if width and len(line) > half and (
+            len(line) > width or not line.isascii() and cell_len(line) > width) or "\t" in line]
         for i in special:
             tabs = tab_widths(lines[i], tab_size)
             if tabs:
@@ -188,7 +192,7 @@ class LineTable:
                 break
             col += 1
         if section != self.last_section(line):
-            col = min(col, max(start, end - 1))
+            col = max(0, min(col, end - 1))  # an empty row (a wide character at width 1): the one before
         return col
 
     def offset_to_location(self, offset: Offset) -> Location:
