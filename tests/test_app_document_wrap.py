@@ -210,7 +210,7 @@ def long_project(tmp_path):
 
 def drawn_row(view: DocumentView, location: tuple[int, int]) -> tuple[int, int]:
     """Where Textual's own wrap of the view's text puts ``location``: (x, y) in the view."""
-    reference = WrappedDocument(TextDocument(view.text), view.wrap_width, view.indent_width)
+    reference = WrappedDocument(TextDocument(view.text), view.wrap_width, TAB_SIZE)
     at = reference.location_to_offset(location)
     return at.x + view.gutter_width, at.y - view.scroll_offset.y
 
@@ -225,7 +225,7 @@ async def test_a_long_wrapped_document_draws_marks_and_selects_where_textual_wou
         start = view.doc.text.index(TARGET)
         row, col = view.location_of(start)
         assert row == 2400
-        assert view.wrap_width < len(view.document[row]), "the target's line must wrap for this test"
+        assert view.wrap_width < len(view.text.split("\n")[row]), "the target's line must wrap for this test"
         # the span is scrolled into view and drawn, with the match style, where Textual puts it
         x, y = drawn_row(view, (row, col))
         assert 0 <= y < view.size.height
@@ -244,7 +244,7 @@ async def test_a_long_wrapped_document_draws_marks_and_selects_where_textual_wou
         await settle(pilot)
         _, gy = drawn_row(view, (other_row, 0))
         assert 0 <= gy < view.size.height and str(other_row + 1) in view.render_line(gy).text[:view.gutter_width]
-        reference = WrappedDocument(TextDocument(view.text), view.wrap_width, view.indent_width)
+        reference = WrappedDocument(TextDocument(view.text), view.wrap_width, TAB_SIZE)
         for r in range(view.size.height):
             line, section = reference._offset_to_line_info[r + view.scroll_offset.y]
             marked = GUTTER_MARK in view.render_line(r).text[:view.gutter_width]
@@ -272,22 +272,110 @@ async def test_a_long_document_is_wrapped_once_at_the_width_it_is_shown_at(long_
     """The first open of a long document in a fresh app: one wrap, beside the scrollbar that
     the text brings (not once without it and again when it appears), and the rows are those
     Textual gives at the width the view ends up with."""
-    wraps: list[tuple[int, int]] = []
-    wrap = SizedWrappedDocument.wrap
+    wraps: list[int] = []
 
-    def counted(self, width, tab_width=None):
-        before = self._wrapped_at
-        wrap(self, width, tab_width)
-        if self._wrapped_at != before and self.document.line_count > 100:
-            wraps.append(self._wrapped_at)
+    class Counted(LineTable):
+        def __init__(self, lines, width, tab_size):
+            super().__init__(lines, width, tab_size)
+            if len(lines) > 100:
+                wraps.append(width)
 
-    monkeypatch.setattr(SizedWrappedDocument, "wrap", counted)
+    monkeypatch.setattr(document_view, "LineTable", Counted)
     app = make_app(long_project)
     async with app.run_test(size=(120, 36)) as pilot:
         await open_record(pilot, "q001")
         view = app.screen.query_one(DocumentView)
         assert view.doc is not None and view.doc.doc_id == "manual.md" and view.show_vertical_scrollbar
-        assert wraps == [(view.wrap_width, view.indent_width)]
-        reference = WrappedDocument(TextDocument(view.text), view.wrap_width, view.indent_width)
-        assert list(view.wrapped_document._offset_to_line_info) == reference._offset_to_line_info
+        assert wraps == [view.wrap_width]
+        reference = WrappedDocument(TextDocument(view.text), view.wrap_width, TAB_SIZE)
+        assert [view.wrapped_document.row_info(y) for y in range(reference.height)] == reference._offset_to_line_info
         assert view.virtual_size.height == reference.height
+
+
+# -- beside Textual's read-only TextArea, which the view was ----------------------------------
+
+SIDE_BY_SIDE = "\n".join([
+    "# A heading",
+    "",
+    "A paragraph long enough to wrap twice in a narrow view, with words of every length: "
+    "a, an, the, internationalisation, and so on until the row is full.",
+    "表格の中の長い日本語の行は二つのセルを使うので早く折り返される必要があります。",
+    "separators\u2028inside\u2029a line stay in it",
+    "    indented   blanks   ",
+    "x" * 90,
+    "",
+    "last line",
+])
+KEY_WALK = ["down", "down", "end", "down", "shift+down", "shift+right", "left", "up", "ctrl+right", "ctrl+right",
+            "shift+end", "home", "ctrl+left", "down", "down", "down", "home", "home", "end", "right", "right",
+            "pagedown", "up", "ctrl+shift+left", "f6", "down", "f7", "right", "pageup"]
+
+
+class SideBySide(App):
+    """The view and a read-only TextArea of the same text, in boxes of the same size."""
+
+    CSS = ("Horizontal { height: 1fr; } DocumentView, TextArea { width: 1fr; height: 1fr; border: round $primary; "
+           "padding: 0 1; }")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.selected: list[tuple[int, int]] = []
+
+    def on_document_view_selected(self, event: DocumentView.Selected) -> None:
+        self.selected.append((event.start, event.end))
+
+    def compose(self) -> ComposeResult:
+        from textual.containers import Horizontal
+
+        with Horizontal():
+            yield DocumentView()
+            yield TextArea(read_only=True, show_line_numbers=True, soft_wrap=True, highlight_cursor_line=False)
+
+
+@run_async
+async def test_keys_rows_and_selections_are_the_read_only_textareas():
+    """Every key of a walk moves the cursor and the selection as the TextArea moves its own,
+    every row is drawn with the same text (line numbers, wrap, the blank a cursor rests on),
+    and a selection leaves as a ``Selected`` message with canonical offsets."""
+    app = SideBySide()
+    doc = make_document("side.md", SIDE_BY_SIDE)
+    async with app.run_test(size=(100, 16)) as pilot:
+        view, area = app.query_one(DocumentView), app.query_one(TextArea)
+        view.show_document(doc, dict, [])
+        area.load_text(view.text)
+        await pilot.pause()
+        assert view.wrap_width == area.wrap_width and view.gutter_width == area.gutter_width
+        for key in KEY_WALK:
+            for widget in (view, area):
+                widget.focus()
+                await pilot.press(key)
+            await pilot.pause()
+            assert tuple(view.selection) == tuple(area.selection), key
+            assert view.scroll_offset == area.scroll_offset, key
+            assert [view.render_line(y).text for y in range(view.size.height)] == [
+                area.render_line(y).text for y in range(area.size.height)], key
+        await pilot.pause()
+        assert app.selected and all(doc.text[a:b].strip() for a, b in app.selected)
+        assert (0, len(doc.text)) in app.selected, "f7 selects the whole text"
+
+
+@run_async
+async def test_drawn_rows_are_kept_until_what_they_show_changes():
+    """The LRU of drawn rows: drawing a row again gives the kept strip; a new mark, a
+    selection over the row, or another width draws it anew."""
+    app = SideBySide()
+    doc = make_document("side.md", SIDE_BY_SIDE)
+    async with app.run_test(size=(100, 16)) as pilot:
+        view = app.query_one(DocumentView)
+        view.show_document(doc, dict, [])
+        await pilot.pause()
+        first = view.render_line(2)
+        assert view.render_line(2) is first
+        view.set_marks([Mark(doc.text.index("paragraph"), doc.text.index("paragraph") + 9, "match")])
+        marked = view.render_line(2)
+        assert marked is not first and marked.text == first.text
+        view.select_offsets(doc.text.index("long"), doc.text.index("long") + 4)
+        assert view.render_line(2) is not marked
+        await pilot.resize_terminal(80, 16)
+        await pilot.pause()
+        assert view.render_line(2).text != first.text
