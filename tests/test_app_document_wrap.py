@@ -275,8 +275,8 @@ async def test_a_long_document_is_wrapped_once_at_the_width_it_is_shown_at(long_
     wraps: list[int] = []
 
     class Counted(LineTable):
-        def __init__(self, lines, width, tab_size):
-            super().__init__(lines, width, tab_size)
+        def __init__(self, lines, width, tab_size, **kwargs):
+            super().__init__(lines, width, tab_size, **kwargs)
             if len(lines) > 100:
                 wraps.append(width)
 

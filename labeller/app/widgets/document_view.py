@@ -51,7 +51,7 @@ TAB_SIZE = 4
 def line_starts(text: str) -> list[int]:
     """Offsets where each line starts, splitting on LF only (the view's lines, given
     ``display_text``), including the empty line after a final LF."""
-    return list(accumulate((len(line) + 1 for line in text.split("\n")[:-1]), initial=0))
+    return list(accumulate(map((1).__add__, map(len, text.split("\n")[:-1])), initial=0))
 
 
 def find_in(text: str, needle: str, offset: int, forward: bool = True) -> int | None:
@@ -232,7 +232,7 @@ class DocumentView(ScrollView):
         self.doc = doc
         self.text = display_text(doc.text)
         self._lines = self.text.split("\n")
-        self._starts = list(accumulate((len(line) + 1 for line in self._lines[:-1]), initial=0))  # = line_starts
+        self._starts = list(accumulate(map((1).__add__, map(len, self._lines[:-1])), initial=0))  # line_starts
         self._structure = {}
         self._chunks = list(chunks)
         self._chunk_starts = [c.start for c in self._chunks]
@@ -298,7 +298,7 @@ class DocumentView(ScrollView):
 
     def _wrap(self, width: int) -> None:
         if width != self.wrapped_document.width or self.wrapped_document.lines is not self._lines:
-            self.wrapped_document = LineTable(self._lines, width, TAB_SIZE)
+            self.wrapped_document = LineTable(self._lines, width, TAB_SIZE, has_tabs="\t" in self.text)
             self._drawn += 1
             self.virtual_size = Size(0, self.wrapped_document.height)
 
