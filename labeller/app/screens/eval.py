@@ -73,7 +73,8 @@ def refusal_lines(exc: Exception) -> Content:
 class EvalScreen(SessionScreen):
     CSS_PATH = "eval.tcss"
     BINDINGS = [Binding("ctrl+r", "run_eval", "Run eval", show=True, id="eval.run",
-                        tooltip="Run the eval of questions.jsonl as saved (BM25, the configured k and hit rule)"),
+                        tooltip="Run the eval of questions.jsonl as saved (the retriever chosen beside *Run eval*: BM25 by "
+                        "default; the configured k and hit rule)"),
                 Binding("ctrl+o", "open_chunks", "Open chunk file", show=True, id="eval.open_chunks",
                         tooltip="Name a chunk file (SPEC §10 JSONL); enter runs the eval over that chunking")]
 
