@@ -9,12 +9,12 @@ and honest about its cache:
   multiplied by its weight (query-time boosts, so changing a weight never needs a rebuild).
 - The index is cached on disk under ``<cache_dir>/bm25/<chunker spec>-<analyzer>/``.
   The cache's manifest stores the key it was built for (index format, corpus digest,
-  chunker spec and version, analyzer, digest of the chunk ids, whoosh version), the sha256 of
+  chunker spec and version, analyzer, digest of the chunk ids, whoosh and PyStemmer versions), the sha256 of
   every index file, and an HMAC of both under the user's cache secret (kept outside the
   project, see ``labeller.core.cache``): an index this user did not write (untrusted) is
   never read. The index itself is labeller's own file (``bm25_index``: numpy postings and a
-  term table; the whoosh version is in the key because the analysis uses whoosh's stemmer
-  and stop words). A key that differs (stale) or a
+  term table; the whoosh and PyStemmer versions are in the key because the analysis uses
+  their stemmers and whoosh's stop words). A key that differs (stale) or a
   file that is missing, extra or does not hash to its recorded value (corrupt) makes it
   rebuild; it is never used as is. A rebuild
   is written into a temporary folder and renamed into place, so a crash never leaves a
@@ -49,7 +49,7 @@ from labeller.core.cache import map_hashed, map_verified, mac, private_subfolder
 from labeller.core.chunkers import Chunk, chunker_spec
 from labeller.core.project import Project
 from labeller.errors import InvalidInput
-from labeller.eval.analysis import Analyzer, get_analyzer
+from labeller.eval.analysis import STEMMER_VERSION, Analyzer, get_analyzer
 from labeller.eval.chunkset import ChunkSet
 from labeller.eval.retrievers.base import Hit, Progress, top_k
 from labeller.eval.retrievers.bm25_index import FIELDS, INDEX_FILE, BM25Index, write_index
@@ -91,7 +91,7 @@ def index_key(project: Project, analyzer: Analyzer, chunks: list[Chunk]) -> dict
     ids = hashlib.sha256("\n".join(c.chunk_id for c in chunks).encode("ascii")).hexdigest()
     return {"format": INDEX_FORMAT, "corpus_digest": project.corpus.digest, "chunker": chunker_spec(project.chunker),
             "chunker_version": project.chunker.version, "analyzer": analyzer.name, "chunk_ids_sha256": ids,
-            "whoosh": whoosh.versionstring()}
+            "whoosh": whoosh.versionstring(), "stemmer": STEMMER_VERSION}
 
 
 def foreign_index_key(project: Project, analyzer: Analyzer, chunk_set: ChunkSet) -> dict:
@@ -99,7 +99,8 @@ def foreign_index_key(project: Project, analyzer: Analyzer, chunk_set: ChunkSet)
     (the fields' text) and how its fields were filled (``ChunkSet.fields``: a chunk file's
     by ``foreign_chunks``, another chunker's by that chunker)."""
     return {"format": INDEX_FORMAT, "corpus_digest": project.corpus.digest, "chunking_digest": chunk_set.chunking.digest,
-            "fields": chunk_set.fields, "analyzer": analyzer.name, "whoosh": whoosh.versionstring()}
+            "fields": chunk_set.fields, "analyzer": analyzer.name, "whoosh": whoosh.versionstring(),
+            "stemmer": STEMMER_VERSION}
 
 
 def _foreign_slot(chunk_set: ChunkSet, analyzer: Analyzer) -> str:
