@@ -299,14 +299,17 @@ def cache_folder(project: Project, slot: str) -> tuple[Path | None, bytes | None
 
 
 class BM25Retriever:
-    """BM25F (k1 1.2, b 0.75) over one corpus snapshot's chunks."""
+    """BM25F (k1 ``K1``, b ``B``) over one corpus snapshot's chunks."""
 
     name = "bm25"
 
     def __init__(self, chunks: list[Chunk], storage: IndexFiles, analyzer: Analyzer, weights: dict[str, float],
-                 cache_status: str = "memory") -> None:
+                 cache_status: str = "memory", k1: float = K1, b: float = B) -> None:
+        """``k1``/``b`` apply at query time (the index holds counts): the tuning
+        (``benchmarks/bm25_tuning.py``) tries others on one index; the eval uses the defaults."""
         self.analyzer = analyzer
         self.weights = weights
+        self.k1, self.b = k1, b
         self.cache_status = cache_status  # loaded | built (missing/stale/corrupt) | memory
         self._chunks = {c.chunk_id: c for c in chunks}
         # Docnum i is the i-th of ``chunks``: the index was written from that list in that
@@ -314,7 +317,7 @@ class BM25Retriever:
         self._ids = [c.chunk_id for c in chunks]
         if INDEX_FILE not in storage.files:
             raise ValueError(f"the index has no {INDEX_FILE}")
-        self._index = BM25Index(storage.files[INDEX_FILE], self._ids, B, K1)
+        self._index = BM25Index(storage.files[INDEX_FILE], self._ids, b, k1)
         self._n = self._index.doc_count
         self._weighted_cache: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = {}
         self._zero_scored = False  # set by _weighted
@@ -369,7 +372,7 @@ class BM25Retriever:
         return memo[key]
 
     def describe(self) -> dict:
-        return {"name": self.name, "model": "whoosh BM25F", "k1": K1, "b": B, "analyzer": self.analyzer.name,
+        return {"name": self.name, "model": "whoosh BM25F", "k1": self.k1, "b": self.b, "analyzer": self.analyzer.name,
                 "field_weights": dict(sorted(self.weights.items())), "query": "distinct terms OR-ed over fields"}
 
     def chunk(self, chunk_id: str) -> Chunk:
