@@ -75,7 +75,7 @@ def test_posting_lists_of_many_blocks_and_ties_across_the_cut():
     posting blocks (128 postings) are crossed and ties are cut at every k."""
     rows = [("vpn key" if i % 7 else "", "laptop", " ".join(["vpn"] * (1 + i % 3) + ["days"] * (i % 2)))
             for i in range(700)]
-    r, oracle = retriever(rows)
+    r, oracle = retriever(rows, {"heading": 0.25, "breadcrumb": 0.5, "body": 1.0})  # every field scored
     ids, _ = r.term_scores("body", "vpn")
     assert len(ids) == 700 == oracle.doc_frequency("body", "vpn")
     for field in FIELDS:
@@ -97,10 +97,10 @@ def test_a_term_in_no_chunk_scores_nothing():
 
 
 def test_a_weight_so_small_the_scores_underflow_to_zero_still_ranks_every_match():
-    """A field weight of 5e-324 makes the weighted score of a long chunk (BM25F below 0.5)
-    0.0: whoosh still returns that match (score 0), so the cut must come from the matches,
-    not from sums above 0."""
-    rows = [("", "", "vpn" + " laptop" * (300 if i in (3, 8) else 0)) for i in range(12)]
+    """A field weight of 5e-324 makes the weighted score of a long chunk (BM25F below 0.5:
+    one chunk ~12 times the mean length) 0.0: whoosh still returns that match (score 0), so
+    the cut must come from the matches, not from sums above 0."""
+    rows = [("", "", "vpn" + " laptop" * (300 if i == 3 else 0)) for i in range(12)]
     r, oracle = retriever(rows, {"heading": 0.0, "breadcrumb": 0.0, "body": 5e-324})
     reference = whoosh_ranking(oracle, r.analyzer, r.weights, "vpn")
     assert len(reference) == 12 and 0.0 in {h.score for h in reference}

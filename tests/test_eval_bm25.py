@@ -149,7 +149,7 @@ def test_score_ties_at_the_cut_are_broken_by_descending_chunk_id(make_project):
 
 
 def test_field_weights_validate_and_default():
-    assert field_weights({}) == {"heading": 0.25, "breadcrumb": 0.5, "body": 1.0}
+    assert field_weights({}) == {"heading": 0.0, "breadcrumb": 0.25, "body": 1.0}
     assert field_weights({"heading": 2})["heading"] == 2.0
     for bad in ({"title": 1}, {"body": -1}, {"body": "x"}, {"heading": 0, "breadcrumb": 0, "body": 0}):
         with pytest.raises(InvalidInput, match="field_weights"):
