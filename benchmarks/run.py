@@ -39,7 +39,7 @@ sys.path.insert(0, str(HERE))
 import synth  # noqa: E402
 
 PACKAGES = ("labeller", "textual", "rich", "markdown-it-py", "mdit-py-plugins", "pyahocorasick", "rapidfuzz",
-            "pydantic", "whoosh-reloaded", "PyYAML", "duckdb")
+            "pydantic", "whoosh-reloaded", "PyStemmer", "PyYAML", "duckdb")
 STEPS = ("builds", "resolve", "leaks", "eval", "foreign", "compare", "app", "hostile")
 # The chunkings `chunkers compare` is benchmarked on: the project's own and three of the family.
 COMPARE_SPECS = ("md-struct-v1", "recursive-v1:size=800,overlap=200", "fixed-chars-v1:size=1000,overlap=200",
@@ -352,9 +352,10 @@ class Bench:
         if not rest:
             return
         best = max(rest, key=lambda p: statistics.median(r.recall5 for r in p))
-        self.fig("recall5_gap", f"BM25 recall@5: best peer ({best[0].name}) - labeller", "r", 0.01,
-                 note="issue 29.4: the default within 0.01 of the best peer, or better").runs = \
-            [b.recall5 - o.recall5 for b, o in zip(best, ours)]
+        synthetic = self.name.startswith("synthetic")  # random words, not an outside set: reported only
+        self.fig("recall5_gap", f"BM25 recall@5: best peer ({best[0].name}) - labeller", "r",
+                 None if synthetic else 0.01, note="issue 29.4: on real corpora the default within 0.01 of the "
+                 "best peer, or better (docs/performance.md)").runs = [b.recall5 - o.recall5 for b, o in zip(best, ours)]
 
     def foreign(self, n_chunks: int = 20_000, depth: int = 10) -> None:
         """``labeller eval --chunks --run``: a foreign chunking (sliding windows with 50% overlap,
