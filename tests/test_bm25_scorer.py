@@ -89,6 +89,22 @@ def test_posting_lists_of_many_blocks_and_ties_across_the_cut():
             assert_same(r.search_hits(q, k), reference[:k])
 
 
+def test_k1_and_b_given_to_the_retriever_score_as_whooshs_bm25f_with_them():
+    """The tuning (benchmarks/bm25_tuning.py) tries k1/b on one index: they must be whoosh's, not the defaults."""
+    rows = [("vpn", "laptop", " ".join(["vpn", "key"] * (1 + i) + ["days"] * (i % 3))) for i in range(9)]
+    chunks = [chunk(i, *row) for i, row in enumerate(rows)]
+    storage = build_storage(chunks, AUTO_V2)
+    for k1, b in ((0.5, 1.0), (2.0, 0.1)):
+        r = BM25Retriever(chunks, storage, AUTO_V2, dict(DEFAULT_FIELD_WEIGHTS), k1=k1, b=b)
+        oracle = whoosh_searcher(chunks, AUTO_V2, b=b, k1=k1)
+        assert r.describe()["k1"] == k1 and r.describe()["b"] == b
+        for term in ("vpn", "key", "day"):
+            ids, scores = r.term_scores("body", term)
+            assert (ids.tolist(), scores.tolist()) == whoosh_term_scores(oracle, "body", term)
+        reference = whoosh_ranking(oracle, r.analyzer, r.weights, "vpn key days")
+        assert_same(r.search_hits("vpn key days", len(reference)), reference)
+
+
 def test_a_term_in_no_chunk_scores_nothing():
     r, _ = retriever([("vpn", "", "key")])
     ids, scores = r.term_scores("body", "salari")

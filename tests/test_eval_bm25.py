@@ -13,7 +13,7 @@ from labeller.core.cache import DigestCache
 from labeller.core.chunkers import chunker_spec, get_chunker
 from labeller.core.project import Project
 from labeller.errors import InvalidInput
-from labeller.eval.analysis import AUTO_V2
+from labeller.eval.analysis import AUTO_V2, STEMMER_VERSION
 from labeller.eval.retrievers.bm25 import (MANIFEST, BM25Retriever, _manifest_mac, distinct_chunks, field_weights,
                                            index_key, load_storage)
 
@@ -102,6 +102,19 @@ def test_a_manifest_for_other_inputs_is_stale(tmp_path):
     data = json.loads(manifest.read_text())
     data["key"]["corpus_digest"] = "0" * 64
     data["mac"] = _manifest_mac(disk_project(root).cache.secret, data["files"], data["key"])  # as labeller writes it
+    manifest.write_text(json.dumps(data))
+    assert BM25Retriever.for_project(disk_project(root)).cache_status == "built (stale)"
+
+
+def test_an_index_stemmed_by_another_pystemmer_version_is_stale(tmp_path):
+    """v2's stems come from PyStemmer: an upgrade that stems differently must rebuild, not reuse."""
+    root = write_project(tmp_path / "p", DOCS)
+    BM25Retriever.for_project(disk_project(root))
+    manifest = index_dir(root) / MANIFEST
+    data = json.loads(manifest.read_text())
+    assert data["key"]["stemmer"] == STEMMER_VERSION
+    data["key"]["stemmer"] = "0.0.0"
+    data["mac"] = _manifest_mac(disk_project(root).cache.secret, data["files"], data["key"])
     manifest.write_text(json.dumps(data))
     assert BM25Retriever.for_project(disk_project(root)).cache_status == "built (stale)"
 
