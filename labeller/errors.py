@@ -63,6 +63,12 @@ class BuildRefused(LabellerError):
         super().__init__(f"build refused: {len(errors)} error(s)")
 
 
+class JudgmentRefused(LabellerError):
+    """A verdict that cannot be recorded (SPEC §11): its passage does not resolve to one place."""
+
+    exit_code = EXIT_REFUSED
+
+
 class ChunkerBug(LabellerError):
     """A span that no chunk hits under any_overlap: the chunker or expansion is wrong.
 

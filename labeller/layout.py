@@ -16,6 +16,7 @@ CONFIG_NAME = "labeller.toml"
 ARTIFACT_NAME = "golden-set.v1.jsonl"
 MANIFEST_NAME = "golden-set.v1.manifest.json"
 REVIEW_LOG_NAME = "reviews.jsonl"
+JUDGMENTS_NAME = "judgments.jsonl"
 ANNOTATIONS_DIR = "annotations"
 CACHE_DIR = ".labeller-cache"
 STATE_DIR = ".labeller"
@@ -75,6 +76,11 @@ class ProjectLayout:
     def review_log(self) -> Path:
         """Append-only review decisions, next to the questions they judge."""
         return self.questions.with_name(REVIEW_LOG_NAME)
+
+    @property
+    def judgments(self) -> Path:
+        """Verdicts on pooled passages (SPEC §11), next to the questions they judge."""
+        return self.questions.with_name(JUDGMENTS_NAME)
 
     @property
     def annotations_dir(self) -> Path:

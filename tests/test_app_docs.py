@@ -28,7 +28,8 @@ ROW = re.compile(r"^\| (?P<where>[^|`]+?) \| `(?P<key>[^`]+)` \| (?P<does>.+?) \
 
 # Screens that only a stand-alone command runs (``labeller annotate`` / ``adjudicate``), never
 # the authoring app; their keys are explained in the README's review-round section instead.
-STANDALONE = {"labeller.app.screens.annotate.AnnotateScreen", "labeller.app.screens.adjudicate.AdjudicateScreen"}
+STANDALONE = {"labeller.app.screens.annotate.AnnotateScreen", "labeller.app.screens.adjudicate.AdjudicateScreen",
+              "labeller.app.screens.judging.PoolScreen"}
 
 # Rows that are keys of Textual itself (focus moves, the palette, a focused button), not
 # bindings labeller declares; the table names them because a user needs them.

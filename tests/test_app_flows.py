@@ -507,3 +507,25 @@ async def test_every_screen_is_reached_from_its_mode_spec(small, monkeypatch):
                 await pilot.press("escape")
                 await settle(pilot)
     assert len({m.name for m in SCREENS}) == len({m.key for m in SCREENS}) == len(SCREENS)
+
+
+def test_screens_are_a_registry_another_package_extends(monkeypatch):
+    """``SCREENS`` comes from one ``Registry`` with the ``labeller.screens`` entry-point group:
+    a package's ``ModeSpec`` comes after the built-in screens and cannot replace one."""
+    import importlib.metadata
+    from types import SimpleNamespace
+
+    from labeller.app.screens import modes
+    from labeller.app.screens.spec import ModeSpec
+    from labeller.registry import Registry
+
+    extra = ModeSpec("extra", "Extra", "f12", "A plugin's screen", "coverage:CoverageScreen")
+    impostor = ModeSpec("help", "Not help", "f11", "Would replace help", "coverage:CoverageScreen")
+    fake = [SimpleNamespace(name="extra", value="pkg:extra", load=lambda: extra),
+            SimpleNamespace(name="help", value="pkg:impostor", load=lambda: impostor)]
+    monkeypatch.setattr(importlib.metadata, "entry_points",
+                        lambda group: fake if group == modes.SCREEN_SPECS.group else [])
+    fresh = Registry(modes.SCREEN_SPECS.package, dict(modes.SCREEN_SPECS), group=modes.SCREEN_SPECS.group)
+    specs = fresh.implementations()
+    assert specs == [*modes.SCREENS, extra] and impostor not in specs
+    assert modes.SCREEN_SPECS.group == "labeller.screens"

@@ -66,7 +66,8 @@ def test_a_bad_value_is_refused_naming_file_key_and_reason(root, toml, key, reas
 
 
 COMMANDS = [["build"], ["build", "--check"], ["build", "--check", "--require-reviewed"], ["review", "--summary"],
-            ["eval"], ["export", "jsonl", "--out", "out.jsonl"], ["leaks"], ["config", "--show"]]
+            ["eval"], ["export", "jsonl", "--out", "out.jsonl"], ["leaks"], ["config", "--show"],
+            ["diff", "golden/questions.jsonl"]]
 
 
 @pytest.mark.parametrize("argv", COMMANDS, ids=" ".join)

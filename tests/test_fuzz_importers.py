@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from labeller.cli import main
-from labeller.interop import FORMATS
+from labeller.interop import all_formats
 from labeller.interop.format import Direction
 
 OVERLONG_INT = "\x00overlong-int\x00"  # written as 5,000 digits: more than Python's int parser takes
@@ -95,10 +95,10 @@ def seeds(tmp_path_factory) -> tuple[Path, Path, dict[str, tuple[str, list[str]]
 
 
 def test_every_import_format_is_fuzzed(seeds):
-    assert set(seeds[2]) == {name for name, fmt in FORMATS.items() if fmt.does(Direction.IMPORT)}
+    assert set(seeds[2]) == {name for name, fmt in all_formats().items() if fmt.does(Direction.IMPORT)}
 
 
-@pytest.mark.parametrize("fmt", sorted(n for n, f in FORMATS.items() if f.does(Direction.IMPORT)))
+@pytest.mark.parametrize("fmt", sorted(n for n, f in all_formats().items() if f.does(Direction.IMPORT)))
 def test_each_seed_imports_cleanly(seeds, fmt, capsys):
     """The fuzz starts from files that import: a mutation, not the seed, makes any refusal."""
     root, folder, files = seeds
@@ -182,7 +182,7 @@ FUZZ = settings(max_examples=50, deadline=None, derandomize=True, database=None,
                 suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 
 
-@pytest.mark.parametrize("fmt", sorted(n for n, f in FORMATS.items() if f.does(Direction.IMPORT)))
+@pytest.mark.parametrize("fmt", sorted(n for n, f in all_formats().items() if f.does(Direction.IMPORT)))
 @FUZZ
 @given(data=st.data())
 def test_a_wrong_shape_anywhere_is_a_documented_answer(seeds, fmt, data, capsys):

@@ -8,8 +8,9 @@ import pytest
 import helpers_toy_format as toy
 from conftest import q
 from helpers_interop import cli, cli_json, make, questions_of
-from labeller.interop import FORMATS
-from labeller.interop.format import Direction, Format, Option, registry, shared_options
+from labeller.interop import FORMATS, all_formats
+from labeller.interop.format import Direction, Format, Option, shared_options
+from labeller.registry import Registry
 
 QUOTES = [q("q1", {"doc": "ops/backup.md", "quote": "kept for nine days"}, query="how long are backups kept?"),
           q("q2", {"doc": "guide/install.md", "quote": "reboot twice"},
@@ -74,17 +75,18 @@ def test_every_registered_format_reads_and_exports_with_its_defaults():
     assert list(FORMATS) == ["jsonl", "yaml", "pages-json", "beir", "trec-qrels", "offsets", "label-studio", "doccano",
                              "prodigy", "ragas", "deepeval", "llamaindex"]
     import_only = {"doccano", "prodigy", "deepeval"}  # their spans go back out through offsets/label-studio/ragas
-    for name, fmt in FORMATS.items():
+    for name, fmt in all_formats().items():
         assert fmt.name == name and fmt.summary and fmt.does(Direction.IMPORT)
         assert fmt.does(Direction.EXPORT) == (name not in import_only), name
 
 
 def test_registry_refuses_clashes():
-    a = Format("x", "x", read=toy.read)
-    with pytest.raises(ValueError, match="two formats"):
-        registry(a, a)
+    # a registry line whose name is not the format's own is a bug in labeller, found when loaded
+    clash = Registry("labeller.interop", {"x": "jsonl:FORMAT"}, named_by="name")
+    with pytest.raises(TypeError, match="'x' but the class says 'jsonl'"):
+        clash.load("x")
     with pytest.raises(ValueError, match="neither imports nor exports"):
-        registry(Format("y", "y"))
+        Format("y", "y")
     b = Format("z", "z", read=toy.read, import_options=(Option("separator", "other", default=","),))
     with pytest.raises(ValueError, match="declare --separator differently"):
         shared_options({"quotes-tsv": toy.FORMAT, "z": b}, Direction.IMPORT)

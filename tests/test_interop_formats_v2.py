@@ -29,7 +29,7 @@ from labeller.core.expansion import document_span
 from labeller.core.project import Project
 from labeller.core.resolve import Refusal
 from labeller.errors import InvalidInput
-from labeller.interop import FORMATS
+from labeller.interop import all_formats
 from labeller.interop.format import Direction
 from labeller.interop.near_duplicates import THRESHOLD, near_duplicates
 from labeller.interop.plan import plan_import
@@ -599,7 +599,7 @@ def test_any_file_gives_candidates_or_invalid_input(tmp_path, fuzz_project, fmt,
     path = tmp_path / "fuzz.in"
     path.write_text(content, encoding="utf-8")
     try:
-        incoming = FORMATS[fmt].read(path, fuzz_project, FORMATS[fmt].defaults(Direction.IMPORT))
+        incoming = all_formats()[fmt].read(path, fuzz_project, all_formats()[fmt].defaults(Direction.IMPORT))
     except InvalidInput:
         return
     for cand in incoming.candidates:

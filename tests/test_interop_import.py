@@ -331,7 +331,7 @@ def test_foreign_files_raise_only_invalid_input(tmp_path, fmt, value, as_yaml, n
     from labeller.config import load_config
     from labeller.core.project import Project
     from labeller.errors import InvalidInput
-    from labeller.interop import FORMATS
+    from labeller.interop import all_formats
     from labeller.interop.format import Direction
 
     text = pyyaml.safe_dump(value) if as_yaml else json.dumps(value)
@@ -339,6 +339,6 @@ def test_foreign_files_raise_only_invalid_input(tmp_path, fmt, value, as_yaml, n
     for content in (text, noise, text + noise):
         path.write_text(content, encoding="utf-8")
         try:
-            FORMATS[fmt].read(path, Project(load_config(tmp_path)), FORMATS[fmt].defaults(Direction.IMPORT))
+            all_formats()[fmt].read(path, Project(load_config(tmp_path)), all_formats()[fmt].defaults(Direction.IMPORT))
         except InvalidInput:
             pass

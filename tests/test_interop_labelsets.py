@@ -25,7 +25,7 @@ from helpers_interop import cli, cli_json, questions_of
 from labeller.config import load_config
 from labeller.core.project import Project
 from labeller.errors import InvalidInput
-from labeller.interop import FORMATS
+from labeller.interop import all_formats
 from labeller.interop.format import Direction
 from labeller.interop.plan import plan_import
 
@@ -322,7 +322,7 @@ def test_any_ragas_csv_gives_candidates_or_invalid_input(tmp_path, fuzz_project,
     path = tmp_path / "fuzz.csv"
     path.write_text(out.getvalue(), encoding="utf-8")
     try:
-        incoming = FORMATS["ragas"].read(path, fuzz_project, FORMATS["ragas"].defaults(Direction.IMPORT))
+        incoming = all_formats()["ragas"].read(path, fuzz_project, all_formats()["ragas"].defaults(Direction.IMPORT))
         plan_import(fuzz_project, incoming, str(path))
     except InvalidInput as exc:
         assert str(path) in str(exc) or exc.path == str(path)

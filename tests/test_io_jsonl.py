@@ -73,7 +73,7 @@ def read_annotations(project: Project, hostile: str) -> Path:
 def import_jsonl(project: Project, hostile: str) -> Path:
     path = project.config.root / "in.jsonl"
     path.write_text(_line_one_then(hostile, GOOD_Q), encoding="utf-8")
-    FORMATS["jsonl"].read(path, project, SimpleNamespace())
+    FORMATS.load("jsonl").read(path, project, SimpleNamespace())
     return path
 
 
@@ -83,14 +83,14 @@ def import_beir(project: Project, hostile: str) -> Path:
     path = folder / "queries.jsonl"
     path.write_text(_line_one_then(hostile, {"_id": "a", "text": "why?"}), encoding="utf-8")
     (folder / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\n", encoding="utf-8")
-    FORMATS["beir"].read(folder, project, SimpleNamespace(split=None))
+    FORMATS.load("beir").read(folder, project, SimpleNamespace(split=None))
     return path
 
 
 def import_pages_json(project: Project, hostile: str) -> Path:
     path = project.config.root / "pages.json"
     path.write_text("[\n" + hostile + "\n]\n", encoding="utf-8")
-    FORMATS["pages-json"].read(path, project, SimpleNamespace())
+    FORMATS.load("pages-json").read(path, project, SimpleNamespace())
     return path
 
 

@@ -21,7 +21,7 @@ import yaml
 
 from conftest import q, write_project
 from labeller.cli import main
-from labeller.interop import FORMATS
+from labeller.interop import all_formats
 
 # every character that acts on a terminal or reorders text: C0 but \t and \n, DEL, C1,
 # U+2028/9, bidi embeddings/overrides (U+202A-E) and isolates (U+2066-9), lone surrogates
@@ -191,7 +191,7 @@ def test_import_json_report_round_trips(root, capsys, monkeypatch):
 
 # -- every export format ------------------------------------------------------------------------
 
-EXPORTS = sorted(name for name, fmt in FORMATS.items() if fmt.export is not None)
+EXPORTS = sorted(name for name, fmt in all_formats().items() if fmt.export is not None)
 
 
 def parse_export(name: str, path: Path, data: str) -> list:
@@ -211,7 +211,7 @@ def test_every_export_format_is_covered():
 
 @pytest.mark.parametrize("name", EXPORTS)
 def test_every_export_escapes_and_reads_back(root, capsys, monkeypatch, name):
-    fmt = FORMATS[name]
+    fmt = all_formats()[name]
     target = root.parent / f"out-{name}"
     rc, shown = run(capsys, monkeypatch, "export", name, "--root", root, "--out", target)
     assert rc == 0, shown

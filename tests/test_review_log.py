@@ -200,15 +200,16 @@ def test_build_summary_counts_never_fail_the_build(tmp_path):
     project = make_project(tmp_path)
     cfg = project.config
     qs = project.load_questions().questions
-    assert build_review_summary(cfg, qs) == ({"records": 4, "reviewed": 0, "needs_rereview": 0, "flagged": 0,
-                                              "unreviewed": 4}, [])
+    assert build_review_summary(cfg, qs)[:2] == ({"records": 4, "reviewed": 0, "needs_rereview": 0, "flagged": 0,
+                                                  "unreviewed": 4}, [])
     cfg.layout.review_log.write_text('{"torn', encoding="utf-8")
-    counts, warnings = build_review_summary(cfg, qs)
+    counts, warnings, log = build_review_summary(cfg, qs)
+    assert log is not None and log.problems.total == 1
     assert counts["unreviewed"] == 4 and len(warnings) == 1 and ":1: truncated" in warnings[0]
     cfg.layout.review_log.unlink()
     os.symlink(tmp_path / "nowhere", cfg.layout.review_log)
-    counts, warnings = build_review_summary(cfg, qs)
-    assert counts is None and "review counts skipped" in warnings[0]
+    counts, warnings, log = build_review_summary(cfg, qs)
+    assert counts is None and log is None and "review counts skipped" in warnings[0]
     assert Path(cfg.layout.review_log).is_symlink()
 
 
@@ -248,3 +249,24 @@ def test_build_check_require_reviewed(tmp_path, capsys):
                                         "unreviewed": 0}
     append_review(project.config.layout.review_log, new_entry(qs[2], "bob", "accept"))
     assert main(["build", "--root", root, "--check", "--require-reviewed"]) == 0
+
+
+def test_require_reviewed_reads_the_review_log_once(tmp_path, monkeypatch, capsys):
+    """``build --check --require-reviewed`` judges the log the summary counted: one read of a
+    file a pull request may have made 64 MiB, not two; an unreadable log still fails the gate."""
+    import labeller.review.log as review_log
+    from labeller.cli import main
+
+    project = make_project(tmp_path)
+    root = str(project.config.root)
+    assert main(["build", "--root", root]) == 0
+    reads = []
+    real = review_log.read_review_log
+    monkeypatch.setattr(review_log, "read_review_log", lambda path: reads.append(path) or real(path))
+    assert main(["build", "--check", "--require-reviewed", "--root", root]) == 1  # every record unreviewed
+    assert len(reads) == 1
+    project.config.layout.review_log.unlink(missing_ok=True)
+    os.symlink(tmp_path / "nowhere", project.config.layout.review_log)  # refused: the counts are skipped
+    capsys.readouterr()
+    assert main(["build", "--check", "--require-reviewed", "--root", root]) == 2
+    assert "symlink" in capsys.readouterr().err

@@ -514,7 +514,7 @@ def scoped_bindings() -> list[tuple[str, Binding]]:
 # "dialogs" rows say esc cancels each) and the screens only a stand-alone command runs
 # (``labeller annotate`` / ``adjudicate``: the README's review section lists their keys).
 UNLISTED_SCREENS = ("ask:Ask", "dialogs:Choice", "records:CommentScreen", "annotate:AnnotateScreen",
-                    "adjudicate:AdjudicateScreen")
+                    "adjudicate:AdjudicateScreen", "judging:PoolScreen")
 
 
 def binding_ids() -> set[str]:

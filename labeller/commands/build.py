@@ -9,11 +9,12 @@ from rich.table import Table
 from rich.text import Text
 
 from labeller.commands.common import add_format_option, add_project_options, console, project_from
-from labeller.commands.check_markdown import drift_markdown, refusals_markdown
+from labeller.commands.check_markdown import drift_markdown, refusals_markdown, stale_markdown
 from labeller.commands.refusals import refusals_exit_code, report_refusals
 from labeller.commands.review_status import counts_line, print_pending
 from labeller.core.build import build, write_artifacts
 from labeller.core.check import Drift, check
+from labeller.core.judgments import stale_judgments
 from labeller.core.hitrules import hit_rule_forms
 from labeller.diagnostics import Bounded, listing, print_bounded, print_kind, safe_short
 from labeller.display import json_dumps, safe_line
@@ -41,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
     project = project_from(args)
     questions = project.load_questions().questions
     result = build(project, questions)
-    review, review_warnings = build_review_summary(project.config, questions)
+    review, review_warnings, review_log = build_review_summary(project.config, questions)
     similar = near_duplicates([(q.id, q.query) for q in questions])
     warnings = {"warnings": review_warnings, "warning_count": review_warnings.total,
                 "near_duplicates": similar.pairs, "near_duplicate_check": similar.as_json()}
@@ -56,16 +57,22 @@ def run(args: argparse.Namespace) -> int:
                                extra=warnings)
     if args.check:
         drift = check(result, project.config.layout.artifact, project.config.layout.manifest)
-        pending = unreviewed_or_stale(project.config, questions) if args.require_reviewed else {}
+        # the log read once (a 64 MiB planted log is not parsed twice); an unreadable one is read
+        # again here so that --require-reviewed fails on it instead of passing
+        pending = unreviewed_or_stale(project.config, questions, review_log) if args.require_reviewed else {}
+        stale = stale_judgments(project, [q.id for q in questions])  # SPEC §11: a judged text that changed
         if args.format == "markdown":
-            print(drift_markdown(drift, pending, project.config.layout))
+            print(drift_markdown(drift, pending, project.config.layout) + stale_markdown(stale))
         elif args.format == "json":
-            print(json_dumps({"ok": drift.ok and not pending, "errors": [], "drift": drift.as_json(),
-                              "summary": summary, "not_reviewed": pending} | warnings, indent=2, sort_keys=True))
+            print(json_dumps({"ok": drift.ok and not pending and not stale, "errors": [], "drift": drift.as_json(),
+                              "summary": summary, "not_reviewed": pending, "stale_judgments": stale} | warnings,
+                             indent=2, sort_keys=True))
         else:
             print_drift(drift)
             print_pending(pending)
-        return EXIT_OK if drift.ok and not pending else EXIT_REFUSED
+        if args.format == "text":
+            print_stale(stale)
+        return EXIT_OK if drift.ok and not pending and not stale else EXIT_REFUSED
     write_artifacts(project, result)
     if args.format == "json":
         print(json_dumps({"ok": True, "errors": [], "summary": summary,
@@ -87,6 +94,20 @@ def print_warnings(fmt: str, review_warnings: Bounded[str], similar: NearDuplica
     print_kind(err, review_warnings, lambda w: f"[yellow]warning:[/] {safe_short(w)}", "review-log warnings")
     for line in describe(similar):
         err.print(f"[yellow]warning:[/] {safe_short(line)}", soft_wrap=True)
+
+
+def print_stale(stale: list[dict]) -> None:
+    """Judgments whose passage no longer resolves (SPEC §11): they count for nothing until judged again."""
+    if not stale:
+        return
+    err = console(stderr=True)
+    err.print(f"[bold red]stale judgments:[/] {len(stale)} judgment(s) no longer resolve; judge those passages "
+              "again (`labeller pool` lists them)")
+    print_bounded(err, (f"  {safe_short(describe_stale(j))}" for j in stale), len(stale), "stale judgments")
+
+
+def describe_stale(j: dict) -> str:
+    return f"{j['path']}:{j['line']}: question {j['id']}, judge {j['judge']}: {j['message']}"
 
 
 def print_summary(s: dict) -> None:

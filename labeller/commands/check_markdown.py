@@ -74,6 +74,16 @@ def drift_markdown(drift: Drift, pending: dict[str, str], layout: ProjectLayout)
 
 
 
+def stale_markdown(stale: list[dict]) -> str:
+    """Judgments whose passage no longer resolves (SPEC §11): the check fails on them."""
+    if not stale:
+        return ""
+    rows = ([f"line {s['line']}", str(s["id"]), str(s["judge"]), str(s["kind"]), str(s["message"])] for s in stale)
+    return "\n".join(["", f"{len(stale)} stale judgment(s) (`golden/judgments.jsonl`: judge those passages again):",
+                      "", *markdown_table(("line", "question", "judge", "kind", "why"), rows, len(stale),
+                                          "stale judgments")])
+
+
 def _relative(path: Path, root: Path) -> str:
     """A committed file as the repository names it (not the CI runner's absolute path)."""
     return os.path.relpath(path, root)

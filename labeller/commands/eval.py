@@ -16,13 +16,16 @@ from rich.table import Table
 from rich.text import Text
 
 from labeller.commands.common import add_format_option, add_project_options, console, placement_line, project_from
+from labeller.commands.eval_markdown import eval_markdown
 from labeller.core.hitrules import hit_rule_forms
 from labeller.core.outputs import check_output
 from labeller.diagnostics import listing
 from labeller.display import safe_line, visible_line
 from labeller.errors import EXIT_INVALID, EXIT_OK, EXIT_REFUSED, InvalidInput, LabellerError
+from labeller.eval.html_report import require_charts, write_html_report
 from labeller.eval.leaks import format_warning
-from labeller.eval.present import MAX_TAG_ROWS, GridRow, ReportView, ci_text, inline, value_text
+from labeller.eval.present import (CHARS_DELTAS, CHUNK_DELTAS, MAX_TAG_ROWS, GridRow, ReportView,
+                                   answer_ranks, ci_text, inline, mdd_sentence, power_sentence, value_text)
 from labeller.eval.report_model import Comparison, Delta, Stat
 from labeller.eval.report import read_report, render, write_report
 from labeller.eval.chunkset import load_chunk_set
@@ -56,10 +59,18 @@ def register(sub) -> None:
     p.add_argument("--include-holdout", action="store_true",
                    help="also score holdout records (kept out of every eval otherwise)")
     p.add_argument("--baseline", help="a previous JSON report to compare with (paired per-query deltas)")
+    p.add_argument("--condensed", action="store_true",
+                   help="drop the chunks nobody judged (no label or judgment covers them) from each ranking before "
+                   "scoring, as trec_eval -J")
+    p.add_argument("--power", type=float, metavar="DELTA",
+                   help="how many questions a difference of DELTA in chunk recall at the shipped k needs to be "
+                   "detected (80%% power), at this set's variance (paired against --baseline when given)")
     p.add_argument("--fail-on-regression", action="store_true",
                    help="exit 1 if chunk recall at the shipped k dropped and its interval excludes zero")
-    add_format_option(p)
+    add_format_option(p, "markdown")  # markdown: a pull-request comment (eval_markdown.py)
     p.add_argument("--out", dest="report_out", help="also write the JSON report to this file")
+    p.add_argument("--html", help="also write a self-contained HTML report (charts, sortable per-query table, "
+                   "misses, leaks; needs the report extra: pip install 'labeller[report]')")
     p.add_argument("--write-run", help="write the retrieved rankings as a TREC run file")
     p.add_argument("--no-history", action="store_true", help="do not append this run to the run history")
     p.set_defaults(func=run)
@@ -79,9 +90,11 @@ def run(args: argparse.Namespace) -> int:
     budgets = parse_budgets(args.budget) if args.budget else ()
     baseline = read_report(args.baseline) if args.baseline else None
     project = project_from(args)
-    for flag, target in (("--out", args.report_out), ("--write-run", args.write_run)):
+    for flag, target in (("--out", args.report_out), ("--write-run", args.write_run), ("--html", args.html)):
         if target:  # before the work: a report must not replace the labels it scores
             check_output(project.config, target, flag)
+    if args.html:
+        require_charts()  # before the work: a missing extra is exit 2 with the install line, not a lost run
     if not args.no_history:
         check_output(project.config, project.layout.run_history, "[eval] history")
     chunks = load_chunk_set(project, args.chunks)
@@ -91,14 +104,18 @@ def run(args: argparse.Namespace) -> int:
         retriever = make_retriever(name, project, chunks=chunks, **options)
         result = run_eval(project, ks=ks, hit_rule=args.eval_hit_rule, retriever=retriever, chunks=chunks,
                           split=args.split, include_holdout=args.include_holdout, baseline=baseline,
-                          budgets=budgets, progress=progress)
+                          budgets=budgets, progress=progress, condensed=args.condensed, power=args.power)
     report = result.report
     if args.report_out:
         write_report(args.report_out, report)
     if args.write_run:
         write_run(args.write_run, result.hits, tag=_run_tag(report))
+    if args.html:
+        write_html_report(args.html, result, project)
     if args.format == "json":
         sys.stdout.write(render(report))
+    elif args.format == "markdown":
+        print(eval_markdown(result.model))
     else:
         print_report(result)
     missing = getattr(result.retriever, "missing", None)
@@ -110,6 +127,9 @@ def run(args: argparse.Namespace) -> int:
             err.print(f"[yellow]warning:[/] {len(absent)} golden quer{'y has' if one else 'ies have'} no rows in "
                       f"the run file and score{'s' if one else ''} as misses (negatives: as drawing nothing): "
                       f"{safe_line(listing(absent, 'queries', 10))}", soft_wrap=True)
+    judged = next((d for d in report["diagnostics"] if d["check"] == "judged"), None)
+    if judged is not None and judged["status"] == "warn" and args.format != "json":  # JSON: in diagnostics
+        err.print(f"[yellow]warning:[/] {safe_line(judged['reading'])}", soft_wrap=True)
     warning = format_warning(report["findings"], k=report["config"]["retrieved_depth"], one_line=args.format == "json")
     if warning:
         print(warning, file=sys.stderr)
@@ -212,7 +232,9 @@ def print_report(result: EvalResult) -> None:
     if ch.located is not None:
         out.print(f"chunks placed: {placement_line(ch.located)}", soft_wrap=True)
     out.print(grid_table(f"chunk level (a hit: a retrieved chunk satisfies {fp.hit_rule} for an answer span; "
-                         f"not comparable across chunkings)", ks, view.metric_grid("chunk")))
+                         f"not comparable across chunkings)" + (" · condensed: unjudged chunks dropped" if
+                                                                cfg.condensed else ""),
+                         ks, view.metric_grid("chunk") + view.judged_grid()))
     out.print(grid_table("document level (ranks among distinct retrieved documents)", ks, view.metric_grid("doc")))
     per_k, budgets = view.chars_grid()
     out.print(grid_table("characters (share of the answer text retrieved; comparable across chunkings)", ks,
@@ -238,7 +260,7 @@ def print_report(result: EvalResult) -> None:
         for col in ("query", "text", "answer (hit rank)", "retrieved instead"):
             m.add_column(col)
         for q in misses:
-            answer = "; ".join(f"{sp['doc_id']} ({_rank(rank)})" for sp, rank in zip(q.answer_spans, q.hit_ranks))
+            answer = answer_ranks(q)
             instead = "\n".join(f"{h.rank}. {h.heading_path}" for h in q.retrieved[:3]) or "nothing"
             m.add_row(safe_line(q.query_id), safe_line(_short(q.query)), safe_line(answer), safe_line(instead)
                       if "\n" not in instead else Text("\n".join(visible_line(x) for x in instead.split("\n"))))
@@ -256,6 +278,8 @@ def print_report(result: EvalResult) -> None:
         out.print(n)
     if rep.comparison is not None:
         print_comparison(rep.comparison, shipped)
+    if rep.power is not None:
+        out.print(safe_line(power_sentence(rep.power)))
 
 
 def print_breakdowns(view: ReportView, shipped: int) -> None:
@@ -288,11 +312,13 @@ def print_comparison(c: Comparison, shipped: int) -> None:
         out.print(f"  [bold yellow]not compared:[/] {safe_line(str(c.reason))}")
     if c.deltas is not None:
         out.print(delta_table(f"paired deltas over {c.paired} queries (current − baseline, chunk level)",
-                              c.deltas["chunk"], ("recall@", "mrr@")))
+                              c.deltas["chunk"], CHUNK_DELTAS))
     if c.chars_deltas:
         n = max((s.n for s in c.chars_deltas.values()), default=0)
         out.print(delta_table(f"paired deltas over {n} queries (current − baseline, characters: comparable across "
-                              "chunkings)", c.chars_deltas, ("recall@", "iou@")))
+                              "chunkings)", c.chars_deltas, CHARS_DELTAS))
+    if (sentence := mdd_sentence(c)) is not None:
+        out.print(safe_line(sentence))
     if c.comparable:
         verdict = ("[bold red]regression[/]: recall@{k} dropped and the interval excludes zero" if c.regression
                    else "[green]no regression[/] at recall@{k} (a drop counts only when its interval excludes zero)")
@@ -306,10 +332,6 @@ def delta_table(title: str, deltas: dict[str, Delta], prefixes: tuple[str, ...])
     for row in ReportView.delta_rows(deltas, prefixes):
         t.add_row(row.name, row.baseline, row.current, Text(row.delta) + Text(f" {row.ci}", style="dim"))
     return t
-
-
-def _rank(rank: int | None) -> str:
-    return f"rank {rank}" if rank is not None else "not retrieved"
 
 
 def _short(text: str) -> str:

@@ -24,7 +24,7 @@ from labeller.commands.format_flags import (add_format_argument, add_format_flag
 from labeller.diagnostics import listing, print_bounded, safe_short
 from labeller.display import json_dumps, safe_line
 from labeller.errors import EXIT_OK, InvalidInput
-from labeller.interop import FORMATS
+from labeller.interop import all_formats
 from labeller.interop.format import Direction, Exported
 from labeller.io import atomic_write_bytes
 
@@ -47,7 +47,7 @@ def register(sub) -> None:
 
 def run(args: argparse.Namespace) -> int:
     options = chosen_options(args, Direction.EXPORT)
-    fmt = FORMATS[args.fmt]
+    fmt = all_formats()[args.fmt]
     project = project_from(args)
     result = build(project, project.load_questions().questions)
     if not result.ok:

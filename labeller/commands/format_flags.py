@@ -1,7 +1,7 @@
 """The ``labeller import`` / ``export`` arguments generated from the formats' declared options.
 
 Neither command names a format or one of its options: the FORMAT choices, the description,
-and one ``--flag`` per declared option all come from ``labeller.interop.FORMATS``.
+and one ``--flag`` per declared option all come from the formats registered in ``labeller.interop.FORMATS``.
 """
 
 from __future__ import annotations
@@ -9,12 +9,12 @@ from __future__ import annotations
 import argparse
 from types import SimpleNamespace
 
-from labeller.interop import FORMATS
+from labeller.interop import all_formats
 from labeller.interop.format import Direction, Format, options_for, shared_options
 
 
 def formats_for(direction: Direction) -> dict[str, Format]:
-    return {name: fmt for name, fmt in FORMATS.items() if fmt.does(direction)}
+    return {name: fmt for name, fmt in all_formats().items() if fmt.does(direction)}
 
 
 def describe_formats(direction: Direction) -> str:

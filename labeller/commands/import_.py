@@ -21,7 +21,7 @@ from labeller.commands.format_flags import (add_format_argument, add_format_flag
 from labeller.diagnostics import TEXT_LIMIT, more_line, print_bounded, safe_short
 from labeller.display import json_dumps, safe_line
 from labeller.errors import EXIT_OK, EXIT_REFUSED
-from labeller.interop import FORMATS
+from labeller.interop import all_formats
 from labeller.interop.format import Direction
 from labeller.interop.merge import Merge, merge
 from labeller.interop.near_duplicates import describe, near_duplicates
@@ -47,7 +47,7 @@ def register(sub) -> None:
 def run(args: argparse.Namespace) -> int:
     options = chosen_options(args, Direction.IMPORT)
     project = project_from(args)
-    read = FORMATS[args.fmt].read
+    read = all_formats()[args.fmt].read
     assert read is not None  # the parser offers only the formats that import
     incoming = read(Path(args.file), project, options)
     plan = plan_import(project, incoming, args.file)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from rich.table import Table
 
@@ -14,6 +15,7 @@ from labeller.core.questions import load_questions
 from labeller.diagnostics import print_bounded, safe_short
 from labeller.display import json_dumps, safe_line
 from labeller.errors import EXIT_OK
+from labeller.eval.pooling import read_pool
 from labeller.review.log import STATUS_LABELS, STATUSES, ReviewLog, read_review_log
 from labeller.review.reviewers import default_reviewer
 
@@ -34,6 +36,8 @@ def register(sub) -> None:
     p.add_argument("--as", dest="reviewer", metavar="NAME",
                    help="reviewer name written to the log (default: $LABELLER_REVIEWER, else the login name)")
     p.add_argument("--summary", action="store_true", help="print review counts instead of opening the app")
+    p.add_argument("--pool", metavar="POOL.jsonl", help="judge this pool (`labeller pool`) instead: r relevant, x not "
+                   "relevant, s skip, P relevant and promoted to a locator; resumes where this judge (--as) stopped")
     add_format_option(p)
     p.set_defaults(func=run)
 
@@ -61,6 +65,8 @@ def run(args: argparse.Namespace) -> int:
     if args.summary:
         print_summary(log, questions, args.format)
         return EXIT_OK
+    if args.pool:
+        return judge_pool(args)
     ids = log.queue(questions, args.status, args.all)
     if not ids:
         console().print("no records match these filters; nothing to review")
@@ -71,6 +77,18 @@ def run(args: argparse.Namespace) -> int:
     from labeller.app.screens.review import ReviewScreen
 
     ScreenApp(lambda: ReviewScreen(project, ids, reviewer), title=f"labeller review ({reviewer})").run()
+    return EXIT_OK
+
+
+def judge_pool(args: argparse.Namespace) -> int:
+    """The pool queue of review mode, stand-alone (verdicts go to golden/judgments.jsonl)."""
+    judge = default_reviewer(args.reviewer)
+    project = project_from(args)
+    read_pool(Path(args.pool))  # a missing or malformed pool is refused before the app starts (exit 2)
+    from labeller.app.review_app import ScreenApp
+    from labeller.app.screens.judging import PoolScreen
+
+    ScreenApp(lambda: PoolScreen(project, Path(args.pool), judge), title=f"labeller review --pool ({judge})").run()
     return EXIT_OK
 
 

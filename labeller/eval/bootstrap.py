@@ -56,6 +56,23 @@ def paired_delta_cis(current: Sequence[Sequence[float]], baseline: Sequence[Sequ
     return bootstrap_cis(delta, samples, seed, confidence)
 
 
+def bootstrap_variances(values: Sequence[Sequence[float]], samples: int, seed: int,
+                        batch_cells: int = BATCH_CELLS) -> list[float | None]:
+    """The variance of the bootstrap means of each column, from the very draws ``bootstrap_cis``
+    makes (same seed, same resamples): the squared standard error that a power analysis
+    (``labeller.eval.power``) reads. None per column when there are fewer than two rows."""
+    matrix = np.asarray(values, dtype=float)
+    if matrix.ndim != 2 or matrix.shape[0] < 2:
+        return [None] * (matrix.shape[1] if matrix.ndim == 2 else 0)
+    n = matrix.shape[0]
+    centre = matrix.mean(axis=0)  # sums of squares about the sample mean: no cancellation
+    total = np.zeros(matrix.shape[1])
+    for draws in _draws(n, samples, seed, batch_cells):
+        total += ((draws @ matrix / n - centre) ** 2).sum(axis=0)
+    # the resampled means' mean is the sample mean in expectation; dividing by samples - 1 keeps it unbiased
+    return [float(v) for v in total / max(samples - 1, 1)]
+
+
 class _Quantile:
     """One quantile (numpy's default ``linear`` method) of each column of a stream of rows,
     exact, holding only the order statistics it reads and those beyond them: the smallest

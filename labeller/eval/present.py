@@ -16,6 +16,9 @@ from labeller.eval.report_model import Aggregate, Comparison, Delta, EvalReport,
 
 CHAR_METRICS = ("recall", "precision", "iou")
 MAX_TAG_ROWS = 12
+# The paired deltas a comparison shows, per level: chunk level, then characters.
+CHUNK_DELTAS = ("recall@", "mrr@")
+CHARS_DELTAS = ("recall@", "iou@")
 
 
 def value_text(s: Stat) -> str | None:
@@ -50,6 +53,49 @@ def interval(s: Stat) -> str:
 
 def number(value: float | None) -> str:
     return "no data" if value is None else f"{value:.3f}"
+
+
+def rank_text(rank: int | None) -> str:
+    """Where an answer span was hit: ``rank 3``, or ``not retrieved``."""
+    return f"rank {rank}" if rank is not None else "not retrieved"
+
+
+def answer_ranks(q: QueryRow) -> str:
+    """Each answer span's document and where it was hit: ``a.md (rank 3); b.md (not retrieved)``."""
+    return "; ".join(f"{sp['doc_id']} ({rank_text(rank)})" for sp, rank in zip(q.answer_spans, q.hit_ranks))
+
+
+def signed(value: float) -> str:
+    """A difference, its sign always shown: ``+0.125``."""
+    return f"{value:+.3f}"
+
+
+def mdd_sentence(c: Comparison) -> str | None:
+    """The smallest difference this paired comparison would likely detect (SPEC §11), as one
+    sentence the text, Markdown and HTML views print alike (None: not computed)."""
+    m = c.mdd
+    if m is None or m.get("value") is None:
+        return None
+    return (f"minimum detectable difference in {m['metric']} at {m['power']:.0%} power: {m['value']:.3f} over "
+            f"{m['n']} paired queries (a smaller true change is likely missed)")
+
+
+def power_sentence(p: dict) -> str:
+    """``eval --power DELTA``'s answer: how many questions that difference needs, as one sentence."""
+    needed = p["questions_needed"]
+    return (f"power: to detect a difference of {p['delta']:g} in {p['metric']} with {p['power']:.0%} power "
+            f"(alpha {p['alpha']:g}) takes " + (f"{needed} questions" if needed is not None else "(no data)")
+            + f" (now {p['questions']}; variance: {p['variance']})")
+
+
+def delta_verdict(d: Delta) -> str:
+    """What one paired delta says: better or worse only when its interval excludes zero; an
+    interval across zero is a change these queries cannot tell from resampling noise."""
+    if d.ci_low is not None and d.ci_low > 0:
+        return "better"
+    if d.ci_high is not None and d.ci_high < 0:
+        return "worse"
+    return "no clear change"
 
 
 @dataclass(frozen=True)
@@ -94,6 +140,7 @@ class DeltaRow:
     current: str
     delta: str
     ci: str
+    verdict: str
 
 
 class ReportView:
@@ -115,6 +162,12 @@ class ReportView:
             if stats:
                 rows.append(GridRow(family.label, stats, stats[0].n))
         return rows
+
+    def judged_grid(self) -> list[GridRow]:
+        """``judged@k`` over the k sweep (SPEC §11): how much of each top k someone judged."""
+        agg = self.report.aggregate.chunk
+        stats = [agg[f"judged@{k}"] for k in self.ks if f"judged@{k}" in agg]
+        return [GridRow("judged", stats, stats[0].n)] if stats else []
 
     def metric_pairs(self) -> list[PairRow]:
         agg = self.report.aggregate
@@ -173,8 +226,8 @@ class ReportView:
 
     @staticmethod
     def delta_rows(deltas: dict[str, Delta], prefixes: tuple[str, ...]) -> list[DeltaRow]:
-        return [DeltaRow(name, f"{s.baseline:.3f}", f"{s.current:.3f}", f"{s.value:+.3f}",
-                         f"[{s.ci_low:+.3f}, {s.ci_high:+.3f}]")
+        return [DeltaRow(name, number(s.baseline), number(s.current), signed(s.value),
+                         f"[{signed(s.ci_low)}, {signed(s.ci_high)}]", delta_verdict(s))
                 for name, s in deltas.items()
                 if name.startswith(prefixes) and s.value is not None and s.baseline is not None
                 and s.current is not None and s.ci_low is not None and s.ci_high is not None]

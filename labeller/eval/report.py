@@ -59,14 +59,20 @@ def write_report(path, report: dict) -> None:
 
 
 def make_fingerprint(*, chunker: str, max_chars: int | None, hit_rule: str, retriever: dict, ks: Sequence[int],
-                     golden_set_digest: str, corpus_digest: str, chunking: dict) -> dict:
+                     golden_set_digest: str, corpus_digest: str, chunking: dict, **more) -> dict:
     """``chunker``/``max_chars`` are the project's (they built the golden set); ``chunking``
-    (``{name, digest}``) is what was scored: the project's chunks or a chunk file's."""
+    (``{name, digest}``) is what was scored: the project's chunks or a chunk file's; ``more``:
+    anything else that decides the numbers (the judgments and ``condensed``, when used)."""
     fp = {"chunker": chunker, "max_chars": max_chars, "hit_rule": hit_rule, "retriever": retriever,
           "k": list(ks), "golden_set_digest": golden_set_digest, "corpus_digest": corpus_digest,
-          "chunking": chunking, "tool_version": __version__}
+          "chunking": chunking, "tool_version": __version__, **more}
     fp["digest"] = hashlib.sha256(canonical_json(fp).encode("utf-8")).hexdigest()
     return fp
+
+
+def stat(values: list[float], ci: tuple[float, float] | None) -> dict:
+    """One aggregate ``{value, ci_low, ci_high, n}`` of per-query values and their interval."""
+    return _stat(values, ci)
 
 
 def _stat(values: list[float], ci: tuple[float, float] | None) -> dict:

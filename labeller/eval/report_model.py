@@ -59,6 +59,8 @@ class Config(_Part):
     budgets: list[int] = []
     questions: str
     records: Records
+    condensed: bool = False  # unjudged chunks dropped from each ranking first (trec_eval -J)
+    judgments: dict[str, int] | None = None  # resolved, stale, relevant (SPEC §11)
 
 
 class Fingerprint(_Part):
@@ -160,6 +162,7 @@ class Comparison(_Part):
     comparable: bool
     reason: str | None
     paired: int
+    mdd: dict[str, Any] | None = None  # minimum detectable difference at 80% power (eval.power)
 
 
 class EvalReport(_Part):
@@ -176,6 +179,7 @@ class EvalReport(_Part):
     negatives: list[NegativeRow]
     findings: list[Finding]
     comparison: Comparison | None = None
+    power: dict[str, Any] | None = None  # ``eval --power DELTA``: questions that difference needs
 
     model_config = ConfigDict(extra="allow", frozen=True, populate_by_name=True,
                               alias_generator=lambda name: "schema" if name == "schema_" else name)

@@ -19,6 +19,7 @@ from pathlib import Path
 from labeller.config import MAX_K
 from labeller.core.build import BuildResult, RecordResult, build
 from labeller.core.hitrules import parse_hit_rule
+from labeller.core.judgments import load_judgments, resolve_judgments
 from labeller.core.project import Project
 from labeller.core.vocab import SPLITS, Place
 from labeller.errors import InvalidInput
@@ -26,9 +27,12 @@ from labeller.eval import report as rp
 from labeller.eval.bootstrap import CONFIDENCE
 from labeller.eval.chars import CharScore, score_chars
 from labeller.eval.chunkset import ChunksSource, ChunkSet, load_chunk_set
+from labeller.eval.judged import condense, judged_aggregate, judged_at, judged_diagnostic, judged_flags, \
+    judged_places, with_relevant_judgments
 from labeller.eval.leaks import find_leaks
 from labeller.eval.report_model import EvalReport
 from labeller.eval.metrics import QueryScore, check_sanity, score_query, unreachable_spans
+from labeller.eval.power import mdd, questions_needed
 from labeller.eval.retrievers import FunctionRetriever, Hit, Progress, Retriever, make_retriever, top_k
 
 
@@ -54,6 +58,18 @@ def parse_ks(value) -> tuple[int, ...]:
     if not ks or ks[0] < 1 or ks[-1] > MAX_K:
         raise InvalidInput(f"--k needs at least one k, each between 1 and {MAX_K}, got {value!r}")
     return tuple(ks)
+
+
+def built_golden_set(project: Project) -> BuildResult:
+    """The golden set ``labeller build`` would write, built in memory; one that does not build
+    is invalid input (an eval or a pool over half-resolved labels would mislead)."""
+    built = build(project, project.load_questions().questions)
+    if not built.ok:
+        raise InvalidInput(f"the golden set does not build ({len(built.refusals)} label error(s)); run "
+                           "`labeller build` to see and fix them").with_details(
+            [{"path": str(project.config.questions), "id": r.record_id, "message": r.message, "kind": r.kind}
+             for r in built.refusals])
+    return built
 
 
 def select_records(records: list[RecordResult], split: str | None, include_holdout: bool) -> list[RecordResult]:
@@ -91,7 +107,8 @@ class EvalResult:
 def run_eval(project: Project, *, ks: Sequence[int] | None = None, hit_rule: str | None = None,
              retriever: RetrieverLike | None = None, chunks: ChunksSource = None,
              split: str | None = None, include_holdout: bool = False, baseline: dict | None = None,
-             budgets: str | Sequence[int] = (), depth: int | None = None, progress: Progress | None = None) -> EvalResult:
+             budgets: str | Sequence[int] = (), depth: int | None = None, progress: Progress | None = None,
+             condensed: bool = False, power: float | None = None) -> EvalResult:
     """Score the golden set over a chunking with a retriever.
 
     ``chunks``: None (the project's chunker), a chunk file path or a ``Chunking`` (SPEC §10).
@@ -100,6 +117,10 @@ def run_eval(project: Project, *, ks: Sequence[int] | None = None, hit_rule: str
     ranges or passage texts of that chunking. ``budgets``: character budgets for
     ``recall@budget=B`` (SPEC §8.1). ``depth``: retrieve at least this many per query
     (at most MAX_K; default the largest k) — a budget walk may need more than the k sweep.
+    Judgments (``golden/judgments.jsonl``, SPEC §11) count: ``judged@k`` per query and in
+    ``aggregate.chunk``, a span judged relevant as an answer span; ``condensed`` drops the
+    unjudged chunks from each ranking first (trec_eval -J). ``power``: a difference to
+    detect; the report's ``power`` says how many questions it needs.
     """
     started = time.perf_counter()
     cfg = project.config.eval
@@ -107,12 +128,8 @@ def run_eval(project: Project, *, ks: Sequence[int] | None = None, hit_rule: str
     # The shipped k is always scored: the regression gate and the diagnostics read it.
     ks = parse_ks([*(cfg.k if ks is None else ks), shipped_k])
     rule = parse_hit_rule(hit_rule) if hit_rule else project.hit_rule
-    built = build(project, project.load_questions().questions)
-    if not built.ok:
-        raise InvalidInput(f"the golden set does not build ({len(built.refusals)} label error(s)); run "
-                           "`labeller build` to see and fix them").with_details(
-            [{"path": str(project.config.questions), "id": r.record_id, "message": r.message, "kind": r.kind}
-             for r in built.refusals])
+    built = built_golden_set(project)
+    judgments = resolve_judgments(project, load_judgments(project), [r.question.id for r in built.records])
     selected = select_records(built.records, split, include_holdout)
     budgets = parse_budgets(budgets)
     chunk_set = load_chunk_set(project, chunks)
@@ -131,15 +148,24 @@ def run_eval(project: Project, *, ks: Sequence[int] | None = None, hit_rule: str
             progress("retrieve", i, len(selected))
     answerable = [r for r in selected if not r.question.unanswerable]
     negatives = [r for r in selected if r.question.unanswerable]
+    flags = {r.question.id: judged_flags([h.chunk_id for h in hits[r.question.id]], judged_places(r, judgments), pos,
+                                         rule) for r in answerable}
+    if condensed:
+        for qid, judged in flags.items():
+            hits[qid] = condense(hits[qid], judged)
+    answerable = [with_relevant_judgments(r, judgments) for r in answerable]
     scores = [score_query(r.question.id, [h.chunk_id for h in hits[r.question.id]], r.spans,
                           r.question.hop == "multi", pos, rule, ks) for r in answerable]
     char_scores = [score_chars(r.question.id, [Place(s.doc_id, s.start, s.end) for s in r.spans],
                                [chunk_set.places(h.chunk_id) for h in hits[r.question.id]], chunk_set.chunking,
                                ks, budgets) for r in answerable]
     unreachable = {r.question.id: unreachable_spans(r.spans, chunk_set.chunking, rule) for r in answerable}
+    for s in scores:
+        s.chunk.update(judged_at(flags[s.query_id], ks))  # of the ranking as retrieved, condensed or not
     samples, seed = cfg.bootstrap_samples, cfg.seed
     agg = rp.aggregate(scores, ks, samples, seed)
     check_sanity(scores, agg, ks)  # the rank-based levels; the character level has no such rule
+    agg["chunk"].update(judged_aggregate(scores, ks, samples, seed))
     agg["chars"] = rp.chars_aggregate(char_scores, ks, budgets, samples, seed)
 
     ranks = {qid: _doc_best_ranks(hs, pos.first) for qid, hs in hits.items()}
@@ -150,7 +176,9 @@ def run_eval(project: Project, *, ks: Sequence[int] | None = None, hit_rule: str
         chunker=project.chunker.name, max_chars=max_chars if isinstance(max_chars, int) else None, hit_rule=rule.name,
         retriever=retriever.describe(), ks=ks, corpus_digest=project.corpus.digest,
         golden_set_digest=hashlib.sha256(BuildResult(selected, built.manifest, {}).artifact_bytes()).hexdigest(),
-        chunking={"name": chunk_set.chunking.name, "digest": chunk_set.chunking.digest})
+        chunking={"name": chunk_set.chunking.name, "digest": chunk_set.chunking.digest},
+        **({"judgments": _judgments_digest(judgments), "condensed": condensed}
+           if judgments.resolved or condensed else {}))
     chunk_of = pos.first.__getitem__
     neg_rows = [rp.negative_row(r, hits[r.question.id], shipped_k, chunk_of) for r in negatives]
     answerable_top = [hits[r.question.id][0].score for r in answerable if hits[r.question.id]]
@@ -162,20 +190,54 @@ def run_eval(project: Project, *, ks: Sequence[int] | None = None, hit_rule: str
                    "build_hit_rule": project.hit_rule.name, "retrieved_depth": depth, "budgets": list(budgets),
                    "questions": _rel(project.config.questions, project.config.root),
                    "records": {"golden": len(built.records), "scored": len(answerable),
-                               "negatives": len(negatives), "not_selected": len(built.records) - len(selected)}},
+                               "negatives": len(negatives), "not_selected": len(built.records) - len(selected)},
+                   "condensed": condensed,
+                   "judgments": {"resolved": len(judgments.resolved), "stale": len(judgments.stale),
+                                 "relevant": sum(1 for j in judgments.resolved if j.judgment.relevant)}},
         "aggregate": agg,
         "chunking": rp.chunking_summary(chunk_set.chunking, char_scores, unreachable, samples, seed),
         "breakdowns": rp.breakdowns(scores, {r.question.id: r.question for r in answerable}, ks, samples, seed),
         "diagnostics": [*rp.diagnostics(agg["chunk"], ks, shipped_k),
-                        rp.negatives_diagnostic(neg_rows, answerable_top)],
+                        rp.negatives_diagnostic(neg_rows, answerable_top),
+                        judged_diagnostic(agg["chunk"][f"judged@{shipped_k}"]["value"], shipped_k)],
         "queries": [rp.query_row(r, s, hits[r.question.id], shipped_k, chunk_of, c, unreachable[r.question.id])
                     for r, s, c in zip(answerable, scores, char_scores)],
         "negatives": neg_rows,
         "findings": findings,
     }
+    gate_deltas = None
     if baseline is not None:
-        report["comparison"] = rp.compare(report, baseline, shipped_k, samples, seed)
+        report["comparison"] = comparison = rp.compare(report, baseline, shipped_k, samples, seed)
+        gate_deltas = _gate_deltas(report, baseline, shipped_k)
+        if gate_deltas is not None:
+            comparison["mdd"] = {"metric": f"chunk recall@{shipped_k}", **mdd(gate_deltas, samples, seed)}
+    if power is not None:
+        values = gate_deltas if gate_deltas is not None else [s.chunk[f"recall@{shipped_k}"] for s in scores]
+        report["power"] = {"metric": f"chunk recall@{shipped_k}", **questions_needed(
+            power, values, samples, seed, paired=gate_deltas is not None)}
     return EvalResult(report, hits, scores, retriever, built, time.perf_counter() - started, chunk_set, char_scores)
+
+
+def _gate_deltas(report: dict, baseline: dict | None, shipped_k: int) -> list[float] | None:
+    """The per-query paired deltas of the gate metric (chunk recall at the shipped k), in the
+    comparison's pairing, when the comparison measured like with like; else None."""
+    comparison = report.get("comparison")
+    if baseline is None or comparison is None or comparison.get("deltas") is None:
+        return None
+    key = f"recall@{shipped_k}"
+    base = {r["query_id"]: r for r in baseline["queries"]}
+    out = []
+    for row in report["queries"]:
+        b = (base.get(row["query_id"]) or {}).get("chunk") or {}
+        if isinstance(b.get(key), (int, float)) and isinstance(row["chunk"].get(key), (int, float)):
+            out.append(row["chunk"][key] - b[key])
+    return out
+
+
+def _judgments_digest(judgments) -> str:
+    """What the resolved judgments are, for the fingerprint: each judgment's line and span."""
+    lines = sorted(f"{r.judgment.line()}\0{r.place.doc}\0{r.place.start}\0{r.place.end}" for r in judgments.resolved)
+    return hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()
 
 
 def _as_retriever(retriever: RetrieverLike | None, project: Project, chunk_set: ChunkSet, progress: Progress | None) -> Retriever:

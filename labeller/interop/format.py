@@ -88,6 +88,10 @@ class Format:
     export_options: tuple[Option, ...] = ()
     folder: tuple[str, ...] | None = None
 
+    def __post_init__(self) -> None:
+        if self.read is None and self.export is None:
+            raise ValueError(f"format {self.name!r} neither imports nor exports")
+
     def does(self, direction: Direction) -> bool:
         return (self.read if direction is Direction.IMPORT else self.export) is not None
 
@@ -97,18 +101,6 @@ class Format:
     def defaults(self, direction: Direction) -> SimpleNamespace:
         """The format's options at their defaults, for calling ``read``/``export`` outside the CLI."""
         return SimpleNamespace(**{o.dest: o.default for o in self.options(direction)})
-
-
-def registry(*formats: Format) -> dict[str, Format]:
-    """Formats by name, in the given order; two formats of one name are a programming error."""
-    out: dict[str, Format] = {}
-    for fmt in formats:
-        if fmt.name in out:
-            raise ValueError(f"two formats are named {fmt.name!r}")
-        if fmt.read is None and fmt.export is None:
-            raise ValueError(f"format {fmt.name!r} neither imports nor exports")
-        out[fmt.name] = fmt
-    return out
 
 
 def shared_options(formats: dict[str, Format], direction: Direction) -> dict[str, tuple[Option, list[str]]]:

@@ -278,14 +278,16 @@ def unreviewed_or_stale(config: ProjectConfig, questions: list[Question], log: R
             for rid, s in statuses.items() if s != "reviewed" or rid in no_answer}
 
 
-def build_review_summary(config: ProjectConfig, questions: list[Question]) -> tuple[dict | None, Bounded[str]]:
-    """Review counts for the build summary, and warnings (the first kept, all counted); never raises.
+def build_review_summary(config: ProjectConfig, questions: list[Question]
+                         ) -> tuple[dict | None, Bounded[str], ReviewLog | None]:
+    """Review counts for the build summary, warnings (the first kept, all counted), and the log
+    itself, so that ``--require-reviewed`` judges the same read; never raises.
 
     The build must not depend on the review log, so an unreadable log gives ``None``
-    counts and a warning instead of an error.
+    counts (and no log) and a warning instead of an error.
     """
     try:
         log = read_review_log(config.layout.review_log)
     except LabellerError as exc:
-        return None, Bounded([f"review counts skipped: {exc}"])
-    return log.counts(questions), log.problems.map(str)
+        return None, Bounded([f"review counts skipped: {exc}"]), None
+    return log.counts(questions), log.problems.map(str), log

@@ -1,0 +1,103 @@
+"""``eval --format markdown``: a run, or its comparison with a baseline, as a pull-request comment.
+
+A reviewer wants what moved, not 40 lines of numbers: with ``--baseline`` the paired deltas
+(metric, before, after, Δ, interval, verdict) and the queries whose recall changed; without,
+the metrics at the shipped k. Every number is the presenter's (``eval.present``), so the
+comment shows what ``labeller eval`` prints. Tables are bounded like ``build --check``'s
+(``diagnostics.markdown_table``: the first rows, then a count) and every cell is escaped
+(``diagnostics.markdown_cell``): queries, tags and headings come from the pull request.
+"""
+
+from __future__ import annotations
+
+from labeller.diagnostics import markdown_cell, markdown_table
+from labeller.eval.present import (CHARS_DELTAS, CHUNK_DELTAS, ReportView, answer_ranks, ci_text, delta_verdict,
+                                   inline, mdd_sentence, number, power_sentence, signed, value_text)
+from labeller.eval.report_model import Comparison, EvalReport, Stat
+
+TITLE = "### labeller eval"
+DELTA_HEADER = ("metric", "before", "after", "Δ", "95% interval", "verdict")
+
+
+def eval_markdown(report: EvalReport) -> str:
+    """The whole comment: a headline, what was run, then the comparison or the metrics, then the misses."""
+    view = ReportView(report)
+    fp, cfg = report.fingerprint, report.config
+    k = cfg.shipped_k
+    gate = report.aggregate.chunk.get(f"recall@{k}")
+    headline = f"chunk recall@{k} {inline(gate)}" if gate is not None else f"shipped k = {k}"
+    c = report.comparison
+    if c is not None:
+        headline = _comparison_headline(c, k)
+    lines = [f"{TITLE}: {markdown_cell(headline)}", "",
+             markdown_cell(f"retriever {fp.retriever.get('name')} · hit rule {fp.hit_rule} · chunking "
+                           f"{report.chunking.name} · {cfg.records.scored} scored queries, {cfg.records.negatives} "
+                           f"negatives · {int(cfg.confidence * 100)}% bootstrap intervals · fingerprint "
+                           f"{fp.digest[:12]}"), ""]
+    lines += _comparison(c, k) if c is not None else _metrics(view)
+    for sentence in (mdd_sentence(c) if c is not None else None,
+                     power_sentence(report.power) if report.power is not None else None):
+        if sentence is not None:  # a blank line first: a line right after a table would be one of its rows
+            lines += ["", markdown_cell(sentence)]
+    misses = view.misses()
+    lines += ["", f"**misses at k = {k}**: {len(misses)} of {cfg.records.scored} scored queries", ""]
+    if misses:
+        lines += markdown_table(("id", "query", "answer (hit rank)", "top retrieved"),
+                                ([q.query_id, q.query, answer_ranks(q),
+                                  q.retrieved[0].heading_path if q.retrieved else "nothing"] for q in misses),
+                                len(misses), "misses", listed=None)
+    if report.findings:
+        lines += ["", markdown_cell(f"{len(report.findings)} leak finding(s): a document quotes a golden "
+                                    "question (labeller leaks)")]
+    return "\n".join(lines)
+
+
+def _metrics(view: ReportView) -> list[str]:
+    """Each measure at the shipped k with its interval, chunk and document level, then characters."""
+    ks, k = view.ks, view.shipped
+    at = ks.index(k)
+    rows: list[tuple[str, Stat]] = []
+    for level in ("chunk", "doc"):
+        grid = view.metric_grid(level) + (view.judged_grid() if level == "chunk" else [])
+        rows += [(f"{level} {row.label}@{k}", row.stats[at]) for row in grid if len(row.stats) > at]
+    per_k, budgets = view.chars_grid()
+    rows += [(f"{row.label}@{k}", row.stats[at]) for row in per_k] + [(row.label, row.stats[0]) for row in budgets]
+    cells = ([name, value_text(s) or "no data", f"[{ci}]" if (ci := ci_text(s, ", ", 3)) else "", str(s.n)]
+             for name, s in rows)
+    return markdown_table(("metric", "value", "95% interval", "n"), cells, len(rows), "metrics", listed=None)
+
+
+def _comparison_headline(c: Comparison, k: int) -> str:
+    if not c.comparable:
+        return "not compared with the baseline"
+    return f"regression at chunk recall@{k}" if c.regression else f"no regression at chunk recall@{k}"
+
+
+def _comparison(c: Comparison, k: int) -> list[str]:
+    """Fingerprint differences, then the paired deltas per level, then the queries that moved."""
+    lines = [markdown_cell(f"baseline {str(c.baseline_fingerprint)[:12]}; current − baseline, paired by query id"
+                           + (f" over {c.paired} queries" if c.paired else "")), ""]
+    for d in c.fingerprint_differences:
+        lines.append(f"- differs: {markdown_cell(str(d.get('field')))}: {markdown_cell(str(d.get('baseline')))} → "
+                     f"{markdown_cell(str(d.get('current')))}")
+    if not c.comparable:
+        lines += ["", f"not compared: {markdown_cell(str(c.reason))}"]
+    tables = [("chunk", c.deltas["chunk"], CHUNK_DELTAS)] if c.deltas is not None else []
+    tables += [("chars", c.chars_deltas, CHARS_DELTAS)] if c.chars_deltas else []
+    for level, deltas, prefixes in tables:
+        rows = ReportView.delta_rows(deltas, prefixes)
+        lines += ["", *markdown_table(DELTA_HEADER, ([f"{level} {r.name}", r.baseline, r.current, r.delta, r.ci,
+                                                      r.verdict] for r in rows), len(rows), "deltas", listed=None)]
+    if c.comparable and c.deltas is not None:
+        gate = c.deltas["chunk"][f"recall@{k}"]  # a comparable comparison has it (``compare``)
+        lines += ["", f"**verdict**: {'regression' if c.regression else 'no regression'} "
+                      f"({markdown_cell(c.gate_metric)} {delta_verdict(gate)}; a drop fails the gate only when its "
+                      "interval excludes zero)"]
+    moved = (c.model_extra or {}).get("changed_queries") or []
+    if moved:
+        lines += ["", f"**queries whose {markdown_cell(c.gate_metric)} moved**: {len(moved)}", ""]
+        lines += markdown_table(("id", "before", "after", "Δ"),
+                                ([m["query_id"], number(m["baseline"]), number(m["current"]),
+                                  signed(m["current"] - m["baseline"])] for m in moved), len(moved),
+                                "queries that moved", listed=None)
+    return lines

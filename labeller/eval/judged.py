@@ -1,0 +1,81 @@
+"""Which retrieved chunks are judged, ``judged@k``, and the condensed ranking (SPEC §11).
+
+An eval scores every unlabelled chunk as wrong; ``judged@k`` says how far to trust that:
+the share of the top k ranks that hold a chunk someone looked at for this question (it
+hits a label span or a judgment span under the hit rule; a rank the ranking does not fill
+counts as unjudged). ``condense`` is trec_eval's ``-J``: the unjudged chunks are dropped from
+the ranking before any metric is computed, and the remaining chunks move up.
+
+A judgment is a span, not a chunk id, so all of this is decided per chunking at eval time:
+the same judgments count under any chunker or chunk file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from labeller.core.build import RecordResult
+from labeller.core.hitrules import HitRule
+from labeller.core.judgments import JudgmentSet
+from labeller.core.vocab import Place
+from labeller.eval.bootstrap import bootstrap_cis
+from labeller.eval.metrics import ChunkPositions, QueryScore
+from labeller.eval.report import stat
+from labeller.eval.retrievers import Hit
+
+JUDGED_FLOOR = 0.9  # below this share of judged chunks at the shipped k, the numbers are lower bounds
+
+
+def judged_places(rec: RecordResult, judgments: JudgmentSet) -> list[Place]:
+    """Every place someone judged for this question: its label spans and its judgment spans."""
+    return [s.place for s in rec.spans] + judgments.judged_places(rec.question.id)
+
+
+def is_judged(chunk_id: str, places: Sequence[Place], pos: ChunkPositions, rule: HitRule) -> bool:
+    """Whether the chunk (at any of its positions) hits one of the places under ``rule``."""
+    return any(rule.chunk_hits((s, e), (p.start, p.end))
+               for d, s, e in pos.positions.get(chunk_id, ()) for p in places if p.doc == d)
+
+
+def judged_flags(ranked: Sequence[str], places: Sequence[Place], pos: ChunkPositions, rule: HitRule) -> list[bool]:
+    return [is_judged(cid, places, pos, rule) for cid in ranked]
+
+
+def judged_at(flags: Sequence[bool], ks: Sequence[int]) -> dict[str, float]:
+    """``judged@k`` for each k: judged ranks among the first k, over k (missing ranks unjudged)."""
+    return {f"judged@{k}": sum(flags[:k]) / k for k in ks}
+
+
+def judged_aggregate(scores: Sequence[QueryScore], ks: Sequence[int], samples: int, seed: int) -> dict[str, dict]:
+    """``aggregate.chunk``'s ``judged@k``: mean, interval and n, by the report's seeded bootstrap."""
+    names = [f"judged@{k}" for k in ks]
+    matrix = [[s.chunk[n] for n in names] for s in scores]
+    cis = bootstrap_cis(matrix, samples, seed) if scores else [None] * len(names)
+    return {n: stat([row[j] for row in matrix], cis[j]) for j, n in enumerate(names)}
+
+
+def condense(hits: Sequence[Hit], flags: Sequence[bool]) -> list[Hit]:
+    """The ranking without its unjudged chunks, in order (trec_eval -J)."""
+    return [h for h, judged in zip(hits, flags) if judged]
+
+
+def with_relevant_judgments(rec: RecordResult, judgments: JudgmentSet) -> RecordResult:
+    """The record with each span judged relevant as one more answer span: a chunk judged
+    relevant is answer-bearing. A judged span equal to a label span (a promoted judgment)
+    adds nothing."""
+    labelled = {s.place for s in rec.spans}
+    extra = [r.span for r in judgments.of(rec.question.id) if r.judgment.relevant and r.place not in labelled]
+    unique = list({s.place: s for s in extra}.values())
+    return replace(rec, spans=[*rec.spans, *unique]) if unique else rec
+
+
+def judged_diagnostic(value: float | None, shipped_k: int) -> dict:
+    """The report's ``judged`` check: below ``JUDGED_FLOOR`` the unjudged chunks may hold answers."""
+    if value is None:
+        return {"check": "judged", "value": None, "status": "n/a", "reading": "not computed: no scored queries"}
+    low = value < JUDGED_FLOOR
+    reading = (f"judged@{shipped_k} = {value:.2f}: " + (
+        f"below {JUDGED_FLOOR}: many retrieved chunks were never judged, so recall and precision are lower bounds; "
+        "run `labeller pool` and judge the pool" if low else "the top chunks are judged"))
+    return {"check": "judged", "value": round(value, 6), "status": "warn" if low else "ok", "reading": reading}
