@@ -23,10 +23,12 @@ plus the time labeller's analyzer took to cut the chunks (measured once, here). 
 analyses start cold: the analyzer memoises each distinct word's terms (stemming is most of
 its cost), and a memo left warm by the engine that ran before would give the next one its
 stems for free. A query's
-time includes cutting the query with the analyzer on every side. Recall@10 is the share of
-a golden record's answer-bearing chunks found in the top 10, averaged over answerable
+time includes cutting the query with the analyzer on every side. Recall@k is the share of
+a golden record's answer-bearing chunks found in the top k, averaged over answerable
 records: the same number for each engine, so a fast engine that finds less is seen.
-Both peers come from the ``dev`` extra; labeller never imports them.
+``own_text_runs`` adds each peer as one would use it out of the box (its own tokenizer,
+stemmer and k1/b over the chunk's text), the bar the default's recall is tuned against
+(``bm25_tuning.py``). Both peers come from the ``dev`` extra; labeller never imports them.
 """
 
 from __future__ import annotations
@@ -46,11 +48,21 @@ class EngineRun:
     query_ms: float         # mean per query, analysis included
     recall10: float
     index_only_s: float     # without the analysis, for the record
+    recall5: float = 0.0
+
+
+def _recall(ranked: dict[str, list[str]], golden: dict[str, list[str]], k: int) -> float:
+    per = [len(set(ranked[q][:k]) & set(ids)) / len(ids) for q, ids in golden.items() if ids]
+    return sum(per) / len(per) if per else 0.0
 
 
 def _recall10(ranked: dict[str, list[str]], golden: dict[str, list[str]]) -> float:
-    per = [len(set(ranked[q][:10]) & set(ids)) / len(ids) for q, ids in golden.items() if ids]
-    return sum(per) / len(per) if per else 0.0
+    return _recall(ranked, golden, 10)
+
+
+def _run(name: str, build_s: float, query_ms: float, ranked: dict[str, list[str]], golden: dict[str, list[str]],
+         index_only_s: float) -> EngineRun:
+    return EngineRun(name, build_s, query_ms, _recall10(ranked, golden), index_only_s, _recall(ranked, golden, 5))
 
 
 def _cold_analyzer() -> None:
@@ -81,7 +93,7 @@ def labeller_run(chunks, analyzer, weights, queries, golden) -> EngineRun:
     for qid, text in queries:
         ranked[qid] = [h.chunk_id for h in r.search_hits(text, 10)]
     per_query = (clock() - t) / len(queries) * 1000
-    return EngineRun("labeller", build, per_query, _recall10(ranked, golden), build)
+    return _run("labeller", build, per_query, ranked, golden, build)
 
 
 TANTIVY_OWN = "tantivy (own tokenizer)"
@@ -116,7 +128,7 @@ def tantivy_own_run(chunks, weights, queries, golden) -> EngineRun:
         hits = searcher.search(query, 10).hits
         ranked[qid] = [searcher.doc(addr)["chunk_id"][0] for _, addr in hits]
     per_query = (clock() - t) / len(queries) * 1000
-    return EngineRun(TANTIVY_OWN, build, per_query, _recall10(ranked, golden), build)
+    return _run(TANTIVY_OWN, build, per_query, ranked, golden, build)
 
 
 def tantivy_run(chunks, tokens, analysis_s, analyzer, weights, queries, golden) -> EngineRun:
@@ -150,7 +162,7 @@ def tantivy_run(chunks, tokens, analysis_s, analyzer, weights, queries, golden) 
         hits = searcher.search(tantivy.Query.boolean_query(clauses), 10).hits
         ranked[qid] = [searcher.doc(addr)["chunk_id"][0] for _, addr in hits]
     per_query = (clock() - t) / len(queries) * 1000
-    return EngineRun("tantivy", analysis_s + index_only, per_query, _recall10(ranked, golden), index_only)
+    return _run("tantivy", analysis_s + index_only, per_query, ranked, golden, index_only)
 
 
 def bm25s_run(chunks, tokens, analysis_s, analyzer, weights, queries, golden, k1: float, b: float) -> EngineRun:
@@ -178,12 +190,82 @@ def bm25s_run(chunks, tokens, analysis_s, analyzer, weights, queries, golden, k1
         top = np.argsort(-scores, kind="stable")[:10]
         ranked[qid] = list(ids[top[scores[top] > 0]])
     per_query = (clock() - t) / len(queries) * 1000
-    return EngineRun("bm25s", analysis_s + index_only, per_query, _recall10(ranked, golden), index_only)
+    return _run("bm25s", analysis_s + index_only, per_query, ranked, golden, index_only)
+
+
+def _text(chunk, fields: tuple[str, ...]) -> str:
+    return "\n".join({"heading": chunk.heading, "breadcrumb": chunk.breadcrumb, "body": chunk.text}[f] for f in fields)
+
+
+def tantivy_text_run(chunks, queries, golden, fields: tuple[str, ...]) -> EngineRun:
+    """tantivy out of the box: one ``en_stem`` text field holding ``fields`` of each chunk,
+    its BM25 defaults, its query parser (lenient)."""
+    import tantivy
+
+    sb = tantivy.SchemaBuilder()
+    sb.add_text_field("chunk_id", stored=True, tokenizer_name="raw")
+    sb.add_text_field("text", tokenizer_name="en_stem")
+    index = tantivy.Index(sb.build())
+    t = clock()
+    writer = index.writer(heap_size=256_000_000, num_threads=1)
+    for c in chunks:
+        writer.add_document(tantivy.Document(chunk_id=c.chunk_id, text=_text(c, fields)))
+    writer.commit()
+    writer.wait_merging_threads()
+    index.reload()
+    build = clock() - t
+    searcher = index.searcher()
+    ranked = {}
+    t = clock()
+    for qid, text in queries:
+        query, _ = index.parse_query_lenient(text, default_field_names=["text"])
+        ranked[qid] = [searcher.doc(addr)["chunk_id"][0] for _, addr in searcher.search(query, 10).hits]
+    per_query = (clock() - t) / len(queries) * 1000
+    return _run(f"tantivy ({'+'.join(fields)})", build, per_query, ranked, golden, build)
+
+
+def bm25s_text_run(chunks, queries, golden, fields: tuple[str, ...]) -> EngineRun:
+    """bm25s out of the box: its own tokenizer with English stop words and the Snowball
+    English stemmer (PyStemmer, as its docs show), its k1/b, over ``fields`` of each chunk."""
+    import bm25s
+    import Stemmer
+
+    stemmer = Stemmer.Stemmer("english")
+    t = clock()
+    engine = bm25s.BM25()
+    engine.index(bm25s.tokenize([_text(c, fields) for c in chunks], stopwords="en", stemmer=stemmer,
+                                show_progress=False), show_progress=False)
+    build = clock() - t
+    ids = np.array([c.chunk_id for c in chunks])
+    ranked = {}
+    t = clock()
+    for qid, text in queries:
+        q = bm25s.tokenize([text], stopwords="en", stemmer=stemmer, return_ids=False, show_progress=False)
+        found, scores = engine.retrieve(q, k=min(10, len(chunks)), show_progress=False)
+        ranked[qid] = list(ids[found[0][scores[0] > 0]])
+    per_query = (clock() - t) / len(queries) * 1000
+    return _run(f"bm25s ({'+'.join(fields)})", build, per_query, ranked, golden, build)
+
+
+OWN_TEXT = (("body",), ("heading", "breadcrumb", "body"))  # a chunk's text alone, or with its headings
+
+
+def own_text_runs(chunks, queries, golden) -> list[EngineRun]:
+    """Each installed peer on each of ``OWN_TEXT``, its own tokenizer and defaults."""
+    runs = []
+    for fn in (tantivy_text_run, bm25s_text_run):
+        for fields in OWN_TEXT:
+            try:
+                runs.append(fn(chunks, queries, golden, fields))
+            except ImportError:
+                break
+    return runs
 
 
 def compare(chunks, analyzer, weights, queries, golden, k1: float, b: float) -> list[EngineRun]:
     """labeller first, then each peer that is installed (a missing one is left out, named):
-    tantivy with its own tokenizer, then tantivy and bm25s on labeller's tokens."""
+    tantivy with its own tokenizer, then tantivy and bm25s on labeller's tokens, then each
+    peer out of the box on the chunk's text (``own_text_runs``)."""
     runs = [labeller_run(chunks, analyzer, weights, queries, golden)]
     tokens, analysis_s = _tokens(chunks, analyzer)
     for name, fn in (("tantivy", lambda: tantivy_own_run(chunks, weights, queries, golden)),
@@ -194,4 +276,4 @@ def compare(chunks, analyzer, weights, queries, golden, k1: float, b: float) -> 
             runs.append(fn())
         except ImportError:
             print(f"  {name} is not installed (pip install -e '.[dev]'): left out of the comparison")
-    return runs
+    return runs + own_text_runs(chunks, queries, golden)

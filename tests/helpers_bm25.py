@@ -21,15 +21,15 @@ from labeller.eval.retrievers.base import Hit, trec_order
 from labeller.eval.retrievers.bm25 import B, FIELDS, K1
 
 
-def whoosh_searcher(chunks: list[Chunk], analyzer: Analyzer) -> Searcher:
-    """whoosh's BM25F searcher over ``chunks`` (docnum i is ``chunks[i]``), indexed by whoosh's writer."""
+def whoosh_searcher(chunks: list[Chunk], analyzer: Analyzer, b: float = B, k1: float = K1) -> Searcher:
+    """whoosh's BM25F(b, k1) searcher over ``chunks`` (docnum i is ``chunks[i]``), indexed by whoosh's writer."""
     an = analyzer.whoosh()
     schema = Schema(chunk_id=STORED(), **{f: TEXT(analyzer=an, phrase=False) for f in FIELDS})
     ix = RamStorage().create_index(schema)
     with ix.writer() as writer:
         for c in chunks:
             writer.add_document(chunk_id=c.chunk_id, heading=c.heading, breadcrumb=c.breadcrumb, body=c.text)
-    searcher = ix.searcher(weighting=BM25F(B=B, K1=K1))
+    searcher = ix.searcher(weighting=BM25F(B=b, K1=k1))
     assert [searcher.stored_fields(d)["chunk_id"] for d in range(searcher.doc_count_all())] == \
         [c.chunk_id for c in chunks]
     return searcher

@@ -9,12 +9,12 @@ and honest about its cache:
   multiplied by its weight (query-time boosts, so changing a weight never needs a rebuild).
 - The index is cached on disk under ``<cache_dir>/bm25/<chunker spec>-<analyzer>/``.
   The cache's manifest stores the key it was built for (index format, corpus digest,
-  chunker spec and version, analyzer, digest of the chunk ids, whoosh version), the sha256 of
+  chunker spec and version, analyzer, digest of the chunk ids, whoosh and PyStemmer versions), the sha256 of
   every index file, and an HMAC of both under the user's cache secret (kept outside the
   project, see ``labeller.core.cache``): an index this user did not write (untrusted) is
   never read. The index itself is labeller's own file (``bm25_index``: numpy postings and a
-  term table; the whoosh version is in the key because the analysis uses whoosh's stemmer
-  and stop words). A key that differs (stale) or a
+  term table; the whoosh and PyStemmer versions are in the key because the analysis uses
+  their stemmers and whoosh's stop words). A key that differs (stale) or a
   file that is missing, extra or does not hash to its recorded value (corrupt) makes it
   rebuild; it is never used as is. A rebuild
   is written into a temporary folder and renamed into place, so a crash never leaves a
@@ -49,7 +49,7 @@ from labeller.core.cache import map_hashed, map_verified, mac, private_subfolder
 from labeller.core.chunkers import Chunk, chunker_spec
 from labeller.core.project import Project
 from labeller.errors import InvalidInput
-from labeller.eval.analysis import Analyzer, get_analyzer
+from labeller.eval.analysis import STEMMER_VERSION, Analyzer, get_analyzer
 from labeller.eval.chunkset import ChunkSet
 from labeller.eval.retrievers.base import Hit, Progress, top_k
 from labeller.eval.retrievers.bm25_index import FIELDS, INDEX_FILE, BM25Index, write_index
@@ -58,10 +58,13 @@ from labeller.io import parse_json
 INDEX_FORMAT = "labeller-bm25-index-v3"  # v3: labeller's own file (bm25_index); v2 was whoosh's blocks + a sidecar
 MANIFEST = "labeller-index.json"
 MAX_MANIFEST_BYTES = 1 << 20
-# Chosen by measurement on the test fixtures; the numbers are in docs/eval.md.
-DEFAULT_FIELD_WEIGHTS = {"heading": 0.25, "breadcrumb": 0.5, "body": 1.0}
-K1 = 1.2
-B = 0.75
+# Chosen on every outside set at hand against tantivy and bm25s out of the box
+# (benchmarks/bm25_tuning.py; the table is in docs/performance.md). The heading weighs 0: it
+# is the last part of the breadcrumb already, and a short field's match outscored whole
+# paragraphs. A low b keeps short chunks from winning on length alone.
+DEFAULT_FIELD_WEIGHTS = {"heading": 0.0, "breadcrumb": 0.25, "body": 1.0}
+K1 = 0.9
+B = 0.3
 TERM_CACHE_SIZE = 200_000  # posting lists kept in memory (term, field); cleared when full
 
 
@@ -91,7 +94,7 @@ def index_key(project: Project, analyzer: Analyzer, chunks: list[Chunk]) -> dict
     ids = hashlib.sha256("\n".join(c.chunk_id for c in chunks).encode("ascii")).hexdigest()
     return {"format": INDEX_FORMAT, "corpus_digest": project.corpus.digest, "chunker": chunker_spec(project.chunker),
             "chunker_version": project.chunker.version, "analyzer": analyzer.name, "chunk_ids_sha256": ids,
-            "whoosh": whoosh.versionstring()}
+            "whoosh": whoosh.versionstring(), "stemmer": STEMMER_VERSION}
 
 
 def foreign_index_key(project: Project, analyzer: Analyzer, chunk_set: ChunkSet) -> dict:
@@ -99,7 +102,8 @@ def foreign_index_key(project: Project, analyzer: Analyzer, chunk_set: ChunkSet)
     (the fields' text) and how its fields were filled (``ChunkSet.fields``: a chunk file's
     by ``foreign_chunks``, another chunker's by that chunker)."""
     return {"format": INDEX_FORMAT, "corpus_digest": project.corpus.digest, "chunking_digest": chunk_set.chunking.digest,
-            "fields": chunk_set.fields, "analyzer": analyzer.name, "whoosh": whoosh.versionstring()}
+            "fields": chunk_set.fields, "analyzer": analyzer.name, "whoosh": whoosh.versionstring(),
+            "stemmer": STEMMER_VERSION}
 
 
 def _foreign_slot(chunk_set: ChunkSet, analyzer: Analyzer) -> str:
@@ -300,14 +304,17 @@ def cache_folder(project: Project, slot: str, base: Path | None = None) -> tuple
 
 
 class BM25Retriever:
-    """BM25F (k1 1.2, b 0.75) over one corpus snapshot's chunks."""
+    """BM25F (k1 ``K1``, b ``B``) over one corpus snapshot's chunks."""
 
     name = "bm25"
 
     def __init__(self, chunks: list[Chunk], storage: IndexFiles, analyzer: Analyzer, weights: dict[str, float],
-                 cache_status: str = "memory") -> None:
+                 cache_status: str = "memory", k1: float = K1, b: float = B) -> None:
+        """``k1``/``b`` apply at query time (the index holds counts): the tuning
+        (``benchmarks/bm25_tuning.py``) tries others on one index; the eval uses the defaults."""
         self.analyzer = analyzer
         self.weights = weights
+        self.k1, self.b = k1, b
         self.cache_status = cache_status  # loaded | built (missing/stale/corrupt) | memory
         self._chunks = {c.chunk_id: c for c in chunks}
         # Docnum i is the i-th of ``chunks``: the index was written from that list in that
@@ -315,7 +322,7 @@ class BM25Retriever:
         self._ids = [c.chunk_id for c in chunks]
         if INDEX_FILE not in storage.files:
             raise ValueError(f"the index has no {INDEX_FILE}")
-        self._index = BM25Index(storage.files[INDEX_FILE], self._ids, B, K1)
+        self._index = BM25Index(storage.files[INDEX_FILE], self._ids, b, k1)
         self._n = self._index.doc_count
         self._weighted_cache: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = {}
         self._zero_scored = False  # set by _weighted
@@ -370,7 +377,7 @@ class BM25Retriever:
         return memo[key]
 
     def describe(self) -> dict:
-        return {"name": self.name, "model": "whoosh BM25F", "k1": K1, "b": B, "analyzer": self.analyzer.name,
+        return {"name": self.name, "model": "whoosh BM25F", "k1": self.k1, "b": self.b, "analyzer": self.analyzer.name,
                 "field_weights": dict(sorted(self.weights.items())), "query": "distinct terms OR-ed over fields"}
 
     def chunk(self, chunk_id: str) -> Chunk:

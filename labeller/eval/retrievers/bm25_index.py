@@ -38,6 +38,7 @@ import mmap
 from array import array
 from bisect import bisect_left
 from collections.abc import Callable, Sequence
+from itertools import accumulate, chain
 from math import log
 
 import numpy as np
@@ -72,27 +73,38 @@ def ids_digest(ids: Sequence[str]) -> str:
 
 
 class _Tokens(dict):
-    """Raw token (``analysis.raw_tokens``) -> id, its terms' ids appended to ``term_ids`` on
-    first sight: the analyzer's ``expand`` (stemming, stop words, bigrams) runs once per
-    distinct token of the corpus, and ``map(tokens.__getitem__, ...)`` runs in C for every
-    token seen before."""
+    """Raw token (``analysis.raw_tokens``) -> id, given on first sight (``map(tokens.__getitem__,
+    ...)`` runs in C for every token seen before). What the new tokens analyse to (stemming,
+    stop words, bigrams) is worked out in bulk before their postings are counted
+    (``expand_new``: ``Analyzer.expand_all``), once per distinct token of the corpus."""
 
     def __init__(self, analyzer: Analyzer) -> None:
         super().__init__()
         self.analyzer = analyzer
-        self.terms: dict[str, int] = {}
+        self.new: list[str] = []  # tokens given an id since the last ``expand_new``
+        self.terms = _Ids()
         self.term_at = array("q", [0])  # token i's terms: term_ids[term_at[i]:term_at[i + 1]]
         self.term_ids = array("i")
 
     def __missing__(self, token: str) -> int:
-        terms = self.terms
-        for term in self.analyzer.expand(token, memo=False):
-            found = terms.get(term)
-            if found is None:
-                found = terms[term] = len(terms)
-            self.term_ids.append(found)
-        self.term_at.append(len(self.term_ids))
         found = self[token] = len(self)
+        self.new.append(token)
+        return found
+
+    def expand_new(self) -> None:
+        expanded = self.analyzer.expand_all(self.new)
+        self.term_ids.extend(map(self.terms.__getitem__, chain.from_iterable(expanded)))  # in C, as tokens are
+        ends = accumulate(map(len, expanded), initial=self.term_at[-1])
+        next(ends)  # ``initial``: the end already there
+        self.term_at.extend(ends)
+        self.new = []
+
+
+class _Ids(dict):
+    """Key -> id, given in order of first sight."""
+
+    def __missing__(self, key: str) -> int:
+        found = self[key] = len(self)
         return found
 
 
@@ -117,6 +129,7 @@ class _FieldCounter:
         n_docs = len(self.per_doc)
         if not n_docs:
             return
+        tokens.expand_new()
         at = np.array(tokens.term_at, dtype=np.int64)
         term_ids = np.array(tokens.term_ids, dtype=np.int32)
         tok = np.frombuffer(self.tokens, dtype=np.int32)
@@ -140,7 +153,7 @@ def write_index(out, chunks: list[Chunk], analyzer: Analyzer, progress: Callable
     """Index ``chunks`` (docnum i is ``chunks[i]``) into the binary file ``out`` (``INDEX_FILE``'s layout).
 
     Each field of each chunk is cut into raw tokens (a regex, in C) whose ids are counted;
-    what a token analyses to is worked out once per distinct token, and the postings of a
+    what a token analyses to is worked out once per distinct token, in bulk, and the postings of a
     batch of documents are counted with numpy (``_FieldCounter``), not one term at a time."""
     tokens = _Tokens(analyzer)
     counters = {f: _FieldCounter() for f in FIELDS}
@@ -157,11 +170,11 @@ def write_index(out, chunks: list[Chunk], analyzer: Analyzer, progress: Callable
         counter.flush(tokens)
     names = sorted(tokens.terms)  # code point order: UTF-8 byte order
     rank = np.empty(len(names), dtype=np.int32)
-    rank[np.fromiter((tokens.terms[t] for t in names), dtype=np.int64, count=len(names))] = np.arange(len(names))
+    rank[np.fromiter(map(tokens.terms.__getitem__, names), dtype=np.int64, count=len(names))] = np.arange(len(names))
     del tokens
     forget_words()  # the stems cached during the build sit among its freed strings: dropped, their memory can go back
     term_at = np.zeros(len(names) + 1, dtype="<i8")
-    np.cumsum(np.fromiter((len(t.encode("utf-8")) for t in names), dtype=np.int64, count=len(names)), out=term_at[1:])
+    np.cumsum(np.fromiter(map(len, map(str.encode, names)), dtype=np.int64, count=len(names)), out=term_at[1:])
     arrays: list[tuple[str, np.ndarray | bytes]] = [("term_bytes", "".join(names).encode("utf-8")),
                                                     ("term_at", term_at)]
     del names

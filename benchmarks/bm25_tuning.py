@@ -1,0 +1,125 @@
+"""The default BM25's settings on evidence (issue 29.4): labeller's recall@5 for each setting
+tried, on every outside set at hand, beside tantivy and bm25s out of the box on the same chunks.
+
+    python benchmarks/bm25_tuning.py [--corpora ../shared/corpora/textual-docs] [--questions 1000]
+
+Sets: the bundled handbook (``corpus/`` + ``golden/``) and ``tests/fixtures/mixed_ja``, both
+copied to a temporary folder (never touched where they are), and each real corpus given
+with ``--corpora`` with a generated question set (``run.real_project``, the benchmark's own:
+queries are words of the answer's line). Recall@5 is ``peers``' (answer-bearing chunks in
+the top 5, mean over answerable records), the same number for every engine. A setting is
+field weights (heading, breadcrumb; body 1) × analyzer × k1/b. The table it prints is the one in
+docs/performance.md; the bar is the best peer configuration of each set, and a setting's
+worst gap to it over the sets is what the default is chosen by (within 0.01, or better).
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+sys.path.insert(0, str(HERE))
+
+import peers  # noqa: E402
+import run  # noqa: E402
+
+HEADING = (0.0, 0.05, 0.1, 0.15, 0.25)
+BREADCRUMB = (0.0, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5)
+ANALYZERS = ("labeller-auto-v2", "labeller-auto-v1")
+# whoosh's defaults, Lucene's/Anserini's (0.9, 0.4), bm25s's (1.5, 0.75), and lower b and k1 around them
+K1_B = ((1.2, 0.75), (0.9, 0.4), (1.2, 0.5), (1.5, 0.75), (0.9, 0.3), (0.7, 0.4), (1.2, 0.3), (1.5, 0.5))
+
+
+def sets(work: Path, corpora: list[Path], n_questions: int, seed: int) -> dict[str, Path]:
+    """Each set's project folder (a copy), by name."""
+    found = {}
+    bundled = work / "bundled"
+    for part in ("corpus", "golden"):
+        shutil.copytree(REPO / part, bundled / part)
+    found["bundled handbook"] = bundled
+    shutil.copytree(REPO / "tests" / "fixtures" / "mixed_ja", work / "mixed_ja")
+    found["mixed_ja"] = work / "mixed_ja"
+    for src in corpora:
+        if not src.is_dir():
+            print(f"skipping {src}: folder not found")
+            continue
+        run.real_project(src, work / src.name, n_questions, seed)
+        found[src.name] = work / src.name
+    return found
+
+
+def load(root: Path):
+    """The set's distinct chunks, queries and answer-bearing chunk ids."""
+    from labeller.config import load_config
+    from labeller.core.build import build
+    from labeller.core.project import Project
+    from labeller.eval.retrievers.bm25 import distinct_chunks
+
+    if (root / "golden").is_dir():
+        project = Project(load_config(root))
+    else:  # the mixed_ja fixture: questions beside the corpus
+        project = Project(load_config(root, corpus="corpus", questions="questions.jsonl"))
+    records = build(project, project.load_questions().questions).records
+    queries = [(r.question.id, r.question.query) for r in records]
+    golden = {r.question.id: r.chunk_ids for r in records if not r.question.unanswerable}
+    return distinct_chunks(project.all_chunks), queries, golden
+
+
+def labeller_recalls(chunks, queries, golden) -> dict[tuple, float]:
+    """recall@5 of every setting: one index per analyzer, weights and k1/b applied at query time."""
+    from labeller.eval.analysis import get_analyzer
+    from labeller.eval.retrievers.bm25 import BM25Retriever, build_storage
+
+    out = {}
+    for name in ANALYZERS:
+        analyzer = get_analyzer(name)
+        storage = build_storage(chunks, analyzer)
+        for (k1, b), h, bc in itertools.product(K1_B, HEADING, BREADCRUMB):
+            r = BM25Retriever(chunks, storage, analyzer, {"heading": h, "breadcrumb": bc, "body": 1.0}, k1=k1, b=b)
+            ranked = {qid: [hit.chunk_id for hit in r.search_hits(text, 5)] for qid, text in queries}
+            out[(name, k1, b, h, bc)] = peers._recall(ranked, golden, 5)
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--corpora", action="append", type=Path,
+                    help="a real corpus folder (repeatable; default ../shared/corpora/textual-docs)")
+    ap.add_argument("--questions", type=int, default=1000)
+    ap.add_argument("--seed", type=int, default=20260101)  # run.py's
+    ap.add_argument("--top", type=int, default=15, help="settings shown, best worst-gap first")
+    args = ap.parse_args()
+    corpora = args.corpora or [REPO.parent / "shared" / "corpora" / "textual-docs"]
+    with tempfile.TemporaryDirectory(prefix="labeller-tuning-") as tmp:
+        found = sets(Path(tmp), corpora, args.questions, args.seed)
+        ours: dict[str, dict[tuple, float]] = {}
+        bars: dict[str, list[peers.EngineRun]] = {}
+        for name, root in found.items():
+            chunks, queries, golden = load(root)
+            print(f"{name}: {len(chunks):,} chunks, {len(golden):,} answerable of {len(queries):,} queries",
+                  flush=True)
+            bars[name] = peers.own_text_runs(chunks, queries, golden)
+            ours[name] = labeller_recalls(chunks, queries, golden)
+    names = list(found)
+    print("\n| peer (own tokenizer, defaults) | " + " | ".join(names) + " |")
+    print("|---|" + "---:|" * len(names))
+    for i, peer in enumerate(bars[names[0]]):
+        print(f"| {peer.name} | " + " | ".join(f"{bars[n][i].recall5:.3f}" for n in names) + " |")
+    best = {n: max(r.recall5 for r in bars[n]) for n in names}
+    print("| **best peer** | " + " | ".join(f"**{best[n]:.3f}**" for n in names) + " |")
+    gap = {s: max(best[n] - ours[n][s] for n in names) for s in ours[names[0]]}
+    print("\n| analyzer | k1 | b | heading | breadcrumb | " + " | ".join(names) + " | worst gap to best peer |")
+    print("|---|---:|---:|---:|---:|" + "---:|" * len(names) + "---:|")
+    for s in sorted(gap, key=lambda s: (gap[s], s))[:args.top]:
+        print(f"| {s[0]} | {s[1]} | {s[2]} | {s[3]} | {s[4]} | "
+              + " | ".join(f"{ours[n][s]:.3f}" for n in names) + f" | {gap[s]:+.3f} |")
+
+
+if __name__ == "__main__":
+    main()
