@@ -11,23 +11,19 @@ them; elsewhere they are skipped with the reason printed (``pytest -rs``).
 
 from __future__ import annotations
 
-import os
+import importlib.util
 from pathlib import Path
 
 import pytest
-
+from conftest import require_optional
 from helpers_app import copy_bundled_example
 
 TINY = "models/tiny"  # where a test project keeps the model: [retriever.dense] model = "models/tiny"
 
 
 def require_dense() -> None:
-    try:
-        import sentence_transformers  # noqa: F401
-    except ImportError:
-        if os.environ.get("LABELLER_REQUIRE_DENSE") == "1":
-            raise
-        pytest.skip("labeller[dense] is not installed: pip install torch==2.13.0 && pip install -e '.[dense]'")
+    require_optional(importlib.util.find_spec("sentence_transformers") is not None, "LABELLER_REQUIRE_DENSE",
+                     "labeller[dense]: pip install torch==2.13.0 && pip install -e '.[dense]'")
 
 
 def build_tiny_model(folder: Path, corpus: Path) -> Path:
