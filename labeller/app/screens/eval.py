@@ -80,7 +80,6 @@ class EvalScreen(SessionScreen):
     DEFAULT_CSS = """
     #eval-chunks { width: 44; }
     #eval-chunking { height: auto; padding: 0 1; }
-    #eval-chars { width: 50; border: round $primary-muted; }
     """
 
     def __init__(self, **kwargs) -> None:
