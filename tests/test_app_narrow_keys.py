@@ -1,0 +1,64 @@
+"""Small things seen at 80×24 (issue 27, point 5): keys that went sideways or drew nothing."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from helpers_app import make_app, run_async, settle, write_small_project
+
+SIZE = (80, 24)
+
+
+@pytest.fixture
+def many(tmp_path):
+    """The small project with forty more (unanswerable) questions: a list longer than the screen."""
+    root = write_small_project(tmp_path / "proj")
+    qpath = root / "golden" / "questions.jsonl"
+    extra = [json.dumps({"id": f"q{i:03d}", "query": f"Question number {i}, long enough to need a wide query "
+                         "column?", "expected_answer": "", "locators": [], "unanswerable": True})
+             for i in range(5, 45)]
+    qpath.write_text(qpath.read_text(encoding="utf-8") + "".join(line + "\n" for line in extra), encoding="utf-8")
+    return root
+
+
+def cursor_row_shown(table) -> bool:
+    """The cursor's row lies inside the rows the table draws (below its header)."""
+    rows_shown = table.scrollable_content_region.height - 1
+    return table.scroll_y <= table.cursor_row < table.scroll_y + rows_shown
+
+
+@run_async
+async def test_home_and_end_go_to_the_first_and_last_row(many):
+    app = make_app(many)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        table = app.screen.query_one("#questions")
+        table.focus()
+        assert table.max_scroll_x > 0, "the query column is wider than the screen: End could scroll sideways"
+        await pilot.press("end")
+        await settle(pilot)
+        assert table.cursor_row == table.row_count - 1 and table.scroll_x == 0
+        assert cursor_row_shown(table)
+        await pilot.press("home")
+        await settle(pilot)
+        assert table.cursor_row == 0 and table.scroll_y == 0
+
+
+@run_async
+async def test_deleting_the_last_rows_keeps_the_highlighted_row_drawn(many):
+    app = make_app(many)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        table = app.screen.query_one("#questions")
+        table.focus()
+        for _ in range(2):
+            table.move_cursor(row=table.row_count - 1)
+            await settle(pilot)
+            await pilot.press("delete")
+            await settle(pilot)
+            await pilot.press("enter")  # the dialog's Delete
+            await settle(pilot)
+        assert table.row_count == 42 and table.cursor_row == 41
+        assert cursor_row_shown(table), (table.scroll_y, table.max_scroll_y)
