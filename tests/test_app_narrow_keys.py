@@ -62,3 +62,24 @@ async def test_deleting_the_last_rows_keeps_the_highlighted_row_drawn(many):
             await settle(pilot)
         assert table.row_count == 42 and table.cursor_row == 41
         assert cursor_row_shown(table), (table.scroll_y, table.max_scroll_y)
+
+
+@run_async
+async def test_help_shows_every_binding_id_whole_at_80_columns(many):
+    """The ids are what a keymap.toml names: each must be readable in one piece, as typed."""
+    from rich.console import Console
+    import io
+
+    app = make_app(many)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("f1")
+        await settle(pilot)
+        keys = app.screen.query_one("#help-keys")
+        console = Console(width=keys.content_region.width, record=True, file=io.StringIO())
+        console.print(keys.content)
+        lines = console.export_text().splitlines()
+        ids = [binding_id for _, rows in app.help_groups() for _, _, binding_id in rows if binding_id]
+        assert "app.new_question" in ids
+        cut = [binding_id for binding_id in ids if not any(binding_id in line for line in lines)]
+        assert cut == []
