@@ -83,3 +83,33 @@ async def test_help_shows_every_binding_id_whole_at_80_columns(many):
         assert "app.new_question" in ids
         cut = [binding_id for binding_id in ids if not any(binding_id in line for line in lines)]
         assert cut == []
+
+
+@run_async
+async def test_ambiguous_occurrences_wrap_under_their_labels_at_80_columns(many):
+    """Each occurrence's context and extension lines, however the panel's width wraps them, stay
+    indented under the occurrence and are drawn whole (never cut at the panel's edge)."""
+    from textual.content import Content
+    from textual.widgets import OptionList
+
+    from helpers_app import type_into
+
+    app = make_app(many)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.open_record("q001")
+        await settle(pilot)
+        await type_into(pilot, "#loc-quote", "keys rotate")
+        await settle(pilot)
+        options = app.screen.query_one(OptionList)
+        width = options.scrollable_content_region.width
+        assert 0 < width < 60, "a narrow panel, where the lines must wrap"
+        for i in range(options.option_count):
+            prompt = options.get_option_at_index(i).prompt
+            # as drawn at this width (a plain Content prompt is wrapped by the widget itself)
+            drawn = prompt.laid_out(width) if hasattr(prompt, "laid_out") else Content("\n").join(prompt.wrap(width))
+            lines = drawn.plain.split("\n")
+            assert all(len(line) <= width for line in lines)
+            assert all(line.startswith("    ") for line in lines[1:]), lines
+            under = " ".join(line.strip() for line in lines[1:])
+            assert "picked by: keys rotate" in under, under
