@@ -113,3 +113,66 @@ async def test_ambiguous_occurrences_wrap_under_their_labels_at_80_columns(many)
             assert all(line.startswith("    ") for line in lines[1:]), lines
             under = " ".join(line.strip() for line in lines[1:])
             assert "picked by: keys rotate" in under, under
+
+
+async def nudge(pilot, key: str) -> None:
+    from labeller.app.widgets.document_view import DocumentView
+
+    pilot.app.screen.query_one(DocumentView).focus()
+    await pilot.press(key)
+    await settle(pilot)
+
+
+def notices(app) -> list[str]:
+    """Every notification from now on, as text (the app's own ``notify`` keeps showing them)."""
+    seen: list[str] = []
+    show = app.notify
+
+    def notify(message, *args, **kwargs):
+        seen.append(str(message))
+        return show(message, *args, **kwargs)
+
+    app.notify = notify
+    return seen
+
+
+@run_async
+async def test_a_nudge_that_cannot_move_says_why(tmp_path):
+    app = make_app(write_small_project(tmp_path / "proj"))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.open_record("q003")  # quote "Tuesday": one word
+        await settle(pilot)
+        seen = notices(app)
+        await nudge(pilot, "right_curly_bracket")
+        assert app.session.draft("q003").locators[0].quote == "Tuesday"
+        assert any("one word" in n for n in seen), seen
+
+
+@run_async
+async def test_a_nudge_says_when_it_moves_text_into_or_out_of_the_context(tmp_path):
+    from helpers_app import paste_into
+
+    app = make_app(write_small_project(tmp_path / "proj"))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.open_record("q001")
+        await settle(pilot)
+        await paste_into(pilot, "#loc-quote", "Run keys rotate on")  # the checklist's copy, unique
+        await settle(pilot)
+        assert app.screen.preview.status == "resolved"
+        seen = notices(app)
+        # dropping "Run" and "on" leaves "keys rotate", which occurs twice: a context picks this copy
+        await nudge(pilot, "left_curly_bracket")
+        await nudge(pilot, "right_curly_bracket")
+        loc = app.session.draft("q001").locators[0]
+        assert loc.quote == "keys rotate" and (loc.prefix or loc.suffix)
+        assert any("added" in n and "picks this copy" in n for n in seen), seen
+        assert app.screen.preview.status == "resolved"
+
+        # growing it to "keys rotate on" makes it unique again: the context goes, and it is said
+        seen.clear()
+        await nudge(pilot, "right_square_bracket")
+        loc = app.session.draft("q001").locators[0]
+        assert loc.quote == "keys rotate on" and not (loc.prefix or loc.suffix)
+        assert any("dropped" in n for n in seen), seen
