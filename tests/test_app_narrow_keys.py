@@ -176,3 +176,28 @@ async def test_a_nudge_says_when_it_moves_text_into_or_out_of_the_context(tmp_pa
         loc = app.session.draft("q001").locators[0]
         assert loc.quote == "keys rotate on" and not (loc.prefix or loc.suffix)
         assert any("dropped" in n for n in seen), seen
+
+
+@run_async
+async def test_a_toast_with_a_file_name_shows_it_as_written(tmp_path, monkeypatch):
+    """A path is untrusted text: read as Textual markup, ``[work]`` in a folder's name vanished
+    from the toast (or a stray ``[`` broke it), the garbled file-name toasts of issue 27."""
+    from labeller.app.session.review import ReviewSession
+    from labeller.errors import InvalidInput
+
+    monkeypatch.setenv("LABELLER_REVIEWER", "tester")
+    message = "cannot write /home/me/[work]/proj/golden/reviews.jsonl: permission denied"
+
+    def refuse(self, *args, **kwargs):
+        raise InvalidInput(message)
+
+    monkeypatch.setattr(ReviewSession, "decide", refuse)
+    app = make_app(write_small_project(tmp_path / "proj"))
+    async with app.run_test(size=(120, 30), notifications=True) as pilot:
+        await settle(pilot)
+        await pilot.press("f7")
+        await settle(pilot)
+        await pilot.press("a")
+        await settle(pilot)
+        toasts = [toast.render().plain for toast in app.screen.query("Toast")]
+        assert any(message in " ".join(text.split()) for text in toasts), toasts

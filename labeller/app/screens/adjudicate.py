@@ -16,6 +16,7 @@ from textual.widgets import Footer, Static
 
 from labeller.app.screens.records import RecordEditor, RecordPager
 from labeller.app.session.review import AdjudicateSession
+from labeller.app.widgets.markup import visible_line
 from labeller.app.widgets.record_view import plain, record_view, side_view
 from labeller.core.models import Question
 from labeller.core.project import Project
@@ -94,11 +95,11 @@ class AdjudicateScreen(RecordPager):
         try:
             q = self.session.decide(action)
         except LabellerError as exc:
-            self.notify(str(exc), severity="error", timeout=10)
+            self.notify(visible_line(str(exc)), severity="error", timeout=10, markup=False)  # paths may hold "[...]"
             return
         if q is None:
             return
-        self.notify(f"{q.id}: {action.replace('_', ' ')}")
+        self.notify(visible_line(f"{q.id}: {action.replace('_', ' ')}"), markup=False)
         self.action_next()
 
     def action_keep_a(self) -> None:

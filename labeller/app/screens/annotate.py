@@ -24,6 +24,7 @@ from textual.widgets import Footer, Input, OptionList, Static
 from labeller.app.screens.records import RecordPager
 from labeller.app.session.review import AnnotateSession
 from labeller.app.widgets.fields import SafeInput
+from labeller.app.widgets.markup import visible_line
 from labeller.app.widgets.record_view import plain, refusal_view, span_view
 from labeller.core.models import Locator
 from labeller.core.project import Project
@@ -141,10 +142,10 @@ class AnnotateScreen(RecordPager):
         try:
             refused = self.session.add(loc)
         except LabellerError as exc:
-            self.notify(str(exc), severity="error")
+            self.notify(visible_line(str(exc)), severity="error", markup=False)  # paths may hold "[...]"
             return
         if refused is not None:
-            self.notify(refused, severity="warning")
+            self.notify(visible_line(refused), severity="warning", markup=False)
             return
         self.show()
         self.query_one("#an-quote", Input).value = ""
@@ -169,7 +170,7 @@ class AnnotateScreen(RecordPager):
             return
         refused = self.session.toggle_no_answer()
         if refused is not None:
-            self.notify(refused, severity="warning")
+            self.notify(visible_line(refused), severity="warning", markup=False)
             return
         self.show()
 
