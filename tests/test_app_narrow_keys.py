@@ -201,3 +201,29 @@ async def test_a_toast_with_a_file_name_shows_it_as_written(tmp_path, monkeypatc
         await settle(pilot)
         toasts = [toast.render().plain for toast in app.screen.query("Toast")]
         assert any(message in " ".join(text.split()) for text in toasts), toasts
+
+
+@pytest.mark.parametrize("which", ["annotate", "adjudicate"])
+@run_async
+async def test_every_key_of_annotate_and_adjudicate_is_on_screen(tmp_path, which):
+    """They had Textual's one-row Footer, which cut the last keys ("esc Leave in…") at 80."""
+    from textual.widgets._footer import FooterKey
+
+    from helpers_review import make_project
+    from labeller.app.review_app import ScreenApp
+    from labeller.app.screens.adjudicate import AdjudicateScreen
+    from labeller.app.screens.annotate import AnnotateScreen
+    from test_review_agreement import BOB, write_annotations
+
+    project = make_project(tmp_path / "proj")
+    write_annotations(project, "bob", BOB)
+    make = {"annotate": lambda: AnnotateScreen(project, ["q1", "q2"], "bob"),
+            "adjudicate": lambda: AdjudicateScreen(project, "bob", "carol", ["q2", "q3", "q1"])}[which]
+    app = ScreenApp(make)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        keys = [k for k in app.screen.query(FooterKey) if k.description]
+        cut = [k.description for k in keys
+               if k.region.width == 0 or not app.screen.region.contains_region(k.region)
+               or k.region.width < len(k.description)]
+        assert len(keys) >= 6 and cut == []

@@ -19,11 +19,12 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Footer, Input, OptionList, Static
+from textual.widgets import Input, OptionList, Static
 
 from labeller.app.screens.records import RecordPager
 from labeller.app.session.review import AnnotateSession
 from labeller.app.widgets.fields import SafeInput
+from labeller.app.widgets.key_bar import KeyBar
 from labeller.app.widgets.markup import visible_line
 from labeller.app.widgets.record_view import plain, refusal_view, span_view
 from labeller.core.models import Locator
@@ -67,7 +68,7 @@ class AnnotateScreen(RecordPager):
         yield OptionList(id="an-locs")
         with VerticalScroll(id="an-preview-box"):
             yield Static(id="an-preview")
-        yield Footer()
+        yield KeyBar()  # every key on screen at 80 columns (Footer cuts the last ones off)
 
     def on_mount(self) -> None:
         self.session.load()
