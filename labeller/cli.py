@@ -2,7 +2,8 @@
 
 With no sub-command, ``labeller`` opens the authoring app on the project in the current
 folder. Exit codes: 0 success, 1 refused build / drift / regression, 2 invalid input or an
-environment error (permission denied, disk full), 3 an internal error (a bug in labeller).
+environment error (permission denied, disk full), 3 an internal error (a bug in labeller),
+141 the reader of the output went away (``labeller build | head -1``).
 
 A sub-command is one module exposing ``register(subparsers)`` (which adds the parser of
 that one name and sets ``func``) plus one line in ``COMMANDS`` below. The table, not the
@@ -12,17 +13,17 @@ folder, says what is a command, so helper modules can live next to the commands.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable
 from typing import cast
 
-from rich.console import Console
-
 from labeller import __version__
-from labeller.diagnostics import print_bounded, safe_short, shorten
+from labeller.diagnostics import TerminalConsole, print_bounded, safe_short, shorten
 from labeller.display import json_dumps, safe
 from labeller.registry import load_target
-from labeller.errors import EXIT_INTERNAL, EXIT_INVALID, LabellerError, environment_message, write_crash_report
+from labeller.errors import (EXIT_BROKEN_PIPE, EXIT_INTERNAL, EXIT_INVALID, LabellerError, environment_message,
+                             write_crash_report)
 
 
 # sub-command -> the module that registers it, in ``--help`` order; one line registers a sub-command.
@@ -67,6 +68,25 @@ def make_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run one command; a reader that closed our output ends it quietly (``EXIT_BROKEN_PIPE``).
+
+    The handler is here, once, so every command ends alike. As the Python docs advise
+    (signal module, "Note on SIGPIPE"), stdout is flushed inside it, so output still buffered
+    fails here rather than at interpreter exit, and is then pointed at devnull so that the
+    final flush has nowhere to fail; whatever the command wrote to files is kept.
+    """
+    try:
+        code = _run(argv)
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return EXIT_BROKEN_PIPE
+
+
+def _run(argv: list[str] | None) -> int:
     argv = (sys.argv[1:] if argv is None else argv) or ["app"]
     args = make_parser(None if argv[0].startswith("-") else argv[0]).parse_args(argv)
     if args.command is None:  # only options, such as --root: they belong to the app
@@ -79,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
             print(json_dumps({"ok": False, "errors": [{"kind": "invalid", **e} for e in errors]},
                              indent=2, sort_keys=True))
         else:
-            err = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
+            err = TerminalConsole(stderr=True, highlight=False, soft_wrap=True, emoji=False)
             err.print(f"labeller: {safe(shorten(str(exc), 2000))}")
             print_bounded(err, (_detail_line(d) for d in exc.details), len(exc.details), "problems")
         return exc.exit_code
@@ -87,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
         print("labeller: interrupted; nothing was written", file=sys.stderr)
         return 130
     except BrokenPipeError:
-        return EXIT_INVALID
+        raise  # not the environment's fault: main ends it quietly
     except OSError as exc:  # the environment, not the input: say which path and why
         return _fail(args, "environment", environment_message(exc), EXIT_INVALID)
     except Exception as exc:  # a bug: never exit 1, which CI reads as "labels drifted"
@@ -111,7 +131,7 @@ def _fail(args: argparse.Namespace, kind: str, message: str, code: int) -> int:
         print(json_dumps({"ok": False, "errors": [{"kind": kind, "message": message}]},
                          indent=2, sort_keys=True))
     else:
-        Console(stderr=True, highlight=False, soft_wrap=True, emoji=False).print(f"labeller: {safe(message)}")
+        TerminalConsole(stderr=True, highlight=False, soft_wrap=True, emoji=False).print(f"labeller: {safe(message)}")
     return code
 
 

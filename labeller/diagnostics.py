@@ -91,6 +91,17 @@ def listing(items: Sequence[str], what: str, limit: int = TEXT_LIMIT) -> str:
     return head if len(items) <= limit else f"{head} … and {len(items) - limit:,} more {what}"
 
 
+class TerminalConsole(Console):
+    """Rich's console, except that a closed pipe is a ``BrokenPipeError`` again.
+
+    Rich's own answer to a reader that went away (``labeller build | head -1``) is
+    ``SystemExit(1)``, which a pipeline reads as "the build refused"; raised as the error it
+    is, the CLI's one handler (``labeller.cli.main``) ends every command alike."""
+
+    def on_broken_pipe(self) -> None:
+        raise BrokenPipeError("the reader of labeller's output closed the pipe")
+
+
 def print_bounded(console: Console, lines: Iterable[str], total: int, what: str, *, listed: int | None = None,
                   limit: int = TEXT_LIMIT) -> None:
     """Print the first ``limit`` of ``lines`` (Rich markup, already made safe) and one line for

@@ -16,6 +16,9 @@ EXIT_OK = 0
 EXIT_REFUSED = 1  # a build refusal, drift under --check, or a regression (with the flag)
 EXIT_INVALID = 2  # invalid input (malformed files, unsafe paths, bounds) and environment errors (EACCES, ENOSPC)
 EXIT_INTERNAL = 3  # a bug in labeller: one line and the path of a traceback file, never "drift" (1)
+# the reader of our output went away (`labeller build | head -1`): the status a shell gives a
+# process SIGPIPE ended (128 + 13), so a pipeline reads it as "stopped early", not as a refusal
+EXIT_BROKEN_PIPE = 141
 
 
 class LabellerError(Exception):

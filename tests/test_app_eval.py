@@ -132,3 +132,32 @@ async def test_results_and_leak_panel_say_when_they_are_older_than_the_labels_or
         leak = app.screen
         assert isinstance(leak, LeakScreen)
         assert "corpus changed since this eval ran" in str(leak.query_one("#leak-age").render())
+
+
+@run_async
+async def test_an_unfinished_draft_never_ages_the_eval(project):
+    """No save writes a draft that is not a valid record yet, so no eval can score it: with one
+    open, the warning still clears after Ctrl+S and after Ctrl+R once the eval scored the
+    golden set as saved (issue 27)."""
+    app = make_app(project)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("f6")
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        screen = app.screen
+        status = lambda: str(screen.query_one("#eval-status").render())  # noqa: E731
+        draft = app.session.new_record()
+        assert app.session.draft(draft).problems(), "a new question is not a record yet"
+        app.refresh_screens()
+        await settle(pilot)
+        assert screen.age() == [] and "older" not in status()
+
+        app.session.update("q002", query="How quickly is a page answered?")  # a real change, then saved
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert "older than the golden set" in status(), "the eval scored the labels before this save"
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        assert screen.age() == [] and "older" not in status()
+        assert draft in app.session.order, "the unfinished draft is still there"

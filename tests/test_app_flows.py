@@ -390,10 +390,10 @@ async def test_coverage_is_the_build_summary(small):
         docs = app.screen.query_one("#coverage-docs")
         unlabelled = app.screen.query_one("#coverage-unlabelled")
         tags = app.screen.query_one("#coverage-tags")
-        rows = {docs.get_row_at(i)[0]: docs.get_row_at(i)[1] for i in range(docs.row_count)}
+        rows = {docs.get_row_at(i)[1]: docs.get_row_at(i)[0] for i in range(docs.row_count)}
         assert rows == {"guide/rotate.md": 2, "ops/oncall.md": 1}
         assert [unlabelled.get_row_at(i)[0] for i in range(unlabelled.row_count)] == ["notes/separators.md"]
-        assert {tags.get_row_at(i)[0]: tags.get_row_at(i)[1] for i in range(tags.row_count)} == {
+        assert {tags.get_row_at(i)[2]: tags.get_row_at(i)[0] for i in range(tags.row_count)} == {
             "(no tag)": 1, "oncall": 1, "ops": 2}
 
 

@@ -14,6 +14,7 @@ from labeller.config import ProjectConfig, load_config
 from labeller.core.models import Question
 from labeller.core.project import Project
 from labeller.core.vocab import SPLITS
+from labeller.diagnostics import TerminalConsole
 
 
 def add_project_options(p: argparse.ArgumentParser, *, questions: bool = True) -> None:
@@ -63,7 +64,7 @@ def project_from(args: argparse.Namespace) -> Project:
 
 
 def console(stderr: bool = False) -> Console:
-    return Console(stderr=stderr, highlight=False, soft_wrap=False, emoji=False)  # ":smile:" in a query stays text
+    return TerminalConsole(stderr=stderr, highlight=False, soft_wrap=False, emoji=False)  # ":smile:" in a query stays text
 
 
 def placement_line(counts: dict[str, int]) -> str:

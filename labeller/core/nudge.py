@@ -51,6 +51,38 @@ def nudge_range(text: str, start: int, end: int, how: str) -> tuple[int, int] | 
     return s, e
 
 
+def nudge_refusal(text: str, start: int, end: int, how: str) -> str:
+    """Why ``nudge_range`` could not move ``text[start:end]`` (it returned ``None``), in
+    words: a key that does nothing must say why (issue 27)."""
+    if how in ("shrink_start", "shrink_end"):
+        return "the quote is one word: a nudge keeps at least one (select other text to replace it)"
+    if how == "grow_start":
+        return "nothing before the quote to add: it starts the document"
+    if how == "grow_end":
+        return "nothing after the quote to add: it ends the document"
+    raise ValueError(f"unknown nudge {how!r}")
+
+
+def context_change(before: tuple[str | None, str | None], after: tuple[str | None, str | None]) -> list[str]:
+    """What a nudge did to the locator's context, ``(prefix, suffix)`` before and after, in
+    words; empty when it kept them. A nudged quote gets the shortest context that keeps the
+    author's copy of a repeated passage, which may be the very word the nudge took out of the
+    quote, or no context where the new quote is unique: either way the locator is more than
+    its quote now, so the author is told (issue 27: "nudges never move text between quote and
+    context without saying so")."""
+    notes = []
+    for name, old, new in (("prefix", before[0], after[0]), ("suffix", before[1], after[1])):
+        if old == new:
+            continue
+        if new and old:
+            notes.append(f"context {name} {old!r} is now {new!r}: it picks this copy of the quote")
+        elif new:
+            notes.append(f"context {name} {new!r} added: the quote occurs more than once, and it picks this copy")
+        else:
+            notes.append(f"context {name} {old!r} dropped: it picked a copy of the old quote")
+    return notes
+
+
 def quote_from_range(doc: Document, start: int, end: int) -> str:
     """The quote a selection of canonical text stands for: the core's folded form, so a
     selection across a line wrap is stored on one line and still matches the same place."""

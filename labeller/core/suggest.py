@@ -15,6 +15,7 @@ from dataclasses import replace
 
 from labeller.core.anchors import automaton, fold_quote
 from labeller.core.context import Context, occurrence_help
+from labeller.core.quote_marks import quote_mark_hint
 from labeller.core.resolve import MAX_LISTED_OCCURRENCES, Refusal, Resolver
 from labeller.core.suggest_cut import within_one_block
 from labeller.core.vocab import Place, RefusalKind
@@ -92,7 +93,9 @@ def suggest(resolver: Resolver, refusal: Refusal, budget: WorkBudget | None = No
         passages = sorted((cut for s, p in nearest_passages(resolver, folded, loc.doc)
                            if (cut := within_one_block(resolver, folded, s, p, loc.doc)) is not None),
                           key=lambda sp: -sp[0].get("score", 0.0))
-        return replace(refusal, suggestions=[s for s, _ in passages],
+        hint = quote_mark_hint(resolver, loc.quote, loc.doc)
+        return replace(refusal, message=refusal.message + (f"; {hint}" if hint else ""),
+                       suggestions=[s for s, _ in passages],
                        suggested_places=tuple(p for _, p in passages if p is not None))
     if refusal.kind == RefusalKind.AMBIGUOUS and loc.quote is not None:
         places = list(refusal.places)

@@ -12,10 +12,12 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from labeller.app.screens.records import RecordEditor, RecordPager
 from labeller.app.session.review import AdjudicateSession
+from labeller.app.widgets.key_bar import KeyBar
+from labeller.app.widgets.markup import visible_line
 from labeller.app.widgets.record_view import plain, record_view, side_view
 from labeller.core.models import Question
 from labeller.core.project import Project
@@ -53,7 +55,7 @@ class AdjudicateScreen(RecordPager):
                 yield Static(id="ad-a")
             with VerticalScroll(classes="ad-side"):
                 yield Static(id="ad-b")
-        yield Footer()
+        yield KeyBar()  # every key on screen at 80 columns (Footer cuts the last ones off)
 
     def on_mount(self) -> None:
         self.reload()
@@ -94,11 +96,11 @@ class AdjudicateScreen(RecordPager):
         try:
             q = self.session.decide(action)
         except LabellerError as exc:
-            self.notify(str(exc), severity="error", timeout=10)
+            self.notify(visible_line(str(exc)), severity="error", timeout=10, markup=False)  # paths may hold "[...]"
             return
         if q is None:
             return
-        self.notify(f"{q.id}: {action.replace('_', ' ')}")
+        self.notify(visible_line(f"{q.id}: {action.replace('_', ' ')}"), markup=False)
         self.action_next()
 
     def action_keep_a(self) -> None:

@@ -19,11 +19,13 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Footer, Input, OptionList, Static
+from textual.widgets import Input, OptionList, Static
 
 from labeller.app.screens.records import RecordPager
 from labeller.app.session.review import AnnotateSession
 from labeller.app.widgets.fields import SafeInput
+from labeller.app.widgets.key_bar import KeyBar
+from labeller.app.widgets.markup import visible_line
 from labeller.app.widgets.record_view import plain, refusal_view, span_view
 from labeller.core.models import Locator
 from labeller.core.project import Project
@@ -66,7 +68,7 @@ class AnnotateScreen(RecordPager):
         yield OptionList(id="an-locs")
         with VerticalScroll(id="an-preview-box"):
             yield Static(id="an-preview")
-        yield Footer()
+        yield KeyBar()  # every key on screen at 80 columns (Footer cuts the last ones off)
 
     def on_mount(self) -> None:
         self.session.load()
@@ -141,10 +143,10 @@ class AnnotateScreen(RecordPager):
         try:
             refused = self.session.add(loc)
         except LabellerError as exc:
-            self.notify(str(exc), severity="error")
+            self.notify(visible_line(str(exc)), severity="error", markup=False)  # paths may hold "[...]"
             return
         if refused is not None:
-            self.notify(refused, severity="warning")
+            self.notify(visible_line(refused), severity="warning", markup=False)
             return
         self.show()
         self.query_one("#an-quote", Input).value = ""
@@ -169,7 +171,7 @@ class AnnotateScreen(RecordPager):
             return
         refused = self.session.toggle_no_answer()
         if refused is not None:
-            self.notify(refused, severity="warning")
+            self.notify(visible_line(refused), severity="warning", markup=False)
             return
         self.show()
 

@@ -20,7 +20,7 @@ from textual.widgets import Header, Input, Static, TabbedContent, TabPane
 
 from labeller.app.screens.ask import Ask
 from labeller.app.screens.base import LatestOnly, SessionScreen
-from labeller.core.nudge import nudge_range, quote_from_range, trimmed_start
+from labeller.core.nudge import context_change, nudge_range, nudge_refusal, quote_from_range, trimmed_start
 from labeller.app.session.drafts import Draft, LocatorDraft
 from labeller.app.session.preview import Preview, preview_locator, quick_preview, resolve_locators
 from labeller.app.session.statuses import STATUS_PENDING
@@ -619,9 +619,13 @@ class AuthorScreen(SessionScreen):
         moved = nudge_range(doc.text, start, end, how)
         if moved is None:
             self.app.bell()
+            self.notify(nudge_refusal(doc.text, start, end, how), severity="warning", markup=False)
             return
         s, e = moved
         self.anchor_hint = (doc_id, trimmed_start(doc, s, e), e)
-        loc = self.session.locator_for_range(draft.locators[self.active], doc_id, s, e)
+        old = draft.locators[self.active]
+        loc = self.session.locator_for_range(old, doc_id, s, e)
+        for note in context_change((old.prefix, old.suffix), (loc.prefix, loc.suffix)):
+            self.notify(visible_line(note), markup=False)
         self.query_one(LocatorForm).load(loc)
         self._set_active_locator(loc, reveal=True)

@@ -81,7 +81,6 @@ class EvalScreen(SessionScreen):
     DEFAULT_CSS = """
     #eval-chunks { width: 44; }
     #eval-chunking { height: auto; padding: 0 1; }
-    #eval-chars { width: 50; border: round $primary-muted; }
     """
 
     def __init__(self, **kwargs) -> None:
@@ -226,14 +225,14 @@ class EvalScreen(SessionScreen):
         if self.is_mounted:
             view = self.query_one(ChunkersView)
             if view.comparison is not None:  # its evals are as old as the labels they scored
-                view.show_status(result_age(view.comparison.results[0], self.session.iter_drafts(),
+                view.show_status(result_age(view.comparison.results[0], self.session.questions_to_write(),
                                             self.session.project.corpus.digest))
 
     def age(self) -> list[str]:
         """Why the shown results are older than the labels or the corpus (empty: current)."""
         if self.result is None:
             return []
-        return result_age(self.result, self.session.iter_drafts(), self.session.project.corpus.digest)
+        return result_age(self.result, self.session.questions_to_write(), self.session.project.corpus.digest)
 
     def _show_status(self) -> None:
         why = self.age()

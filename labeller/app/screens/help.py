@@ -7,6 +7,7 @@ on an 80-column terminal); the id is what a keymap file names to move a key
 
 from __future__ import annotations
 
+from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -35,16 +36,27 @@ class HelpScreen(ModalScreen[None]):
             yield Static(Text(f"Move a key: [keymap] <id> = \"<keys>\" in $XDG_CONFIG_HOME/labeller/{KEYMAP_FILE} "
                               f"(~/.config/labeller/{KEYMAP_FILE})", style="dim"), id="help-keymap")
 
-    def _table(self) -> Table:
-        table = Table(expand=True, box=None, show_edge=False, pad_edge=False, header_style="bold")
-        table.add_column("where", ratio=2, overflow="fold")
-        table.add_column("key", ratio=2, overflow="fold", style="bold")
-        table.add_column("does", ratio=6, overflow="fold")
-        table.add_column("id", ratio=3, overflow="fold", style="dim")
-        for where, rows in self._groups:
-            for n, (key, what, binding_id) in enumerate(rows):
-                table.add_row(Text(where if n == 0 else ""), Text(key), Text(what), Text(binding_id))
-        return table
+    def _table(self) -> Group:
+        """One table per place, under its name, the columns alike in all of them. The id is never
+        wrapped or cut (it is typed into keymap.toml as shown) and a key wraps only at its " / ";
+        what a key does takes the width left and wraps (issue 27: at 80 columns a fourth column
+        for the place folded ids as ``app.new_questio`` / ``n``)."""
+        key_width = max((len(part) for _, rows in self._groups for key, _, _ in rows for part in key.split(" / ")),
+                        default=1)
+        id_width = max((len(binding_id) for _, rows in self._groups for _, _, binding_id in rows), default=1)
+        tables: list[Table | Text] = []
+        for n, (where, rows) in enumerate(self._groups):
+            if n:
+                tables.append(Text(""))
+            table = Table(title=Text(where, style="bold"), title_justify="left", expand=True, box=None,
+                          show_edge=False, pad_edge=False, show_header=n == 0, header_style="bold")
+            table.add_column("key", width=key_width, overflow="fold", style="bold")
+            table.add_column("does", ratio=1, overflow="fold")
+            table.add_column("id", width=id_width, no_wrap=True, style="dim")
+            for key, what, binding_id in rows:
+                table.add_row(Text(key), Text(what), Text(binding_id))
+            tables.append(table)
+        return Group(*tables)
 
     def on_mount(self) -> None:
         self.query_one("#help-scroll").focus()

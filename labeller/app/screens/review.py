@@ -26,6 +26,7 @@ from labeller.app.screens.records import CommentScreen, RecordEditor, RecordPage
 from labeller.app.session.review import (ReviewSession, checked_reviewer, login_name, review_queue,
                                          reviewer_from_environment)
 from labeller.app.widgets.key_bar import KeyBar
+from labeller.app.widgets.markup import visible_line
 from labeller.app.widgets.record_view import STATUS_STYLE, plain, record_view
 from labeller.core.build import resolve_record
 from labeller.core.models import Question
@@ -114,11 +115,11 @@ class ReviewScreen(RecordPager):
         try:
             q = self.session.decide(decision, comment)
         except LabellerError as exc:
-            self.notify(str(exc), severity="error")
+            self.notify(visible_line(str(exc)), severity="error", markup=False)  # paths may hold "[...]"
             return
         if q is None:
             return
-        self.notify(f"{q.id}: {decision}")
+        self.notify(visible_line(f"{q.id}: {decision}"), markup=False)
         self.action_next()
 
     def action_accept(self) -> None:
@@ -159,7 +160,6 @@ def open_review(app: AppHost) -> None:
     """Review mode from the authoring app (the same screen as ``labeller review``), most
     urgent records first. Review edits write questions.jsonl directly, so unsaved edits
     must be saved first; afterwards the app reads the file again."""
-    from labeller.app.widgets.markup import visible_line
 
     session = app.session
     if session.dirty:
@@ -192,7 +192,6 @@ def with_reviewer(app: AppHost, then: Callable[[str], None]) -> None:
     ``$LABELLER_REVIEWER``, else asked in a small input (the login name offered), and
     remembered until the app closes. A name ``check_person`` refuses is asked again."""
     from labeller.app.screens.ask import Ask
-    from labeller.app.widgets.markup import visible_line
 
     session = app.session
     if session.reviewer is None:

@@ -11,11 +11,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from labeller.core.chunkers import Chunk
+from labeller.core.models import Question
 from labeller.core.project import Project
 from labeller.core.resolve import Span
 
 if TYPE_CHECKING:  # the eval is imported when one runs, not at app start-up
-    from labeller.app.session.drafts import Draft
     from labeller.eval.leaks import LeakLocation
     from labeller.eval.retrievers import Progress
     from labeller.eval.runner import EvalResult
@@ -95,13 +95,15 @@ def leak_places(project: Project, result: EvalResult, finding: dict) -> list[Lea
     return leak_locations(project.all_chunks, finding, result.build.records, project.corpus.docs)
 
 
-def result_age(result: EvalResult, drafts: Iterable[Draft], corpus_digest: str) -> list[str]:
+def result_age(result: EvalResult, questions: Iterable[Question], corpus_digest: str) -> list[str]:
     """Why an eval result no longer describes the golden set the app holds: the labels the
-    eval scored (questions.jsonl as saved when it ran) differ from the drafts now, or it ran
-    on another corpus than the one loaded. Empty when the result is current."""
+    eval scored (questions.jsonl as saved when it ran) differ from ``questions`` (what a save
+    would write now: ``questions_to_write``, so an unfinished draft, which no save writes,
+    never ages a result), or it ran on another corpus than the one loaded. Empty when the
+    result is current."""
     out = []
     scored = [rec.question.as_json() for rec in result.build.records]
-    if scored != [d.as_json() for d in drafts]:
+    if scored != [q.as_json() for q in questions]:
         out.append("the labels changed since this eval ran")
     if result.build.manifest["corpus_digest"] != corpus_digest:
         out.append("the corpus changed since this eval ran")

@@ -127,6 +127,7 @@ class _Session(Protocol):
     def write_journal(self) -> None: ...
     def _reapply(self, entry: JournalEntry, put: Callable[..., None]) -> list[str]: ...
     def disk_changed(self) -> bool: ...
+    def questions_to_write(self, held_back: dict[str, list[str]] | None = None) -> list[Question]: ...
 
 
 class SavingMixin:
@@ -175,6 +176,23 @@ class SavingMixin:
     def disk_changed(self: _Session) -> bool:
         return disk_sha256(self.config.questions, self.config.limits.max_file_bytes) != self.qfile.source_sha256
 
+    def questions_to_write(self: _Session, held_back: dict[str, list[str]] | None = None) -> list[Question]:
+        """The records a save writes, in the session's order: a draft that is not a valid
+        record yet keeps its last saved version, if any (its problems go to ``held_back``).
+        Also what an eval of the golden set, saved now, would score: an unfinished draft
+        never makes a result out of date."""
+        questions: list[Question] = []
+        for d in self.iter_drafts():
+            problems = d.problems()
+            if problems:
+                if held_back is not None:
+                    held_back[d.id] = problems
+                if d.id in self.baseline:
+                    questions.append(self.baseline[d.id])
+            else:
+                questions.append(d.to_question())
+        return questions
+
     def save_questions(self: _Session) -> SaveOutcome:
         """Write questions.jsonl atomically (keeping comments, order and ids).
 
@@ -194,15 +212,7 @@ class SavingMixin:
         if self.disk_changed():
             out.conflict = True
             return out
-        questions: list[Question] = []
-        for d in self.iter_drafts():
-            problems = d.problems()
-            if problems:
-                out.held_back[d.id] = problems
-                if d.id in self.baseline:
-                    questions.append(self.baseline[d.id])
-            else:
-                questions.append(d.to_question())
+        questions = self.questions_to_write(out.held_back)
         on_file = set(self.baseline)
         wanted = {q.id for q in questions}
         # a record that is new to the file (an undone delete, say) goes after the record that

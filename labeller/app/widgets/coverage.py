@@ -11,7 +11,11 @@ from labeller.display import safe_line
 
 
 class CoverageView(Vertical):
-    """Labels per document and per tag, unlabelled documents, single / multi / negative."""
+    """Labels per document and per tag, unlabelled documents, single / multi / negative.
+
+    The counts come first in each row and the names last: a table narrower than its longest
+    name (three side by side at 80 columns) cuts the name's end, never a count; the
+    focused table scrolls sideways for the rest."""
 
     def compose(self) -> ComposeResult:
         yield Static("computing…", id="coverage-counts")
@@ -23,12 +27,12 @@ class CoverageView(Vertical):
     def on_mount(self) -> None:
         docs = self.query_one("#coverage-docs", DataTable)
         docs.border_title = "labels per document"
-        docs.add_columns("document", "spans")
+        docs.add_columns("spans", "document")
         tags = self.query_one("#coverage-tags", DataTable)
         tags.border_title = "labels per tag"
-        tags.add_columns("tag", "records", "spans")
+        tags.add_columns("records", "spans", "tag")
         unl = self.query_one("#coverage-unlabelled", DataTable)
-        unl.border_title = "documents with no label"
+        unl.border_title = "unlabelled documents"
         unl.add_columns("document")
 
     def show(self, summary: dict) -> None:
@@ -47,11 +51,11 @@ class CoverageView(Vertical):
         docs = self.query_one("#coverage-docs", DataTable)
         docs.clear()
         for doc, n in sorted(s["labels_per_doc"].items(), key=lambda kv: (-kv[1], kv[0])):
-            docs.add_row(safe_line(doc), n)
+            docs.add_row(n, safe_line(doc))
         tags = self.query_one("#coverage-tags", DataTable)
         tags.clear()
         for tag, row in s["labels_per_tag"].items():
-            tags.add_row(safe_line(tag), row["records"], row["spans"])
+            tags.add_row(row["records"], row["spans"], safe_line(tag))
         unl = self.query_one("#coverage-unlabelled", DataTable)
         unl.clear()
         for doc in s["unlabelled_docs"]:

@@ -21,6 +21,10 @@ from __future__ import annotations
 import re
 
 from textual.content import Content
+from textual.css.styles import RulesMap
+from textual.strip import Strip
+from textual.style import Style
+from textual.visual import RenderOptions, Visual
 
 from labeller.display import CONTROL, visible
 
@@ -85,3 +89,29 @@ def edited_raw(raw: str, shown_before: str, shown_after: str) -> str:
     while s < limit - p and shown_before[-1 - s] == shown_after[-1 - s]:
         s += 1
     return raw[:p] + shown_after[p:len(shown_after) - s] + raw[len(raw) - s:]
+
+
+class Hanging(Visual):
+    """A first line, and under it lines indented as a block: each is wrapped to the width
+    left after the indent, so a long one (an ambiguous quote's extension in a panel 36
+    columns wide) goes on under its own label instead of at the left edge, where it read as
+    a new entry (issue 27). Laid out again for each width it is drawn at."""
+
+    def __init__(self, head: Content, body: list[Content], indent: int = 4) -> None:
+        self.head = head
+        self.body = body
+        self.indent = indent
+
+    def laid_out(self, width: int) -> Content:
+        pad = Content(" " * self.indent)
+        lines = [self.head, *(pad + part for line in self.body for part in line.wrap(max(1, width - self.indent)))]
+        return Content("\n").join(lines)
+
+    def render_strips(self, width: int, height: int | None, style: Style, options: RenderOptions) -> list[Strip]:
+        return self.laid_out(width).render_strips(width, height, style, options)
+
+    def get_optimal_width(self, rules: RulesMap, container_width: int) -> int:
+        return max(self.head.cell_length, *(self.indent + line.cell_length for line in self.body))
+
+    def get_height(self, rules: RulesMap, width: int) -> int:
+        return self.laid_out(width).get_height(rules, width)

@@ -20,7 +20,7 @@ from labeller.app.session.preview import COPY_WARN_THRESHOLD, Preview
 from labeller.core.resolve import MAX_LISTED_OCCURRENCES
 from labeller.core.corpus import Corpus
 from labeller.core.vocab import Place
-from labeller.app.widgets.markup import fmt
+from labeller.app.widgets.markup import Hanging, fmt
 
 CONTEXT_CHARS = 40
 NO_LOCATOR = ("no locator yet: select the answer in the document, or press [b]ctrl+l[/b] and type a quote "
@@ -95,8 +95,8 @@ class PreviewPanel(Vertical):
         self._suggestions, self._places, prompts = self._suggestion_rows(preview, corpus, selected_start)
         if prompts:
             with self.prevent(OptionList.OptionHighlighted):  # a new preview is no move of the cursor
-                options.add_options([Option(Content(f"{i + 1} ") + p if i < 9 else p, id=str(i))
-                                     for i, p in enumerate(prompts)])
+                options.add_options([Option(Hanging(Content(f"{i + 1} ") + head if i < 9 else head, body), id=str(i))
+                                     for i, (head, body) in enumerate(prompts)])
                 options.highlighted = self._default_choice(selected_start)
         if options.display != bool(prompts):
             options.display = bool(prompts)
@@ -147,13 +147,13 @@ class PreviewPanel(Vertical):
     def _suggestion_rows(self, p: Preview, corpus: Corpus, selected_start: int | None):
         rows: list[dict] = []
         places: list[Place | None] = []
-        prompts: list[Content] = []
+        prompts: list[tuple[Content, list[Content]]] = []  # each option's first line and the lines under it
         r = p.refusal
         if r is None:
             return rows, places, prompts
         if r.kind == "ambiguous":
             for pin in p.pins:
-                prompts.append(fmt("pin to [b]$doc[/b] (the quote occurs once there)", doc=pin.doc))
+                prompts.append((fmt("pin to [b]$doc[/b] (the quote occurs once there)", doc=pin.doc), []))
                 rows.append({"doc": pin.doc, "pin": True})
                 places.append(pin)
             for occ in r.occurrences:
@@ -162,14 +162,14 @@ class PreviewPanel(Vertical):
                 ctx = occ.get("context")
                 occ_quote = corpus[occ["doc"]].text[occ["char_start"]:occ["char_end"]]
                 if ctx is not None:  # what accepting writes: the quote stays, the context picks this copy
-                    ext = fmt("    picked by: [u]$prefix[/u][$success]$quote[/][u]$suffix[/u]",
+                    ext = fmt("picked by: [u]$prefix[/u][$success]$quote[/][u]$suffix[/u]",
                               prefix=ctx.get("prefix", ""), quote=occ_quote, suffix=ctx.get("suffix", ""))
                 elif occ["extension"]:
-                    ext = fmt("    unique as: [$success]$ext[/]", ext=occ["extension"])
+                    ext = fmt("unique as: [$success]$ext[/]", ext=occ["extension"])
                 else:
-                    ext = Content.from_markup("    [dim]no unique context or extension within 12 words[/]")
-                context = Content("    ") + in_context(corpus[occ["doc"]].text, occ["char_start"], occ["char_end"])
-                prompts.append(Content("\n").join([head, context, ext]))
+                    ext = Content.from_markup("[dim]no unique context or extension within 12 words[/]")
+                context = in_context(corpus[occ["doc"]].text, occ["char_start"], occ["char_end"])
+                prompts.append((head, [context, ext]))
                 rows.append(occ)
                 places.append(Place(occ["doc"], occ["char_start"], occ["char_end"]))
         else:
@@ -178,10 +178,10 @@ class PreviewPanel(Vertical):
                     flag = "" if sug["unique"] else " [dim](not unique)[/]"
                     score = f" ({sug['score']})" if "score" in sug else ""  # an exact copy in another context has none
                     ctx = "".join(f" {k} {sug[k]!r}" for k in ("prefix", "suffix") if k in sug)
-                    prompts.append(fmt(f"$where{score}{flag}\n    [$warning]$quote[/][dim]$ctx[/]",
-                                       where=sug["where"], quote=sug["quote"], ctx=ctx))
+                    prompts.append((fmt(f"$where{score}{flag}", where=sug["where"]),
+                                    [fmt("[$warning]$quote[/][dim]$ctx[/]", quote=sug["quote"], ctx=ctx)]))
                 elif sug.get("heading"):
-                    prompts.append(fmt("section locator: $doc # $heading", doc=sug["doc"], heading=sug["heading"]))
+                    prompts.append((fmt("section locator: $doc # $heading", doc=sug["doc"], heading=sug["heading"]), []))
                 else:
                     continue
                 rows.append(sug)

@@ -16,4 +16,25 @@ from labeller.app.widgets.textual_adapter import MeasuredDataTable
 
 
 class Table(MeasuredDataTable):
-    """A DataTable whose rows never keep widths measured before their own cells."""
+    """A DataTable whose rows never keep widths measured before their own cells, and whose
+    Home and End go to the first and last row of a row-cursor table (Textual's scroll it
+    sideways, which a table read row by row never wants), and whose cursor stays in view when
+    the table is resized (issue 27: a question deleted at the end of the list moves the cursor
+    to the new last row, whose shorter detail then grows the panel below and shrinks the table
+    under a cursor scrolled to the bottom of the old height)."""
+
+    def on_resize(self) -> None:
+        if self.show_cursor and self.row_count:
+            self.move_cursor(row=self.cursor_row, column=self.cursor_column)
+
+    def action_scroll_home(self) -> None:
+        if self.cursor_type == "row":
+            self.action_scroll_top()
+        else:
+            super().action_scroll_home()
+
+    def action_scroll_end(self) -> None:
+        if self.cursor_type == "row":
+            self.action_scroll_bottom()
+        else:
+            super().action_scroll_end()
