@@ -22,6 +22,7 @@ from labeller.app.screens.ask import Ask
 from labeller.app.screens.base import LatestOnly, SessionScreen
 from labeller.core.nudge import nudge_range, quote_from_range, trimmed_start
 from labeller.app.session.drafts import Draft, LocatorDraft
+from labeller.app.session.marks import anchor_position, labelled_lines, locator_place, marks_in
 from labeller.app.session.preview import Preview, preview_locator, quick_preview, resolve_locators
 from labeller.app.session.statuses import STATUS_PENDING
 from labeller.app.session.structure import structure_styles
@@ -320,66 +321,21 @@ class AuthorScreen(SessionScreen):
         """Mark the document view; with ``navigate``, first show the document the active
         locator points at (and scroll to it when ``_reveal`` is set)."""
         p = self.preview
-        corpus = self.session.project.corpus
         view = self.query_one(DocumentView)
-        target = None
-        reveal_at = None
-        if p is not None:
-            if p.span is not None:
-                target, reveal_at = p.span.doc_id, p.span.quote_start
-            elif p.refusal is not None and p.refusal.occurrences:
-                occs = p.refusal.occurrences
-                mine = next((o for o in occs if o["char_start"] == self._selected_start()), occs[0])
-                target, reveal_at = mine["doc"], mine["char_start"]
-            elif p.occurrences:
-                here = next((o for o in p.occurrences if o.start == self._selected_start()), p.occurrences[0])
-                target, reveal_at = here.doc, here.start
-            elif p.places:
-                target, reveal_at = p.places[0][0], p.places[0][1]
-            elif p.locator.doc in corpus:
-                target = p.locator.doc
+        target, reveal_at = locator_place(p, self.session.project.corpus, self._selected_start())
         if target is None and self.search_mark is not None:
             target = self.search_mark[0]
         if navigate and target is not None:
             self.show_document(target)
         if view.doc is None:
             return
-        doc_id = view.doc.doc_id
-        marks: list[Mark] = []
-        if self.search_mark and self.search_mark[0] == doc_id:
-            marks.append(Mark(self.search_mark[1], self.search_mark[2], "hit"))
         record = self.session.result(self.record_id) if self.record_id else None
-        if record is not None:
-            for s in record.spans:
-                if s.doc_id == doc_id and (p is None or p.span is None or (s.start, s.end) != (p.span.start,
-                                                                                             p.span.end)):
-                    marks.append(Mark(s.start, s.end, "other"))
-        if p is not None and p.span is not None and p.span.doc_id == doc_id:
-            marks += [Mark(c.start, c.end, "chunk") for c in p.chunks]
-            marks.append(Mark(p.span.start, p.span.end, "span"))
-            marks.append(Mark(p.span.quote_start, p.span.quote_end, "match"))
-        if p is not None and p.pending:
-            marks += [Mark(s, e, "occurrence") for d, s, e in p.occurrences if d == doc_id]
-        if p is not None and p.refusal is not None:
-            marks += [Mark(o["char_start"], o["char_end"], "occurrence") for o in p.refusal.occurrences
-                      if o["doc"] == doc_id]
-            marks += [Mark(s, e, "hit") for d, s, e in p.places if d == doc_id]
-        view.set_marks(marks)
-        view.set_gutter(self._labelled_lines(view.doc))
-        if navigate and self._reveal and reveal_at is not None and target == doc_id:
+        view.set_marks([Mark(*m) for m in marks_in(view.doc.doc_id, p, record.spans if record else (),
+                                                   self.search_mark)])
+        view.set_gutter(labelled_lines(view.doc, self.session.results, self.session.drafts, self.record_id))
+        if navigate and self._reveal and reveal_at is not None and target == view.doc.doc_id:
             self._reveal = False
             view.reveal(reveal_at)
-
-    def _labelled_lines(self, doc) -> frozenset[int]:
-        """The lines of ``doc`` that other records' labels (as last resolved) cover."""
-        lines: set[int] = set()
-        for rid, result in self.session.results.items():
-            if rid == self.record_id or rid not in self.session.drafts:
-                continue
-            for sp in result.spans:
-                if sp.doc_id == doc.doc_id:
-                    lines.update(range(doc.line_of(sp.start), doc.line_of(max(sp.start, sp.end - 1)) + 1))
-        return frozenset(lines)
 
     # -- messages from the widgets ------------------------------------------------------------
 
@@ -594,23 +550,11 @@ class AuthorScreen(SessionScreen):
         self.notify(visible_line(f"unlabelled {after % len(gaps) + 1}/{len(gaps)}: {self.gap.describe()}"),
                     markup=False)
 
-    def _anchor_position(self) -> tuple[str, int, int] | None:
-        p = self.preview
-        if p is not None and p.span is not None and p.span.block != "section":
-            return p.span.doc_id, p.span.quote_start, p.span.quote_end
-        if p is not None and p.refusal is not None and p.refusal.occurrences:
-            occs = p.refusal.occurrences
-            mine = next((o for o in occs if o["char_start"] == self._selected_start()), occs[0])
-            return mine["doc"], mine["char_start"], mine["char_end"]
-        if p is not None and p.occurrences:
-            return next((o for o in p.occurrences if o[1] == self._selected_start()), p.occurrences[0])
-        return self.anchor_hint
-
     def action_nudge(self, how: str) -> None:
         draft = self.draft
         if draft is None or not draft.locators:
             return
-        pos = self._anchor_position()
+        pos = anchor_position(self.preview, self._selected_start(), self.anchor_hint)
         if pos is None:
             self.notify("nothing to nudge: the quote has no place in the corpus yet", severity="warning")
             return
