@@ -285,8 +285,13 @@ class LabellerApp(App):
         else:
             self.switch_mode("author")
 
-    def action_new_question(self) -> None:
-        self.open_record(self.session.new_record())
+    async def action_new_question(self) -> None:
+        record_id = self.session.new_record()
+        if self.current_mode != "author":
+            # the keys typed right after ctrl+n are read once the new form has the focus
+            self.current = (record_id, 0)
+            await self.switch_mode("author")
+        self.open_record(record_id)
 
     def action_undo(self) -> None:
         self._history_moved(self.session.undo(), "undid", "nothing to undo")

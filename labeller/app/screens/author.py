@@ -35,6 +35,7 @@ from labeller.app.widgets.markup import visible_line
 from labeller.app.widgets.question_form import QuestionForm
 from labeller.app.widgets.textual_adapter import adopt_app_css
 from labeller.app.widgets.key_bar import KeyBar
+from labeller.app.widths import SIDE_PANE, side_pane_shown, width_class
 from labeller.core.anchors import fold_quote
 
 SEARCH_HITS = 20
@@ -69,6 +70,13 @@ class AuthorScreen(SessionScreen):
                 tooltip="Jump to the expected answer", priority=True),
         Binding("alt+w", "jump('#loc-quote')", "Quote", show=False, id="author.jump-quote",
                 tooltip="Jump to the active locator's quote", priority=True),
+        Binding("alt+r", "jump('#preview')", "Resolution", show=False, id="author.jump-resolution",
+                tooltip="Jump to the resolution of the active locator (its span and chunk ids)", priority=True),
+        # Tab moves focus as the app reads it, not when the field it leaves gets to it: keys
+        # typed in the same burst (a paste, fast typing) then land in the field Tab went to
+        Binding("tab", "app.focus_next", "Next field", show=False, id="author.focus-next", priority=True),
+        Binding("shift+tab", "app.focus_previous", "Previous field", show=False, id="author.focus-previous",
+                priority=True),
         Binding("alt+s", "jump('#preview-suggestions')", "Suggestions", show=False, id="author.jump-suggestions",
                 tooltip="Jump to the suggestions (moving over one shows it in the document)",
                 priority=True),
@@ -137,8 +145,56 @@ class AuthorScreen(SessionScreen):
     def on_mount(self) -> None:
         self.query_one("#locators", LocatorTable).border_title = "locators"
         self.query_one("#locator-form", LocatorForm).border_title = "active locator"
+        self._lay_out()
         if self.record_id is None:
             self._load_record()  # the empty state: what to do first
+
+    # -- the layout per width class (app.widths) -------------------------------------------------
+    # Document and record side by side at every width; the corpus pane beside them where it fits
+    # and the author wants it (F9, per width class), else a full-width view of its own (-corpus-view).
+    # Panes are shown and hidden here, not by the stylesheet, so nothing hidden keeps the focus.
+
+    def on_resize(self) -> None:
+        self._lay_out()
+
+    def _lay_out(self) -> None:
+        side = side_pane_shown(self.labeller.settings.panes, width_class(self.app.size.width))
+        if side:
+            self.remove_class("-corpus-view")  # grown wide enough for the pane beside the document
+        view = self.has_class("-corpus-view")
+        for selector, shown in (("#left", view or side), ("#document", not view), ("#right", not view)):
+            widget = self.query_one(selector)
+            if widget.display != shown:
+                widget.display = shown
+        focused = self.focused
+        if focused is not None and not self._is_shown(focused):
+            self.set_focus(self.query_one("#search-input" if view else "#document"))
+
+    def _is_shown(self, widget) -> bool:
+        return all(node.display for node in widget.ancestors_with_self if node is not self)
+
+    def _focus(self, widget) -> None:
+        """Focus ``widget`` now (not after the keys already queued: they follow it), opening
+        or leaving the corpus view so that it is on screen."""
+        in_pane = self.query_one("#left") in widget.ancestors_with_self
+        if not self._is_shown(widget) or (self.has_class("-corpus-view") and not in_pane):
+            self.set_class(in_pane, "-corpus-view")
+            self._lay_out()
+        self.set_focus(widget)
+
+    def toggle_corpus_pane(self) -> None:
+        """F9: the side pane where the width class has one (remembered for that class), else
+        the full-width corpus view."""
+        cls = width_class(self.app.size.width)
+        if cls not in SIDE_PANE:
+            pane = self.query_one(TabbedContent).active_pane
+            self._focus(self.query_one(DocumentView) if self.has_class("-corpus-view") or pane is None
+                        else next(w for w in pane.walk_children() if w.can_focus))
+            return
+        shown = not side_pane_shown(self.labeller.settings.panes, cls)
+        self.labeller.remember_pane(cls, shown)
+        self._lay_out()
+        self.notify(f"corpus pane {'shown' if shown else 'hidden'} (remembered for {cls} terminals)")
 
     # -- from the session ---------------------------------------------------------------------
 
@@ -170,7 +226,7 @@ class AuthorScreen(SessionScreen):
         self._reveal = True
         self.labeller.current = (record_id, index)
         self._load_record()
-        self.query_one("#form-query", Input).focus()
+        self._focus(self.query_one("#form-query", Input))
 
     def _load_record(self) -> None:
         form = self.query_one(QuestionForm)
@@ -266,6 +322,9 @@ class AuthorScreen(SessionScreen):
         warning = self.query_one("#copy-warning", Static)
         if warning.display != result.copies_answer:
             warning.display = result.copies_answer
+        focused = self.focused
+        if result.span is not None and focused is not None and self.query_one("#right") not in focused.ancestors:
+            self.query_one(PreviewPanel).scroll_visible(animate=False)  # a selection's span and chunk ids
         # an answer to an older keystroke still updates the panel, but only the current
         # locator's answer may switch the document under the author's eyes
         self._draw_marks(navigate=result.locator == current)
@@ -435,6 +494,8 @@ class AuthorScreen(SessionScreen):
         self.show_document(event.doc_id)
         self.search_mark = None
         self._draw_marks(navigate=False)
+        if self.has_class("-corpus-view"):
+            self._focus(self.query_one(DocumentView))
 
     def on_search_panel_query(self, event: SearchPanel.Query) -> None:
         if self.session.ready:
@@ -446,7 +507,7 @@ class AuthorScreen(SessionScreen):
         self._draw_marks(navigate=False)
         view = self.query_one(DocumentView)
         view.reveal(event.start)
-        view.focus()
+        self._focus(view)
 
     # -- actions --------------------------------------------------------------------------
 
@@ -459,7 +520,7 @@ class AuthorScreen(SessionScreen):
         self.anchor_hint = None
         self.preview = None
         self._load_record()
-        self.query_one("#loc-quote", Input).focus()
+        self._focus(self.query_one("#loc-quote", Input))
 
     def action_accept_suggestion(self) -> None:
         chosen = self.query_one(PreviewPanel).chosen()
@@ -479,10 +540,11 @@ class AuthorScreen(SessionScreen):
 
     def action_focus_search(self) -> None:
         self.query_one(TabbedContent).active = "tab-search"
-        self.query_one("#search-input", Input).focus()
+        self._focus(self.query_one("#search-input", Input))
 
     def action_focus_document(self) -> None:
-        self.query_one(DocumentView).focus()
+        """Esc: to the document (from the corpus view, back to it)."""
+        self._focus(self.query_one(DocumentView))
 
     def action_jump(self, selector: str) -> None:
         widget = self.query_one(selector)
@@ -490,7 +552,7 @@ class AuthorScreen(SessionScreen):
             self.notify("nothing there yet: " + ("no suggestions" if selector == "#preview-suggestions"
                                                  else "open a question (F2) or press ctrl+n"), severity="warning")
             return
-        widget.focus()
+        self._focus(widget)
 
     def action_pick(self, n: int) -> None:
         if not self.query_one(PreviewPanel).pick(n - 1):
@@ -515,7 +577,7 @@ class AuthorScreen(SessionScreen):
         view = self.query_one(DocumentView)
         if view.find(self.find_text, forward) is None:
             self.notify(visible_line(f"not in this document: {self.find_text}"), severity="warning", markup=False)
-        view.focus()
+        self._focus(view)
 
     def action_go_to_line(self) -> None:
         view = self.query_one(DocumentView)
@@ -531,7 +593,7 @@ class AuthorScreen(SessionScreen):
                 self.notify(f"a line number, please (1–{len(doc.line_starts)})", severity="warning")
                 return
             view.go_to_line(int(text))
-            view.focus()
+            self._focus(view)
 
         self.app.push_screen(Ask("Go to line", f"1–{len(doc.line_starts)}"), done)
 

@@ -38,7 +38,10 @@ def in_context(text: str, start: int, end: int) -> Content:
                mid=text[start:end], right=text[end:min(line_end, end + CONTEXT_CHARS)])
 
 
-class PreviewPanel(Vertical):
+class PreviewPanel(Vertical, can_focus=True):
+    """Focusable (Tab, alt+r), so that focusing it scrolls the record column to it: at 80×24
+    the span and chunk ids are below the fold."""
+
     class SuggestionChosen(Message):
         def __init__(self, suggestion: dict) -> None:
             super().__init__()
