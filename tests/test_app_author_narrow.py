@@ -42,6 +42,13 @@ def assert_focus_on_screen(app, expected_id: str | None = None) -> None:
     assert on_screen(focused), f"{focused!r} has the focus but is not drawn whole ({focused.region})"
 
 
+def cursor_in_view(view) -> bool:
+    """The cursor's row (of the text as wrapped at the view's width) is between the first and
+    the last row the view shows."""
+    row = view.wrapped_document.location_to_offset(view.cursor_location).y
+    return view.scroll_offset.y <= row < view.scroll_offset.y + view.scrollable_content_region.height
+
+
 async def burst(pilot, *keys: str) -> None:
     """Post ``keys`` the way a terminal delivers a paste or fast typing: all queued before the
     app handles the first (``pilot.press`` waits after each key)."""
@@ -92,6 +99,11 @@ async def write_label(pilot, checks) -> None:
 @pytest.mark.parametrize("size", SIZES, ids=IDS)
 @run_async
 async def test_a_label_is_written_end_to_end_with_every_step_on_screen(small, size):
+    doc = small / "corpus" / "guide" / "rotate.md"  # the hit two screens down: opening it must scroll there
+    filler = "".join(f"Background note {n}: " + "a line long enough to wrap in the document view. " * 3 + "\n\n"
+                     for n in range(size[1]))
+    doc.write_text(doc.read_text(encoding="utf-8").replace("# Rotating keys", filler + "# Rotating keys"),
+                   encoding="utf-8")
     app = make_app(small)
     seen: list[str] = []
 
@@ -104,8 +116,9 @@ async def test_a_label_is_written_end_to_end_with_every_step_on_screen(small, si
         if step == "search":  # a view of its own: nothing beside it to squeeze
             assert not screen.query_one(DocumentView).display
             assert screen.query_one("#left").region.width == size[0]
-        if step == "hit opened":
-            assert screen.query_one(DocumentView).doc.doc_id == "guide/rotate.md"
+        if step in ("hit opened", "selected"):  # the passage is in view, the cursor on it
+            view = screen.query_one(DocumentView)
+            assert view.doc.doc_id == "guide/rotate.md" and cursor_in_view(view)
         if step in ("selected", "resolution"):  # the span and the chunk ids, whole, where the author is
             preview = screen.preview
             assert preview is not None and preview.span is not None and preview.locator.quote == QUOTE

@@ -117,6 +117,7 @@ class AuthorScreen(SessionScreen):
         self.find_text = ""
         self.gap: Gap | None = None  # the last place the unlabelled queue showed
         self._reveal = False
+        self._reveal_when_wrapped: int | None = None  # a search hit opened while the view had no width
         # two lanes: counting occurrences (and resolving a unique quote) is instant, while the
         # core's suggestions for a refused quote can take a while on a large corpus; the slow
         # lane never holds up the answer for the next keystroke
@@ -146,6 +147,7 @@ class AuthorScreen(SessionScreen):
         self.query_one("#locators", LocatorTable).border_title = "locators"
         self.query_one("#locator-form", LocatorForm).border_title = "active locator"
         self._lay_out()
+        self.watch(self.query_one(DocumentView), "virtual_size", self._view_wrapped, init=False)
         if self.record_id is None:
             self._load_record()  # the empty state: what to do first
 
@@ -503,11 +505,19 @@ class AuthorScreen(SessionScreen):
 
     def on_search_panel_hit_chosen(self, event: SearchPanel.HitChosen) -> None:
         self.search_mark = (event.doc_id, event.start, event.end)
+        view = self.query_one(DocumentView)
+        self._focus(view)
         self.show_document(event.doc_id)
         self._draw_marks(navigate=False)
-        view = self.query_one(DocumentView)
-        view.reveal(event.start)
-        self._focus(view)
+        if view.size.width:
+            view.reveal(event.start)
+        else:  # back from the corpus view: the text is wrapped at the view's width only once it has one
+            self._reveal_when_wrapped = event.start
+
+    def _view_wrapped(self) -> None:
+        if self._reveal_when_wrapped is not None and self.query_one(DocumentView).size.width:
+            self.query_one(DocumentView).reveal(self._reveal_when_wrapped)
+            self._reveal_when_wrapped = None
 
     # -- actions --------------------------------------------------------------------------
 
