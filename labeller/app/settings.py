@@ -105,13 +105,14 @@ def load_settings(path: Path | None = None) -> tuple[Settings, str | None]:
         return Settings(), f"{path}: not a JSON object; using the default settings"
     theme = data.get("theme")
     panes = data["panes"] if "panes" in data else _migrated_panes(data.get("tree", "auto"))
-    if (theme is not None and not isinstance(theme, str)) or not _valid_panes(panes):
+    if (theme is not None and not isinstance(theme, str)) or not isinstance(panes, dict) or not all(
+            k in SIDE_PANE and v in PANE_CHOICES for k, v in panes.items()):
         return Settings(), (f"{path}: theme must be a name, panes a table of {', '.join(SIDE_PANE)} -> "
                             f"{' or '.join(PANE_CHOICES)}; using the defaults")
     return Settings(theme=theme, panes=dict(sorted(panes.items()))), None
 
 
-def _migrated_panes(tree) -> object:
+def _migrated_panes(tree) -> dict[str, str] | None:
     """The old global ``tree`` setting as a per-class choice. The pane's default already
     depended on the width (shown from 120 columns), so a choice tells where it was made:
     ``shown`` overrode a hidden default, on a medium terminal; ``hidden`` a shown one, on a
@@ -119,10 +120,6 @@ def _migrated_panes(tree) -> object:
     if tree not in OLD_TREE_CHOICES:
         return None
     return {"shown": {"medium": "shown"}, "hidden": {"wide": "hidden"}}.get(tree, {})
-
-
-def _valid_panes(panes) -> bool:
-    return isinstance(panes, dict) and all(k in SIDE_PANE and v in PANE_CHOICES for k, v in panes.items())
 
 
 def save_settings(settings: Settings, path: Path | None = None) -> None:

@@ -14,39 +14,30 @@ from functools import partial
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.content import Content
 from textual.containers import VerticalScroll
 from textual.widgets import Header, Input, Static, TabbedContent, TabPane
 
 from labeller.app.screens.ask import Ask
 from labeller.app.screens.base import LatestOnly, SessionScreen
-from labeller.core.nudge import nudge_range, quote_from_range, trimmed_start
 from labeller.app.session.drafts import Draft, LocatorDraft
-from labeller.app.session.marks import anchor_position, labelled_lines, locator_place, marks_in
-from labeller.app.session.preview import Preview, preview_locator, quick_preview, resolve_locators
+from labeller.app.session.marks import (anchor_hint, anchor_position, hint_holds, labelled_lines, locator_place,
+                                         marks_in, nudged)
+from labeller.app.session.preview import Preview, live_preview, next_lane, preview_locator, resolve_locators
 from labeller.app.session.statuses import STATUS_PENDING
 from labeller.app.session.structure import structure_styles
-from labeller.app.session.unlabelled import Gap
+from labeller.app.session.unlabelled import Gap, next_index
 from labeller.app.widgets.corpus import CorpusTree, SearchPanel
 from labeller.app.widgets.document_view import DocumentView, Mark
 from labeller.app.widgets.locators import LocatorForm, LocatorTable
-from labeller.app.widgets.preview import PreviewPanel
+from labeller.app.widgets.preview import LEGEND, PreviewPanel
 from labeller.app.widgets.markup import visible_line
 from labeller.app.widgets.question_form import QuestionForm
 from labeller.app.widgets.textual_adapter import adopt_app_css
 from labeller.app.widgets.key_bar import KeyBar
+from labeller.app.widgets.panes import Panes
 from labeller.app.widths import SIDE_PANE, side_pane_shown, width_class
-from labeller.core.anchors import fold_quote
 
 SEARCH_HITS = 20
-
-# what each colour in the document view means (the component classes of DocumentView)
-LEGEND = Content.from_markup(
-    "[dim]colours:[/] [on $accent] quote [/] [on $success-muted] span [/] [on $primary-muted] chunk [/] "
-    "[on $secondary-muted] the record's other spans [/] [b u on $warning-muted] occurrence [/] "
-    "[on $warning-muted] search hit · suggestion · unlabelled [/] [b $secondary]▐[/] in the gutter: "
-    "other questions' labels")
-
 
 class AuthorScreen(SessionScreen):
     CSS_PATH = ["author.tcss", "document_view.tcss"]  # read when first shown, not at the app's start
@@ -74,9 +65,10 @@ class AuthorScreen(SessionScreen):
                 tooltip="Jump to the resolution of the active locator (its span and chunk ids)", priority=True),
         # Tab moves focus as the app reads it, not when the field it leaves gets to it: keys
         # typed in the same burst (a paste, fast typing) then land in the field Tab went to
-        Binding("tab", "app.focus_next", "Next field", show=False, id="author.focus-next", priority=True),
+        Binding("tab", "app.focus_next", "Next field", show=False, id="author.focus-next", priority=True,
+                tooltip="Next field (what is typed or pasted right after the Tab lands there)"),
         Binding("shift+tab", "app.focus_previous", "Previous field", show=False, id="author.focus-previous",
-                priority=True),
+                priority=True, tooltip="Previous field"),
         Binding("alt+s", "jump('#preview-suggestions')", "Suggestions", show=False, id="author.jump-suggestions",
                 tooltip="Jump to the suggestions (moving over one shows it in the document)",
                 priority=True),
@@ -125,6 +117,9 @@ class AuthorScreen(SessionScreen):
         self._suggestions = LatestOnly(self, "suggestions", self._compute_suggestions, self._apply_preview)
         self._records = LatestOnly(self, "record", self._compute_record, self._apply_record)
         self._searches = LatestOnly(self, "search", self._compute_search, self._apply_search)
+        self.panes = Panes(self, "#left", ("#document", "#right"), side_home="#search-input", home="#document",
+                           beside=lambda: side_pane_shown(self.labeller.settings.panes,
+                                                          width_class(self.app.size.width)))
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -146,56 +141,29 @@ class AuthorScreen(SessionScreen):
     def on_mount(self) -> None:
         self.query_one("#locators", LocatorTable).border_title = "locators"
         self.query_one("#locator-form", LocatorForm).border_title = "active locator"
-        self._lay_out()
+        self.panes.lay_out()
         self.watch(self.query_one(DocumentView), "virtual_size", self._view_wrapped, init=False)
         if self.record_id is None:
             self._load_record()  # the empty state: what to do first
 
-    # -- the layout per width class (app.widths) -------------------------------------------------
-    # Document and record side by side at every width; the corpus pane beside them where it fits
-    # and the author wants it (F9, per width class), else a full-width view of its own (-corpus-view).
-    # Panes are shown and hidden here, not by the stylesheet, so nothing hidden keeps the focus.
+    # -- the layout per width class (app.widths): the corpus pane beside the document where it
+    # fits and the author wants it (F9, per width class), else a full-width view (widgets.panes)
 
     def on_resize(self) -> None:
-        self._lay_out()
-
-    def _lay_out(self) -> None:
-        side = side_pane_shown(self.labeller.settings.panes, width_class(self.app.size.width))
-        if side:
-            self.remove_class("-corpus-view")  # grown wide enough for the pane beside the document
-        view = self.has_class("-corpus-view")
-        for selector, shown in (("#left", view or side), ("#document", not view), ("#right", not view)):
-            widget = self.query_one(selector)
-            if widget.display != shown:
-                widget.display = shown
-        focused = self.focused
-        if focused is not None and not self._is_shown(focused):
-            self.set_focus(self.query_one("#search-input" if view else "#document"))
-
-    def _is_shown(self, widget) -> bool:
-        return all(node.display for node in widget.ancestors_with_self if node is not self)
-
-    def _focus(self, widget) -> None:
-        """Focus ``widget`` now (not after the keys already queued: they follow it), opening
-        or leaving the corpus view so that it is on screen."""
-        in_pane = self.query_one("#left") in widget.ancestors_with_self
-        if not self._is_shown(widget) or (self.has_class("-corpus-view") and not in_pane):
-            self.set_class(in_pane, "-corpus-view")
-            self._lay_out()
-        self.set_focus(widget)
+        self.panes.lay_out()
 
     def toggle_corpus_pane(self) -> None:
         """F9: the side pane where the width class has one (remembered for that class), else
         the full-width corpus view."""
         cls = width_class(self.app.size.width)
         if cls not in SIDE_PANE:
-            pane = self.query_one(TabbedContent).active_pane
-            self._focus(self.query_one(DocumentView) if self.has_class("-corpus-view") or pane is None
-                        else next(w for w in pane.walk_children() if w.can_focus))
+            tab = self.query_one(TabbedContent).active  # the view opens on the tab it was left at
+            self.panes.focus(self.query_one("#document" if self.panes.viewing else
+                                            "#corpus-tree" if tab == "tab-files" else "#search-input"))
             return
-        shown = not side_pane_shown(self.labeller.settings.panes, cls)
+        shown = not self.panes.beside()
         self.labeller.remember_pane(cls, shown)
-        self._lay_out()
+        self.panes.lay_out()
         self.notify(f"corpus pane {'shown' if shown else 'hidden'} (remembered for {cls} terminals)")
 
     # -- from the session ---------------------------------------------------------------------
@@ -228,7 +196,7 @@ class AuthorScreen(SessionScreen):
         self._reveal = True
         self.labeller.current = (record_id, index)
         self._load_record()
-        self._focus(self.query_one("#form-query", Input))
+        self.panes.focus(self.query_one("#form-query", Input))
 
     def _load_record(self) -> None:
         form = self.query_one(QuestionForm)
@@ -293,8 +261,7 @@ class AuthorScreen(SessionScreen):
             self._draw_marks()
 
     def _compute_preview(self, draft: Draft, index: int, interim) -> Preview:
-        quick = quick_preview(self.session.project, draft, index)
-        return quick if quick is not None else preview_locator(self.session.project, draft, index, suggestions=False)
+        return live_preview(self.session.project, draft, index)
 
     def _compute_suggestions(self, draft: Draft, index: int, interim) -> Preview:
         return preview_locator(self.session.project, draft, index)
@@ -308,16 +275,13 @@ class AuthorScreen(SessionScreen):
             return
         _, open_draft = self._open()  # the id check above: the draft's record is the open one
         current = open_draft.locators[index] if index < len(open_draft.locators) else None
-        shown = self.preview
-        if result.locator != current and shown is not None and shown.locator == current:
-            return  # a late answer for an older keystroke: the one on screen is newer
-        if result.pending and result.locator == current:
-            if shown is not None and shown.locator == current and shown.refusal is not None and not shown.pending:
-                self._records.request(open_draft)
-                return  # the full refusal with its suggestions is already on screen (the query changed)
-            self._suggestions.request(draft, index)
-        elif result.locator == current:
+        lane = next_lane(result, current, self.preview)
+        if lane in ("record", "record-only"):
             self._records.request(open_draft)
+        elif lane == "suggestions":
+            self._suggestions.request(draft, index)
+        if lane is None or lane == "record-only":
+            return
         self.preview = result
         self.query_one(PreviewPanel).show(result, self.session.project.corpus, self._selected_start(),
                                           was=self._was(result.locator))
@@ -411,11 +375,9 @@ class AuthorScreen(SessionScreen):
         draft = self.draft
         if draft is None or not draft.locators:
             return
-        if self.anchor_hint is not None:
-            doc_id, start, end = self.anchor_hint
-            hint_quote = quote_from_range(self.session.project.corpus[doc_id], start, end)
-            if event.locator.quote is None or fold_quote(event.locator.quote) != hint_quote:
-                self.anchor_hint = None  # typed away from the selected place
+        if self.anchor_hint is not None and not hint_holds(self.session.project.corpus, self.anchor_hint,
+                                                           event.locator.quote):
+            self.anchor_hint = None  # typed away from the selected place
         self._set_active_locator(event.locator, reveal=True, typed=True)
 
     def _set_active_locator(self, loc: LocatorDraft, *, reveal: bool, typed: bool = False) -> None:
@@ -457,8 +419,7 @@ class AuthorScreen(SessionScreen):
                 self.session.add_locator(record_id)
                 self.active = 0
                 _, draft = self._open()  # drafts are immutable: adding the locator replaced it
-            doc = self.session.project.corpus[event.doc_id]
-            self.anchor_hint = (event.doc_id, trimmed_start(doc, event.start, event.end), event.end)
+            self.anchor_hint = anchor_hint(self.session.project.corpus, event.doc_id, event.start, event.end)
             loc = self.session.locator_for_range(draft.locators[self.active], event.doc_id, event.start,
                                                  event.end)
             self.query_one(LocatorForm).load(loc)
@@ -496,23 +457,27 @@ class AuthorScreen(SessionScreen):
         self.show_document(event.doc_id)
         self.search_mark = None
         self._draw_marks(navigate=False)
-        if self.has_class("-corpus-view"):
-            self._focus(self.query_one(DocumentView))
+        if self.panes.viewing:
+            self.panes.focus(self.query_one(DocumentView))
 
     def on_search_panel_query(self, event: SearchPanel.Query) -> None:
         if self.session.ready:
             self._searches.request(event.text)
 
     def on_search_panel_hit_chosen(self, event: SearchPanel.HitChosen) -> None:
-        self.search_mark = (event.doc_id, event.start, event.end)
-        view = self.query_one(DocumentView)
-        self._focus(view)
-        self.show_document(event.doc_id)
+        self.panes.focus(self.query_one(DocumentView))
+        self._show_at(event.doc_id, event.start, event.end)
+
+    def _show_at(self, doc_id: str, start: int, end: int) -> None:
+        """Show ``doc_id`` with ``[start, end)`` marked as a hit and the cursor at its start."""
+        self.search_mark = (doc_id, start, end)
+        self.show_document(doc_id)
         self._draw_marks(navigate=False)
+        view = self.query_one(DocumentView)
         if view.size.width:
-            view.reveal(event.start)
+            view.reveal(start)
         else:  # back from the corpus view: the text is wrapped at the view's width only once it has one
-            self._reveal_when_wrapped = event.start
+            self._reveal_when_wrapped = start
 
     def _view_wrapped(self) -> None:
         if self._reveal_when_wrapped is not None and self.query_one(DocumentView).size.width:
@@ -530,7 +495,7 @@ class AuthorScreen(SessionScreen):
         self.anchor_hint = None
         self.preview = None
         self._load_record()
-        self._focus(self.query_one("#loc-quote", Input))
+        self.panes.focus(self.query_one("#loc-quote", Input))
 
     def action_accept_suggestion(self) -> None:
         chosen = self.query_one(PreviewPanel).chosen()
@@ -544,17 +509,16 @@ class AuthorScreen(SessionScreen):
         if not broken:
             self.notify("no broken labels")
             return
-        after = broken.index(self.record_id) + 1 if self.record_id in broken else 0
-        rid = broken[after % len(broken)]
+        rid = broken[next_index(broken, self.record_id)]
         self.open_record(rid, self.session.first_refused_locator(rid))
 
     def action_focus_search(self) -> None:
         self.query_one(TabbedContent).active = "tab-search"
-        self._focus(self.query_one("#search-input", Input))
+        self.panes.focus(self.query_one("#search-input", Input))
 
     def action_focus_document(self) -> None:
         """Esc: to the document (from the corpus view, back to it)."""
-        self._focus(self.query_one(DocumentView))
+        self.panes.focus(self.query_one(DocumentView))
 
     def action_jump(self, selector: str) -> None:
         widget = self.query_one(selector)
@@ -562,7 +526,7 @@ class AuthorScreen(SessionScreen):
             self.notify("nothing there yet: " + ("no suggestions" if selector == "#preview-suggestions"
                                                  else "open a question (F2) or press ctrl+n"), severity="warning")
             return
-        self._focus(widget)
+        self.panes.focus(widget)
 
     def action_pick(self, n: int) -> None:
         if not self.query_one(PreviewPanel).pick(n - 1):
@@ -587,7 +551,7 @@ class AuthorScreen(SessionScreen):
         view = self.query_one(DocumentView)
         if view.find(self.find_text, forward) is None:
             self.notify(visible_line(f"not in this document: {self.find_text}"), severity="warning", markup=False)
-        self._focus(view)
+        self.panes.focus(view)
 
     def action_go_to_line(self) -> None:
         view = self.query_one(DocumentView)
@@ -603,7 +567,7 @@ class AuthorScreen(SessionScreen):
                 self.notify(f"a line number, please (1–{len(doc.line_starts)})", severity="warning")
                 return
             view.go_to_line(int(text))
-            self._focus(view)
+            self.panes.focus(view)
 
         self.app.push_screen(Ask("Go to line", f"1–{len(doc.line_starts)}"), done)
 
@@ -612,15 +576,10 @@ class AuthorScreen(SessionScreen):
         if not gaps:
             self.notify("every document and section has a label")
             return
-        after = gaps.index(self.gap) + 1 if self.gap in gaps else 0
-        self.gap = gaps[after % len(gaps)]
-        self.search_mark = (self.gap.doc_id, self.gap.start, self.gap.end)
-        self.show_document(self.gap.doc_id)
-        self._draw_marks(navigate=False)
-        view = self.query_one(DocumentView)
-        view.reveal(self.gap.start)
-        self.notify(visible_line(f"unlabelled {after % len(gaps) + 1}/{len(gaps)}: {self.gap.describe()}"),
-                    markup=False)
+        at = next_index(gaps, self.gap)
+        self.gap = gaps[at]
+        self._show_at(self.gap.doc_id, self.gap.start, self.gap.end)
+        self.notify(visible_line(f"unlabelled {at + 1}/{len(gaps)}: {self.gap.describe()}"), markup=False)
 
     def action_nudge(self, how: str) -> None:
         draft = self.draft
@@ -630,14 +589,11 @@ class AuthorScreen(SessionScreen):
         if pos is None:
             self.notify("nothing to nudge: the quote has no place in the corpus yet", severity="warning")
             return
-        doc_id, start, end = pos
-        doc = self.session.project.corpus[doc_id]
-        moved = nudge_range(doc.text, start, end, how)
+        moved = nudged(self.session.project.corpus, pos, how)
         if moved is None:
             self.app.bell()
             return
-        s, e = moved
-        self.anchor_hint = (doc_id, trimmed_start(doc, s, e), e)
+        (doc_id, s, e), self.anchor_hint = moved
         loc = self.session.locator_for_range(draft.locators[self.active], doc_id, s, e)
         self.query_one(LocatorForm).load(loc)
         self._set_active_locator(loc, reveal=True)

@@ -12,7 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from labeller.app.session.preview import Preview
+from labeller.core.anchors import fold_quote
 from labeller.core.corpus import Corpus, Document
+from labeller.core.nudge import nudge_range, quote_from_range, trimmed_start
 
 Range = tuple[str, int, int]  # (doc_id, start, end)
 
@@ -81,3 +83,28 @@ def labelled_lines(doc: Document, results: Mapping, drafts: Mapping, record_id: 
             if sp.doc_id == doc.doc_id:
                 lines.update(range(doc.line_of(sp.start), doc.line_of(max(sp.start, sp.end - 1)) + 1))
     return frozenset(lines)
+
+
+def nudged(corpus: Corpus, pos: Range, how: str) -> tuple[Range, Range] | None:
+    """The quote at ``pos`` moved by a word (``nudge_range``'s ``how``): its new range and the
+    anchor hint that keeps the author's place (its first word, not the space before); None when
+    it cannot move that way."""
+    doc_id, start, end = pos
+    doc = corpus[doc_id]
+    moved = nudge_range(doc.text, start, end, how)
+    if moved is None:
+        return None
+    s, e = moved
+    return (doc_id, s, e), anchor_hint(corpus, doc_id, s, e)
+
+
+def anchor_hint(corpus: Corpus, doc_id: str, start: int, end: int) -> Range:
+    """Where the author put a quote (a selection, a nudge), to tell which of several occurrences
+    they meant: from its first word, not the space a selection may begin with."""
+    return doc_id, trimmed_start(corpus[doc_id], start, end), end
+
+
+def hint_holds(corpus: Corpus, hint: Range, quote: str | None) -> bool:
+    """The quote as typed is still the text at ``hint`` (compared as the core compares quotes)."""
+    doc_id, start, end = hint
+    return quote is not None and fold_quote(quote) == quote_from_range(corpus[doc_id], start, end)
