@@ -195,11 +195,16 @@ async def test_a_tab_in_a_burst_moves_the_keys_after_it_to_the_next_field(small)
         assert (draft.query, draft.expected_answer) == ("ab", "cd")
 
 
+@pytest.mark.parametrize("where", ["question list", "author screen"])
 @run_async
-async def test_keys_right_after_ctrl_n_reach_the_new_form(small):
+async def test_keys_right_after_ctrl_n_reach_the_new_form(small, where):
     app = make_app(small)
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)  # on the question list
+        await settle(pilot)
+        if where == "author screen":
+            await open_record(pilot, "q001")
+            app.screen.query_one(DocumentView).focus()
+            await settle(pilot)
         before = set(app.session.drafts)
         await burst(pilot, "ctrl+n", "h", "i")
         (new,) = set(app.session.drafts) - before
