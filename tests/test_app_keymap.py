@@ -130,7 +130,7 @@ async def test_theme_and_corpus_pane_are_remembered(small):
         assert app.theme != theme and not app.screen.query_one("#left").display
         chosen = app.theme
     saved = json.loads((config_dir() / SETTINGS_FILE).read_text(encoding="utf-8"))
-    assert saved == {"theme": chosen, "tree": "hidden"}
+    assert saved == {"theme": chosen, "panes": {"wide": "hidden"}}
 
     again = make_app(small)
     async with again.run_test(size=SIZE) as pilot:
@@ -141,14 +141,50 @@ async def test_theme_and_corpus_pane_are_remembered(small):
         await pilot.press("f9")
         await settle(pilot)
         assert again.screen.query_one("#left").display
-    assert load_settings()[0].tree == "shown"
+    assert load_settings()[0].panes == {"wide": "shown"}
 
 
-def test_an_unreadable_settings_file_gives_the_defaults_and_says_why():
+@run_async
+async def test_the_corpus_pane_is_remembered_per_width_class(small):
+    """Shown at 100 columns (where it starts hidden), it stays as it was at 160: a pane wanted
+    on a medium terminal must not squeeze a wide one, and the other way round."""
+    app = make_app(small)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await open_record(pilot, "q001")
+        assert not app.screen.query_one("#left").display
+        await pilot.press("f9")
+        await settle(pilot)
+        assert app.screen.query_one("#left").display
+        await pilot.resize_terminal(160, 48)
+        await settle(pilot)
+        assert app.screen.query_one("#left").display  # wide: its default, untouched
+        await pilot.press("f9")
+        await settle(pilot)
+        assert not app.screen.query_one("#left").display
+        await pilot.resize_terminal(100, 30)
+        await settle(pilot)
+        assert app.screen.query_one("#left").display  # medium's own choice
+    assert load_settings()[0].panes == {"medium": "shown", "wide": "hidden"}
+
+
+@pytest.mark.parametrize(("old", "panes"), [("shown", {"medium": "shown"}), ("hidden", {"wide": "hidden"}),
+                                            ("auto", {})])
+def test_the_old_global_pane_setting_is_kept_where_it_was_chosen(old, panes):
+    """``tree`` was one flag over a default that was shown from 120 columns: ``shown`` was
+    chosen where the pane started hidden (a medium terminal), ``hidden`` where it started shown."""
     config_dir().mkdir(parents=True, exist_ok=True)
-    (config_dir() / SETTINGS_FILE).write_text('{"tree": "sideways"}', encoding="utf-8")
+    (config_dir() / SETTINGS_FILE).write_text(json.dumps({"theme": "nord", "tree": old}), encoding="utf-8")
     settings, problem = load_settings()
-    assert settings.tree == "auto" and "tree one of auto, shown, hidden" in problem
+    assert problem is None and settings.panes == panes and settings.theme == "nord"
+
+
+@pytest.mark.parametrize("text", ['{"tree": "sideways"}', '{"panes": {"narrow": "shown"}}',
+                                  '{"panes": {"wide": "maybe"}}', '{"panes": ["wide"]}'])
+def test_an_unreadable_settings_file_gives_the_defaults_and_says_why(text):
+    config_dir().mkdir(parents=True, exist_ok=True)
+    (config_dir() / SETTINGS_FILE).write_text(text, encoding="utf-8")
+    settings, problem = load_settings()
+    assert settings.panes == {} and "panes a table of medium, wide -> shown or hidden" in problem
 
 
 def table_ids(table: QuestionTable) -> list[str]:

@@ -1,5 +1,5 @@
-"""Any terminal from 80×24 up: the corpus pane collapses below 120 columns (F9 brings it
-back), the document keeps a readable width, and every footer key stays on screen
+"""Any terminal from 80×24 up: the corpus pane sits beside the document only where it fits
+(F9 flips it; at narrow widths F9 opens it as a full-width view), the document keeps a readable width, and every footer key stays on screen
 (wrapped onto more rows instead of cut off). Pictures of the author screen and the
 question list at 80×24, 100×30 and 160×48 (pytest-textual-snapshot)."""
 
@@ -11,6 +11,7 @@ from textual.widgets._footer import FooterKey
 from helpers_app import make_app, open_record, run_async, settle, small  # noqa: F401 (small: a fixture)
 from labeller.app.widgets.document_view import DocumentView
 from labeller.app.widgets.key_bar import KeyBar
+from labeller.app.widths import SIDE_PANE, width_class
 
 SIZES = [(80, 24), (100, 30), (160, 48)]
 READABLE = 44  # the document's minimum width (labeller.tcss)
@@ -27,17 +28,23 @@ def keys_on_screen(screen) -> tuple[int, int]:
 @run_async
 async def test_the_author_screen_fits(small, size):
     app = make_app(small)
+    cls = width_class(size[0])
     async with app.run_test(size=size) as pilot:
         await open_record(pilot, "q001")
         screen = app.screen
         assert screen.query_one(DocumentView).size.width >= READABLE - 2  # inside its border
-        assert screen.query_one("#left").display == (size[0] >= 120)
+        assert screen.query_one("#left").display == SIDE_PANE.get(cls, False)
         shown, inside = keys_on_screen(screen)
         assert shown >= 5 and inside == shown
         await pilot.press("f9")  # the toggle, whatever the width
         await settle(pilot)
-        assert screen.query_one("#left").display == (size[0] < 120)
-        assert screen.query_one(DocumentView).size.width >= READABLE - 2
+        if cls in SIDE_PANE:  # the side pane flips; the document and the record stay readable
+            assert screen.query_one("#left").display == (not SIDE_PANE[cls])
+            assert screen.query_one(DocumentView).size.width >= READABLE - 2
+            assert screen.region.contains_region(screen.query_one("#right").region)
+        else:  # no room beside the document: the corpus view, full width, in its place
+            assert screen.query_one("#left").size.width == size[0]
+            assert not screen.query_one(DocumentView).display and not screen.query_one("#right").display
 
 
 @pytest.mark.parametrize("size", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])

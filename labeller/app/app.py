@@ -34,6 +34,7 @@ from textual.screen import ModalScreen, Screen
 
 from labeller.app.journal import JournalError
 from labeller.app.settings import load_keymap, load_settings, save_settings
+from labeller.app.widths import BREAKPOINTS
 from labeller.app.screens.modes import SCREENS
 from labeller.app.screens.base import SessionScreen
 from labeller.app.screens.dialogs import quit_dialog, restore_dialog
@@ -58,9 +59,6 @@ if TYPE_CHECKING:  # imported where they are used, not at start-up (the first sc
 _GLOBAL_ACTIONS = {"switch_mode", "open_screen", "save", "new_question", "reload_corpus", "undo", "redo"}
 
 
-TREE_MIN_WIDTH = 120  # columns: narrower, and the corpus pane is hidden unless shown by the toggle key
-
-
 
 def _freeze_heap() -> None:
     """Move what the loaded project allocated out of the cycle collector's reach.
@@ -80,8 +78,7 @@ class LabellerApp(App):
     TITLE = "labeller"
     MODES = {m.name: m.make for m in SCREENS if m.is_mode}  # a screen's module is imported when first shown
     DEFAULT_MODE = next(iter(MODES))
-    # below this width the corpus pane collapses (unless the author chose; the toggle key)
-    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (TREE_MIN_WIDTH, "-wide")]
+    HORIZONTAL_BREAKPOINTS = BREAKPOINTS  # the width classes (app.widths): -narrow, -medium, -wide
     BINDINGS = [
         *[Binding(m.key, m.action, m.title, priority=True, tooltip=m.help, id=f"go.{m.name}") for m in SCREENS],
         Binding("ctrl+s", "save", "Save", priority=True, id="app.save",
@@ -130,7 +127,6 @@ class LabellerApp(App):
             self.notify(visible_line(self._settings_problem), severity="warning", timeout=10, markup=False)
         if self.settings.theme in self.available_themes:
             self.theme = self.settings.theme
-        self._show_tree_choice()
         self.theme_changed_signal.subscribe(self, self._theme_changed)
         try:
             entry = self.session.journal.read()
@@ -247,19 +243,16 @@ class LabellerApp(App):
         if theme.name != self.settings.theme:
             self._remember(theme=theme.name)
 
-    def _show_tree_choice(self) -> None:
-        """The app's classes say the author's choice; the stylesheet applies it over the
-        width rule (``-narrow`` on each screen)."""
-        self.set_class(self.settings.tree == "shown", "-tree-shown")
-        self.set_class(self.settings.tree == "hidden", "-tree-hidden")
-
     def action_toggle_tree(self) -> None:
-        """Flip the corpus pane from what is on screen now, and remember that choice."""
-        shown = {"shown": True, "hidden": False}.get(self.settings.tree, self.size.width >= TREE_MIN_WIDTH)
-        self._remember(tree="hidden" if shown else "shown")
-        self._show_tree_choice()
-        self.notify("corpus pane " + ("hidden" if shown else "shown") + f" ({key_display(self.key_for('app.toggle_tree'))} "
-                    "toggles it)")
+        """The corpus pane is the author screen's (it says what F9 does at each width)."""
+        toggle = getattr(self.screen, "toggle_corpus_pane", None)
+        if toggle is None:
+            self.notify("the corpus pane is on the author screen (F3)")
+        else:
+            toggle()
+
+    def remember_pane(self, width_class: str, shown: bool) -> None:
+        self._remember(panes={**self.settings.panes, width_class: "shown" if shown else "hidden"})
 
     def key_for(self, binding_id: str) -> str:
         """The key(s) of a binding as the author's keymap has them."""
@@ -292,8 +285,13 @@ class LabellerApp(App):
         else:
             self.switch_mode("author")
 
-    def action_new_question(self) -> None:
-        self.open_record(self.session.new_record())
+    async def action_new_question(self) -> None:
+        record_id = self.session.new_record()
+        if self.current_mode != "author":
+            # the keys typed right after ctrl+n are read once the new form has the focus
+            self.current = (record_id, 0)
+            await self.switch_mode("author")
+        self.open_record(record_id)
 
     def action_undo(self) -> None:
         self._history_moved(self.session.undo(), "undid", "nothing to undo")

@@ -12,10 +12,11 @@ and every write is atomic.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from labeller.app.widths import PANE_CHOICES, SIDE_PANE
 from labeller.display import json_dumps
 from labeller.errors import InvalidInput
 from labeller.io import atomic_write_text, open_untrusted, parse_json, read_open
@@ -23,7 +24,8 @@ from labeller.io import atomic_write_text, open_untrusted, parse_json, read_open
 KEYMAP_FILE = "keymap.toml"
 SETTINGS_FILE = "settings.json"
 MAX_USER_FILE_BYTES = 64 * 1024
-TREE_CHOICES = ("auto", "shown", "hidden")  # auto: the corpus pane collapses on narrow terminals
+# the one global corpus-pane setting before it was kept per width class (read, never written)
+OLD_TREE_CHOICES = ("auto", "shown", "hidden")
 
 
 def config_dir() -> Path:
@@ -85,7 +87,8 @@ def load_keymap(known_ids: Callable[[], set[str]], path: Path | None = None) -> 
 @dataclass(frozen=True)
 class Settings:
     theme: str | None = None  # a Textual theme name; None = Textual's default
-    tree: str = "auto"  # one of TREE_CHOICES
+    # the corpus pane per width class (``app.widths``): class -> shown / hidden; absent = the default
+    panes: Mapping[str, str] = field(default_factory=dict)
 
 
 def load_settings(path: Path | None = None) -> tuple[Settings, str | None]:
@@ -101,10 +104,22 @@ def load_settings(path: Path | None = None) -> tuple[Settings, str | None]:
     if not isinstance(data, dict):
         return Settings(), f"{path}: not a JSON object; using the default settings"
     theme = data.get("theme")
-    tree = data.get("tree", "auto")
-    if (theme is not None and not isinstance(theme, str)) or tree not in TREE_CHOICES:
-        return Settings(), f"{path}: theme must be a name, tree one of {', '.join(TREE_CHOICES)}; using the defaults"
-    return Settings(theme=theme, tree=tree), None
+    panes = data["panes"] if "panes" in data else _migrated_panes(data.get("tree", "auto"))
+    if (theme is not None and not isinstance(theme, str)) or not isinstance(panes, dict) or not all(
+            k in SIDE_PANE and v in PANE_CHOICES for k, v in panes.items()):
+        return Settings(), (f"{path}: theme must be a name, panes a table of {', '.join(SIDE_PANE)} -> "
+                            f"{' or '.join(PANE_CHOICES)}; using the defaults")
+    return Settings(theme=theme, panes=dict(sorted(panes.items()))), None
+
+
+def _migrated_panes(tree) -> dict[str, str] | None:
+    """The old global ``tree`` setting as a per-class choice. The pane's default already
+    depended on the width (shown from 120 columns), so a choice tells where it was made:
+    ``shown`` overrode a hidden default, on a medium terminal; ``hidden`` a shown one, on a
+    wide terminal. Only that class keeps the choice; the next save drops ``tree``."""
+    if tree not in OLD_TREE_CHOICES:
+        return None
+    return {"shown": {"medium": "shown"}, "hidden": {"wide": "hidden"}}.get(tree, {})
 
 
 def save_settings(settings: Settings, path: Path | None = None) -> None:

@@ -14,76 +14,36 @@ from functools import partial
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.content import Content
 from textual.containers import VerticalScroll
 from textual.widgets import Header, Input, Static, TabbedContent, TabPane
 
 from labeller.app.screens.ask import Ask
+from labeller.app.screens.author_keys import AUTHOR_BINDINGS
 from labeller.app.screens.base import LatestOnly, SessionScreen
-from labeller.core.nudge import context_change, nudge_range, nudge_refusal, quote_from_range, trimmed_start
 from labeller.app.session.drafts import Draft, LocatorDraft
-from labeller.app.session.preview import Preview, preview_locator, quick_preview, resolve_locators
+from labeller.app.session.marks import (anchor_hint, anchor_position, hint_holds, labelled_lines, locator_place,
+                                         marks_in, nudged)
+from labeller.app.session.preview import Preview, live_preview, next_lane, preview_locator, resolve_locators
 from labeller.app.session.statuses import STATUS_PENDING
 from labeller.app.session.structure import structure_styles
-from labeller.app.session.unlabelled import Gap
+from labeller.app.session.unlabelled import Gap, next_index
 from labeller.app.widgets.corpus import CorpusTree, SearchPanel
 from labeller.app.widgets.document_view import DocumentView, Mark
 from labeller.app.widgets.locators import LocatorForm, LocatorTable
-from labeller.app.widgets.preview import PreviewPanel
+from labeller.app.widgets.preview import LEGEND, PreviewPanel
 from labeller.app.widgets.markup import visible_line
+from labeller.core.nudge import context_change
 from labeller.app.widgets.question_form import QuestionForm
 from labeller.app.widgets.textual_adapter import adopt_app_css
 from labeller.app.widgets.key_bar import KeyBar
-from labeller.core.anchors import fold_quote
+from labeller.app.widgets.panes import Panes
+from labeller.app.widths import SIDE_PANE, side_pane_shown, width_class
 
 SEARCH_HITS = 20
 
-# what each colour in the document view means (the component classes of DocumentView)
-LEGEND = Content.from_markup(
-    "[dim]colours:[/] [on $accent] quote [/] [on $success-muted] span [/] [on $primary-muted] chunk [/] "
-    "[on $secondary-muted] the record's other spans [/] [b u on $warning-muted] occurrence [/] "
-    "[on $warning-muted] search hit · suggestion · unlabelled [/] [b $secondary]▐[/] in the gutter: "
-    "other questions' labels")
-
-
 class AuthorScreen(SessionScreen):
     CSS_PATH = ["author.tcss", "document_view.tcss"]  # read when first shown, not at the app's start
-    BINDINGS = [
-        Binding("ctrl+l", "add_locator", "Add locator", show=True, id="author.add_locator", tooltip="Add a locator to the question"),
-        Binding("ctrl+g", "accept_suggestion", "Accept", show=True, id="author.accept_suggestion",
-                tooltip="Accept the highlighted suggestion (nearest passage, unique extension, section)"),
-        Binding("ctrl+b", "next_broken", "Next broken label", show=False, id="author.next_broken",
-                tooltip="Open the next record whose label is refused (stale ones first)"),
-        Binding("ctrl+f", "focus_search", "Search", show=True, id="author.search",
-                tooltip="Search the corpus (the eval's BM25 index); Enter on a hit opens it"),
-        Binding("left_square_bracket", "nudge('grow_start')", "Quote: add a word at the start", show=False, id="author.grow_start"),
-        Binding("left_curly_bracket", "nudge('shrink_start')", "Quote: drop the first word", show=False, id="author.shrink_start"),
-        Binding("right_curly_bracket", "nudge('shrink_end')", "Quote: drop the last word", show=False, id="author.shrink_end"),
-        Binding("right_square_bracket", "nudge('grow_end')", "Quote: add a word at the end", show=False, id="author.grow_end"),
-        Binding("escape", "focus_document", "Document", show=False, id="author.document",
-                tooltip="Focus the document view (where the nudge keys work)"),
-        Binding("alt+q", "jump('#form-query')", "Query", show=False, id="author.jump-query",
-                tooltip="Jump to the query field", priority=True),
-        Binding("alt+a", "jump('#form-answer')", "Answer", show=False, id="author.jump-answer",
-                tooltip="Jump to the expected answer", priority=True),
-        Binding("alt+w", "jump('#loc-quote')", "Quote", show=False, id="author.jump-quote",
-                tooltip="Jump to the active locator's quote", priority=True),
-        Binding("alt+s", "jump('#preview-suggestions')", "Suggestions", show=False, id="author.jump-suggestions",
-                tooltip="Jump to the suggestions (moving over one shows it in the document)",
-                priority=True),
-        *[Binding(str(n), f"pick({n})", f"Pick suggestion {n}", show=False, id=f"author.pick-{n}",
-                  tooltip=f"Accept suggestion {n} (outside a text field)") for n in range(1, 10)],
-        Binding("slash", "find", "Find", show=False, id="author.find",
-                tooltip="Find in the document (outside a text field); n / N: next / previous"),
-        Binding("n", "find_again(True)", "Find next", show=False, id="author.find-next",
-                tooltip="Next match of the last find"),
-        Binding("N", "find_again(False)", "Find previous", show=False, id="author.find-previous",
-                tooltip="Previous match of the last find"),
-        Binding("colon", "go_to_line", "Go to line", show=False, id="author.go-to-line",
-                tooltip="Go to a line of the document"),
-        Binding("u", "next_unlabelled", "Next unlabelled", show=False, id="author.next-unlabelled",
-                tooltip="Show the next document or section no label touches, least covered first"),
-    ]
+    BINDINGS = AUTHOR_BINDINGS
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -108,6 +68,7 @@ class AuthorScreen(SessionScreen):
         self.find_text = ""
         self.gap: Gap | None = None  # the last place the unlabelled queue showed
         self._reveal = False
+        self._reveal_when_wrapped: int | None = None  # a search hit opened while the view had no width
         # two lanes: counting occurrences (and resolving a unique quote) is instant, while the
         # core's suggestions for a refused quote can take a while on a large corpus; the slow
         # lane never holds up the answer for the next keystroke
@@ -115,6 +76,9 @@ class AuthorScreen(SessionScreen):
         self._suggestions = LatestOnly(self, "suggestions", self._compute_suggestions, self._apply_preview)
         self._records = LatestOnly(self, "record", self._compute_record, self._apply_record)
         self._searches = LatestOnly(self, "search", self._compute_search, self._apply_search)
+        self.panes = Panes(self, "#left", ("#document", "#right"), side_home="#search-input", home="#document",
+                           beside=lambda: side_pane_shown(self.labeller.settings.panes,
+                                                          width_class(self.app.size.width)))
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -136,8 +100,30 @@ class AuthorScreen(SessionScreen):
     def on_mount(self) -> None:
         self.query_one("#locators", LocatorTable).border_title = "locators"
         self.query_one("#locator-form", LocatorForm).border_title = "active locator"
+        self.panes.lay_out()
+        self.watch(self.query_one(DocumentView), "virtual_size", self._view_wrapped, init=False)
         if self.record_id is None:
             self._load_record()  # the empty state: what to do first
+
+    # -- the layout per width class (app.widths): the corpus pane beside the document where it
+    # fits and the author wants it (F9, per width class), else a full-width view (widgets.panes)
+
+    def on_resize(self) -> None:
+        self.panes.lay_out()
+
+    def toggle_corpus_pane(self) -> None:
+        """F9: the side pane where the width class has one (remembered for that class), else
+        the full-width corpus view."""
+        cls = width_class(self.app.size.width)
+        if cls not in SIDE_PANE:
+            tab = self.query_one(TabbedContent).active  # the view opens on the tab it was left at
+            self.panes.focus(self.query_one("#document" if self.panes.viewing else
+                                            "#corpus-tree" if tab == "tab-files" else "#search-input"))
+            return
+        shown = not self.panes.beside()
+        self.labeller.remember_pane(cls, shown)
+        self.panes.lay_out()
+        self.notify(f"corpus pane {'shown' if shown else 'hidden'} (remembered for {cls} terminals)")
 
     # -- from the session ---------------------------------------------------------------------
 
@@ -169,7 +155,7 @@ class AuthorScreen(SessionScreen):
         self._reveal = True
         self.labeller.current = (record_id, index)
         self._load_record()
-        self.query_one("#form-query", Input).focus()
+        self.panes.focus(self.query_one("#form-query", Input))
 
     def _load_record(self) -> None:
         form = self.query_one(QuestionForm)
@@ -234,8 +220,7 @@ class AuthorScreen(SessionScreen):
             self._draw_marks()
 
     def _compute_preview(self, draft: Draft, index: int, interim) -> Preview:
-        quick = quick_preview(self.session.project, draft, index)
-        return quick if quick is not None else preview_locator(self.session.project, draft, index, suggestions=False)
+        return live_preview(self.session.project, draft, index)
 
     def _compute_suggestions(self, draft: Draft, index: int, interim) -> Preview:
         return preview_locator(self.session.project, draft, index)
@@ -249,22 +234,22 @@ class AuthorScreen(SessionScreen):
             return
         _, open_draft = self._open()  # the id check above: the draft's record is the open one
         current = open_draft.locators[index] if index < len(open_draft.locators) else None
-        shown = self.preview
-        if result.locator != current and shown is not None and shown.locator == current:
-            return  # a late answer for an older keystroke: the one on screen is newer
-        if result.pending and result.locator == current:
-            if shown is not None and shown.locator == current and shown.refusal is not None and not shown.pending:
-                self._records.request(open_draft)
-                return  # the full refusal with its suggestions is already on screen (the query changed)
-            self._suggestions.request(draft, index)
-        elif result.locator == current:
+        lane = next_lane(result, current, self.preview)
+        if lane in ("record", "record-only"):
             self._records.request(open_draft)
+        elif lane == "suggestions":
+            self._suggestions.request(draft, index)
+        if lane is None or lane == "record-only":
+            return
         self.preview = result
         self.query_one(PreviewPanel).show(result, self.session.project.corpus, self._selected_start(),
                                           was=self._was(result.locator))
         warning = self.query_one("#copy-warning", Static)
         if warning.display != result.copies_answer:
             warning.display = result.copies_answer
+        focused = self.focused
+        if result.span is not None and focused is not None and self.query_one("#right") not in focused.ancestors:
+            self.query_one(PreviewPanel).scroll_visible(animate=False)  # a selection's span and chunk ids
         # an answer to an older keystroke still updates the panel, but only the current
         # locator's answer may switch the document under the author's eyes
         self._draw_marks(navigate=result.locator == current)
@@ -320,66 +305,21 @@ class AuthorScreen(SessionScreen):
         """Mark the document view; with ``navigate``, first show the document the active
         locator points at (and scroll to it when ``_reveal`` is set)."""
         p = self.preview
-        corpus = self.session.project.corpus
         view = self.query_one(DocumentView)
-        target = None
-        reveal_at = None
-        if p is not None:
-            if p.span is not None:
-                target, reveal_at = p.span.doc_id, p.span.quote_start
-            elif p.refusal is not None and p.refusal.occurrences:
-                occs = p.refusal.occurrences
-                mine = next((o for o in occs if o["char_start"] == self._selected_start()), occs[0])
-                target, reveal_at = mine["doc"], mine["char_start"]
-            elif p.occurrences:
-                here = next((o for o in p.occurrences if o.start == self._selected_start()), p.occurrences[0])
-                target, reveal_at = here.doc, here.start
-            elif p.places:
-                target, reveal_at = p.places[0][0], p.places[0][1]
-            elif p.locator.doc in corpus:
-                target = p.locator.doc
+        target, reveal_at = locator_place(p, self.session.project.corpus, self._selected_start())
         if target is None and self.search_mark is not None:
             target = self.search_mark[0]
         if navigate and target is not None:
             self.show_document(target)
         if view.doc is None:
             return
-        doc_id = view.doc.doc_id
-        marks: list[Mark] = []
-        if self.search_mark and self.search_mark[0] == doc_id:
-            marks.append(Mark(self.search_mark[1], self.search_mark[2], "hit"))
         record = self.session.result(self.record_id) if self.record_id else None
-        if record is not None:
-            for s in record.spans:
-                if s.doc_id == doc_id and (p is None or p.span is None or (s.start, s.end) != (p.span.start,
-                                                                                             p.span.end)):
-                    marks.append(Mark(s.start, s.end, "other"))
-        if p is not None and p.span is not None and p.span.doc_id == doc_id:
-            marks += [Mark(c.start, c.end, "chunk") for c in p.chunks]
-            marks.append(Mark(p.span.start, p.span.end, "span"))
-            marks.append(Mark(p.span.quote_start, p.span.quote_end, "match"))
-        if p is not None and p.pending:
-            marks += [Mark(s, e, "occurrence") for d, s, e in p.occurrences if d == doc_id]
-        if p is not None and p.refusal is not None:
-            marks += [Mark(o["char_start"], o["char_end"], "occurrence") for o in p.refusal.occurrences
-                      if o["doc"] == doc_id]
-            marks += [Mark(s, e, "hit") for d, s, e in p.places if d == doc_id]
-        view.set_marks(marks)
-        view.set_gutter(self._labelled_lines(view.doc))
-        if navigate and self._reveal and reveal_at is not None and target == doc_id:
+        view.set_marks([Mark(*m) for m in marks_in(view.doc.doc_id, p, record.spans if record else (),
+                                                   self.search_mark)])
+        view.set_gutter(labelled_lines(view.doc, self.session.results, self.session.drafts, self.record_id))
+        if navigate and self._reveal and reveal_at is not None and target == view.doc.doc_id:
             self._reveal = False
             view.reveal(reveal_at)
-
-    def _labelled_lines(self, doc) -> frozenset[int]:
-        """The lines of ``doc`` that other records' labels (as last resolved) cover."""
-        lines: set[int] = set()
-        for rid, result in self.session.results.items():
-            if rid == self.record_id or rid not in self.session.drafts:
-                continue
-            for sp in result.spans:
-                if sp.doc_id == doc.doc_id:
-                    lines.update(range(doc.line_of(sp.start), doc.line_of(max(sp.start, sp.end - 1)) + 1))
-        return frozenset(lines)
 
     # -- messages from the widgets ------------------------------------------------------------
 
@@ -394,11 +334,9 @@ class AuthorScreen(SessionScreen):
         draft = self.draft
         if draft is None or not draft.locators:
             return
-        if self.anchor_hint is not None:
-            doc_id, start, end = self.anchor_hint
-            hint_quote = quote_from_range(self.session.project.corpus[doc_id], start, end)
-            if event.locator.quote is None or fold_quote(event.locator.quote) != hint_quote:
-                self.anchor_hint = None  # typed away from the selected place
+        if self.anchor_hint is not None and not hint_holds(self.session.project.corpus, self.anchor_hint,
+                                                           event.locator.quote):
+            self.anchor_hint = None  # typed away from the selected place
         self._set_active_locator(event.locator, reveal=True, typed=True)
 
     def _set_active_locator(self, loc: LocatorDraft, *, reveal: bool, typed: bool = False) -> None:
@@ -440,8 +378,7 @@ class AuthorScreen(SessionScreen):
                 self.session.add_locator(record_id)
                 self.active = 0
                 _, draft = self._open()  # drafts are immutable: adding the locator replaced it
-            doc = self.session.project.corpus[event.doc_id]
-            self.anchor_hint = (event.doc_id, trimmed_start(doc, event.start, event.end), event.end)
+            self.anchor_hint = anchor_hint(self.session.project.corpus, event.doc_id, event.start, event.end)
             loc = self.session.locator_for_range(draft.locators[self.active], event.doc_id, event.start,
                                                  event.end)
             self.query_one(LocatorForm).load(loc)
@@ -479,18 +416,32 @@ class AuthorScreen(SessionScreen):
         self.show_document(event.doc_id)
         self.search_mark = None
         self._draw_marks(navigate=False)
+        if self.panes.viewing:
+            self.panes.focus(self.query_one(DocumentView))
 
     def on_search_panel_query(self, event: SearchPanel.Query) -> None:
         if self.session.ready:
             self._searches.request(event.text)
 
     def on_search_panel_hit_chosen(self, event: SearchPanel.HitChosen) -> None:
-        self.search_mark = (event.doc_id, event.start, event.end)
-        self.show_document(event.doc_id)
+        self.panes.focus(self.query_one(DocumentView))
+        self._show_at(event.doc_id, event.start, event.end)
+
+    def _show_at(self, doc_id: str, start: int, end: int) -> None:
+        """Show ``doc_id`` with ``[start, end)`` marked as a hit and the cursor at its start."""
+        self.search_mark = (doc_id, start, end)
+        self.show_document(doc_id)
         self._draw_marks(navigate=False)
         view = self.query_one(DocumentView)
-        view.reveal(event.start)
-        view.focus()
+        if view.size.width:
+            view.reveal(start)
+        else:  # back from the corpus view: the text is wrapped at the view's width only once it has one
+            self._reveal_when_wrapped = start
+
+    def _view_wrapped(self) -> None:
+        if self._reveal_when_wrapped is not None and self.query_one(DocumentView).size.width:
+            self.query_one(DocumentView).reveal(self._reveal_when_wrapped)
+            self._reveal_when_wrapped = None
 
     # -- actions --------------------------------------------------------------------------
 
@@ -503,7 +454,7 @@ class AuthorScreen(SessionScreen):
         self.anchor_hint = None
         self.preview = None
         self._load_record()
-        self.query_one("#loc-quote", Input).focus()
+        self.panes.focus(self.query_one("#loc-quote", Input))
 
     def action_accept_suggestion(self) -> None:
         chosen = self.query_one(PreviewPanel).chosen()
@@ -517,16 +468,16 @@ class AuthorScreen(SessionScreen):
         if not broken:
             self.notify("no broken labels")
             return
-        after = broken.index(self.record_id) + 1 if self.record_id in broken else 0
-        rid = broken[after % len(broken)]
+        rid = broken[next_index(broken, self.record_id)]
         self.open_record(rid, self.session.first_refused_locator(rid))
 
     def action_focus_search(self) -> None:
         self.query_one(TabbedContent).active = "tab-search"
-        self.query_one("#search-input", Input).focus()
+        self.panes.focus(self.query_one("#search-input", Input))
 
     def action_focus_document(self) -> None:
-        self.query_one(DocumentView).focus()
+        """Esc: to the document (from the corpus view, back to it)."""
+        self.panes.focus(self.query_one(DocumentView))
 
     def action_jump(self, selector: str) -> None:
         widget = self.query_one(selector)
@@ -534,7 +485,7 @@ class AuthorScreen(SessionScreen):
             self.notify("nothing there yet: " + ("no suggestions" if selector == "#preview-suggestions"
                                                  else "open a question (F2) or press ctrl+n"), severity="warning")
             return
-        widget.focus()
+        self.panes.focus(widget)
 
     def action_pick(self, n: int) -> None:
         if not self.query_one(PreviewPanel).pick(n - 1):
@@ -559,7 +510,7 @@ class AuthorScreen(SessionScreen):
         view = self.query_one(DocumentView)
         if view.find(self.find_text, forward) is None:
             self.notify(visible_line(f"not in this document: {self.find_text}"), severity="warning", markup=False)
-        view.focus()
+        self.panes.focus(view)
 
     def action_go_to_line(self) -> None:
         view = self.query_one(DocumentView)
@@ -575,7 +526,7 @@ class AuthorScreen(SessionScreen):
                 self.notify(f"a line number, please (1–{len(doc.line_starts)})", severity="warning")
                 return
             view.go_to_line(int(text))
-            view.focus()
+            self.panes.focus(view)
 
         self.app.push_screen(Ask("Go to line", f"1–{len(doc.line_starts)}"), done)
 
@@ -584,45 +535,25 @@ class AuthorScreen(SessionScreen):
         if not gaps:
             self.notify("every document and section has a label")
             return
-        after = gaps.index(self.gap) + 1 if self.gap in gaps else 0
-        self.gap = gaps[after % len(gaps)]
-        self.search_mark = (self.gap.doc_id, self.gap.start, self.gap.end)
-        self.show_document(self.gap.doc_id)
-        self._draw_marks(navigate=False)
-        view = self.query_one(DocumentView)
-        view.reveal(self.gap.start)
-        self.notify(visible_line(f"unlabelled {after % len(gaps) + 1}/{len(gaps)}: {self.gap.describe()}"),
-                    markup=False)
-
-    def _anchor_position(self) -> tuple[str, int, int] | None:
-        p = self.preview
-        if p is not None and p.span is not None and p.span.block != "section":
-            return p.span.doc_id, p.span.quote_start, p.span.quote_end
-        if p is not None and p.refusal is not None and p.refusal.occurrences:
-            occs = p.refusal.occurrences
-            mine = next((o for o in occs if o["char_start"] == self._selected_start()), occs[0])
-            return mine["doc"], mine["char_start"], mine["char_end"]
-        if p is not None and p.occurrences:
-            return next((o for o in p.occurrences if o[1] == self._selected_start()), p.occurrences[0])
-        return self.anchor_hint
+        at = next_index(gaps, self.gap)
+        self.gap = gaps[at]
+        self._show_at(self.gap.doc_id, self.gap.start, self.gap.end)
+        self.notify(visible_line(f"unlabelled {at + 1}/{len(gaps)}: {self.gap.describe()}"), markup=False)
 
     def action_nudge(self, how: str) -> None:
         draft = self.draft
         if draft is None or not draft.locators:
             return
-        pos = self._anchor_position()
+        pos = anchor_position(self.preview, self._selected_start(), self.anchor_hint)
         if pos is None:
             self.notify("nothing to nudge: the quote has no place in the corpus yet", severity="warning")
             return
-        doc_id, start, end = pos
-        doc = self.session.project.corpus[doc_id]
-        moved = nudge_range(doc.text, start, end, how)
-        if moved is None:
+        moved = nudged(self.session.project.corpus, pos, how)
+        if isinstance(moved, str):  # it cannot move that way: say why
             self.app.bell()
-            self.notify(nudge_refusal(doc.text, start, end, how), severity="warning", markup=False)
+            self.notify(moved, severity="warning", markup=False)
             return
-        s, e = moved
-        self.anchor_hint = (doc_id, trimmed_start(doc, s, e), e)
+        (doc_id, s, e), self.anchor_hint = moved
         old = draft.locators[self.active]
         loc = self.session.locator_for_range(old, doc_id, s, e)
         for note in context_change((old.prefix, old.suffix), (loc.prefix, loc.suffix)):

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 if TYPE_CHECKING:
     from labeller.app.session.session import AuthoringSession
+    from labeller.app.settings import Settings
 
 BindingGroups = list[tuple[str, list[tuple[str, str, str]]]]  # (where, [(key, what it does, binding id)])
 
@@ -18,6 +19,10 @@ BindingGroups = list[tuple[str, list[tuple[str, str, str]]]]  # (where, [(key, w
 class AppHost(Protocol):
     session: "AuthoringSession"
     current: tuple[str, int] | None  # the record (and locator) open in the editor
+    settings: "Settings"
+
+    def remember_pane(self, width_class: str, shown: bool) -> None:
+        """Keep the corpus pane's visibility for this width class (``settings.json``)."""
 
     def open_record(self, record_id: str, index: int = 0) -> None:
         """Open a record in the authoring workspace (switching to it)."""

@@ -215,3 +215,27 @@ def resolve_locators(project: Project, draft: Draft) -> tuple[RecordResult | Non
             pass
     partial = resolve_record(project, draft.unchecked_question(valid)) if valid else None
     return None, locator_statuses(draft, partial)
+
+
+def live_preview(project: Project, draft: Draft, index: int) -> Preview:
+    """The fast lane of live resolution: occurrences counted (a unique quote resolved) at once,
+    the core's suggestions for a refused quote left to ``preview_locator``'s slow lane."""
+    quick = quick_preview(project, draft, index)
+    return quick if quick is not None else preview_locator(project, draft, index, suggestions=False)
+
+
+def next_lane(result: Preview, current: LocatorDraft | None, shown: Preview | None) -> str | None:
+    """What an answer of the fast lane leads to, given the locator as it is now (``current``)
+    and the preview on screen (``shown``): None, dropped (a late answer to an older keystroke);
+    ``"record"``, shown, then the record's own resolution (the full refusal is already on
+    screen, so only the record's statuses change: ``"record-only"``); ``"suggestions"``, shown,
+    then the slow lane; ``"shown"``, shown for an older keystroke, nothing to ask."""
+    if result.locator != current and shown is not None and shown.locator == current:
+        return None
+    if result.locator != current:
+        return "shown"
+    if not result.pending:
+        return "record"
+    if shown is not None and shown.locator == current and shown.refusal is not None and not shown.pending:
+        return "record-only"
+    return "suggestions"

@@ -78,3 +78,9 @@ def unlabelled(corpus: Corpus, spans: Iterable[tuple[str, int, int]]) -> list[Ga
             if not any(a < e and b > s for a, b in spans_here):
                 parts.append(Gap(doc_id, s, e, title, coverage[doc_id]))
     return whole + parts
+
+
+def next_index(items: list, last) -> int:
+    """Where a walk that goes round ``items`` goes after ``last`` (the start when ``last`` is no
+    longer there): the editor's walks over unlabelled places and over broken labels."""
+    return (items.index(last) + 1 if last in items else 0) % len(items)

@@ -29,6 +29,14 @@ EMPTY_LOCATOR = ("empty locator: select the answer in the document, or type its 
                  "([b]alt+w[/b]); [b]ctrl+l[/b] adds another locator")
 
 
+# what each colour in the document view means (the component classes of DocumentView)
+LEGEND = Content.from_markup(
+    "[dim]colours:[/] [on $accent] quote [/] [on $success-muted] span [/] [on $primary-muted] chunk [/] "
+    "[on $secondary-muted] the record's other spans [/] [b u on $warning-muted] occurrence [/] "
+    "[on $warning-muted] search hit · suggestion · unlabelled [/] [b $secondary]▐[/] in the gutter: "
+    "other questions' labels")
+
+
 def in_context(text: str, start: int, end: int) -> Content:
     """``text[start:end]`` in bold with the rest of its line around it."""
     line_start = text.rfind("\n", 0, start) + 1
@@ -38,7 +46,10 @@ def in_context(text: str, start: int, end: int) -> Content:
                mid=text[start:end], right=text[end:min(line_end, end + CONTEXT_CHARS)])
 
 
-class PreviewPanel(Vertical):
+class PreviewPanel(Vertical, can_focus=True):
+    """Focusable (Tab, alt+r), so that focusing it scrolls the record column to it: at 80×24
+    the span and chunk ids are below the fold."""
+
     class SuggestionChosen(Message):
         def __init__(self, suggestion: dict) -> None:
             super().__init__()

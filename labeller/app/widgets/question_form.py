@@ -39,17 +39,19 @@ class QuestionForm(Vertical):
         with Horizontal(classes="field tall"):
             yield Label("answer", classes="field-label")
             yield SafeTextArea("", id="form-answer", soft_wrap=True, show_line_numbers=False)
-        with Horizontal(classes="field"):
+        with Horizontal(classes="field choices"):
             yield Label("hop", classes="field-label")
             yield Select([("single", "single"), ("multi", "multi")], allow_blank=False, value="single",
                          id="form-hop", compact=True)
             yield Label("split", classes="field-label short")
             yield Select([(s, s) for s in ("dev", "test", "holdout")], prompt="none", id="form-split",
                          compact=True)
-            yield Checkbox("unanswerable", id="form-unanswerable", compact=True)
         with Horizontal(classes="field"):
             yield Label("tags", classes="field-label")
             yield SafeInput(placeholder="comma separated", id="form-tags", compact=True)
+        with Horizontal(classes="field flag"):  # a row of its own: never pushed out of a narrow column
+            yield Label("", classes="field-label")
+            yield Checkbox("unanswerable", id="form-unanswerable", compact=True)
 
     def load(self, draft: Draft) -> None:
         """Show ``draft`` without echoing the values back as edits."""
