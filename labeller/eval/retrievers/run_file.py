@@ -12,6 +12,8 @@ from __future__ import annotations
 import hashlib
 import math
 from array import array
+from collections import deque
+from functools import cached_property
 from pathlib import Path
 from typing import NoReturn
 
@@ -21,11 +23,14 @@ from labeller.core.chunkers import chunker_spec
 from labeller.core.project import Project
 from labeller.errors import InvalidInput
 from labeller.eval.chunkset import ChunkSet
-from labeller.eval.retrievers.base import Hit, top_k, trec_order
+from labeller.eval.retrievers.base import Hit, trec_order
 from labeller.io import atomic_write_text, open_regular_file
 
 RUN_MAX_BYTES = 256 * 1024 * 1024
 BLOCK_BYTES = 8 * 1024 * 1024  # a run file is read, decoded and parsed this many bytes at a time
+# Line breaks for ``splitlines`` and whitespace for ``split`` besides space, tab, CR and LF
+# (ASCII only: non-ASCII text is not taken by columns at all).
+_SUBTLE = "\x0b\x0c\x1c\x1d\x1e\x1f"
 
 
 class Run:
@@ -61,6 +66,26 @@ class Run:
     def hits(self) -> dict[str, list[Hit]]:
         return {qid: self.hits_of(qid) for qid in self._queries}
 
+    @cached_property
+    def _docid_rank(self) -> np.ndarray:
+        """Each docid's place in string order: trec_order's tie-break as a number."""
+        rank = np.empty(len(self.docids), dtype=np.int64)
+        rank[sorted(range(len(self.docids)), key=self.docids.__getitem__)] = np.arange(len(self.docids))
+        return rank
+
+    def top(self, query_id: str, k: int) -> list[Hit]:
+        """``top_k(hits_of(query_id), k)`` sorted by numpy: score descending, ties by docid
+        descending (a run's docids are distinct within a query, so the order is total);
+        only the k kept become ``Hit`` objects."""
+        i = self._queries.get(query_id)
+        if i is None or k <= 0:
+            return []
+        rows = self._order[self._bounds[i]:self._bounds[i + 1]]
+        score = self._score[rows]
+        rows = rows[np.lexsort((-self._docid_rank[self._docid[rows]], -score))[:k]]
+        docids = self.docids
+        return [Hit(docids[d], s) for d, s in zip(self._docid[rows].tolist(), self._score[rows].tolist())]
+
 
 class _RunParser:
     """Parses a run's text as it comes (whole lines at a time) into ``Run``'s rows.
@@ -79,7 +104,62 @@ class _RunParser:
         self.tags: set[str] = set()
 
     def feed(self, text: str) -> None:
-        """Whole lines: ``text`` ends at a line break (or the end of the file)."""
+        """Whole lines: ``text`` ends at a line break (or the end of the file). A well-formed
+        block is taken in one pass by columns (``_feed_columns``); anything else — a bad line,
+        or a character that makes the line or field split subtle — by the line reader, which
+        words the first problem exactly."""
+        if not self._feed_columns(text):
+            self._feed_lines(text)
+
+    def _feed_columns(self, text: str) -> bool:
+        """The block as six columns at once: ``str.split`` cuts every field, numpy counts the
+        fields of each line from the bytes, ``map(int/float)`` checks the numbers with
+        Python's own rules. Taken only for ASCII text whose line breaks are ``\\n`` (or
+        ``\\r\\n``) and whose whitespace is space, tab and those, so that the lines and fields
+        are exactly those of ``splitlines``/``split``; and only when every line is well formed
+        (else False, nothing kept: the line reader then finds the first problem)."""
+        if not text.isascii() or any(c in text for c in _SUBTLE) or text.count("\r") != text.count("\r\n"):
+            return False
+        raw = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
+        space = (raw == 32) | (raw == 9) | (raw == 10) | (raw == 13)
+        starts = np.flatnonzero(~space & np.concatenate(([True], space[:-1])))  # each field's first byte
+        breaks = np.flatnonzero(raw == 10)
+        line_of = np.searchsorted(breaks, starts)  # 0-based line of each field in the block
+        per_line = np.bincount(line_of)
+        if np.any(per_line[per_line > 0] != 6):
+            return False
+        fields = text.split()
+        n = len(fields) // 6
+        if len(starts) != len(fields):  # cannot differ for this text; never trust a shortcut blindly
+            return False
+        qcol, dcol, rcol, scol, tcol = fields[0::6], fields[2::6], fields[3::6], fields[4::6], fields[5::6]
+        try:
+            deque(map(int, rcol), maxlen=0)
+            scores = np.fromiter(map(float, scol), dtype=np.float64, count=n)
+        except ValueError:
+            return False
+        if not np.isfinite(scores).all():
+            return False
+        lines = (line_of[0::6] + (self.lineno + 1)).astype(np.uint32)
+        queries, docids = self.queries, self.docids
+        for qid in dict.fromkeys(qcol):
+            queries.setdefault(qid, len(queries))
+        first_row = dict(zip(reversed(dcol), range(n - 1, -1, -1)))  # each docid's first row in the block
+        for docid in dict.fromkeys(dcol):  # in order of first appearance, as the line reader numbers them
+            if docid not in docids:
+                docids[docid] = len(docids)
+                self.first_lines.append(int(lines[first_row[docid]]))
+        q_rows, d_rows, s_rows, l_rows = self.rows
+        q_rows.extend(map(queries.__getitem__, qcol))
+        d_rows.extend(map(docids.__getitem__, dcol))
+        s_rows.frombytes(scores.tobytes())
+        l_rows.frombytes(lines.tobytes())
+        self.tags.update(tcol)
+        self.lineno += text.count("\n") + (1 if text and not text.endswith("\n") else 0)
+        return True
+
+    def _feed_lines(self, text: str) -> None:
+        """The reference reader, line by line: what ``_feed_columns`` must equal."""
         queries, docids, tags = self.queries, self.docids, self.tags
         q_rows, d_rows, s_rows, l_rows = self.rows
         lineno = self.lineno
@@ -217,7 +297,7 @@ class RunFileRetriever:
         return {"name": self.name, "file": self.path.name, "sha256": self.run.sha256, "tags": sorted(self.run.tags)}
 
     def retrieve(self, query_id: str, query: str, k: int) -> list[Hit]:
-        return top_k(self.run.hits_of(query_id), k)
+        return self.run.top(query_id, k)
 
     def missing(self, query_ids: list[str]) -> list[str]:
         return [q for q in query_ids if q not in self.run]
