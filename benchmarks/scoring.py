@@ -81,7 +81,9 @@ def labeller_setup(qrels, run):
         chunks.append(Chunk(cid, doc, i, start, start + WIDTH, "", "", "", ""))
     spans = {qid: [Span(d, s, s + WIDTH, "paragraph", s, s + WIDTH) for d, s in map(_place, rel)]
              for qid, rel in qrels.items()}
-    return ChunkPositions(chunks), spans
+    pos = ChunkPositions(chunks)
+    pos.chunking  # noqa: B018 -- built with the chunk set (``ChunkSet.of``) before any run is read
+    return pos, spans
 
 
 def score_labeller(run_path: Path, qrels_path: Path, out: Path, setup) -> dict[str, float]:
@@ -89,14 +91,14 @@ def score_labeller(run_path: Path, qrels_path: Path, out: Path, setup) -> dict[s
     from labeller.eval import report as rp
     from labeller.eval.metrics import score_query
     from labeller.eval.retrievers.base import top_k
-    from labeller.eval.retrievers.run_file import read_run
+    from labeller.eval.retrievers.run_file import RunFileRetriever, read_run
 
     pos, spans = setup
     rule = parse_hit_rule("any_overlap")
-    run = read_run(run_path)
+    retriever = RunFileRetriever(run_path, read_run(run_path))
     rows, sums = [], {"recall": [], "mrr": [], "ndcg": []}
     for qid, sp in spans.items():
-        ranked = [h.chunk_id for h in top_k(run.hits_of(qid), 100)]
+        ranked = [h.chunk_id for h in top_k(retriever.retrieve(qid, "", 100), 100)]  # as ``run_eval`` asks
         s = score_query(qid, ranked, sp, False, pos, rule, (K,))
         rows.append({"query_id": qid, "hit_ranks": s.hit_ranks, "doc_ranks": s.doc_ranks,
                      "chunk": {k: rp.rnd(v) for k, v in s.chunk.items()}, "doc": {k: rp.rnd(v) for k, v in s.doc.items()}})
