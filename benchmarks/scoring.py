@@ -87,6 +87,13 @@ def labeller_setup(qrels, run):
 
 
 def score_labeller(run_path: Path, qrels_path: Path, out: Path, setup) -> dict[str, float]:
+    from labeller.eval.runner import gc_paused
+
+    with gc_paused():  # as ``run_eval`` scores
+        return _score_labeller(run_path, setup, out)
+
+
+def _score_labeller(run_path: Path, setup, out: Path) -> dict[str, float]:
     from labeller.core.hitrules import parse_hit_rule
     from labeller.eval import report as rp
     from labeller.eval.metrics import score_query

@@ -161,7 +161,8 @@ _run_line = st.one_of(
               st.sampled_from(["1", "2", "+3", "1_0", "x"]),
               st.sampled_from(["1", "0.5", "-0.0", "1e-3", "2.50", "inf", "nan", "high", "1_5.0"]),
               st.sampled_from(["t", "u"]), st.sampled_from([" ", "\t", "  ", " \t "])),
-    st.sampled_from(["", "  ", "q1 Q0 a 1 3.5", "q1 Q0 a 1 3.5 t extra", "q3 Q0 a 1 1 t\x0b", "q4 Q0 é 1 2 t"]),
+    st.sampled_from(["", "  ", "q1 Q0 a 1 3.5", "q1 Q0 a 1 3.5 t extra", "q3 Q0 a 1 1 t\x0b", "q4 Q0 é 1 2 t",
+                     "q1 Q0 a\x00 1 1 t", "q1 Q0 a 1 1 t\x00", f"q2 Q0 {'x' * 300} 1 1 t"]),
 )
 
 

@@ -15,7 +15,7 @@ from array import array
 from collections import deque
 from functools import cached_property
 from pathlib import Path
-from typing import NoReturn
+from typing import Callable, NoReturn, cast
 
 import numpy as np
 
@@ -28,9 +28,9 @@ from labeller.io import atomic_write_text, open_regular_file
 
 RUN_MAX_BYTES = 256 * 1024 * 1024
 BLOCK_BYTES = 8 * 1024 * 1024  # a run file is read, decoded and parsed this many bytes at a time
-# Line breaks for ``splitlines`` and whitespace for ``split`` besides space, tab, CR and LF
-# (ASCII only: non-ASCII text is not taken by columns at all).
-_SUBTLE = "\x0b\x0c\x1c\x1d\x1e\x1f"
+# NUL, and the line breaks for ``splitlines`` and whitespace for ``split`` besides space, tab,
+# CR and LF (ASCII only: non-ASCII text is not taken by columns at all).
+_SUBTLE = "\x00\x0b\x0c\x1c\x1d\x1e\x1f"
 
 
 class Run:
@@ -46,7 +46,7 @@ class Run:
         self.tags = tags
         self.sha256 = sha256
         query, docid, score, _ = (np.frombuffer(a, dtype=a.typecode) for a in rows)
-        self._docid, self._score = docid, score
+        self._query, self._docid, self._score = query, docid, score
         self._queries = queries
         self._order = np.argsort(query, kind="stable")  # each query's rows together, in file order
         self._bounds = np.searchsorted(query[self._order], np.arange(len(queries) + 1))
@@ -67,24 +67,25 @@ class Run:
         return {qid: self.hits_of(qid) for qid in self._queries}
 
     @cached_property
-    def _docid_rank(self) -> np.ndarray:
-        """Each docid's place in string order: trec_order's tie-break as a number."""
-        rank = np.empty(len(self.docids), dtype=np.int64)
-        rank[sorted(range(len(self.docids)), key=self.docids.__getitem__)] = np.arange(len(self.docids))
-        return rank
+    def _ranked(self) -> np.ndarray:
+        """Every row in trec order within its query (score descending, ties by docid
+        descending: a run's docids are distinct within a query, so the order is total), the
+        queries in ``_bounds``' order: one sort for the whole run, not one per query."""
+        order = sorted(range(len(self.docids)), key=self.docids.__getitem__)
+        docid_rank = np.empty(len(self.docids), dtype=np.int64)
+        docid_rank[order] = np.arange(len(self.docids))
+        rows = self._order
+        return rows[np.lexsort((-docid_rank[self._docid[rows]], -self._score[rows], self._query[rows]))]
 
     def top(self, query_id: str, k: int) -> list[Hit]:
-        """``top_k(hits_of(query_id), k)`` sorted by numpy: score descending, ties by docid
-        descending (a run's docids are distinct within a query, so the order is total);
-        only the k kept become ``Hit`` objects."""
+        """``top_k(hits_of(query_id), k)``, read off the run's one sort; only the k kept
+        become ``Hit`` objects."""
         i = self._queries.get(query_id)
         if i is None or k <= 0:
             return []
-        rows = self._order[self._bounds[i]:self._bounds[i + 1]]
-        score = self._score[rows]
-        rows = rows[np.lexsort((-self._docid_rank[self._docid[rows]], -score))[:k]]
-        docids = self.docids
-        return [Hit(docids[d], s) for d, s in zip(self._docid[rows].tolist(), self._score[rows].tolist())]
+        lo, hi = self._bounds[i], self._bounds[i + 1]
+        rows = self._ranked[lo:min(hi, lo + k)]
+        return list(map(Hit, map(self.docids.__getitem__, self._docid[rows].tolist()), self._score[rows].tolist()))
 
 
 class _RunParser:
@@ -112,49 +113,48 @@ class _RunParser:
             self._feed_lines(text)
 
     def _feed_columns(self, text: str) -> bool:
-        """The block as six columns at once: ``str.split`` cuts every field, numpy counts the
-        fields of each line from the bytes, ``map(int/float)`` checks the numbers with
-        Python's own rules. Taken only for ASCII text whose line breaks are ``\\n`` (or
-        ``\\r\\n``) and whose whitespace is space, tab and those, so that the lines and fields
-        are exactly those of ``splitlines``/``split``; and only when every line is well formed
-        (else False, nothing kept: the line reader then finds the first problem)."""
+        """The block as six columns at once, from its bytes: numpy finds every field and
+        counts each line's, a column's fields become one fixed-width array, and ids are
+        interned by ``np.unique`` (Python sees each distinct id once, not each line). Ranks
+        of digits only are checked as bytes, any other with ``int``; scores go through
+        ``float``: Python's own rules, as the line reader's. Taken only for ASCII text with no
+        NUL (a fixed-width array would drop a trailing one), whose line breaks are ``\\n``
+        (or ``\\r\\n``) and whose whitespace is space, tab and those, so that the lines and
+        fields are exactly those of ``splitlines``/``split``; and only when every line is
+        well formed (else False, nothing kept: the line reader then finds the first problem)."""
         if not text.isascii() or any(c in text for c in _SUBTLE) or text.count("\r") != text.count("\r\n"):
             return False
         raw = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
-        space = (raw == 32) | (raw == 9) | (raw == 10) | (raw == 13)
-        starts = np.flatnonzero(~space & np.concatenate(([True], space[:-1])))  # each field's first byte
-        breaks = np.flatnonzero(raw == 10)
-        line_of = np.searchsorted(breaks, starts)  # 0-based line of each field in the block
+        word = ~((raw == 32) | (raw == 9) | (raw == 10) | (raw == 13))
+        edge = np.diff(np.concatenate(([False], word, [False])).view(np.int8))
+        starts, ends = np.flatnonzero(edge == 1), np.flatnonzero(edge == -1)  # each field's [start, end)
+        line_of = np.searchsorted(np.flatnonzero(raw == 10), starts)  # 0-based line of each field in the block
         per_line = np.bincount(line_of)
         if np.any(per_line[per_line > 0] != 6):
             return False
-        fields = text.split()
-        n = len(fields) // 6
-        if len(starts) != len(fields):  # cannot differ for this text; never trust a shortcut blindly
-            return False
-        qcol, dcol, rcol, scol, tcol = fields[0::6], fields[2::6], fields[3::6], fields[4::6], fields[5::6]
-        try:
-            deque(map(int, rcol), maxlen=0)
-            scores = np.fromiter(map(float, scol), dtype=np.float64, count=n)
-        except ValueError:
-            return False
-        if not np.isfinite(scores).all():
-            return False
-        lines = (line_of[0::6] + (self.lineno + 1)).astype(np.uint32)
-        queries, docids = self.queries, self.docids
-        for qid in dict.fromkeys(qcol):
-            queries.setdefault(qid, len(queries))
-        first_row = dict(zip(reversed(dcol), range(n - 1, -1, -1)))  # each docid's first row in the block
-        for docid in dict.fromkeys(dcol):  # in order of first appearance, as the line reader numbers them
-            if docid not in docids:
-                docids[docid] = len(docids)
-                self.first_lines.append(int(lines[first_row[docid]]))
-        q_rows, d_rows, s_rows, l_rows = self.rows
-        q_rows.extend(map(queries.__getitem__, qcol))
-        d_rows.extend(map(docids.__getitem__, dcol))
-        s_rows.frombytes(scores.tobytes())
-        l_rows.frombytes(lines.tobytes())
-        self.tags.update(tcol)
+        n = len(starts) // 6
+        if n:
+            cols = [_column(raw, starts[j::6], ends[j::6]) for j in (0, 2, 3, 4, 5)]
+            if any(c is None for c in cols):
+                return False
+            qcol, dcol, rcol, scol, tcol = cast("list[np.ndarray]", cols)
+            try:
+                if not _all_digits(rcol):
+                    deque(map(int, rcol.tolist()), maxlen=0)
+                scores = np.fromiter(map(float, scol.tolist()), dtype=np.float64, count=n)
+            except ValueError:
+                return False
+            if not np.isfinite(scores).all():
+                return False
+            lines = (line_of[0::6] + (self.lineno + 1)).astype(np.uint32)
+            q_codes = _intern(qcol, self.queries, lambda row: None)
+            d_codes = _intern(dcol, self.docids, lambda row: self.first_lines.append(int(lines[row])))
+            q_rows, d_rows, s_rows, l_rows = self.rows
+            q_rows.frombytes(q_codes.tobytes())
+            d_rows.frombytes(d_codes.tobytes())
+            s_rows.frombytes(scores.tobytes())
+            l_rows.frombytes(lines.tobytes())
+            self.tags.update(t.decode("ascii") for t in np.unique(tcol).tolist())
         self.lineno += text.count("\n") + (1 if text and not text.endswith("\n") else 0)
         return True
 
@@ -208,6 +208,41 @@ class _RunParser:
     def finish(self, sha256: str) -> Run:
         self._check_repeats()
         return Run(self.queries, self.docids, self.first_lines, self.rows, self.tags, sha256)
+
+
+def _column(raw: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray | None:
+    """The fields ``raw[starts[i]:ends[i]]`` as one fixed-width bytes array (``S<widest>``);
+    None when that array would be more than 4 times the block (one very long field)."""
+    lens = ends - starts
+    width = int(lens.max())
+    if len(starts) * width > 4 * len(raw) + 4096:
+        return None
+    padded = np.concatenate((raw, np.zeros(width, dtype=np.uint8)))
+    cells = np.lib.stride_tricks.sliding_window_view(padded, width)[starts]  # a copy, one row per field
+    cells[np.arange(width) >= lens[:, None]] = 0  # the bytes past each field: S pads with NUL
+    return cells.view(f"S{width}").ravel()
+
+
+def _all_digits(col: np.ndarray) -> bool:
+    """Every field of ``col`` ASCII digits only (NUL is padding: the block has none)."""
+    cells = col.view(np.uint8)
+    return bool((((cells >= 48) & (cells <= 57)) | (cells == 0)).all())
+
+
+def _intern(col: np.ndarray, table: dict[str, int], new: Callable[[int], None]) -> np.ndarray:
+    """Each field's number in ``table`` (ids numbered in order of first appearance, as the
+    line reader numbers them); ``new(row)`` is told the first row of each id not seen before."""
+    distinct, first, inverse = np.unique(col, return_index=True, return_inverse=True)
+    codes = np.empty(len(distinct), dtype=np.int32)
+    values = distinct.tolist()
+    for u in np.argsort(first, kind="stable").tolist():
+        key = values[u].decode("ascii")
+        code = table.get(key)
+        if code is None:
+            code = table[key] = len(table)
+            new(int(first[u]))
+        codes[u] = code
+    return codes[inverse.ravel()]
 
 
 def parse_run(text: str, path: str = "run") -> Run:
