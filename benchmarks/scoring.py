@@ -13,8 +13,11 @@ labeller scores chunks by offsets: each run id is a chunk of its own 100-charact
 and each relevant id's range is an answer span, so under ``any_overlap`` its chunk-level
 recall@k, MRR@k and nDCG@k are exactly the peers' on binary qrels; the benchmark asserts
 that the three engines' means agree before it reports a time. labeller's leg is its own
-pipeline: ``read_run``, ``top_k`` (trec_eval order), ``score_query`` at both levels, and
-``write_report``. The peers read the qrels file too (labeller's spans stand in for it).
+pipeline, as ``labeller eval --run run.trec --k 10`` runs it: ``read_run`` (every row parsed
+and checked), each query's top 10 in trec_eval order (``RunFileRetriever.retrieve`` and
+``top_k``: the depth ``run_eval`` asks for is the largest k), ``score_query`` at both levels,
+and ``write_report``, with the garbage collector paused as ``run_eval`` pauses it. The peers
+read the qrels file too (labeller's spans stand in for it).
 Registered from ``run.py``.
 """
 
@@ -105,7 +108,7 @@ def _score_labeller(run_path: Path, setup, out: Path) -> dict[str, float]:
     retriever = RunFileRetriever(run_path, read_run(run_path))
     rows, sums = [], {"recall": [], "mrr": [], "ndcg": []}
     for qid, sp in spans.items():
-        ranked = [h.chunk_id for h in top_k(retriever.retrieve(qid, "", 100), 100)]  # as ``run_eval`` asks
+        ranked = [h.chunk_id for h in top_k(retriever.retrieve(qid, "", K), K)]  # as ``run_eval --k 10`` asks
         s = score_query(qid, ranked, sp, False, pos, rule, (K,))
         rows.append({"query_id": qid, "hit_ranks": s.hit_ranks, "doc_ranks": s.doc_ranks,
                      "chunk": {k: rp.rnd(v) for k, v in s.chunk.items()}, "doc": {k: rp.rnd(v) for k, v in s.doc.items()}})
