@@ -223,7 +223,7 @@ def compare(n_queries: int = 20_000, depth: int = 100) -> list[dict]:
 
 
 def figures(bench, n_queries: int = 20_000, depth: int = 100) -> None:
-    """Time and peak memory per engine, and labeller's ratio to ranx (targets 1.5x and 1x)."""
+    """Time and peak memory per engine, and labeller's ratios to ranx (targets 1.5x and 1x) and to ir_measures."""
     if not bench.name.startswith("synthetic"):  # the run is synthetic: once per benchmark, not per corpus
         return
     if bench.smoke:
@@ -237,6 +237,10 @@ def figures(bench, n_queries: int = 20_000, depth: int = 100) -> None:
         [r[0]["seconds"] / r[1]["seconds"] for r in runs]
     bench.fig("score_mem_ratio_ranx", f"{label}: labeller / ranx peak memory", "x", 1.0).runs = \
         [r[0]["peak_mb"] / max(r[1]["peak_mb"], 1e-9) for r in runs]
+    bench.fig("score_ratio_ir_measures", f"{label}: labeller / ir_measures time", "x").runs = \
+        [r[0]["seconds"] / r[2]["seconds"] for r in runs]
+    bench.fig("score_mem_ratio_ir_measures", f"{label}: labeller / ir_measures peak memory", "x").runs = \
+        [r[0]["peak_mb"] / max(r[2]["peak_mb"], 1e-9) for r in runs]
 
 
 if __name__ == "__main__":

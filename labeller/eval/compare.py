@@ -87,12 +87,12 @@ def budget_unfilled(result: EvalResult, budgets: Sequence[int]) -> dict[str, int
     return {str(b): sum(1 for s in sizes if s <= b) for b in budgets}
 
 
-def _query_rows(result: EvalResult) -> dict[str, dict[str, float]]:
+def _query_rows(result: EvalResult) -> dict[str, dict[str, float | None]]:
     """Per query, the comparable metrics under their comparison names, as the eval report
     holds them (its per-query rows, which ``--baseline`` comparisons pair too)."""
     rows = {}
     for row in result.model.queries:
-        values = {f"chars_{name}": v for name, v in row.chars.items()}
+        values: dict[str, float | None] = {f"chars_{name}": v for name, v in row.chars.items()}
         values["precision_omega"] = row.precision_omega
         rows[row.query_id] = values
     return rows
