@@ -203,3 +203,14 @@ def test_top_of_a_run_is_trec_order_of_its_hits(rows, k):
     run = parse_run(text)
     for qid in [*_QIDS, "absent"]:
         assert run.top(qid, k) == top_k(run.hits_of(qid), k)
+
+
+@pytest.mark.parametrize("odd", ["a\x00", "é"])
+def test_an_id_read_by_the_line_reader_is_not_confused_with_another_by_the_column_reader(tmp_path, monkeypatch, odd):
+    """A block the line reader takes (an id with NUL or non-ASCII) then blocks the column
+    reader takes: ``a\\x00`` is not ``a`` (a fixed-width bytes array would drop the NUL)."""
+    monkeypatch.setattr(run_file, "BLOCK_BYTES", 16)
+    data = f"q1 Q0 {odd} 1 1 t\nq2 Q0 a 1 1 t\nq3 Q0 {odd} 1 2 t\nq3 Q0 a 2 1 t\n".encode("utf-8")
+    path = tmp_path / "x.run"
+    path.write_bytes(data)
+    assert _read(path, 16) == _whole_file_reference(data, str(path))

@@ -27,7 +27,7 @@ from labeller.eval.retrievers.base import Hit, trec_order
 from labeller.io import atomic_write_text, open_regular_file
 
 RUN_MAX_BYTES = 256 * 1024 * 1024
-BLOCK_BYTES = 8 * 1024 * 1024  # a run file is read, decoded and parsed this many bytes at a time
+BLOCK_BYTES = 1024 * 1024  # a run file is read, decoded and parsed this many bytes at a time (numpy holds ~10x a block)
 # NUL, and the line breaks for ``splitlines`` and whitespace for ``split`` besides space, tab,
 # CR and LF (ASCII only: non-ASCII text is not taken by columns at all).
 _SUBTLE = "\x00\x0b\x0c\x1c\x1d\x1e\x1f"
@@ -100,6 +100,7 @@ class _RunParser:
         self.lineno = 0
         self.queries: dict[str, int] = {}
         self.docids: dict[str, int] = {}
+        self._sorted_queries, self._sorted_docids = _Sorted(), _Sorted()  # the column reader's look-ups
         self.first_lines = array("I")
         self.rows = (array("i"), array("i"), array("d"), array("I"))  # query, docid, score, line
         self.tags: set[str] = set()
@@ -147,8 +148,8 @@ class _RunParser:
             if not np.isfinite(scores).all():
                 return False
             lines = (line_of[0::6] + (self.lineno + 1)).astype(np.uint32)
-            q_codes = _intern(qcol, self.queries, lambda row: None)
-            d_codes = _intern(dcol, self.docids, lambda row: self.first_lines.append(int(lines[row])))
+            q_codes = self._sorted_queries.intern(qcol, self.queries, lambda row: None)
+            d_codes = self._sorted_docids.intern(dcol, self.docids, lambda row: self.first_lines.append(int(lines[row])))
             q_rows, d_rows, s_rows, l_rows = self.rows
             q_rows.frombytes(q_codes.tobytes())
             d_rows.frombytes(d_codes.tobytes())
@@ -229,20 +230,46 @@ def _all_digits(col: np.ndarray) -> bool:
     return bool((((cells >= 48) & (cells <= 57)) | (cells == 0)).all())
 
 
-def _intern(col: np.ndarray, table: dict[str, int], new: Callable[[int], None]) -> np.ndarray:
-    """Each field's number in ``table`` (ids numbered in order of first appearance, as the
-    line reader numbers them); ``new(row)`` is told the first row of each id not seen before."""
-    distinct, first, inverse = np.unique(col, return_index=True, return_inverse=True)
-    codes = np.empty(len(distinct), dtype=np.int32)
-    values = distinct.tolist()
-    for u in np.argsort(first, kind="stable").tolist():
-        key = values[u].decode("ascii")
-        code = table.get(key)
-        if code is None:
-            code = table[key] = len(table)
+class _Sorted:
+    """The ids of a table (``_RunParser.queries``/``docids``) as a sorted bytes array with
+    their numbers, so that a block's ids are looked up at once (``searchsorted``) and Python
+    sees only the new ones. Ids the line reader added are taken in before each look-up, but
+    only those the column reader can meet (ASCII, no NUL): ``a\\x00`` as fixed-width bytes
+    would read as ``a``."""
+
+    def __init__(self) -> None:
+        self.ids = np.array([], dtype="S1")
+        self.codes = np.array([], dtype=np.int32)
+        self.synced = 0  # how many of the table's ids were looked at
+
+    def intern(self, col: np.ndarray, table: dict[str, int], new: Callable[[int], None]) -> np.ndarray:
+        """Each field's number in ``table`` (ids numbered in order of first appearance, as the
+        line reader numbers them); ``new(row)`` is told the first row of each id not seen before."""
+        if self.synced != len(table):
+            added = [(k, c) for k, c in list(table.items())[self.synced:] if k.isascii() and "\x00" not in k]
+            self._add(np.array([k.encode("ascii") for k, _ in added], dtype=bytes),
+                      np.array([c for _, c in added], dtype=np.int32))
+            self.synced = len(table)
+        distinct, first, inverse = np.unique(col, return_index=True, return_inverse=True)
+        codes = np.full(len(distinct), -1, dtype=np.int32)
+        if len(self.ids):
+            at = np.minimum(np.searchsorted(self.ids, distinct), len(self.ids) - 1)
+            known = self.ids[at] == distinct
+            codes[known] = self.codes[at[known]]
+        fresh = np.flatnonzero(codes < 0)
+        fresh = fresh[np.argsort(first[fresh], kind="stable")]  # in order of first appearance
+        for u, key in zip(fresh.tolist(), distinct[fresh].tolist()):
+            codes[u] = table[key.decode("ascii")] = len(table)
             new(int(first[u]))
-        codes[u] = code
-    return codes[inverse.ravel()]
+        self._add(distinct[fresh], codes[fresh])
+        self.synced = len(table)
+        return codes[inverse.ravel()]
+
+    def _add(self, ids: np.ndarray, codes: np.ndarray) -> None:
+        if len(ids):
+            merged = np.concatenate((self.ids, ids))
+            order = np.argsort(merged, kind="stable")
+            self.ids, self.codes = merged[order], np.concatenate((self.codes, codes))[order]
 
 
 def parse_run(text: str, path: str = "run") -> Run:
