@@ -9,6 +9,9 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Iterator
+from itertools import islice
+from typing import NoReturn
 
 from rich.markup import escape
 
@@ -75,12 +78,36 @@ def json_dumps(value, **kw) -> str:
     try:
         text = json.dumps(value, ensure_ascii=False, allow_nan=False, **kw)
     except ValueError:
-        where = _non_finite_at(value, "")
-        if where is None:
-            raise
-        raise ValueError(f"cannot write JSON: the number at {where or 'the top'} is not finite "
-                         f"(JSON has no Infinity or NaN)") from None
+        _raise_non_finite(value)
     return escape_invisible(text)
+
+
+def json_chunks(value, batch: int = 1 << 16, **kw) -> Iterator[str]:
+    """``json_dumps(value, **kw)`` as consecutive pieces (joined, the very same text), so a
+    large document is written as it is encoded, never held whole. ``indent`` must be given:
+    only then does ``json.dumps`` itself encode piece by piece (in pure Python), so the
+    pieces are its text. A non-finite number fails as in ``json_dumps``, after some pieces
+    were yielded: the writer must drop what it wrote (``atomic_write_chunks`` does)."""
+    if kw.get("indent") is None:
+        raise ValueError("json_chunks needs an indent (json.dumps encodes whole without one)")
+    pieces = json.JSONEncoder(ensure_ascii=False, allow_nan=False, **kw).iterencode(value)
+    try:
+        while True:
+            text = "".join(islice(pieces, batch))
+            if not text:
+                return
+            yield escape_invisible(text)
+    except ValueError:
+        _raise_non_finite(value)
+
+
+def _raise_non_finite(value) -> NoReturn:
+    """Re-raise the encoder's ValueError naming where the non-finite number sits."""
+    where = _non_finite_at(value, "")
+    if where is None:
+        raise
+    raise ValueError(f"cannot write JSON: the number at {where or 'the top'} is not finite "
+                     f"(JSON has no Infinity or NaN)") from None
 
 
 def _non_finite_at(value, where: str) -> str | None:

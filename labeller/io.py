@@ -25,7 +25,7 @@ import os
 import re
 import stat
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,7 +35,13 @@ from labeller.errors import InvalidInput
 
 
 def atomic_write_bytes(path: Path, data: bytes, *, durable: bool = True) -> None:
-    """Write ``data`` to ``path`` through a temp file and a rename. ``durable=False`` skips
+    atomic_write_chunks(path, (data,), durable=durable)
+
+
+def atomic_write_chunks(path: Path, chunks: Iterable[bytes], *, durable: bool = True) -> None:
+    """Write the ``chunks`` (``data`` as it is made: a large report is never whole in
+    memory) to ``path`` through a temp file and a rename; an error while they are made
+    leaves ``path`` as it was and no temp file. ``durable=False`` skips
     the two fsyncs: still never torn by a kill or a crash of the process, only not forced
     to the disk before returning (for the app's journal, written on every keystroke).
 
@@ -49,7 +55,8 @@ def atomic_write_bytes(path: Path, data: bytes, *, durable: bool = True) -> None
         try:
             with os.fdopen(fd, "wb") as fh:
                 os.fchmod(fh.fileno(), _mode_for(path))
-                fh.write(data)
+                for chunk in chunks:
+                    fh.write(chunk)
                 fh.flush()
                 if durable:
                     os.fsync(fh.fileno())

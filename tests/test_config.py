@@ -252,3 +252,25 @@ def test_the_retriever_sub_tables_are_checked_naming_the_table_as_written(root, 
     with pytest.raises(InvalidInput) as exc:
         load_config(root)
     assert message in str(exc.value) and exc.value.line == line
+
+
+def test_a_report_is_written_as_it_is_encoded_to_the_bytes_it_renders_to(tmp_path, monkeypatch):
+    """``write_report`` streams (pieces smaller than the report) the very text ``render``
+    gives; a non-finite number met midway leaves the old file and no temp file behind."""
+    from labeller import io
+    from labeller.eval import report as rp
+    from labeller.eval.report import render, write_report
+
+    sizes: list[int] = []
+    monkeypatch.setattr(rp, "atomic_write_chunks", lambda path, chunks: io.atomic_write_chunks(
+        path, (sizes.append(len(c)) or c for c in chunks)))
+    report = {"queries": [{"query": f"q{i} \u202e", "score": i / 7} for i in range(30000)], "z": [1.5]}
+    path = tmp_path / "r.json"
+    write_report(path, report)
+    assert len(sizes) > 2 and max(sizes) < sum(sizes) / 2
+    assert path.read_bytes() == render(report).encode("utf-8") and "\\u202e" in path.read_text()
+    report["z"] = [float("nan")]
+    with pytest.raises(ValueError, match=r"the number at \.z\[0\] is not finite"):
+        write_report(path, report)
+    assert path.read_bytes() == render({**report, "z": [1.5]}).encode("utf-8")
+    assert [p.name for p in tmp_path.iterdir()] == ["r.json"]

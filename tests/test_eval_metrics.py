@@ -7,11 +7,13 @@ from collections import namedtuple
 
 import ir_measures
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from ir_measures import RR, Qrel, R, ScoredDoc, Success, nDCG
 
 from labeller.core.chunkers import Chunk
 from labeller.core.hitrules import parse_hit_rule
-from labeller.eval.metrics import (ChunkPositions, MetricsSanityError, QueryScore, check_sanity,
+from labeller.eval.metrics import (ChunkPositions, MetricsSanityError, QueryScore, check_sanity, distinct_docs,
                                    relevant_chunk_ids, score_query, span_hit_ranks)
 from labeller.eval.report import aggregate
 from labeller.eval.retrievers import Hit, trec_order
@@ -214,3 +216,42 @@ def test_relevant_chunks_found_by_bisection_are_those_a_scan_of_every_chunk_find
         scan = {c.chunk_id for sp in spans for c in pos.by_doc.get(sp.doc_id, ())
                 if hit_rule.chunk_hits((c.start, c.end), (sp.start, sp.end))}
         assert relevant_chunk_ids(spans, pos, hit_rule) == scan
+
+
+def _scan_hit_ranks(ranked, spans, pos, rule):
+    """The reference: for each span, grow the prefix rank by rank over every position of
+    every retrieved id (no index by document, no bisection)."""
+    out = []
+    for sp in spans:
+        prefix, found = [], None
+        for rank, cid in enumerate(ranked, 1):
+            prefix += [(s, e) for d, s, e in pos.positions.get(cid, ()) if d == sp.doc_id]
+            if prefix and rule.span_satisfied(prefix, (sp.start, sp.end)):
+                found = rank
+                break
+        out.append(found)
+    return out
+
+
+_placed = st.tuples(st.sampled_from(["c0", "c1", "c2", "c3", "c4", "c5"]), st.sampled_from(["a.md", "b.md", "c.md"]),
+                    st.integers(0, 300), st.sampled_from([1, 2, 10, 50, 200]))
+_span = st.tuples(st.sampled_from(["a.md", "b.md", "c.md", "z.md"]), st.integers(0, 400), st.sampled_from([1, 5, 30, 150]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_placed, min_size=1, max_size=25), st.lists(_span, min_size=1, max_size=4),
+       st.lists(st.sampled_from(["c0", "c1", "c2", "c3", "c4", "c5", "nowhere"]), max_size=8, unique=True),
+       st.sampled_from(["any_overlap", "span_containment", "coverage>=0.5", "union_coverage>=0.8"]))
+def test_span_to_chunk_mapping_equals_a_scan_of_every_chunk(placed, spans, ranked, rule):
+    """Overlapping chunks, one id at several places (in several documents too), spans in
+    documents with no chunk: the bisection (nDCG's ideal list), the hit ranks read from the
+    answer documents' ranks only, and the document ranking equal a scan of everything."""
+    chunks = [chunk(cid, doc, start, start + length, i) for i, (cid, doc, start, length) in enumerate(placed)]
+    pos, hit_rule = ChunkPositions(chunks), parse_hit_rule(rule)
+    refs = [SpanRef(doc, start, start + length) for doc, start, length in spans]
+    scan = {c.chunk_id for sp in refs for c in chunks if c.doc_id == sp.doc_id
+            and hit_rule.chunk_hits((c.start, c.end), (sp.start, sp.end))}
+    assert relevant_chunk_ids(refs, pos, hit_rule) == scan
+    assert span_hit_ranks(ranked, refs, pos, hit_rule) == _scan_hit_ranks(ranked, refs, pos, hit_rule)
+    firsts = [pos.positions[c][0][0] for c in ranked if c in pos.positions]
+    assert distinct_docs(ranked, pos) == list(dict.fromkeys(firsts))

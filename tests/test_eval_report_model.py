@@ -104,3 +104,29 @@ def test_a_measure_is_named_by_its_family_and_typed_parameter():
     recall = FAMILIES.load("recall")
     assert recall is not None and recall(k=5).name == "recall@5"
     assert recall(k=2)(RankedQuery([1, 3, None], [1, 0, 1], 2)) == pytest.approx(1 / 3)
+
+
+def test_a_metric_registered_after_scoring_began_is_scored_from_then_on(monkeypatch):
+    """Scoring keeps its measures between queries; a registration must still reach it."""
+    from labeller.eval.metrics import level_metrics
+
+    assert "top1hit@1" not in level_metrics([1], [1], 1, (1,), False)
+    monkeypatch.setitem(FAMILIES, "top1hit", Top1Hit)
+    assert level_metrics([1], [1], 1, (1,), False)["top1hit@1"] == 1.0
+
+
+def test_the_reports_consumers_read_the_typed_model_not_the_dict():
+    """compare, history and the drill-down read ``EvalResult.model`` (typed), never
+    ``EvalResult.report`` by string keys: a renamed field is then a type error, not a KeyError
+    at run time. (Their outputs are held byte-identical by their own tests.)"""
+    import ast
+    import inspect
+
+    from labeller.app.session import drilldown
+    from labeller.eval import compare, history
+
+    for module in (compare, drilldown, history):
+        tree = ast.parse(inspect.getsource(module))
+        reads = [n.lineno for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr == "report"]
+        assert not reads, f"{module.__name__} reads .report at lines {reads}"
+    assert inspect.signature(history.append_run).parameters["report"].annotation == "EvalReport"

@@ -5,11 +5,15 @@ from __future__ import annotations
 import hashlib
 import math
 import random
+import tempfile
+from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from labeller.errors import InvalidInput
-from labeller.eval.retrievers import Hit, run_file
+from labeller.eval.retrievers import Hit, run_file, top_k
 from labeller.eval.retrievers.run_file import (BLOCK_BYTES, RunFileRetriever, format_run, parse_run, read_run,
                                                write_run)
 
@@ -148,3 +152,65 @@ def test_a_streamed_run_reads_as_the_whole_file_did(tmp_path, monkeypatch, block
                 data = data[:cut] + b"\xff" + data[cut:]
             path.write_bytes(data)
             assert _read(path, block) == _whole_file_reference(data, str(path)), data
+
+
+_QIDS, _DOCIDS = ["q1", "q2", "q10"], ["a", "b", "c1", "c10", "zz"]
+_run_line = st.one_of(
+    st.builds(lambda q, d, r, s, t, sep: sep.join([q, "Q0", d, r, s, t]),
+              st.sampled_from(_QIDS), st.sampled_from(_DOCIDS),  # repeats and ties come from the small pools
+              st.sampled_from(["1", "2", "+3", "1_0", "x"]),
+              st.sampled_from(["1", "0.5", "-0.0", "1e-3", "2.50", "inf", "nan", "high", "1_5.0"]),
+              st.sampled_from(["t", "u"]), st.sampled_from([" ", "\t", "  ", " \t "])),
+    st.sampled_from(["", "  ", "q1 Q0 a 1 3.5", "q1 Q0 a 1 3.5 t extra", "q3 Q0 a 1 1 t\x0b", "q4 Q0 é 1 2 t",
+                     "q1 Q0 a\x00 1 1 t", "q1 Q0 a 1 1 t\x00", f"q2 Q0 {'x' * 300} 1 1 t"]),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_run_line, max_size=30), st.sampled_from(["\n", "\r\n"]), st.booleans(),
+       st.sampled_from([1, 16, 64, BLOCK_BYTES]))
+def test_the_one_pass_column_reader_equals_the_reference_reader(lines, end, last_end, block):
+    """Generated runs (ties, a docid twice for a query, signs and underscores in numbers,
+    malformed lines, odd whitespace, CR LF, any block size) read by columns give what the
+    whole-file reference gives: the same hits, tags, first lines, digest, or the same first
+    problem on the same line."""
+    data = (end.join(lines) + (end if last_end else "")).encode("utf-8")
+    with tempfile.TemporaryDirectory() as tmp, pytest.MonkeyPatch.context() as mp:
+        mp.setattr(run_file, "BLOCK_BYTES", block)
+        path = Path(tmp) / "x.run"
+        path.write_bytes(data)
+        assert _read(path, block) == _whole_file_reference(data, str(path)), data
+
+
+def test_a_well_formed_ascii_run_is_read_by_columns_only(tmp_path, monkeypatch):
+    """The line reader is for the odd and the broken: a clean run never reaches it (else the
+    one-pass reader would silently be the slow one)."""
+    text = "".join(f"q{i % 7} Q0 d{i} {i} {1.0 / (i + 1)!r} t\r\n" for i in range(500))
+    monkeypatch.setattr(run_file._RunParser, "_feed_lines", lambda self, text: pytest.fail("line reader used"))
+    run = parse_run(text)
+    assert sum(len(h) for h in run.hits.values()) == 500 and run.first_lines[-1] == 500
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(_QIDS), st.sampled_from(_DOCIDS + ["a1", "A", "B"]),
+                          st.sampled_from([0.0, -0.0, 1.0, 0.5, 2.0, -1.0])), max_size=40),
+       st.integers(0, 12))
+def test_top_of_a_run_is_trec_order_of_its_hits(rows, k):
+    """``Run.top`` (numpy) ranks as ``top_k`` over ``Hit`` objects does: score descending,
+    ties (0.0 and -0.0 too) by docid descending."""
+    seen = set()
+    text = "".join(f"{q} Q0 {d} 1 {s!r} t\n" for q, d, s in rows if (q, d) not in seen and not seen.add((q, d)))
+    run = parse_run(text)
+    for qid in [*_QIDS, "absent"]:
+        assert run.top(qid, k) == top_k(run.hits_of(qid), k)
+
+
+@pytest.mark.parametrize("odd", ["a\x00", "é"])
+def test_an_id_read_by_the_line_reader_is_not_confused_with_another_by_the_column_reader(tmp_path, monkeypatch, odd):
+    """A block the line reader takes (an id with NUL or non-ASCII) then blocks the column
+    reader takes: ``a\\x00`` is not ``a`` (a fixed-width bytes array would drop the NUL)."""
+    monkeypatch.setattr(run_file, "BLOCK_BYTES", 16)
+    data = f"q1 Q0 {odd} 1 1 t\nq2 Q0 a 1 1 t\nq3 Q0 {odd} 1 2 t\nq3 Q0 a 2 1 t\n".encode("utf-8")
+    path = tmp_path / "x.run"
+    path.write_bytes(data)
+    assert _read(path, 16) == _whole_file_reference(data, str(path))

@@ -48,3 +48,23 @@ def test_a_retriever_returning_unknown_ids_is_refused(make_project):
 def test_unknown_retriever_names_the_known_ones(make_project):
     with pytest.raises(InvalidInput, match="unknown retriever 'colbert'; known: .*bm25.*run"):
         make_retriever("colbert", make_project(DOCS, QUESTIONS))
+
+
+def test_the_garbage_collector_is_paused_while_scoring_and_back_on_after_even_on_error(make_project):
+    """Scoring makes millions of acyclic objects: the collector's passes are held off during
+    run_eval, and the process gets its collector back however the eval ends."""
+    import gc
+
+    seen = []
+
+    class Watching(Reversed):
+        def retrieve(self, query_id, query, k):
+            seen.append(gc.isenabled())
+            return super().retrieve(query_id, query, k)
+
+    project = make_project(DOCS, QUESTIONS)
+    assert gc.isenabled()
+    run_eval(project, retriever=Watching(project))
+    with pytest.raises(InvalidInput):
+        run_eval(project, retriever=Watching(project, bogus=True))
+    assert seen and not any(seen) and gc.isenabled()

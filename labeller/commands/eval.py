@@ -144,7 +144,7 @@ def run(args: argparse.Namespace) -> int:
         from labeller.eval.history import append_run
 
         try:
-            append_run(project.layout.run_history, report, result.seconds)
+            append_run(project.layout.run_history, result.model, result.seconds)
         except LabellerError as exc:
             err.print(f"[yellow]warning:[/] run not recorded in the history: {safe_line(str(exc))}")
     return gate(report, args.fail_on_regression)

@@ -87,14 +87,14 @@ def budget_unfilled(result: EvalResult, budgets: Sequence[int]) -> dict[str, int
     return {str(b): sum(1 for s in sizes if s <= b) for b in budgets}
 
 
-def _query_rows(result: EvalResult) -> dict[str, dict[str, float]]:
+def _query_rows(result: EvalResult) -> dict[str, dict[str, float | None]]:
     """Per query, the comparable metrics under their comparison names, as the eval report
     holds them (its per-query rows, which ``--baseline`` comparisons pair too)."""
     rows = {}
-    for row in result.report["queries"]:
-        values = {f"chars_{name}": v for name, v in row["chars"].items()}
-        values["precision_omega"] = row["precision_omega"]
-        rows[row["query_id"]] = values
+    for row in result.model.queries:
+        values: dict[str, float | None] = {f"chars_{name}": v for name, v in row.chars.items()}
+        values["precision_omega"] = row.precision_omega
+        rows[row.query_id] = values
     return rows
 
 
@@ -121,24 +121,23 @@ def _excludes_zero(d: dict) -> bool:
 
 
 def chunking_entry(spec: str, version: str, result: EvalResult, ks: Sequence[int], budgets: Sequence[int]) -> dict:
-    rep = result.report
+    rep = result.model
     chunking = result.chunks.chunking
-    chars = rep["aggregate"]["chars"]
     entry: dict = {
         "name": spec, "chunker_version": version, "digest": chunking.digest, "chunks": chunking.n_chunks,
         "distinct_ids": len({r.id for r in chunking.ranges}),
         "chars": size_distribution([r.place.end - r.place.start for r in chunking.ranges]),
-        "unreachable_spans": rep["chunking"]["unreachable_spans"],
-        "retrieved_depth": rep["config"]["retrieved_depth"],
+        "unreachable_spans": rep.chunking.unreachable_spans,
+        "retrieved_depth": rep.config.retrieved_depth,
         "budget_unfilled": budget_unfilled(result, budgets),
-        "precision_omega": rep["chunking"]["precision_omega"],
+        "precision_omega": rep.chunking.precision_omega.json_value(),
     }
     if chunking.located is not None:  # a chunk file: how its chunks were placed (SPEC §10.1)
         entry["located"] = chunking.located
-    for name, stat in chars.items():
-        entry[f"chars_{name}"] = stat
+    for name, stat in (rep.aggregate.chars or {}).items():  # an eval's top-level aggregate always has them
+        entry[f"chars_{name}"] = stat.json_value()
     for k in ks:
-        entry[f"chunk_recall@{k}"] = rep["aggregate"]["chunk"][f"recall@{k}"]
+        entry[f"chunk_recall@{k}"] = rep.aggregate.chunk[f"recall@{k}"].json_value()
     return entry
 
 
@@ -207,14 +206,14 @@ def compare_chunkers(project: Project, specs: Sequence[str], *, ks=None, budgets
     entries[0]["deltas"] = None
     for entry, result in zip(entries[1:], results[1:]):
         entry["deltas"] = paired_deltas(_query_rows(result), base_rows, names, samples, seed)
-    first = results[0].report
+    first = results[0].model
     data = {
         "schema": SCHEMA,
         "config": {"k": list(ks), "budgets": list(budgets), "bootstrap_samples": samples, "seed": seed,
                    "confidence": CONFIDENCE, "build_hit_rule": project.hit_rule.name,
-                   "retriever": first["fingerprint"]["retriever"],
-                   "queries": first["config"]["records"]["scored"],
-                   "golden_set_digest": first["fingerprint"]["golden_set_digest"],
+                   "retriever": first.fingerprint.retriever,
+                   "queries": first.config.records.scored,
+                   "golden_set_digest": first.fingerprint.golden_set_digest,
                    "corpus_digest": project.corpus.digest, "tool_version": __version__},
         "baseline": entries[0]["name"],
         "comparable_metrics": names,

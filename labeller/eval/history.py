@@ -30,7 +30,7 @@ from typing import Literal, overload
 import duckdb
 
 from labeller.errors import InvalidInput
-from labeller.eval.metrics import LEVELS
+from labeller.eval.report_model import EvalReport
 from labeller.io import check_output_path
 
 HISTORY_SCHEMA = "labeller.runs.v1"
@@ -228,51 +228,50 @@ def _insert_columns(con, table: str, columns: list[str], types: list[str], rows:
     con.execute(f"INSERT INTO {table} ({', '.join(columns)}) SELECT {select}", cols)
 
 
-def append_run(path: Path, report: dict, seconds: float, started_at: datetime | None = None) -> str:
-    """Append one run (its report) and return its run id."""
+def append_run(path: Path, report: EvalReport, seconds: float, started_at: datetime | None = None) -> str:
+    """Append one run (its typed report) and return its run id."""
     started_at = started_at or datetime.now(timezone.utc)
-    fp, cfg = report["fingerprint"], report["config"]
+    fp, cfg, agg = report.fingerprint, report.config, report.aggregate
     run_id = f"{started_at.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}"
-    comparison = report.get("comparison")
+    comparison = report.comparison
     con = connect(path, create=True)
     try:
         con.execute("BEGIN TRANSACTION")
-        chunking = fp.get("chunking") or {}
+        chunking = fp.chunking or {}
         con.execute(
             f"INSERT INTO runs ({', '.join(RUN_COLUMNS)}) VALUES ({', '.join('?' * len(RUN_COLUMNS))})",
-            [run_id, started_at.replace(tzinfo=None), seconds, fp["tool_version"], fp["digest"], fp["chunker"],
-             fp["max_chars"], fp["hit_rule"], fp["retriever"].get("name"), fp["retriever"].get("analyzer"),
-             fp["corpus_digest"], fp["golden_set_digest"], json.dumps(fp["k"]), cfg["shipped_k"], cfg["split"],
-             cfg["include_holdout"], cfg["records"]["scored"], cfg["records"]["negatives"],
-             len(report["findings"]), comparison["regression"] if comparison else None,
-             json.dumps(fp, sort_keys=True), json.dumps(cfg, sort_keys=True),
-             json.dumps(report["findings"], sort_keys=True, ensure_ascii=False),
+            [run_id, started_at.replace(tzinfo=None), seconds, fp.tool_version, fp.digest, fp.chunker,
+             fp.max_chars, fp.hit_rule, fp.retriever.get("name"), fp.retriever.get("analyzer"),
+             fp.corpus_digest, fp.golden_set_digest, json.dumps(fp.k), cfg.shipped_k, cfg.split,
+             cfg.include_holdout, cfg.records.scored, cfg.records.negatives,
+             len(report.findings), comparison.regression if comparison is not None else None,
+             json.dumps(fp.json_value(), sort_keys=True), json.dumps(cfg.json_value(), sort_keys=True),
+             json.dumps([f.json_value() for f in report.findings], sort_keys=True, ensure_ascii=False),
              chunking.get("name"), chunking.get("digest")])
-        char_rows = [(run_id, *_split_char_metric(name), s["value"], s["ci_low"], s["ci_high"], s["n"])
-                     for name, s in sorted(report["aggregate"].get("chars", {}).items())]
+        char_rows = [(run_id, *_split_char_metric(name), s.value, s.ci_low, s.ci_high, s.n)
+                     for name, s in sorted((agg.chars or {}).items())]
         _insert_columns(con, "char_metrics", ["run_id", "metric", "k", "budget", "value", "ci_low", "ci_high", "n"],
                         ["VARCHAR", "VARCHAR", "INTEGER", "INTEGER", "DOUBLE", "DOUBLE", "DOUBLE", "INTEGER"],
                         char_rows)
-        metric_rows = [(run_id, level, *_split_metric(name), s["value"], s["ci_low"], s["ci_high"], s["n"])
-                       for level in LEVELS for name, s in sorted(report["aggregate"][level].items())]
+        metric_rows = [(run_id, level, *_split_metric(name), s.value, s.ci_low, s.ci_high, s.n)
+                       for level, stats in agg.levels().items() for name, s in sorted(stats.items())]
         _insert_columns(con, "run_metrics", ["run_id", "level", "metric", "k", "value", "ci_low", "ci_high", "n"],
                         ["VARCHAR", "VARCHAR", "VARCHAR", "INTEGER", "DOUBLE", "DOUBLE", "DOUBLE", "INTEGER"],
                         metric_rows)
         query_rows = []
-        for row in report["queries"]:
-            for level, ranks in (("chunk", row["hit_ranks"]), ("doc", row["doc_ranks"])):
+        for row in report.queries:
+            for level, (values, ranks) in row.levels().items():
                 found = [r for r in ranks if r is not None]
-                values = row[level]
-                for k in fp["k"]:
-                    query_rows.append((run_id, row["query_id"], level, k,
+                for k in fp.k:
+                    query_rows.append((run_id, row.query_id, level, k,
                                        *(values.get(f"{m}@{k}") for m in QUERY_COLUMNS), min(found) if found else None))
         _insert_columns(con, "query_metrics",
                         ["run_id", "query_id", "level", "k", "recall", "success", "all_hit", "mrr", "ndcg",
                          "first_rank"],
                         ["VARCHAR", "VARCHAR", "VARCHAR", "INTEGER", "DOUBLE", "DOUBLE", "DOUBLE", "DOUBLE", "DOUBLE",
                          "INTEGER"], query_rows)
-        finding_rows = [(run_id, f["check"], f["path"], q["query_id"], q["rank_in_top_k"])
-                        for f in report["findings"] for q in f["quoted"]]
+        finding_rows = [(run_id, f.check, f.path, q.query_id, q.rank_in_top_k)
+                        for f in report.findings for q in f.quoted]
         _insert_columns(con, "findings", ["run_id", "check_name", "path", "query_id", "rank_in_top_k"],
                         ["VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "INTEGER"], finding_rows)
         con.execute("COMMIT")

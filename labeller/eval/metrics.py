@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 from labeller.core.chunkers import Chunk
 from labeller.core.chunkfile import Chunking
@@ -52,9 +52,13 @@ class ChunkPositions:
         self.positions: dict[str, list[tuple[str, int, int]]] = {}
         self.by_doc: dict[str, list[Chunk]] = {}
         self.first: dict[str, Chunk] = {}  # the first position of each id, to show a retrieved id
+        self.doc: dict[str, str] = {}  # the document of each id's first position (a ranking's documents by one map)
+        self.spread: set[str] = set()  # ids placed in more than one document (rare): every place is looked at
         for c in chunks:
             self.positions.setdefault(c.chunk_id, []).append((c.doc_id, c.start, c.end))
             self.by_doc.setdefault(c.doc_id, []).append(c)
+            if self.doc.setdefault(c.chunk_id, c.doc_id) != c.doc_id:
+                self.spread.add(c.chunk_id)
             self.first.setdefault(c.chunk_id, c)
         if chunking is not None:  # the same chunks as ranges, already sorted (``ChunkSet``)
             self.__dict__["chunking"] = chunking
@@ -66,19 +70,26 @@ class ChunkPositions:
         return Chunking.of_chunks("positions", (c for cs in self.by_doc.values() for c in cs))
 
     def doc_of(self, chunk_id: str) -> str | None:
-        pos = self.positions.get(chunk_id)
-        return pos[0][0] if pos else None
+        return self.doc.get(chunk_id)
 
 
-def span_hit_ranks(ranked: Sequence[str], spans: Sequence[Span], pos: ChunkPositions, rule: HitRule) -> list[int | None]:
+def span_hit_ranks(ranked: Sequence[str], spans: Sequence[Span], pos: ChunkPositions, rule: HitRule,
+                   ranked_docs: Sequence[str | None] | None = None) -> list[int | None]:
     """For each span (``doc_id``, ``start``, ``end``), the first rank whose prefix satisfies ``rule``.
 
-    The ranking is read once, keeping per answer document the ranks that retrieved one of
-    its chunks with their ranges; each span then walks only its document's list (a walk of
-    the whole ranking per span was most of the time of scoring a deep run)."""
+    Only the ranks that retrieved a chunk of an answer document are looked at (found from
+    each id's document, ``ranked_docs`` when the caller has them): per answer document the
+    ranks with their ranges; each span then walks only its document's list (a walk of the
+    whole ranking per span, then of every position of every id, was most of the time of
+    scoring a deep run)."""
     by_doc: dict[str, list[tuple[int, list[tuple[int, int]]]]] = {sp.doc_id: [] for sp in spans}
-    for rank, cid in enumerate(ranked, 1):
-        for d, s, e in pos.positions.get(cid, ()):
+    docs = list(map(pos.doc.get, ranked)) if ranked_docs is None else ranked_docs
+    spread = pos.spread
+    candidates = ([i for i, (d, c) in enumerate(zip(docs, ranked)) if d in by_doc or c in spread] if spread
+                  else [i for i, d in enumerate(docs) if d in by_doc])
+    for i in candidates:
+        rank, cid = i + 1, ranked[i]
+        for d, s, e in pos.positions[cid]:
             at = by_doc.get(d)
             if at is None:
                 continue
@@ -115,9 +126,18 @@ def unreachable_spans(spans, chunking: Chunking, rule: HitRule) -> int:
     return sum(1 for sp in spans if not chunking.hitting(Place(sp.doc_id, sp.start, sp.end), rule))
 
 
-def distinct_docs(ranked: Sequence[str], pos: ChunkPositions) -> list[str]:
+def distinct_docs(ranked: Sequence[str], pos: ChunkPositions, ranked_docs: Sequence[str | None] | None = None) -> list[str]:
     """Documents in order of first retrieval."""
-    return list(dict.fromkeys(d for d in (pos.doc_of(c) for c in ranked) if d is not None))
+    docs = dict.fromkeys(map(pos.doc.get, ranked) if ranked_docs is None else ranked_docs)
+    return [d for d in docs if d is not None]
+
+
+@lru_cache(maxsize=64)
+def _level_measures(ks: tuple[int, ...], multi: bool, families: tuple[type[Measure], ...]) -> tuple[tuple[str, Measure], ...]:
+    """The measures ``level_metrics`` computes, made once per k sweep and set of registered
+    families (a registration changes the key), not once per query."""
+    return tuple((m.name, m) for k in ks for family in families if multi or not family.multi_only
+                 for m in (family(k=k),))
 
 
 def level_metrics(ranks: Sequence[int | None], gains: Sequence[int], n_relevant: int, ks: Sequence[int],
@@ -125,8 +145,7 @@ def level_metrics(ranks: Sequence[int | None], gains: Sequence[int], n_relevant:
     """Every registered measure of one level for one query; multi-hop-only ones (``all@k``)
     only for multi-hop records."""
     q = RankedQuery(ranks, gains, n_relevant)
-    return {m.name: m(q) for k in ks for family in FAMILIES.implementations() if multi or not family.multi_only
-            for m in (family(k=k),)}
+    return {name: m(q) for name, m in _level_measures(tuple(ks), multi, tuple(FAMILIES.implementations()))}
 
 
 @dataclass
@@ -147,11 +166,12 @@ class QueryScore:
 
 def score_query(query_id: str, ranked: Sequence[str], spans: Sequence[Span], multi: bool, pos: ChunkPositions, rule: HitRule,
                 ks: Sequence[int]) -> QueryScore:
-    hit_ranks = span_hit_ranks(ranked, spans, pos, rule)
+    ranked_docs = list(map(pos.doc.get, ranked))
+    hit_ranks = span_hit_ranks(ranked, spans, pos, rule, ranked_docs)
     relevant = relevant_chunk_ids(spans, pos, rule)
     chunk = level_metrics(hit_ranks, [1 if c in relevant else 0 for c in ranked], len(relevant), ks, multi)
     answer_docs = list(dict.fromkeys(sp.doc_id for sp in spans))
-    docs = distinct_docs(ranked, pos)
+    docs = distinct_docs(ranked, pos, ranked_docs)
     doc_rank = {d: i for i, d in enumerate(docs, 1)}
     doc_ranks = [doc_rank.get(d) for d in answer_docs]
     wanted = set(answer_docs)

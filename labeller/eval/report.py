@@ -21,16 +21,16 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from labeller import __version__
-from labeller.display import json_dumps
+from labeller.display import json_chunks
 from labeller.errors import InvalidInput
 from labeller.core.chunkfile import Chunking
 from labeller.eval.bootstrap import bootstrap_cis, paired_delta_cis
 from labeller.eval.chars import CharScore, char_metric_names
 from labeller.eval.metrics import LEVELS, QueryScore, measures
-from labeller.io import atomic_write_text, parse_json, read_regular_file
+from labeller.io import atomic_write_chunks, parse_json, read_regular_file
 
 SCHEMA = "labeller.eval-report.v1"
 REPORT_MAX_BYTES = 256 * 1024 * 1024
@@ -48,14 +48,22 @@ def canonical_json(obj) -> str:
     return json.dumps(obj, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
 
+def render_chunks(report: dict) -> Iterator[str]:
+    """The report as printed and written, piece by piece: display's JSON (``json_chunks``),
+    so a query's control characters are escaped (the same JSON value) rather than sent to
+    the terminal."""
+    yield from json_chunks(report, sort_keys=True, indent=2)
+    yield "\n"
+
+
 def render(report: dict) -> str:
-    """The report as printed and written: display.json_dumps, so a query's control characters
-    are escaped (the same JSON value) rather than sent to the terminal."""
-    return json_dumps(report, sort_keys=True, indent=2) + "\n"
+    return "".join(render_chunks(report))
 
 
 def write_report(path, report: dict) -> None:
-    atomic_write_text(path, render(report))
+    """Written as it is encoded (a 20,000-query report is tens of MB of text: never held
+    whole, nor again as bytes); the same bytes as ``render``."""
+    atomic_write_chunks(path, (piece.encode("utf-8") for piece in render_chunks(report)))
 
 
 def make_fingerprint(*, chunker: str, max_chars: int | None, hit_rule: str, retriever: dict, ks: Sequence[int],

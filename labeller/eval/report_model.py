@@ -22,6 +22,10 @@ Num = int | float
 class _Part(BaseModel):
     model_config = ConfigDict(extra="allow", frozen=True)
 
+    def json_value(self) -> Any:
+        """This part as its JSON value: the keys it was given, no more."""
+        return self.model_dump(mode="json", by_alias=True, exclude_unset=True)
+
 
 class Stat(_Part):
     """One aggregate: mean, bootstrap interval and n (``value`` null when ``n`` is 0)."""
@@ -38,6 +42,10 @@ class Aggregate(_Part):
     chunk: dict[str, Stat]
     doc: dict[str, Stat]
     chars: dict[str, Stat] | None = None
+
+    def levels(self) -> dict[str, dict[str, Stat]]:
+        """The rank-metric levels (``metrics.LEVELS``' order) by name."""
+        return {"chunk": self.chunk, "doc": self.doc}
 
 
 class Records(_Part):
@@ -120,6 +128,10 @@ class QueryRow(_Part):
     precision_omega: Num | None
     unreachable_spans: int
 
+    def levels(self) -> dict[str, tuple[dict[str, Num | None], list[int | None]]]:
+        """Per rank-metric level (``metrics.LEVELS``' order): its values and its ranks."""
+        return {"chunk": (self.chunk, self.hit_ranks), "doc": (self.doc, self.doc_ranks)}
+
     @property
     def first_rank(self) -> int | None:
         """The best rank at which any answer span was hit (None: a miss at every depth)."""
@@ -188,6 +200,3 @@ class EvalReport(_Part):
     def of(cls, report: dict) -> EvalReport:
         return cls.model_validate(report)
 
-    def json_value(self) -> dict:
-        """The report as its JSON value: the keys it was given, no more."""
-        return self.model_dump(mode="json", by_alias=True, exclude_unset=True)

@@ -8,9 +8,11 @@ an eval can never score stale labels; a golden set that does not build is invali
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import time
-from collections.abc import Callable, Sequence
+from contextlib import contextmanager
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import cast
@@ -104,6 +106,23 @@ class EvalResult:
         return EvalReport.of(self.report)
 
 
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """The cyclic garbage collector held off while a run is scored: scoring makes millions of
+    small objects that form no cycle (a ``Hit`` per retrieved chunk, metric dicts, report
+    rows), and each of the collector's full passes walks every one alive — 40% of the time of
+    reading a 20,000 x 100 run. Reference counting still frees everything as usual; the
+    collector is switched back on (if it was on) however the block ends."""
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_on:
+            gc.enable()
+
+
+@gc_paused()
 def run_eval(project: Project, *, ks: Sequence[int] | None = None, hit_rule: str | None = None,
              retriever: RetrieverLike | None = None, chunks: ChunksSource = None,
              split: str | None = None, include_holdout: bool = False, baseline: dict | None = None,

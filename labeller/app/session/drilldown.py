@@ -75,14 +75,14 @@ def drill_down(project: Project, result: EvalResult, query_id: str, depth: int =
     from labeller.core.hitrules import parse_hit_rule
     from labeller.eval.metrics import relevant_chunk_ids
 
-    row = next(r for r in result.report["queries"] if r["query_id"] == query_id)
+    row = next(r for r in result.model.queries if r.query_id == query_id)
     rec = next(r for r in result.build.records if r.question.id == query_id)
-    rule = parse_hit_rule(result.report["fingerprint"]["hit_rule"])
+    rule = parse_hit_rule(result.model.fingerprint.hit_rule)
     # the chunking the eval was measured on (a chunk file's ids are not the project's)
     relevant = relevant_chunk_ids(rec.spans, result.chunks.positions, rule)
     first: dict[str, Chunk] = result.chunks.positions.first
     gold = tuple(GoldSpan(s, project.corpus[s.doc_id].text[s.start:s.end], rank)
-                 for s, rank in zip(rec.spans, row["hit_ranks"]))
+                 for s, rank in zip(rec.spans, row.hit_ranks))
     retrieved = tuple(RetrievedChunk(i, h.score, first[h.chunk_id], h.chunk_id in relevant)
                       for i, h in enumerate(result.hits.get(query_id, [])[:depth], 1) if h.chunk_id in first)
     return DrillDown(query_id, rec.question.query, gold, retrieved)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import ClassVar
 
 
@@ -17,8 +18,9 @@ class RankedQuery:
     gains: Sequence[int]
     n_relevant: int
 
-    @property
+    @cached_property
     def found(self) -> list[int]:
+        """The ranks that hit, once per query: every measure at every k reads them."""
         return [r for r in self.ranks if r is not None]
 
 

@@ -5,17 +5,31 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from labeller.eval.measures.base import Measure, RankedQuery
 
 
 def ndcg(gains: Sequence[int], n_relevant: int, k: int) -> float:
-    """Binary nDCG@k (trec_eval's ndcg_cut): DCG of the top k over the ideal DCG of min(R, k) hits."""
+    """Binary nDCG@k (trec_eval's ndcg_cut): DCG of the top k over the ideal DCG of min(R, k) hits.
+
+    The same sums, term for term, as ``sum(g / log2(i + 2))`` over the top k (a gain of 0
+    adds 0.0, which changes no float): the discounts are looked up, not recomputed, and
+    only the relevant ranks are added."""
     if n_relevant <= 0:
         return 0.0
-    dcg = sum(g / math.log2(i + 2) for i, g in enumerate(gains[:k]))
-    ideal = sum(1 / math.log2(i + 2) for i in range(min(n_relevant, k)))
-    return dcg / ideal
+    dcg = sum(_discount(i) for i, g in enumerate(gains[:k]) if g)
+    return dcg / _ideal(min(n_relevant, k))
+
+
+@lru_cache(maxsize=None)
+def _discount(i: int) -> float:
+    return 1 / math.log2(i + 2)
+
+
+@lru_cache(maxsize=None)
+def _ideal(n: int) -> float:
+    return sum(1 / math.log2(i + 2) for i in range(n))
 
 
 def _hits(q: RankedQuery, k: int) -> int:

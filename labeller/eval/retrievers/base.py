@@ -9,6 +9,7 @@ ir_measures' numbers agree on the same run, ties included, whichever system prod
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Callable, Iterable, Protocol
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
@@ -34,7 +35,7 @@ class Retriever(Protocol):
 
 def trec_order(hits: Iterable[Hit]) -> list[Hit]:
     """Score descending, ties by chunk id descending: how trec_eval ranks a run."""
-    return sorted(sorted(hits, key=lambda h: h.chunk_id, reverse=True), key=lambda h: -h.score)
+    return sorted(sorted(hits, key=attrgetter("chunk_id"), reverse=True), key=lambda h: -h.score)
 
 
 def top_k(hits: Iterable[Hit], k: int) -> list[Hit]:

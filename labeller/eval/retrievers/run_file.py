@@ -12,8 +12,10 @@ from __future__ import annotations
 import hashlib
 import math
 from array import array
+from collections import deque
+from functools import cached_property
 from pathlib import Path
-from typing import NoReturn
+from typing import Callable, NoReturn, cast
 
 import numpy as np
 
@@ -21,11 +23,14 @@ from labeller.core.chunkers import chunker_spec
 from labeller.core.project import Project
 from labeller.errors import InvalidInput
 from labeller.eval.chunkset import ChunkSet
-from labeller.eval.retrievers.base import Hit, top_k, trec_order
+from labeller.eval.retrievers.base import Hit, trec_order
 from labeller.io import atomic_write_text, open_regular_file
 
 RUN_MAX_BYTES = 256 * 1024 * 1024
-BLOCK_BYTES = 8 * 1024 * 1024  # a run file is read, decoded and parsed this many bytes at a time
+BLOCK_BYTES = 1024 * 1024  # a run file is read, decoded and parsed this many bytes at a time (numpy holds ~10x a block)
+# NUL, and the line breaks for ``splitlines`` and whitespace for ``split`` besides space, tab,
+# CR and LF (ASCII only: non-ASCII text is not taken by columns at all).
+_SUBTLE = "\x00\x0b\x0c\x1c\x1d\x1e\x1f"
 
 
 class Run:
@@ -41,7 +46,7 @@ class Run:
         self.tags = tags
         self.sha256 = sha256
         query, docid, score, _ = (np.frombuffer(a, dtype=a.typecode) for a in rows)
-        self._docid, self._score = docid, score
+        self._query, self._docid, self._score = query, docid, score
         self._queries = queries
         self._order = np.argsort(query, kind="stable")  # each query's rows together, in file order
         self._bounds = np.searchsorted(query[self._order], np.arange(len(queries) + 1))
@@ -61,6 +66,27 @@ class Run:
     def hits(self) -> dict[str, list[Hit]]:
         return {qid: self.hits_of(qid) for qid in self._queries}
 
+    @cached_property
+    def _ranked(self) -> np.ndarray:
+        """Every row in trec order within its query (score descending, ties by docid
+        descending: a run's docids are distinct within a query, so the order is total), the
+        queries in ``_bounds``' order: one sort for the whole run, not one per query."""
+        order = sorted(range(len(self.docids)), key=self.docids.__getitem__)
+        docid_rank = np.empty(len(self.docids), dtype=np.int64)
+        docid_rank[order] = np.arange(len(self.docids))
+        rows = self._order
+        return rows[np.lexsort((-docid_rank[self._docid[rows]], -self._score[rows], self._query[rows]))]
+
+    def top(self, query_id: str, k: int) -> list[Hit]:
+        """``top_k(hits_of(query_id), k)``, read off the run's one sort; only the k kept
+        become ``Hit`` objects."""
+        i = self._queries.get(query_id)
+        if i is None or k <= 0:
+            return []
+        lo, hi = self._bounds[i], self._bounds[i + 1]
+        rows = self._ranked[lo:min(hi, lo + k)]
+        return list(map(Hit, map(self.docids.__getitem__, self._docid[rows].tolist()), self._score[rows].tolist()))
+
 
 class _RunParser:
     """Parses a run's text as it comes (whole lines at a time) into ``Run``'s rows.
@@ -74,12 +100,67 @@ class _RunParser:
         self.lineno = 0
         self.queries: dict[str, int] = {}
         self.docids: dict[str, int] = {}
+        self._sorted_queries, self._sorted_docids = _Sorted(), _Sorted()  # the column reader's look-ups
         self.first_lines = array("I")
         self.rows = (array("i"), array("i"), array("d"), array("I"))  # query, docid, score, line
         self.tags: set[str] = set()
 
     def feed(self, text: str) -> None:
-        """Whole lines: ``text`` ends at a line break (or the end of the file)."""
+        """Whole lines: ``text`` ends at a line break (or the end of the file). A well-formed
+        block is taken in one pass by columns (``_feed_columns``); anything else — a bad line,
+        or a character that makes the line or field split subtle — by the line reader, which
+        words the first problem exactly."""
+        if not self._feed_columns(text):
+            self._feed_lines(text)
+
+    def _feed_columns(self, text: str) -> bool:
+        """The block as six columns at once, from its bytes: numpy finds every field and
+        counts each line's, a column's fields become one fixed-width array, and ids are
+        interned by ``np.unique`` (Python sees each distinct id once, not each line). Ranks
+        of digits only are checked as bytes, any other with ``int``; scores go through
+        ``float``: Python's own rules, as the line reader's. Taken only for ASCII text with no
+        NUL (a fixed-width array would drop a trailing one), whose line breaks are ``\\n``
+        (or ``\\r\\n``) and whose whitespace is space, tab and those, so that the lines and
+        fields are exactly those of ``splitlines``/``split``; and only when every line is
+        well formed (else False, nothing kept: the line reader then finds the first problem)."""
+        if not text.isascii() or any(c in text for c in _SUBTLE) or text.count("\r") != text.count("\r\n"):
+            return False
+        raw = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
+        word = ~((raw == 32) | (raw == 9) | (raw == 10) | (raw == 13))
+        edge = np.diff(np.concatenate(([False], word, [False])).view(np.int8))
+        starts, ends = np.flatnonzero(edge == 1), np.flatnonzero(edge == -1)  # each field's [start, end)
+        line_of = np.searchsorted(np.flatnonzero(raw == 10), starts)  # 0-based line of each field in the block
+        per_line = np.bincount(line_of)
+        if np.any(per_line[per_line > 0] != 6):
+            return False
+        n = len(starts) // 6
+        if n:
+            cols = [_column(raw, starts[j::6], ends[j::6]) for j in (0, 2, 3, 4, 5)]
+            if any(c is None for c in cols):
+                return False
+            qcol, dcol, rcol, scol, tcol = cast("list[np.ndarray]", cols)
+            try:
+                if not _all_digits(rcol):
+                    deque(map(int, rcol.tolist()), maxlen=0)
+                scores = np.fromiter(map(float, scol.tolist()), dtype=np.float64, count=n)
+            except ValueError:
+                return False
+            if not np.isfinite(scores).all():
+                return False
+            lines = (line_of[0::6] + (self.lineno + 1)).astype(np.uint32)
+            q_codes = self._sorted_queries.intern(qcol, self.queries, lambda row: None)
+            d_codes = self._sorted_docids.intern(dcol, self.docids, lambda row: self.first_lines.append(int(lines[row])))
+            q_rows, d_rows, s_rows, l_rows = self.rows
+            q_rows.frombytes(q_codes.tobytes())
+            d_rows.frombytes(d_codes.tobytes())
+            s_rows.frombytes(scores.tobytes())
+            l_rows.frombytes(lines.tobytes())
+            self.tags.update(t.decode("ascii") for t in np.unique(tcol).tolist())
+        self.lineno += text.count("\n") + (1 if text and not text.endswith("\n") else 0)
+        return True
+
+    def _feed_lines(self, text: str) -> None:
+        """The reference reader, line by line: what ``_feed_columns`` must equal."""
         queries, docids, tags = self.queries, self.docids, self.tags
         q_rows, d_rows, s_rows, l_rows = self.rows
         lineno = self.lineno
@@ -128,6 +209,67 @@ class _RunParser:
     def finish(self, sha256: str) -> Run:
         self._check_repeats()
         return Run(self.queries, self.docids, self.first_lines, self.rows, self.tags, sha256)
+
+
+def _column(raw: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray | None:
+    """The fields ``raw[starts[i]:ends[i]]`` as one fixed-width bytes array (``S<widest>``);
+    None when that array would be more than 4 times the block (one very long field)."""
+    lens = ends - starts
+    width = int(lens.max())
+    if len(starts) * width > 4 * len(raw) + 4096:
+        return None
+    padded = np.concatenate((raw, np.zeros(width, dtype=np.uint8)))
+    cells = np.lib.stride_tricks.sliding_window_view(padded, width)[starts]  # a copy, one row per field
+    cells[np.arange(width) >= lens[:, None]] = 0  # the bytes past each field: S pads with NUL
+    return cells.view(f"S{width}").ravel()
+
+
+def _all_digits(col: np.ndarray) -> bool:
+    """Every field of ``col`` ASCII digits only (NUL is padding: the block has none)."""
+    cells = col.view(np.uint8)
+    return bool((((cells >= 48) & (cells <= 57)) | (cells == 0)).all())
+
+
+class _Sorted:
+    """The ids of a table (``_RunParser.queries``/``docids``) as a sorted bytes array with
+    their numbers, so that a block's ids are looked up at once (``searchsorted``) and Python
+    sees only the new ones. Ids the line reader added are taken in before each look-up, but
+    only those the column reader can meet (ASCII, no NUL): ``a\\x00`` as fixed-width bytes
+    would read as ``a``."""
+
+    def __init__(self) -> None:
+        self.ids = np.array([], dtype="S1")
+        self.codes = np.array([], dtype=np.int32)
+        self.synced = 0  # how many of the table's ids were looked at
+
+    def intern(self, col: np.ndarray, table: dict[str, int], new: Callable[[int], None]) -> np.ndarray:
+        """Each field's number in ``table`` (ids numbered in order of first appearance, as the
+        line reader numbers them); ``new(row)`` is told the first row of each id not seen before."""
+        if self.synced != len(table):
+            added = [(k, c) for k, c in list(table.items())[self.synced:] if k.isascii() and "\x00" not in k]
+            self._add(np.array([k.encode("ascii") for k, _ in added], dtype=bytes),
+                      np.array([c for _, c in added], dtype=np.int32))
+            self.synced = len(table)
+        distinct, first, inverse = np.unique(col, return_index=True, return_inverse=True)
+        codes = np.full(len(distinct), -1, dtype=np.int32)
+        if len(self.ids):
+            at = np.minimum(np.searchsorted(self.ids, distinct), len(self.ids) - 1)
+            known = self.ids[at] == distinct
+            codes[known] = self.codes[at[known]]
+        fresh = np.flatnonzero(codes < 0)
+        fresh = fresh[np.argsort(first[fresh], kind="stable")]  # in order of first appearance
+        for u, key in zip(fresh.tolist(), distinct[fresh].tolist()):
+            codes[u] = table[key.decode("ascii")] = len(table)
+            new(int(first[u]))
+        self._add(distinct[fresh], codes[fresh])
+        self.synced = len(table)
+        return codes[inverse.ravel()]
+
+    def _add(self, ids: np.ndarray, codes: np.ndarray) -> None:
+        if len(ids):
+            merged = np.concatenate((self.ids, ids))
+            order = np.argsort(merged, kind="stable")
+            self.ids, self.codes = merged[order], np.concatenate((self.codes, codes))[order]
 
 
 def parse_run(text: str, path: str = "run") -> Run:
@@ -217,7 +359,7 @@ class RunFileRetriever:
         return {"name": self.name, "file": self.path.name, "sha256": self.run.sha256, "tags": sorted(self.run.tags)}
 
     def retrieve(self, query_id: str, query: str, k: int) -> list[Hit]:
-        return top_k(self.run.hits_of(query_id), k)
+        return self.run.top(query_id, k)
 
     def missing(self, query_ids: list[str]) -> list[str]:
         return [q for q in query_ids if q not in self.run]
