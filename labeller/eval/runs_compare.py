@@ -7,7 +7,8 @@ paired bootstrap (the after run's samples and seed, as ``eval --baseline`` uses 
 run's), the same minimum detectable difference, the same comparability rule. Two runs that
 measured different quantities (another hit rule or chunking) are refused rather than shown
 side by side. Only the metrics at the shipped k are compared: the history's per-query table
-holds the five rank metrics of every k, and a sweep of deltas is noise to read.
+holds the five rank metrics of every k, and a sweep of deltas is noise to read. It keeps no
+per-query character metrics, so ``chars_deltas`` is null: compare reports for those.
 
 The result ``labeller.runs-comparison.v1`` holds no timestamp but the runs' own, so the same
 history gives the same bytes.
@@ -22,7 +23,9 @@ from labeller.errors import InvalidInput
 from labeller.eval.bootstrap import CONFIDENCE
 from labeller.eval.history import QUERY_COLUMNS, read_run
 from labeller.eval.metrics import LEVELS
+from labeller.eval.present import delta_verdict
 from labeller.eval.report import compare_with_mdd
+from labeller.eval.report_model import Delta
 
 SCHEMA = "labeller.runs-comparison.v1"
 
@@ -58,7 +61,9 @@ def compare_runs(path: Path, before_ref: str, after_ref: str) -> dict:
     return {"schema": SCHEMA, "history": str(path),
             "before": _run_summary(before), "after": _run_summary(after),
             "shipped_k": shipped_k, "bootstrap_samples": samples, "seed": seed,
-            "confidence": CONFIDENCE, "comparison": comparison}
+            "confidence": CONFIDENCE, "comparison": comparison,
+            "verdicts": {level: {name: delta_verdict(Delta.model_validate(d)) for name, d in deltas.items()}
+                         for level, deltas in comparison["deltas"].items()}}
 
 
 def _run_summary(run: dict) -> dict:
