@@ -12,6 +12,7 @@ from test_eval_cli import facts_project, write_run
 
 from labeller.cli import main
 from labeller.commands.eval_markdown import DELTA_HEADER
+from labeller.diagnostics import markdown_cell
 from labeller.eval.history import QUERY_COLUMNS
 
 # Scored after q00..q19 in the report, but sorted before them: a history read back in
@@ -109,7 +110,7 @@ def test_markdown_is_the_eval_markdown_delta_table(tmp_path, capsys):
     assert dict((r[0], r[1:]) for r in chunk[1:])[f"chunk recall@{k}"][4] == "worse"
     assert len(moved) == 1 + len(report["comparison"]["changed_queries"])
     mdd = report["comparison"]["mdd"]
-    assert f"{mdd['value']:.3f} over {mdd['n']} paired queries" in md
+    assert markdown_cell(f"{mdd['value']:.3f} over {mdd['n']} paired queries") in md
     assert compared(root, capsys, fmt="markdown")[0] == md
 
 
