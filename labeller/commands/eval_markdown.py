@@ -10,6 +10,8 @@ comment shows what ``labeller eval`` prints. Tables are bounded like ``build --c
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from labeller.diagnostics import markdown_cell, markdown_table
 from labeller.eval.present import (CHARS_DELTAS, CHUNK_DELTAS, ReportView, answer_ranks, ci_text, delta_verdict,
                                    inline, mdd_sentence, number, power_sentence, signed, value_text)
@@ -93,7 +95,7 @@ def _comparison(c: Comparison, k: int) -> list[str]:
     return lines + moved_queries(c)
 
 
-def delta_tables(tables: list[tuple[str, dict[str, Delta], tuple[str, ...]]]) -> list[str]:
+def delta_tables(tables: Sequence[tuple[str, dict[str, Delta], tuple[str, ...]]]) -> list[str]:
     """(level, deltas, metric prefixes) → one table of paired deltas per level (``DELTA_HEADER``),
     each after a blank line; ``eval --baseline`` and ``runs compare`` print the same tables."""
     lines: list[str] = []
