@@ -68,5 +68,7 @@ def compare_runs(path: Path, before_ref: str, after_ref: str) -> dict:
 
 def _run_summary(run: dict) -> dict:
     fp = run["fingerprint"]
-    return {"run_id": run["run_id"], "started_at": run["started_at"], "retriever": fp.get("retriever"),
+    retriever = fp.get("retriever")
+    return {"run_id": run["run_id"], "started_at": run["started_at"],
+            "retriever": retriever if isinstance(retriever, dict) else None,
             "fingerprint": fp.get("digest"), "queries": len(run["queries"])}
