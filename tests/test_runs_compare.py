@@ -79,6 +79,8 @@ def test_deltas_intervals_and_mdd_are_eval_baselines(tmp_path, capsys):
     assert by_id == data  # the ids `labeller runs` shows name the same runs as latest~1 / latest
     again, _ = compared(root, capsys)
     assert json.dumps(again, sort_keys=True) == json.dumps(data, sort_keys=True)
+    before_sub, _ = cli(capsys, "runs", "--root", str(root), "--format", "json", "compare", "latest~1", "latest")
+    assert json.loads(before_sub) == data  # `runs` options given before `compare` are kept, not reset
 
 
 def test_queries_only_in_one_run_are_counted_not_paired(tmp_path, capsys):

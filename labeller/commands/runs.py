@@ -52,8 +52,8 @@ def register(sub) -> None:
                            "chunking) are refused (exit 2).")
     c.add_argument("before", metavar="BEFORE", help="a run id as `labeller runs` lists it, or latest, latest~1, ...")
     c.add_argument("after", metavar="AFTER", help="the run compared with BEFORE (e.g. latest)")
-    add_root_options(c)
-    add_format_option(c, "markdown")
+    add_root_options(c, inherited=True)  # `labeller runs --root R compare A B` keeps R
+    add_format_option(c, "markdown", inherited=True)
     c.set_defaults(func=run_compare)
 
 
