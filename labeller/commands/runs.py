@@ -89,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
             prev[measure] = value
         shown = Text("no data", style="dim") if value is None else (
             Text(f"{value:.3f}") + Text(f" {r['ci_low']:.2f}–{r['ci_high']:.2f}", style="dim"))
-        retriever = r["retriever"] + (f" {r['analyzer']}" if r["analyzer"] else "")
+        retriever = retriever_label(r["retriever"], r["analyzer"])
         t.add_row(safe_line(r["run_id"]), r["started_at"].strftime("%Y-%m-%d %H:%M"), safe_line(retriever),
                   safe_line(r["hit_rule"]),
                   str(r["n_scored"]), shown, delta, str(r["n_findings"]))
@@ -162,7 +162,7 @@ def summary(data: dict) -> list[str]:
     def run_line(side: str) -> str:
         run = data[side]
         r = run["retriever"] or {}
-        retriever = "-".join(str(x) for x in (r.get("name"), r.get("analyzer")) if x) or "unknown"
+        retriever = retriever_label(r.get("name"), r.get("analyzer"))
         started = (run["started_at"] or "?")[:19].replace("T", " ")
         return f"{side} {run['run_id']}: {retriever}, started {started} UTC, {run['queries']} queries"
 
@@ -176,3 +176,8 @@ def summary(data: dict) -> list[str]:
 def differences(c: Comparison) -> list[str]:
     """The fingerprint fields that differ (what the comparison is about: retriever, corpus, ...)."""
     return [f"{d.get('field')}: {d.get('baseline')} → {d.get('current')}" for d in c.fingerprint_differences]
+
+
+def retriever_label(name, analyzer) -> str:
+    """``bm25 labeller-auto-v2``: a run's retriever as the listing and the comparison name it."""
+    return " ".join(str(x) for x in (name, analyzer) if x) or "unknown"
