@@ -24,18 +24,23 @@ def add_project_options(p: argparse.ArgumentParser, *, questions: bool = True) -
         p.add_argument("--questions", help="questions.jsonl (default: golden/questions.jsonl)")
 
 
-def add_root_options(p: argparse.ArgumentParser) -> None:
+def add_root_options(p: argparse.ArgumentParser, *, inherited: bool = False) -> None:
     """``--root``, and ``--allow-outside``: the one way to let configured paths leave the
-    project's tree, given on the command line only (never by a file a pull request can change)."""
-    p.add_argument("--root", default=".", help="project root (default: current folder)")
-    p.add_argument("--allow-outside", action="store_true",
+    project's tree, given on the command line only (never by a file a pull request can change).
+    ``inherited``: a sub-command's copy of its parent's options, with no default of its own,
+    since argparse lets a sub-command's default overwrite a value given before it."""
+    p.add_argument("--root", default=argparse.SUPPRESS if inherited else ".", help="project root (default: current "
+                   "folder)")
+    p.add_argument("--allow-outside", action="store_true", default=argparse.SUPPRESS if inherited else False,
                    help="let labeller.toml and the path flags name places outside the project's tree (its git "
                    "work tree, else the root); refused by default")
 
 
-def add_format_option(p: argparse.ArgumentParser, *more: str) -> None:
-    """``--format text|json``, and the ``more`` formats this command also writes (``markdown``)."""
-    p.add_argument("--format", choices=("text", "json", *more), default="text", help="output format")
+def add_format_option(p: argparse.ArgumentParser, *more: str, inherited: bool = False) -> None:
+    """``--format text|json``, and the ``more`` formats this command also writes (``markdown``);
+    ``inherited`` as for ``add_root_options``."""
+    p.add_argument("--format", choices=("text", "json", *more), default=argparse.SUPPRESS if inherited else "text",
+                   help="output format (default text)" if inherited else "output format")
 
 
 def add_filter_options(p: argparse.ArgumentParser) -> None:

@@ -10,10 +10,12 @@ comment shows what ``labeller eval`` prints. Tables are bounded like ``build --c
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from labeller.diagnostics import markdown_cell, markdown_table
 from labeller.eval.present import (CHARS_DELTAS, CHUNK_DELTAS, ReportView, answer_ranks, ci_text, delta_verdict,
                                    inline, mdd_sentence, number, power_sentence, signed, value_text)
-from labeller.eval.report_model import Comparison, EvalReport, Stat
+from labeller.eval.report_model import Comparison, Delta, EvalReport, Stat
 
 TITLE = "### labeller eval"
 DELTA_HEADER = ("metric", "before", "after", "Δ", "95% interval", "verdict")
@@ -84,20 +86,33 @@ def _comparison(c: Comparison, k: int) -> list[str]:
         lines += ["", f"not compared: {markdown_cell(str(c.reason))}"]
     tables = [("chunk", c.deltas["chunk"], CHUNK_DELTAS)] if c.deltas is not None else []
     tables += [("chars", c.chars_deltas, CHARS_DELTAS)] if c.chars_deltas else []
-    for level, deltas, prefixes in tables:
-        rows = ReportView.delta_rows(deltas, prefixes)
-        lines += ["", *markdown_table(DELTA_HEADER, ([f"{level} {r.name}", r.baseline, r.current, r.delta, r.ci,
-                                                      r.verdict] for r in rows), len(rows), "deltas", listed=None)]
+    lines += delta_tables(tables)
     if c.comparable and c.deltas is not None:
         gate = c.deltas["chunk"][f"recall@{k}"]  # a comparable comparison has it (``compare``)
         lines += ["", f"**verdict**: {'regression' if c.regression else 'no regression'} "
                       f"({markdown_cell(c.gate_metric)} {delta_verdict(gate)}; a drop fails the gate only when its "
                       "interval excludes zero)"]
-    moved = (c.model_extra or {}).get("changed_queries") or []
-    if moved:
-        lines += ["", f"**queries whose {markdown_cell(c.gate_metric)} moved**: {len(moved)}", ""]
-        lines += markdown_table(("id", "before", "after", "Δ"),
-                                ([m["query_id"], number(m["baseline"]), number(m["current"]),
-                                  signed(m["current"] - m["baseline"])] for m in moved), len(moved),
-                                "queries that moved", listed=None)
+    return lines + moved_queries(c)
+
+
+def delta_tables(tables: Sequence[tuple[str, dict[str, Delta], tuple[str, ...]]]) -> list[str]:
+    """(level, deltas, metric prefixes) → one table of paired deltas per level (``DELTA_HEADER``),
+    each after a blank line; ``eval --baseline`` and ``runs compare`` print the same tables."""
+    lines: list[str] = []
+    for level, deltas, prefixes in tables:
+        rows = ReportView.delta_rows(deltas, prefixes)
+        lines += ["", *markdown_table(DELTA_HEADER, ([f"{level} {r.name}", r.baseline, r.current, r.delta, r.ci,
+                                                      r.verdict] for r in rows), len(rows), "deltas", listed=None)]
     return lines
+
+
+def moved_queries(c: Comparison) -> list[str]:
+    """The queries whose gate metric changed, most lost first (none: no lines)."""
+    moved = (c.model_extra or {}).get("changed_queries") or []
+    if not moved:
+        return []
+    return ["", f"**queries whose {markdown_cell(c.gate_metric)} moved**: {len(moved)}", "",
+            *markdown_table(("id", "before", "after", "Δ"),
+                            ([m["query_id"], number(m["baseline"]), number(m["current"]),
+                              signed(m["current"] - m["baseline"])] for m in moved), len(moved),
+                            "queries that moved", listed=None)]

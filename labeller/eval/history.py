@@ -19,9 +19,11 @@ Tables (``SELECT * FROM runs`` in ``duckdb .labeller/runs.duckdb`` to explore):
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import math
+import re
 import uuid
 from datetime import datetime, timezone
 from pathlib import Path
@@ -30,6 +32,7 @@ from typing import Literal, overload
 import duckdb
 
 from labeller.errors import InvalidInput
+from labeller.eval.metrics import LEVELS
 from labeller.eval.report_model import EvalReport
 from labeller.io import check_output_path
 
@@ -78,6 +81,7 @@ RUN_COLUMNS = ("run_id", "started_at", "seconds", "tool_version", "fingerprint_d
 # five rank metrics of SPEC §8 itself; a metric registered later is kept in the long
 # ``metrics`` table of aggregates, which takes any name.
 QUERY_COLUMNS = ("recall", "success", "all", "mrr", "ndcg")
+QUERY_STORED = ("recall", "success", "all_hit", "mrr", "ndcg")  # their columns in query_metrics
 STATEMENT_MS = 10_000
 SAFE_CONFIG: dict[str, str | bool | int | float | list[str]] = {
     "enable_external_access": False, "autoload_known_extensions": False, "autoinstall_known_extensions": False,
@@ -294,23 +298,18 @@ def list_runs(path: Path, metric: str, level: str = "chunk", limit: int = 20) ->
         return []
     name, k = _split_metric(metric)
     try:
-        cur = con.execute(
-            """SELECT * FROM (
-                 SELECT r.run_id, r.started_at, r.seconds, r.fingerprint_digest, r.chunker, r.max_chars, r.hit_rule,
-                        r.retriever, r.analyzer, r.corpus_digest, r.golden_set_digest, r.split, r.n_scored,
-                        r.n_negatives, r.n_findings, r.regression, m.value, m.ci_low, m.ci_high, m.n
-                 FROM runs r LEFT JOIN run_metrics m
-                   ON m.run_id = r.run_id AND m.level = ? AND m.metric = ? AND m.k = ?
-                 ORDER BY r.started_at DESC, r.run_id DESC LIMIT ?)
-               ORDER BY started_at, run_id""", [level, name, k, limit])
-        cols = [d[0] for d in cur.description]
-        rows = [dict(zip(cols, row)) for row in cur.fetchall()]
-    except duckdb.PermissionException as exc:
-        raise refused_access(path, exc) from None
-    except duckdb.InterruptException as exc:
-        raise too_slow(path, exc) from None
-    except duckdb.Error as exc:
-        raise InvalidInput(f"cannot read the run history: {exc}", path=str(path)) from None
+        with _reading(path):
+            cur = con.execute(
+                """SELECT * FROM (
+                     SELECT r.run_id, r.started_at, r.seconds, r.fingerprint_digest, r.chunker, r.max_chars, r.hit_rule,
+                            r.retriever, r.analyzer, r.corpus_digest, r.golden_set_digest, r.split, r.n_scored,
+                            r.n_negatives, r.n_findings, r.regression, m.value, m.ci_low, m.ci_high, m.n
+                     FROM runs r LEFT JOIN run_metrics m
+                       ON m.run_id = r.run_id AND m.level = ? AND m.metric = ? AND m.k = ?
+                     ORDER BY r.started_at DESC, r.run_id DESC LIMIT ?)
+                   ORDER BY started_at, run_id""", [level, name, k, limit])
+            cols = [d[0] for d in cur.description]
+            rows = [dict(zip(cols, row)) for row in cur.fetchall()]
     finally:
         con.close()
     for row in rows:  # labeller records finite numbers only; NaN or inf would reach the JSON and the trend
@@ -319,3 +318,77 @@ def list_runs(path: Path, metric: str, level: str = "chunk", limit: int = 20) ->
             raise InvalidInput(f"refused: run {row['run_id']!r} holds {bad} = {row[bad]}, a number labeller never "
                                "writes (a planted database?); move it away to start a new one", path=str(path))
     return rows
+
+
+# A run as ``labeller runs`` lists it (``append_run``'s ids), or ``latest`` / ``latest~N``:
+# anything else is refused before the database is read.
+RUN_ID = re.compile(r"\d{8}T\d{6}-[0-9a-f]{8}")
+LATEST = re.compile(r"latest(?:~(\d{1,6}))?")
+
+
+@contextlib.contextmanager
+def _reading(path: Path):
+    """DuckDB's errors while reading the history, as the refusals ``list_runs`` gives."""
+    try:
+        yield
+    except duckdb.PermissionException as exc:
+        raise refused_access(path, exc) from None
+    except duckdb.InterruptException as exc:
+        raise too_slow(path, exc) from None
+    except duckdb.Error as exc:
+        raise InvalidInput(f"cannot read the run history: {exc}", path=str(path)) from None
+
+
+def read_run(path: Path, ref: str) -> dict:
+    """One recorded run in the shape of the eval report it came from, as far as the history
+    keeps it: ``run_id``, ``started_at``, ``fingerprint``, ``config``, ``aggregate`` (chunk
+    and doc level) and ``queries`` (per query its chunk and doc metrics, in the report's
+    order: the table's insertion order, which the paired bootstrap's draws depend on).
+    ``ref`` is a run id, ``latest`` or ``latest~N`` (N runs before the latest)."""
+    latest = LATEST.fullmatch(ref)
+    if latest is None and RUN_ID.fullmatch(ref) is None:
+        raise InvalidInput(f"not a run id: {ref!r} (give one `labeller runs` lists, or latest, latest~1, ...)",
+                           path=str(path))
+    con = connect(path, create=False)
+    if con is None:
+        raise InvalidInput("no runs recorded yet (run `labeller eval`)", path=str(path))
+    try:
+        with _reading(path):
+            cols = "run_id, started_at, fingerprint, config"
+            if latest is not None:
+                row = con.execute(f"SELECT {cols} FROM runs ORDER BY started_at DESC, run_id DESC LIMIT 1 OFFSET ?",
+                                  [int(latest.group(1) or 0)]).fetchone()
+            else:
+                row = con.execute(f"SELECT {cols} FROM runs WHERE run_id = ?", [ref]).fetchone()
+            if row is None:
+                raise InvalidInput(f"no run {ref!r} in the run history (`labeller runs` lists them)", path=str(path))
+            run_id = row[0]
+            metrics = con.execute("SELECT level, metric, k, value, ci_low, ci_high, n FROM run_metrics "
+                                  "WHERE run_id = ? ORDER BY rowid", [run_id]).fetchall()
+            per_query = con.execute(f"SELECT query_id, level, k, {', '.join(QUERY_STORED)} FROM query_metrics "
+                                    "WHERE run_id = ? ORDER BY rowid", [run_id]).fetchall()
+    finally:
+        con.close()
+    try:
+        fingerprint, config = json.loads(row[2]), json.loads(row[3])
+    except (TypeError, ValueError):
+        fingerprint = config = None
+    if not (isinstance(fingerprint, dict) and isinstance(config, dict)):
+        raise InvalidInput(f"refused: run {run_id!r} has no fingerprint or config object, which labeller always "
+                           "writes (a planted database?)", path=str(path))
+    numbers = [v for r in metrics for v in r[3:6]] + [v for r in per_query for v in r[3:]]
+    if any(isinstance(v, float) and not math.isfinite(v) for v in numbers):
+        raise InvalidInput(f"refused: run {run_id!r} holds a number that is not finite, which labeller never "
+                           "writes (a planted database?); move it away to start a new one", path=str(path))
+    aggregate: dict[str, dict] = {level: {} for level in LEVELS}
+    for level, metric, k, value, ci_low, ci_high, n in metrics:
+        if level in aggregate:
+            aggregate[level][f"{metric}@{k}"] = {"value": value, "ci_low": ci_low, "ci_high": ci_high, "n": n}
+    queries: dict[str, dict] = {}
+    for query_id, level, k, *values in per_query:
+        if level in aggregate:
+            row_ = queries.setdefault(query_id, {"query_id": query_id, **{lv: {} for lv in LEVELS}})
+            row_[level].update({f"{m}@{k}": v for m, v in zip(QUERY_COLUMNS, values)})
+    started = row[1].isoformat() if row[1] is not None else None
+    return {"run_id": run_id, "started_at": started, "fingerprint": fingerprint, "config": config,
+            "aggregate": aggregate, "queries": list(queries.values())}

@@ -30,6 +30,7 @@ from labeller.core.chunkfile import Chunking
 from labeller.eval.bootstrap import bootstrap_cis, paired_delta_cis
 from labeller.eval.chars import CharScore, char_metric_names
 from labeller.eval.metrics import LEVELS, QueryScore, measures
+from labeller.eval.power import mdd
 from labeller.io import atomic_write_chunks, parse_json, read_regular_file
 
 SCHEMA = "labeller.eval-report.v1"
@@ -376,6 +377,26 @@ def compare(current: dict, baseline: dict, shipped_k: int, samples: int, seed: i
                and cur_rows[q]["chunk"][key] != base_rows[q]["chunk"][key]]
     out["changed_queries"] = sorted(changed, key=lambda c: (c["current"] - c["baseline"], c["query_id"]))
     return out
+
+
+def compare_with_mdd(current: dict, baseline: dict, shipped_k: int, samples: int,
+                     seed: int) -> tuple[dict, list[float] | None]:
+    """``compare``, plus the minimum detectable difference of the gate metric at 80% power
+    (``power.mdd``) when the comparison measured like with like; and those per-query gate
+    deltas (None otherwise), which ``eval --power`` reads. ``eval --baseline`` and
+    ``runs compare`` both call this, so the two report the same numbers for the same runs."""
+    comparison = compare(current, baseline, shipped_k, samples, seed)
+    if comparison["deltas"] is None:
+        return comparison, None
+    key = f"recall@{shipped_k}"
+    base = {r["query_id"]: r for r in baseline["queries"]}
+    deltas = []
+    for row in current["queries"]:
+        b = (base.get(row["query_id"]) or {}).get("chunk") or {}
+        if _num(b.get(key)) and _num(row["chunk"].get(key)):
+            deltas.append(row["chunk"][key] - b[key])
+    comparison["mdd"] = {"metric": f"chunk {key}", **mdd(deltas, samples, seed)}
+    return comparison, deltas
 
 
 def _num(x) -> bool:

@@ -34,7 +34,7 @@ from labeller.eval.judged import condense, judged_aggregate, judged_at, judged_d
 from labeller.eval.leaks import find_leaks
 from labeller.eval.report_model import EvalReport
 from labeller.eval.metrics import QueryScore, check_sanity, score_query, unreachable_spans
-from labeller.eval.power import mdd, questions_needed
+from labeller.eval.power import questions_needed
 from labeller.eval.retrievers import FunctionRetriever, Hit, Progress, Retriever, make_retriever, top_k
 
 
@@ -226,31 +226,12 @@ def run_eval(project: Project, *, ks: Sequence[int] | None = None, hit_rule: str
     }
     gate_deltas = None
     if baseline is not None:
-        report["comparison"] = comparison = rp.compare(report, baseline, shipped_k, samples, seed)
-        gate_deltas = _gate_deltas(report, baseline, shipped_k)
-        if gate_deltas is not None:
-            comparison["mdd"] = {"metric": f"chunk recall@{shipped_k}", **mdd(gate_deltas, samples, seed)}
+        report["comparison"], gate_deltas = rp.compare_with_mdd(report, baseline, shipped_k, samples, seed)
     if power is not None:
         values = gate_deltas if gate_deltas is not None else [s.chunk[f"recall@{shipped_k}"] for s in scores]
         report["power"] = {"metric": f"chunk recall@{shipped_k}", **questions_needed(
             power, values, samples, seed, paired=gate_deltas is not None)}
     return EvalResult(report, hits, scores, retriever, built, time.perf_counter() - started, chunk_set, char_scores)
-
-
-def _gate_deltas(report: dict, baseline: dict | None, shipped_k: int) -> list[float] | None:
-    """The per-query paired deltas of the gate metric (chunk recall at the shipped k), in the
-    comparison's pairing, when the comparison measured like with like; else None."""
-    comparison = report.get("comparison")
-    if baseline is None or comparison is None or comparison.get("deltas") is None:
-        return None
-    key = f"recall@{shipped_k}"
-    base = {r["query_id"]: r for r in baseline["queries"]}
-    out = []
-    for row in report["queries"]:
-        b = (base.get(row["query_id"]) or {}).get("chunk") or {}
-        if isinstance(b.get(key), (int, float)) and isinstance(row["chunk"].get(key), (int, float)):
-            out.append(row["chunk"][key] - b[key])
-    return out
 
 
 def _judgments_digest(judgments) -> str:
