@@ -261,7 +261,9 @@ def test_stale_judgment_is_shown_by_build_check(judged_set, tmp_path, capsys):
     assert out["drift"]["ok"] is True and out["ok"] is False
     assert [(s["id"], s["kind"], s["line"]) for s in out["stale_judgments"]][:1] == [(first["query_id"], "not_found", 1)]
     assert main(["build", "--root", str(root), "--check", "--format", "markdown"]) == 1
-    assert "stale judgment(s)" in capsys.readouterr().out
+    md = capsys.readouterr().out
+    assert md.startswith("### labeller build --check: stale judgments\n") and "stale judgment(s)" in md
+    assert "up to date" not in md
 
 
 def test_judge_refuses_a_verdict_outside_the_pool(judged_set, tmp_path):

@@ -9,7 +9,7 @@ from rich.table import Table
 from rich.text import Text
 
 from labeller.commands.common import add_format_option, add_project_options, console, project_from
-from labeller.commands.check_markdown import drift_markdown, refusals_markdown, stale_markdown
+from labeller.commands.check_markdown import drift_markdown, refusals_markdown
 from labeller.commands.refusals import refusals_exit_code, report_refusals
 from labeller.commands.review_status import counts_line, print_pending
 from labeller.core.build import build, write_artifacts
@@ -62,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
         pending = unreviewed_or_stale(project.config, questions, review_log) if args.require_reviewed else {}
         stale = stale_judgments(project, [q.id for q in questions])  # SPEC §11: a judged text that changed
         if args.format == "markdown":
-            print(drift_markdown(drift, pending, project.config.layout) + stale_markdown(stale))
+            print(drift_markdown(drift, pending, project.config.layout, stale))
         elif args.format == "json":
             print(json_dumps({"ok": drift.ok and not pending and not stale, "errors": [], "drift": drift.as_json(),
                               "summary": summary, "not_reviewed": pending, "stale_judgments": stale} | warnings,

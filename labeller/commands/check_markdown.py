@@ -43,12 +43,15 @@ def nearest(r: Refusal) -> str:
     return f"{len(r.occurrences)} occurrences" if r.occurrences else ""
 
 
-def drift_markdown(drift: Drift, pending: dict[str, str], layout: ProjectLayout) -> str:
+def drift_markdown(drift: Drift, pending: dict[str, str], layout: ProjectLayout, stale: list[dict]) -> str:
     """Up to date, or which committed files differ from a fresh build and how; then the records
-    ``--require-reviewed`` found not reviewed."""
-    if drift.ok and not pending:
+    ``--require-reviewed`` found not reviewed; then the stale judgments. The heading names every
+    reason the check failed, so a comment never reads "up to date" above a failing check."""
+    failed = [why for why, bad in (("drift", not drift.ok), ("not reviewed", bool(pending)),
+                                   ("stale judgments", bool(stale))) if bad]
+    if not failed:
         return f"{TITLE}: up to date\n\nThe committed golden set matches a fresh build."
-    lines = [f"{TITLE}: {'drift' if not drift.ok else 'not reviewed'}", ""]
+    lines = [f"{TITLE}: {', '.join(failed)}", ""]
     if not drift.ok:
         lines += ["The committed golden set does not match a fresh build (run `labeller build` and commit the "
                   "result).", ""]
@@ -69,17 +72,17 @@ def drift_markdown(drift: Drift, pending: dict[str, str], layout: ProjectLayout)
         lines += ["", f"{len(pending)} record(s) not reviewed as they stand (`labeller review`):", ""]
         lines += markdown_table(("id", "status"), ([rid, STATUS_LABELS[s]] for rid, s in pending.items()),
                                 len(pending), "records not reviewed")
-    return "\n".join(lines)
+    return "\n".join(lines) + _stale_markdown(stale)
 
 
 
 
-def stale_markdown(stale: list[dict]) -> str:
+def _stale_markdown(stale: list[dict]) -> str:
     """Judgments whose passage no longer resolves (SPEC §11): the check fails on them."""
     if not stale:
         return ""
     rows = ([f"line {s['line']}", str(s["id"]), str(s["judge"]), str(s["kind"]), str(s["message"])] for s in stale)
-    return "\n".join(["", f"{len(stale)} stale judgment(s) (`golden/judgments.jsonl`: judge those passages again):",
+    return "\n".join(["", "", f"{len(stale)} stale judgment(s) (`golden/judgments.jsonl`: judge those passages again):",
                       "", *markdown_table(("line", "question", "judge", "kind", "why"), rows, len(stale),
                                           "stale judgments")])
 
