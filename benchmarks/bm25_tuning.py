@@ -2,7 +2,7 @@
 tried, on every outside set at hand, beside tantivy and bm25s out of the box on the same chunks.
 
     python benchmarks/bm25_tuning.py [--corpora ../shared/corpora/textual-docs] [--questions 1000]
-    python benchmarks/bm25_tuning.py --project DIR   # a project with its own questions (repeatable)
+    python benchmarks/bm25_tuning.py --project DIR [--grid small]   # a project with its own questions
 
 Sets: the bundled handbook (``corpus/`` + ``golden/``) and ``tests/fixtures/mixed_ja``, both
 copied to a temporary folder (never touched where they are), and each real corpus given
@@ -38,6 +38,11 @@ BREADCRUMB = (0.0, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5)
 ANALYZERS = ("labeller-auto-v2", "labeller-auto-v1")
 # whoosh's defaults, Lucene's/Anserini's (0.9, 0.4), bm25s's (1.5, 0.75), and lower b and k1 around them
 K1_B = ((1.2, 0.75), (0.9, 0.4), (1.2, 0.5), (1.5, 0.75), (0.9, 0.3), (0.7, 0.4), (1.2, 0.3), (1.5, 0.5))
+# --grid small: the default, its neighbours and the peers' k1/b (40 settings of the 640; a
+# set of 500 questions takes minutes instead of most of an hour on a shared core)
+SMALL = {"analyzers": ANALYZERS[:1], "k1_b": ((0.9, 0.3), (0.9, 0.4), (1.2, 0.3), (1.2, 0.75), (1.5, 0.75)),
+         "heading": (0.0, 0.25), "breadcrumb": (0.0, 0.25, 0.5, 1.0)}
+FULL = {"analyzers": ANALYZERS, "k1_b": K1_B, "heading": HEADING, "breadcrumb": BREADCRUMB}
 
 
 def sets(work: Path, corpora: list[Path], n_questions: int, seed: int,
@@ -80,16 +85,16 @@ def load(root: Path):
     return distinct_chunks(project.all_chunks), queries, golden
 
 
-def labeller_recalls(chunks, queries, golden) -> dict[tuple, float]:
+def labeller_recalls(chunks, queries, golden, grid: dict = FULL) -> dict[tuple, float]:
     """recall@5 of every setting: one index per analyzer, weights and k1/b applied at query time."""
     from labeller.eval.analysis import get_analyzer
     from labeller.eval.retrievers.bm25 import BM25Retriever, build_storage
 
     out = {}
-    for name in ANALYZERS:
+    for name in grid["analyzers"]:
         analyzer = get_analyzer(name)
         storage = build_storage(chunks, analyzer)
-        for (k1, b), h, bc in itertools.product(K1_B, HEADING, BREADCRUMB):
+        for (k1, b), h, bc in itertools.product(grid["k1_b"], grid["heading"], grid["breadcrumb"]):
             r = BM25Retriever(chunks, storage, analyzer, {"heading": h, "breadcrumb": bc, "body": 1.0}, k1=k1, b=b)
             ranked = {qid: [hit.chunk_id for hit in r.search_hits(text, 5)] for qid, text in queries}
             out[(name, k1, b, h, bc)] = peers._recall(ranked, golden, 5)
@@ -105,6 +110,8 @@ def main() -> None:
     ap.add_argument("--questions", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=20260101)  # run.py's
     ap.add_argument("--top", type=int, default=15, help="settings shown, best worst-gap first")
+    ap.add_argument("--grid", choices=("full", "small"), default="full",
+                    help="small: the default and its neighbours only (40 settings)")
     args = ap.parse_args()
     corpora = args.corpora or ([] if args.project else [REPO.parent / "shared" / "corpora" / "textual-docs"])
     with tempfile.TemporaryDirectory(prefix="labeller-tuning-") as tmp:
@@ -116,7 +123,7 @@ def main() -> None:
             print(f"{name}: {len(chunks):,} chunks, {len(golden):,} answerable of {len(queries):,} queries",
                   flush=True)
             bars[name] = peers.own_text_runs(chunks, queries, golden)
-            ours[name] = labeller_recalls(chunks, queries, golden)
+            ours[name] = labeller_recalls(chunks, queries, golden, SMALL if args.grid == "small" else FULL)
     names = list(found)
     print("\n| peer (own tokenizer, defaults) | " + " | ".join(names) + " |")
     print("|---|" + "---:|" * len(names))

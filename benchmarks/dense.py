@@ -77,7 +77,8 @@ def recalls(root: Path, ks: list[int]) -> dict:
         started = time.perf_counter()
         result = run_eval(project, retriever=make_retriever(name, project), ks=ks)
         agg = result.report["aggregate"]
-        out[name] = {f"{level}_recall@{k}": agg[level][f"recall@{k}"]["value"] for level in ("chunk", "doc") for k in ks}
+        out[name] = {f"{level}_recall@{k}": agg[level][f"recall@{k}"]["value"]
+                     for level in ("chunk", "doc") for k in ks}
         out[name].update(queries=agg["chunk"][f"recall@{ks[-1]}"]["n"], seconds=round(time.perf_counter() - started, 1))
     return out
 
