@@ -7,7 +7,7 @@ checkout given by path and writes a project folder given by path.
     python benchmarks/outside_sets.py qmd CHECKOUT OUT
 
 ``rhdh``: redhat-ai-dev/lightspeed-evaluation-dataset (commit 70293f8331ab, the Red Hat
-Developer Hub 1.8 product docs, 38 guides as Markdown-like ``master.txt``, and 501 questions
+Developer Hub 1.8 product docs, 28 guides as Markdown ``master.txt``, and 501 questions
 generated with Ragas, ``dataset/dataset_raw.yaml``). Each question names one context: a
 section of a guide, flattened (newlines and some hyphens turned into spaces). A question
 becomes a labeller question whose locator quotes the context's sentence that shares the
