@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections import Counter
 from pathlib import Path
 
 import yaml
@@ -101,3 +102,26 @@ def test_qmd_queries_name_their_note_as_a_whole_document(tmp_path):
         ('the "runway" question', "startup-fundraising-memo.md", ["fusion"]),
         ("how much we're burning each month", "startup-fundraising-memo.md", ["hard"])]
     assert all(r.chunk_ids for r in records)
+
+
+def test_bm25_tuning_measures_a_given_project_and_its_small_grid_holds_the_default(tmp_path):
+    import bm25_tuning
+
+    from labeller.eval.analysis import AUTO_V2
+    from labeller.eval.retrievers.bm25 import B, DEFAULT_FIELD_WEIGHTS, K1
+
+    notes = tmp_path / "notes"
+    (notes / "corpus").mkdir(parents=True)
+    (notes / "corpus" / "memo.md").write_text("# Memo\n\nThe burn rate is $350K a month.\n")
+    (notes / "corpus" / "policy.md").write_text("# Policy\n\nA VPN is required when working remotely.\n")
+    outside_sets.write_questions(notes, [
+        {"id": "n-1", "query": "monthly burn", "expected_answer": "", "locators": [{"doc": "memo.md"}]},
+        {"id": "n-2", "query": "vpn remote", "expected_answer": "", "locators": [{"doc": "policy.md"}]}], Counter())
+    found = bm25_tuning.sets(tmp_path / "work", [], 0, 0, [notes])
+    assert list(found) == ["bundled handbook", "mixed_ja", "notes"]
+    copied = found["notes"] / "golden" / "questions.jsonl"
+    assert copied.read_text() == (notes / "golden" / "questions.jsonl").read_text()
+    chunks, queries, golden = bm25_tuning.load(found["notes"])
+    recalls = bm25_tuning.labeller_recalls(chunks, queries, golden, bm25_tuning.SMALL)
+    default = (AUTO_V2.name, K1, B, DEFAULT_FIELD_WEIGHTS["heading"], DEFAULT_FIELD_WEIGHTS["breadcrumb"])
+    assert len(recalls) == 40 and default in recalls
