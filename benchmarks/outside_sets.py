@@ -1,6 +1,7 @@
-"""Outside question sets turned into labeller projects (issue 29.4): a real docs set with its
-own questions, converted so that ``bm25_tuning.py --project`` and ``dense.py --project``
-measure on it. Nothing of the outside set is kept in this repository: the converter reads a
+"""Outside question sets turned into labeller projects (issue 29.4): a real docs set and a
+notes set, each with its own questions, converted so that ``bm25_tuning.py --project`` and
+``dense.py --project`` measure on them (docs/performance.md, *Outside sets with their own
+questions*). Nothing of the outside set is kept in this repository: the converter reads a
 checkout given by path and writes a project folder given by path.
 
     python benchmarks/outside_sets.py rhdh CHECKOUT OUT
