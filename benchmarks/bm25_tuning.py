@@ -2,11 +2,14 @@
 tried, on every outside set at hand, beside tantivy and bm25s out of the box on the same chunks.
 
     python benchmarks/bm25_tuning.py [--corpora ../shared/corpora/textual-docs] [--questions 1000]
+    python benchmarks/bm25_tuning.py --project DIR [--grid small]   # a project with its own questions
 
 Sets: the bundled handbook (``corpus/`` + ``golden/``) and ``tests/fixtures/mixed_ja``, both
 copied to a temporary folder (never touched where they are), and each real corpus given
 with ``--corpora`` with a generated question set (``run.real_project``, the benchmark's own:
-queries are words of the answer's line). Recall@5 is ``peers``' (answer-bearing chunks in
+queries are words of the answer's line), and each project given with ``--project`` (corpus/ +
+golden/, its own questions, e.g. an outside set converted by ``outside_sets.py``; copied; the
+Textual docs are then left out unless ``--corpora`` names them). Recall@5 is ``peers``' (answer-bearing chunks in
 the top 5, mean over answerable records), the same number for every engine. A setting is
 field weights (heading, breadcrumb; body 1) × analyzer × k1/b. The table it prints is the one in
 docs/performance.md; the bar is the best peer configuration of each set, and a setting's
@@ -20,6 +23,7 @@ import itertools
 import shutil
 import sys
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -34,9 +38,15 @@ BREADCRUMB = (0.0, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5)
 ANALYZERS = ("labeller-auto-v2", "labeller-auto-v1")
 # whoosh's defaults, Lucene's/Anserini's (0.9, 0.4), bm25s's (1.5, 0.75), and lower b and k1 around them
 K1_B = ((1.2, 0.75), (0.9, 0.4), (1.2, 0.5), (1.5, 0.75), (0.9, 0.3), (0.7, 0.4), (1.2, 0.3), (1.5, 0.5))
+# --grid small: the default, its neighbours and the peers' k1/b (40 settings of the 640; a
+# set of 500 questions takes minutes instead of most of an hour on a shared core)
+SMALL = {"analyzers": ANALYZERS[:1], "k1_b": ((0.9, 0.3), (0.9, 0.4), (1.2, 0.3), (1.2, 0.75), (1.5, 0.75)),
+         "heading": (0.0, 0.25), "breadcrumb": (0.0, 0.25, 0.5, 1.0)}
+FULL = {"analyzers": ANALYZERS, "k1_b": K1_B, "heading": HEADING, "breadcrumb": BREADCRUMB}
 
 
-def sets(work: Path, corpora: list[Path], n_questions: int, seed: int) -> dict[str, Path]:
+def sets(work: Path, corpora: list[Path], n_questions: int, seed: int,
+         projects: Sequence[Path] = ()) -> dict[str, Path]:
     """Each set's project folder (a copy), by name."""
     found = {}
     bundled = work / "bundled"
@@ -51,6 +61,10 @@ def sets(work: Path, corpora: list[Path], n_questions: int, seed: int) -> dict[s
             continue
         run.real_project(src, work / src.name, n_questions, seed)
         found[src.name] = work / src.name
+    for src in projects:
+        for part in ("corpus", "golden"):
+            shutil.copytree(src / part, work / f"project-{src.name}" / part)
+        found[src.name] = work / f"project-{src.name}"
     return found
 
 
@@ -71,16 +85,16 @@ def load(root: Path):
     return distinct_chunks(project.all_chunks), queries, golden
 
 
-def labeller_recalls(chunks, queries, golden) -> dict[tuple, float]:
+def labeller_recalls(chunks, queries, golden, grid: dict = FULL) -> dict[tuple, float]:
     """recall@5 of every setting: one index per analyzer, weights and k1/b applied at query time."""
     from labeller.eval.analysis import get_analyzer
     from labeller.eval.retrievers.bm25 import BM25Retriever, build_storage
 
     out = {}
-    for name in ANALYZERS:
+    for name in grid["analyzers"]:
         analyzer = get_analyzer(name)
         storage = build_storage(chunks, analyzer)
-        for (k1, b), h, bc in itertools.product(K1_B, HEADING, BREADCRUMB):
+        for (k1, b), h, bc in itertools.product(grid["k1_b"], grid["heading"], grid["breadcrumb"]):
             r = BM25Retriever(chunks, storage, analyzer, {"heading": h, "breadcrumb": bc, "body": 1.0}, k1=k1, b=b)
             ranked = {qid: [hit.chunk_id for hit in r.search_hits(text, 5)] for qid, text in queries}
             out[(name, k1, b, h, bc)] = peers._recall(ranked, golden, 5)
@@ -91,13 +105,17 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--corpora", action="append", type=Path,
                     help="a real corpus folder (repeatable; default ../shared/corpora/textual-docs)")
+    ap.add_argument("--project", action="append", type=Path, default=[],
+                    help="a project folder with its own questions (corpus/ + golden/; repeatable)")
     ap.add_argument("--questions", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=20260101)  # run.py's
     ap.add_argument("--top", type=int, default=15, help="settings shown, best worst-gap first")
+    ap.add_argument("--grid", choices=("full", "small"), default="full",
+                    help="small: the default and its neighbours only (40 settings)")
     args = ap.parse_args()
-    corpora = args.corpora or [REPO.parent / "shared" / "corpora" / "textual-docs"]
+    corpora = args.corpora or ([] if args.project else [REPO.parent / "shared" / "corpora" / "textual-docs"])
     with tempfile.TemporaryDirectory(prefix="labeller-tuning-") as tmp:
-        found = sets(Path(tmp), corpora, args.questions, args.seed)
+        found = sets(Path(tmp), corpora, args.questions, args.seed, args.project)
         ours: dict[str, dict[tuple, float]] = {}
         bars: dict[str, list[peers.EngineRun]] = {}
         for name, root in found.items():
@@ -105,7 +123,7 @@ def main() -> None:
             print(f"{name}: {len(chunks):,} chunks, {len(golden):,} answerable of {len(queries):,} queries",
                   flush=True)
             bars[name] = peers.own_text_runs(chunks, queries, golden)
-            ours[name] = labeller_recalls(chunks, queries, golden)
+            ours[name] = labeller_recalls(chunks, queries, golden, SMALL if args.grid == "small" else FULL)
     names = list(found)
     print("\n| peer (own tokenizer, defaults) | " + " | ".join(names) + " |")
     print("|---|" + "---:|" * len(names))
@@ -116,10 +134,20 @@ def main() -> None:
     gap = {s: max(best[n] - ours[n][s] for n in names) for s in ours[names[0]]}
     print("\n| analyzer | k1 | b | heading | breadcrumb | " + " | ".join(names) + " | worst gap to best peer |")
     print("|---|---:|---:|---:|---:|" + "---:|" * len(names) + "---:|")
-    for s in sorted(gap, key=lambda s: (gap[s], s))[:args.top]:
-        print(f"| {s[0]} | {s[1]} | {s[2]} | {s[3]} | {s[4]} | "
-              + " | ".join(f"{ours[n][s]:.3f}" for n in names) + f" | {gap[s]:+.3f} |")
+    from labeller.eval.analysis import AUTO_V2
+    from labeller.eval.retrievers.bm25 import B, DEFAULT_FIELD_WEIGHTS, K1
 
+    default = (AUTO_V2.name, K1, B, DEFAULT_FIELD_WEIGHTS["heading"], DEFAULT_FIELD_WEIGHTS["breadcrumb"])
+    shown = sorted(gap, key=lambda s: (gap[s], s))[:args.top]
+    for s in shown + ([default] if default not in shown else []):
+        mark = " (the default)" if s == default else ""
+        print(f"| {s[0]}{mark} | {s[1]} | {s[2]} | {s[3]} | {s[4]} | "
+              + " | ".join(f"{ours[n][s]:.3f}" for n in names) + f" | {gap[s]:+.3f} |")
+    print("\nthe default's gap to the best peer, and the best setting on each set alone:")
+    for n in names:
+        top = max(ours[n], key=lambda s: (ours[n][s], s))
+        print(f"  {n}: default {ours[n][default]:.3f}, best peer {best[n]:.3f}, gap {best[n] - ours[n][default]:+.3f}; "
+              f"best here {ours[n][top]:.3f} with {top}")
 
 if __name__ == "__main__":
     main()

@@ -70,15 +70,16 @@ def embedding_times(root: Path) -> dict:
     return out
 
 
-def recalls(root: Path) -> dict:
+def recalls(root: Path, ks: list[int]) -> dict:
     out = {}
     for name in RETRIEVERS:
         project = open_project(root)
         started = time.perf_counter()
-        result = run_eval(project, retriever=make_retriever(name, project), ks=[5])
+        result = run_eval(project, retriever=make_retriever(name, project), ks=ks)
         agg = result.report["aggregate"]
-        out[name] = {"chunk_recall@5": agg["chunk"]["recall@5"]["value"], "doc_recall@5": agg["doc"]["recall@5"]["value"],
-                     "queries": agg["chunk"]["recall@5"]["n"], "seconds": round(time.perf_counter() - started, 1)}
+        out[name] = {f"{level}_recall@{k}": agg[level][f"recall@{k}"]["value"]
+                     for level in ("chunk", "doc") for k in ks}
+        out[name].update(queries=agg["chunk"][f"recall@{ks[-1]}"]["n"], seconds=round(time.perf_counter() - started, 1))
     return out
 
 
@@ -88,16 +89,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--model", default="sentence-transformers/all-MiniLM-L6-v2")
     ap.add_argument("--query-prefix", default="")
     ap.add_argument("--passage-prefix", default="")
+    ap.add_argument("--ks", default="5", help="cut-offs, comma-separated (e.g. 1,5: a six-note set needs @1)")
     ap.add_argument("--json", help="also write the figures here")
     args = ap.parse_args(argv)
+    ks = sorted({int(k) for k in args.ks.split(",")})
     with tempfile.TemporaryDirectory(prefix="labeller-dense-bench-") as tmp:
         root = copy_project(args.project, Path(tmp) / "p", args.model, args.query_prefix, args.passage_prefix)
         figures = {"project": str(args.project), "model": args.model, "embedding": embedding_times(root)}
-        figures["recall"] = recalls(root)
-    print(f"| retriever | chunk recall@5 | doc recall@5 | queries |  ({args.project.name}, {args.model})")
-    print("|---|---|---|---|")
+        figures["recall"] = recalls(root, ks)
+    columns = [f"{level}_recall@{k}" for level in ("chunk", "doc") for k in ks]
+    print("| retriever | " + " | ".join(c.replace("_", " ") for c in columns)
+          + f" | queries |  ({args.project.name}, {args.model})")
+    print("|---|" + "---|" * (len(columns) + 1))
     for name, r in figures["recall"].items():
-        print(f"| {name} | {r['chunk_recall@5']:.3f} | {r['doc_recall@5']:.3f} | {r['queries']} |")
+        print(f"| {name} | " + " | ".join(f"{r[c]:.3f}" for c in columns) + f" | {r['queries']} |")
     e = figures["embedding"]
     print(f"embedding {e['chunks']} chunks, {e['mb']} MB: cold {e['cold_wall_s']} s wall, {e['cold_cpu_s']} s CPU "
           f"({e['cold_wall_s_per_mb']} s/MB wall, {e['cold_cpu_s_per_mb']} s/MB CPU); warm {e['warm_wall_s']} s")

@@ -1,0 +1,34 @@
+"""``benchmarks/dense.py --ks``: each cut-off asked for is reported for every retriever, read
+from ``labeller eval``'s own report (a six-note set needs @1: at @5 five notes of six are found)."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+
+import dense  # noqa: E402
+import outside_sets  # noqa: E402
+from helpers_dense import TINY, require_dense, tiny_model  # noqa: E402,F401  (a fixture)
+
+
+def test_each_cut_off_asked_for_is_reported_for_every_retriever(tmp_path, tiny_model):
+    require_dense()
+    notes = tmp_path / "notes"
+    (notes / "corpus").mkdir(parents=True)
+    for i, topic in enumerate(("burn rate and runway", "vpn and remote work", "api versioning", "raft leader")):
+        (notes / "corpus" / f"n{i}.md").write_text(f"# Note {i}\n\nThis note is about {topic}.\n")
+    outside_sets.write_questions(notes, [
+        {"id": f"q-{i}", "query": topic, "expected_answer": "", "locators": [{"doc": f"n{i}.md"}]}
+        for i, topic in enumerate(("runway", "remote vpn", "versioning", "leader"))], Counter())
+    root = dense.copy_project(notes, tmp_path / "p", TINY, "", "")
+    shutil.copytree(tiny_model, root / TINY)
+    recall = dense.recalls(root, [1, 5])
+    assert sorted(recall) == ["bm25", "dense", "hybrid"]
+    for r in recall.values():
+        assert sorted(k for k in r if "@" in k) == ["chunk_recall@1", "chunk_recall@5", "doc_recall@1", "doc_recall@5"]
+        assert r["doc_recall@1"] <= r["doc_recall@5"] and r["queries"] == 4
+    assert recall["bm25"]["doc_recall@1"] == 1.0  # each query's word is in its note only
