@@ -167,6 +167,23 @@ async def test_a_tab_in_a_burst_moves_the_keys_after_it_to_the_next_field(small)
         assert (draft.query, draft.expected_answer) == ("ab", "cd")
 
 
+@run_async
+async def test_ctrl_s_in_a_burst_saves_the_text_typed_before_it(small):
+    """Ctrl+S is a priority binding: it ran while the keys typed just before it still waited
+    for the field, and saved the record without them (left unsaved, the file one edit behind)."""
+    app = make_app(small)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_record(pilot, "q004")
+        app.screen.query_one("#form-query").focus()
+        await pilot.press("end")
+        await burst(pilot, "?", "!", "ctrl+s")
+        await settle(pilot)
+        assert not app.session.dirty
+    lines = (small / "golden" / "questions.jsonl").read_text(encoding="utf-8").splitlines()
+    saved = {r["id"]: r for r in (json.loads(line) for line in lines if line.startswith("{"))}
+    assert saved["q004"]["query"] == "What is the office wifi password??!"
+
+
 @pytest.mark.parametrize("where", ["question list", "author screen"])
 @run_async
 async def test_keys_right_after_ctrl_n_reach_the_new_form(small, where):

@@ -322,3 +322,32 @@ async def test_a_tab_in_a_burst_moves_the_keys_after_it_to_the_next_field_of_ann
         await burst(pilot, "a", "b", "tab", "c", "d")
         screen = app.screen
         assert (screen.query_one("#an-quote").value, screen.query_one("#an-doc").value) == ("ab", "cd")
+
+
+@run_async
+async def test_ctrl_s_in_a_burst_saves_what_was_typed_into_the_review_editor(tmp_path):
+    """Typing then Ctrl+S at once (a tmux walk sent them together) saved the JSON as it was
+    before the last keys, and what followed was typed into the editor."""
+    from helpers_app import burst
+    from helpers_review import make_project
+
+    from labeller.app.review_app import ScreenApp
+    from labeller.app.screens.records import RecordEditor
+    from labeller.app.screens.review import ReviewScreen
+
+    project = make_project(tmp_path / "p")
+    app = ScreenApp(lambda: ReviewScreen(project, ["q1"], "ann"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("e")
+        await settle(pilot)
+        editor = app.screen
+        assert isinstance(editor, RecordEditor)
+        area = editor.query_one("#ed-text")
+        lines = area.text.splitlines()
+        row = next(i for i, line in enumerate(lines) if line.lstrip().startswith('"query"'))
+        area.move_cursor((row, lines[row].rindex('"')))  # before the query's closing quote
+        await burst(pilot, *" now", "ctrl+s")
+        await settle(pilot)
+        assert app.screen is not editor, str(editor.query_one("#ed-error").visual)
+    assert {q.id: q for q in project.load_questions().questions}["q1"].query == "How often is the API key rotated? now"

@@ -16,7 +16,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Input, Static
 
-from labeller.app.screens.field_keys import field_tab_bindings
+from labeller.app.screens.field_keys import after_typed_keys, field_tab_bindings
 from labeller.app.session.review import RecordCursor
 from labeller.app.widgets.fields import SafeInput
 from labeller.app.widgets.fields_area import SafeTextArea
@@ -93,6 +93,9 @@ class RecordEditor(ModalScreen[Question | None]):
             yield KeyBar()
 
     def action_save(self) -> None:
+        after_typed_keys(self, self._save_now)  # text typed just before Ctrl+S is saved too
+
+    def _save_now(self) -> None:
         error = self.query_one("#ed-error", Static)
         try:
             data = json.loads(self.query_one("#ed-text", SafeTextArea).raw)
