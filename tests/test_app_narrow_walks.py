@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from rich.cells import cell_len
 
 from helpers_app import (assert_focus_on_screen, copy_bundled_example, make_app,
                          on_screen, run_async, settle)
@@ -90,6 +91,8 @@ async def test_an_eval_is_run_and_every_value_read_keyboard_only(tmp_path, size)
             if focused in stops:
                 break
             stops.append(focused)
+            if focused.id in ("eval-metrics", "eval-chars"):  # its title whole: "╭─ " title " ─╮"
+                assert cell_len(str(focused.border_title)) + 6 <= focused.outer_size.width, focused.border_title
             if focused.id == "eval-metrics":
                 read["metrics"] = await read_every_row(pilot, focused, metrics)
             elif focused.id == "eval-chars":
