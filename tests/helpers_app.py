@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from textual import events
+
 from labeller.app.pilot import settle  # noqa: F401  (re-exported for callers)
 
 REPO = Path(__file__).resolve().parents[1]
@@ -144,4 +146,33 @@ async def open_record(pilot, record_id: str) -> None:
     resolve: how most editor tests begin."""
     await settle(pilot)
     pilot.app.open_record(record_id)
+    await settle(pilot)
+
+
+def on_screen(widget) -> bool:
+    """Shown (it and every container up to its screen displayed) and drawn whole: its region
+    lies inside the screen and inside every container's (a scroll window or a row clips it)."""
+    screen = widget.screen
+    containers = widget.ancestors[:widget.ancestors.index(screen)]
+    if not widget.display or not all(c.display for c in containers):
+        return False
+    region = widget.region
+    return (region.area > 0 and screen.region.contains_region(region)
+            and all(c.region.contains_region(region) for c in containers))
+
+
+def assert_focus_on_screen(app, expected_id: str | None = None) -> None:
+    focused = app.screen.focused
+    assert focused is not None, "nothing has the focus"
+    if expected_id is not None:
+        assert focused.id == expected_id, f"focus on {focused!r}, not #{expected_id}"
+    assert on_screen(focused), f"{focused!r} has the focus but is not drawn whole ({focused.region})"
+
+
+async def burst(pilot, *keys: str) -> None:
+    """Post ``keys`` the way a terminal delivers a paste or fast typing: all queued before the
+    app handles the first (``pilot.press`` waits after each key)."""
+    for key in keys:
+        char = {"tab": "\t", "shift+tab": None}.get(key, key if len(key) == 1 else None)
+        pilot.app.post_message(events.Key(key, char))
     await settle(pilot)

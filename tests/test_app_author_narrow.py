@@ -12,7 +12,8 @@ import json
 import pytest
 from textual import events
 
-from helpers_app import make_app, open_record, run_async, settle, small  # noqa: F401 (small: a fixture)
+from helpers_app import (assert_focus_on_screen, burst, make_app, on_screen, open_record, run_async, settle,  # noqa: F401
+                         small)  # small: a fixture
 from labeller.app.widgets.document_view import DocumentView
 
 SIZES = [(80, 24), (100, 30)]
@@ -22,40 +23,11 @@ ANSWER = "On Tuesday."
 QUOTE = "issue a new API key"
 
 
-def on_screen(widget) -> bool:
-    """Shown (it and every container up to its screen displayed) and drawn whole: its region
-    lies inside the screen and inside every container's (a scroll window or a row clips it)."""
-    screen = widget.screen
-    containers = widget.ancestors[:widget.ancestors.index(screen)]
-    if not widget.display or not all(c.display for c in containers):
-        return False
-    region = widget.region
-    return (region.area > 0 and screen.region.contains_region(region)
-            and all(c.region.contains_region(region) for c in containers))
-
-
-def assert_focus_on_screen(app, expected_id: str | None = None) -> None:
-    focused = app.screen.focused
-    assert focused is not None, "nothing has the focus"
-    if expected_id is not None:
-        assert focused.id == expected_id, f"focus on {focused!r}, not #{expected_id}"
-    assert on_screen(focused), f"{focused!r} has the focus but is not drawn whole ({focused.region})"
-
-
 def cursor_in_view(view) -> bool:
     """The cursor's row (of the text as wrapped at the view's width) is between the first and
     the last row the view shows."""
     row = view.wrapped_document.location_to_offset(view.cursor_location).y
     return view.scroll_offset.y <= row < view.scroll_offset.y + view.scrollable_content_region.height
-
-
-async def burst(pilot, *keys: str) -> None:
-    """Post ``keys`` the way a terminal delivers a paste or fast typing: all queued before the
-    app handles the first (``pilot.press`` waits after each key)."""
-    for key in keys:
-        char = {"tab": "\t", "shift+tab": None}.get(key, key if len(key) == 1 else None)
-        pilot.app.post_message(events.Key(key, char))
-    await settle(pilot)
 
 
 async def write_label(pilot, checks) -> None:
@@ -193,6 +165,23 @@ async def test_a_tab_in_a_burst_moves_the_keys_after_it_to_the_next_field(small)
         await burst(pilot, "a", "b", "tab", "c", "d")
         draft = app.session.drafts["q004"]
         assert (draft.query, draft.expected_answer) == ("ab", "cd")
+
+
+@run_async
+async def test_ctrl_s_in_a_burst_saves_the_text_typed_before_it(small):
+    """Ctrl+S is a priority binding: it ran while the keys typed just before it still waited
+    for the field, and saved the record without them (left unsaved, the file one edit behind)."""
+    app = make_app(small)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_record(pilot, "q004")
+        app.screen.query_one("#form-query").focus()
+        await pilot.press("end")
+        await burst(pilot, "?", "!", "ctrl+s")
+        await settle(pilot)
+        assert not app.session.dirty
+    lines = (small / "golden" / "questions.jsonl").read_text(encoding="utf-8").splitlines()
+    saved = {r["id"]: r for r in (json.loads(line) for line in lines if line.startswith("{"))}
+    assert saved["q004"]["query"] == "What is the office wifi password??!"
 
 
 @pytest.mark.parametrize("where", ["question list", "author screen"])

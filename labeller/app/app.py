@@ -38,6 +38,7 @@ from labeller.app.widths import BREAKPOINTS
 from labeller.app.screens.modes import SCREENS
 from labeller.app.screens.base import SessionScreen
 from labeller.app.screens.dialogs import quit_dialog, restore_dialog
+from labeller.app.screens.field_keys import after_typed_keys
 from labeller.app.screens.host import BindingGroups
 from labeller.app.widgets.markup import visible_line
 from labeller.app.widgets.textual_adapter import build_mode
@@ -341,6 +342,9 @@ class LabellerApp(App):
     # -- saving -----------------------------------------------------------------------------
 
     def action_save(self) -> None:
+        after_typed_keys(self.screen, self._save_now)  # text typed just before Ctrl+S is saved too
+
+    def _save_now(self) -> None:
         out = self.session.save_questions()
         if out.conflict:  # merged record by record, the conflicts asked about, then saved again
             from labeller.app.screens.conflict import save_over_disk

@@ -21,6 +21,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Input, OptionList, Static
 
+from labeller.app.screens.field_keys import field_tab_bindings
 from labeller.app.screens.records import RecordPager
 from labeller.app.session.review import AnnotateSession
 from labeller.app.widgets.fields import SafeInput
@@ -53,6 +54,7 @@ class AnnotateScreen(RecordPager):
         Binding("u", "no_answer", "No answer", id="annotate.no_answer"),
         Binding("escape", "escape", "Leave input / close", id="annotate.escape"),
         Binding("q", "close", "Close", id="annotate.close"),
+        *field_tab_bindings("annotate"),
     ]
 
     def __init__(self, project: Project, record_ids: list[str], annotator: str, show_expected: bool = False) -> None:

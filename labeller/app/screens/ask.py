@@ -13,12 +13,13 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
+from labeller.app.screens.field_keys import field_tab_bindings
 from labeller.app.widgets.fields import SafeInput
 from labeller.app.widgets.markup import fmt
 
 
 class Ask(ModalScreen[str | None]):
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="ask.cancel")]
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="ask.cancel"), *field_tab_bindings("ask")]
 
     def __init__(self, title: str, placeholder: str = "", value: str = "", **kwargs) -> None:
         super().__init__(**kwargs)

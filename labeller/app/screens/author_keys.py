@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from textual.binding import Binding
 
+from labeller.app.screens.field_keys import field_tab_bindings
+
 AUTHOR_BINDINGS: list[Binding | tuple[str, str] | tuple[str, str, str]] = [  # the type Screen.BINDINGS has
     Binding("ctrl+l", "add_locator", "Add locator", show=True, id="author.add_locator", tooltip="Add a locator to the question"),
     Binding("ctrl+g", "accept_suggestion", "Accept", show=True, id="author.accept_suggestion",
@@ -28,12 +30,7 @@ AUTHOR_BINDINGS: list[Binding | tuple[str, str] | tuple[str, str, str]] = [  # t
             tooltip="Jump to the active locator's quote", priority=True),
     Binding("alt+r", "jump('#preview')", "Resolution", show=False, id="author.jump-resolution",
             tooltip="Jump to the resolution of the active locator (its span and chunk ids)", priority=True),
-    # Tab moves focus as the app reads it, not when the field it leaves gets to it: keys
-    # typed in the same burst (a paste, fast typing) then land in the field Tab went to
-    Binding("tab", "app.focus_next", "Next field", show=False, id="author.focus-next", priority=True,
-            tooltip="Next field (what is typed or pasted right after the Tab lands there)"),
-    Binding("shift+tab", "app.focus_previous", "Previous field", show=False, id="author.focus-previous",
-            priority=True, tooltip="Previous field"),
+    *field_tab_bindings("author"),  # keys typed right after a Tab land in the next field
     Binding("alt+s", "jump('#preview-suggestions')", "Suggestions", show=False, id="author.jump-suggestions",
             tooltip="Jump to the suggestions (moving over one shows it in the document)",
             priority=True),

@@ -16,6 +16,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Input, Static
 
+from labeller.app.screens.field_keys import after_typed_keys, field_tab_bindings
 from labeller.app.session.review import RecordCursor
 from labeller.app.widgets.fields import SafeInput
 from labeller.app.widgets.fields_area import SafeTextArea
@@ -35,7 +36,7 @@ class CommentScreen(ModalScreen[str | None]):
     CommentScreen > Vertical { width: 80; height: auto; border: thick $warning; background: $surface; padding: 1 2; }
     CommentScreen #cm-error { color: $error; height: auto; }
     """
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="comment.cancel")]
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="comment.cancel"), *field_tab_bindings("comment")]
 
     def __init__(self, prompt: str) -> None:
         super().__init__()
@@ -72,7 +73,8 @@ class RecordEditor(ModalScreen[Question | None]):
     RecordEditor #ed-error { color: $error; height: auto; max-height: 10; }
     """
     BINDINGS = [Binding("ctrl+s", "save", "Save", priority=True, id="record_editor.save"),
-                Binding("escape", "cancel", "Cancel", id="record_editor.cancel")]
+                Binding("escape", "cancel", "Cancel", id="record_editor.cancel"),
+                *field_tab_bindings("record_editor")]
 
     def __init__(self, title: str, record: dict, record_id: str, save_record: Callable[[Question], None]) -> None:
         super().__init__()
@@ -91,6 +93,9 @@ class RecordEditor(ModalScreen[Question | None]):
             yield KeyBar()
 
     def action_save(self) -> None:
+        after_typed_keys(self, self._save_now)  # text typed just before Ctrl+S is saved too
+
+    def _save_now(self) -> None:
         error = self.query_one("#ed-error", Static)
         try:
             data = json.loads(self.query_one("#ed-text", SafeTextArea).raw)
