@@ -14,7 +14,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Static
 
-from labeller.app.screens.records import RecordEditor, RecordPager
+from labeller.app.screens.records import RecordEditor, RecordPager, pager_bindings
 from labeller.app.session.review import AdjudicateSession
 from labeller.app.widgets.key_bar import KeyBar
 from labeller.app.widgets.markup import visible_line
@@ -38,9 +38,7 @@ class AdjudicateScreen(RecordPager):
         Binding("b,2", "keep_b", "Keep B", id="adjudicate.keep_b"),
         Binding("m", "merge", "Merge", id="adjudicate.merge"),
         Binding("w", "write_new", "Write new", id="adjudicate.write_new"),
-        Binding("n,right", "next", "Next", id="adjudicate.next"),
-        Binding("p,left", "prev", "Prev", id="adjudicate.prev"),
-        Binding("q,escape", "close", "Close", id="adjudicate.close"),
+        *pager_bindings("adjudicate"),
     ]
 
     def __init__(self, project: Project, annotator: str, adjudicator: str, record_ids: list[str]) -> None:

@@ -18,7 +18,7 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from labeller.app.screens.records import RecordPager
+from labeller.app.screens.records import RecordPager, pager_bindings
 from labeller.app.session.judging import PoolSession
 from labeller.app.widgets.key_bar import KeyBar
 from labeller.app.widgets.record_view import plain
@@ -41,9 +41,7 @@ class PoolScreen(RecordPager):
         Binding("s", "skip", "Skip", id="pool.skip"),
         Binding("P", "promote", "Promote", id="pool.promote",
                 tooltip="Relevant, and add the passage as a locator of the question"),
-        Binding("n,right", "next", "Next", id="pool.next"),
-        Binding("p,left", "prev", "Prev", id="pool.prev"),
-        Binding("q,escape", "close", "Close", id="pool.close"),
+        *pager_bindings("pool"),
     ]
 
     def __init__(self, project: Project, pool: Path, judge: str) -> None:

@@ -116,6 +116,14 @@ class RecordEditor(ModalScreen[Question | None]):
         self.dismiss(None)
 
 
+def pager_bindings(scope: str) -> list[Binding]:
+    """Next, previous and close, as every pager binds them; ``scope`` makes each id its screen's
+    own (``review.next``, ``pool.close``), so a keymap can move one screen's keys alone."""
+    return [Binding("n,right", "next", "Next", id=f"{scope}.next"),
+            Binding("p,left", "prev", "Prev", id=f"{scope}.prev"),
+            Binding("q,escape", "close", "Close", id=f"{scope}.close")]
+
+
 class RecordPager(Screen):
     """A screen that walks its model's records one at a time (review, annotation and
     adjudication share it): ``n``/``p`` move the model's cursor and redraw."""

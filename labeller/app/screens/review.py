@@ -22,7 +22,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from labeller.app.screens.host import AppHost
-from labeller.app.screens.records import CommentScreen, RecordEditor, RecordPager
+from labeller.app.screens.records import CommentScreen, RecordEditor, RecordPager, pager_bindings
 from labeller.app.session.review import (ReviewSession, checked_reviewer, login_name, review_queue,
                                          reviewer_from_environment)
 from labeller.app.widgets.key_bar import KeyBar
@@ -47,9 +47,7 @@ class ReviewScreen(RecordPager):
         Binding("a", "accept", "Accept", id="review.accept"),
         Binding("f", "flag", "Flag", id="review.flag"),
         Binding("e", "edit", "Edit", id="review.edit", tooltip="Edit the record (from the app: opens it in the live editor)"),
-        Binding("n,right", "next", "Next", id="review.next"),
-        Binding("p,left", "prev", "Prev", id="review.prev"),
-        Binding("q,escape", "close", "Close", id="review.close"),
+        *pager_bindings("review"),
     ]
 
     def __init__(self, project: Project, record_ids: list[str], reviewer: str, *, live_editor: bool = False) -> None:
