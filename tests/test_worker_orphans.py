@@ -32,9 +32,11 @@ GONE_WITHIN_SECONDS = 30.0  # a bound for a loaded machine, not a measurement
 
 @pytest.fixture(scope="module")
 def big_project(tmp_path_factory) -> Path:
-    """A corpus three times the size at which the build starts workers."""
+    """A corpus eight times the size at which the build starts workers: enough work that both
+    workers are still computing when the test, itself sharing a loaded CI machine, looks (at three
+    times the size, a CI run once saw the build end before both had 50 ms of CPU)."""
     root = tmp_path_factory.mktemp("orphans") / "proj"
-    synth.write_project(synth.generate(3 * MIN_PARALLEL_CHARS, 5, seed=5), root)
+    synth.write_project(synth.generate(8 * MIN_PARALLEL_CHARS, 5, seed=5), root)
     return root
 
 
