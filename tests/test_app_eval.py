@@ -97,16 +97,21 @@ async def test_eval_refused_when_the_golden_set_does_not_build(project):
         assert "does not build" in str(app.screen.query_one("#eval-status").render())
 
 
+
+async def eval_run(pilot, app):
+    """F6, Ctrl+R and the eval finished: the eval screen, and a reader of its status line."""
+    await settle(pilot)
+    await pilot.press("f6")
+    await pilot.press("ctrl+r")
+    await settle(pilot)
+    screen = app.screen
+    return screen, lambda: str(screen.query_one("#eval-status").render())
+
 @run_async
 async def test_results_and_leak_panel_say_when_they_are_older_than_the_labels_or_corpus(project):
     app = make_app(project)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await pilot.press("f6")
-        await pilot.press("ctrl+r")
-        await settle(pilot)
-        screen = app.screen
-        status = lambda: str(screen.query_one("#eval-status").render())  # noqa: E731
+        screen, status = await eval_run(pilot, app)
         assert screen.age() == [] and "older" not in status()
 
         app.session.update("q002", query="How quickly is a page answered?")  # a label changes
@@ -141,12 +146,7 @@ async def test_an_unfinished_draft_never_ages_the_eval(project):
     golden set as saved (issue 27)."""
     app = make_app(project)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await pilot.press("f6")
-        await pilot.press("ctrl+r")
-        await settle(pilot)
-        screen = app.screen
-        status = lambda: str(screen.query_one("#eval-status").render())  # noqa: E731
+        screen, status = await eval_run(pilot, app)
         draft = app.session.new_record()
         assert app.session.draft(draft).problems(), "a new question is not a record yet"
         app.refresh_screens()
