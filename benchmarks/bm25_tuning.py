@@ -33,21 +33,23 @@ sys.path.insert(0, str(HERE))
 import peers  # noqa: E402
 import run  # noqa: E402
 
-HEADING = (0.0, 0.05, 0.1, 0.15, 0.25)
-BREADCRUMB = (0.0, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5)
-ANALYZERS = ("labeller-auto-v2", "labeller-auto-v1")
-# whoosh's defaults, Lucene's/Anserini's (0.9, 0.4), bm25s's (1.5, 0.75), and lower b and k1 around them
-K1_B = ((1.2, 0.75), (0.9, 0.4), (1.2, 0.5), (1.5, 0.75), (0.9, 0.3), (0.7, 0.4), (1.2, 0.3), (1.5, 0.5))
-# --grid small: the default, its neighbours and the peers' k1/b (40 settings of the 640; a
-# set of 500 questions takes minutes instead of most of an hour on a shared core)
-SMALL = {"analyzers": ANALYZERS[:1], "k1_b": ((0.9, 0.3), (0.9, 0.4), (1.2, 0.3), (1.2, 0.75), (1.5, 0.75)),
-         "heading": (0.0, 0.25), "breadcrumb": (0.0, 0.25, 0.5, 1.0)}
+HEADING = (0.1, 0.15, 0.25, 0.35)
+BREADCRUMB = (0.05, 0.1, 0.15, 0.2, 0.25)
+ANALYZERS = ("labeller-auto-v3", "labeller-auto-v2")  # stop words kept, and dropped
+# whoosh's and tantivy's defaults (1.2, 0.75), Lucene's/Anserini's (0.9, 0.4), bm25s's (1.5, 0.75),
+# the v2 default (0.9, 0.3), and a grid around them
+K1_B = (*itertools.product((0.9, 1.0, 1.2, 1.5), (0.5, 0.6, 0.75, 0.85)), (0.9, 0.3), (0.9, 0.4))
+# --grid small: the default and its neighbours (48 settings; a set of 500 questions takes
+# minutes instead of most of an hour on a shared core)
+SMALL = {"analyzers": ANALYZERS[:1], "k1_b": ((0.9, 0.85), (1.0, 0.85), (0.9, 0.75), (1.2, 0.75)),
+         "heading": (0.15, 0.25, 0.35), "breadcrumb": (0.05, 0.1, 0.15, 0.2)}
 FULL = {"analyzers": ANALYZERS, "k1_b": K1_B, "heading": HEADING, "breadcrumb": BREADCRUMB}
 
 
-def sets(work: Path, corpora: list[Path], n_questions: int, seed: int,
+def sets(work: Path, corpora: list[Path], n_questions: int, seeds: Sequence[int],
          projects: Sequence[Path] = ()) -> dict[str, Path]:
-    """Each set's project folder (a copy), by name."""
+    """Each set's project folder (a copy), by name: one generated question set per corpus and
+    seed (named ``corpus@seed`` when there are several seeds)."""
     found = {}
     bundled = work / "bundled"
     for part in ("corpus", "golden"):
@@ -59,8 +61,10 @@ def sets(work: Path, corpora: list[Path], n_questions: int, seed: int,
         if not src.is_dir():
             print(f"skipping {src}: folder not found")
             continue
-        run.real_project(src, work / src.name, n_questions, seed)
-        found[src.name] = work / src.name
+        for seed in seeds:
+            name = src.name if len(seeds) == 1 else f"{src.name}@{seed}"
+            run.real_project(src, work / name, n_questions, seed)
+            found[name] = work / name
     for src in projects:
         for part in ("corpus", "golden"):
             shutil.copytree(src / part, work / f"project-{src.name}" / part)
@@ -108,14 +112,16 @@ def main() -> None:
     ap.add_argument("--project", action="append", type=Path, default=[],
                     help="a project folder with its own questions (corpus/ + golden/; repeatable)")
     ap.add_argument("--questions", type=int, default=1000)
-    ap.add_argument("--seed", type=int, default=20260101)  # run.py's
+    ap.add_argument("--seed", type=int, action="append",
+                    help="question-set seed (repeatable: one generated set per corpus and seed; default run.py's "
+                    "20260101)")
     ap.add_argument("--top", type=int, default=15, help="settings shown, best worst-gap first")
     ap.add_argument("--grid", choices=("full", "small"), default="full",
-                    help="small: the default and its neighbours only (40 settings)")
+                    help="small: the default and its neighbours only (48 settings)")
     args = ap.parse_args()
     corpora = args.corpora or ([] if args.project else [REPO.parent / "shared" / "corpora" / "textual-docs"])
     with tempfile.TemporaryDirectory(prefix="labeller-tuning-") as tmp:
-        found = sets(Path(tmp), corpora, args.questions, args.seed, args.project)
+        found = sets(Path(tmp), corpora, args.questions, args.seed or [20260101], args.project)
         ours: dict[str, dict[tuple, float]] = {}
         bars: dict[str, list[peers.EngineRun]] = {}
         for name, root in found.items():
@@ -134,10 +140,10 @@ def main() -> None:
     gap = {s: max(best[n] - ours[n][s] for n in names) for s in ours[names[0]]}
     print("\n| analyzer | k1 | b | heading | breadcrumb | " + " | ".join(names) + " | worst gap to best peer |")
     print("|---|---:|---:|---:|---:|" + "---:|" * len(names) + "---:|")
-    from labeller.eval.analysis import AUTO_V2
+    from labeller.eval.analysis import get_analyzer
     from labeller.eval.retrievers.bm25 import B, DEFAULT_FIELD_WEIGHTS, K1
 
-    default = (AUTO_V2.name, K1, B, DEFAULT_FIELD_WEIGHTS["heading"], DEFAULT_FIELD_WEIGHTS["breadcrumb"])
+    default = (get_analyzer("auto").name, K1, B, DEFAULT_FIELD_WEIGHTS["heading"], DEFAULT_FIELD_WEIGHTS["breadcrumb"])
     shown = sorted(gap, key=lambda s: (gap[s], s))[:args.top]
     for s in shown + ([default] if default not in shown else []):
         mark = " (the default)" if s == default else ""

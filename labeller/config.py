@@ -127,6 +127,10 @@ class EvalConfig(_Section):
     """Seed of the bootstrap's random generator (a non-negative 64-bit integer)."""
     field_weights: dict[Literal["heading", "breadcrumb", "body"], float] = Field(default_factory=dict)
     """BM25F weight per chunk field (heading, breadcrumb, body), each a finite number from 0 to 1000."""
+    bm25_k1: Annotated[float, Field(ge=0, le=100, allow_inf_nan=False)] | None = None
+    """BM25's term-frequency saturation k1 (0..100; unset: the retriever's default, 0.9)."""
+    bm25_b: Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)] | None = None
+    """BM25's length normalisation b (0..1; unset: the retriever's default, 0.85)."""
     history: _NonEmpty = f"{STATE_DIR}/runs.duckdb"
     """The run history database, relative to the project root."""
     chunk_file_max_bytes: Annotated[int, Field(ge=1, le=MAX_CHUNK_FILE_BYTES)] = 256 * 1024 * 1024

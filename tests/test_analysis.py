@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from labeller.errors import InvalidInput
-from labeller.eval.analysis import ANALYZERS, AUTO_V1, AUTO_V2, PLAIN_V1, PLAIN_V2, get_analyzer
+from labeller.eval.analysis import ANALYZERS, AUTO_V1, AUTO_V2, AUTO_V3, PLAIN_V1, PLAIN_V2, PLAIN_V3, get_analyzer
 from labeller.eval.retrievers.bm25 import search
 
 
@@ -55,9 +55,31 @@ def test_identifier_is_case_folded_and_found_inside_a_sentence():
     assert "torch.compile" in terms("Call Torch.Compile at startup")
 
 
-def test_english_stop_words_are_removed():
-    assert terms("What is the value of it?") == ["valu"]
-    assert terms("which and how") == []
+def test_v2_drops_english_stop_words():
+    assert AUTO_V2.terms("What is the value of it?") == ["valu"]
+    assert AUTO_V2.terms("which and how") == []
+
+
+def test_v3_keeps_stop_words_as_terms_so_idf_weighs_them():
+    """v3 keeps them (docs/performance.md: dropping them cost recall on colloquial questions);
+    a lone letter ("a", "I") is still no term."""
+    assert terms("What is the value of it?") == ["what", "is", "the", "valu", "of", "it"]
+    assert terms("which and how") == ["which", "and", "how"]
+    assert terms("I need a VPN") == ["need", "vpn"]
+
+
+def test_a_kept_stop_word_scores_little_yet_breaks_a_tie(make_project):
+    """Kept, a frequent word counts for little (its idf is low): a passage sharing only the
+    question's frequent words ranks below one with its rare word; and of two passages with
+    the rare word, the one that also shares the frequent words ranks first (dropped, they tie)."""
+    rooms = [f"room{i}" for i in range(30)]  # a corpus where "the" and "is" are frequent
+    project = make_project({
+        "b.md": "# B\n\nParking permits are renewed every year.\n",
+        "c.md": "# C\n\nThe parking is behind the building.\n",
+        **{f"{room}.md": f"# {room}\n\nThe {room} is on the first floor.\n" for room in rooms},
+    })
+    ranked = [h.chunk.doc_id for h in search(project, "where is the parking", limit=5)]
+    assert ranked[:2] == ["c.md", "b.md"] and len(ranked) == 5
 
 
 @pytest.mark.parametrize("a, b", [
@@ -72,14 +94,14 @@ def test_repeats_are_kept_as_term_frequency():
     assert terms("run runs running") == ["run", "run", "run"]
 
 
-@pytest.mark.parametrize("plain, auto", [(PLAIN_V2, AUTO_V2), (PLAIN_V1, AUTO_V1)])
+@pytest.mark.parametrize("plain, auto", [(PLAIN_V3, AUTO_V3), (PLAIN_V2, AUTO_V2), (PLAIN_V1, AUTO_V1)])
 def test_plain_analyzer_keeps_cjk_runs_whole_but_is_otherwise_the_same(plain, auto):
     assert plain.terms("経費精算のルール") == ["経費精算のルール"]
     text = "Reimbursements for torch.compile"
     assert plain.terms(text) == auto.terms(text)
 
 
-@pytest.mark.parametrize("an", [AUTO_V2, AUTO_V1])
+@pytest.mark.parametrize("an", [AUTO_V3, AUTO_V2, AUTO_V1])
 def test_the_whoosh_tokenizer_yields_exactly_the_terms(an):
     tok = an.whoosh()
     text = "経費の精算 uses k=60 and chunks, added to the internal paste-buffer"
@@ -87,8 +109,9 @@ def test_the_whoosh_tokenizer_yields_exactly_the_terms(an):
 
 
 def test_analyzers_are_named_versioned_and_resolved_from_config_names():
-    assert get_analyzer("auto") is AUTO_V2 and AUTO_V2.name == "labeller-auto-v2"
-    assert get_analyzer("plain") is PLAIN_V2 and PLAIN_V2.name == "labeller-plain-v2"
+    assert get_analyzer("auto") is AUTO_V3 and AUTO_V3.name == "labeller-auto-v3"
+    assert get_analyzer("plain") is PLAIN_V3 and PLAIN_V3.name == "labeller-plain-v3"
+    assert get_analyzer("labeller-auto-v2") is AUTO_V2 and get_analyzer("labeller-plain-v2") is PLAIN_V2
     assert get_analyzer("labeller-auto-v1") is AUTO_V1 and get_analyzer("labeller-plain-v1") is PLAIN_V1
     assert all(name.rsplit("-", 1)[1].startswith("v") for name in ANALYZERS)
     with pytest.raises(InvalidInput, match="unknown analyzer 'icu'"):
@@ -135,8 +158,7 @@ def test_terms_are_the_raw_tokens_expanded_as_the_grouped_pattern_cut_them(text)
         for cjk, word in grouped.findall(unicodedata.normalize("NFKC", text).lower()):
             if word:
                 parts = analysis._PART.findall(word)
-                kept = [p for p in parts if not (p in analysis.STOP_WORDS or (len(p) == 1 and p.isascii()
-                                                                               and p.isalpha()))]
+                kept = [p for p in parts if not (p in an.stops or (len(p) == 1 and p.isascii() and p.isalpha()))]
                 expected += ([word] if len(parts) > 1 else []) + [
                     an.stem(p) if p.isascii() and p.isalpha() else p for p in kept]
             else:

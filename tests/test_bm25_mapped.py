@@ -27,7 +27,7 @@ from labeller.config import load_config
 from labeller.core import cache as cache_module
 from labeller.core.cache import DigestCache
 from labeller.core.project import Project
-from labeller.eval.analysis import AUTO_V2
+from labeller.eval.analysis import AUTO_V3
 from labeller.eval.retrievers.bm25 import (DEFAULT_FIELD_WEIGHTS, INDEX_FILE, MANIFEST, BM25Retriever, IndexFiles,
                                            build_storage, distinct_chunks, index_key, load_storage)
 
@@ -67,9 +67,9 @@ def _rankings(r: BM25Retriever) -> list[list[tuple[str, float]]]:
 def _loaded(root: Path) -> tuple[Project, IndexFiles, BM25Retriever]:
     project = _project(root)
     chunks = distinct_chunks(project.all_chunks)
-    storage, why = load_storage(_index_dir(root), index_key(project, AUTO_V2, chunks), project.cache.secret)
+    storage, why = load_storage(_index_dir(root), index_key(project, AUTO_V3, chunks), project.cache.secret)
     assert why == "loaded" and isinstance(storage, IndexFiles)
-    return project, storage, BM25Retriever(chunks, storage, AUTO_V2, dict(DEFAULT_FIELD_WEIGHTS), "loaded")
+    return project, storage, BM25Retriever(chunks, storage, AUTO_V3, dict(DEFAULT_FIELD_WEIGHTS), "loaded")
 
 
 @pytest.fixture
@@ -89,7 +89,7 @@ def test_a_loaded_index_is_mapped_not_copied_and_ranks_like_a_fresh_build(tmp_pa
     assert all(isinstance(m, (mmap.mmap, bytes)) for m in storage.files.values())
     assert any(isinstance(m, mmap.mmap) for m in storage.files.values())
     chunks = distinct_chunks(project.all_chunks)
-    fresh = BM25Retriever(chunks, build_storage(chunks, AUTO_V2), AUTO_V2, dict(DEFAULT_FIELD_WEIGHTS))
+    fresh = BM25Retriever(chunks, build_storage(chunks, AUTO_V3), AUTO_V3, dict(DEFAULT_FIELD_WEIGHTS))
     assert _rankings(cold) == _rankings(warm) == _rankings(fresh)
     # every file saved is writable by its owner only (load_storage refuses anything else)
     for path in _index_dir(root).iterdir():
@@ -104,7 +104,7 @@ def test_an_index_file_others_could_write_into_is_never_mapped(tmp_path, bits):
     victim = max((p for p in folder.iterdir() if p.name != MANIFEST), key=lambda p: p.stat().st_size)
     victim.chmod(victim.stat().st_mode | bits)  # bytes unchanged: it is who could change them that counts
     project = _project(root)
-    key = index_key(project, AUTO_V2, distinct_chunks(project.all_chunks))
+    key = index_key(project, AUTO_V3, distinct_chunks(project.all_chunks))
     assert load_storage(folder, key, project.cache.secret) == (None, "corrupt")
     r = BM25Retriever.for_project(project)
     assert r.cache_status == "built (corrupt)" and _rankings(r) == fresh
@@ -115,7 +115,7 @@ def test_an_index_file_of_another_owner_is_never_mapped(tmp_path, monkeypatch):
     root = write_project(tmp_path / "p", DOCS)
     BM25Retriever.for_project(_project(root))
     project = _project(root)
-    key = index_key(project, AUTO_V2, distinct_chunks(project.all_chunks))
+    key = index_key(project, AUTO_V3, distinct_chunks(project.all_chunks))
     assert load_storage(_index_dir(root), key, project.cache.secret)[1] == "loaded"
     monkeypatch.setattr(cache_module.os, "geteuid", lambda: os.getuid() + 1)  # as if another user owned the files
     assert load_storage(_index_dir(root), key, project.cache.secret) == (None, "corrupt")
@@ -149,7 +149,7 @@ def test_an_index_replaced_after_verification_reaches_nothing_the_retriever_read
         shutil.rmtree(folder)
     r._weighted_cache.clear()  # read every posting list again, from the storage
     assert _rankings(r) == before
-    again = BM25Retriever(distinct_chunks(project.all_chunks), storage, AUTO_V2, dict(DEFAULT_FIELD_WEIGHTS))
+    again = BM25Retriever(distinct_chunks(project.all_chunks), storage, AUTO_V3, dict(DEFAULT_FIELD_WEIGHTS))
     assert _rankings(again) == before  # the header and arrays read again from the same maps
     assert not marker.exists()
     if how != "delete_folder":  # and the next load refuses what was planted, and rebuilds

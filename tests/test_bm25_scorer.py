@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from labeller.core.chunkers import Chunk
-from labeller.eval.analysis import ANALYZERS, AUTO_V1, AUTO_V2, PLAIN_V1, PLAIN_V2
+from labeller.eval.analysis import ANALYZERS, AUTO_V1, AUTO_V2, AUTO_V3, PLAIN_V1, PLAIN_V2, PLAIN_V3
 from labeller.eval.retrievers.base import Hit
 from labeller.eval.retrievers.bm25 import DEFAULT_FIELD_WEIGHTS, FIELDS, INDEX_FILE, BM25Retriever, build_storage
 from labeller.eval.retrievers.bm25_index import MAGIC, BM25Index, NotAnIndex, write_index
@@ -39,7 +39,7 @@ weights = st.fixed_dictionaries({f: st.sampled_from([0.0, 0.25, 0.5, 1.0, 1.7]) 
     lambda w: any(w.values()))
 
 
-def retriever(rows, w=None, analyzer=AUTO_V2) -> tuple[BM25Retriever, object]:
+def retriever(rows, w=None, analyzer=AUTO_V3) -> tuple[BM25Retriever, object]:
     """labeller's retriever over the rows' chunks, and whoosh's searcher over the same chunks."""
     chunks = [chunk(i, *row) for i, row in enumerate(rows)]
     r = BM25Retriever(chunks, build_storage(chunks, analyzer), analyzer, dict(w or DEFAULT_FIELD_WEIGHTS))
@@ -93,10 +93,10 @@ def test_k1_and_b_given_to_the_retriever_score_as_whooshs_bm25f_with_them():
     """The tuning (benchmarks/bm25_tuning.py) tries k1/b on one index: they must be whoosh's, not the defaults."""
     rows = [("vpn", "laptop", " ".join(["vpn", "key"] * (1 + i) + ["days"] * (i % 3))) for i in range(9)]
     chunks = [chunk(i, *row) for i, row in enumerate(rows)]
-    storage = build_storage(chunks, AUTO_V2)
+    storage = build_storage(chunks, AUTO_V3)
     for k1, b in ((0.5, 1.0), (2.0, 0.1)):
-        r = BM25Retriever(chunks, storage, AUTO_V2, dict(DEFAULT_FIELD_WEIGHTS), k1=k1, b=b)
-        oracle = whoosh_searcher(chunks, AUTO_V2, b=b, k1=k1)
+        r = BM25Retriever(chunks, storage, AUTO_V3, dict(DEFAULT_FIELD_WEIGHTS), k1=k1, b=b)
+        oracle = whoosh_searcher(chunks, AUTO_V3, b=b, k1=k1)
         assert r.describe()["k1"] == k1 and r.describe()["b"] == b
         for term in ("vpn", "key", "day"):
             ids, scores = r.term_scores("body", term)
@@ -128,7 +128,7 @@ def test_long_fields_plain_analysis_and_cjk_equal_whooshs():
     """Field lengths past the one-byte code's exact range (whoosh quantises them) and a
     CJK-heavy corpus under both analyzers, one of them keeping runs whole."""
     rows = [("経費精算 vpn", "経費", " ".join(["vpn", "経費精算は毎月", "days"] * (1 + 37 * i))) for i in range(9)]
-    for analyzer in (AUTO_V2, PLAIN_V2, AUTO_V1, PLAIN_V1):
+    for analyzer in (AUTO_V3, PLAIN_V3, AUTO_V2, PLAIN_V2, AUTO_V1, PLAIN_V1):
         r, oracle = retriever(rows, analyzer=analyzer)
         for q in ("vpn", "経費精算は毎月", "経費 days"):
             reference = whoosh_ranking(oracle, analyzer, r.weights, q)

@@ -13,7 +13,7 @@ from labeller.core.cache import DigestCache
 from labeller.core.chunkers import chunker_spec, get_chunker
 from labeller.core.project import Project
 from labeller.errors import InvalidInput
-from labeller.eval.analysis import AUTO_V2, STEMMER_VERSION
+from labeller.eval.analysis import AUTO_V3, STEMMER_VERSION
 from labeller.eval.retrievers.bm25 import (MANIFEST, BM25Retriever, _manifest_mac, distinct_chunks, field_weights,
                                            index_key, load_storage)
 
@@ -83,7 +83,7 @@ def test_a_corrupt_cache_is_detected_and_rebuilt_never_used(tmp_path, damage):
         (folder / MANIFEST).unlink()
     project = disk_project(root)
     reason = "missing" if damage == "no_manifest" else "corrupt"
-    key = index_key(project, AUTO_V2, distinct_chunks(project.all_chunks))
+    key = index_key(project, AUTO_V3, distinct_chunks(project.all_chunks))
     assert load_storage(folder, key, project.cache.secret) == (None, reason)  # caught by the stored hashes, not by whoosh failing
     r = BM25Retriever.for_project(project)
     assert r.cache_status == f"built ({reason})"
@@ -125,7 +125,7 @@ def test_changing_the_analyzer_uses_another_index(tmp_path):
     auto = BM25Retriever.for_project(p)
     plain = BM25Retriever.for_project(p, analyzer="plain")
     assert plain.cache_status == "built (missing)"
-    assert auto.describe()["analyzer"] == "labeller-auto-v2" and plain.describe()["analyzer"] == "labeller-plain-v2"
+    assert auto.describe()["analyzer"] == "labeller-auto-v3" and plain.describe()["analyzer"] == "labeller-plain-v3"
     old = BM25Retriever.for_project(p, analyzer="labeller-auto-v1")  # the previous default: its own index
     assert old.cache_status == "built (missing)" and old.describe()["analyzer"] == "labeller-auto-v1"
     assert auto.search_hits("経費はいつ振り込まれますか", 1)
@@ -162,7 +162,7 @@ def test_score_ties_at_the_cut_are_broken_by_descending_chunk_id(make_project):
 
 
 def test_field_weights_validate_and_default():
-    assert field_weights({}) == {"heading": 0.0, "breadcrumb": 0.25, "body": 1.0}
+    assert field_weights({}) == {"heading": 0.25, "breadcrumb": 0.1, "body": 1.0}
     assert field_weights({"heading": 2})["heading"] == 2.0
     for bad in ({"title": 1}, {"body": -1}, {"body": "x"}, {"heading": 0, "breadcrumb": 0, "body": 0}):
         with pytest.raises(InvalidInput, match="field_weights"):
@@ -178,8 +178,9 @@ def test_field_weights_change_the_ranking_without_a_rebuild(make_project):
 
 
 def test_a_query_with_no_terms_retrieves_nothing(make_project):
-    r = BM25Retriever.for_project(make_project(DOCS))
-    assert r.search_hits("the and of ?", 5) == []
+    project = make_project(DOCS)
+    assert BM25Retriever.for_project(project).search_hits("? a - I !", 5) == []
+    assert BM25Retriever.for_project(project, analyzer="labeller-auto-v2").search_hits("the and of ?", 5) == []
 
 
 def test_concurrent_index_builds_do_not_delete_each_others_files(make_project):
@@ -191,8 +192,8 @@ def test_concurrent_index_builds_do_not_delete_each_others_files(make_project):
     project = make_project({f"d{i}.md": f"# T{i}\n\n" + f"word{i} text " * 200 + "\n" for i in range(60)})
     chunks = distinct_chunks(project.all_chunks)
     with ThreadPoolExecutor(4) as pool:
-        storages = list(pool.map(lambda _: build_storage(chunks, AUTO_V2), range(4)))
-    rankings = {tuple(ranking(BM25Retriever(chunks, s, AUTO_V2, field_weights()), "word7 text")) for s in storages}
+        storages = list(pool.map(lambda _: build_storage(chunks, AUTO_V3), range(4)))
+    rankings = {tuple(ranking(BM25Retriever(chunks, s, AUTO_V3, field_weights()), "word7 text")) for s in storages}
     assert len(rankings) == 1
 
 

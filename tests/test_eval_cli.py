@@ -73,7 +73,7 @@ def test_json_report_has_the_v1_schema_and_is_deterministic(tmp_path, capsys):
     assert report["schema"] == SCHEMA and report["findings"] == [] and "comparison" not in report
     fp = report["fingerprint"]
     assert {"chunker", "hit_rule", "retriever", "k", "golden_set_digest", "corpus_digest", "tool_version"} <= set(fp)
-    assert fp["retriever"]["analyzer"] == "labeller-auto-v2" and fp["k"] == [1, 5, 10, 20, 50]
+    assert fp["retriever"]["analyzer"] == "labeller-auto-v3" and fp["k"] == [1, 5, 10, 20, 50]
     for level in ("chunk", "doc"):
         for k in fp["k"]:
             for m in ("recall", "success", "all", "mrr", "ndcg"):
@@ -234,7 +234,7 @@ def test_runs_are_appended_to_the_history_and_listed(tmp_path, capsys, monkeypat
     capsys.readouterr()
     assert main(["runs", "--root", str(root), "--format", "json"]) == 0
     listed = json.loads(capsys.readouterr().out)
-    assert [r["analyzer"] for r in listed["runs"]] == ["labeller-auto-v2", "labeller-plain-v2"]
+    assert [r["analyzer"] for r in listed["runs"]] == ["labeller-auto-v3", "labeller-plain-v3"]
     assert listed["metric"] == "recall@5" and listed["runs"][0]["n"] == N
     con = duckdb.connect(str(root / ".labeller" / "runs.duckdb"))
     assert con.execute("SELECT count(*) FROM query_metrics").fetchone()[0] == 2 * N * 5 * 2

@@ -2,7 +2,7 @@
 
 One function turns text into index terms, and the index, every query and the search box
 all call it: a term only matches if both sides were cut the same way, so the analysis is
-named and versioned (``labeller-auto-v2``) and its name is part of the index cache key and
+named and versioned (``labeller-auto-v3``) and its name is part of the index cache key and
 of every eval fingerprint. Changing what it produces means a new name.
 
 - ``-v2`` chains stem with the Snowball English stemmer compiled to C (PyStemmer, ~30x
@@ -10,14 +10,21 @@ of every eval fingerprint. Changing what it produces means a new name.
   handful of words (``added`` -> ``add`` not ``ad``; ``internal``, ``interval``, ``paste``,
   ``organic``, ``universal`` are no longer cut short), so they are new names, not a silent
   change. ``-v1`` chains (whoosh's stemmer) stay selectable by their full names, so a
-  baseline recorded with one can still be reproduced; the aliases ``auto``/``plain`` name v2.
+  baseline recorded with one can still be reproduced.
+- ``-v3`` chains are v2 with English stop words kept (below); the aliases ``auto``/``plain``
+  name v3.
 
 Why each step exists:
 
 - NFKC, then lower case: full-width ``ＶＰＮ`` and half-width katakana are the same words
   as their ordinary forms, and case never decides relevance.
-- English stop words are dropped and Latin-script words are stemmed (Snowball English),
-  so "reimbursements" finds "reimbursed" and a question's "what/which/how" does not score.
+- Latin-script words are stemmed (Snowball English), so "reimbursements" finds "reimbursed".
+- ``-v3`` chains keep English stop words as terms; ``-v2`` and ``-v1`` drop them. Kept, a
+  frequent word scores almost nothing (its idf is low) yet still tells apart two passages
+  that match a question's rarer words equally, and a colloquial question ("that thing we
+  learned from the dashboard") still ranks its passages instead of matching one or none:
+  measured on five outside sets against tantivy and bm25s, dropping them cost up to 0.01 of
+  recall@5 and keeping them cost nowhere more than noise (docs/performance.md).
 - CJK runs (Han, Hiragana, Katakana, Hangul) have no spaces between words. Kept whole, a
   run is a sentence fragment that never recurs, so Japanese queries find nothing; cut into
   overlapping character bigrams (a lone character stays a unigram), they share the two-
@@ -89,31 +96,31 @@ def _snowball_english_words(words: list[str]) -> list[str]:
 STEMMER_VERSION = Stemmer.version()  # what v2's stems depend on besides this code: in the index key
 
 
-def _stemmed(part: str) -> bool:
-    """Whether a part is stemmed: ASCII letters, more than one, not a stop word."""
-    return part.isascii() and part.isalpha() and len(part) > 1 and part not in STOP_WORDS
+def _stemmed(part: str, stops: frozenset[str]) -> bool:
+    """Whether a part is stemmed: ASCII letters, more than one, not one of ``stops``."""
+    return part.isascii() and part.isalpha() and len(part) > 1 and part not in stops
 
 
 @lru_cache(maxsize=1 << 17)
-def _part_term(part: str, stem: Stem) -> str | None:
-    """One part of a word: its stem if it is ``_stemmed``, None for a stop word or a lone
+def _part_term(part: str, stem: Stem, stops: frozenset[str]) -> str | None:
+    """One part of a word: its stem if it is ``_stemmed``, None for one of ``stops`` or a lone
     ASCII letter, else itself. Cached apart from whole words: an identifier's parts are
     mostly words seen on their own, and stemming is most of the analysis's cost."""
-    if _stemmed(part):
+    if _stemmed(part, stops):
         return stem(part)
-    if part in STOP_WORDS or (len(part) == 1 and part.isascii() and part.isalpha()):
+    if part in stops or (len(part) == 1 and part.isascii() and part.isalpha()):
         return None
     return part
 
 
-def _word_terms_of(word: str, stem: Stem) -> tuple[str, ...]:
+def _word_terms_of(word: str, stem: Stem, stops: frozenset[str]) -> tuple[str, ...]:
     """A word (possibly an identifier): the identifier itself, unstemmed, then each of its
     parts' terms (``_part_term``)."""
     if word.isalnum():  # one part (``_WORD`` is ``\w`` without "_", and ``\w`` is isalnum() and "_")
-        term = _part_term(word, stem)
+        term = _part_term(word, stem, stops)
         return () if term is None else (term,)
     parts = _PART.findall(word)
-    terms = [t for t in (_part_term(p, stem) for p in parts) if t is not None]
+    terms = [t for t in (_part_term(p, stem, stops) for p in parts) if t is not None]
     return (word, *terms) if len(parts) > 1 else tuple(terms)
 
 
@@ -149,6 +156,7 @@ class Analyzer:
     summary: str
     stem: Stem = _snowball_c
     stem_words: StemWords = _snowball_c_words  # ``stem`` of each, in one call
+    stops: frozenset[str] = frozenset()  # words dropped, not indexed (v1 and v2: ``STOP_WORDS``)
 
     def terms(self, text: str) -> list[str]:
         """Index/query terms of ``text`` in text order (repeats kept: they are term frequency)."""
@@ -164,13 +172,15 @@ class Analyzer:
         keeps every distinct token itself, so the per-word memo would only hold copies)."""
         if _CJK_START.match(token):
             return tuple(_bigrams(token)) if self.cjk_bigrams else (token,)
-        return _word_terms(token, self.stem) if memo else _word_terms_of(token, self.stem)
+        if memo:
+            return _word_terms(token, self.stem, self.stops)
+        return _word_terms_of(token, self.stem, self.stops)
 
     def expand_all(self, tokens: list[str]) -> list[tuple[str, ...]]:
         """``expand(token, memo=False)`` of each token, for the index writer: the plain words
         among them (most of a corpus's distinct tokens) are stemmed in one call of the
         stemmer, not one Python call chain each."""
-        plain = [t for t in tokens if _stemmed(t)]
+        plain = [t for t in tokens if _stemmed(t, self.stops)]
         stem_of = dict(zip(plain, self.stem_words(plain))).get
         expand = self.expand
         return [(stem,) if (stem := stem_of(t)) is not None else expand(t, memo=False) for t in tokens]
@@ -180,17 +190,21 @@ class Analyzer:
         return AnalyzerTokenizer(self.name)
 
 
-AUTO_V2 = Analyzer("labeller-auto-v2", True, "lower case, English stop words, Snowball stems (PyStemmer), "
+AUTO_V3 = Analyzer("labeller-auto-v3", True, "lower case, Snowball stems (PyStemmer), stop words kept, "
                    "CJK character bigrams, identifiers kept whole and in parts")
-PLAIN_V2 = Analyzer("labeller-plain-v2", False, "as labeller-auto-v2 but each CJK run is one token "
+PLAIN_V3 = Analyzer("labeller-plain-v3", False, "as labeller-auto-v3 but each CJK run is one token "
                     "(for comparison: Japanese and Chinese queries mostly fail)")
+AUTO_V2 = Analyzer("labeller-auto-v2", True, "as labeller-auto-v3 but English stop words dropped "
+                   "(the default before v3; kept to reproduce its baselines)", stops=STOP_WORDS)
+PLAIN_V2 = Analyzer("labeller-plain-v2", False, "as labeller-auto-v2 but each CJK run is one token",
+                    stops=STOP_WORDS)
 AUTO_V1 = Analyzer("labeller-auto-v1", True, "as labeller-auto-v2 but stemmed by whoosh's pure-Python Porter2 "
                    "(the default before v2; kept to reproduce its baselines)", _snowball_english,
-                   _snowball_english_words)
+                   _snowball_english_words, STOP_WORDS)
 PLAIN_V1 = Analyzer("labeller-plain-v1", False, "as labeller-plain-v2 but stemmed by whoosh's Porter2",
-                    _snowball_english, _snowball_english_words)
-ANALYZERS = {a.name: a for a in (AUTO_V2, PLAIN_V2, AUTO_V1, PLAIN_V1)}
-ALIASES = {"auto": AUTO_V2.name, "plain": PLAIN_V2.name}
+                    _snowball_english, _snowball_english_words, STOP_WORDS)
+ANALYZERS = {a.name: a for a in (AUTO_V3, PLAIN_V3, AUTO_V2, PLAIN_V2, AUTO_V1, PLAIN_V1)}
+ALIASES = {"auto": AUTO_V3.name, "plain": PLAIN_V3.name}
 
 
 def get_analyzer(name: str) -> Analyzer:

@@ -58,13 +58,16 @@ from labeller.io import parse_json
 INDEX_FORMAT = "labeller-bm25-index-v3"  # v3: labeller's own file (bm25_index); v2 was whoosh's blocks + a sidecar
 MANIFEST = "labeller-index.json"
 MAX_MANIFEST_BYTES = 1 << 20
-# Chosen on every outside set at hand against tantivy and bm25s out of the box
-# (benchmarks/bm25_tuning.py; the table is in docs/performance.md). The heading weighs 0: it
-# is the last part of the breadcrumb already, and a short field's match outscored whole
-# paragraphs. A low b keeps short chunks from winning on length alone.
-DEFAULT_FIELD_WEIGHTS = {"heading": 0.0, "breadcrumb": 0.25, "body": 1.0}
+# Chosen on every outside set at hand against tantivy and bm25s out of the box, then checked
+# on question sets held out of the choice (benchmarks/bm25_tuning.py; the tables are in
+# docs/performance.md), with the v3 analysis (stop words kept). A high b: a long chunk that
+# shares a question's frequent words must not outrank a short one that answers it; the
+# heading and breadcrumb add a little (their words recur in every chunk of a section, so at
+# full weight they drown the body). ``[eval]`` can change all four, e.g. to reproduce a
+# baseline recorded with older defaults.
+DEFAULT_FIELD_WEIGHTS = {"heading": 0.25, "breadcrumb": 0.1, "body": 1.0}
 K1 = 0.9
-B = 0.3
+B = 0.85
 TERM_CACHE_SIZE = 200_000  # posting lists kept in memory (term, field); cleared when full
 
 
@@ -331,7 +334,7 @@ class BM25Retriever:
 
     @classmethod
     def build(cls, project: Project, analyzer: Analyzer, weights: dict[str, float], progress: Progress | None = None,
-              chunk_set: ChunkSet | None = None) -> "BM25Retriever":
+              chunk_set: ChunkSet | None = None, k1: float = K1, b: float = B) -> "BM25Retriever":
         """Load the verified cached index of this snapshot, or (re)build and cache it.
 
         A foreign chunking (``chunk_set``) is indexed the same way, its fields as
@@ -348,7 +351,7 @@ class BM25Retriever:
             storage, why = load_storage(folder, key, secret)
             if storage is not None:
                 try:
-                    return cls(chunks, storage, analyzer, weights, "loaded")
+                    return cls(chunks, storage, analyzer, weights, "loaded", k1, b)
                 except ValueError:  # verified bytes that are not an index of these chunks: rebuild, never trust
                     why = "corrupt"
             status = f"built ({why})"
@@ -359,7 +362,7 @@ class BM25Retriever:
                 storage = save_storage(folder, storage, key, secret)
             except OSError:
                 status += ", not cached: cache folder not writable"
-        return cls(chunks, storage, analyzer, weights, status)
+        return cls(chunks, storage, analyzer, weights, status, k1, b)
 
     @classmethod
     def for_project(cls, project: Project, analyzer: str | None = None, weights: dict | None = None,
@@ -368,12 +371,15 @@ class BM25Retriever:
         searches often). ``chunks``: the ``ChunkSet`` scored (None: the project's chunks)."""
         an = get_analyzer(analyzer or project.config.eval.analyzer)
         w = field_weights(project.config.eval.field_weights if weights is None else weights)
+        conf = project.config.eval
+        k1 = K1 if conf.bm25_k1 is None else conf.bm25_k1
+        b = B if conf.bm25_b is None else conf.bm25_b
         memo = _MEMO.setdefault(project, {})
         foreign = chunks if chunks is not None and chunks.foreign else None
-        key = (an.name, tuple(sorted(w.items())),
+        key = (an.name, tuple(sorted(w.items())), k1, b,
                (foreign.chunking.digest, foreign.fields) if foreign is not None else None)
         if key not in memo:
-            memo[key] = cls.build(project, an, w, progress, foreign)
+            memo[key] = cls.build(project, an, w, progress, foreign, k1, b)
         return memo[key]
 
     def describe(self) -> dict:
