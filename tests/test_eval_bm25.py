@@ -14,8 +14,8 @@ from labeller.core.chunkers import chunker_spec, get_chunker
 from labeller.core.project import Project
 from labeller.errors import InvalidInput
 from labeller.eval.analysis import AUTO_V3, STEMMER_VERSION
-from labeller.eval.retrievers.bm25 import (MANIFEST, BM25Retriever, _manifest_mac, distinct_chunks, field_weights,
-                                           index_key, load_storage)
+from labeller.eval.retrievers.bm25 import (MANIFEST, B, K1, BM25Retriever, _manifest_mac, build_storage,
+                                           distinct_chunks, field_weights, index_key, load_storage)
 
 DOCS = {
     "expenses.md": "# Expenses\n\nReimbursements are paid on the 25th with the salary.\n\n## Receipts\n\n"
@@ -167,6 +167,20 @@ def test_field_weights_validate_and_default():
     for bad in ({"title": 1}, {"body": -1}, {"body": "x"}, {"heading": 0, "breadcrumb": 0, "body": 0}):
         with pytest.raises(InvalidInput, match="field_weights"):
             field_weights(bad)
+
+
+def test_configured_k1_and_b_reach_the_retriever_and_its_fingerprint(make_project):
+    """``[eval] bm25_k1``/``bm25_b``: how a baseline recorded with other defaults is reproduced
+    (the index holds counts, so the same index serves both)."""
+    docs = {"a.md": "# A\n\nkestrel kestrel kestrel falcon owl\n", "b.md": "# B\n\nkestrel\n", "c.md": "# C\n\nowl\n"}
+    default = BM25Retriever.for_project(make_project(docs, name="default"))
+    project = make_project(docs, toml="[eval]\nbm25_k1 = 1.7\nbm25_b = 0.2\n", name="tuned")
+    tuned = BM25Retriever.for_project(project)
+    assert (default.k1, default.b) == (K1, B) and (tuned.describe()["k1"], tuned.describe()["b"]) == (1.7, 0.2)
+    chunks = distinct_chunks(project.all_chunks)
+    direct = BM25Retriever(chunks, build_storage(chunks, tuned.analyzer), tuned.analyzer, tuned.weights, k1=1.7, b=0.2)
+    scores = lambda r: [h.score for h in r.search_hits("kestrel", 2)]  # noqa: E731
+    assert scores(tuned) == scores(direct) != scores(default)
 
 
 def test_field_weights_change_the_ranking_without_a_rebuild(make_project):
