@@ -192,9 +192,11 @@ def section_title(resolver: Resolver, span: Place) -> str | None:
 WORK_BUDGET = 30_000_000
 # A build's units for the nearest passages of all its quotes not found (the alignment units
 # above, and a character per character the pre-filter reads): past them, the later quotes
-# are reported without (``NEAREST_SPENT``). Ten quotes at the per-quote bound; a count, so
-# the same quotes get help on every machine.
-BUILD_NEAREST_BUDGET = 10 * WORK_BUDGET
+# are reported without (``NEAREST_SPENT``). Three quotes at the per-quote bound; a short
+# quote on a 1 MB corpus costs ~1 M units (measured 0.14 s: the scan and the whitespace
+# normalisation of every chunk), so about 90 such quotes, 13 s. A count, so the same quotes
+# get help on every machine.
+BUILD_NEAREST_BUDGET = 3 * WORK_BUDGET
 GRAM_WORDS = 3  # words per n-gram of the pre-filter, at most
 GRAM_CHARS = 4  # characters per n-gram of its last level
 MAX_PREFILTER_HITS = 200_000  # n-gram matches read by the pre-filter, at most
