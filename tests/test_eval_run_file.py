@@ -264,3 +264,23 @@ def test_rows_of_queries_outside_the_golden_set_are_not_kept(make_project, tmp_p
     path.write_text(f"{golden} Q0 {good} 1 2.0 t\nstranger Q0 {good} 1 2.0 t\n")
     r = RunFileRetriever.for_project(project, path)
     assert golden in r.run and "stranger" not in r.run and r.retrieve(golden, "", 5) == [Hit(good, 2.0)]
+
+
+@pytest.mark.parametrize("block", [1, 16, BLOCK_BYTES])
+def test_a_run_of_too_many_distinct_tags_is_refused_at_the_first_one_too_many(tmp_path, monkeypatch, block):
+    """Every tag is kept (the report's fingerprint lists them): a run of a new tag a line is
+    refused on the line of the first tag past MAX_TAGS, in any block; a repeat before it wins."""
+    monkeypatch.setattr(run_file, "BLOCK_BYTES", block)
+    monkeypatch.setattr(run_file, "MAX_TAGS", 3)
+    path = tmp_path / "x.run"
+    lines = [f"q1 Q0 d{i} 1 1 {'t' if i % 2 else f't{i}'}\n" for i in range(12)]  # t0, t, t2, t, t4, ...
+    path.write_text("".join(lines))
+    with pytest.raises(InvalidInput, match="more than 3 distinct tags.*'t4' is one too many") as exc:
+        read_run(path)
+    assert exc.value.line == 5 and exc.value.path == str(path)
+    path.write_text("".join(lines[:3] + [lines[0]] + lines[3:]))  # line 4 repeats d0 for q1
+    with pytest.raises(InvalidInput, match="appears twice") as exc:
+        read_run(path)
+    assert exc.value.line == 4
+    path.write_text("".join(lines[:4]))
+    assert read_run(path).tags == {"t0", "t", "t2"}

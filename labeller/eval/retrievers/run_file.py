@@ -31,6 +31,9 @@ BLOCK_BYTES = 1024 * 1024  # a run file is read, decoded and parsed this many by
 # NUL, and the line breaks for ``splitlines`` and whitespace for ``split`` besides space, tab,
 # CR and LF (ASCII only: non-ASCII text is not taken by columns at all).
 _SUBTLE = "\x00\x0b\x0c\x1c\x1d\x1e\x1f"
+# Distinct tags a run may have: the tag names the system that made the run, and every one is
+# kept for the report's fingerprint (a hostile run of a new tag a line would list millions).
+MAX_TAGS = 100
 UNKNOWN_COUNTED = 1000  # distinct unknown docids a refusal counts; past it, "more than" (a hostile run has millions)
 
 
@@ -165,7 +168,10 @@ class _RunParser:
             if not np.isfinite(scores).all():
                 return False
             lines = (line_of[0::6] + (self.lineno + 1)).astype(np.uint32)
-            self.tags.update(t.decode("ascii") for t in np.unique(tcol).tolist())
+            tags = {t.decode("ascii") for t in np.unique(tcol).tolist()}
+            if len(self.tags | tags) > MAX_TAGS:
+                return False  # the line reader finds the line of the first tag too many
+            self.tags |= tags
             kept = self._kept_columns(qcol, dcol, lines)
             if kept is not None:
                 qcol, dcol, scores, lines = qcol[kept], dcol[kept], scores[kept], lines[kept]
@@ -223,7 +229,11 @@ class _RunParser:
                 self._refuse(f"rank {rank!r} must be an integer and score {score!r} a number", lineno)
             if not math.isfinite(value):
                 self._refuse(f"score {score!r} is not a finite number", lineno)
-            tags.add(tag)
+            if tag not in tags:
+                if len(tags) == MAX_TAGS:
+                    self._refuse(f"more than {MAX_TAGS} distinct tags (the last column, the run's name): "
+                                 f"{tag!r} is one too many", lineno)
+                tags.add(tag)
             if self.known_docids is not None and docid not in self.known_docids:
                 self._note_unknown(docid, lineno)
                 continue
