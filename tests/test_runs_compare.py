@@ -116,6 +116,10 @@ def test_markdown_is_the_eval_markdown_delta_table(tmp_path, capsys):
     mdd = report["comparison"]["mdd"]
     assert markdown_cell(f"{mdd['value']:.3f} over {mdd['n']} paired queries") in md
     assert compared(root, capsys, fmt="markdown")[0] == md
+    before_sub, _ = cli(capsys, "runs", "--root", str(root), "--format", "markdown", "compare", "latest~1", "latest")
+    assert before_sub == md  # given before `compare`, Markdown too
+    _, err = cli(capsys, "runs", "--root", str(root), "--format", "markdown", expect=2)
+    assert "runs compare" in err  # the listing has no Markdown
 
 
 def test_text_shows_each_delta_and_the_mdd(tmp_path, capsys, monkeypatch):

@@ -15,7 +15,7 @@ import re
 from rich.table import Table
 from rich.text import Text
 
-from labeller.commands.common import add_format_option, add_root_options, config_from, console
+from labeller.commands.common import add_format_option, add_root_options, config_from, console, refuse_action_format
 from labeller.commands.eval_markdown import DELTA_HEADER, delta_tables, moved_queries
 from labeller.diagnostics import markdown_cell
 from labeller.core.outputs import check_output
@@ -40,7 +40,7 @@ def register(sub) -> None:
     p.add_argument("--metric", help="metric to show, e.g. recall@5, mrr@10 (default: recall at the shipped k)")
     p.add_argument("--level", choices=LEVELS, default="chunk", help="chunk or doc level (default chunk)")
     p.add_argument("--limit", type=int, default=20, help="how many of the latest runs (default 20)")
-    add_format_option(p)
+    add_format_option(p, "markdown")  # markdown: `compare`'s, here so it may come before `compare`
     p.set_defaults(func=run)
     actions = p.add_subparsers(dest="action", metavar="compare")
     c = actions.add_parser("compare", help="compare two recorded runs: paired deltas with intervals and verdicts",
@@ -58,6 +58,7 @@ def register(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    refuse_action_format(args, "runs compare", "markdown")
     cfg = config_from(args)
     metric = args.metric or f"recall@{cfg.eval.shipped_k}"
     families = FAMILIES.names()
