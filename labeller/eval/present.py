@@ -134,6 +134,28 @@ class BreakdownRow:
 
 
 @dataclass(frozen=True)
+class MovedRow:
+    """One query whose gate metric changed: its id, before, after and the difference."""
+
+    query_id: str
+    before: str
+    after: str
+    delta: str
+
+
+MOVED_HEADER = ("id", "before", "after", "Δ")
+
+
+def moved_rows(c: Comparison) -> list[MovedRow]:
+    """The queries whose gate metric moved, in ``comparison.changed_queries``' order (most lost
+    first, then by id): the rows ``eval --baseline --format markdown`` and ``runs compare``'s
+    text and Markdown list (none: an empty list)."""
+    moved = (c.model_extra or {}).get("changed_queries") or []
+    return [MovedRow(m["query_id"], number(m["baseline"]), number(m["current"]), signed(m["current"] - m["baseline"]))
+            for m in moved]
+
+
+@dataclass(frozen=True)
 class DeltaRow:
     name: str
     baseline: str
