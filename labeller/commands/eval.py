@@ -134,9 +134,9 @@ def run(args: argparse.Namespace) -> int:
             err.print(f"[yellow]warning:[/] {len(absent)} golden quer{'y has' if one else 'ies have'} no rows in "
                       f"the run file and score{'s' if one else ''} as misses (negatives: as drawing nothing): "
                       f"{safe_line(listing(absent, 'queries', 10))}", soft_wrap=True)
-    judged = next((d for d in report["diagnostics"] if d["check"] == "judged"), None)
-    if judged is not None and judged["status"] == "warn" and args.format != "json":  # JSON: in diagnostics
-        err.print(f"[yellow]warning:[/] {safe_line(judged['reading'])}", soft_wrap=True)
+    for judged in (d for d in report["diagnostics"] if d["check"] in ("judged", "judged_breakdowns")):
+        if judged["status"] == "warn" and args.format != "json":  # JSON: in diagnostics
+            err.print(f"[yellow]warning:[/] {safe_line(judged['reading'])}", soft_wrap=True)
     warning = format_warning(report["findings"], k=report["config"]["retrieved_depth"], one_line=args.format == "json")
     if warning:
         print(warning, file=sys.stderr)
@@ -261,7 +261,7 @@ def print_report(result: EvalResult) -> None:
     d.add_column("reading")
     colour = {"ok": "green", "warn": "yellow", "fail": "bold red", "n/a": "dim"}
     for diag in rep.diagnostics:
-        d.add_row(diag.check, Text(diag.status, style=colour[diag.status]), diag.reading)
+        d.add_row(diag.check, Text(diag.status, style=colour[diag.status]), safe_line(diag.reading))  # tag names
     out.print(d)
     misses = view.misses()
     if misses:

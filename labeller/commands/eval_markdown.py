@@ -41,6 +41,9 @@ def eval_markdown(report: EvalReport) -> str:
                      power_sentence(report.power) if report.power is not None else None):
         if sentence is not None:  # a blank line first: a line right after a table would be one of its rows
             lines += ["", markdown_cell(sentence)]
+    for d in report.diagnostics:  # with judgments: the split, tag and hop groups under the judged floor
+        if d.check == "judged_breakdowns" and d.status == "warn":
+            lines += ["", f"**warning**: {markdown_cell(d.reading, 1000)}"]
     misses = view.misses()
     lines += ["", f"**misses at k = {k}**: {len(misses)} of {cfg.records.scored} scored queries", ""]
     if misses:

@@ -217,9 +217,13 @@ class ReportView:
 
     def breakdown_rows(self) -> tuple[list[str], list[BreakdownRow], int]:
         """Column names, one row per split, hop and tag, and how many tags were left out:
-        with many tags only the weakest are listed, they are the ones to read."""
+        with many tags only the weakest are listed, they are the ones to read. ``judged@k`` at
+        the shipped k is a column when the groups have it (a run with judgments)."""
         deepest = max(self.ks)
         names = [f"recall@{self.shipped}", f"success@{self.shipped}", f"mrr@{deepest}"]
+        every = [agg for by in self.report.breakdowns.values() for agg in by.values()]
+        if every and all(f"judged@{self.shipped}" in agg.chunk for agg in every):
+            names.append(f"judged@{self.shipped}")
         rows, hidden = [], 0
         for kind, groups in self.report.breakdowns.items():
             items: list[tuple[str, Aggregate]] = list(groups.items())
