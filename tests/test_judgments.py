@@ -378,6 +378,19 @@ def test_each_breakdown_group_has_judged_at_k_and_the_floor(judged_set, tmp_path
     assert main(["eval", "--root", str(root), "--no-history", "--k", "1,5,10", "--format", "markdown"]) == 0
     assert markdown_cell(f"{len(low)} of {len(members)} split, tag and hop groups") in capsys.readouterr().out
 
+    # A tag is the repository's text: given to the least-judged query, it leads the reading, and
+    # the diagnostics table prints it as text, not as Rich markup or a terminal escape.
+    worst = min(report["queries"], key=lambda q: (q["chunk"][f"judged@{shipped}"], q["query_id"]))["query_id"]
+    path = root / "golden" / "questions.jsonl"
+    path.write_text("".join((json.dumps({**rec, "tags": [*rec.get("tags", []), "[b]\x1b"]}, ensure_ascii=False)
+                             if (rec := json.loads(line))["id"] == worst else line) + "\n"
+                            if line.startswith("{") else line + "\n"
+                            for line in path.read_text(encoding="utf-8").splitlines()), encoding="utf-8")
+    assert main(["eval", "--root", str(root), "--no-history", "--k", "1,5,10"]) == 0
+    out = capsys.readouterr()
+    row = next(line for line in out.out.splitlines() if "judged_breakdowns" in line)
+    assert "(tag [b]" in row and "\x1b" not in out.out + out.err
+
     plain = judged_set["before"].report  # no judgments: no judged@k per group, no group check
     assert not any(name.startswith("judged@") for groups in plain["breakdowns"].values() for agg in groups.values()
                    for name in agg["chunk"])
