@@ -132,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
     if args.html:
         write_html_report(args.html, result, project)
     if args.format == "json":  # stdout is the document alone, its warnings inside: stderr is for errors
-        sys.stdout.write(render(report))  # the judged warning is in its diagnostics
+        sys.stdout.write(render(report))  # the judged warnings are in its diagnostics
         return gate(report, args.fail_on_regression)
     if args.format == "markdown":
         print(eval_markdown(result.model))
@@ -141,9 +141,9 @@ def run(args: argparse.Namespace) -> int:
     err = console(stderr=True)
     if absent:
         err.print(f"[yellow]warning:[/] {safe_line(absent)}", soft_wrap=True)
-    judged = next((d for d in report["diagnostics"] if d["check"] == "judged"), None)
-    if judged is not None and judged["status"] == "warn":
-        err.print(f"[yellow]warning:[/] {safe_line(judged['reading'])}", soft_wrap=True)
+    for judged in (d for d in report["diagnostics"] if d["check"] in ("judged", "judged_breakdowns")):
+        if judged["status"] == "warn":  # under --format json: in its diagnostics only
+            err.print(f"[yellow]warning:[/] {safe_line(judged['reading'])}", soft_wrap=True)
     warning = format_warning(report["findings"], k=report["config"]["retrieved_depth"])
     if warning:
         print(warning, file=sys.stderr)
@@ -275,7 +275,7 @@ def print_report(result: EvalResult) -> None:
     d.add_column("reading")
     colour = {"ok": "green", "warn": "yellow", "fail": "bold red", "n/a": "dim"}
     for diag in rep.diagnostics:
-        d.add_row(diag.check, Text(diag.status, style=colour[diag.status]), diag.reading)
+        d.add_row(diag.check, Text(diag.status, style=colour[diag.status]), safe_line(diag.reading))  # tag names
     out.print(d)
     misses = view.misses()
     if misses:
