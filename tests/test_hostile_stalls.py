@@ -295,3 +295,5 @@ def test_suggestions_for_quotes_not_found_stop_at_the_builds_budget(tmp_path, mo
     err = capsys.readouterr().err
     assert err.count("budget for suggestions was reached") == 1 and "5 later quote(s)" in err
     assert err.count("nearest passage ") == 3 and err.count("not_found record") == 8
+    assert main(["build", "--check", "--root", str(root), "--format", "markdown"]) == 1  # the pull-request comment
+    assert capsys.readouterr().out.count("budget for suggestions was reached: 5 later quote(s)") == 1

@@ -8,7 +8,7 @@ from labeller.commands.common import console
 from labeller.core.build import BuildResult
 from labeller.core.project import Project
 from labeller.core.resolve import Refusal
-from labeller.core.suggest import NEAREST_SPENT
+from labeller.core.suggest import without_nearest
 from labeller.core.vocab import RefusalKind
 from labeller.diagnostics import print_bounded, safe_short
 from labeller.display import json_dumps
@@ -21,7 +21,7 @@ def report_refusals(project: Project, result: BuildResult, fmt: str, what: str, 
                     summary: dict | None = None, extra: dict | None = None) -> int:
     """Print a refused build's errors (JSON or text) and return its exit code; ``extra`` is
     more of the JSON report (the build's warnings)."""
-    unhelped = sum(NEAREST_SPENT in r.message for r in result.refusals)
+    unhelped = without_nearest(result.refusals)
     if fmt == "json":
         report = {"ok": False, "errors": [r.as_json() for r in result.refusals]} | (extra or {})
         if summary is not None:

@@ -90,6 +90,12 @@ MAX_HELPED_QUOTE = 2000
 NEAREST_SPENT = "no nearest passages offered: the build's budget for suggestions is spent"
 
 
+def without_nearest(refusals: list[Refusal]) -> int:
+    """How many refusals the build's budget left without nearest passages (``NEAREST_SPENT``):
+    what its reports say in one line."""
+    return sum(NEAREST_SPENT in r.message for r in refusals)
+
+
 def suggest(resolver: Resolver, refusal: Refusal, budget: WorkBudget | None = None) -> Refusal:
     """The refusal with its help filled in: nearest passages for a quote not found (or, for
     a quote that occurs but never in its context, each occurrence with the context that
