@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Callable
 
+from rich.console import Group
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -27,7 +28,7 @@ from labeller.app.session.review import (ReviewSession, checked_reviewer, login_
                                          reviewer_from_environment)
 from labeller.app.widgets.key_bar import KeyBar
 from labeller.app.widgets.markup import visible_line
-from labeller.app.widgets.record_view import STATUS_STYLE, plain, record_view
+from labeller.app.widgets.record_view import STATUS_STYLE, plain, record_summary, record_view
 from labeller.core.build import resolve_record
 from labeller.core.models import Question
 from labeller.core.project import Project
@@ -92,12 +93,7 @@ class ReviewScreen(RecordPager):
             self.query_one("#rv-head", Static).update(head)
             body.update("")
             return
-        status = model.status(q)
-        head.append(STATUS_LABELS[status], style=STATUS_STYLE[status])
-        latest = model.latest(rid)
-        if latest is not None:
-            head.append_text(plain(f"  (last: {latest.decision} by {latest.reviewer} at {latest.timestamp}"
-                                   + (f": {latest.comment}" if latest.comment else "") + ")", "dim"))
+        head.append_text(self.status_line(q))
         head.append_text(plain(f"\nreviewer {model.reviewer}", "dim"))
         if model.load_error:
             head.append_text(plain(f"\n{model.load_error}", "bold red"))
@@ -108,6 +104,17 @@ class ReviewScreen(RecordPager):
         self.query_one("#rv-head", Static).update(head)
         body.update(record_view(model.project, q, resolve_record(model.project, q)))
         self.query_one("#rv-body", VerticalScroll).scroll_home(animate=False)
+
+    def status_line(self, q: Question) -> Text:
+        """The record's review status and the last decision on it (with its comment)."""
+        model = self.session
+        status = model.status(q)
+        line = Text(STATUS_LABELS[status], style=STATUS_STYLE[status])
+        latest = model.latest(q.id)
+        if latest is not None:
+            line.append_text(plain(f"  (last: {latest.decision} by {latest.reviewer} at {latest.timestamp}"
+                                   + (f": {latest.comment}" if latest.comment else "") + ")", "dim"))
+        return line
 
     def _decide(self, decision: str, comment: str = "") -> None:
         try:
@@ -146,7 +153,11 @@ class ReviewScreen(RecordPager):
         def save(edited: Question) -> None:
             self.session.save_edit(q, edited)
 
-        self.app.push_screen(RecordEditor(f"Edit record {q.id}", q.as_json(), q.id, save),
+        status = Text(f"review {self.index + 1}/{len(self.record_ids)}  ", style="bold")
+        status.append_text(self.status_line(q))
+        status.end = "\n"  # a line of its own above the query
+        self.app.push_screen(RecordEditor(f"Edit record {q.id}", q.as_json(), q.id, save,
+                                          context=Group(status, record_summary(q))),
                              self._reload_if_edited)
 
     def _reload_if_edited(self, edited: Question | None) -> None:
