@@ -86,14 +86,18 @@ def hanging(lines: list[str], first: int, column: int, stop) -> list[str]:
     return out
 
 
-@pytest.mark.parametrize("width", WIDTHS)
-@run_async
-async def test_a_long_query_and_quote_wrap_under_their_first_column(tmp_path, width):
-    root = tmp_path / "p"
+def long_record_project(root) -> Project:
+    """One record whose query and quoted document line each wrap at 140 columns."""
     make_project(root, [{"id": "q1", "query": LONG_QUERY, "expected_answer": "Twenty-four hours.",
                          "locators": [{"doc": "long.md", "quote": QUOTE}]}])
     (root / "corpus" / "long.md").write_text(f"# Rotation\n\n{LONG_LINE}\n", encoding="utf-8")
-    project = Project(load_config(root))
+    return Project(load_config(root))
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@run_async
+async def test_a_long_query_and_quote_wrap_under_their_first_column(tmp_path, width):
+    project = long_record_project(tmp_path / "p")
     app = ScreenApp(lambda: ReviewScreen(project, ["q1"], "ann"))
     async with app.run_test(size=(width, 30)) as pilot:
         await settle(pilot)

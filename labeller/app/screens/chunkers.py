@@ -45,9 +45,9 @@ class ChunkersView(VerticalScroll):
 
     DEFAULT_CSS = """
     ChunkersView { height: 1fr; }
-    #chunkers-bar { height: 10; }
+    #chunkers-bar { height: auto; }
     #chunkers-choice { width: 1fr; height: 10; }
-    #chunkers-side { width: 1fr; height: 10; padding: 0 1; }
+    #chunkers-side { width: 1fr; height: auto; padding: 0 1; }
     #chunkers-progress { height: 1; margin-top: 1; }
     #chunkers-status { height: auto; }
     #chunkers-middle { height: 20; }
