@@ -7,7 +7,8 @@ of the comparison with Right (the table is wider than the terminal and scrolls s
 from __future__ import annotations
 
 import pytest
-from textual.widgets import SelectionList
+from rich.cells import cell_len
+from textual.widgets import DataTable, SelectionList
 
 from helpers_app import assert_focus_on_screen, make_app, on_screen, run_async, settle, write_small_project
 from labeller.app.screens.chunkers import ChunkersView
@@ -67,6 +68,8 @@ async def test_the_chunkers_tab_is_compared_and_read_keyboard_only(tmp_path, siz
         await settle(pilot)
         specs = view.chosen()
         assert len(specs) == TICKED
+        for table in view.query(DataTable):  # empty before a comparison: a box with its title whole
+            assert cell_len(str(table.border_title)) + 6 <= table.outer_size.width, table.border_title
         await tab_to(pilot, lambda w: w.id == "chunkers-run")
         await pilot.press("enter")
         await settle(pilot)
