@@ -93,17 +93,22 @@ async def test_the_chunkers_tab_is_compared_and_read_keyboard_only(tmp_path, siz
         table = screen.focused
         assert len(await every_row(pilot, table)) == table.row_count
         assert table.max_scroll_x > 0, "the table fits: nothing to scroll to"
-        headers = []
-        step = 8  # columns scrolled between looks: less than the window's width minus the widest column
-        assert max(column.get_render_width(table) for column in table.columns.values()) + step < table.size.width
+        columns = [column.get_render_width(table) for column in table.columns.values()]
+        window = table.scrollable_content_region.width - columns[0]  # the labels stay: a fixed column
+        step = window - max(columns[1:])  # columns scrolled between looks: each is whole at one of them
+        assert step > 0, (window, columns)
+        seen = []
         for _ in range(table.virtual_size.width):  # Right until the last column is in view
-            headers.append(shown_lines(table)[0])
+            lines = shown_lines(table)
+            seen.append(lines)
             if table.scroll_x >= table.max_scroll_x:
                 break
             await pilot.press(*["right"] * step)
         assert table.scroll_x >= table.max_scroll_x and on_screen(table)
         for i, spec in enumerate(specs, 1):
-            assert any(f"{i} {spec}" in line for line in headers), f"column {i} {spec} never shown whole"
+            assert any(f"{i} {spec}" in lines[0] for lines in seen), f"column {i} {spec} never shown whole"
+        label = str(table.get_row_at(table.cursor_row)[0])  # the row's label stays beside the last column
+        assert any(line.lstrip().startswith(label) for line in seen[-1]), seen[-1]
 
         await tab_to(pilot, lambda w: w.id == "chunkers-queries")
         queries = screen.focused

@@ -81,7 +81,7 @@ class ChunkersView(VerticalScroll):
                 yield Static("choose two or more chunkings (the first ticked is the baseline) and press Compare",
                              id="chunkers-status")
         with Horizontal(id="chunkers-middle"):
-            yield Table(id="chunkers-table", zebra_stripes=True, cursor_type="row")
+            yield Table(id="chunkers-table", zebra_stripes=True, cursor_type="row", fixed_columns=1)
             yield PlotextPlot(id="chunkers-plot")
         yield Static("", id="chunkers-verdict")
         yield Static("", id="chunkers-note")
