@@ -74,6 +74,32 @@ async def test_the_record_editor_shows_what_it_edits_with_its_keys(tmp_path, siz
         assert on_screen(editor.query_one(KeyBar))
 
 
+@run_async
+async def test_the_editor_context_is_one_line_a_row_whatever_the_record(tmp_path):
+    """A long query and more locators than the summary lists: each row one line (cut with an
+    ellipsis, the JSON below holds every word), the locators past the limit counted."""
+    from labeller.app.widgets.record_view import SUMMARY_LOCATORS
+
+    quotes = ["every ninety days", "nightly at 02:00", "30 days", "Restores are tested monthly",
+              "snapshots are taken hourly"]
+    project = make_project(tmp_path / "p", [{"id": "q1", "query": LONG_QUERY, "expected_answer": "",
+                                             "locators": [{"doc": "ops.md", "quote": q} for q in quotes]}])
+    app = ScreenApp(lambda: ReviewScreen(project, ["q1"], "ann"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("e")
+        await settle(pilot)
+        editor = app.screen
+        context = editor.query_one("#ed-context")
+        lines = [line.rstrip() for line in lines_of(context) if line.strip() and not line.strip().startswith("─")]
+        assert [line.split()[0] for line in lines] == ["status", "query", *["quote"] * SUMMARY_LOCATORS, "…"]
+        assert lines[1].endswith("…") and LONG_QUERY.startswith(lines[1].split(None, 1)[1][:-1])
+        assert lines[-1].split() == ["…", "and", str(len(quotes) - SUMMARY_LOCATORS), "more", "locators"]
+        assert on_screen(context) and on_screen(editor.query_one(KeyBar))
+        assert_focus_on_screen(app, "ed-text")
+        assert editor.query_one("#ed-text").region.height > context.region.height
+
+
 def hanging(lines: list[str], first: int, column: int, stop) -> list[str]:
     """The lines that continue line ``first`` (until ``stop`` matches one), each checked to
     start at ``column``: blank before it, text from it."""

@@ -70,15 +70,15 @@ class RecordEditor(ModalScreen[Question | None]):
     quotes), drawn above the JSON: the editor covers the screen it was opened from at 80×24,
     and the JSON alone, scrolled to the line being edited, no longer says which question and
     quote it is. The editor takes the whole terminal up to a comfortable size (a 90% box
-    left 21 of 24 rows and wrapped the JSON at 72 columns); the context takes at most a
-    quarter of it, the JSON the rest.
+    left 21 of 24 rows and wrapped the JSON at 72 columns); the context is a few lines of a
+    fixed count (``record_summary``: one line each), the JSON the rest.
     """
 
     DEFAULT_CSS = """
     RecordEditor { align: center middle; }
     RecordEditor > Vertical { width: 100%; max-width: 130; height: 100%; max-height: 44;
                               border: thick $accent; background: $surface; padding: 0 1; }
-    RecordEditor #ed-context { height: auto; max-height: 25%; overflow: hidden; border-bottom: solid $panel; }
+    RecordEditor #ed-context { height: auto; border-bottom: solid $panel; }
     RecordEditor #ed-text { height: 1fr; min-height: 5; }
     RecordEditor #ed-error { color: $error; height: auto; max-height: 5; }
     """

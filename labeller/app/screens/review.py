@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from typing import Callable
 
-from rich.console import Group
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -93,7 +92,12 @@ class ReviewScreen(RecordPager):
             self.query_one("#rv-head", Static).update(head)
             body.update("")
             return
-        head.append_text(self.status_line(q))
+        status = model.status(q)
+        head.append(STATUS_LABELS[status], style=STATUS_STYLE[status])
+        latest = model.latest(rid)
+        if latest is not None:
+            head.append_text(plain(f"  (last: {latest.decision} by {latest.reviewer} at {latest.timestamp}"
+                                   + (f": {latest.comment}" if latest.comment else "") + ")", "dim"))
         head.append_text(plain(f"\nreviewer {model.reviewer}", "dim"))
         if model.load_error:
             head.append_text(plain(f"\n{model.load_error}", "bold red"))
@@ -104,17 +108,6 @@ class ReviewScreen(RecordPager):
         self.query_one("#rv-head", Static).update(head)
         body.update(record_view(model.project, q, resolve_record(model.project, q)))
         self.query_one("#rv-body", VerticalScroll).scroll_home(animate=False)
-
-    def status_line(self, q: Question) -> Text:
-        """The record's review status and the last decision on it (with its comment)."""
-        model = self.session
-        status = model.status(q)
-        line = Text(STATUS_LABELS[status], style=STATUS_STYLE[status])
-        latest = model.latest(q.id)
-        if latest is not None:
-            line.append_text(plain(f"  (last: {latest.decision} by {latest.reviewer} at {latest.timestamp}"
-                                   + (f": {latest.comment}" if latest.comment else "") + ")", "dim"))
-        return line
 
     def _decide(self, decision: str, comment: str = "") -> None:
         try:
@@ -153,11 +146,15 @@ class ReviewScreen(RecordPager):
         def save(edited: Question) -> None:
             self.session.save_edit(q, edited)
 
-        status = Text(f"review {self.index + 1}/{len(self.record_ids)}  ", style="bold")
-        status.append_text(self.status_line(q))
-        status.end = "\n"  # a line of its own above the query
+        status = self.session.status(q)
+        rows = [("status", Text(f"review {self.index + 1}/{len(self.record_ids)} · ")
+                 + Text(STATUS_LABELS[status], style=STATUS_STYLE[status]))]
+        latest = self.session.latest(q.id)
+        if latest is not None:
+            rows.append(("last", plain(f"{latest.decision} by {latest.reviewer}"
+                                             + (f": {latest.comment}" if latest.comment else ""))))
         self.app.push_screen(RecordEditor(f"Edit record {q.id}", q.as_json(), q.id, save,
-                                          context=Group(status, record_summary(q))),
+                                          context=record_summary(q, rows)),
                              self._reload_if_edited)
 
     def _reload_if_edited(self, edited: Question | None) -> None:

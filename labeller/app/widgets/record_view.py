@@ -43,16 +43,17 @@ def _marker_line(doc, pos: int) -> int:
     return line if doc.line_starts[line] == pos else line + 1
 
 
-def labelled(rows: Iterable[tuple[Text, Text]], gap: int = 2) -> Table:
+def labelled(rows: Iterable[tuple[Text, Text]], gap: int = 2, *, wrap: bool = True) -> Table:
     """Each value beside its label, its wrapped lines hanging under the value's first column
     (a Rich grid: a label column that never wraps, a value column that wraps and folds a
     word too long for it). A long query or quote wrapped back to column 0 ran into the
-    labels below it; under its own first column it reads as one field at any width."""
+    labels below it; under its own first column it reads as one field at any width.
+    ``wrap=False``: each value on its one line, cut with an ellipsis (a summary of a fixed height)."""
     grid = Table.grid(padding=(0, gap))
     grid.add_column(no_wrap=True)
     grid.add_column(overflow="fold")
     for label, value in rows:
-        grid.add_row(label, value)
+        grid.add_row(label, value if wrap else Text.assemble(value, no_wrap=True, overflow="ellipsis"))
     return grid
 
 
@@ -166,14 +167,20 @@ def facts_view(q: Question) -> Group:
                            (Text("expected", style="bold"), plain(q.expected_answer or "(none)"))]), facts)
 
 
-def record_summary(q: Question) -> Table:
-    """The record's query and each label's locator (its quote, section or document), one
-    under the other: what an editor of the record's JSON keeps in view."""
-    rows = [(Text("query", style="bold"), plain(q.query, "bold"))]
-    rows += [(Text(loc.kind, style="bold"), plain(loc.describe())) for loc in q.locators]
+SUMMARY_LOCATORS = 3  # locators a summary lists; the rest are counted
+
+
+def record_summary(q: Question, head: Iterable[tuple[str, Text]] = ()) -> Table:
+    """``head`` rows (a review's status), the record's query and its locators (quote, section or
+    document), one line each: what an editor of the record's JSON keeps in view, at most
+    ``SUMMARY_LOCATORS`` + 3 lines whatever the record (the JSON below holds every word)."""
+    rows = [*head, ("query", plain(q.query, "bold"))]
+    rows += [(loc.kind, plain(loc.describe())) for loc in q.locators[:SUMMARY_LOCATORS]]
+    if len(q.locators) > SUMMARY_LOCATORS:
+        rows.append(("", Text(f"… and {len(q.locators) - SUMMARY_LOCATORS} more locators", style="dim")))
     if not q.locators:
-        rows.append((Text("labels", style="bold"), Text("none" + (" (unanswerable)" if q.unanswerable else ""))))
-    return labelled(rows)
+        rows.append(("labels", Text("none" + (" (unanswerable)" if q.unanswerable else ""))))
+    return labelled([(Text(label, style="bold"), value) for label, value in rows], wrap=False)
 
 
 def record_view(project: Project, q: Question, result: RecordResult, *, show_labels: bool = True) -> Group:
