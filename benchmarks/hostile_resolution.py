@@ -6,7 +6,9 @@ document, the questions file at two or three sizes up to the default 1 MiB bound
 - ``prefix``: records of a 3-word quote with a 4,000-word prefix (once 95 s for one record:
   the context was compared character by character at every occurrence);
 - ``short``: records of 64 ambiguous two-letter quotes (1 MiB once took 1,313 s and 1.3 GB);
-- ``long``: one ambiguous quote of 60 % of the file, 600 KB at 1 MiB (once over 120 s and 19 MB printed).
+- ``long``: one ambiguous quote of 60 % of the file, 600 KB at 1 MiB (once over 120 s and 19 MB printed);
+- ``notfound``: records of 64 quotes not found (``alpha gamma`` and a random word), each once
+  given nearest passages from a scan of every chunk, with no bound per build.
 
 Each size reports wall time and peak memory; the exponent between the smallest and the
 largest size (``log(t2 / t1) / log(s2 / s1)``) is about 1 when the growth is linear, 2 when
@@ -40,6 +42,8 @@ def locators(shape: str, rng: random.Random, size: int) -> list[dict]:
         return [{"quote": "alpha beta gamma", "prefix": UNIT * 1333}]
     if shape == "short":
         return [{"quote": rng.choice(PAIRS)} for _ in range(64)]
+    if shape == "notfound":
+        return [{"quote": f"alpha gamma {rng.getrandbits(32):x}"} for _ in range(64)]
     return [{"quote": (UNIT * (size * 6 // 10 // len(UNIT))).strip()}]  # 600 KB in a 1 MiB file
 
 
@@ -68,7 +72,7 @@ def measure(bench) -> None:
     """Add the figures to a ``run.Bench``: per shape and size, time and peak memory, then
     the exponents of both across the sizes."""
     sizes = SMOKE_SIZES if bench.smoke else SIZES
-    for shape in ("prefix", "short", "long"):
+    for shape in ("prefix", "short", "long", "notfound"):
         times, peaks = {}, {}
         for size in sizes:
             root = bench.root.parent / f"hostile-resolution-{shape}-{size}"

@@ -1,8 +1,8 @@
 """Pictures at 80×24, the first-class size (issue 27), of every screen but the editor (whose
 layout ``tests/test_app_layout.py`` pictures at three sizes): eval (its tables, the per-query
-table scrolled into view, a drill-down, a leak report, the chunkers tab), coverage, broken
-labels, review, the record editor, blind annotation, adjudication, the save-conflict dialog and
-the small dialogs. Each picture was looked at: nothing cut that matters, the focused widget
+table scrolled into view, a drill-down, a leak report, the chunkers tab before and after a
+comparison), coverage, broken labels, review (and a record whose long fields wrap), the
+record editor, blind annotation, adjudication, the save-conflict dialog and the small dialogs. Each picture was looked at: nothing cut that matters, the focused widget
 visible.
 
 Regenerate after a deliberate change with ``pytest tests/test_app_snapshots_80.py
@@ -101,6 +101,24 @@ def test_eval_chunkers_80(snap_compare, project):
     assert snap(snap_compare, make_app(project), steps)
 
 
+def test_eval_chunkers_compared_80(snap_compare, project):
+    """Three chunkings compared, the comparison table focused: as wide as the screen, scrolling sideways."""
+    async def steps(pilot):
+        await run_eval(pilot)
+        screen = pilot.app.screen
+        screen.query_one("#eval-tabs").active = "tab-chunkers"
+        await settle(pilot)
+        view = screen.query_one("#chunkers")
+        choice = view.query_one("#chunkers-choice")
+        for spec in [option.value for option in choice.options][1:3]:
+            choice.select(spec)
+        view.run_comparison()
+        await settle(pilot)
+        view.query_one("#chunkers-table").focus()
+
+    assert snap(snap_compare, make_app(project), steps)
+
+
 def test_coverage_80(snap_compare, project):
     async def steps(pilot):
         await pilot.press("f4")
@@ -150,6 +168,16 @@ def test_review_80(snap_compare, project, monkeypatch):
         await pilot.press("f7")
 
     assert snap(snap_compare, make_app(project), steps)
+
+
+def test_review_long_fields_80(snap_compare, tmp_path):
+    """A query and a quoted line too long for one line: each wraps under its own first column."""
+    from labeller.app.review_app import ScreenApp
+    from labeller.app.screens.review import ReviewScreen
+    from test_app_review_narrow import long_record_project
+
+    review = long_record_project(tmp_path / "proj")
+    assert snap(snap_compare, ScreenApp(lambda: ReviewScreen(review, ["q1"], "alice")))
 
 
 def test_record_editor_80(snap_compare, tmp_path):

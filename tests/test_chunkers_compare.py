@@ -228,6 +228,26 @@ def test_chunkers_alone_still_lists(capsys):
     assert {c["name"] for c in json.loads(capsys.readouterr().out)["chunkers"]} >= {"md-struct-v1", "recursive-v1"}
 
 
+def test_options_before_compare_are_kept(tmp_path, capsys):
+    """argparse lets a sub-command's defaults overwrite what was given before it: `chunkers
+    --format json compare` printed text. Before or after `compare`, the flags are the same."""
+    root = tiny_project(tmp_path).config.root
+    specs, k = [WIDE, SLIDING], ["--k", "1", "--budget", "20"]
+    outputs = {}
+    for fmt in ("json", "markdown"):
+        for where, args in (("after", ["chunkers", "compare", *specs, *k, "--root", str(root), "--format", fmt]),
+                            ("before", ["chunkers", "--root", str(root), "--format", fmt, "compare", *specs, *k])):
+            assert main(args) == 0, (fmt, where)
+            outputs[fmt, where] = capsys.readouterr().out
+        assert outputs[fmt, "before"] == outputs[fmt, "after"], fmt
+    assert json.loads(outputs["json", "before"])["schema"] == "labeller.chunker-comparison.v1"
+    assert outputs["markdown", "before"].startswith("**Chunker comparison**")
+    assert main(["chunkers", "--root", str(root), "compare", *specs, *k]) == 0  # the default stays text
+    assert "verdict:" in capsys.readouterr().out
+    assert main(["chunkers", "--format", "markdown"]) == 2  # only `compare` writes Markdown
+    assert "chunkers compare" in capsys.readouterr().err
+
+
 # -- a real corpus -----------------------------------------------------------------------------
 
 TEXTUAL = SHARED_CORPORA / "textual-docs" / "docs"

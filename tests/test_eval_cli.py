@@ -88,7 +88,7 @@ def test_json_report_has_the_v1_schema_and_is_deterministic(tmp_path, capsys):
     assert set(report["breakdowns"]) == {"split", "tag", "hop"}
     assert set(report["breakdowns"]["split"]) == {"dev", "test"}
     assert {d["check"] for d in report["diagnostics"]} >= {"ranking_ratio", "depth_gain", "recall_floor"}
-    assert json.loads((tmp_path / "r.json").read_text()) == report
+    assert report["warnings"] == [] and json.loads((tmp_path / "r.json").read_text()) == report
     again, _ = eval_json(root, capsys)
     assert again == report
 
@@ -195,7 +195,10 @@ def test_queries_missing_from_a_run_file_are_warned_about_and_scored_as_misses(t
     run = tmp_path / "partial.run"
     run.write_text(write_run(tmp_path / "full.run", root).read_text().split("q01 ")[0])
     report, err = eval_json(root, capsys, "--run", str(run))
-    assert "have no rows in the run file" in " ".join(err.split())
+    (warning,) = report["warnings"]  # --format json: in the document, stderr empty
+    assert "have no rows in the run file" in warning and "q01" in warning and err == ""
+    assert main(["eval", "--root", str(root), "--run", str(run), "--no-history"]) == 0
+    assert "have no rows in the run file" in " ".join(capsys.readouterr().err.split())
     assert report["queries"][1]["hit_ranks"] == [None]
 
 
@@ -216,7 +219,7 @@ def test_leak_findings_warn_never_change_the_exit_code_and_are_recorded(tmp_path
     assert rc == 0
     assert [f["path"] for f in report["findings"]] == ["notes.md"]
     assert {q["query_id"] for q in report["findings"][0]["quoted"]} == {"q03", "q04"}
-    assert "golden-queries-quoted" in out.err
+    assert out.err == "" and [w.split(":")[0] for w in report["warnings"]] == ["golden-queries-quoted"]
     assert "findings" not in report["fingerprint"]
     con = duckdb.connect(str(root / ".labeller" / "runs.duckdb"))
     assert con.execute("SELECT path, query_id FROM findings ORDER BY query_id").fetchall() == [
@@ -277,8 +280,9 @@ def test_a_planted_history_view_that_reads_a_file_is_refused_and_reads_nothing(t
     out = capsys.readouterr()
     assert "TOP-SECRET" not in out.out + out.err
     # eval writes first, and a view is not a table it can write: "not a run history"
-    err = " ".join(out.err.split())  # rich wraps the warning at the terminal's width
-    assert "run not recorded in the history" in err and "not a labeller.runs.v1 run history" in err
+    (warning,) = json.loads(out.out)["warnings"]  # --format json: in the document, stderr empty
+    assert out.err == "" and warning.startswith("run not recorded in the history")
+    assert "not a labeller.runs.v1 run history" in warning
     assert history.read_bytes() == planted
 
 
@@ -313,3 +317,31 @@ def test_eval_hit_rule_scores_without_changing_the_build(tmp_path, capsys):
     assert any_overlap["aggregate"]["chunk"]["recall@1"]["value"] == 1.0
     assert containment["aggregate"]["chunk"]["recall@50"]["value"] == 0.0  # no chunk holds the whole section
     assert containment["config"]["build_hit_rule"] == "any_overlap"
+
+
+def test_eval_json_is_one_document_its_warnings_inside_sorted_and_bounded(tmp_path, capsys):
+    """Every warning eval has at once (queries missing from the run, leak findings, a history
+    it cannot write): under --format json stdout is the JSON document alone, its
+    ``warnings`` sorted and each one bounded line, and stderr empty; text keeps them on stderr."""
+    from labeller.diagnostics import MESSAGE_CHARS
+
+    notes = "# Eval notes\n\nWe ask: where does alpha03 nest\n\nAnd also: where does alpha04 nest\n"
+    root = facts_project(tmp_path, extra_docs={"notes.md": notes})
+    run = write_run(tmp_path / "full.run", root)
+    run.write_text("".join(line for line in run.read_text().splitlines(True) if not line.startswith("q1")))
+    (root / ".labeller").mkdir(exist_ok=True)
+    (root / ".labeller" / "runs.duckdb").write_bytes(b"not a database" * 100)
+    args = ["eval", "--root", str(root), "--run", str(run), "--format", "json"]
+    assert main(args) == 0
+    out = capsys.readouterr()
+    warnings = json.loads(out.out)["warnings"]
+    assert out.err == "" and warnings == sorted(warnings) and len(warnings) == 3
+    absent = [f"q1{i}" for i in range(10)] + ["neg1"]  # a negative has no rows in any run
+    assert warnings[0].startswith(f"{len(absent)} golden queries have no rows in the run file")
+    assert warnings[0].endswith(f"… and {len(absent) - 10} more queries")  # ten ids listed, then a count
+    assert warnings[1].startswith("golden-queries-quoted:") and warnings[2].startswith("run not recorded")
+    assert all(len(w) < MESSAGE_CHARS + 40 and "\n" not in w for w in warnings)
+    assert main(args) == 0 and capsys.readouterr().out == out.out  # the same input, the same bytes
+    assert main(args[:-2]) == 0
+    err = " ".join(capsys.readouterr().err.split())
+    assert "no rows in the run file" in err and "golden-queries-quoted" in err and "not recorded" in err

@@ -12,6 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import q
+
 from labeller.errors import InvalidInput
 from labeller.eval.retrievers import Hit, run_file, top_k
 from labeller.eval.retrievers.run_file import (BLOCK_BYTES, RunFileRetriever, format_run, parse_run, read_run,
@@ -214,3 +216,71 @@ def test_an_id_read_by_the_line_reader_is_not_confused_with_another_by_the_colum
     path = tmp_path / "x.run"
     path.write_bytes(data)
     assert _read(path, 16) == _whole_file_reference(data, str(path))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_run_line, max_size=30), st.sampled_from([1, 16, BLOCK_BYTES]),
+       st.sets(st.sampled_from(_QIDS + ["q3", "q4"])), st.sets(st.sampled_from(_DOCIDS + ["é", "a\x00"])))
+def test_a_run_read_for_scoring_keeps_the_rows_of_golden_queries_and_chunk_ids(lines, block, golden, known):
+    """``keep_queries``/``known_docids`` (what ``eval --run`` passes) change nothing eval
+    scores: a valid run ranks each golden query as the whole read does, restricted to known
+    docids, and the unknown docids are those of the file, in order of first appearance."""
+    data = "\n".join(lines).encode("utf-8")
+    with tempfile.TemporaryDirectory() as tmp, pytest.MonkeyPatch.context() as mp:
+        mp.setattr(run_file, "BLOCK_BYTES", block)
+        path = Path(tmp) / "x.run"
+        path.write_bytes(data)
+        try:
+            whole = read_run(path)
+        except InvalidInput:
+            return  # the problems of a bad run: the reference tests above
+        run = read_run(path, keep_queries=golden, known_docids=known)
+    assert set(run.docids) <= known and set(run.hits) <= golden
+    for qid in golden:
+        assert run.top(qid, 30) == [h for h in whole.top(qid, 30) if h.chunk_id in known]
+    first = sorted((line, d) for d, line in zip(whole.docids, whole.first_lines) if d not in known)
+    assert list(run.unknown.items()) == [(d, line) for line, d in first] and not run.unknown_more
+
+
+def test_unknown_docids_are_counted_up_to_a_bound(make_project, tmp_path, monkeypatch):
+    """A refused run names its first unknown docid and line; the count stops at
+    UNKNOWN_COUNTED (a hostile run has millions, each once kept to be counted)."""
+    project = make_project({"a.md": "# A\n\nalpha text\n"})
+    good = project.all_chunks[0].chunk_id
+    monkeypatch.setattr(run_file, "UNKNOWN_COUNTED", 3)
+    path = tmp_path / "ext.run"
+    for n, count in ((3, "3 unknown"), (4, "more than 3 unknown")):
+        path.write_text(f"q1 Q0 {good} 1 9 t\n" + "".join(f"q{i} Q0 stray{i % n} 1 1 t\n" for i in range(9)))
+        with pytest.raises(InvalidInput, match=f"'stray0' is not a chunk id.*; {count} docid") as exc:
+            RunFileRetriever.for_project(project, path)
+        assert exc.value.line == 2 and exc.value.path == str(path)
+
+
+def test_rows_of_queries_outside_the_golden_set_are_not_kept(make_project, tmp_path):
+    project = make_project({"a.md": "# A\n\nalpha text\n"}, [q("golden", {"quote": "alpha text"})])
+    golden = "golden"
+    good = project.all_chunks[0].chunk_id
+    path = tmp_path / "ext.run"
+    path.write_text(f"{golden} Q0 {good} 1 2.0 t\nstranger Q0 {good} 1 2.0 t\n")
+    r = RunFileRetriever.for_project(project, path)
+    assert golden in r.run and "stranger" not in r.run and r.retrieve(golden, "", 5) == [Hit(good, 2.0)]
+
+
+@pytest.mark.parametrize("block", [1, 16, BLOCK_BYTES])
+def test_a_run_of_too_many_distinct_tags_is_refused_at_the_first_one_too_many(tmp_path, monkeypatch, block):
+    """Every tag is kept (the report's fingerprint lists them): a run of a new tag a line is
+    refused on the line of the first tag past MAX_TAGS, in any block; a repeat before it wins."""
+    monkeypatch.setattr(run_file, "BLOCK_BYTES", block)
+    monkeypatch.setattr(run_file, "MAX_TAGS", 3)
+    path = tmp_path / "x.run"
+    lines = [f"q1 Q0 d{i} 1 1 {'t' if i % 2 else f't{i}'}\n" for i in range(12)]  # t0, t, t2, t, t4, ...
+    path.write_text("".join(lines))
+    with pytest.raises(InvalidInput, match="more than 3 distinct tags.*'t4' is one too many") as exc:
+        read_run(path)
+    assert exc.value.line == 5 and exc.value.path == str(path)
+    path.write_text("".join(lines[:3] + [lines[0]] + lines[3:]))  # line 4 repeats d0 for q1
+    with pytest.raises(InvalidInput, match="appears twice") as exc:
+        read_run(path)
+    assert exc.value.line == 4
+    path.write_text("".join(lines[:4]))
+    assert read_run(path).tags == {"t0", "t", "t2"}

@@ -258,3 +258,42 @@ def test_a_section_locator_reads_each_window_once_per_pass():
         read[0] = 0
         assert section_span(doc, blocks_at, "A")[0] == 0
         assert read[0] <= 3 * (n + 2), (n, read[0])
+
+
+def test_suggestions_for_quotes_not_found_stop_at_the_builds_budget(tmp_path, monkeypatch, capsys):
+    """A file of many quotes not found: the first ones get nearest passages until the
+    build's units are spent (here exactly three quotes' worth), the later ones are reported
+    without, and one line says so; the refusals, their order and the exit code stay."""
+    import json
+
+    from labeller.config import load_config
+    from labeller.core import suggest
+    from labeller.core.anchors import fold_quote
+    from labeller.core.project import Project
+
+    monkeypatch.setenv("LABELLER_WORKERS", "1")
+    near_misses = [f"The answer is hare {i:02d}" for i in range(8)]  # one length: one cost each
+    root = write_project(tmp_path / "proj", {"guide.md": "# Guide\n\nThe answer is here, in one sentence.\n"},
+                         [q(f"q{i}", {"quote": quote}) for i, quote in enumerate(near_misses)])
+    chunks = Project(load_config(root)).all_chunks
+    per_quote = sum(suggest._alignment_cost(len(fold_quote(near_misses[0])), len(c.text)) for c in chunks)
+    monkeypatch.setattr(suggest, "BUILD_NEAREST_BUDGET", 3 * per_quote)
+    outputs = []
+    for _ in range(2):  # the same input, the same bytes
+        capsys.readouterr()
+        assert main(["build", "--root", str(root), "--format", "json"]) == 1
+        outputs.append(capsys.readouterr())
+    assert outputs[0] == outputs[1] and outputs[0].err == ""
+    report = json.loads(outputs[0].out)
+    errors = report["errors"]
+    assert [e["id"] for e in errors] == [f"q{i}" for i in range(8)] and {e["kind"] for e in errors} == {"not_found"}
+    assert all(e["suggestions"] and suggest.NEAREST_SPENT not in e["message"] for e in errors[:3])
+    assert all(not e["suggestions"] and e["message"].endswith(suggest.NEAREST_SPENT) for e in errors[3:])
+    assert report["suggestion_budget_reached"] == {"quotes_without_suggestions": 5}
+    capsys.readouterr()
+    assert main(["build", "--root", str(root)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("budget for suggestions was reached") == 1 and "5 later quote(s)" in err
+    assert err.count("nearest passage ") == 3 and err.count("not_found record") == 8
+    assert main(["build", "--check", "--root", str(root), "--format", "markdown"]) == 1  # the pull-request comment
+    assert capsys.readouterr().out.count("budget for suggestions was reached: 5 later quote(s)") == 1

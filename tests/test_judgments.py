@@ -20,6 +20,7 @@ from labeller.core.build import build
 from labeller.core.judgments import Judgment, load_judgments, parse_judgments, resolve_judgments
 from labeller.core.merge3 import merge_bytes
 from labeller.core.project import Project
+from labeller.diagnostics import markdown_cell
 from labeller.errors import InvalidInput
 from labeller.eval.runner import run_eval
 
@@ -330,3 +331,67 @@ def test_promote_onto_a_read_only_questions_file_writes_nothing(judged_set, tmp_
     finally:
         questions.chmod(0o644)
     assert not (root / "golden" / "judgments.jsonl").exists()
+
+
+def test_each_breakdown_group_has_judged_at_k_and_the_floor(judged_set, tmp_path, capsys, monkeypatch):
+    """Judgments of the dev split only: the whole is partly judged, dev well, test barely. Each
+    split, tag and hop group gets judged@k, the mean of its queries' own (read from the report's
+    per-query rows, grouped here), and the 0.9 floor is applied per group; without judgments
+    the breakdowns are as before."""
+    monkeypatch.setenv("COLUMNS", "200")
+    root = copy_bundled(tmp_path / "dev-judged")
+    shutil.copy(judged_set["reduced"] / "golden" / "questions.jsonl", root / "golden" / "questions.jsonl")
+    split = {json.loads(line)["id"]: json.loads(line).get("split") for line in
+             (root / "golden" / "questions.jsonl").read_text(encoding="utf-8").splitlines() if line.startswith("{")}
+    judged_lines = (judged_set["reduced"] / "golden" / "judgments.jsonl").read_text(encoding="utf-8").splitlines()
+    (root / "golden" / "judgments.jsonl").write_text(
+        "".join(line + "\n" for line in judged_lines if split[json.loads(line)["query_id"]] == "dev"), encoding="utf-8")
+    assert main(["eval", "--root", str(root), "--format", "json", "--no-history", "--k", "1,5,10"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    shipped = report["config"]["shipped_k"]
+    members: dict[tuple[str, str], list[dict]] = {}
+    for q in report["queries"]:
+        members.setdefault(("split", q["split"] or "(none)"), []).append(q)
+        for tag in q["tags"] or ["(untagged)"]:
+            members.setdefault(("tag", tag), []).append(q)
+        members.setdefault(("hop", q["hop"]), []).append(q)
+    assert {(kind, g) for kind, groups in report["breakdowns"].items() for g in groups} == set(members)
+    for (kind, group), qs in members.items():
+        chunk = report["breakdowns"][kind][group]["chunk"]
+        for k in (1, 5, 10):
+            mean = sum(q["chunk"][f"judged@{k}"] for q in qs) / len(qs)
+            assert chunk[f"judged@{k}"]["value"] == pytest.approx(mean, abs=1e-6) and chunk[f"judged@{k}"]["n"] == len(qs)
+    value = {key: report["breakdowns"][key[0]][key[1]]["chunk"][f"judged@{shipped}"]["value"] for key in members}
+    low = [key for key, v in value.items() if v < 0.9]
+    assert ("split", "test") in low and ("split", "dev") not in low  # the set-up did what it says
+    (diag,) = [d for d in report["diagnostics"] if d["check"] == "judged_breakdowns"]
+    assert (diag["status"], diag["value"]) == ("warn", len(low))
+    assert f"split test {value['split', 'test']:.2f}" in diag["reading"]
+
+    assert main(["eval", "--root", str(root), "--no-history", "--k", "1,5,10"]) == 0
+    out = capsys.readouterr()
+    header = next(line for line in out.out.splitlines() if "┃ by " in line)
+    assert f"judged@{shipped}" in header
+    row = next(line for line in out.out.splitlines() if line.startswith("│ split │ test "))
+    assert row.split("│")[-3].strip() == f"{value['split', 'test']:.3f}"  # the judged@k cell, before n
+    assert f"below 0.9 in {len(low)} of {len(members)} split, tag and hop groups" in " ".join(out.err.split())
+    assert main(["eval", "--root", str(root), "--no-history", "--k", "1,5,10", "--format", "markdown"]) == 0
+    assert markdown_cell(f"{len(low)} of {len(members)} split, tag and hop groups") in capsys.readouterr().out
+
+    # A tag is the repository's text: given to the least-judged query, it leads the reading, and
+    # the diagnostics table prints it as text, not as Rich markup or a terminal escape.
+    worst = min(report["queries"], key=lambda q: (q["chunk"][f"judged@{shipped}"], q["query_id"]))["query_id"]
+    path = root / "golden" / "questions.jsonl"
+    path.write_text("".join((json.dumps({**rec, "tags": [*rec.get("tags", []), "[b]\x1b"]}, ensure_ascii=False)
+                             if (rec := json.loads(line))["id"] == worst else line) + "\n"
+                            if line.startswith("{") else line + "\n"
+                            for line in path.read_text(encoding="utf-8").splitlines()), encoding="utf-8")
+    assert main(["eval", "--root", str(root), "--no-history", "--k", "1,5,10"]) == 0
+    out = capsys.readouterr()
+    row = next(line for line in out.out.splitlines() if "judged_breakdowns" in line)
+    assert "(tag [b]" in row and "\x1b" not in out.out + out.err
+
+    plain = judged_set["before"].report  # no judgments: no judged@k per group, no group check
+    assert not any(name.startswith("judged@") for groups in plain["breakdowns"].values() for agg in groups.values()
+                   for name in agg["chunk"])
+    assert "judged_breakdowns" not in {d["check"] for d in plain["diagnostics"]}

@@ -10,11 +10,11 @@ import re
 import duckdb
 
 from markdown_it import MarkdownIt
-from test_eval_cli import facts_project, write_run
+from test_eval_cli import facts_project, gold_chunk_ids, write_run
 
 from labeller.cli import main
 from labeller.commands.eval_markdown import DELTA_HEADER
-from labeller.diagnostics import markdown_cell
+from labeller.diagnostics import TEXT_LIMIT, markdown_cell
 from labeller.eval.history import QUERY_COLUMNS
 
 # Scored after q00..q19 in the report, but sorted before them: a history read back in
@@ -116,6 +116,10 @@ def test_markdown_is_the_eval_markdown_delta_table(tmp_path, capsys):
     mdd = report["comparison"]["mdd"]
     assert markdown_cell(f"{mdd['value']:.3f} over {mdd['n']} paired queries") in md
     assert compared(root, capsys, fmt="markdown")[0] == md
+    before_sub, _ = cli(capsys, "runs", "--root", str(root), "--format", "markdown", "compare", "latest~1", "latest")
+    assert before_sub == md  # given before `compare`, Markdown too
+    _, err = cli(capsys, "runs", "--root", str(root), "--format", "markdown", expect=2)
+    assert "runs compare" in err  # the listing has no Markdown
 
 
 def test_text_shows_each_delta_and_the_mdd(tmp_path, capsys, monkeypatch):
@@ -127,6 +131,34 @@ def test_text_shows_each_delta_and_the_mdd(tmp_path, capsys, monkeypatch):
     assert re.search(rf"doc mrr@{k} .* {d['value']:+.3f} .* \[{d['ci_low']:+.3f}, {d['ci_high']:+.3f}\]", text)
     assert f"minimum detectable difference in chunk recall@{k}" in text
     assert "regression at chunk recall" in text
+
+
+def test_text_lists_the_queries_that_moved_most_lost_first_and_bounded(tmp_path, capsys, monkeypatch):
+    """More queries move than the text lists (``TEXT_LIMIT``): the first ones, most lost first
+    then by id, and a line for the rest. The expected list is read from the two runs' own
+    per-query rows (their eval reports), never written down here."""
+    monkeypatch.setenv("COLUMNS", "200")
+    root = facts_project(tmp_path, extra_questions=LATE)
+    ids = gold_chunk_ids(root)
+    late = "".join(f"{q['id']} Q0 {ids[q['locators'][0]['doc']]} 1 9 ext\n" for q in LATE)  # found, then lost
+    base = write_run(tmp_path / "base.run", root, add_miss={"q01", "q02", "q03"})
+    base.write_text(base.read_text() + late)
+    worse = write_run(tmp_path / "worse.run", root, drop={f"q{i:02d}" for i in range(20)})
+    rows = []
+    for run in (base, worse):
+        out, _ = cli(capsys, "eval", "--root", str(root), "--run", str(run), "--format", "json")
+        report = json.loads(out)
+        rows.append({q["query_id"]: q["chunk"][f"recall@{report['config']['shipped_k']}"] for q in report["queries"]})
+    before, after = rows
+    moved = sorted((after[q] - before[q], q) for q in after if q in before and after[q] != before[q])
+    assert len(moved) > TEXT_LIMIT  # so the bound shows
+    text, _ = compared(root, capsys, fmt="text")
+    listed = re.findall(r"^│ ([aq]\d\d) +│ +(\S+) │ +(\S+) │ +(\S+) │$", text, re.M)
+    assert listed == [(q, f"{before[q]:.3f}", f"{after[q]:.3f}", f"{d:+.3f}") for d, q in moved[:TEXT_LIMIT]]
+    assert f"moved: {len(moved)} (most lost first)" in text
+    assert f"… and {len(moved) - TEXT_LIMIT} more queries that moved; --format json lists them all" in text
+    data, _ = compared(root, capsys)
+    assert [m["query_id"] for m in data["comparison"]["changed_queries"]] == [q for _, q in moved]
 
 
 HOSTILE = ["'; DROP TABLE runs; --", "latest~x", "latest~-1", "../../etc/passwd", "\x1b[31mred",

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from labeller.core.check import Drift
 from labeller.core.resolve import Refusal
+from labeller.core.suggest import without_nearest
 from labeller.diagnostics import listing, markdown_table
 from labeller.layout import ProjectLayout
 from labeller.review.log import STATUS_LABELS
@@ -23,9 +24,12 @@ TITLE = "### labeller build --check"
 def refusals_markdown(refusals: list[Refusal]) -> str:
     """The broken labels: id, kind, where (the locator), nearest passage (or how to fix it)."""
     rows = ([str(r.record_id), str(r.kind), r.locator.describe(), nearest(r)] for r in refusals)
+    unhelped = without_nearest(refusals)
+    budget = ["", f"The build's budget for suggestions was reached: {unhelped} later quote(s) not found have no "
+              "nearest passage."] if unhelped else []
     return "\n".join([f"{TITLE}: {len(refusals)} broken label(s); nothing can be built until they are fixed", "",
                       *markdown_table(("id", "kind", "where", "nearest passage"), rows, len(refusals),
-                                      "broken labels")])
+                                      "broken labels"), *budget])
 
 
 def nearest(r: Refusal) -> str:

@@ -21,7 +21,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 from rich.table import Table
 from rich.text import Text
 
-from labeller.commands.common import add_format_option, add_project_options, console, placement_line, project_from
+from labeller.commands.common import (add_format_option, add_project_options, console, placement_line, project_from,
+                                      refuse_action_format)
 from labeller.core.chunkers import REGISTRY, chunker_class, chunker_spec, get_chunker
 from labeller.core.outputs import check_output
 from labeller.display import json_dumps, safe_line
@@ -38,8 +39,10 @@ def register(sub) -> None:
     p = sub.add_parser("chunkers", help="list the chunkers with their parameters; `chunkers compare` scores several",
                        description="List every chunker a --chunker SPEC can name, its parameters and their "
                        "defaults. A spec is name or name:key=value,... `labeller chunkers compare SPEC SPEC ...` "
-                       "compares chunkings on the golden set.")
-    add_format_option(p)
+                       "compares chunkings on the golden set; its options may also stand before `compare` "
+                       "(`chunkers --format json compare A B`).")
+    add_format_option(p, "markdown")  # markdown: `compare`'s, here so it may come before `compare`
+    add_project_options(p)
     p.set_defaults(func=run)
     actions = p.add_subparsers(dest="action", metavar="compare")
     c = actions.add_parser("compare", help="compare chunkings on the golden set with the same retriever",
@@ -59,9 +62,9 @@ def register(sub) -> None:
                    "chunking: bm25 (default), dense, hybrid, rrf:NAME,NAME,... (see labeller eval --help)")
     c.add_argument("--analyzer", help="BM25 analyzer (default [eval] analyzer)")
     c.add_argument("--k", help="k sweep, comma-separated (default [eval] k; the shipped k is always added)")
-    c.add_argument("--format", choices=("text", "json", "markdown"), default="text", help="output format")
+    add_format_option(c, "markdown", inherited=True)  # `chunkers --format json compare A B` keeps json
     c.add_argument("--plot", metavar="FILE", help="also write the recall-against-budget plot (plain text) here")
-    add_project_options(c)
+    add_project_options(c, inherited=True)
     c.set_defaults(func=run_compare)
 
 
@@ -75,6 +78,7 @@ def describe(name: str) -> dict:
 
 
 def run(args: argparse.Namespace) -> int:
+    refuse_action_format(args, "chunkers compare", "markdown")
     rows_ = [describe(name) for name in sorted(REGISTRY)]
     if args.format == "json":
         print(json_dumps({"chunkers": rows_}, indent=2, sort_keys=True))

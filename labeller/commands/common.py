@@ -15,13 +15,16 @@ from labeller.core.models import Question
 from labeller.core.project import Project
 from labeller.core.vocab import SPLITS
 from labeller.diagnostics import TerminalConsole
+from labeller.errors import InvalidInput
 
 
-def add_project_options(p: argparse.ArgumentParser, *, questions: bool = True) -> None:
-    add_root_options(p)
-    p.add_argument("--corpus", help="corpus folder (default: corpus/ or labeller.toml)")
+def add_project_options(p: argparse.ArgumentParser, *, questions: bool = True, inherited: bool = False) -> None:
+    """``add_root_options``, ``--corpus`` and ``--questions``; ``inherited`` as for ``add_root_options``."""
+    add_root_options(p, inherited=inherited)
+    unset = argparse.SUPPRESS if inherited else None
+    p.add_argument("--corpus", default=unset, help="corpus folder (default: corpus/ or labeller.toml)")
     if questions:
-        p.add_argument("--questions", help="questions.jsonl (default: golden/questions.jsonl)")
+        p.add_argument("--questions", default=unset, help="questions.jsonl (default: golden/questions.jsonl)")
 
 
 def add_root_options(p: argparse.ArgumentParser, *, inherited: bool = False) -> None:
@@ -41,6 +44,14 @@ def add_format_option(p: argparse.ArgumentParser, *more: str, inherited: bool = 
     ``inherited`` as for ``add_root_options``."""
     p.add_argument("--format", choices=("text", "json", *more), default=argparse.SUPPRESS if inherited else "text",
                    help="output format (default text)" if inherited else "output format")
+
+
+def refuse_action_format(args: argparse.Namespace, action: str, *formats: str) -> None:
+    """Refuse (exit 2) a ``--format`` only the sub-action ``action`` writes, given to its parent
+    command alone (``labeller chunkers --format markdown``): the parent accepts it only so that
+    it may stand before the action's name (``chunkers --format markdown compare A B``)."""
+    if args.format in formats:
+        raise InvalidInput(f"--format {args.format} is written by `{action}` only")
 
 
 def add_filter_options(p: argparse.ArgumentParser) -> None:

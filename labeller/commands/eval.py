@@ -19,7 +19,7 @@ from labeller.commands.common import add_format_option, add_project_options, con
 from labeller.commands.eval_markdown import eval_markdown
 from labeller.core.hitrules import hit_rule_forms
 from labeller.core.outputs import check_output
-from labeller.diagnostics import listing
+from labeller.diagnostics import listing, shorten
 from labeller.display import safe_line, visible_line
 from labeller.errors import EXIT_INVALID, EXIT_OK, EXIT_REFUSED, InvalidInput, LabellerError
 from labeller.eval.html_report import require_charts, write_html_report
@@ -112,42 +112,56 @@ def run(args: argparse.Namespace) -> int:
         result = run_eval(project, ks=ks, hit_rule=args.eval_hit_rule, retriever=retriever, chunks=chunks,
                           split=args.split, include_holdout=args.include_holdout, baseline=baseline,
                           budgets=budgets, progress=progress, condensed=args.condensed, power=args.power)
-    report = result.report
+    absent = missing_queries(result)
+    unrecorded = None
+    if not args.no_history:  # before the report is written: a failure is one of its warnings
+        from labeller.eval.history import append_run
+
+        try:
+            append_run(project.layout.run_history, result.model, result.seconds)
+        except LabellerError as exc:
+            unrecorded = f"run not recorded in the history: {exc}"
+    leaks = format_warning(result.report["findings"], k=result.report["config"]["retrieved_depth"], one_line=True)
+    # one line each, at most three, sorted: what the text output prints on stderr, in the document
+    report = result.report | {"warnings": sorted(shorten(w) for w in (absent, leaks.removeprefix("warning: "),
+                                                                       unrecorded) if w)}
     if args.report_out:
         write_report(args.report_out, report)
     if args.write_run:
         write_run(args.write_run, result.hits, tag=_run_tag(report))
     if args.html:
         write_html_report(args.html, result, project)
-    if args.format == "json":
-        sys.stdout.write(render(report))
-    elif args.format == "markdown":
+    if args.format == "json":  # stdout is the document alone, its warnings inside: stderr is for errors
+        sys.stdout.write(render(report))  # the judged warnings are in its diagnostics
+        return gate(report, args.fail_on_regression)
+    if args.format == "markdown":
         print(eval_markdown(result.model))
     else:
         print_report(result)
-    missing = getattr(result.retriever, "missing", None)
     err = console(stderr=True)
-    if missing is not None:
-        absent = missing(list(result.hits))
-        if absent:
-            one = len(absent) == 1
-            err.print(f"[yellow]warning:[/] {len(absent)} golden quer{'y has' if one else 'ies have'} no rows in "
-                      f"the run file and score{'s' if one else ''} as misses (negatives: as drawing nothing): "
-                      f"{safe_line(listing(absent, 'queries', 10))}", soft_wrap=True)
-    judged = next((d for d in report["diagnostics"] if d["check"] == "judged"), None)
-    if judged is not None and judged["status"] == "warn" and args.format != "json":  # JSON: in diagnostics
-        err.print(f"[yellow]warning:[/] {safe_line(judged['reading'])}", soft_wrap=True)
-    warning = format_warning(report["findings"], k=report["config"]["retrieved_depth"], one_line=args.format == "json")
+    if absent:
+        err.print(f"[yellow]warning:[/] {safe_line(absent)}", soft_wrap=True)
+    for judged in (d for d in report["diagnostics"] if d["check"] in ("judged", "judged_breakdowns")):
+        if judged["status"] == "warn":  # under --format json: in its diagnostics only
+            err.print(f"[yellow]warning:[/] {safe_line(judged['reading'])}", soft_wrap=True)
+    warning = format_warning(report["findings"], k=report["config"]["retrieved_depth"])
     if warning:
         print(warning, file=sys.stderr)
-    if not args.no_history:
-        from labeller.eval.history import append_run
-
-        try:
-            append_run(project.layout.run_history, result.model, result.seconds)
-        except LabellerError as exc:
-            err.print(f"[yellow]warning:[/] run not recorded in the history: {safe_line(str(exc))}")
+    if unrecorded:
+        err.print(f"[yellow]warning:[/] {safe_line(unrecorded)}")
     return gate(report, args.fail_on_regression)
+
+
+def missing_queries(result: EvalResult) -> str | None:
+    """The warning for golden queries a run file has no rows for (None: it has all, or the
+    retriever is not a run), on one bounded line: the first ten ids and a count."""
+    missing = getattr(result.retriever, "missing", None)
+    absent = missing(list(result.hits)) if missing is not None else []
+    if not absent:
+        return None
+    one = len(absent) == 1
+    return (f"{len(absent)} golden quer{'y has' if one else 'ies have'} no rows in the run file and "
+            f"score{'s' if one else ''} as misses (negatives: as drawing nothing): {listing(absent, 'queries', 10)}")
 
 
 def gate(report: dict, fail_on_regression: bool) -> int:
@@ -261,7 +275,7 @@ def print_report(result: EvalResult) -> None:
     d.add_column("reading")
     colour = {"ok": "green", "warn": "yellow", "fail": "bold red", "n/a": "dim"}
     for diag in rep.diagnostics:
-        d.add_row(diag.check, Text(diag.status, style=colour[diag.status]), diag.reading)
+        d.add_row(diag.check, Text(diag.status, style=colour[diag.status]), safe_line(diag.reading))  # tag names
     out.print(d)
     misses = view.misses()
     if misses:

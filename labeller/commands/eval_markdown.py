@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from labeller.diagnostics import markdown_cell, markdown_table
-from labeller.eval.present import (CHARS_DELTAS, CHUNK_DELTAS, ReportView, answer_ranks, ci_text, delta_verdict,
-                                   inline, mdd_sentence, number, power_sentence, signed, value_text)
+from labeller.eval.present import (CHARS_DELTAS, CHUNK_DELTAS, MOVED_HEADER, ReportView, answer_ranks, ci_text,
+                                   delta_verdict, inline, mdd_sentence, moved_rows, power_sentence, value_text)
 from labeller.eval.report_model import Comparison, Delta, EvalReport, Stat
 
 TITLE = "### labeller eval"
@@ -41,6 +41,9 @@ def eval_markdown(report: EvalReport) -> str:
                      power_sentence(report.power) if report.power is not None else None):
         if sentence is not None:  # a blank line first: a line right after a table would be one of its rows
             lines += ["", markdown_cell(sentence)]
+    for d in report.diagnostics:  # with judgments: the split, tag and hop groups under the judged floor
+        if d.check == "judged_breakdowns" and d.status == "warn":
+            lines += ["", f"**warning**: {markdown_cell(d.reading, 1000)}"]
     misses = view.misses()
     lines += ["", f"**misses at k = {k}**: {len(misses)} of {cfg.records.scored} scored queries", ""]
     if misses:
@@ -108,11 +111,9 @@ def delta_tables(tables: Sequence[tuple[str, dict[str, Delta], tuple[str, ...]]]
 
 def moved_queries(c: Comparison) -> list[str]:
     """The queries whose gate metric changed, most lost first (none: no lines)."""
-    moved = (c.model_extra or {}).get("changed_queries") or []
+    moved = moved_rows(c)
     if not moved:
         return []
     return ["", f"**queries whose {markdown_cell(c.gate_metric)} moved**: {len(moved)}", "",
-            *markdown_table(("id", "before", "after", "Δ"),
-                            ([m["query_id"], number(m["baseline"]), number(m["current"]),
-                              signed(m["current"] - m["baseline"])] for m in moved), len(moved),
+            *markdown_table(MOVED_HEADER, ([m.query_id, m.before, m.after, m.delta] for m in moved), len(moved),
                             "queries that moved", listed=None)]

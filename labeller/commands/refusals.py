@@ -8,6 +8,7 @@ from labeller.commands.common import console
 from labeller.core.build import BuildResult
 from labeller.core.project import Project
 from labeller.core.resolve import Refusal
+from labeller.core.suggest import without_nearest
 from labeller.core.vocab import RefusalKind
 from labeller.diagnostics import print_bounded, safe_short
 from labeller.display import json_dumps
@@ -20,14 +21,21 @@ def report_refusals(project: Project, result: BuildResult, fmt: str, what: str, 
                     summary: dict | None = None, extra: dict | None = None) -> int:
     """Print a refused build's errors (JSON or text) and return its exit code; ``extra`` is
     more of the JSON report (the build's warnings)."""
+    unhelped = without_nearest(result.refusals)
     if fmt == "json":
         report = {"ok": False, "errors": [r.as_json() for r in result.refusals]} | (extra or {})
         if summary is not None:
             report["summary"] = summary
+        if unhelped:
+            report["suggestion_budget_reached"] = {"quotes_without_suggestions": unhelped}
         print(json_dumps(report, indent=2, sort_keys=True))
     else:
         print_refusals(project, result.refusals)
-        console(stderr=True).print(f"[bold red]{what}:[/] {len(result.refusals)} label error(s); {consequence}")
+        err = console(stderr=True)
+        if unhelped:
+            err.print(f"[yellow]note:[/] the build's budget for suggestions was reached: {unhelped} later quote(s) "
+                      "not found are reported without nearest passages")
+        err.print(f"[bold red]{what}:[/] {len(result.refusals)} label error(s); {consequence}")
     return refusals_exit_code(result.refusals)
 
 

@@ -3,8 +3,8 @@
 ``labeller runs compare BEFORE AFTER`` compares two recorded runs as ``eval --baseline``
 compares two reports (``labeller.eval.runs_compare``): per rank metric at the shipped k,
 chunk and document level, before, after, the paired delta, its bootstrap interval and a
-verdict, with the minimum detectable difference; as text, JSON or a Markdown table for a
-pull request. Exit 0, or 2 when a run id is unknown or the runs measured different things.
+verdict, with the minimum detectable difference and the queries whose gate metric moved; as
+text, JSON or a Markdown table for a pull request. Exit 0, or 2 when a run id is unknown or the runs measured different things.
 """
 
 from __future__ import annotations
@@ -12,19 +12,20 @@ from __future__ import annotations
 import argparse
 import re
 
+from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from labeller.commands.common import add_format_option, add_root_options, config_from, console
+from labeller.commands.common import add_format_option, add_root_options, config_from, console, refuse_action_format
 from labeller.commands.eval_markdown import DELTA_HEADER, delta_tables, moved_queries
-from labeller.diagnostics import markdown_cell
+from labeller.diagnostics import TEXT_LIMIT, markdown_cell, more_line
 from labeller.core.outputs import check_output
 from labeller.display import json_dumps, safe_line
 from labeller.errors import EXIT_OK, InvalidInput
 from labeller.eval.history import list_runs
 from labeller.eval.measures import FAMILIES
 from labeller.eval.metrics import LEVELS
-from labeller.eval.present import ReportView, mdd_sentence
+from labeller.eval.present import MOVED_HEADER, ReportView, mdd_sentence, moved_rows
 from labeller.eval.report_model import Comparison
 from labeller.eval.runs_compare import compare_runs
 
@@ -40,7 +41,7 @@ def register(sub) -> None:
     p.add_argument("--metric", help="metric to show, e.g. recall@5, mrr@10 (default: recall at the shipped k)")
     p.add_argument("--level", choices=LEVELS, default="chunk", help="chunk or doc level (default chunk)")
     p.add_argument("--limit", type=int, default=20, help="how many of the latest runs (default 20)")
-    add_format_option(p)
+    add_format_option(p, "markdown")  # markdown: `compare`'s, here so it may come before `compare`
     p.set_defaults(func=run)
     actions = p.add_subparsers(dest="action", metavar="compare")
     c = actions.add_parser("compare", help="compare two recorded runs: paired deltas with intervals and verdicts",
@@ -58,6 +59,7 @@ def register(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    refuse_action_format(args, "runs compare", "markdown")
     cfg = config_from(args)
     metric = args.metric or f"recall@{cfg.eval.shipped_k}"
     families = FAMILIES.names()
@@ -146,7 +148,25 @@ def run_compare(args: argparse.Namespace) -> int:
     out.print(t)
     if (sentence := mdd_sentence(c)) is not None:
         out.print(safe_line(sentence), soft_wrap=True)
+    print_moved(out, c)
     return EXIT_OK
+
+
+def print_moved(out: Console, c: Comparison) -> None:
+    """The queries whose gate metric moved (``present.moved_rows``, most lost first), the first
+    ``TEXT_LIMIT`` as the Markdown lists them, then how many more (the JSON holds them all)."""
+    moved = moved_rows(c)
+    if not moved:
+        return
+    out.print(f"queries whose {safe_line(c.gate_metric)} moved: {len(moved)} (most lost first)", soft_wrap=True)
+    t = Table()  # the line above is its title: a title would wrap at this narrow table's width
+    for col in MOVED_HEADER:
+        t.add_column(col, justify="left" if col == "id" else "right")
+    for m in moved[:TEXT_LIMIT]:
+        t.add_row(safe_line(m.query_id), m.before, m.after, m.delta)
+    out.print(t)
+    if (tail := more_line(min(len(moved), TEXT_LIMIT), len(moved), "queries that moved")) is not None:
+        out.print(f"[dim]{tail}[/]", soft_wrap=True)
 
 
 def headline(data: dict, c: Comparison) -> str:

@@ -11,6 +11,7 @@ it has shown the bare refusal.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import replace
 
 from labeller.core.anchors import automaton, fold_quote
@@ -41,6 +42,17 @@ class WorkBudget:
         self.parent = parent
         self.spent = False  # some help was refused for want of budget
         self.listed = 0  # occurrences of ambiguous quotes listed so far (the build's count)
+        self.nearest_left = BUILD_NEAREST_BUDGET  # the build's units for nearest passages (``nearest_passages``)
+
+    @property
+    def nearest_open(self) -> bool:
+        """Whether the build's units for nearest passages are not all spent: each quote not
+        found costs up to ``WORK_BUDGET``, so a file of thousands of them once had no bound."""
+        return (self.parent or self).nearest_left > 0
+
+    def spend_nearest(self, units: int) -> None:
+        root = self.parent or self
+        root.nearest_left -= units
 
     def listing(self, n: int) -> int:
         """How many of ``n`` more occurrences may be listed: a build lists
@@ -74,6 +86,14 @@ RECORD_HELP_BUDGET = 400_000
 MAX_BUILD_LISTED = 2000
 # Longest quote an ambiguous refusal offers extensions and contexts for: each would echo it.
 MAX_HELPED_QUOTE = 2000
+# What a quote not found is told once the build's units for nearest passages are spent.
+NEAREST_SPENT = "no nearest passages offered: the build's budget for suggestions is spent"
+
+
+def without_nearest(refusals: list[Refusal]) -> int:
+    """How many refusals the build's budget left without nearest passages (``NEAREST_SPENT``):
+    what its reports say in one line."""
+    return sum(NEAREST_SPENT in r.message for r in refusals)
 
 
 def suggest(resolver: Resolver, refusal: Refusal, budget: WorkBudget | None = None) -> Refusal:
@@ -89,8 +109,11 @@ def suggest(resolver: Resolver, refusal: Refusal, budget: WorkBudget | None = No
             if found:
                 return replace(refusal, suggestions=[s for s, _ in found],
                                suggested_places=tuple(p for _, p in found))
+        if budget is not None and not budget.nearest_open:
+            return replace(refusal, message=f"{refusal.message}; {NEAREST_SPENT}")
         folded = fold_quote(loc.quote)
-        passages = sorted((cut for s, p in nearest_passages(resolver, folded, loc.doc)
+        spend = budget.spend_nearest if budget is not None else None
+        passages = sorted((cut for s, p in nearest_passages(resolver, folded, loc.doc, spend)
                            if (cut := within_one_block(resolver, folded, s, p, loc.doc)) is not None),
                           key=lambda sp: -sp[0].get("score", 0.0))
         hint = quote_mark_hint(resolver, loc.quote, loc.doc)
@@ -173,6 +196,13 @@ def section_title(resolver: Resolver, span: Place) -> str | None:
 # suggestions are the same on every machine: a 1,600-character quote not found in 10 MB
 # costs a fraction of a second instead of four minutes.
 WORK_BUDGET = 30_000_000
+# A build's units for the nearest passages of all its quotes not found (the alignment units
+# above, and a character per character the pre-filter reads): past them, the later quotes
+# are reported without (``NEAREST_SPENT``). Three quotes at the per-quote bound; a short
+# quote on a 1 MB corpus costs ~1 M units (measured 0.14 s: the scan and the whitespace
+# normalisation of every chunk), so about 90 such quotes, 13 s. A count, so the same quotes
+# get help on every machine.
+BUILD_NEAREST_BUDGET = 3 * WORK_BUDGET
 GRAM_WORDS = 3  # words per n-gram of the pre-filter, at most
 GRAM_CHARS = 4  # characters per n-gram of its last level
 MAX_PREFILTER_HITS = 200_000  # n-gram matches read by the pre-filter, at most
@@ -183,17 +213,23 @@ def _alignment_cost(quote_len: int, text_len: int) -> int:
     return max(quote_len, text_len) * blocks ** 3
 
 
-def nearest_passages(resolver: Resolver, folded: str, doc_id: str | None) -> list[tuple[dict, Place | None]]:
+def nearest_passages(resolver: Resolver, folded: str, doc_id: str | None,
+                     spend: Callable[[int], None] | None = None) -> list[tuple[dict, Place | None]]:
     """The closest chunk passages to a quote that was not found (rapidfuzz partial ratio),
     each with where it occurs (``None`` if the passage, cut at word edges, is not found).
 
     Every chunk is scored while that fits ``WORK_BUDGET``; past it, the chunks the
-    pre-filter (``_candidates``) ranks first."""
+    pre-filter (``_candidates``) ranks first. ``spend`` is told the units it cost."""
     from rapidfuzz import fuzz, process  # only a refused quote needs it: builds skip the import
 
     chunks = resolver.chunks_of(doc_id) if doc_id else [c for cs in resolver.chunks.values() for c in cs]
-    if sum(_alignment_cost(len(folded), len(c.text)) for c in chunks) > WORK_BUDGET:
+    cost = sum(_alignment_cost(len(folded), len(c.text)) for c in chunks)
+    if cost > WORK_BUDGET:
         chunks = _candidates(resolver, folded, doc_id, chunks)
+        cost = sum(_alignment_cost(len(folded), len(c.text)) for c in chunks) + sum(
+            len(fd.folded) for fd in ([resolver.folded(doc_id)] if doc_id else resolver.index.docs))
+    if spend is not None:
+        spend(cost)
     if not chunks:
         return []
     texts = [_WS_RUN.sub(" ", c.text) for c in chunks]

@@ -19,6 +19,7 @@ from labeller.core.build import RecordResult
 from labeller.core.hitrules import HitRule
 from labeller.core.judgments import JudgmentSet
 from labeller.core.vocab import Place
+from labeller.diagnostics import listing
 from labeller.eval.bootstrap import bootstrap_cis
 from labeller.eval.metrics import ChunkPositions, QueryScore
 from labeller.eval.report import stat
@@ -70,12 +71,35 @@ def with_relevant_judgments(rec: RecordResult, judgments: JudgmentSet) -> Record
     return replace(rec, spans=[*rec.spans, *unique]) if unique else rec
 
 
+LOWER_BOUNDS = "recall and precision are lower bounds; run `labeller pool` and judge the pool"
+
+
 def judged_diagnostic(value: float | None, shipped_k: int) -> dict:
     """The report's ``judged`` check: below ``JUDGED_FLOOR`` the unjudged chunks may hold answers."""
     if value is None:
         return {"check": "judged", "value": None, "status": "n/a", "reading": "not computed: no scored queries"}
     low = value < JUDGED_FLOOR
     reading = (f"judged@{shipped_k} = {value:.2f}: " + (
-        f"below {JUDGED_FLOOR}: many retrieved chunks were never judged, so recall and precision are lower bounds; "
-        "run `labeller pool` and judge the pool" if low else "the top chunks are judged"))
+        f"below {JUDGED_FLOOR}: many retrieved chunks were never judged, so {LOWER_BOUNDS}" if low
+        else "the top chunks are judged"))
     return {"check": "judged", "value": round(value, 6), "status": "warn" if low else "ok", "reading": reading}
+
+
+def judged_breakdowns_diagnostic(breakdowns: dict[str, dict[str, dict]], shipped_k: int) -> dict:
+    """The ``judged_breakdowns`` check: ``judged_diagnostic``'s floor applied to each split, tag
+    and hop group, since a well-judged whole can hide a group nobody judged (a new tag, the test
+    split). ``value``: how many groups are below it; the reading names them, lowest first."""
+    name = f"judged@{shipped_k}"
+    values = [(agg["chunk"][name]["value"], kind, group) for kind, groups in breakdowns.items()
+              for group, agg in groups.items() if agg["chunk"][name]["value"] is not None]
+    low = sorted(v for v in values if v[0] < JUDGED_FLOOR)
+    if not values:
+        return {"check": "judged_breakdowns", "value": None, "status": "n/a",
+                "reading": "not computed: no scored queries"}
+    if not low:
+        return {"check": "judged_breakdowns", "value": 0, "status": "ok",
+                "reading": f"{name} is at least {JUDGED_FLOOR} in each of the {len(values)} split, tag and hop groups"}
+    named = listing([f"{kind} {group} {value:.2f}" for value, kind, group in low], "groups", 10)
+    return {"check": "judged_breakdowns", "value": len(low), "status": "warn",
+            "reading": f"{name} below {JUDGED_FLOOR} in {len(low)} of {len(values)} split, tag and hop groups "
+                       f"({named}): there {LOWER_BOUNDS}"}

@@ -134,6 +134,28 @@ class BreakdownRow:
 
 
 @dataclass(frozen=True)
+class MovedRow:
+    """One query whose gate metric changed: its id, before, after and the difference."""
+
+    query_id: str
+    before: str
+    after: str
+    delta: str
+
+
+MOVED_HEADER = ("id", "before", "after", "Δ")
+
+
+def moved_rows(c: Comparison) -> list[MovedRow]:
+    """The queries whose gate metric moved, in ``comparison.changed_queries``' order (most lost
+    first, then by id): the rows ``eval --baseline --format markdown`` and ``runs compare``'s
+    text and Markdown list (none: an empty list)."""
+    moved = (c.model_extra or {}).get("changed_queries") or []
+    return [MovedRow(m["query_id"], number(m["baseline"]), number(m["current"]), signed(m["current"] - m["baseline"]))
+            for m in moved]
+
+
+@dataclass(frozen=True)
 class DeltaRow:
     name: str
     baseline: str
@@ -195,9 +217,13 @@ class ReportView:
 
     def breakdown_rows(self) -> tuple[list[str], list[BreakdownRow], int]:
         """Column names, one row per split, hop and tag, and how many tags were left out:
-        with many tags only the weakest are listed, they are the ones to read."""
+        with many tags only the weakest are listed, they are the ones to read. ``judged@k`` at
+        the shipped k is a column when the groups have it (a run with judgments)."""
         deepest = max(self.ks)
         names = [f"recall@{self.shipped}", f"success@{self.shipped}", f"mrr@{deepest}"]
+        every = [agg for by in self.report.breakdowns.values() for agg in by.values()]
+        if every and all(f"judged@{self.shipped}" in agg.chunk for agg in every):
+            names.append(f"judged@{self.shipped}")
         rows, hidden = [], 0
         for kind, groups in self.report.breakdowns.items():
             items: list[tuple[str, Aggregate]] = list(groups.items())

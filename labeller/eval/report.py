@@ -21,7 +21,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from labeller import __version__
 from labeller.display import json_chunks
@@ -131,8 +131,11 @@ def chunking_summary(chunking: Chunking, scores: Sequence[CharScore], unreachabl
             **({"located": chunking.located} if chunking.located is not None else {})}
 
 
-def breakdowns(scores: Sequence[QueryScore], questions: dict, ks: Sequence[int], samples: int, seed: int) -> dict:
-    """The aggregate again per split, per tag (a query counts under each of its tags) and per hop."""
+def breakdowns(scores: Sequence[QueryScore], questions: dict, ks: Sequence[int], samples: int, seed: int,
+               chunk_extra: Callable[[Sequence[QueryScore]], dict] | None = None) -> dict:
+    """The aggregate again per split, per tag (a query counts under each of its tags) and per hop;
+    ``chunk_extra(members)``: more chunk-level aggregates of each group (the runner's ``judged@k``,
+    computed by the function that computes the report's, which lives above this module)."""
     groups: dict[str, dict[str, list[QueryScore]]] = {"split": {}, "tag": {}, "hop": {}}
     for s in scores:
         q = questions[s.query_id]
@@ -140,8 +143,13 @@ def breakdowns(scores: Sequence[QueryScore], questions: dict, ks: Sequence[int],
         for tag in q.tags or ["(untagged)"]:
             groups["tag"].setdefault(tag, []).append(s)
         groups["hop"].setdefault(q.hop, []).append(s)
-    return {kind: {name: aggregate(members, ks, samples, seed) for name, members in sorted(by.items())}
-            for kind, by in groups.items()}
+    out: dict[str, dict[str, dict]] = {kind: {} for kind in groups}
+    for kind, by in groups.items():
+        for name, members in sorted(by.items()):
+            out[kind][name] = agg = aggregate(members, ks, samples, seed)
+            if chunk_extra is not None:
+                agg["chunk"].update(chunk_extra(members))
+    return out
 
 
 def diagnostics(chunk_agg: dict, ks: Sequence[int], shipped_k: int) -> list[dict]:

@@ -29,8 +29,8 @@ from labeller.eval import report as rp
 from labeller.eval.bootstrap import CONFIDENCE
 from labeller.eval.chars import CharScore, score_chars
 from labeller.eval.chunkset import ChunksSource, ChunkSet, load_chunk_set
-from labeller.eval.judged import condense, judged_aggregate, judged_at, judged_diagnostic, judged_flags, \
-    judged_places, with_relevant_judgments
+from labeller.eval.judged import condense, judged_aggregate, judged_at, judged_breakdowns_diagnostic, \
+    judged_diagnostic, judged_flags, judged_places, with_relevant_judgments
 from labeller.eval.leaks import find_leaks
 from labeller.eval.report_model import EvalReport
 from labeller.eval.metrics import QueryScore, check_sanity, score_query, unreachable_spans
@@ -137,7 +137,8 @@ def run_eval(project: Project, *, ks: Sequence[int] | None = None, hit_rule: str
     ``recall@budget=B`` (SPEC §8.1). ``depth``: retrieve at least this many per query
     (at most MAX_K; default the largest k) — a budget walk may need more than the k sweep.
     Judgments (``golden/judgments.jsonl``, SPEC §11) count: ``judged@k`` per query and in
-    ``aggregate.chunk``, a span judged relevant as an answer span; ``condensed`` drops the
+    ``aggregate.chunk`` (and, once some resolve, in each breakdown group, with its
+    ``judged_breakdowns`` check), a span judged relevant as an answer span; ``condensed`` drops the
     unjudged chunks from each ranking first (trec_eval -J). ``power``: a difference to
     detect; the report's ``power`` says how many questions it needs.
     """
@@ -190,6 +191,7 @@ def run_eval(project: Project, *, ks: Sequence[int] | None = None, hit_rule: str
     ranks = {qid: _doc_best_ranks(hs, pos.first) for qid, hs in hits.items()}
     findings = find_leaks(project.all_chunks, built.records, ranks)
 
+    judging = bool(judgments.resolved) or condensed  # judgments count in this run
     max_chars = project.chunker.settings.get("max_chars")  # an int where the chunker has the setting
     fingerprint = rp.make_fingerprint(
         chunker=project.chunker.name, max_chars=max_chars if isinstance(max_chars, int) else None, hit_rule=rule.name,
@@ -197,10 +199,13 @@ def run_eval(project: Project, *, ks: Sequence[int] | None = None, hit_rule: str
         golden_set_digest=hashlib.sha256(BuildResult(selected, built.manifest, {}).artifact_bytes()).hexdigest(),
         chunking={"name": chunk_set.chunking.name, "digest": chunk_set.chunking.digest},
         **({"judgments": _judgments_digest(judgments), "condensed": condensed}
-           if judgments.resolved or condensed else {}))
+           if judging else {}))
     chunk_of = pos.first.__getitem__
     neg_rows = [rp.negative_row(r, hits[r.question.id], shipped_k, chunk_of) for r in negatives]
     answerable_top = [hits[r.question.id][0].score for r in answerable if hits[r.question.id]]
+    # With judgments, each split, tag and hop group gets judged@k too: one group may go unjudged.
+    breakdowns = rp.breakdowns(scores, {r.question.id: r.question for r in answerable}, ks, samples, seed,
+                               (lambda members: judged_aggregate(members, ks, samples, seed)) if judging else None)
     report = {
         "schema": rp.SCHEMA,
         "fingerprint": fingerprint,
@@ -215,10 +220,11 @@ def run_eval(project: Project, *, ks: Sequence[int] | None = None, hit_rule: str
                                  "relevant": sum(1 for j in judgments.resolved if j.judgment.relevant)}},
         "aggregate": agg,
         "chunking": rp.chunking_summary(chunk_set.chunking, char_scores, unreachable, samples, seed),
-        "breakdowns": rp.breakdowns(scores, {r.question.id: r.question for r in answerable}, ks, samples, seed),
+        "breakdowns": breakdowns,
         "diagnostics": [*rp.diagnostics(agg["chunk"], ks, shipped_k),
                         rp.negatives_diagnostic(neg_rows, answerable_top),
-                        judged_diagnostic(agg["chunk"][f"judged@{shipped_k}"]["value"], shipped_k)],
+                        judged_diagnostic(agg["chunk"][f"judged@{shipped_k}"]["value"], shipped_k),
+                        *([judged_breakdowns_diagnostic(breakdowns, shipped_k)] if judging else [])],
         "queries": [rp.query_row(r, s, hits[r.question.id], shipped_k, chunk_of, c, unreachable[r.question.id])
                     for r, s, c in zip(answerable, scores, char_scores)],
         "negatives": neg_rows,

@@ -45,9 +45,9 @@ class ChunkersView(VerticalScroll):
 
     DEFAULT_CSS = """
     ChunkersView { height: 1fr; }
-    #chunkers-bar { height: 10; }
+    #chunkers-bar { height: auto; }
     #chunkers-choice { width: 1fr; height: 10; }
-    #chunkers-side { width: 1fr; height: 10; padding: 0 1; }
+    #chunkers-side { width: 1fr; height: auto; padding: 0 1; }
     #chunkers-progress { height: 1; margin-top: 1; }
     #chunkers-status { height: auto; }
     #chunkers-middle { height: 20; }
@@ -81,7 +81,7 @@ class ChunkersView(VerticalScroll):
                 yield Static("choose two or more chunkings (the first ticked is the baseline) and press Compare",
                              id="chunkers-status")
         with Horizontal(id="chunkers-middle"):
-            yield Table(id="chunkers-table", zebra_stripes=True, cursor_type="row")
+            yield Table(id="chunkers-table", zebra_stripes=True, cursor_type="row", fixed_columns=1)
             yield PlotextPlot(id="chunkers-plot")
         yield Static("", id="chunkers-verdict")
         yield Static("", id="chunkers-note")

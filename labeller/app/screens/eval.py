@@ -145,8 +145,10 @@ class EvalScreen(SessionScreen):
             self.action_run_eval()
 
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
-        # the Chunkers view compares chunkings of its own: the single eval's plot and tables make way
-        self.query_one("#eval-top").display = event.pane.id != "tab-chunkers"
+        # the Chunkers view compares chunkings of its own: the single eval's chunking line, plot and
+        # tables make way (at 80×24 the chunking line alone pushed the Compare button off the screen)
+        for part in ("#eval-chunking", "#eval-top"):
+            self.query_one(part).display = event.pane.id != "tab-chunkers"
 
     def retriever(self) -> str:
         """The retriever chosen in the bar (the Chunkers view compares with it too)."""

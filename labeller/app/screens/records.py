@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Callable
 
+from rich.console import RenderableType
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -64,28 +65,42 @@ class RecordEditor(ModalScreen[Question | None]):
 
     ``save_record`` does the writing and raises ``LabellerError`` to refuse; the message is
     shown and the editor stays open, so nothing half-valid is ever written.
+
+    ``context`` is what the editor is opened from (a review's status, the record's query and
+    quotes), drawn above the JSON: the editor covers the screen it was opened from at 80×24,
+    and the JSON alone, scrolled to the line being edited, no longer says which question and
+    quote it is. The editor takes the whole terminal up to a comfortable size (a 90% box
+    left 21 of 24 rows and wrapped the JSON at 72 columns); the context is a few lines of a
+    fixed count (``record_summary``: one line each), the JSON the rest.
     """
 
     DEFAULT_CSS = """
     RecordEditor { align: center middle; }
-    RecordEditor > Vertical { width: 90%; height: 90%; border: thick $accent; background: $surface; padding: 0 1; }
-    RecordEditor #ed-text { height: 1fr; }
-    RecordEditor #ed-error { color: $error; height: auto; max-height: 10; }
+    RecordEditor > Vertical { width: 100%; max-width: 130; height: 100%; max-height: 44;
+                              border: thick $accent; background: $surface; padding: 0 1; }
+    RecordEditor #ed-context { height: auto; border-bottom: solid $panel; }
+    RecordEditor #ed-text { height: 1fr; min-height: 5; }
+    RecordEditor #ed-error { color: $error; height: auto; max-height: 5; }
     """
     BINDINGS = [Binding("ctrl+s", "save", "Save", priority=True, id="record_editor.save"),
                 Binding("escape", "cancel", "Cancel", id="record_editor.cancel"),
                 *field_tab_bindings("record_editor")]
 
-    def __init__(self, title: str, record: dict, record_id: str, save_record: Callable[[Question], None]) -> None:
+    def __init__(self, title: str, record: dict, record_id: str, save_record: Callable[[Question], None],
+                 context: RenderableType | None = None) -> None:
         super().__init__()
         self.title_text = title
         self.record = record
         self.record_id = record_id
         self.save_record = save_record
+        self.context = context
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Static(plain(self.title_text + "   (Ctrl+S save, Escape cancel; the id cannot change)", "bold"))
+            # the keys are the key bar's (below): the title stays one line at 80 columns
+            yield Static(plain(self.title_text + " (the id cannot change)", "bold"), id="ed-title")
+            if self.context is not None:
+                yield Static(self.context, id="ed-context")
             # JSON with C1 controls and bidi overrides escaped too (json escapes C0 itself): the
             # same record, nothing in it acts on the terminal; a pasted one shows as a stand-in
             yield SafeTextArea(json_dumps(self.record, indent=2), id="ed-text", show_line_numbers=True)

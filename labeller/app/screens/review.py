@@ -27,7 +27,7 @@ from labeller.app.session.review import (ReviewSession, checked_reviewer, login_
                                          reviewer_from_environment)
 from labeller.app.widgets.key_bar import KeyBar
 from labeller.app.widgets.markup import visible_line
-from labeller.app.widgets.record_view import STATUS_STYLE, plain, record_view
+from labeller.app.widgets.record_view import STATUS_STYLE, plain, record_summary, record_view
 from labeller.core.build import resolve_record
 from labeller.core.models import Question
 from labeller.core.project import Project
@@ -146,7 +146,15 @@ class ReviewScreen(RecordPager):
         def save(edited: Question) -> None:
             self.session.save_edit(q, edited)
 
-        self.app.push_screen(RecordEditor(f"Edit record {q.id}", q.as_json(), q.id, save),
+        status = self.session.status(q)
+        rows = [("status", Text(f"review {self.index + 1}/{len(self.record_ids)} · ")
+                 + Text(STATUS_LABELS[status], style=STATUS_STYLE[status]))]
+        latest = self.session.latest(q.id)
+        if latest is not None:
+            rows.append(("last", plain(f"{latest.decision} by {latest.reviewer}"
+                                             + (f": {latest.comment}" if latest.comment else ""))))
+        self.app.push_screen(RecordEditor(f"Edit record {q.id}", q.as_json(), q.id, save,
+                                          context=record_summary(q, rows)),
                              self._reload_if_edited)
 
     def _reload_if_edited(self, edited: Question | None) -> None:

@@ -15,7 +15,7 @@ from array import array
 from collections import deque
 from functools import cached_property
 from pathlib import Path
-from typing import Callable, NoReturn, cast
+from typing import Callable, Collection, NoReturn, cast
 
 import numpy as np
 
@@ -31,6 +31,10 @@ BLOCK_BYTES = 1024 * 1024  # a run file is read, decoded and parsed this many by
 # NUL, and the line breaks for ``splitlines`` and whitespace for ``split`` besides space, tab,
 # CR and LF (ASCII only: non-ASCII text is not taken by columns at all).
 _SUBTLE = "\x00\x0b\x0c\x1c\x1d\x1e\x1f"
+# Distinct tags a run may have: the tag names the system that made the run, and every one is
+# kept for the report's fingerprint (a hostile run of a new tag a line would list millions).
+MAX_TAGS = 100
+UNKNOWN_COUNTED = 1000  # distinct unknown docids a refusal counts; past it, "more than" (a hostile run has millions)
 
 
 class Run:
@@ -40,10 +44,13 @@ class Run:
     query's hits; ``hits`` all of them."""
 
     def __init__(self, queries: dict[str, int], docids: dict[str, int], first_lines: array,
-                 rows: tuple[array, array, array, array], tags: set[str], sha256: str) -> None:
+                 rows: tuple[array, array, array, array], tags: set[str], sha256: str,
+                 unknown: dict[str, int] | None = None, unknown_more: bool = False) -> None:
         self.docids = list(docids)  # in order of first appearance
         self.first_lines = first_lines  # the line each docid is first seen on (for errors)
         self.tags = tags
+        self.unknown = unknown or {}  # docids not of the chunking (``known_docids``), with their first line
+        self.unknown_more = unknown_more  # more distinct unknown docids than the UNKNOWN_COUNTED in ``unknown``
         self.sha256 = sha256
         query, docid, score, _ = (np.frombuffer(a, dtype=a.typecode) for a in rows)
         self._query, self._docid, self._score = query, docid, score
@@ -93,10 +100,23 @@ class _RunParser:
 
     Every problem is the first one in file order, as if the file had been read whole: a
     docid repeated for a query is found when all rows are in (one sort, not a set of every
-    pair), so a later malformed line first reports a repeat on an earlier one."""
+    pair), so a later malformed line first reports a repeat on an earlier one.
 
-    def __init__(self, path: str) -> None:
+    Only rows eval can score are kept (a hostile run of millions of distinct ids once held
+    each as a Python string, 2.9 GB for 256 MiB): with ``keep_queries`` (the golden query
+    ids) rows of other queries are checked, then dropped; with ``known_docids`` (the chunk
+    ids) a row of another docid is dropped and its docid noted in ``unknown`` (the first
+    UNKNOWN_COUNTED distinct ones, in file order), which the caller refuses. What is kept is
+    at most one row per golden query and chunk, whatever the file holds. A docid repeated
+    under a dropped row is not looked for."""
+
+    def __init__(self, path: str, keep_queries: Collection[str] | None = None,
+                 known_docids: Collection[str] | None = None) -> None:
         self.path = path
+        self.keep_queries, self.known_docids = keep_queries, known_docids
+        self._keep_sorted, self._known_sorted = _ascii_sorted(keep_queries), _ascii_sorted(known_docids)
+        self.unknown: dict[str, int] = {}
+        self.unknown_more = False
         self.lineno = 0
         self.queries: dict[str, int] = {}
         self.docids: dict[str, int] = {}
@@ -148,6 +168,13 @@ class _RunParser:
             if not np.isfinite(scores).all():
                 return False
             lines = (line_of[0::6] + (self.lineno + 1)).astype(np.uint32)
+            tags = {t.decode("ascii") for t in np.unique(tcol).tolist()}
+            if len(self.tags | tags) > MAX_TAGS:
+                return False  # the line reader finds the line of the first tag too many
+            self.tags |= tags
+            kept = self._kept_columns(qcol, dcol, lines)
+            if kept is not None:
+                qcol, dcol, scores, lines = qcol[kept], dcol[kept], scores[kept], lines[kept]
             q_codes = self._sorted_queries.intern(qcol, self.queries, lambda row: None)
             d_codes = self._sorted_docids.intern(dcol, self.docids, lambda row: self.first_lines.append(int(lines[row])))
             q_rows, d_rows, s_rows, l_rows = self.rows
@@ -155,9 +182,33 @@ class _RunParser:
             d_rows.frombytes(d_codes.tobytes())
             s_rows.frombytes(scores.tobytes())
             l_rows.frombytes(lines.tobytes())
-            self.tags.update(t.decode("ascii") for t in np.unique(tcol).tolist())
         self.lineno += text.count("\n") + (1 if text and not text.endswith("\n") else 0)
         return True
+
+    def _kept_columns(self, qcol: np.ndarray, dcol: np.ndarray, lines: np.ndarray) -> np.ndarray | None:
+        """Which rows of a block to keep (None: all): those of a kept query and a known
+        docid, the unknown docids noted in file order, as ``_feed_lines`` does line by line."""
+        if self._keep_sorted is None and self._known_sorted is None:
+            return None
+        kept = np.ones(len(qcol), dtype=bool)
+        if self._known_sorted is not None:
+            kept = _member(dcol, self._known_sorted)
+            stray = np.flatnonzero(~kept)
+            if len(stray) and not self.unknown_more:
+                _, first = np.unique(dcol[stray], return_index=True)
+                for at in np.sort(first).tolist():  # in file order
+                    self._note_unknown(dcol[stray[at]].decode("ascii"), int(lines[stray[at]]))
+        if self._keep_sorted is not None:
+            kept &= _member(qcol, self._keep_sorted)
+        return kept
+
+    def _note_unknown(self, docid: str, line: int) -> None:
+        if docid in self.unknown or self.unknown_more:
+            return
+        if len(self.unknown) == UNKNOWN_COUNTED:
+            self.unknown_more = True
+        else:
+            self.unknown[docid] = line
 
     def _feed_lines(self, text: str) -> None:
         """The reference reader, line by line: what ``_feed_columns`` must equal."""
@@ -178,6 +229,16 @@ class _RunParser:
                 self._refuse(f"rank {rank!r} must be an integer and score {score!r} a number", lineno)
             if not math.isfinite(value):
                 self._refuse(f"score {score!r} is not a finite number", lineno)
+            if tag not in tags:
+                if len(tags) == MAX_TAGS:
+                    self._refuse(f"more than {MAX_TAGS} distinct tags (the last column, the run's name): "
+                                 f"{tag!r} is one too many", lineno)
+                tags.add(tag)
+            if self.known_docids is not None and docid not in self.known_docids:
+                self._note_unknown(docid, lineno)
+                continue
+            if self.keep_queries is not None and qid not in self.keep_queries:
+                continue
             q = queries.setdefault(qid, len(queries))
             d = docids.get(docid)
             if d is None:
@@ -187,7 +248,6 @@ class _RunParser:
             d_rows.append(d)
             s_rows.append(value)
             l_rows.append(lineno)
-            tags.add(tag)
         self.lineno = lineno
 
     def _refuse(self, message: str, line: int) -> NoReturn:
@@ -208,7 +268,23 @@ class _RunParser:
 
     def finish(self, sha256: str) -> Run:
         self._check_repeats()
-        return Run(self.queries, self.docids, self.first_lines, self.rows, self.tags, sha256)
+        return Run(self.queries, self.docids, self.first_lines, self.rows, self.tags, sha256, self.unknown,
+                   self.unknown_more)
+
+
+def _ascii_sorted(ids: Collection[str] | None) -> np.ndarray | None:
+    """``ids`` the column reader can meet (ASCII, no NUL) as a sorted bytes array, for
+    ``_member``; None for None."""
+    if ids is None:
+        return None
+    return np.sort(np.array([i.encode("ascii") for i in ids if i.isascii() and "\x00" not in i] or [b""],
+                            dtype=bytes))
+
+
+def _member(col: np.ndarray, ids: np.ndarray) -> np.ndarray:
+    """Whether each field of ``col`` is one of the sorted ``ids`` (at once, no Python per row)."""
+    at = np.minimum(np.searchsorted(ids, col), len(ids) - 1)
+    return ids[at] == col
 
 
 def _column(raw: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray | None:
@@ -278,11 +354,13 @@ def parse_run(text: str, path: str = "run") -> Run:
     return parser.finish(hashlib.sha256(text.encode("utf-8")).hexdigest())
 
 
-def read_run(path: Path, max_bytes: int = RUN_MAX_BYTES) -> Run:
+def read_run(path: Path, max_bytes: int = RUN_MAX_BYTES, keep_queries: Collection[str] | None = None,
+             known_docids: Collection[str] | None = None) -> Run:
     """Read a run file a block at a time (it may be 256 MiB: never whole in memory as text);
-    the problems reported, and their order, are those of reading it whole."""
+    the problems reported, and their order, are those of reading it whole. ``keep_queries``
+    and ``known_docids`` keep only the rows eval can score (``_RunParser``)."""
     where = str(path)
-    parser = _RunParser(where)
+    parser = _RunParser(where, keep_queries, known_docids)
     digest = hashlib.sha256()
     problem: InvalidInput | None = None  # a malformed line: reported unless the file is not UTF-8
     offset = size = 0  # of ``pending`` in the file; bytes read
@@ -342,15 +420,16 @@ class RunFileRetriever:
         """Read the run and refuse docids that are not chunk ids of the chunking scored (the
         project's chunks, or ``chunks``, a foreign ``ChunkSet``): they mean the run was made
         over another chunking or corpus, and would silently score 0."""
-        run = read_run(Path(path))
         foreign = chunks if chunks is not None and chunks.foreign else None
         known = foreign.positions.first if foreign is not None else {c.chunk_id for c in project.all_chunks}
-        unknown = [(line, docid) for docid, line in zip(run.docids, run.first_lines) if docid not in known]
-        if unknown:
-            line, docid = min(unknown)
+        golden = {q.id for q in project.load_questions().questions}  # only their rows are scored
+        run = read_run(Path(path), keep_queries=golden, known_docids=known)
+        if run.unknown:
+            docid, line = next(iter(run.unknown.items()))  # the first in file order
             where = (foreign.label if foreign is not None else
                      f"this corpus under {chunker_spec(project.chunker)}")
-            raise InvalidInput(f"docid {docid!r} is not a chunk id of {where}; {len(unknown)} unknown docid(s) in "
+            count = f"more than {UNKNOWN_COUNTED}" if run.unknown_more else str(len(run.unknown))
+            raise InvalidInput(f"docid {docid!r} is not a chunk id of {where}; {count} unknown docid(s) in "
                                "all. The run must use chunk ids of the same corpus and chunking.",
                                path=str(path), line=line)
         return cls(Path(path), run)
