@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
@@ -109,3 +110,70 @@ def test_a_branch_name_in_the_markdown_headline_is_text(repo, capsys):  # noqa: 
     rc, out, _ = cli(capsys, "diff", "<details>`x`|y", "HEAD", "--root", repo, "--format", "markdown")
     assert rc == 0 and "<details>" not in out and "`x`" not in out
     assert out.startswith("### labeller diff: \\<details\\>\\`x\\`\\|y")
+
+
+# -- eval --html ----------------------------------------------------------------------------
+
+
+class Elements(HTMLParser):
+    """Every start tag with its attributes, and the text of every SVG ``<text>``."""
+
+    def __init__(self, page: str) -> None:
+        super().__init__()
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+        self.texts: list[str] = []
+        self._in_text = False
+        self.feed(page)
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+        self._in_text = tag == "text"
+
+    def handle_endtag(self, tag):
+        self._in_text = False
+
+    def handle_data(self, data):
+        if self._in_text:
+            self.texts.append(data)
+
+
+def _html_page(tmp_path, capsys, extra_docs: dict, extra_questions: list) -> str:
+    from test_eval_cli import facts_project
+    root = facts_project(tmp_path, extra_docs=extra_docs, extra_questions=extra_questions)
+    out = tmp_path / "r.html"
+    rc, _, err = cli(capsys, "eval", "--root", root, "--no-history", "--html", out)
+    assert rc == 0, err
+    return out.read_text(encoding="utf-8")
+
+
+def test_a_huge_tag_is_cut_on_the_chart_and_two_alike_stay_two_bars(tmp_path, capsys):
+    """Vega lays out a label at a cost growing with its length: a 300,000-character tag (a
+    1 MiB questions file allows it) did not render in 10 minutes, stalling the CI job."""
+    long_a, long_b = "w" * 5000 + "A", "w" * 5000 + "B"
+    extra = [{"id": f"t{i}", "query": f"which ridge holds alpha0{i}", "expected_answer": "x", "tags": [tag],
+              "locators": [{"doc": f"doc0{i}.md", "quote": f"alpha0{i}"}]} for i, tag in enumerate((long_a, long_b))]
+    page = _html_page(tmp_path, capsys, {}, extra)
+    chart = page[page.index('id="chart-tag"'):]
+    chart = chart[:chart.index("</figure>")]
+    bars = [a["aria-label"] for t, a in Elements(chart).tags if a.get("aria-roledescription") == "bar"
+            and "www" in (a.get("aria-label") or "")]
+    assert len(bars) == 2 and len(set(bars)) == 2, bars  # two bars, told apart
+    assert all(len(b) < 300 and "more characters" in b for b in bars)
+    assert "w" * 200 not in chart  # no attribute or text holds the tag whole
+    assert long_a in page and long_b in page  # the per-query table keeps the tags whole
+
+
+def test_doc_paths_headings_and_line_separators_from_the_repository_stay_text(tmp_path, capsys):
+    name = "x<img src=x onerror=alert(1)>'\".md"
+    doc = ("# <svg onload=alert(2)> javascript:alert(3) \u2028 \u202e\n\n"
+           "The kestrel omega nests on the far ridge.</script><a href=\"javascript:alert(4)\">x</a>\u2029\n")
+    evil = {"id": "evil</td><script>", "query": "which ridge does omega nest on \u2028 <a href=javascript:alert(5)>",
+            "expected_answer": "x", "tags": ["</script>"], "locators": [{"doc": name, "quote": "omega nests"}]}
+    page = _html_page(tmp_path, capsys, {name: doc}, [evil])
+    parsed = Elements(page)
+    assert [t for t, _ in parsed.tags].count("script") == 1
+    assert not [t for t, _ in parsed.tags if t in ("img", "a")]
+    assert not [(t, a) for t, a in parsed.tags if any(k.startswith("on") or "javascript:" in (v or "")
+                                                       for k, v in a.items())]
+    assert not any(ch in page for ch in "\u2028\u2029\u202e")  # shown as escapes, never obeyed
+    assert "evil&lt;/td&gt;&lt;script&gt;" in page and "&lt;a href=javascript:alert(5)&gt;" in page
