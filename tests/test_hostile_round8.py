@@ -177,3 +177,81 @@ def test_doc_paths_headings_and_line_separators_from_the_repository_stay_text(tm
                                                        for k, v in a.items())]
     assert not any(ch in page for ch in "\u2028\u2029\u202e")  # shown as escapes, never obeyed
     assert "evil&lt;/td&gt;&lt;script&gt;" in page and "&lt;a href=javascript:alert(5)&gt;" in page
+
+
+# -- [retriever.dense] and [retriever.fusion] from a fork's labeller.toml --------------------
+
+
+def _small_project(tmp_path, toml: str) -> Path:
+    from conftest import q, write_project
+    return write_project(tmp_path / "proj", {"a.md": "# A\n\nThe quick brown fox.\n"},
+                         [q("r-1", {"doc": "a.md", "quote": "quick brown fox"})], toml)
+
+
+@pytest.mark.parametrize("key", ["query_prefix", "passage_prefix"])
+def test_a_megabyte_prefix_is_refused_when_the_project_opens(tmp_path, capsys, key):
+    """Copied before each of 10,000 chunks, a 1 MB passage prefix is 10 GB of text to embed; no
+    instruction is that long. Checked with the configuration, so no model (or torch) is needed."""
+    root = _small_project(tmp_path, f'[retriever.dense]\n{key} = "{"x" * 1001}"\n')
+    rc, out, err = cli(capsys, "build", "--check", "--root", root)
+    assert rc == 2 and out == "" and key in err and "at most 1000 characters" in err
+    assert len(err) < 2500  # the prefix is not echoed whole
+    ok = _small_project(tmp_path / "ok", f'[retriever.dense]\n{key} = "{"x" * 1000}"\n')
+    assert cli(capsys, "build", "--root", ok)[0] == 0
+
+
+@pytest.mark.parametrize("weights", ["bm25 = inf", "bm25 = 1e308", "bm25 = -1", "bm25 = nan"])
+def test_fusion_weights_that_are_not_finite_bounded_numbers_are_refused(tmp_path, capsys, weights):
+    root = _small_project(tmp_path, f"[retriever.fusion]\nk = 60\n[retriever.fusion.weights]\n{weights}\n")
+    rc, _, err = cli(capsys, "build", "--check", "--root", root)
+    assert rc == 2 and "weight of member 'bm25'" in err
+
+
+def _project_model(tmp_path) -> tuple[Path, Path]:
+    """A project naming a model folder of its own (files only: nothing here loads it)."""
+    root = _small_project(tmp_path, '[retriever.dense]\nmodel = "models/m"\n')
+    model = root / "models/m"
+    (model / "1_Pooling").mkdir(parents=True)
+    (model / "config.json").write_text("{}")
+    (model / "modules.json").write_text(json.dumps([
+        {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
+        {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"}]))
+    (model / "1_Pooling/config.json").write_text("{}")
+    secret = tmp_path / "outside"
+    secret.mkdir()
+    (secret / "config.json").write_text('{"secret": "runner token"}')
+    return root, secret
+
+
+@pytest.mark.parametrize("link", ["1_Pooling", ".hidden"])
+def test_a_linked_folder_in_a_project_model_is_refused(tmp_path, link):
+    """os.walk does not enter a linked folder, so only linked files were refused; the model's
+    loader would still read 1_Pooling/config.json through the link, from outside the project."""
+    from labeller.errors import InvalidInput
+    from labeller.eval.retrievers.dense import model_fingerprint
+    root, secret = _project_model(tmp_path)
+    target = root / "models/m" / link
+    if target.exists():
+        for f in target.iterdir():
+            f.unlink()
+        target.rmdir()
+    target.symlink_to(secret, target_is_directory=True)
+    with pytest.raises(InvalidInput, match=f"{link} in .* is a symlink"):
+        model_fingerprint(root / "models/m", untrusted=True)
+
+
+@pytest.mark.parametrize("path", [".hidden", "1_Pooling/.x"])
+def test_a_project_model_module_in_a_hidden_folder_is_refused(tmp_path, path):
+    """The fingerprint leaves hidden folders out: a module loaded from one could change its
+    weights with the fingerprint (and the embedding cache's key) unchanged."""
+    from labeller.config import load_config
+    from labeller.core.project import Project
+    from labeller.errors import InvalidInput
+    from labeller.eval.retrievers.dense import Encoder
+    root, _ = _project_model(tmp_path)
+    modules = root / "models/m/modules.json"
+    listed = json.loads(modules.read_text())
+    listed[1]["path"] = path
+    modules.write_text(json.dumps(listed))
+    with pytest.raises(InvalidInput, match="module 1 of .* has the path .* a hidden folder"):
+        Encoder(Project(load_config(root)))

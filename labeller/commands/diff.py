@@ -159,7 +159,8 @@ def print_text(old: Version, new: Version, changes: list[RecordChange], counts: 
 
 def markdown_lines(old: Version, new: Version, changes: list[RecordChange], counts: dict[str, int]) -> list[str]:
     """A pull-request comment: the counts, then one row per changed record (bounded, escaped)."""
-    lines = [f"### labeller diff: {markdown_cell(headline(old, new, changes, counts), MESSAGE_CHARS)}"]  # a branch name may hold <, `
+    # escaped: a branch name (a fork's github.head_ref) may hold <, ` and |
+    lines = [f"### labeller diff: {markdown_cell(headline(old, new, changes, counts), MESSAGE_CHARS)}"]
     if not changes:
         return lines
     rows = ([change.record_id, ", ".join(change.kinds),
