@@ -255,3 +255,123 @@ def test_a_project_model_module_in_a_hidden_folder_is_refused(tmp_path, path):
     modules.write_text(json.dumps(listed))
     with pytest.raises(InvalidInput, match="module 1 of .* has the path .* a hidden folder"):
         Encoder(Project(load_config(root)))
+
+
+# -- labeller pool / judge --pool --verdicts ------------------------------------------------
+
+
+@pytest.fixture
+def pooled(tmp_path, capsys) -> tuple[Path, Path, list[dict]]:
+    """A project, its pool (two unjudged chunks of one question) and the pool's lines."""
+    from conftest import q, write_project
+    root = write_project(tmp_path / "proj", {"a.md": "# A\n\nhello world.\n", "b.md": "# B\n\nhello there world.\n",
+                                             "c.md": "# C\n\nworld hello world.\n"},
+                         [q("x1", {"doc": "a.md", "quote": "hello world"}, query="hello world")])
+    pool = tmp_path / "pool.jsonl"
+    rc, _, err = cli(capsys, "pool", "--root", root, "--depth", "5", "--out", pool)
+    assert rc == 0, err
+    entries = [json.loads(line) for line in pool.read_text(encoding="utf-8").splitlines()]
+    assert len(entries) == 2
+    return root, pool, entries
+
+
+def _judge(capsys, root: Path, pool: Path, verdicts: Path, *extra: str) -> tuple[int, str, str]:
+    return cli(capsys, "judge", "--root", root, "--pool", pool, "--verdicts", verdicts, "--judge", "ann", *extra)
+
+
+def _verdict(entry: dict, relevant: bool = True) -> str:
+    return json.dumps({"query_id": entry["query_id"], "chunk_id": entry["chunk_id"], "relevant": relevant}) + "\n"
+
+
+def test_a_second_verdict_on_the_same_chunk_is_refused_naming_both_lines(pooled, capsys, tmp_path):
+    """Repeated, one line made a judgment each: 10^6 copies of one verdict took 144 s and 2.4 GB
+    and reported "recorded 1000000 judgment(s)"; contradicting copies kept the last silently."""
+    root, pool, entries = pooled
+    verdicts = tmp_path / "v.jsonl"
+    verdicts.write_text(_verdict(entries[0]) + _verdict(entries[1]) + _verdict(entries[0], relevant=False))
+    rc, out, err = _judge(capsys, root, pool, verdicts)
+    assert rc == 2 and out == "" and f"{verdicts}:3" in err and "verdict on line 1 already" in err
+    assert not (root / "golden/judgments.jsonl").exists()
+
+
+def test_a_pool_line_with_a_range_a_slice_would_accept_is_invalid_input(pooled, capsys, tmp_path):
+    """start -19, end 24 on a 24-character document: text[-19:24] is the chunk's text, so the
+    pool looked current, and the judgment's locator then failed inside labeller (exit 3)."""
+    root, pool, entries = pooled
+    doc_len = len((root / "corpus" / entries[0]["doc"]).read_text(encoding="utf-8"))
+    forged = tmp_path / "forged.jsonl"
+    forged.write_text(json.dumps(dict(entries[0], start=entries[0]["start"] - doc_len)) + "\n")
+    verdicts = tmp_path / "v.jsonl"
+    verdicts.write_text(_verdict(entries[0]))
+    rc, _, err = _judge(capsys, root, forged, verdicts)
+    assert rc == 2 and f"{forged}:1" in err and "0 <= start <= end" in err
+    assert not (root / "golden/judgments.jsonl").exists()
+
+
+def test_a_committed_judgments_file_of_newlines_is_refused_before_it_is_read(pooled, capsys, monkeypatch):
+    """8 MB of newlines in golden/judgments.jsonl made build --check take 67 s and 1.7 GB; the
+    64 MiB byte bound allowed eight times that. Lines are counted (in C) before any is parsed."""
+    from labeller.core import judgments
+    root, _, _ = pooled
+    monkeypatch.setattr(judgments, "JUDGMENTS_MAX_LINES", 10)
+    path = root / "golden/judgments.jsonl"
+    path.write_text("\n" * 10)
+    assert cli(capsys, "build", "--check", "--root", root)[0] in (0, 1)  # at the bound: read
+    path.write_text("\n" * 11)
+    rc, out, err = cli(capsys, "build", "--check", "--root", root)
+    assert rc == 2 and "judgments file has 11 lines, over the bound of 10" in err
+
+
+def test_a_verdicts_or_pool_file_over_the_line_bound_is_refused(pooled, capsys, tmp_path, monkeypatch):
+    from labeller.commands import judge
+    from labeller.eval import pooling
+    root, pool, entries = pooled
+    monkeypatch.setattr(judge, "POOL_MAX_LINES", 3)
+    monkeypatch.setattr(pooling, "POOL_MAX_LINES", 3)
+    verdicts = tmp_path / "v.jsonl"
+    verdicts.write_text(_verdict(entries[0]) + "\n" * 3)
+    rc, _, err = _judge(capsys, root, pool, verdicts)
+    assert rc == 2 and "verdicts file has 4 lines, over the bound of 3" in err
+    pool.write_text(pool.read_text() + "\n\n")
+    verdicts.write_text(_verdict(entries[0]))
+    rc, _, err = _judge(capsys, root, pool, verdicts)
+    assert rc == 2 and "pool file has 4 lines, over the bound of 3" in err
+    assert not (root / "golden/judgments.jsonl").exists()
+
+
+@pytest.mark.parametrize("line, reason", [
+    ('{"query_id": "x1", "chunk_id": 7, "relevant": true}', "chunk_id: Input should be a valid string"),
+    ('{"query_id": "x1", "chunk_id": "c", "relevant": NaN}', "relevant: Input should be a valid boolean"),
+    ('{"query_id": "x1", "query_id": "x2", "chunk_id": "c", "relevant": true}', "duplicate key"),
+    ('{"query_id": "x1", "chunk_id": "c", "relevant": "yes"}', "relevant: Input should be a valid boolean"),
+    ('[1, 2]', "a verdict is {query_id, chunk_id, relevant, note?}"),
+    ('{"query_id": "x1", "chunk_id": "' + "C" * 3_000_000 + '", "relevant": true}', "is not in the pool"),
+], ids=["wrong-type", "nan", "duplicate-key", "string-bool", "not-an-object", "3-MB-id"])
+def test_a_hostile_verdict_line_is_one_bounded_error_with_file_and_line(pooled, capsys, tmp_path, line, reason):
+    root, pool, entries = pooled
+    verdicts = tmp_path / "v.jsonl"
+    verdicts.write_text(_verdict(entries[0]) + line + "\n")
+    rc, out, err = _judge(capsys, root, pool, verdicts)
+    assert rc == 2 and out == "" and f"{verdicts}:2" in err and reason in err, err[:500]
+    assert len(err) < 2500 and "Traceback" not in err
+    assert not (root / "golden/judgments.jsonl").exists()
+
+
+def test_a_judge_name_with_controls_or_a_pool_out_that_is_a_link_or_fifo_writes_nothing(pooled, capsys, tmp_path):
+    import os
+    root, pool, entries = pooled
+    verdicts = tmp_path / "v.jsonl"
+    verdicts.write_text(_verdict(entries[0]))
+    rc, _, err = cli(capsys, "judge", "--root", root, "--pool", pool, "--verdicts", verdicts,
+                     "--judge", "ann\x1b[31m[bold]")
+    assert rc == 2 and "printable characters" in err and "\x1b" not in err
+    secret = tmp_path / "elsewhere.txt"
+    secret.write_text("keep")
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(secret)
+    fifo = tmp_path / "fifo.jsonl"
+    os.mkfifo(fifo)
+    for target in (link, fifo):
+        rc, _, err = cli(capsys, "pool", "--root", root, "--depth", "5", "--out", target)
+        assert rc == 2 and "not a regular file" in err
+    assert secret.read_text() == "keep" and fifo.is_fifo() and not (root / "golden/judgments.jsonl").exists()
