@@ -375,3 +375,16 @@ def test_a_judge_name_with_controls_or_a_pool_out_that_is_a_link_or_fifo_writes_
         rc, _, err = cli(capsys, "pool", "--root", root, "--depth", "5", "--out", target)
         assert rc == 2 and "not a regular file" in err
     assert secret.read_text() == "keep" and fifo.is_fifo() and not (root / "golden/judgments.jsonl").exists()
+
+
+def test_a_committed_judge_name_is_printed_cut_and_inert(pooled, capsys):
+    """golden/judgments.jsonl comes with the pull request; its judge names are not checked as a
+    --judge name is, and `judge --agreement` printed a 100,000-character one whole."""
+    root, _, entries = pooled
+    text = (root / "corpus" / entries[0]["doc"]).read_text(encoding="utf-8")[entries[0]["start"]:entries[0]["end"]]
+    hostile = "\x1b[31m[bold]" + "J" * 100_000
+    (root / "golden/judgments.jsonl").write_text("".join(json.dumps(
+        {"query_id": "x1", "doc": entries[0]["doc"], "quote": text.strip(), "relevant": True, "judge": judge}) + "\n"
+        for judge in ("ann", hostile)))
+    rc, out, _ = cli(capsys, "judge", "--agreement", "--root", root)
+    assert rc == 0 and "vs" in out and len(out) < 1000 and "\x1b" not in out and "more characters" in out

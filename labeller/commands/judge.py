@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, StrictBool, StrictStr, ValidationErr
 from labeller.commands.common import add_format_option, add_project_options, console, project_from
 from labeller.core.judgments import Judgment, load_judgments, passage_locator, record_verdicts
 from labeller.core.vocab import Place
-from labeller.diagnostics import shorten
+from labeller.diagnostics import safe_short, shorten
 from labeller.display import json_dumps, safe_line
 from labeller.errors import EXIT_OK, InvalidInput
 from labeller.eval.pooling import POOL_MAX_BYTES, POOL_MAX_LINES, read_pool
@@ -128,6 +128,7 @@ def agreement(project, fmt: str) -> int:
         out.print("no two judges judged the same passage")
     for p in pairs:
         kappa = "undefined (one side decided one way only)" if p["kappa"] is None else f"{p['kappa']:.3f}"
-        out.print(f"{safe_line(p['judges'][0])} vs {safe_line(p['judges'][1])}: {p['items']} passage(s) both judged, "
-                  f"observed agreement {p['observed']:.3f}, Cohen's kappa {kappa}")
+        # a committed judge name is anyone's text: cut, as the review log's names are bounded
+        out.print(f"{safe_short(p['judges'][0], 100)} vs {safe_short(p['judges'][1], 100)}: {p['items']} passage(s) "
+                  f"both judged, observed agreement {p['observed']:.3f}, Cohen's kappa {kappa}")
     return EXIT_OK
