@@ -388,3 +388,24 @@ def test_a_committed_judge_name_is_printed_cut_and_inert(pooled, capsys):
         for judge in ("ann", hostile)))
     rc, out, _ = cli(capsys, "judge", "--agreement", "--root", root)
     assert rc == 0 and "vs" in out and len(out) < 1000 and "\x1b" not in out and "more characters" in out
+
+
+def test_a_revisions_questions_over_the_bound_are_refused_by_size_before_reading(repo, capsys):  # noqa: F811
+    size = len((repo / "golden/questions.jsonl").read_bytes())
+    (repo / "labeller.toml").write_text(f"[limits]\nmax_file_bytes = {size - 1}\n")
+    rc, out, err = cli(capsys, "diff", "HEAD", "HEAD", "--root", repo)
+    assert rc == 2 and out == "" and f"is {size:,} bytes, over the bound of {size - 1:,}" in err
+
+
+def test_a_link_in_the_working_tree_does_not_choose_which_committed_file_is_read(repo, capsys):  # noqa: F811
+    """``golden -> decoy`` committed: a revision was read at decoy/questions.jsonl (the link
+    followed in the working tree), so the diff showed the decoy's records, not the golden set's."""
+    import shutil
+    decoy = repo / "decoy"
+    shutil.copytree(repo / "golden", decoy)
+    shutil.rmtree(repo / "golden")
+    (repo / "golden").symlink_to("decoy", target_is_directory=True)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "golden is a link")
+    rc, out, err = cli(capsys, "diff", "HEAD~1", "HEAD", "--root", repo)
+    assert rc == 2 and out == "" and "golden is a symlink in that commit" in err

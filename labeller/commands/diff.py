@@ -89,18 +89,22 @@ def revision(project: Project, rev: str) -> Version:
     commit = commit_of(top, rev)
     label = f"{rev} ({commit[:12]})"
     limits = project.config.limits
-    data = blob_at(top, commit, _in_repo(layout.questions, top), limits.max_file_bytes, "questions.jsonl")
+    data = blob_at(top, commit, _in_repo(layout.questions, layout.root, top), limits.max_file_bytes, "questions.jsonl")
     if data is None:
         return Version(label, {})
-    qpath = f"{label}:{_in_repo(layout.questions, top)}"
+    qpath = f"{label}:{_in_repo(layout.questions, layout.root, top)}"
     questions = parse_questions(questions_text(data, qpath), qpath, limits).questions
-    artifact = blob_at(top, commit, _in_repo(layout.artifact, top), MAX_COMMITTED_BYTES, "the golden-set artifact")
+    artifact = blob_at(top, commit, _in_repo(layout.artifact, layout.root, top), MAX_COMMITTED_BYTES, "the golden-set artifact")
     return version_from_artifact(label, questions, artifact or b"")
 
 
-def _in_repo(path: Path, top: Path) -> str:
-    """A project path as git names it at a revision: relative to the work tree, with ``/``."""
-    return Path(os.path.relpath(os.path.realpath(path), top)).as_posix()
+def _in_repo(path: Path, root: Path, top: Path) -> str:
+    """A project path as git names it at a revision: relative to the work tree, with ``/``.
+
+    Links in the root's own path are resolved (as ``top`` is), none below it: a symlink in
+    the working tree (``golden -> decoy``) must not choose which of a revision's files is read."""
+    lexical = os.path.normpath(os.path.join(os.path.realpath(root), os.path.relpath(path, root)))
+    return Path(os.path.relpath(lexical, top)).as_posix()
 
 
 def details(change: RecordChange) -> list[tuple[str, str, str]]:
