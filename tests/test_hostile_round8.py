@@ -200,6 +200,17 @@ def test_a_megabyte_prefix_is_refused_when_the_project_opens(tmp_path, capsys, k
     assert cli(capsys, "build", "--root", ok)[0] == 0
 
 
+def test_a_batch_size_that_would_hold_gigabytes_is_refused(tmp_path, capsys):
+    """About 4 MB a text in a batch (all-MiniLM-L6-v2, CPU: 0.8 GB at 32, 2.8 GB at 512): the old
+    ceiling of 4096 let a fork's labeller.toml ask for some 16 GB."""
+    from labeller.config import MAX_DENSE_BATCH
+    root = _small_project(tmp_path, f"[retriever.dense]\nbatch_size = {MAX_DENSE_BATCH + 1}\n")
+    rc, _, err = cli(capsys, "build", "--check", "--root", root)
+    assert rc == 2 and "batch_size" in err and MAX_DENSE_BATCH == 256
+    ok = _small_project(tmp_path / "ok", f"[retriever.dense]\nbatch_size = {MAX_DENSE_BATCH}\n")
+    assert cli(capsys, "build", "--root", ok)[0] == 0
+
+
 @pytest.mark.parametrize("weights", ["bm25 = inf", "bm25 = 1e308", "bm25 = -1", "bm25 = nan"])
 def test_fusion_weights_that_are_not_finite_bounded_numbers_are_refused(tmp_path, capsys, weights):
     root = _small_project(tmp_path, f"[retriever.fusion]\nk = 60\n[retriever.fusion.weights]\n{weights}\n")
