@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from helpers_interop import cli, cli_json
-from test_golden_diff import QUESTIONS, commit, git, repo  # noqa: F401 - repo is a fixture
+from test_golden_diff import commit, git, repo  # noqa: F401 - repo is a fixture
 
 # -- labeller diff --------------------------------------------------------------------------
 

@@ -89,12 +89,14 @@ def revision(project: Project, rev: str) -> Version:
     commit = commit_of(top, rev)
     label = f"{rev} ({commit[:12]})"
     limits = project.config.limits
-    data = blob_at(top, commit, _in_repo(layout.questions, layout.root, top), limits.max_file_bytes, "questions.jsonl")
+    questions_path = _in_repo(layout.questions, layout.root, top)
+    data = blob_at(top, commit, questions_path, limits.max_file_bytes, "questions.jsonl")
     if data is None:
         return Version(label, {})
-    qpath = f"{label}:{_in_repo(layout.questions, layout.root, top)}"
+    qpath = f"{label}:{questions_path}"
     questions = parse_questions(questions_text(data, qpath), qpath, limits).questions
-    artifact = blob_at(top, commit, _in_repo(layout.artifact, layout.root, top), MAX_COMMITTED_BYTES, "the golden-set artifact")
+    artifact = blob_at(top, commit, _in_repo(layout.artifact, layout.root, top), MAX_COMMITTED_BYTES,
+                       "the golden-set artifact")
     return version_from_artifact(label, questions, artifact or b"")
 
 
