@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import cached_property
 
-from labeller.core.anchors import automaton, fold_quote
+from labeller.core.anchors import FoldedDocument, automaton, fold_quote
 from labeller.core.chunkers import Chunk
 from labeller.core.context import Context, occurrence_help
 from labeller.core.quote_marks import quote_mark_hint
@@ -45,7 +45,7 @@ class WorkBudget:
         self.spent = False  # some help was refused for want of budget
         self.listed = 0  # occurrences of ambiguous quotes listed so far (the build's count)
         self.nearest_left = BUILD_NEAREST_BUDGET  # the build's units for nearest passages (``nearest_passages``)
-        self.scopes: dict[str | None, ChunkScope] = {}  # what every nearest-passage search of the build shares
+        self.scopes: dict[str | None, ChunkScope] = {}  # the root's: what the build's nearest-passage searches share
 
     @property
     def nearest_open(self) -> bool:
@@ -227,11 +227,11 @@ class ChunkScope:
     pre-filter picks a few chunks normalises only those, as before."""
 
     def __init__(self, resolver: Resolver, doc_id: str | None) -> None:
-        self.chunks: list[Chunk] = resolver.chunks_of(doc_id) if doc_id else [c for cs in resolver.chunks.values() for c in cs]
+        self.chunks: list[Chunk] = (resolver.chunks_of(doc_id) if doc_id
+                                    else [c for cs in resolver.chunks.values() for c in cs])
         self.lengths = [len(c.text) for c in self.chunks]
         self._texts: list[str | None] = [None] * len(self.chunks)
-        # what the pre-filter reads: the folded documents the search already holds
-        self.folded_docs = [resolver.folded(doc_id)] if doc_id else resolver.index.docs
+        self._resolver, self._doc_id = resolver, doc_id
 
     @classmethod
     def of(cls, resolver: Resolver, doc_id: str | None,
@@ -255,6 +255,11 @@ class ChunkScope:
     def position(self) -> dict[int, int]:
         """``{id(chunk): its position}``: the pre-filter's way from a match to its chunk."""
         return {id(c): i for i, c in enumerate(self.chunks)}
+
+    @cached_property
+    def folded_docs(self) -> list[FoldedDocument]:
+        """What the pre-filter reads: the folded documents the search already holds."""
+        return [self._resolver.folded(self._doc_id)] if self._doc_id else self._resolver.index.docs
 
     @cached_property
     def folded_chars(self) -> int:
