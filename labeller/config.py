@@ -152,18 +152,27 @@ def _finite_weights(value: dict[str, float], what: str) -> dict[str, float]:
     return value
 
 
+# Embedding runs on the CPU, where a bigger batch is no faster but holds more: all-MiniLM-L6-v2
+# peaked at 0.8 GB with 32 chunk-sized texts a batch and 2.8 GB with 512 (about 4 MB a text), so
+# 4096 from a fork's labeller.toml would be some 16 GB, more than a CI runner has.
+MAX_DENSE_BATCH = 256
+# An instruction is a sentence; a megabyte one (labeller.toml allows 1 MiB) copied before each
+# of 10,000 chunks is 10 GB of text to hold and tokenize.
+_Prefix = Annotated[str, Field(max_length=1000)]
+
+
 class DenseConfig(_Section):
     """``[retriever.dense]``: the embedding model of ``--retriever dense`` (``labeller[dense]``)."""
 
     model: _NonEmpty = "sentence-transformers/all-MiniLM-L6-v2"
     """A sentence-transformers folder inside the project, or a model name found in the local
     Hugging Face cache or an installed model package; never downloaded."""
-    query_prefix: str = ""
-    """Put before every query (E5: ``"query: "``; BGE: its instruction)."""
-    passage_prefix: str = ""
-    """Put before every chunk's text (E5: ``"passage: "``)."""
-    batch_size: Annotated[int, Field(ge=1, le=4096)] = 32
-    """Chunks embedded per batch (1..4096)."""
+    query_prefix: _Prefix = ""
+    """Put before every query (E5: ``"query: "``; BGE: its instruction); at most 1,000 characters."""
+    passage_prefix: _Prefix = ""
+    """Put before every chunk's text (E5: ``"passage: "``); at most 1,000 characters."""
+    batch_size: Annotated[int, Field(ge=1, le=MAX_DENSE_BATCH)] = 32
+    """Chunks embedded per batch (1..256)."""
 
 
 class FusionConfig(_Section):

@@ -435,8 +435,21 @@ def iter_jsonl(data: str | bytes, path: str, *, comments: bool = False,
         yield JsonLine(path, lineno, text, value, error, eol=eol, hostile=hostile)
 
 
+def refuse_many_lines(data: str | bytes, path: Path, max_lines: int, what: str) -> None:
+    """Refuse a JSONL text of more than ``max_lines`` lines before any is parsed: every line
+    read costs an object and time even when blank, so a byte bound alone lets 64 MiB of
+    newlines be 64 million of them (gigabytes, minutes)."""
+    nl: Any = b"\n" if isinstance(data, bytes) else "\n"
+    lines = data.count(nl) + (bool(data) and not data.endswith(nl))
+    if lines > max_lines:
+        raise InvalidInput(f"{what} has {lines:,} lines, over the bound of {max_lines:,}", path=str(path))
+
+
 def read_jsonl(path: Path, *, max_bytes: int, what: str, bound_hint: str = "", comments: bool = False,
-               max_depth: int = MAX_JSON_DEPTH) -> list[JsonLine]:
-    """A JSONL file read through ``read_regular_file`` (no symlink, regular, bounded), then ``parse_jsonl``."""
+               max_depth: int = MAX_JSON_DEPTH, max_lines: int | None = None) -> list[JsonLine]:
+    """A JSONL file read through ``read_regular_file`` (no symlink, regular, bounded), then ``parse_jsonl``;
+    ``max_lines``: refused first when it has more lines (``refuse_many_lines``)."""
     data = read_regular_file(path, max_bytes=max_bytes, what=what, bound_hint=bound_hint)
+    if max_lines is not None:
+        refuse_many_lines(data, path, max_lines, what)
     return parse_jsonl(data, str(path), comments=comments, max_depth=max_depth)

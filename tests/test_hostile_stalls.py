@@ -155,8 +155,8 @@ def test_a_quote_of_words_found_everywhere_reads_a_bounded_number_of_matches(mak
     reads = []
     real = suggest._chunks_with_grams
 
-    def counting(resolver, doc_id, chunks, grams):
-        found = real(resolver, doc_id, chunks, grams)
+    def counting(resolver, scope, grams):
+        found = real(resolver, scope, grams)
         reads.append(found)
         return found
 

@@ -8,6 +8,7 @@ import json
 import re
 
 import duckdb
+import pytest
 
 from markdown_it import MarkdownIt
 from test_eval_cli import facts_project, gold_chunk_ids, write_run
@@ -133,10 +134,12 @@ def test_text_shows_each_delta_and_the_mdd(tmp_path, capsys, monkeypatch):
     assert "regression at chunk recall" in text
 
 
-def test_text_lists_the_queries_that_moved_most_lost_first_and_bounded(tmp_path, capsys, monkeypatch):
+@pytest.mark.parametrize("command", ["runs compare", "eval --baseline"])
+def test_text_lists_the_queries_that_moved_most_lost_first_and_bounded(tmp_path, capsys, monkeypatch, command):
     """More queries move than the text lists (``TEXT_LIMIT``): the first ones, most lost first
-    then by id, and a line for the rest. The expected list is read from the two runs' own
-    per-query rows (their eval reports), never written down here."""
+    then by id, and a line for the rest; ``runs compare`` of the two runs and ``eval`` of the
+    second with the first's report as ``--baseline`` alike. The expected list is read from the
+    two runs' own per-query rows (their eval reports), never written down here."""
     monkeypatch.setenv("COLUMNS", "200")
     root = facts_project(tmp_path, extra_questions=LATE)
     ids = gold_chunk_ids(root)
@@ -146,18 +149,25 @@ def test_text_lists_the_queries_that_moved_most_lost_first_and_bounded(tmp_path,
     worse = write_run(tmp_path / "worse.run", root, drop={f"q{i:02d}" for i in range(20)})
     rows = []
     for run in (base, worse):
-        out, _ = cli(capsys, "eval", "--root", str(root), "--run", str(run), "--format", "json")
+        out, _ = cli(capsys, "eval", "--root", str(root), "--run", str(run), "--format", "json", "--out",
+                     str(run.with_suffix(".json")))
         report = json.loads(out)
         rows.append({q["query_id"]: q["chunk"][f"recall@{report['config']['shipped_k']}"] for q in report["queries"]})
     before, after = rows
     moved = sorted((after[q] - before[q], q) for q in after if q in before and after[q] != before[q])
     assert len(moved) > TEXT_LIMIT  # so the bound shows
-    text, _ = compared(root, capsys, fmt="text")
+    if command == "runs compare":
+        text, _ = compared(root, capsys, fmt="text")
+        data, _ = compared(root, capsys)
+    else:
+        baseline = ("eval", "--root", str(root), "--run", str(worse), "--baseline", str(base.with_suffix(".json")),
+                    "--no-history")
+        text, _ = cli(capsys, *baseline)
+        data = json.loads(cli(capsys, *baseline, "--format", "json")[0])
     listed = re.findall(r"^│ ([aq]\d\d) +│ +(\S+) │ +(\S+) │ +(\S+) │$", text, re.M)
     assert listed == [(q, f"{before[q]:.3f}", f"{after[q]:.3f}", f"{d:+.3f}") for d, q in moved[:TEXT_LIMIT]]
     assert f"moved: {len(moved)} (most lost first)" in text
     assert f"… and {len(moved) - TEXT_LIMIT} more queries that moved; --format json lists them all" in text
-    data, _ = compared(root, capsys)
     assert [m["query_id"] for m in data["comparison"]["changed_queries"]] == [q for _, q in moved]
 
 

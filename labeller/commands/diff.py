@@ -14,16 +14,16 @@ import os
 from pathlib import Path
 
 from labeller.commands.common import add_format_option, add_project_options, console, project_from
-from labeller.commands.git_blobs import blob_at, commit_of
+from labeller.commands.git_blobs import blob_at, commit_of, find_commit, git_installed
 from labeller.core.build import build
 from labeller.core.check import MAX_COMMITTED_BYTES
 from labeller.core.golden_diff import SCHEMA, LabelledRecord, RecordChange, Version, compare, summary, \
     version_from_artifact, version_from_build
 from labeller.core.project import Project
 from labeller.core.questions import load_questions, parse_questions, questions_text
-from labeller.diagnostics import KEEP, TEXT_LIMIT, markdown_table, more_line, safe_short
+from labeller.diagnostics import KEEP, MESSAGE_CHARS, TEXT_LIMIT, markdown_cell, markdown_table, more_line, safe_short
 from labeller.display import json_dumps
-from labeller.errors import EXIT_OK, EXIT_REFUSED
+from labeller.errors import EXIT_OK, EXIT_REFUSED, InvalidInput
 from labeller.layout import project_tree
 
 SIGIL = {"added": "+", "removed": "-"}
@@ -62,9 +62,17 @@ def run(args: argparse.Namespace) -> int:
 
 
 def load_version(project: Project, spec: str) -> Version:
-    """A questions file when ``spec`` names one, else a git revision."""
+    """A questions file when ``spec`` names one, else a git revision; both is exit 2.
+
+    Not the file first: a pull request can commit a file named ``HEAD`` or ``origin/main``,
+    and ``labeller diff origin/main HEAD`` would then compare what it planted (git refuses
+    an ambiguous name the same way)."""
     path = Path(spec)
     if path.is_file():
+        commit = find_commit(project_tree(project.config.layout.root), spec) if git_installed() else None
+        if commit is not None:
+            raise InvalidInput(f"{spec!r} names both a file and the revision {commit[:12]}; give the file as "
+                               f"./{spec} or the revision as {spec}^{{commit}}")
         questions = load_questions(path, project.config.limits).questions
         return version_from_build(spec, build(project, questions))
     return revision(project, spec)
@@ -81,18 +89,24 @@ def revision(project: Project, rev: str) -> Version:
     commit = commit_of(top, rev)
     label = f"{rev} ({commit[:12]})"
     limits = project.config.limits
-    data = blob_at(top, commit, _in_repo(layout.questions, top), limits.max_file_bytes, "questions.jsonl")
+    questions_path = _in_repo(layout.questions, layout.root, top)
+    data = blob_at(top, commit, questions_path, limits.max_file_bytes, "questions.jsonl")
     if data is None:
         return Version(label, {})
-    qpath = f"{label}:{_in_repo(layout.questions, top)}"
+    qpath = f"{label}:{questions_path}"
     questions = parse_questions(questions_text(data, qpath), qpath, limits).questions
-    artifact = blob_at(top, commit, _in_repo(layout.artifact, top), MAX_COMMITTED_BYTES, "the golden-set artifact")
+    artifact = blob_at(top, commit, _in_repo(layout.artifact, layout.root, top), MAX_COMMITTED_BYTES,
+                       "the golden-set artifact")
     return version_from_artifact(label, questions, artifact or b"")
 
 
-def _in_repo(path: Path, top: Path) -> str:
-    """A project path as git names it at a revision: relative to the work tree, with ``/``."""
-    return Path(os.path.relpath(os.path.realpath(path), top)).as_posix()
+def _in_repo(path: Path, root: Path, top: Path) -> str:
+    """A project path as git names it at a revision: relative to the work tree, with ``/``.
+
+    Links in the root's own path are resolved (as ``top`` is), none below it: a symlink in
+    the working tree (``golden -> decoy``) must not choose which of a revision's files is read."""
+    lexical = os.path.normpath(os.path.join(os.path.realpath(root), os.path.relpath(path, root)))
+    return Path(os.path.relpath(lexical, top)).as_posix()
 
 
 def details(change: RecordChange) -> list[tuple[str, str, str]]:
@@ -151,7 +165,8 @@ def print_text(old: Version, new: Version, changes: list[RecordChange], counts: 
 
 def markdown_lines(old: Version, new: Version, changes: list[RecordChange], counts: dict[str, int]) -> list[str]:
     """A pull-request comment: the counts, then one row per changed record (bounded, escaped)."""
-    lines = [f"### labeller diff: {headline(old, new, changes, counts)}"]
+    # escaped: a branch name (a fork's github.head_ref) may hold <, ` and |
+    lines = [f"### labeller diff: {markdown_cell(headline(old, new, changes, counts), MESSAGE_CHARS)}"]
     if not changes:
         return lines
     rows = ([change.record_id, ", ".join(change.kinds),

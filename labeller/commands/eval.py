@@ -16,6 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from labeller.commands.common import add_format_option, add_project_options, console, placement_line, project_from
+from labeller.commands.comparison_text import print_moved
 from labeller.commands.eval_markdown import eval_markdown
 from labeller.core.hitrules import hit_rule_forms
 from labeller.core.outputs import check_output
@@ -346,6 +347,7 @@ def print_comparison(c: Comparison, shipped: int) -> None:
         verdict = ("[bold red]regression[/]: recall@{k} dropped and the interval excludes zero" if c.regression
                    else "[green]no regression[/] at recall@{k} (a drop counts only when its interval excludes zero)")
         out.print(verdict.format(k=shipped))
+    print_moved(out, c)
 
 
 def delta_table(title: str, deltas: dict[str, Delta], prefixes: tuple[str, ...]) -> Table:

@@ -21,9 +21,10 @@ from pydantic import BaseModel, ConfigDict, StrictBool, StrictStr, ValidationErr
 from labeller.commands.common import add_format_option, add_project_options, console, project_from
 from labeller.core.judgments import Judgment, load_judgments, passage_locator, record_verdicts
 from labeller.core.vocab import Place
+from labeller.diagnostics import safe_short, shorten
 from labeller.display import json_dumps, safe_line
 from labeller.errors import EXIT_OK, InvalidInput
-from labeller.eval.pooling import POOL_MAX_BYTES, read_pool
+from labeller.eval.pooling import POOL_MAX_BYTES, POOL_MAX_LINES, read_pool
 from labeller.io import read_jsonl
 from labeller.review.judge_agreement import judge_agreement
 from labeller.review.reviewers import default_reviewer
@@ -68,10 +69,11 @@ def run(args: argparse.Namespace) -> int:
     for line, verdict in read_verdicts(Path(args.verdicts)):
         entry = pool.get((verdict.query_id, verdict.chunk_id))
         if entry is None:
-            raise InvalidInput(f"chunk {verdict.chunk_id!r} of question {verdict.query_id!r} is not in the pool "
-                               f"{args.pool}", path=args.verdicts, line=line)
+            raise InvalidInput(f"chunk {shorten(verdict.chunk_id, 80)!r} of question {shorten(verdict.query_id, 80)!r} "
+                               f"is not in the pool {args.pool}", path=args.verdicts, line=line)
         if verdict.query_id not in questions:
-            raise InvalidInput(f"no question {verdict.query_id!r} in the questions file", path=args.verdicts, line=line)
+            raise InvalidInput(f"no question {shorten(verdict.query_id, 80)!r} in the questions file",
+                               path=args.verdicts, line=line)
         if not entry.current(project):
             raise InvalidInput(f"the pool's chunk {entry.chunk_id[:12]} of {entry.doc} is not the corpus text any "
                                "more (the corpus changed since pooling); pool again", path=args.pool)
@@ -92,18 +94,27 @@ def run(args: argparse.Namespace) -> int:
 
 
 def read_verdicts(path: Path) -> list[tuple[int, Verdict]]:
+    """Every verdict with its line; a second verdict on the same pooled chunk is refused (which
+    one is meant?), so there are never more verdicts to turn into judgments than pool lines."""
     out = []
-    for jl in read_jsonl(path, max_bytes=POOL_MAX_BYTES, what="verdicts file"):
+    seen: dict[tuple[str, str], int] = {}
+    for jl in read_jsonl(path, max_bytes=POOL_MAX_BYTES, what="verdicts file", max_lines=POOL_MAX_LINES):
         if jl.skipped:
             continue
         if jl.error is not None:
             raise jl.refuse()
         try:
-            out.append((jl.line, Verdict.model_validate(jl.value)))
+            verdict = Verdict.model_validate(jl.value)
         except ValidationError as exc:
             e = exc.errors()[0]
             raise jl.refuse(f"{'.'.join(map(str, e['loc'])) or 'verdict'}: {e['msg']} (a verdict is "
                             "{query_id, chunk_id, relevant, note?})") from None
+        key = (verdict.query_id, verdict.chunk_id)
+        if key in seen:
+            raise jl.refuse(f"chunk {shorten(verdict.chunk_id, 80)!r} of question {shorten(verdict.query_id, 80)!r} "
+                            f"has a verdict on line {seen[key]} already; keep one")
+        seen[key] = jl.line
+        out.append((jl.line, verdict))
     return out
 
 
@@ -117,6 +128,7 @@ def agreement(project, fmt: str) -> int:
         out.print("no two judges judged the same passage")
     for p in pairs:
         kappa = "undefined (one side decided one way only)" if p["kappa"] is None else f"{p['kappa']:.3f}"
-        out.print(f"{safe_line(p['judges'][0])} vs {safe_line(p['judges'][1])}: {p['items']} passage(s) both judged, "
-                  f"observed agreement {p['observed']:.3f}, Cohen's kappa {kappa}")
+        # a committed judge name is anyone's text: cut, as the review log's names are bounded
+        out.print(f"{safe_short(p['judges'][0], 100)} vs {safe_short(p['judges'][1], 100)}: {p['items']} passage(s) "
+                  f"both judged, observed agreement {p['observed']:.3f}, Cohen's kappa {kappa}")
     return EXIT_OK

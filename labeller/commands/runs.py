@@ -12,20 +12,20 @@ from __future__ import annotations
 import argparse
 import re
 
-from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
 from labeller.commands.common import add_format_option, add_root_options, config_from, console, refuse_action_format
+from labeller.commands.comparison_text import print_moved
 from labeller.commands.eval_markdown import DELTA_HEADER, delta_tables, moved_queries
-from labeller.diagnostics import TEXT_LIMIT, markdown_cell, more_line
+from labeller.diagnostics import markdown_cell
 from labeller.core.outputs import check_output
 from labeller.display import json_dumps, safe_line
 from labeller.errors import EXIT_OK, InvalidInput
 from labeller.eval.history import list_runs
 from labeller.eval.measures import FAMILIES
 from labeller.eval.metrics import LEVELS
-from labeller.eval.present import MOVED_HEADER, ReportView, mdd_sentence, moved_rows
+from labeller.eval.present import ReportView, mdd_sentence
 from labeller.eval.report_model import Comparison
 from labeller.eval.runs_compare import compare_runs
 
@@ -150,23 +150,6 @@ def run_compare(args: argparse.Namespace) -> int:
         out.print(safe_line(sentence), soft_wrap=True)
     print_moved(out, c)
     return EXIT_OK
-
-
-def print_moved(out: Console, c: Comparison) -> None:
-    """The queries whose gate metric moved (``present.moved_rows``, most lost first), the first
-    ``TEXT_LIMIT`` as the Markdown lists them, then how many more (the JSON holds them all)."""
-    moved = moved_rows(c)
-    if not moved:
-        return
-    out.print(f"queries whose {safe_line(c.gate_metric)} moved: {len(moved)} (most lost first)", soft_wrap=True)
-    t = Table()  # the line above is its title: a title would wrap at this narrow table's width
-    for col in MOVED_HEADER:
-        t.add_column(col, justify="left" if col == "id" else "right")
-    for m in moved[:TEXT_LIMIT]:
-        t.add_row(safe_line(m.query_id), m.before, m.after, m.delta)
-    out.print(t)
-    if (tail := more_line(min(len(moved), TEXT_LIMIT), len(moved), "queries that moved")) is not None:
-        out.print(f"[dim]{tail}[/]", soft_wrap=True)
 
 
 def headline(data: dict, c: Comparison) -> str:

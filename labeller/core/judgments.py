@@ -29,9 +29,10 @@ from labeller.core.resolve import Refusal, Resolver, Span
 from labeller.core.vocab import BlockKind, Place, RefusalKind
 from labeller.display import json_dumps
 from labeller.errors import InvalidInput, JudgmentRefused
-from labeller.io import atomic_write_text, parse_jsonl, read_regular_file
+from labeller.io import atomic_write_text, iter_jsonl, read_regular_file, refuse_many_lines
 
 JUDGMENTS_MAX_BYTES = 64 * 1024 * 1024  # one line per judged passage: thousands of chunk-sized quotes
+JUDGMENTS_MAX_LINES = 1_000_000  # a judgment line is at least ~70 bytes; 64 MiB of newlines is 64 million lines
 
 Key = tuple[str, str, str, str, str | None, str | None]
 
@@ -112,7 +113,8 @@ def parse_judgments(data: str | bytes, path: Path) -> JudgmentsFile:
     out = JudgmentsFile(path)
     problems: list[dict] = []
     seen: dict[Key, int] = {}
-    for jl in parse_jsonl(data, str(path), comments=True):
+    refuse_many_lines(data, path, JUDGMENTS_MAX_LINES, "judgments file")
+    for jl in iter_jsonl(data, str(path), comments=True):
         if jl.skipped:
             out.lines.append(jl.raw)
             continue

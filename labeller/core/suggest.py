@@ -11,10 +11,12 @@ it has shown the bare refusal.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
+from functools import cached_property
 
-from labeller.core.anchors import automaton, fold_quote
+from labeller.core.anchors import FoldedDocument, automaton, fold_quote
+from labeller.core.chunkers import Chunk
 from labeller.core.context import Context, occurrence_help
 from labeller.core.quote_marks import quote_mark_hint
 from labeller.core.resolve import MAX_LISTED_OCCURRENCES, Refusal, Resolver
@@ -43,6 +45,7 @@ class WorkBudget:
         self.spent = False  # some help was refused for want of budget
         self.listed = 0  # occurrences of ambiguous quotes listed so far (the build's count)
         self.nearest_left = BUILD_NEAREST_BUDGET  # the build's units for nearest passages (``nearest_passages``)
+        self.scopes: dict[str | None, ChunkScope] = {}  # the root's: what the build's nearest-passage searches share
 
     @property
     def nearest_open(self) -> bool:
@@ -113,7 +116,8 @@ def suggest(resolver: Resolver, refusal: Refusal, budget: WorkBudget | None = No
             return replace(refusal, message=f"{refusal.message}; {NEAREST_SPENT}")
         folded = fold_quote(loc.quote)
         spend = budget.spend_nearest if budget is not None else None
-        passages = sorted((cut for s, p in nearest_passages(resolver, folded, loc.doc, spend)
+        scopes = (budget.parent or budget).scopes if budget is not None else None
+        passages = sorted((cut for s, p in nearest_passages(resolver, folded, loc.doc, spend, scopes)
                            if (cut := within_one_block(resolver, folded, s, p, loc.doc)) is not None),
                           key=lambda sp: -sp[0].get("score", 0.0))
         hint = quote_mark_hint(resolver, loc.quote, loc.doc)
@@ -199,9 +203,10 @@ WORK_BUDGET = 30_000_000
 # A build's units for the nearest passages of all its quotes not found (the alignment units
 # above, and a character per character the pre-filter reads): past them, the later quotes
 # are reported without (``NEAREST_SPENT``). Three quotes at the per-quote bound; a short
-# quote on a 1 MB corpus costs ~1 M units (measured 0.14 s: the scan and the whitespace
-# normalisation of every chunk), so about 90 such quotes, 13 s. A count, so the same quotes
-# get help on every machine.
+# quote on a 1 MB corpus costs ~1 M units, so 86 such quotes get help, in about 6 s
+# (measured 70 ms a quote: the scan; each chunk's whitespace is normalised once per build,
+# ``ChunkScope``, where it was once per quote and 180 ms on the same machine). A count, so
+# the same quotes get help on every machine.
 BUILD_NEAREST_BUDGET = 3 * WORK_BUDGET
 GRAM_WORDS = 3  # words per n-gram of the pre-filter, at most
 GRAM_CHARS = 4  # characters per n-gram of its last level
@@ -213,26 +218,79 @@ def _alignment_cost(quote_len: int, text_len: int) -> int:
     return max(quote_len, text_len) * blocks ** 3
 
 
+class ChunkScope:
+    """The chunks one nearest-passage search scores (a document's, or the corpus's for a
+    quote of no document), with what it needs of each whatever the quote: its length, its
+    text with whitespace runs as one space, its position. A build's quotes not found share
+    one per scope (``WorkBudget.scopes``): re-normalising every chunk for each quote was half
+    the cost of its suggestions. A text is normalised when first scored, so a quote whose
+    pre-filter picks a few chunks normalises only those, as before."""
+
+    def __init__(self, resolver: Resolver, doc_id: str | None) -> None:
+        self.chunks: list[Chunk] = (resolver.chunks_of(doc_id) if doc_id
+                                    else [c for cs in resolver.chunks.values() for c in cs])
+        self.lengths = [len(c.text) for c in self.chunks]
+        self._texts: list[str | None] = [None] * len(self.chunks)
+        self._resolver, self._doc_id = resolver, doc_id
+
+    @classmethod
+    def of(cls, resolver: Resolver, doc_id: str | None,
+           scopes: dict[str | None, "ChunkScope"] | None) -> "ChunkScope":
+        """The scope from ``scopes`` (one build's, so one resolver's), made on first use;
+        without ``scopes``, a fresh one for this quote alone."""
+        if scopes is None:
+            return cls(resolver, doc_id)
+        scope = scopes.get(doc_id)
+        if scope is None:
+            scope = scopes[doc_id] = cls(resolver, doc_id)
+        return scope
+
+    def text(self, i: int) -> str:
+        text = self._texts[i]
+        if text is None:
+            text = self._texts[i] = _WS_RUN.sub(" ", self.chunks[i].text)
+        return text
+
+    @cached_property
+    def position(self) -> dict[int, int]:
+        """``{id(chunk): its position}``: the pre-filter's way from a match to its chunk."""
+        return {id(c): i for i, c in enumerate(self.chunks)}
+
+    @cached_property
+    def folded_docs(self) -> list[FoldedDocument]:
+        """What the pre-filter reads: the folded documents the search already holds."""
+        return [self._resolver.folded(self._doc_id)] if self._doc_id else self._resolver.index.docs
+
+    @cached_property
+    def folded_chars(self) -> int:
+        return sum(len(fd.folded) for fd in self.folded_docs)
+
+    def cost(self, quote_len: int, positions: Sequence[int]) -> int:
+        return sum(_alignment_cost(quote_len, self.lengths[i]) for i in positions)
+
+
 def nearest_passages(resolver: Resolver, folded: str, doc_id: str | None,
-                     spend: Callable[[int], None] | None = None) -> list[tuple[dict, Place | None]]:
+                     spend: Callable[[int], None] | None = None,
+                     scopes: dict[str | None, ChunkScope] | None = None) -> list[tuple[dict, Place | None]]:
     """The closest chunk passages to a quote that was not found (rapidfuzz partial ratio),
     each with where it occurs (``None`` if the passage, cut at word edges, is not found).
 
     Every chunk is scored while that fits ``WORK_BUDGET``; past it, the chunks the
-    pre-filter (``_candidates``) ranks first. ``spend`` is told the units it cost."""
+    pre-filter (``_candidates``) ranks first. ``spend`` is told the units it cost;
+    ``scopes`` (``ChunkScope.of``) is what the build's searches share."""
     from rapidfuzz import fuzz, process  # only a refused quote needs it: builds skip the import
 
-    chunks = resolver.chunks_of(doc_id) if doc_id else [c for cs in resolver.chunks.values() for c in cs]
-    cost = sum(_alignment_cost(len(folded), len(c.text)) for c in chunks)
+    scope = ChunkScope.of(resolver, doc_id, scopes)
+    positions: Sequence[int] = range(len(scope.chunks))
+    cost = scope.cost(len(folded), positions)
     if cost > WORK_BUDGET:
-        chunks = _candidates(resolver, folded, doc_id, chunks)
-        cost = sum(_alignment_cost(len(folded), len(c.text)) for c in chunks) + sum(
-            len(fd.folded) for fd in ([resolver.folded(doc_id)] if doc_id else resolver.index.docs))
+        positions = _candidates(resolver, scope, folded)
+        cost = scope.cost(len(folded), positions) + scope.folded_chars
     if spend is not None:
         spend(cost)
-    if not chunks:
+    if not positions:
         return []
-    texts = [_WS_RUN.sub(" ", c.text) for c in chunks]
+    texts = [scope.text(i) for i in positions]
     best = process.extract(folded, texts, scorer=fuzz.partial_ratio, limit=N_SUGGESTIONS, score_cutoff=MIN_SCORE)
     out = []
     for _, score, i in best:
@@ -248,7 +306,7 @@ def nearest_passages(resolver: Resolver, folded: str, doc_id: str | None,
         passage = chunk_text[s:e].strip()
         if not passage:
             continue
-        chunk = chunks[i]
+        chunk = scope.chunks[positions[i]]
         hit = resolver.index.first(passage, chunk.doc_id)
         doc = resolver.corpus[chunk.doc_id]
         where = doc.where(hit.start) if hit else doc.where(chunk.start)
@@ -258,8 +316,8 @@ def nearest_passages(resolver: Resolver, folded: str, doc_id: str | None,
     return out
 
 
-def _candidates(resolver: Resolver, folded: str, doc_id: str | None, chunks: list) -> list:
-    """The chunks worth a fuzzy alignment, within ``WORK_BUDGET``, in their given order.
+def _candidates(resolver: Resolver, scope: ChunkScope, folded: str) -> list[int]:
+    """The positions of the chunks worth a fuzzy alignment, within ``WORK_BUDGET``, in order.
 
     A chunk is ranked by how many distinct n-grams of the quote occur in it (``_gram_levels``:
     the first level any chunk holds), found by Aho-Corasick passes over the
@@ -267,17 +325,17 @@ def _candidates(resolver: Resolver, folded: str, doc_id: str | None, chunks: lis
     to the earlier chunk, as ``process.extract`` breaks them."""
     found: dict[int, set[str]] = {}
     for grams in _gram_levels(folded):
-        found = _chunks_with_grams(resolver, doc_id, chunks, grams)
+        found = _chunks_with_grams(resolver, scope, grams)
         if found:
             break
     ranked = sorted(found, key=lambda i: (-len(found[i]), i))
     chosen, spent = [], 0
     for i in ranked:
-        cost = _alignment_cost(len(folded), len(chunks[i].text))
+        cost = _alignment_cost(len(folded), scope.lengths[i])
         if spent + cost <= WORK_BUDGET:
             chosen.append(i)
             spent += cost
-    return [chunks[i] for i in sorted(chosen)]
+    return sorted(chosen)
 
 
 def _gram_levels(folded: str):
@@ -289,16 +347,16 @@ def _gram_levels(folded: str):
     yield {g for i in range(len(folded) - GRAM_CHARS + 1) if " " not in (g := folded[i:i + GRAM_CHARS])}
 
 
-def _chunks_with_grams(resolver: Resolver, doc_id: str | None, chunks: list, grams: set[str]) -> dict[int, set[str]]:
-    """``{position in chunks: the grams found in that chunk}``, reading at most
+def _chunks_with_grams(resolver: Resolver, scope: ChunkScope, grams: set[str]) -> dict[int, set[str]]:
+    """``{position in the scope's chunks: the grams found in that chunk}``, reading at most
     ``MAX_PREFILTER_HITS`` matches (a quote of words the corpus repeats everywhere)."""
     if not grams:
         return {}
-    position = {id(c): i for i, c in enumerate(chunks)}
+    position = scope.position
     found: dict[int, set[str]] = {}
     auto = automaton(sorted(grams))
     budget = MAX_PREFILTER_HITS
-    for fd in [resolver.folded(doc_id)] if doc_id else resolver.index.docs:
+    for fd in scope.folded_docs:
         for end, gram in auto.iter(fd.folded):
             budget -= 1
             if budget < 0:

@@ -76,6 +76,7 @@ def build_pool(project: Project, records: Sequence[RecordResult], judgments: Jud
 
 
 POOL_MAX_BYTES = 256 * 1024 * 1024
+POOL_MAX_LINES = 2_000_000  # a pool line is at least ~160 bytes: no pool within POOL_MAX_BYTES has more
 _POOL_FIELDS = {"query_id": str, "chunk_id": str, "doc": str, "start": int, "end": int, "text": str, "systems": list,
                 "best_rank": int}
 
@@ -84,7 +85,7 @@ def read_pool(path: Path) -> list[PoolEntry]:
     """A pool file ``labeller pool`` wrote; a line of any other shape refuses the file (exit 2),
     named by path and line."""
     out = []
-    for jl in read_jsonl(path, max_bytes=POOL_MAX_BYTES, what="pool file"):
+    for jl in read_jsonl(path, max_bytes=POOL_MAX_BYTES, what="pool file", max_lines=POOL_MAX_LINES):
         if jl.skipped:
             continue
         v = jl.value
@@ -92,5 +93,8 @@ def read_pool(path: Path) -> list[PoolEntry]:
                 type(v[k]) is t for k, t in _POOL_FIELDS.items()):
             raise jl.refuse(jl.error or "not a pool line {query_id, chunk_id, doc, start, end, text, systems, "
                             "best_rank} (write pools with `labeller pool`)")
+        if not 0 <= v["start"] <= v["end"] or v["best_rank"] < 1:  # a slice would take -19:-1 as a range
+            raise jl.refuse(f"start {v['start']}, end {v['end']}, best_rank {v['best_rank']}: a pool line's range "
+                            "is 0 <= start <= end and its best rank at least 1")
         out.append(PoolEntry(**v))
     return out

