@@ -176,3 +176,17 @@ async def burst(pilot, *keys: str) -> None:
         char = {"tab": "\t", "shift+tab": None}.get(key, key if len(key) == 1 else None)
         pilot.app.post_message(events.Key(key, char))
     await settle(pilot)
+
+
+async def tab_round(pilot, limit: int) -> list:
+    """Press Tab until the focus comes back to a widget it already visited (at most ``limit``
+    presses), asserting that each focused widget is drawn whole; the widgets visited, in order."""
+    stops: list = []
+    for _ in range(limit):
+        await pilot.press("tab")
+        await settle(pilot)
+        assert_focus_on_screen(pilot.app)
+        if pilot.app.screen.focused in stops:
+            break
+        stops.append(pilot.app.screen.focused)
+    return stops

@@ -10,7 +10,8 @@ import pytest
 from rich.cells import cell_len
 from textual.widgets import DataTable, SelectionList
 
-from helpers_app import assert_focus_on_screen, make_app, on_screen, run_async, settle, write_small_project
+from helpers_app import (assert_focus_on_screen, make_app, on_screen, run_async, settle, tab_round,
+                         write_small_project)
 from labeller.app.screens.chunkers import ChunkersView
 
 SIZES = [(80, 24), (100, 30)]
@@ -78,15 +79,7 @@ async def test_the_chunkers_tab_is_compared_and_read_keyboard_only(tmp_path, siz
         status = view.query_one("#chunkers-status")  # the comparison's header, every line of it in its column
         assert status.region.height >= 2 and view.query_one("#chunkers-side").region.contains_region(status.region)
 
-        stops = []
-        for _ in range(30):  # once round the Tab chain
-            await pilot.press("tab")
-            await settle(pilot)
-            assert_focus_on_screen(app)
-            if screen.focused in stops:
-                break
-            stops.append(screen.focused)
-        ids = [w.id for w in stops]
+        ids = [w.id for w in await tab_round(pilot, 30)]  # once round the Tab chain
         assert {"chunkers-choice", "chunkers-spec", "chunkers-run", "chunkers-table", "chunkers-queries"} <= set(ids)
 
         await tab_to(pilot, lambda w: w.id == "chunkers-table")

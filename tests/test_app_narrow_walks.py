@@ -14,7 +14,7 @@ import pytest
 from rich.cells import cell_len
 
 from helpers_app import (assert_focus_on_screen, copy_bundled_example, make_app,
-                         on_screen, run_async, settle)
+                         on_screen, run_async, settle, tab_round)
 from labeller.app.screens.eval import DrillDownScreen
 
 SIZES = [(80, 24), (100, 30)]
@@ -273,15 +273,7 @@ async def test_annotate_and_adjudicate_at_80x24(tmp_path):
         screen = app.screen
         for selector in ("#an-head", "#an-query", "KeyBar"):
             assert on_screen(screen.query_one(selector)), selector
-        stops = []
-        for _ in range(8):
-            await pilot.press("tab")
-            await settle(pilot)
-            assert_focus_on_screen(app)
-            if screen.focused in stops:
-                break
-            stops.append(screen.focused)
-        assert {"an-quote", "an-doc", "an-locs"} <= {w.id for w in stops}
+        assert {"an-quote", "an-doc", "an-locs"} <= {w.id for w in await tab_round(pilot, 8)}
         if screen.focused.id in ("an-quote", "an-doc"):
             await pilot.press("escape")  # out of the field: letters are commands again
         await pilot.press("slash", *"keys rotate")
