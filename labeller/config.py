@@ -108,6 +108,14 @@ class Limits(_Section):
     max_locators: Annotated[int, Field(ge=1, le=10_000)] = 64
     """Most locators on one record (at most 10,000)."""
 
+    @property
+    def max_lines(self) -> int:
+        """Most lines in a label file whose lines are records (questions, annotations, queries):
+        a record, a comment and a blank line for each and 1,000 more, so no file within
+        ``max_records`` reaches it, while a file of newlines stops at this many lines, not at
+        ``max_file_bytes`` of them (each line read costs an object and time even when blank)."""
+        return 3 * self.max_records + 1000
+
 
 _K = Annotated[int, Field(ge=1, le=MAX_K)]
 
