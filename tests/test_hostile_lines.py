@@ -134,3 +134,20 @@ def test_a_questions_file_within_the_bound_loads_as_before(root):
     path.write_text(text)
     qf = load_questions(path, Limits(max_records=1))
     assert [x.id for x in qf.questions] == ["q1"] and qf.render() == text
+
+
+def test_a_committed_artifact_of_newlines_is_refused_before_it_is_parsed(root, capsys, monkeypatch):
+    """8 MB of newlines as golden-set.v1.jsonl took build --check 27 s (a line at a time, each
+    a problem to parse); the 512 MiB bound on a committed file allowed 64 times that."""
+    from labeller.app.session.stale import CommittedState
+    from labeller.core import check
+    monkeypatch.setattr(check, "MAX_RECORDS", 3)
+    assert cli(capsys, "build", "--root", root)[0] == 0
+    artifact = root / "golden/golden-set.v1.jsonl"
+    artifact.write_text("\n" * 3)  # at the bound: read, and drift
+    assert cli(capsys, "build", "--check", "--root", root)[0] == 1
+    artifact.write_text("\n" * 4)
+    rc, out, err = cli(capsys, "build", "--check", "--root", root)
+    assert rc == 2 and f"{artifact}:4: committed golden-set artifact has 4 lines, over the bound of 3" in err
+    project = Project(load_config(root))
+    assert CommittedState.read(project.config, project) == CommittedState()  # the app: no stale marks, no crash
