@@ -151,3 +151,17 @@ def test_a_committed_artifact_of_newlines_is_refused_before_it_is_parsed(root, c
     assert rc == 2 and f"{artifact}:4: committed golden-set artifact has 4 lines, over the bound of 3" in err
     project = Project(load_config(root))
     assert CommittedState.read(project.config, project) == CommittedState()  # the app: no stale marks, no crash
+
+
+def test_a_review_log_of_newlines_is_refused_before_it_is_parsed(root, monkeypatch):
+    """8 MB of newlines as reviews.jsonl took build --check 31 s for its summary's counts; the
+    64 MiB bound allowed eight times that."""
+    from labeller.review import log
+    monkeypatch.setattr(log, "MAX_LOG_LINES", 3)
+    path = root / "golden/reviews.jsonl"
+    path.write_text("\n" * 3)
+    assert log.read_review_log(path).entries == []
+    path.write_text("\n" * 4)
+    with pytest.raises(InvalidInput, match="review log has 4 lines, over the bound of 3") as err:
+        log.read_review_log(path)
+    assert err.value.path == str(path) and err.value.line == 4
