@@ -454,7 +454,7 @@ def nonblank_lines(text: str) -> Iterator[tuple[int, str]]:
         yield lineno, text[start:end]
 
 
-def refuse_many_lines(data: str | bytes, path: Path, max_lines: int, what: str, bound_hint: str = "") -> None:
+def refuse_many_lines(data: str | bytes, path: Path | str, max_lines: int, what: str, bound_hint: str = "") -> None:
     """Refuse a JSONL text of more than ``max_lines`` lines before any is parsed: every line
     read costs an object and time even when blank, so a byte bound alone lets 64 MiB of
     newlines be 64 million of them (gigabytes, minutes). The error names the first line over."""

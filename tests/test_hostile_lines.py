@@ -165,3 +165,16 @@ def test_a_review_log_of_newlines_is_refused_before_it_is_parsed(root, monkeypat
     with pytest.raises(InvalidInput, match="review log has 4 lines, over the bound of 3") as err:
         log.read_review_log(path)
     assert err.value.path == str(path) and err.value.line == 4
+
+
+def test_a_merged_side_of_newlines_is_refused_before_it_is_parsed(monkeypatch):
+    """The merge driver reads three sides of up to 64 MiB: of newlines, that was 200 million
+    line objects. A side is bounded by the longest questions.jsonl a labeller.toml allows."""
+    from labeller.core import merge3
+    monkeypatch.setattr(merge3, "MAX_SIDE_LINES", 3)
+    record = (json.dumps(GOOD) + "\n").encode()
+    merged = merge3.merge_bytes(record, record + b"\n\n", record, ("base", "ours", "theirs"))
+    assert merged.text == record.decode() + "\n\n"  # at the bound: merged
+    with pytest.raises(InvalidInput, match="merged file has 4 lines, over the bound of 3") as err:
+        merge3.merge_bytes(record, record + b"\n\n\n", record, ("base", "ours", "theirs"))
+    assert err.value.path == "ours" and err.value.line == 4
