@@ -439,10 +439,10 @@ _NON_SPACE = re.compile(r"\S")  # \s is exactly str.isspace, what str.strip and 
 
 
 def nonblank_lines(text: str) -> Iterator[tuple[int, str]]:
-    """``(number, line)`` of each line of ``text`` (split at ``"\n"``, a ``"\r"`` kept) that is
+    """``(number, line)`` of each line of ``text`` (split at ``"\\n"``, a ``"\\r"`` kept) that is
     not all whitespace, in order: for line-oriented files (TSV, qrels, chunk files) whose
     readers skip blank lines. The regex engine jumps over the blank ones, so a file of newlines
-    costs a scan, not a string and a Python step each (``split("\n")`` of 256 MiB of newlines
+    costs a scan, not a string and a Python step each (``split("\\n")`` of 256 MiB of newlines
     was a list of 268 million)."""
     lineno, counted, at = 1, 0, 0
     while (m := _NON_SPACE.search(text, at)) is not None:
