@@ -2,7 +2,9 @@
 
 * a 1 MiB ``golden/reviews.jsonl`` of ``{}`` lines (349,525 of them, each a review-log
   warning): once 262,144 printed lines and 45 s for 1 MiB, gigabytes at the log's 64 MiB bound;
-* 1,000 near-duplicate questions (499,500 pairs): once one warning line per pair.
+* 1,000 near-duplicate questions (499,500 pairs): once one warning line per pair;
+* a questions.jsonl of one record and blank lines up to its line bound at ``max_records =
+  100000`` (301,000 lines): once an object a blank line (8 MB of them: 2.5 GB, 46 s).
 
 Each is measured in a small project of its own beside the benchmark's corpus: seconds, the
 lines printed (stdout and stderr), and the peak resident memory. Called by ``Bench.hostile``
@@ -17,10 +19,13 @@ import subprocess
 import time
 from pathlib import Path
 
+from labeller.config import Limits
+
 DOC = "# Guide\n\nThe answer is here, in one sentence.\n"
 QUOTE = "The answer is here"
 REVIEW_LOG_BYTES = 1 << 20
 NEAR_DUPLICATES = 1000
+BLANK_MAX_RECORDS = 100_000
 
 
 def project(root: Path, queries: list[str]) -> Path:
@@ -79,4 +84,21 @@ def measure(bench, run) -> None:
         n, elapsed = printed_lines(run, build, root, seconds)
         seconds.runs.append(elapsed)
         lines.runs.append(n)
+    shutil.rmtree(root, ignore_errors=True)
+
+    root = project(bench.root.parent / "hostile-blank-lines", ["where is the answer?"])
+    (root / "labeller.toml").write_text(f"[limits]\nmax_records = {BLANK_MAX_RECORDS}\n", encoding="utf-8")
+    questions = root / "golden" / "questions.jsonl"
+    blanks = Limits(max_records=BLANK_MAX_RECORDS).max_lines - 1  # the most the line bound lets through
+    questions.write_text(questions.read_text(encoding="utf-8") + "\n" * blanks, encoding="utf-8")
+    subprocess.run(cli("build", "--root", "."), cwd=root, check=True, capture_output=True)
+    seconds = bench.fig("hostile_blank_lines_check_s", f"hostile: build --check, questions.jsonl of {blanks:,} blank "
+                        "lines", "s", 10.0, note="the most [limits] max_records = 100000 allows; one more line is "
+                        "refused before parsing")
+    memory = bench.fig("hostile_blank_lines_peak_mb", "hostile: the same, peak memory", "MB", 200.0,
+                       note="a run of blank lines is one entry; once an object each")
+    for _ in range(repeat):
+        mb, elapsed = peak_mb(check, root)
+        memory.runs.append(mb)
+        seconds.runs.append(elapsed)
     shutil.rmtree(root, ignore_errors=True)

@@ -39,6 +39,7 @@ MAX_CONFIG_BYTES = 1024 * 1024  # labeller.toml is read like any other untrusted
 MAX_INPUT_BYTES = 256 * 1024 * 1024  # a document or a label file (the run file's and report's own bound)
 MAX_CHUNK_FILE_BYTES = 1024 * 1024 * 1024
 MAX_FIELD_WEIGHT = 1000.0  # weights are ratios: 0..1000 against the defaults' 0.25..1; scores stay finite
+MAX_RECORDS = 1_000_000  # questions in a golden set, and so records in its artifact
 MAX_BOOTSTRAP_SAMPLES = 100_000  # an interval end within 0.05 percentile points of exact: no printed digit moves
 
 _NonEmpty = Annotated[str, Field(min_length=1)]
@@ -101,12 +102,20 @@ class Limits(_Section):
 
     max_file_bytes: _Bytes = 1024 * 1024
     """Largest label file, in bytes (at most 256 MiB)."""
-    max_records: Annotated[int, Field(ge=1, le=1_000_000)] = 10_000
+    max_records: Annotated[int, Field(ge=1, le=MAX_RECORDS)] = 10_000
     """Most records in one label file (at most 1,000,000)."""
     max_query_chars: Annotated[int, Field(ge=1, le=100_000)] = 8_000
     """Longest query, in characters after NFC normalisation (at most 100,000)."""
     max_locators: Annotated[int, Field(ge=1, le=10_000)] = 64
     """Most locators on one record (at most 10,000)."""
+
+    @property
+    def max_lines(self) -> int:
+        """Most lines in a label file whose lines are records (questions, annotations, queries):
+        a record, a comment and a blank line for each and 1,000 more, so no file within
+        ``max_records`` reaches it, while a file of newlines stops at this many lines, not at
+        ``max_file_bytes`` of them (each line read costs an object and time even when blank)."""
+        return 3 * self.max_records + 1000
 
 
 _K = Annotated[int, Field(ge=1, le=MAX_K)]

@@ -10,10 +10,11 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from labeller.config import MAX_RECORDS
 from labeller.core.build import BuildResult, artifact_record
 from labeller.diagnostics import Bounded
 from labeller.errors import InvalidInput
-from labeller.io import iter_jsonl, parse_json, read_regular_file
+from labeller.io import iter_jsonl, parse_json, read_regular_file, refuse_many_lines
 
 
 @dataclass
@@ -50,10 +51,13 @@ def read_committed(path: Path) -> bytes | None:
     return read_regular_file(path, max_bytes=MAX_COMMITTED_BYTES, what="committed golden-set file")
 
 
-def committed_records(data: bytes, problems: list[str]) -> dict[str, dict]:
+def committed_records(data: bytes, problems: list[str], path: Path = Path("artifact")) -> dict[str, dict]:
     """The records of a committed artifact by query id; a damaged line is a problem, not a crash.
+    One of more lines than a golden set can have records (``MAX_RECORDS``) is refused before
+    any is parsed (``InvalidInput``): 8 MB of newlines took 28 s, the 512 MiB bound half an hour.
 
     The app reads the same records to tell which documents each label was in (stale labels)."""
+    refuse_many_lines(data, path, MAX_RECORDS, "committed golden-set artifact")
     out = {}
     for jl in iter_jsonl(data, "artifact"):
         if jl.skipped:
@@ -75,7 +79,7 @@ def check(result: BuildResult, artifact_path: Path, manifest_path: Path) -> Drif
         if not old_artifact.endswith(b"\n"):
             drift.problems.append("the artifact does not end with a newline (truncated?)")
         old = {i: json.dumps(rec, ensure_ascii=False, sort_keys=True)
-               for i, rec in committed_records(old_artifact, drift.problems).items()}
+               for i, rec in committed_records(old_artifact, drift.problems, artifact_path).items()}
         new = {r.question.id: json.dumps(artifact_record(r, result.manifest), ensure_ascii=False, sort_keys=True)
                for r in result.records}
         drift.records_added = [i for i in new if i not in old]

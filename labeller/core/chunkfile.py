@@ -26,6 +26,7 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
+from itertools import islice
 from pathlib import Path, PurePosixPath
 from typing import NamedTuple
 
@@ -40,7 +41,7 @@ from labeller.core.passages import LOCATOR_VERSION, MIN_SHARE, TIERS, Passage, P
 from labeller.core.vocab import Place
 from labeller.diagnostics import Bounded
 from labeller.errors import InvalidInput
-from labeller.io import read_regular_file
+from labeller.io import nonblank_lines, read_regular_file
 
 FILE_ORIGIN = "file"
 # How ``foreign_chunks`` fills a foreign chunk's indexed fields: part of a BM25 index's cache key.
@@ -307,10 +308,10 @@ PLACEMENTS_CODEC = Codec("passage-placements", _placements_to_data, _placements_
 
 
 def _parse_lines(text: str, corpus: Corpus, problems: _Problems, max_chunks: int, path: str) -> list[_Line]:
-    raw_lines = [(n, raw) for n, raw in enumerate(text.split("\n"), 1) if raw.strip()]
+    raw_lines = list(islice(nonblank_lines(text), max_chunks + 1))  # lines past the bound are never kept
     if len(raw_lines) > max_chunks:
-        raise InvalidInput(f"{len(raw_lines)} chunks, over the bound of {max_chunks} "
-                           "([eval] chunk_file_max_chunks)", path=path)
+        raise InvalidInput(f"more than {max_chunks} chunks, over the bound of {max_chunks} "
+                           "([eval] chunk_file_max_chunks)", path=path, line=raw_lines[-1][0])
     out: list[_Line] = []
     first_line: dict[str, int] = {}
     for n, raw in raw_lines:

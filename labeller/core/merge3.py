@@ -25,9 +25,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from labeller.config import MAX_RECORDS, Limits
 from labeller.display import json_dumps
-from labeller.io import JsonLine, parse_jsonl
+from labeller.io import JsonLine, iter_jsonl, refuse_many_lines
 
+# The longest questions.jsonl any labeller.toml allows; a judgments file or review log is shorter.
+MAX_SIDE_LINES = Limits(max_records=MAX_RECORDS).max_lines
 MARKER = 7  # git's default conflict-marker size
 BOM = "\ufeff"
 
@@ -85,11 +88,13 @@ def label(key: Key) -> str:
 def read_side(data: bytes, path: str) -> Side:
     """One version, parsed; malformed lines and duplicate keys are refused (``InvalidInput``)."""
     side = Side(bom=data.startswith(BOM.encode()))
-    lines = parse_jsonl(data, path, comments=True)
+    refuse_many_lines(data, path, MAX_SIDE_LINES, "merged file")  # a line object each would be gigabytes
     seen: dict[Key, int] = {}
     pending: list[str] = []
     first_line: dict[Key, int] = {}
-    for line in lines:
+    eol, last = "", None
+    for line in iter_jsonl(data, path, comments=True):
+        eol, last = eol or line.eol, line
         if line.skipped:
             pending.append(line.raw)
             side.comments.append(line.raw)
@@ -104,9 +109,9 @@ def read_side(data: bytes, path: str) -> Side:
         side.records[key] = line.raw
         side.comments_before[key], pending = pending, []
     side.trailer = pending
-    if lines:
-        side.eol = next((ln.eol for ln in lines if ln.eol), "\n")
-        side.ends_with_newline = lines[-1].terminated
+    if last is not None:
+        side.eol = eol or "\n"
+        side.ends_with_newline = last.terminated
     return side
 
 

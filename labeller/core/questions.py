@@ -21,12 +21,13 @@ from labeller.core.canon import decode_utf8, sha256_hex
 from labeller.core.models import Question
 from labeller.display import json_dumps
 from labeller.errors import InvalidInput
-from labeller.io import atomic_write_text, parse_jsonl, read_regular_file
+from labeller.io import atomic_write_text, iter_jsonl, read_regular_file, refuse_many_lines
 
 
 @dataclass
 class Entry:
-    """A line of the file: a record, or a comment/blank line kept verbatim.
+    """A line of the file: a record, or a run of comment/blank lines kept verbatim as one
+    entry (``line`` its first), so blank lines cost their bytes, not an object each.
 
     ``raw + eol`` is the line exactly as it is (or will be) in the file: a record nobody
     changed keeps the bytes it was read from; a changed or new one gets its canonical JSON.
@@ -206,10 +207,22 @@ def parse_questions(text: str, path: str = "questions.jsonl", limits: Limits = L
     seen_ids: dict[str, int] = {}
     seen_queries: dict[str, tuple[str, int]] = {}
     n_records = 0
-    for jl in parse_jsonl(text, path, comments=True):
+    gap: list[str] = []  # the comment and blank lines since the last record, each raw + eol
+    gap_line, gap_eol = 0, ""
+
+    def keep_gap() -> None:
+        if gap:
+            kept = "".join(gap)
+            qf.entries.append(Entry(gap_line, kept[:len(kept) - len(gap_eol)], eol=gap_eol))
+            gap.clear()
+
+    refuse_many_lines(text, Path(path), limits.max_lines, "questions file", "raise [limits] max_records")
+    for jl in iter_jsonl(text, path, comments=True):
         lineno, raw, obj = jl.line, jl.raw, jl.value
         if jl.skipped:
-            qf.entries.append(Entry(lineno, raw, eol=jl.eol))
+            gap_line = gap_line if gap else lineno
+            gap.append(raw + jl.eol)
+            gap_eol = jl.eol
             continue
         n_records += 1
         if n_records > limits.max_records:
@@ -243,7 +256,9 @@ def parse_questions(text: str, path: str = "questions.jsonl", limits: Limits = L
             other, other_line = seen_queries[nq]
             problem(lineno, f"same query as record {other!r} on line {other_line}", q.id)
         seen_queries.setdefault(nq, (q.id, lineno))
+        keep_gap()
         qf.entries.append(Entry(lineno, raw, q, jl.eol))
+    keep_gap()
     if problems:
         raise InvalidInput(f"{len(problems)} problem(s) in the questions file", path=path).with_details(problems)
     return qf

@@ -29,7 +29,7 @@ from labeller.interop.format import Exported, Format, Option
 from labeller.interop.qrels import (CHUNKS_OPTION, Judgments, candidates_from_judgments, through_chunk_file,
                                    tsv_field)
 from labeller.interop.records import Incoming
-from labeller.io import read_jsonl, refuse_symlink_components
+from labeller.io import nonblank_lines, read_jsonl, refuse_symlink_components
 
 QRELS_HEADER = "query-id\tcorpus-id\tscore"
 META_KEYS = {"expected_answer", "tags", "split", "hop", "unanswerable"}
@@ -39,7 +39,9 @@ def _queries(path: Path, project: Project) -> tuple[dict[str, tuple[str, str]], 
     queries: dict[str, tuple[str, str]] = {}
     meta: dict[str, dict] = {}
     lines = read_jsonl(path, max_bytes=project.config.limits.max_file_bytes, what="BEIR queries file",
-                       bound_hint="raise [limits] max_file_bytes in labeller.toml")
+                       bound_hint="raise [limits] max_file_bytes in labeller.toml",
+                       max_lines=project.config.limits.max_lines,
+                       lines_hint="raise [limits] max_records in labeller.toml")
     for jl in lines:
         if jl.skipped:
             continue
@@ -85,14 +87,12 @@ def read(path: Path, project: Project, options: SimpleNamespace) -> Incoming:
     notes = []
     for qrels in _qrels_files(folder, options.split):
         in_file = Judgments()
-        lines = read_text(qrels, project.config.limits, "qrels file").split("\n")
-        if lines[0].rstrip("\r") != QRELS_HEADER:
+        lines = nonblank_lines(read_text(qrels, project.config.limits, "qrels file"))
+        first, header = next(lines, (0, ""))
+        if first != 1 or header.rstrip("\r") != QRELS_HEADER:
             raise InvalidInput(f"the first line must be the header {QRELS_HEADER!r}", path=str(qrels), line=1)
-        for n, line in enumerate(lines[1:], start=2):
-            line = line.rstrip("\r")
-            if not line.strip():
-                continue
-            parts = line.split("\t")
+        for n, line in lines:
+            parts = line.rstrip("\r").split("\t")
             if len(parts) != 3:
                 raise InvalidInput(f"expected 3 tab-separated fields, found {len(parts)}", path=str(qrels), line=n)
             in_file.add(parts[0], parts[1], parts[2], f"{qrels}:{n}")

@@ -13,20 +13,23 @@ from labeller.core.project import Project
 from labeller.errors import InvalidInput
 from labeller.interop.files import read_text
 from labeller.interop.containers import JSON_LIST, JSON_OBJECT, JSONL, Container, sniff
-from labeller.io import parse_jsonl
+from labeller.io import iter_jsonl, refuse_many_lines
 
 
 def json_objects(path: Path, project: Project, what: str, fmt: str) -> list[tuple[str, dict]]:
     """``[(where, object)]`` of a JSON array of objects or a JSONL file (blank lines skipped);
     anything but objects is refused naming the line or index, and a file of another kind
     (CSV, a JSON object) is refused saying what it is and what ``fmt`` reads."""
-    return objects_of(sniff(read_text(path, project.config.limits, what), str(path)), path, what, fmt)
+    return objects_of(sniff(read_text(path, project.config.limits, what), str(path)), path, what, fmt,
+                      max_lines=project.config.limits.max_lines)
 
 
 def objects_of(box: Container, path: Path, what: str, fmt: str, wrapper: str | None = None,
-               reads: str = "a JSON list of objects or JSON Lines (one object a line)") -> list[tuple[str, dict]]:
+               reads: str = "a JSON list of objects or JSON Lines (one object a line)", *,
+               max_lines: int) -> list[tuple[str, dict]]:
     """The records of a sniffed file: a JSON list, JSON Lines (a one-line JSON object is one
-    record), or the list under ``wrapper`` of a JSON object (ragas's ``{"samples": [...]}``)."""
+    record; over ``max_lines`` lines refused before any is parsed), or the list under
+    ``wrapper`` of a JSON object (ragas's ``{"samples": [...]}``)."""
     if box.kind == JSON_OBJECT and wrapper is not None and wrapper in box.value:
         listed = box.value[wrapper]
         if not isinstance(listed, list):
@@ -36,7 +39,8 @@ def objects_of(box: Container, path: Path, what: str, fmt: str, wrapper: str | N
         items = [(f"{path}: [{i}]", item) for i, item in enumerate(box.value)]
     elif box.kind == JSONL or (box.kind == JSON_OBJECT and "\n" not in box.text.strip()):
         items = []
-        for jl in parse_jsonl(box.text, str(path)):
+        refuse_many_lines(box.text, path, max_lines, f"{what} file", "raise [limits] max_records in labeller.toml")
+        for jl in iter_jsonl(box.text, str(path)):
             if jl.error is not None:
                 raise jl.refuse()
             if not jl.skipped:

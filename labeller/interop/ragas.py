@@ -55,7 +55,7 @@ SYNTH_TAG = "synthesizer:"
 def read(path: Path, project: Project, options: SimpleNamespace) -> Incoming:
     box = sniff(read_text(path, project.config.limits, "ragas test set"), str(path))
     rows = _csv_rows(box, path) if box.kind == CSV else objects_of(box, path, "ragas test set", "ragas", "samples",
-                                                                    READS)
+                                                                    READS, max_lines=project.config.limits.max_lines)
     cut = FrontMatterCut(project)
     out = []
     for n, (where, row) in enumerate(rows):

@@ -24,16 +24,14 @@ from labeller.interop.format import Exported, Format, Option
 from labeller.interop.qrels import (CHUNKS_OPTION, Judgments, candidates_from_judgments, through_chunk_file,
                                    tsv_field)
 from labeller.interop.records import Incoming
+from labeller.io import nonblank_lines
 
 
 def read_topics(path: Path, project: Project) -> dict[str, tuple[str, str]]:
     """``qid<TAB>query`` lines; the query is everything after the first tab."""
     queries: dict[str, tuple[str, str]] = {}
-    for n, line in enumerate(read_text(path, project.config.limits, "queries TSV").split("\n"), start=1):
-        line = line.rstrip("\r")
-        if not line.strip():
-            continue
-        qid, tab, text = line.partition("\t")
+    for n, line in nonblank_lines(read_text(path, project.config.limits, "queries TSV")):
+        qid, tab, text = line.rstrip("\r").partition("\t")
         where = f"{path}:{n}"
         if not tab or not qid.strip() or not text.strip():
             raise InvalidInput(f"{where}: expected 'query-id<TAB>query text'")
@@ -50,10 +48,8 @@ def read(path: Path, project: Project, options: SimpleNamespace) -> Incoming:
                            "(a TSV of 'query-id<TAB>query' lines)", path=str(path))
     queries = read_topics(Path(topics), project)
     judgments = Judgments()
-    for n, line in enumerate(read_text(path, project.config.limits, "qrels file").split("\n"), start=1):
+    for n, line in nonblank_lines(read_text(path, project.config.limits, "qrels file")):
         parts = line.split()
-        if not parts:
-            continue
         where = f"{path}:{n}"
         if len(parts) != 4:
             raise InvalidInput(f"{where}: expected 4 fields 'qid iteration docid relevance', found {len(parts)}")

@@ -73,7 +73,8 @@ def load_annotations(config: ProjectConfig, name: str) -> Annotations:
         return ann
     limits = config.limits
     lines = read_jsonl(path, max_bytes=limits.max_file_bytes, what="annotation file",
-                       bound_hint="raise [limits] max_file_bytes")
+                       bound_hint="raise [limits] max_file_bytes", max_lines=limits.max_lines,
+                       lines_hint="raise [limits] max_records")
     problems: list[dict] = []
 
     def problem(line: int, message: str, rid: str | None = None) -> None:

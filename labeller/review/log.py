@@ -32,7 +32,7 @@ from labeller.core.models import Question
 from labeller.diagnostics import Bounded
 from labeller.display import json_dumps
 from labeller.errors import InvalidInput, LabellerError
-from labeller.io import fsync_dir, iter_jsonl, naming, read_regular_file, refuse_symlink_components
+from labeller.io import fsync_dir, iter_jsonl, naming, read_regular_file, refuse_many_lines, refuse_symlink_components
 
 if TYPE_CHECKING:
     from labeller.config import ProjectConfig
@@ -42,6 +42,7 @@ STATUSES = ("reviewed", "needs_rereview", "flagged", "unreviewed")
 STATUS_LABELS = {"reviewed": "reviewed", "needs_rereview": "needs re-review", "flagged": "flagged",
                  "unreviewed": "unreviewed", "no_answer": "reviewed, but no expected answer"}
 MAX_LOG_BYTES = 64 * 1024 * 1024
+MAX_LOG_LINES = MAX_LOG_BYTES // 128  # an entry is at least 161 bytes (its keys and a 64-digit digest)
 MAX_NAME_CHARS = 100
 _DIGEST = re.compile(r"^[0-9a-f]{64}$")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
@@ -198,6 +199,7 @@ def read_review_log(path: Path) -> ReviewLog:
     entries: list[ReviewEntry] = []
     problems: Bounded[LogProblem] = Bounded()
     data = read_regular_file(path, max_bytes=MAX_LOG_BYTES, what="review log")
+    refuse_many_lines(data, path, MAX_LOG_LINES, "review log")  # blank lines cost a step each, no entry
     for jl in iter_jsonl(data, str(path)):  # one line at a time: only entries and the first problems are kept
         if not jl.terminated:  # the last write was cut short
             problems.append(LogProblem(str(path), jl.line, "truncated last line (no newline: a write was "

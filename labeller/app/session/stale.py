@@ -39,7 +39,7 @@ class CommittedState:
             if manifest_bytes is None:
                 return cls()
             manifest = parse_json(manifest_bytes, str(layout.manifest))
-            artifact = read_committed(layout.artifact) or b""
+            committed = committed_records(read_committed(layout.artifact) or b"", [], layout.artifact)
         except (OSError, InvalidInput):
             return cls()
         docs = manifest.get("docs") if isinstance(manifest, dict) else None
@@ -49,7 +49,7 @@ class CommittedState:
         changed = {d for d, info in docs.items()
                    if d not in corpus or not isinstance(info, dict) or corpus[d].sha256 != info.get("sha256")}
         record_docs: dict[str, set[str]] = {}
-        for rid, rec in committed_records(artifact, []).items():
+        for rid, rec in committed.items():
             try:
                 record_docs[rid] = {str(s["doc_id"]) for s in rec["answer_spans"]}
             except (KeyError, TypeError):
