@@ -3,7 +3,9 @@
 Some loaders match neither the source nor any rendering of it: they drop a table's pipes
 but keep its cells in another order of spaces, turn list markers into bullets, join a
 heading to the next line. Their words are still the document's words in the same order,
-so the passage's words (``\\w+`` runs, case-folded) are aligned in order to the
+so the passage's words (letter and digit runs — ``\\w+`` without the underscore, so
+``_emphasis_`` and ``snake_case`` read as a loader that dropped the markers wrote them —
+case-folded) are aligned in order to the
 document's words — of its source, else of its rendered text (a loader that read
 ``__init__`` as emphasis wrote "init"): the longest common subsequence (rapidfuzz's ``LCSseq``, on word ids)
 decides how many are matched, and the placed span is the tightest run of document words
@@ -27,7 +29,10 @@ from rapidfuzz.distance import LCSseq
 
 from labeller.core.corpus import Corpus
 
-_WORD = re.compile(r"\w+")
+# A word: a run of letters and digits. The underscore is left out of it, as emphasis
+# markers are (``*`` is not a word character): a loader that rendered ``_emphasis_`` or
+# ``__init__`` wrote ``emphasis`` and ``init``.
+WORD = re.compile(r"[^\W_]+")
 # A word occurring more often than this in a document does not vote ("the", "a"): it
 # would add a vote to thousands of diagonals and pick none.
 MAX_VOTES_PER_WORD = 64
@@ -35,8 +40,8 @@ MAX_CANDIDATES = 16  # windows aligned per passage and document
 
 
 def words(text: str) -> list[str]:
-    """A text's words as aligned: ``\\w+`` runs, case-folded."""
-    return [w.casefold() for w in _WORD.findall(text)]
+    """A text's words as aligned: letter and digit runs, case-folded."""
+    return [w.casefold() for w in WORD.findall(text)]
 
 
 @dataclass
@@ -82,7 +87,7 @@ class WordIndex:
             starts: list[int] = []
             ends: list[int] = []
             at: dict[int, list[int]] = {}
-            for m in _WORD.finditer(self.corpus[doc_id].text if text is None else text):
+            for m in WORD.finditer(self.corpus[doc_id].text if text is None else text):
                 wid = vocab.setdefault(m.group().casefold(), len(vocab))
                 at.setdefault(wid, []).append(len(ids))
                 ids.append(wid)
@@ -167,3 +172,39 @@ def _tightest(passage: list[int], ids: list[int], lo: int, hi: int, best: int) -
         else:
             a = mid + 1
     return Alignment(start, a - 1, best)
+
+
+def dense(passage: list[int], doc: DocWords, a: Alignment) -> tuple[int, int, int, int, int] | None:
+    """The densely matched core of an alignment: ``(i0, i1, j0, j1, matched)``, passage
+    words ``i0..i1`` matched to document words ``j0..j1`` (``matched`` of them in order).
+
+    An alignment's ends may hold stray matches: a word of text the pipeline added ("the",
+    a heading's word) matched to the document some way off, which would stretch the range
+    back to a heading or on into the next paragraph. The matched runs (rapidfuzz's
+    matching blocks) are cut where a gap, in passage or document words, is wider than
+    twice the words matched on the far side of it plus two — the far side holding less
+    than half of the matches — so a lone match a few words off is dropped, a run of
+    several kept."""
+    blocks = [b for b in LCSseq.editops(passage, doc.ids[a.first:a.last + 1]).as_matching_blocks() if b.size]
+    if not blocks:
+        return None
+    total = sum(b.size for b in blocks)
+
+    def gap(x, y) -> int:
+        return max(y.a - (x.a + x.size), y.b - (x.b + x.size))
+
+    lo, hi = 0, len(blocks)
+    left = 0
+    for k in range(len(blocks) - 1):  # the last cut from the start that leaves a sparse head
+        left += blocks[k].size
+        if 2 * left < total and gap(blocks[k], blocks[k + 1]) > 2 * left + 2:
+            lo = k + 1
+    right = 0
+    for k in range(len(blocks) - 1, lo, -1):  # the same from the end
+        right += blocks[k].size
+        if 2 * right < total and gap(blocks[k - 1], blocks[k]) > 2 * right + 2:
+            hi = k
+    kept = blocks[lo:hi]
+    first, last = kept[0], kept[-1]
+    return (first.a, last.a + last.size - 1, a.first + first.b, a.first + last.b + last.size - 1,
+            sum(b.size for b in kept))

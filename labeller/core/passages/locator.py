@@ -33,11 +33,13 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from rapidfuzz.distance import LCSseq
 
 from labeller.core.anchors import QuoteIndex, automaton, fold_text
 from labeller.core.canon import canonical_fragment
 from labeller.core.corpus import Corpus
-from labeller.core.passages.aligned import Alignment, WordIndex, align, words
+from labeller.core.passages.added import SPAN_FACTOR, SPAN_SLACK, cuts, region_floor
+from labeller.core.passages.aligned import WORD, Alignment, DocWords, WordIndex, align, dense, words
 from labeller.core.passages.rendered import RenderedText, fold_passage, render
 from labeller.core.vocab import Place
 
@@ -45,7 +47,7 @@ TIERS = ("exact", "rendered", "aligned")
 MIN_SHARE = 0.95
 # The rules' version: part of every cached placement's key (the rendering, the folding,
 # the alignment and the order rule all decide where a passage lands).
-LOCATOR_VERSION = "passages-v1"
+LOCATOR_VERSION = "passages-v2"
 PREFIX = 64  # passages are searched by their first PREFIX folded characters, then compared whole
 MAX_OCCURRENCES = 10_000  # kept per passage and document: the order rule needs more than the first
 MAX_LISTED = 10  # occurrences named in a refusal
@@ -54,11 +56,19 @@ MAX_LISTED = 10  # occurrences named in a refusal
 @dataclass(frozen=True, slots=True)
 class Placement:
     """Where a passage was placed, and by which tier (``share``: the matched share of its
-    words, for ``aligned``)."""
+    words, for ``aligned``). ``added_before`` / ``added_after``: the characters of the
+    passage (its canonical text) before and after the part placed — text the pipeline added
+    (SPEC §10.1 *Added text*); the place is the source range of that part alone."""
 
     place: Place
     tier: str
     share: float | None = None
+    added_before: int = 0
+    added_after: int = 0
+
+    @property
+    def added(self) -> bool:
+        return bool(self.added_before or self.added_after)
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,12 +132,16 @@ class PassageLocator:
             else:
                 got = self._in_order(p, previous, resume)
             if isinstance(got, Placement):
+                got = self._verified(canonical_fragment(p.text or ""), got)
+            if not isinstance(got, Placement) and not got.startswith("text is ambiguous"):
+                got = self._with_added(p, got, previous if ordered else {}, resume)
+            if isinstance(got, Placement):
                 previous[got.place.doc] = got.place.start
             out.append(got)
         return out
 
-    def _in_order(self, p: Passage, previous: dict[str, int],
-                  resume: dict[tuple[str, str], tuple[int, int]]) -> Placement | str:
+    def _in_order(self, p: Passage, previous: dict[str, int], resume: dict[tuple[str, str], tuple[int, int]],
+                  aligned: bool = True) -> Placement | str:
         """A passage of a named document, in file order: the first occurrence at or after
         the previous passage of that document, tier by tier; a tier that finds it only
         before falls back to the general choice (unique, or refused as ambiguous)."""
@@ -150,6 +164,8 @@ class PassageLocator:
             cands = [_Candidate(to_place(q, len(needle))) for q in _occurrences(folded, needle)]
             if cands:
                 return self._choose(p, (tier, cands), previous)
+        if not aligned:
+            return "text not found"
         found: dict[int, tuple[str, list[_Candidate]]] = {}
         self._align(0, p, found)
         return self._choose(p, found.get(0), previous)
@@ -230,6 +246,10 @@ class PassageLocator:
                 if passage.doc is None and sum(1 for w in ids if w in dw.at) < need:
                     continue  # too few of its words occur here at all
                 for a in align(ids, dw, self.min_share):
+                    core = dense(ids, dw, a)  # stray end matches dropped
+                    if core is None or core[4] < need:
+                        continue
+                    a = Alignment(core[2], core[3], core[4])
                     cands.append(_Candidate(Place(doc_id, dw.starts[a.first], dw.ends[a.last]), a, len(ids)))
             if cands:
                 found[i] = ("aligned", cands)
@@ -238,6 +258,97 @@ class PassageLocator:
     def _rendered_view(self, doc_id: str) -> tuple[str, np.ndarray]:
         r = self.rendered(doc_id)
         return r.text, r.source
+
+    # -- verification and added text (SPEC §10.1 *Added text*) ------------------------------
+
+    def _verified(self, text: str, got: Placement) -> Placement | str:
+        """A tier 2–3 placement, if it holds: the placed text's words occur in order inside
+        the range (at least ``min_share`` of them: a rendered entity may read as another
+        word), and the range is at most ``SPAN_FACTOR`` × the placed text's length plus
+        ``SPAN_SLACK`` characters; else why not. Tier 1 is the text itself.
+
+        The range's length is counted in its rendered characters (``rendered.render``,
+        whitespace runs as one): the syntax a loader drops — a link's target, an HTML tag, a
+        code fence — is not text it could have written, and a loader that drops it writes a
+        passage much shorter than its source range; a range stretched to a distant heading
+        or into the next paragraph is longer in words, and refused."""
+        if got.tier == "exact":
+            return got
+        doc = self.corpus[got.place.doc]
+        s, e = got.place.start, got.place.end
+        source = self.rendered(got.place.doc).source
+        length = int(np.searchsorted(source, e) - np.searchsorted(source, s))
+        size = len(fold_passage(text))
+        if length > SPAN_FACTOR * size + SPAN_SLACK:
+            return (f"text not placed: its {got.tier} match at {doc.where(s)} spans {length} characters of text, "
+                    f"over {SPAN_FACTOR} × its {size} plus {SPAN_SLACK}")
+        pw = words(text)
+        matched = LCSseq.similarity(pw, words(doc.text[s:e])) if pw else 0
+        if pw and matched < math.ceil(self.min_share * len(pw) - 1e-9):
+            return (f"text not placed: only {matched} of its {len(pw)} words occur in order in its {got.tier} match "
+                    f"at {doc.where(s)}")
+        return got
+
+    def _with_added(self, p: Passage, why: str, previous: dict[str, int],
+                    resume: dict[tuple[str, str], tuple[int, int]]) -> Placement | str:
+        """A passage no tier placed whole, as source text plus added text: the densest
+        alignment of its words to a document says where its source part lies; the cut
+        points near that part's ends (line and sentence ends, else its first and last
+        matched words, ``added.cuts``) are tried longest part first by the literal tiers,
+        then the part between the matched words by its words. The part must be at least
+        as long as what is added. Else the refusal names the best share reached and where."""
+        text = canonical_fragment(p.text or "")
+        spans = [(m.start(), m.end()) for m in WORD.finditer(text)]
+        region = self._region(p.doc, [w.casefold() for w in WORD.findall(text)])
+        if region is None:
+            return why
+        doc_id, dw, (i0, i1, j0, j1, matched) = region
+        best = (f"; at best {matched} of its {len(spans)} words ({matched / len(spans):.0%}) in order at "
+                f"{self.corpus[doc_id].where(dw.starts[j0])}")
+        for start, end in cuts(text, spans, i0, i1):
+            part = text[start:end]
+            if len(text) - len(part) > len(part):
+                continue
+            got = self._in_order(Passage(doc_id, part), dict(previous), {}, aligned=False)
+            if isinstance(got, Placement):
+                got = self._verified(part, got)
+            if isinstance(got, Placement):
+                return Placement(got.place, got.tier, None, start, len(text) - end)
+        start, end = spans[i0][0], spans[i1][1]
+        n_part = i1 - i0 + 1
+        got = Placement(Place(doc_id, dw.starts[j0], dw.ends[j1]), "aligned", round(matched / n_part, 4),
+                        start, len(text) - end)
+        if (end - start) * 2 < len(text) or matched < math.ceil(self.min_share * n_part - 1e-9):
+            return why.split(" (")[0] + f" (nor a part of it, with text added around it{best})"
+        if got.place.start < previous.get(doc_id, 0):
+            return why.split(" (")[0] + f" (nor a part of it after the previous chunk of {doc_id}{best})"
+        checked = self._verified(text[start:end], got)
+        return checked if isinstance(checked, Placement) else checked + best
+
+    def _region(self, doc: str | None, pw: list[str]) -> tuple[str, DocWords, tuple[int, int, int, int, int]] | None:
+        """The best dense alignment of a passage's words (``region_floor`` of them at least)
+        in its document or the corpus: (document, its words, ``dense``'s core)."""
+        if self._words is None:
+            self._words = WordIndex(self.corpus)
+        index = self._words
+        if not pw:
+            return None
+        docs = [doc] if doc is not None else self.corpus.docs
+        best: tuple[str, DocWords, tuple[int, int, int, int, int]] | None = None
+        for rendered in (False, True):
+            views = {d: index.doc(d, *self._rendered_view(d)) if rendered else index.doc(d) for d in docs}
+            ids = index.ids(pw)
+            floor = region_floor(len(ids))
+            for doc_id, dw in views.items():
+                if doc is None and sum(1 for w in ids if w in dw.at) < floor * len(ids):
+                    continue
+                for a in align(ids, dw, floor):
+                    core = dense(ids, dw, a)
+                    if core is not None and (best is None or core[4] > best[2][4]):
+                        best = (doc_id, dw, core)
+            if best is not None and best[2][4] >= self.min_share * (best[2][1] - best[2][0] + 1):
+                return best
+        return best
 
     # -- the choice among occurrences ----------------------------------------------------
 
