@@ -27,13 +27,14 @@ def lines(*objs) -> str:
     return "".join((o if isinstance(o, str) else json.dumps(o)) + "\n" for o in objs)
 
 
-def parse(corpus, *objs, max_chunks=100) -> Chunking:
-    return parse_chunk_file(lines(*objs), corpus, path="c.jsonl", max_chunks=max_chunks)
+def parse(corpus, *objs, max_chunks=100, strict=False) -> Chunking:
+    return parse_chunk_file(lines(*objs), corpus, path="c.jsonl", max_chunks=max_chunks, strict=strict)
 
 
-def refusal(corpus, *objs, **kw) -> InvalidInput:
+def refusal(corpus, *objs, strict=True, **kw) -> InvalidInput:
+    """A malformed file's refusal; ``strict``: an unplaceable chunk refuses it too."""
     with pytest.raises(InvalidInput) as err:
-        parse(corpus, *objs, **kw)
+        parse(corpus, *objs, strict=strict, **kw)
     assert err.value.exit_code == 2
     return err.value
 
@@ -83,7 +84,7 @@ def test_both_forms_that_agree_are_accepted_and_disagreeing_ones_refused(corpus)
 @pytest.mark.parametrize("obj, reason", [
     ('{"id": "a", "doc": ', "not a JSON object"),
     ("[1, 2]", "not a JSON object"),
-    ({"doc": "a.md", "start": 0, "end": 1}, "id None must be a non-empty string"),
+    ({"id": None, "doc": "a.md", "start": 0, "end": 1}, "id None must be a non-empty string"),
     ({"id": "has space", "doc": "a.md", "start": 0, "end": 1}, "without whitespace"),
     ({"id": "", "doc": "a.md", "start": 0, "end": 1}, "must be a non-empty string"),
     *(({"id": f"ws{ch}id", "doc": "a.md", "start": 0, "end": 1}, "without whitespace") for ch in "\t\x1c\x85\u2028\u3000"),
@@ -112,6 +113,26 @@ def test_each_refusal_names_line_and_id(corpus, obj, reason):
     if isinstance(obj, dict) and isinstance(obj.get("id"), str) and obj["id"] and not any(
             ch.isspace() for ch in obj["id"]):  # an id that is one
         assert f"record {obj['id']!r}" in str(err)
+
+
+def test_a_chunk_without_an_id_gets_doc_and_its_ordinal_in_file_order(corpus):
+    chunking = parse(corpus, {"doc": "a.md", "start": 0, "end": 3}, {"doc": "b.md", "start": 0, "end": 3},
+                     {"doc": "a.md", "text": "The kestrel nests"}, {"id": "own", "doc": "a.md", "start": 1, "end": 4},
+                     {"text": "on the ridge."})
+    assert sorted(r.id for r in chunking.ranges) == ["#1", "a.md#1", "a.md#2", "b.md#1", "own"]
+    assert {r.id: r.place.start for r in chunking.ranges}["a.md#2"] == A.index("The kestrel")
+    err = refusal(corpus, {"doc": "a.md", "start": 0, "end": 3}, {"id": "a.md#1", "doc": "a.md", "start": 1, "end": 3})
+    assert "duplicate id (first on line 1)" in str(err)
+
+
+def test_an_unplaceable_chunk_is_left_out_and_named_unless_strict(corpus):
+    chunking = parse(corpus, {"id": "good", "doc": "a.md", "start": 0, "end": 3},
+                     {"id": "gone", "doc": "a.md", "text": "no such passage anywhere"})
+    assert [r.id for r in chunking.ranges] == ["good"] and chunking.unplaced_ids == {"gone"}
+    assert chunking.unplaced[0]["line"] == 2 and "text not found in a.md" in chunking.unplaced[0]["message"]
+    err = refusal(corpus, {"id": "good", "doc": "a.md", "start": 0, "end": 3},
+                  {"id": "gone", "doc": "a.md", "text": "no such passage anywhere"})
+    assert "--strict" in str(err) and str(err).startswith("c.jsonl:2")
 
 
 def test_an_ambiguous_text_lists_its_occurrences(corpus):

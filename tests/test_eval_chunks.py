@@ -173,11 +173,14 @@ def test_a_bad_chunk_file_is_refused_with_exit_2_naming_line_and_id(tmp_path, ca
     root = sections_project(tmp_path)
     bad = write_jsonl(tmp_path / "bad.jsonl", [{"id": "a", "doc": "kestrel.md", "start": 0, "end": 5},
                                                {"id": "b", "text": "facts"}])
-    rc = main(["eval", "--root", str(root), "--no-history", "--chunks", str(bad)])
+    rc = main(["eval", "--root", str(root), "--no-history", "--chunks", str(bad), "--strict"])
     err = " ".join(capsys.readouterr().err.split())
     assert rc == 2 and "bad.jsonl:2 record 'b': text is ambiguous: found 18 times in the corpus" in err
-    rc, report, _ = eval_json(root, capsys, "--chunks", str(bad))
+    rc, report, _ = eval_json(root, capsys, "--chunks", str(bad), "--strict")
     assert rc == 2 and report["ok"] is False and report["errors"][0]["line"] == 2 and report["errors"][0]["id"] == "b"
+    rc, report, _ = eval_json(root, capsys, "--chunks", str(bad))  # without --strict: scored, b reported
+    assert rc == 0 and [u["id"] for u in report["chunking"]["unplaced"]["listed"]] == ["b"]
+    assert "text is ambiguous: found 18 times" in report["chunking"]["unplaced"]["listed"][0]["message"]
     (root / "labeller.toml").write_text("[eval]\nchunk_file_max_chunks = 1\n")
     rc = main(["eval", "--root", str(root), "--no-history", "--chunks", str(bad)])
     assert rc == 2 and "over the bound of 1" in capsys.readouterr().err

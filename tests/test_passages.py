@@ -131,7 +131,7 @@ def lines(*objs) -> str:
     return "".join(json.dumps(o) + "\n" for o in objs)
 
 
-def test_chunks_locate_writes_every_place_with_its_tier_and_lists_every_unplaceable_chunk(tmp_path, capsys):
+def test_chunks_locate_writes_every_place_with_its_tier_and_reports_every_unplaceable_chunk(tmp_path, capsys):
     root = write_project(tmp_path / "p", {"t.md": DOC})
     good = tmp_path / "good.jsonl"
     good.write_text(lines({"id": "a", "doc": "t.md", "text": "Head one"},
@@ -145,28 +145,67 @@ def test_chunks_locate_writes_every_place_with_its_tier_and_lists_every_unplacea
     assert [(r["id"], r["located"]) for r in rows] == [("a", "rendered"), ("b", "exact"), ("c", "offsets")]
     assert DOC[rows[0]["start"]:rows[0]["end"]] == "Head *one"
     bad = tmp_path / "bad.jsonl"
-    bad.write_text(lines(*({"id": f"n{i}", "doc": "t.md", "text": f"nowhere {i} at all"} for i in range(120))),
+    bad.write_text(lines({"id": "good", "doc": "t.md", "text": "Head one"},
+                         *({"id": f"n{i}", "doc": "t.md", "text": f"nowhere {i} at all"} for i in range(120))),
                    encoding="utf-8")
     out.unlink()
-    assert main(["chunks", "--root", str(root), "--locate", str(bad), "--out", str(out), "--format", "json"]) == 1
+    # one bad chunk never sinks the file: the rest are written, every unplaced one reported (JSON: all)
+    assert main(["chunks", "--root", str(root), "--locate", str(bad), "--out", str(out), "--format", "json"]) == 0
     summary = json.loads(capsys.readouterr().out)
-    assert len(summary["unplaced"]) == 120 and summary["written"] is None and not out.exists()
-    assert main(["chunks", "--root", str(root), "--locate", str(bad), "--out", str(out)]) == 1
-    text = capsys.readouterr().out
-    assert "120 chunk(s) cannot be placed" in text and "n119" in text
+    assert len(summary["unplaced"]) == 120 and summary["written"] == str(out) and summary["ok"]
+    assert [u["id"] for u in summary["unplaced"]] == [f"n{i}" for i in range(120)]
+    assert [json.loads(line)["id"] for line in out.read_text(encoding="utf-8").splitlines()] == ["good"]
+    assert main(["chunks", "--root", str(root), "--locate", str(bad), "--out", str(out)]) == 0
+    captured = capsys.readouterr()
+    assert "cannot be placed" not in captured.out  # refusals go to stderr, the first 20 of them
+    assert "120 chunk(s) cannot be placed" in captured.err and "n19:" in captured.err and "n20:" not in captured.err
+    out.unlink()
+    assert main(["chunks", "--root", str(root), "--locate", str(bad), "--out", str(out), "--strict"]) == 1
+    assert "nothing was written (--strict)" in capsys.readouterr().err and not out.exists()
     malformed = tmp_path / "m.jsonl"
     malformed.write_text('{"id": "x", "doc": "t.md"}\n', encoding="utf-8")
     assert main(["chunks", "--root", str(root), "--locate", str(malformed), "--out", str(out)]) == 2
 
 
-def test_eval_refuses_a_chunk_file_listing_every_chunk_it_cannot_place(tmp_path, capsys):
+def test_eval_scores_the_placed_chunks_and_bounds_what_the_unplaced_could_change(tmp_path, capsys):
     root = write_project(tmp_path / "p", {"t.md": DOC}, [q("r1", {"doc": "t.md", "quote": "item one"})])
     bad = tmp_path / "bad.jsonl"
-    bad.write_text(lines(*({"id": f"n{i}", "doc": "t.md", "text": f"nowhere {i} at all"} for i in range(120))),
+    bad.write_text(lines({"id": "whole", "doc": "t.md", "start": 0, "end": len(DOC)},
+                         *({"id": f"n{i}", "doc": "t.md", "text": f"nowhere {i} at all"} for i in range(120))),
                    encoding="utf-8")
-    assert main(["eval", "--root", str(root), "--no-history", "--chunks", str(bad), "--format", "json"]) == 2
+    run = tmp_path / "run.txt"  # n0 (unplaced) first, then the chunk that holds the answer
+    run.write_text("r1 Q0 n0 1 2.0 t\nr1 Q0 whole 2 1.0 t\n", encoding="utf-8")
+    assert main(["eval", "--root", str(root), "--no-history", "--chunks", str(bad), "--run", str(run), "--k", "1",
+                 "--format", "json"]) == 0
     report = json.loads(capsys.readouterr().out)
-    assert len(report["errors"]) == 120
+    unplaced = report["chunking"]["unplaced"]
+    assert unplaced["chunks"] == 120 and len(unplaced["listed"]) == 120 and unplaced["retrieved"] == 1
+    assert report["aggregate"]["chunk"]["recall@1"]["value"] == 0  # an unplaced chunk hits nothing
+    assert report["aggregate"]["chunk"]["recall@5"]["value"] == 1  # its rank is kept: the answer is at 2
+    shipped = report["config"]["shipped_k"]
+    assert unplaced["recall_bound"] == {"metric": f"chunk recall@{shipped}", "max_increase": 0.0}
+    assert main(["eval", "--root", str(root), "--no-history", "--chunks", str(bad), "--run", str(run), "--k", "1"]) == 0
+    err = capsys.readouterr().err
+    assert "120 chunk(s) of the chunk file cannot be placed" in err and "n19:" in err and "n20:" not in err
+    assert main(["eval", "--root", str(root), "--no-history", "--chunks", str(bad), "--strict",
+                 "--format", "json"]) == 2
+    assert len(json.loads(capsys.readouterr().out)["errors"]) == 120
+
+
+def test_the_recall_bound_counts_a_query_whose_top_k_holds_an_unplaced_chunk(tmp_path, capsys):
+    root = write_project(tmp_path / "p", {"t.md": DOC}, [q("r1", {"doc": "t.md", "quote": "item one"})])
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(lines({"id": "head", "doc": "t.md", "text": "Head one"},
+                         {"id": "gone", "doc": "t.md", "text": "nowhere at all"}), encoding="utf-8")
+    run = tmp_path / "run.txt"  # only the unplaced chunk and one that misses: recall 0, and could be 1
+    run.write_text("r1 Q0 gone 1 2.0 t\nr1 Q0 head 2 1.0 t\n", encoding="utf-8")
+    assert main(["eval", "--root", str(root), "--no-history", "--chunks", str(bad), "--run", str(run),
+                 "--format", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    shipped = report["config"]["shipped_k"]
+    assert report["aggregate"]["chunk"][f"recall@{shipped}"]["value"] == 0
+    assert report["chunking"]["unplaced"]["recall_bound"]["max_increase"] == 1.0
+    assert report["chunking"]["unplaced"][f"retrieved@{shipped}"] == 1
 
 
 def test_placements_are_cached_by_the_chunk_files_digest(tmp_path, monkeypatch):

@@ -12,10 +12,13 @@ with nothing written.
 
 ``--locate`` reads a chunk file of passages (SPEC §10) and writes each chunk as offsets,
 ``{"doc", "end", "id", "located", "start"}`` (``share`` too when ``located`` is
-``aligned``), in file order, after placing every passage as ``eval --chunks`` does (SPEC
-§10.1). It prints how many chunks each tier placed, so a user sees how much of a
-chunking was found only in the rendered text or by its words, and lists every chunk no
-tier could place: then it exits 1 and writes nothing (a malformed file: exit 2).
+``aligned``; ``added_before`` / ``added_after`` when part of its text was added by the
+pipeline, SPEC §10.1), in file order, after placing every passage as ``eval --chunks``
+does. It prints how many chunks each tier placed, so a user sees how much of a chunking was
+found only in the rendered text or by its words, and how many carried added text. A chunk
+no tier could place is left out and reported on stderr (id, line, reason: the first
+``TEXT_LIMIT`` in text, every one in JSON) — one degraded chunk does not sink an index of
+thousands; ``--strict`` exits 1 and writes nothing instead (a malformed file: exit 2).
 """
 
 from __future__ import annotations
@@ -41,12 +44,15 @@ def register(sub) -> None:
                        description="Chunk the corpus with SPEC and write one {id, doc, start, end} line per chunk "
                        "(SPEC §10). `labeller chunkers` lists the chunkers and their parameters. With --locate FILE, "
                        "place the passages of a pipeline's chunk file instead (exact, rendered, aligned: SPEC §10.1) "
-                       "and write {id, doc, start, end, located}; exit 1 if any chunk cannot be placed.")
+                       "and write {id, doc, start, end, located, added_before?, added_after?}; a chunk that cannot be placed is "
+                       "reported on stderr and left out (--strict: exit 1, nothing written).")
     how = p.add_mutually_exclusive_group()
     how.add_argument("--chunker", metavar="SPEC",
                      help="name or name:key=value,... e.g. recursive-v1:size=800,overlap=200 "
                      "(default: the project's chunker from labeller.toml)")
-    how.add_argument("--locate", metavar="FILE", help="a chunk file of {id, doc?, text} lines to place")
+    how.add_argument("--locate", metavar="FILE", help="a chunk file of {id?, doc?, text} lines to place")
+    p.add_argument("--strict", action="store_true", help="with --locate: exit 1 and write nothing if any chunk "
+                   "cannot be placed (default: leave it out and report it)")
     p.add_argument("--out", dest="target", metavar="FILE", help="file to write (default: stdout)")
     add_project_options(p, questions=False)
     add_format_option(p)
@@ -109,26 +115,30 @@ def _locate(args: argparse.Namespace, project: Project) -> int:
     placed.problems.raise_if_any()  # malformed: exit 2, every problem listed
     counts = placed.counts()
     summary_out = sys.stderr if args.target is None else sys.stdout
+    refused = bool(placed.unplaced) and args.strict
     written = None
-    if not placed.unplaced:
+    if not refused:
         written = _write(args.target, [{"doc": c.place.doc, "end": c.place.end, "id": c.id, "located": c.located,
                                         "start": c.place.start} | ({"share": c.share} if c.share is not None else {})
+                                       | ({"added_after": c.added_after, "added_before": c.added_before}
+                                          if c.added_before or c.added_after else {})
                                        for c in placed.chunks])
     if args.format == "json":
-        print(json_dumps({"ok": not placed.unplaced, "counts": counts, "unplaced": placed.unplaced,
+        print(json_dumps({"ok": not refused, "counts": counts, "added": placed.added, "unplaced": placed.unplaced,
                           "written": written}, indent=2, sort_keys=True), file=summary_out)
-    else:
-        out = console(stderr=summary_out is sys.stderr)
-        out.print(f"placed {len(placed.chunks)} chunk(s) of {safe_line(args.locate)}: {placement_line(counts)}",
-                  soft_wrap=True)
-        if placed.unplaced:
-            out.print(f"labeller: {len(placed.unplaced)} chunk(s) cannot be placed; nothing was written", soft_wrap=True)
-            for u in placed.unplaced:
-                out.print(f"  {safe_line(u['path'])}:{u['line']} {safe_line(u['id'])}: {safe_line(u['message'])}",
-                          soft_wrap=True)
-        else:
-            out.print(f"wrote {len(placed.chunks)} placement(s) to {safe_line(written or '-')}", soft_wrap=True)
-    return EXIT_REFUSED if placed.unplaced else EXIT_OK
+        return EXIT_REFUSED if refused else EXIT_OK
+    out = console(stderr=summary_out is sys.stderr)
+    out.print(f"placed {len(placed.chunks)} chunk(s) of {safe_line(args.locate)}: {placement_line(counts)}; "
+              f"{placed.added} with text the pipeline added around the source part", soft_wrap=True)
+    if placed.unplaced:
+        err = console(stderr=True)
+        err.print(f"labeller: {len(placed.unplaced)} chunk(s) cannot be placed; "
+                  + ("nothing was written (--strict)" if refused else "they are left out"), soft_wrap=True)
+        print_bounded(err, (f"  {safe_line(u['path'])}:{u['line']} {safe_short(u['id'])}: {safe_line(u['message'])}"
+                            for u in placed.unplaced), len(placed.unplaced), "unplaced chunks")
+    if not refused:
+        out.print(f"wrote {len(placed.chunks)} placement(s) to {safe_line(written or '-')}", soft_wrap=True)
+    return EXIT_REFUSED if refused else EXIT_OK
 
 
 def _repeated_ids(chunks: list[Chunk]) -> list[tuple[str, list[str]]]:

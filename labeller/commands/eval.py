@@ -20,7 +20,7 @@ from labeller.commands.comparison_text import print_moved
 from labeller.commands.eval_markdown import eval_markdown
 from labeller.core.hitrules import hit_rule_forms
 from labeller.core.outputs import check_output
-from labeller.diagnostics import listing, shorten
+from labeller.diagnostics import listing, print_bounded, safe_short, shorten
 from labeller.display import safe_line, visible_line
 from labeller.errors import EXIT_INVALID, EXIT_OK, EXIT_REFUSED, InvalidInput, LabellerError
 from labeller.eval.html_report import require_charts, write_html_report
@@ -51,6 +51,9 @@ def register(sub) -> None:
                    help=f"hit rule for scoring (default: the build hit rule): {', '.join(hit_rule_forms())}")
     p.add_argument("--chunks", help="score this chunk file's chunking (JSONL, one chunk a line: {id, doc, start, "
                    "end} or {id, doc?, text}) instead of the project's chunks; BM25 and --run use its ids")
+    p.add_argument("--strict", action="store_true", help="with --chunks: refuse the chunk file (exit 2) if any of "
+                   "its chunks cannot be placed (default: leave them out, report them and the most recall could "
+                   "change)")
     p.add_argument("--run", action="append", help="score this TREC run file (qid Q0 docid rank score tag; docid = "
                    "chunk id of the chunking scored) instead of BM25; repeated, or with --retriever rrf:... or "
                    "hybrid, the runs are fused with the retrievers")
@@ -105,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
         require_charts()  # before the work: a missing extra is exit 2 with the install line, not a lost run
     if not args.no_history:
         check_output(project.config, project.layout.run_history, "[eval] history")
-    chunks = load_chunk_set(project, args.chunks)
+    chunks = load_chunk_set(project, args.chunks, strict=args.strict)
     with progress_bar() as progress:
         options = ({"path": runs[0]} if name == "run" else {"runs": runs, "progress": progress} if fused else
                    {"analyzer": args.analyzer, "progress": progress} if name == "bm25" else {"progress": progress})
@@ -140,6 +143,9 @@ def run(args: argparse.Namespace) -> int:
     else:
         print_report(result)
     err = console(stderr=True)
+    unplaced = report["chunking"].get("unplaced")
+    if unplaced:
+        print_unplaced(err, unplaced)
     if absent:
         err.print(f"[yellow]warning:[/] {safe_line(absent)}", soft_wrap=True)
     for judged in (d for d in report["diagnostics"] if d["check"] in ("judged", "judged_breakdowns")):
@@ -151,6 +157,19 @@ def run(args: argparse.Namespace) -> int:
     if unrecorded:
         err.print(f"[yellow]warning:[/] {safe_line(unrecorded)}")
     return gate(report, args.fail_on_regression)
+
+
+def print_unplaced(err, unplaced: dict) -> None:
+    """The chunk file's unplaced chunks on stderr: how many, what they may have cost (an upper
+    bound), and the first ``TEXT_LIMIT`` with line and reason (every one is in the JSON report)."""
+    bound = unplaced["recall_bound"]
+    err.print(f"[yellow]warning:[/] {unplaced['chunks']} chunk(s) of the chunk file cannot be placed and were left out "
+              f"(they hit no span); {unplaced['retrieved']} retrieved result(s) were one of them, in "
+              f"{unplaced['queries_affected']} quer(ies) within the shipped k; placed, they could raise "
+              f"{bound['metric']} by at most {bound['max_increase']:.4f} (an upper bound: each could at most "
+              "complete its query's recall); --strict refuses such a file", soft_wrap=True)
+    print_bounded(err, (f"  line {u['line']} {safe_short(u['id'])}: {safe_line(u['message'])}"
+                        for u in unplaced["listed"]), unplaced["chunks"], "unplaced chunks")
 
 
 def missing_queries(result: EvalResult) -> str | None:

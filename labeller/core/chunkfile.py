@@ -60,7 +60,8 @@ class Chunking:
     required to be unique (labeller's own chunker gives identical passages one id)."""
 
     def __init__(self, name: str, ranges: Iterable[ChunkRange], origin: str,
-                 located: dict[str, int] | None = None, passages: dict[str, list[str]] | None = None) -> None:
+                 located: dict[str, int] | None = None, passages: dict[str, list[str]] | None = None,
+                 unplaced: Iterable[dict] = ()) -> None:
         self.name = name
         self.origin = origin  # FILE_ORIGIN, or the name of the labeller chunker that made it
         # A chunk file's chunks per way of placing them ("offsets", or a SPEC §10.1 tier);
@@ -69,6 +70,10 @@ class Chunking:
         # A chunk file's own passage texts (whitespace-folded, trimmed) -> the ids written
         # with them: a retriever returning the pipeline's text names its chunk directly.
         self.passages = passages or {}
+        # A chunk file's chunks no tier could place ({path, line, id, message}, file order):
+        # left out of the ranges, never hitting a span, named by every report (SPEC §10).
+        self.unplaced: tuple[dict, ...] = tuple(unplaced)
+        self.unplaced_ids = frozenset(u["id"] for u in self.unplaced)
         self.ranges: tuple[ChunkRange, ...] = tuple(sorted(ranges, key=lambda r: (*r.place, r.id)))
         self.by_doc: dict[str, list[ChunkRange]] = {}
         for r in self.ranges:
@@ -195,6 +200,8 @@ class PlacedChunk:
     place: Place
     located: str
     share: float | None = None  # the matched share of its words, when ``aligned``
+    added_before: int = 0  # characters of its text the pipeline added (SPEC §10.1 *Added text*)
+    added_after: int = 0
 
 
 @dataclass
@@ -214,15 +221,20 @@ class FilePlacement:
             out[c.located] += 1
         return out | {"unplaceable": len(self.unplaced)}
 
+    @property
+    def added(self) -> int:
+        """How many chunks were placed on part of their text, the rest added by the pipeline."""
+        return sum(1 for c in self.chunks if c.added_before or c.added_after)
+
 
 def read_chunk_file(path: Path | str, corpus: Corpus, *, max_bytes: int, max_chunks: int,
-                    name: str | None = None, cache: DigestCache | None = None) -> Chunking:
+                    name: str | None = None, cache: DigestCache | None = None, strict: bool = False) -> Chunking:
     """Read and check a chunk file: strict UTF-8, no symlinks, at most ``max_bytes`` bytes
     and ``max_chunks`` chunks ([eval] ``chunk_file_max_bytes`` / ``chunk_file_max_chunks``).
     The chunking is named ``name``, else after the file (its stem)."""
     path = Path(path)
     return parse_chunk_file(read_chunk_text(path, max_bytes), corpus, path=str(path), name=name or path.stem,
-                            max_chunks=max_chunks, cache=cache)
+                            max_chunks=max_chunks, cache=cache, strict=strict)
 
 
 def read_chunk_text(path: Path, max_bytes: int) -> str:
@@ -235,17 +247,20 @@ def read_chunk_text(path: Path, max_bytes: int) -> str:
 
 
 def parse_chunk_file(text: str, corpus: Corpus, *, max_chunks: int, path: str = "chunks",
-                     name: str = "chunks", cache: DigestCache | None = None) -> Chunking:
-    """The chunking a chunk file's text describes; refused (exit 2) if it is malformed or
-    any passage cannot be placed, every such passage listed."""
+                     name: str = "chunks", cache: DigestCache | None = None, strict: bool = False) -> Chunking:
+    """The chunking a chunk file's text describes; refused (exit 2) if it is malformed,
+    every problem listed. A passage no tier can place is left out and kept in the
+    chunking's ``unplaced`` (SPEC §10: one chunk a pipeline degraded does not sink the
+    file); ``strict`` refuses the file for it instead."""
     placed = place_chunk_file(text, corpus, max_chunks=max_chunks, path=path, cache=cache)
-    for u in placed.unplaced:
-        placed.problems.add(u["line"], u["id"], u["message"])
+    if strict:
+        for u in placed.unplaced:
+            placed.problems.add(u["line"], u["id"], u["message"] + " (--strict: no chunk may be unplaced)")
     placed.problems.raise_if_any()
     counts = placed.counts()
     del counts["unplaceable"]
     return Chunking(name, (ChunkRange(c.id, c.place) for c in placed.chunks), origin=FILE_ORIGIN, located=counts,
-                    passages=placed.passages)
+                    passages=placed.passages, unplaced=placed.unplaced)
 
 
 def place_chunk_file(text: str, corpus: Corpus, *, max_chunks: int, path: str = "chunks",
@@ -281,14 +296,16 @@ def place_chunk_file(text: str, corpus: Corpus, *, max_chunks: int, path: str = 
                 continue
             chunks.append(PlacedChunk(ln.line, ln.id, ln.place, "offsets"))
         elif isinstance(got, Placement):
-            chunks.append(PlacedChunk(ln.line, ln.id, got.place, got.tier, got.share))
+            chunks.append(PlacedChunk(ln.line, ln.id, got.place, got.tier, got.share, got.added_before,
+                                      got.added_after))
         else:
             unplaced.append({"path": path, "line": ln.line, "id": ln.id, "message": str(got)})
     return FilePlacement(chunks, problems, unplaced, passages)
 
 
 def _placements_to_data(found: list) -> list:
-    return [None if p is None else p if isinstance(p, str) else [p.tier, *p.place, p.share] for p in found]
+    return [None if p is None else p if isinstance(p, str) else [p.tier, *p.place, p.share, p.added_before,
+                                                                  p.added_after] for p in found]
 
 
 def _placements_from_data(data) -> list:
@@ -297,10 +314,10 @@ def _placements_from_data(data) -> list:
         if item is None or isinstance(item, str):
             out.append(item)
             continue
-        tier, doc, start, end, share = as_list(item, 5)
+        tier, doc, start, end, share, before, after = as_list(item, 7)
         check(tier in TIERS and isinstance(doc, str) and type(start) is int and type(end) is int
-              and (share is None or isinstance(share, float)))
-        out.append(Placement(Place(doc, start, end), tier, share))
+              and (share is None or isinstance(share, float)) and type(before) is int and type(after) is int)
+        out.append(Placement(Place(doc, start, end), tier, share, before, after))
     return out
 
 
@@ -314,6 +331,7 @@ def _parse_lines(text: str, corpus: Corpus, problems: _Problems, max_chunks: int
                            "([eval] chunk_file_max_chunks)", path=path, line=raw_lines[-1][0])
     out: list[_Line] = []
     first_line: dict[str, int] = {}
+    ordinals: dict[str | None, int] = {}  # doc -> chunks of it so far, for the ids a file leaves out
     for n, raw in raw_lines:
         try:
             obj = json.loads(raw)
@@ -326,7 +344,9 @@ def _parse_lines(text: str, corpus: Corpus, problems: _Problems, max_chunks: int
         if not isinstance(obj, dict):
             problems.add(n, None, "not a JSON object")
             continue
-        cid = obj.get("id")
+        doc = obj.get("doc") if isinstance(obj.get("doc"), str) else None
+        ordinal = ordinals[doc] = ordinals.get(doc, 0) + 1
+        cid = obj["id"] if "id" in obj else derived_id(doc, ordinal)
         if not isinstance(cid, str) or cid.split() != [cid]:  # empty, or holds whitespace (one C call)
             problems.add(n, None, f"id {cid!r} must be a non-empty string without whitespace (ids are written to "
                          "TREC runs and qrels)")
@@ -339,6 +359,14 @@ def _parse_lines(text: str, corpus: Corpus, problems: _Problems, max_chunks: int
         if ln is not None:
             out.append(ln)
     return out
+
+
+def derived_id(doc: str | None, ordinal: int) -> str:
+    """The id of a chunk written without one: ``doc#n``, its ``n``-th chunk of ``doc`` in
+    file order (from 1; ``#n`` among the chunks that name no document), whitespace in the
+    document's name written as ``_`` (an id holds none). A script's first chunk file is
+    ``{doc, text}`` lines; the ids stay stable while the file's order does."""
+    return f"{'_'.join((doc or '').split())}#{ordinal}"
 
 
 def _check_fields(n: int, cid: str, obj: dict, corpus: Corpus, problems: _Problems) -> _Line | None:

@@ -38,7 +38,10 @@ class ChunkSet:
 
     @classmethod
     def of(cls, chunking: Chunking, chunks: Sequence[Chunk], fields: str | None = None) -> "ChunkSet":
-        return cls(chunking, list(chunks), ChunkPositions(chunks, chunking), fields)
+        positions = ChunkPositions(chunks, chunking)
+        for u in chunking.unplaced:  # a retriever may still name them: known ids, at no place (they hit nothing)
+            positions.first[u["id"]] = Chunk(u["id"], "", 0, 0, 0, "", f"(unplaced: line {u['line']})", "", "")
+        return cls(chunking, list(chunks), positions, fields)
 
     @property
     def foreign(self) -> bool:
@@ -111,8 +114,10 @@ class ChunkSet:
 ChunksSource = ChunkSet | Chunking | str | Path | None
 
 
-def load_chunk_set(project: Project, chunks: ChunksSource = None) -> ChunkSet:
-    """``chunks``: None (the project's chunker), a chunk file path, or a ``Chunking``."""
+def load_chunk_set(project: Project, chunks: ChunksSource = None, strict: bool = False) -> ChunkSet:
+    """``chunks``: None (the project's chunker), a chunk file path, or a ``Chunking``.
+    ``strict``: a chunk file with a chunk no tier places is refused (else it is left out,
+    SPEC §10)."""
     if chunks is None:
         return ChunkSet.of(Chunking.of_chunks(chunker_spec(project.chunker), project.all_chunks), project.all_chunks)
     if isinstance(chunks, ChunkSet):
@@ -120,7 +125,7 @@ def load_chunk_set(project: Project, chunks: ChunksSource = None) -> ChunkSet:
     if isinstance(chunks, (str, Path)):
         cfg = project.config.eval
         chunks = read_chunk_file(chunks, project.corpus, max_bytes=cfg.chunk_file_max_bytes,
-                                 max_chunks=cfg.chunk_file_max_chunks, cache=project.cache)
+                                 max_chunks=cfg.chunk_file_max_chunks, cache=project.cache, strict=strict)
     if not isinstance(chunks, Chunking):
         raise InvalidInput(f"chunks must be a chunk file path or a Chunking, got {type(chunks).__name__}")
     for r in chunks.ranges:  # a Chunking made in Python has not been through the file checks

@@ -63,8 +63,8 @@ def build_pool(project: Project, records: Sequence[RecordResult], judgments: Jud
                     if name not in entry.systems:
                         entry.systems.append(name)
                     continue
-                if is_judged(hit.chunk_id, places, pos, rule):
-                    continue
+                if is_judged(hit.chunk_id, places, pos, rule) or hit.chunk_id not in pos.positions:
+                    continue  # judged already, or a chunk file's unplaced chunk (no text of the corpus to judge)
                 chunk = pos.first[hit.chunk_id]
                 entries[hit.chunk_id] = PoolEntry(rec.question.id, hit.chunk_id, chunk.doc_id, chunk.start, chunk.end,
                                                   project.corpus[chunk.doc_id].text[chunk.start:chunk.end], [name],

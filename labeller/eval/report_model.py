@@ -93,6 +93,7 @@ class ChunkingSummary(_Part):
     precision_omega: Stat
     unreachable_spans: int
     located: dict[str, Any] | None = None
+    unplaced: dict[str, Any] | None = None
 
 
 class Diagnostic(_Part):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gc
 import hashlib
+import math
 import time
 from contextlib import contextmanager
 from collections.abc import Callable, Iterator, Sequence
@@ -219,7 +220,9 @@ def run_eval(project: Project, *, ks: Sequence[int] | None = None, hit_rule: str
                    "judgments": {"resolved": len(judgments.resolved), "stale": len(judgments.stale),
                                  "relevant": sum(1 for j in judgments.resolved if j.judgment.relevant)}},
         "aggregate": agg,
-        "chunking": rp.chunking_summary(chunk_set.chunking, char_scores, unreachable, samples, seed),
+        "chunking": rp.chunking_summary(chunk_set.chunking, char_scores, unreachable, samples, seed)
+        | ({"unplaced": unplaced_summary(chunk_set.chunking.unplaced, hits, scores, shipped_k)}
+           if chunk_set.chunking.unplaced else {}),
         "breakdowns": breakdowns,
         "diagnostics": [*rp.diagnostics(agg["chunk"], ks, shipped_k),
                         rp.negatives_diagnostic(neg_rows, answerable_top),
@@ -238,6 +241,26 @@ def run_eval(project: Project, *, ks: Sequence[int] | None = None, hit_rule: str
         report["power"] = {"metric": f"chunk recall@{shipped_k}", **questions_needed(
             power, values, samples, seed, paired=gate_deltas is not None)}
     return EvalResult(report, hits, scores, retriever, built, time.perf_counter() - started, chunk_set, char_scores)
+
+
+def unplaced_summary(unplaced: Sequence[dict], hits: dict[str, list[Hit]], scores: Sequence[QueryScore],
+                     k: int) -> dict:
+    """What a chunk file's unplaced chunks (SPEC §10) may have cost: each of them (file
+    order), how many retrieved results (to the retrieved depth, and in the top ``k``) were
+    one, and an upper bound on how much chunk recall@k could rise were they placed.
+
+    An unplaced chunk hits no span. Placed, one such chunk in a query's top ``k`` could at
+    most complete that query's recall (one chunk may hit every span of it), so the bound is
+    the mean over scored queries of ``1 - recall@k`` for those with an unplaced result in
+    their top ``k``, 0 for the others; recall cannot fall, as no hit is taken away."""
+    ids = {u["id"] for u in unplaced}
+    retrieved = sum(1 for hs in hits.values() for h in hs if h.chunk_id in ids)
+    at_k = {qid: sum(1 for h in hs[:k] if h.chunk_id in ids) for qid, hs in hits.items()}
+    gain = [1 - s.chunk[f"recall@{k}"] if at_k.get(s.query_id) else 0.0 for s in scores]
+    return {"chunks": len(unplaced), "listed": list(unplaced), "retrieved": retrieved,
+            f"retrieved@{k}": sum(at_k.values()), "queries_affected": sum(1 for n in at_k.values() if n),
+            "recall_bound": {"metric": f"chunk recall@{k}", "max_increase": round(math.fsum(gain) / len(gain), 6)
+                             if gain else 0.0}}
 
 
 def _judgments_digest(judgments) -> str:
