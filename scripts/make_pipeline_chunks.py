@@ -1,4 +1,4 @@
-"""Chunk files as real RAG pipelines write them: LangChain, LlamaIndex and Haystack over a corpus.
+"""Chunk files as real RAG pipelines write them: LangChain, LlamaIndex, Haystack, chonkie, semchunk over a corpus.
 
 labeller places a pipeline's chunk texts on the canonical Markdown (SPEC §10.1); these are
 the loaders and splitters users actually run, so their output is what the placement is
@@ -12,6 +12,17 @@ writes one chunk file ``{id, doc, text}`` per pipeline:
 * ``llamaindex-markdown.jsonl`` — ``MarkdownNodeParser`` (one node per section);
 * ``haystack.jsonl`` — ``MarkdownToDocument`` (Markdown rendered to plain text), then
   ``DocumentSplitter`` (100 words, 10 overlap);
+* ``chonkie-token.jsonl``, ``chonkie-sentence.jsonl``, ``chonkie-recursive.jsonl`` —
+  chonkie's ``TokenChunker`` (400 characters, 40 overlap), ``SentenceChunker`` (400) and
+  ``RecursiveChunker`` (600), on its built-in character tokenizer (nothing downloaded);
+* ``semchunk.jsonl`` — ``semchunk.chunkerify`` with a word-count token counter, 80 words;
+* ``contextual.jsonl`` — the contextual-retrieval recipe (Anthropic's: a context of one to
+  three sentences written for each chunk and prepended to it): chonkie's recursive chunks
+  of the source, each prefixed by a context that *this script generates* from the document
+  (its title, the heading above the chunk, the chunk's position) — deterministic text of the
+  same shape as a model's, no model involved. Each row also holds ``source_start`` /
+  ``source_end``, the chunk's offsets in the file as chonkie reported them (extra keys a chunk
+  file ignores), so a test can check each placement without the locator;
 * ``ragas-stripped.jsonl`` (``--ragas``) — a ragas-style test set whose reference contexts
   are paragraphs of Haystack's rendered text: contexts a loader stripped of Markdown.
 
@@ -31,7 +42,8 @@ from pathlib import Path
 os.environ.setdefault("HAYSTACK_TELEMETRY_ENABLED", "False")
 os.environ.setdefault("TQDM_DISABLE", "1")
 
-PIPELINES = ("langchain", "llamaindex-sentence", "llamaindex-markdown", "haystack")
+PIPELINES = ("langchain", "llamaindex-sentence", "llamaindex-markdown", "haystack", "chonkie-token",
+             "chonkie-sentence", "chonkie-recursive", "semchunk")
 
 
 def read_docs(corpus: Path, only: list[str] | None) -> dict[str, str]:
@@ -91,8 +103,74 @@ def haystack(docs: dict[str, str]) -> list[tuple[str, str]]:
             if d.content and d.content.strip()]
 
 
+def _chonkie(docs: dict[str, str], chunker) -> list[tuple[str, str]]:
+    return [(doc_id, c.text) for doc_id, text in docs.items() for c in chunker(text)]
+
+
+def chonkie_token(docs: dict[str, str]) -> list[tuple[str, str]]:
+    from chonkie import TokenChunker
+
+    return _chonkie(docs, TokenChunker(tokenizer="character", chunk_size=400, chunk_overlap=40))
+
+
+def chonkie_sentence(docs: dict[str, str]) -> list[tuple[str, str]]:
+    from chonkie import SentenceChunker
+
+    return _chonkie(docs, SentenceChunker(tokenizer="character", chunk_size=400, chunk_overlap=0))
+
+
+def chonkie_recursive(docs: dict[str, str]) -> list[tuple[str, str]]:
+    from chonkie import RecursiveChunker
+
+    return _chonkie(docs, RecursiveChunker(tokenizer="character", chunk_size=600))
+
+
+def semchunk_words(docs: dict[str, str]) -> list[tuple[str, str]]:
+    import semchunk
+
+    chunker = semchunk.chunkerify(lambda s: len(s.split()), chunk_size=80)
+    return [(doc_id, piece) for doc_id, text in docs.items() for piece in chunker(text)]
+
+
 MAKERS = {"langchain": langchain, "llamaindex-sentence": llamaindex_sentence,
-          "llamaindex-markdown": llamaindex_markdown, "haystack": haystack}
+          "llamaindex-markdown": llamaindex_markdown, "haystack": haystack, "chonkie-token": chonkie_token,
+          "chonkie-sentence": chonkie_sentence, "chonkie-recursive": chonkie_recursive, "semchunk": semchunk_words}
+
+_HEADING = re.compile(r"^#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
+_TITLE = re.compile(r"^title:[ \t]*[\"']?(.+?)[\"']?[ \t]*$", re.MULTILINE)
+
+
+def generated_context(doc_id: str, text: str, start: int, end: int, i: int, n: int) -> str:
+    """The context the contextual-retrieval recipe prepends, written here without a model:
+    one to three sentences (chosen by the chunk's position, so the output is deterministic)
+    naming the document, the section the chunk sits in and where in the document it lies."""
+    title_m = _TITLE.search(text[:400])
+    title = title_m.group(1) if title_m else doc_id.rsplit("/", 1)[-1].removesuffix(".md").replace("_", " ")
+    above = [m.group(1) for m in _HEADING.finditer(text, 0, start)]
+    section = above[-1] if above else title
+    words = " ".join(re.findall(r"[A-Za-z]{4,}", text[start:end])[:4]).lower() or "its details"
+    sentences = [f"This chunk is from the document {title!r}, in the section {section!r}.",
+                 f"It discusses {words}.",
+                 f"It is part {i + 1} of {n} of that document."]
+    return " ".join(sentences[:1 + (i % 3)])
+
+
+def contextual_rows(docs: dict[str, str]) -> list[dict]:
+    """Exact source chunks (chonkie's recursive chunker) with a generated context prepended,
+    joined by a blank line (the recipe's) or, every other chunk, by a space, and each row's
+    true source offsets."""
+    from chonkie import RecursiveChunker
+
+    chunker = RecursiveChunker(tokenizer="character", chunk_size=600)
+    rows = []
+    for doc_id, text in docs.items():
+        chunks = [c for c in chunker(text) if c.text.strip()]
+        for i, c in enumerate(chunks):
+            context = generated_context(doc_id, text, c.start_index, c.end_index, i, len(chunks))
+            rows.append({"doc": doc_id, "id": f"contextual-{len(rows):05d}",
+                         "text": context + ("\n\n" if i % 2 == 0 else " ") + c.text,
+                         "source_start": c.start_index, "source_end": c.end_index})
+    return rows
 
 
 def chunk_rows(name: str, pieces: list[tuple[str, str]]) -> list[dict]:
@@ -136,6 +214,9 @@ def main(argv: list[str] | None = None) -> int:
         rows = chunk_rows(name, MAKERS[name](docs))
         write_jsonl(args.out / f"{name}.jsonl", rows)
         print(f"{name}: {len(rows)} chunks")
+    rows = contextual_rows(docs)
+    write_jsonl(args.out / "contextual.jsonl", rows)
+    print(f"contextual: {len(rows)} chunks")
     if args.ragas:
         rows = ragas_rows(docs, args.ragas)
         write_jsonl(args.out / "ragas-stripped.jsonl", rows)

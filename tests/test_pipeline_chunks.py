@@ -1,7 +1,9 @@
 """Real pipelines' chunk files are placed on the source, 100% and correctly (SPEC §10.1).
 
 tests/fixtures/pipelines/bundled/ holds what scripts/make_pipeline_chunks.py wrote with
-LangChain, LlamaIndex and Haystack (dev extra) over part of the bundled corpus; over twelve
+LangChain, LlamaIndex, Haystack, chonkie and semchunk (dev extra), and the contextual-retrieval
+recipe (a generated context prepended to each exact source chunk), over part of the bundled
+corpus; over twelve
 pages of the Textual documentation (../shared/corpora, never copied into the project) the
 script is run live, once per session. Every chunk must be placed, and every placement is
 checked here without the locator: the chunk's characters (whitespace aside, typographic
@@ -32,7 +34,8 @@ from labeller.core.project import Project
 from labeller.eval.runner import run_eval
 
 FIXTURES = REPO / "tests" / "fixtures" / "pipelines"
-PIPELINES = ("langchain", "llamaindex-sentence", "llamaindex-markdown", "haystack")
+PIPELINES = ("langchain", "llamaindex-sentence", "llamaindex-markdown", "haystack", "chonkie-token",
+             "chonkie-sentence", "chonkie-recursive", "semchunk")
 # The bundled documents the fixtures were made from (scripts/make_pipeline_chunks.py --docs).
 BUNDLED_DOCS = ("glossary.md", "concepts/block-expansion.md", "operations/troubleshooting.md",
                 "evaluation/metrics.md", "guides/multilingual.md")
@@ -163,9 +166,48 @@ def test_eval_scores_each_pipeline_chunking(tmp_path, chunk_files, corpus, pipel
 def test_the_fixtures_are_what_the_libraries_write_today(tmp_path):
     assert _script().main([str(REPO / "corpus"), str(tmp_path / "bundled"), "--docs", *BUNDLED_DOCS,
                            "--ragas", "2"]) == 0
-    for name in [*PIPELINES, "ragas-stripped"]:
+    for name in [*PIPELINES, "contextual", "ragas-stripped"]:
         assert (tmp_path / "bundled" / f"{name}.jsonl").read_bytes() == \
             (FIXTURES / "bundled" / f"{name}.jsonl").read_bytes(), name
+
+
+def _stripped(text: str, start: int, end: int) -> tuple[int, int]:
+    """``[start, end)`` without the whitespace at its ends."""
+    part = text[start:end]
+    return start + len(part) - len(part.lstrip()), end - len(part) + len(part.rstrip())
+
+
+@pytest.mark.parametrize("corpus", ["bundled", "textual-docs"])
+def test_contextual_chunks_are_placed_on_their_source_part_never_on_other_text(tmp_path, chunk_files, corpus):
+    """The contextual-retrieval recipe: a generated context before each exact source chunk.
+    Each row carries the chunk's true offsets (chonkie's own), so the check needs no locator:
+    a placed chunk's range is its source range (whitespace at the ends aside) and what was
+    added is the context; a chunk is left unplaced only when its context is longer than it
+    (SPEC §10.1), and none is placed on text disjoint from its source."""
+    project = project_for(tmp_path, corpus)
+    path = chunk_files[corpus] / "contextual.jsonl"
+    rows = {r["id"]: r for r in map(json.loads, path.read_text(encoding="utf-8").splitlines())}
+    for r in rows.values():  # the offsets are into the file's text, which is its canonical text here
+        assert project.corpus[r["doc"]].text.startswith(r["text"][len(r["text"]) - (r["source_end"] -
+                                                                                   r["source_start"]):],
+                                                        r["source_start"])
+    placed = place_chunk_file(path.read_text(encoding="utf-8"), project.corpus, max_chunks=100_000, path=str(path))
+    on_source, disjoint = 0, []
+    for c in placed.chunks:
+        r = rows[c.id]
+        text = project.corpus[c.place.doc].text
+        truth = _stripped(text, r["source_start"], r["source_end"])
+        got = _stripped(text, c.place.start, c.place.end)
+        on_source += got == truth and c.added_before > 0 and c.added_after == 0
+        if c.place.doc != r["doc"] or got[1] <= truth[0] or got[0] >= truth[1]:
+            disjoint.append(c.id)
+    assert disjoint == []
+    for u in placed.unplaced:  # only the rule's refusal: the added context is longer than the chunk
+        r = rows[u["id"]]
+        source = project.corpus[r["doc"]].text[r["source_start"]:r["source_end"]].strip()
+        assert len(r["text"]) - len(source) > len(source), u
+    placeable = len(rows) - len(placed.unplaced)
+    assert len(placed.chunks) == placeable and on_source >= 0.99 * placeable
 
 
 def test_a_ragas_set_whose_contexts_a_loader_stripped_imports_in_full_marked_for_review(tmp_path, capsys):

@@ -8,8 +8,10 @@ locator (``labeller.core.passages``, SPEC §10.1: exact, then in the rendered te
 its words), in file order, and is neither trimmed nor expanded; the tier of each placement
 is kept with the chunking, and the placements of a file are cached under its digest. A
 chunk file is untrusted input, so it is read through the bounded no-symlink reader and
-every problem is refused (exit 2) with its line and chunk id — never guessed at, never
-half-loaded.
+every malformed line is refused (exit 2) with its line and chunk id — never guessed at,
+never half-loaded. A well-formed passage that no tier can place is another matter: a real
+index holds a few degenerate chunks (cut from the middle of a table), so it is left out
+and named (``Chunking.unplaced``), the rest placed and scored (``strict`` refuses instead).
 
 A ``Chunking`` is the result whatever its source (a chunk file or labeller's own chunker):
 a name, the SPEC §10 digest over its ranges (the same chunks give the same digest whether

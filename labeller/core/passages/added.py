@@ -32,8 +32,9 @@ def region_floor(n_words: int) -> float:
 
 
 def cuts(text: str, spans: list[tuple[int, int]], i0: int, i1: int) -> Iterator[tuple[int, int]]:
-    """Candidate ``(start, end)`` cuts of ``text`` whose middle is the source part, the cuts
-    on one side only first, each group longest first (at most ``MAX_CUTS``): starts at the text's start, at a join in its first half
+    """Candidate ``(start, end)`` cuts of ``text`` whose middle is the source part — text
+    added before it only first, then after it only, then both, each group longest first (at
+    most ``MAX_CUTS``): starts at the text's start, at a join in its first half
     or at the first matched word ``i0``; ends at its end, at a join in its second half or
     after the last matched word ``i1`` (the matched words may include a stray match of an
     added word, so the joins are not bound to them)."""
@@ -51,6 +52,8 @@ def cuts(text: str, spans: list[tuple[int, int]], i0: int, i1: int) -> Iterator[
                 e2 -= 1
             if e2 > s2 and (s2, e2) != (0, len(text)):
                 pairs.append((s2, e2))
-    # text added on one side only first (a prepended context, an appended note), longest first
-    yield from sorted(set(pairs), key=lambda se: (se[0] > 0 and se[1] < len(text.rstrip()), se[0] - se[1],
+    # text added before only first (a prepended context, a heading path: what pipelines do),
+    # then after only (an appended note), then both; each group longest first
+    full = len(text.rstrip())
+    yield from sorted(set(pairs), key=lambda se: ((se[1] < full) * 2 - (se[0] == 0 and se[1] < full), se[0] - se[1],
                                                   se[0]))[:MAX_CUTS]

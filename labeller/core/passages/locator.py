@@ -303,6 +303,7 @@ class PassageLocator:
         if region is None:
             return why
         doc_id, dw, (i0, i1, j0, j1, matched) = region
+        lead, full = len(text) - len(text.lstrip()), len(text.rstrip())  # whitespace at its ends is not added text
         best = (f"; at best {matched} of its {len(spans)} words ({matched / len(spans):.0%}) in order at "
                 f"{self.corpus[doc_id].where(dw.starts[j0])}")
         for start, end in cuts(text, spans, i0, i1):
@@ -313,11 +314,11 @@ class PassageLocator:
             if isinstance(got, Placement):
                 got = self._verified(part, got)
             if isinstance(got, Placement):
-                return Placement(got.place, got.tier, None, start, len(text) - end)
+                return Placement(got.place, got.tier, None, max(0, start - lead), max(0, full - end))
         start, end = spans[i0][0], spans[i1][1]
         n_part = i1 - i0 + 1
         got = Placement(Place(doc_id, dw.starts[j0], dw.ends[j1]), "aligned", round(matched / n_part, 4),
-                        start, len(text) - end)
+                        max(0, start - lead), max(0, full - end))
         if (end - start) * 2 < len(text) or matched < math.ceil(self.min_share * n_part - 1e-9):
             return why.split(" (")[0] + f" (nor a part of it, with text added around it{best})"
         if got.place.start < previous.get(doc_id, 0):
