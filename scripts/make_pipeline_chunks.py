@@ -24,7 +24,9 @@ writes one chunk file ``{id, doc, text}`` per pipeline:
   ``source_end``, the chunk's offsets in the file as chonkie reported them (extra keys a chunk
   file ignores), so a test can check each placement without the locator;
 * ``ragas-stripped.jsonl`` (``--ragas``) — a ragas-style test set whose reference contexts
-  are paragraphs of Haystack's rendered text: contexts a loader stripped of Markdown.
+  are paragraphs of Haystack's rendered text: contexts a loader stripped of Markdown;
+* ``ragas-front-matter.jsonl`` (``--ragas``) — one whose contexts open a document's rendering:
+  its front matter as plain ``key: value`` lines, then the body.
 
 Usage: python scripts/make_pipeline_chunks.py CORPUS OUT [--docs DOC ...] [--ragas N]
 The libraries are in the ``dev`` extra. Output is deterministic (sorted documents, keys).
@@ -194,6 +196,23 @@ def ragas_rows(docs: dict[str, str], per_doc: int) -> list[dict]:
     return rows
 
 
+def ragas_front_matter_rows(docs: dict[str, str]) -> list[dict]:
+    """One question per document that has front matter, whose reference context is the start
+    of Haystack's rendering of it: the front matter as plain ``key: value`` lines (the
+    rendering drops the ``---`` delimiters), then the body's first two paragraphs — what a
+    test set generated over rendered documents holds."""
+    rows = []
+    for d in haystack_documents(docs):
+        if not docs[d.meta["doc"]].startswith("---"):
+            continue
+        paragraphs = [p.strip() for p in re.split(r"\n\s*\n", d.content or "") if p.strip()]
+        if len(paragraphs) < 3:
+            continue
+        rows.append({"reference": paragraphs[1], "reference_contexts": ["\n\n".join(paragraphs[:3])],
+                     "user_input": f"How does {d.meta['doc']} begin?"})
+    return rows
+
+
 def write_jsonl(path: Path, rows: list[dict]) -> None:
     path.write_text("".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in rows),
                     encoding="utf-8")
@@ -221,6 +240,9 @@ def main(argv: list[str] | None = None) -> int:
         rows = ragas_rows(docs, args.ragas)
         write_jsonl(args.out / "ragas-stripped.jsonl", rows)
         print(f"ragas-stripped: {len(rows)} records")
+        rows = ragas_front_matter_rows(docs)
+        write_jsonl(args.out / "ragas-front-matter.jsonl", rows)
+        print(f"ragas-front-matter: {len(rows)} records")
     return 0
 
 

@@ -6,6 +6,11 @@ context of each document starts with it. The body that follows is verbatim in th
 document, the front matter is metadata and never a span (SPEC §2), so the front matter is
 cut off before the context is placed — only when it is the front matter a corpus document
 begins with (the one the set pins the context to, if it names one), never a lookalike.
+
+A loader that renders Markdown to plain text writes the same front matter without its
+``---`` delimiters, as ``key: value`` lines before the body: those lines are cut the same
+way when they are, line by line (whitespace runs folded, blank lines aside), a corpus
+document's front matter content.
 """
 
 from __future__ import annotations
@@ -22,12 +27,14 @@ class FrontMatterCut:
         self.project = project
         self.cut = 0
         self._blocks: dict[str, set[str]] | None = None  # folded front matter -> the documents it opens
+        # the first content line of a front matter (folded) -> (its content lines, folded; the documents)
+        self._rendered: dict[str, list[tuple[tuple[str, ...], set[str]]]] = {}
 
     def body(self, context: str, doc: str | None = None) -> str:
         """``context`` without the front matter it opens with, if that is a corpus document's
         own (``doc``'s when given) and a body follows; else ``context`` unchanged."""
         if not context.lstrip().startswith("---"):
-            return context
+            return self._rendered_body(context, doc)
         text = context.lstrip()
         lines, _ = front_matter(text)
         if not lines:
@@ -42,9 +49,34 @@ class FrontMatterCut:
         self.cut += 1
         return rest.lstrip()
 
+    def _rendered_body(self, context: str, doc: str | None) -> str:
+        """``context`` without the ``key: value`` lines a rendering loader made of a corpus
+        document's front matter (``doc``'s when given), if a body follows them."""
+        lines = context.split("\n")
+        first = next((i for i, line in enumerate(lines) if line.strip()), None)
+        if first is None:
+            return context
+        self._front_matters()
+        for block, owners in self._rendered.get(fold_quote(lines[first]), ()):
+            if doc is not None and doc not in owners:
+                continue
+            i, k = first, 0
+            while i < len(lines) and k < len(block):
+                if lines[i].strip():
+                    if fold_quote(lines[i]) != block[k]:
+                        break
+                    k += 1
+                i += 1
+            rest = "\n".join(lines[i:])
+            if k == len(block) and rest.strip():
+                self.cut += 1
+                return rest.lstrip()
+        return context
+
     def _front_matters(self) -> dict[str, set[str]]:
         if self._blocks is None:
             self._blocks = {}
+            rendered: dict[tuple[str, ...], set[str]] = {}
             for d in self.project.corpus:
                 if not d.text.startswith("---"):
                     continue
@@ -52,6 +84,11 @@ class FrontMatterCut:
                 if lines:
                     end = d.line_starts[lines] if lines < len(d.line_starts) else len(d.text)
                     self._blocks.setdefault(fold_quote(d.text[:end]), set()).add(d.doc_id)
+                    inner = tuple(fold_quote(line) for line in d.text[:end].split("\n")[1:lines - 1] if line.strip())
+                    if inner:
+                        rendered.setdefault(inner, set()).add(d.doc_id)
+            for block, owners in sorted(rendered.items()):
+                self._rendered.setdefault(block[0], []).append((block, owners))
         return self._blocks
 
     def notes(self) -> list[str]:
