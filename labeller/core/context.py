@@ -73,10 +73,16 @@ def locator_needles(locators) -> list[str]:
 # -- the shortest context --------------------------------------------------------------------
 
 
-# Longest prefix or suffix offered, in folded characters. Texts around two occurrences that
-# agree for longer are compared no further (``_sides``): on a repetitive document every
-# agreement runs to the document's edge, and measuring each was occurrences times length.
+# Longest prefix or suffix offered, in folded characters, whatever the occurrences. Texts
+# around two occurrences that agree for longer are compared no further (``Sides``): on a
+# repetitive document every agreement runs to the document's edge, and measuring each was
+# occurrences times length.
 MAX_CONTEXT_CHARS = 1000
+# Characters compared per place, all other occurrences together: with few occurrences the
+# bound rises to CONTEXT_WORK / (occurrences - 1), so a passage repeated twice with a long
+# identical surrounding (a filing that repeats a section) is still singled out, and the work
+# stays linear in this budget however hostile the document (``context_bound``).
+CONTEXT_WORK = 2_000_000
 SCAN_CHARS = 4000  # characters searched per unit of work (``occurrence_help``)
 OCCURRENCE_UNITS = 10  # units per occurrence collected
 
@@ -96,15 +102,21 @@ def _folded_occurrences(index: QuoteIndex, folded_quote: str, scope: str | None,
     return out
 
 
-def _common_before(a: str, i: int, b: str, j: int) -> int:
+def context_bound(occurrences: int) -> int:
+    """The longest prefix or suffix offered when a quote occurs ``occurrences`` times in its
+    scope: ``MAX_CONTEXT_CHARS``, raised to what ``CONTEXT_WORK`` affords for that many."""
+    return max(MAX_CONTEXT_CHARS, CONTEXT_WORK // max(1, occurrences - 1))
+
+
+def _common_before(a: str, i: int, b: str, j: int, bound: int) -> int:
     """Length of the longest common suffix of ``a[:i]`` and ``b[:j]``, up to one past
-    ``MAX_CONTEXT_CHARS`` (an agreement that long is one no offered prefix can end)."""
-    return _gallop(lambda k: a[i - k:i] == b[j - k:j], min(i, j, MAX_CONTEXT_CHARS + 1))
+    ``bound`` (an agreement that long is one no offered prefix can end)."""
+    return _gallop(lambda k: a[i - k:i] == b[j - k:j], min(i, j, bound + 1))
 
 
-def _common_after(a: str, i: int, b: str, j: int) -> int:
+def _common_after(a: str, i: int, b: str, j: int, bound: int) -> int:
     """Length of the longest common prefix of ``a[i:]`` and ``b[j:]``, capped likewise."""
-    return _gallop(lambda k: a[i:i + k] == b[j:j + k], min(len(a) - i, len(b) - j, MAX_CONTEXT_CHARS + 1))
+    return _gallop(lambda k: a[i:i + k] == b[j:j + k], min(len(a) - i, len(b) - j, bound + 1))
 
 
 def _gallop(agree, bound: int) -> int:
@@ -144,28 +156,28 @@ def _word_end(text: str, j: int) -> bool:
     return text[j - 1] != " " and (j == len(text) or text[j] == " " or _unspaced(text[j - 1]) or _unspaced(text[j]))
 
 
-def _prefix_lengths(text: str, p: int, needed: int) -> list[int]:
+def _prefix_lengths(text: str, p: int, needed: int, bound: int) -> list[int]:
     """Candidate prefix lengths in whole words: 0, then back to each word start before ``p``
     (the first may be the rest of a word the quote starts inside), up to the first length
-    above ``needed`` (a longer one cannot exclude more), none over ``MAX_CONTEXT_CHARS``."""
+    above ``needed`` (a longer one cannot exclude more), none over ``bound``."""
     out = [0]
     i = p
     while i > 0 and out[-1] <= needed:
         i -= 1
-        if p - i > MAX_CONTEXT_CHARS:
+        if p - i > bound:
             break
         if _word_start(text, i):
             out.append(p - i)
     return out
 
 
-def _suffix_lengths(text: str, e: int, needed: int) -> list[int]:
+def _suffix_lengths(text: str, e: int, needed: int, bound: int) -> list[int]:
     """Candidate suffix lengths in whole words: 0, then on to each word end after ``e``."""
     out = [0]
     j = e
     while j < len(text) and out[-1] <= needed:
         j += 1
-        if j - e > MAX_CONTEXT_CHARS:
+        if j - e > bound:
             break
         if _word_end(text, j):
             out.append(j - e)
@@ -174,7 +186,7 @@ def _suffix_lengths(text: str, e: int, needed: int) -> list[int]:
 
 class Sides:
     """How far the text before and after one occurrence agrees with the text around each
-    other occurrence of the same quote (each capped past ``MAX_CONTEXT_CHARS``): a
+    other occurrence of the same quote (each capped past ``bound``, ``context_bound``): a
     longer quote or a context that spans ``a`` characters before and ``b`` after the
     occurrence matches only there exactly when every other one has ``before < a`` or
     ``after < b``. Both the shortest context and the shortest extension are read off it."""
@@ -182,8 +194,9 @@ class Sides:
     def __init__(self, occurrences: list[tuple[FoldedDocument, int]], target: int, length: int) -> None:
         fd, p = occurrences[target]
         self.text, self.start, self.end = fd.folded, p, p + length
-        sides = sorted(((_common_before(self.text, p, ofd.folded, q),
-                         _common_after(self.text, p + length, ofd.folded, q + length))
+        self.bound = bound = context_bound(len(occurrences))
+        sides = sorted(((_common_before(self.text, p, ofd.folded, q, bound),
+                         _common_after(self.text, p + length, ofd.folded, q + length, bound))
                         for i, (ofd, q) in enumerate(occurrences) if i != target), reverse=True)
         self.befores = [-before for before, _ in sides]  # ascending, for bisect
         self.most_after: list[int] = []  # the longest agreement after among the first k + 1 sides
@@ -205,8 +218,8 @@ def _shortest(sides: Sides) -> Context | None:
     if not sides.befores:
         return Context()
     text, p, e = sides.text, sides.start, sides.end
-    prefixes = _prefix_lengths(text, p, -sides.befores[0])
-    suffixes = _suffix_lengths(text, e, sides.most_after[-1])
+    prefixes = _prefix_lengths(text, p, -sides.befores[0], sides.bound)
+    suffixes = _suffix_lengths(text, e, sides.most_after[-1], sides.bound)
     best: tuple[int, int, int] | None = None
     for a in prefixes:
         j = bisect.bisect_right(suffixes, sides.still(a))
@@ -249,7 +262,7 @@ def _extension(sides: Sides, max_words: int) -> str | None:
             while right > fend and text[right - 1] == " ":
                 right -= 1
             a, b = fstart - left, right - fend
-            if (a or b) and max(a, b) <= MAX_CONTEXT_CHARS and sides.unique(a, b):
+            if (a or b) and max(a, b) <= sides.bound and sides.unique(a, b):
                 found.append(text[left:right])
         if found:
             return min(found, key=lambda c: (len(c), c))
@@ -300,6 +313,17 @@ def shortest_context(index: QuoteIndex, place: Place, quote: str, scope: str | N
     ``None`` when no context can do it (the text around another occurrence is the same up
     to both document edges: pin the locator to a document instead)."""
     return contexts_for(index, [place], quote, scope)[place]
+
+
+def why_no_context(index: QuoteIndex, quote: str, scope: str) -> str:
+    """Why no context singles out an occurrence of ``quote`` in ``scope`` (``pick_occurrence``
+    gave None): how many times it occurs and the bound on a context for that many."""
+    n = len(_folded_occurrences(index, fold_quote(quote), scope))
+    bound = context_bound(n)
+    return (f"the passage occurs {n} times in {scope}, and the text around this occurrence is the same as around "
+            f"another on both sides for more than {bound:,} characters or up to the document's edges: no prefix or "
+            f"suffix within the bound (for {n} occurrences: {bound:,} characters, {CONTEXT_WORK:,} characters "
+            f"compared in all; no setting raises it) can single it out")
 
 
 def pick_occurrence(index: QuoteIndex, loc: Locator, place: Place) -> Locator | None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from labeller.core.canon import canonical_fragment
-from labeller.core.context import pick_occurrence
+from labeller.core.context import pick_occurrence, why_no_context
 from labeller.core.models import Locator
 from labeller.core.project import Project
 from labeller.core.resolve import Span
@@ -191,8 +191,8 @@ def span_locator(project: Project, doc_id: str, start: int, end: int) -> Locator
     ts, te = trimmed(text, start, end)
     picked = pick_occurrence(project.resolver.index, Locator(doc=doc_id, quote=text[ts:te]), Place(doc_id, ts, te))
     if picked is None:
-        raise SpanProblem("ambiguous", f"{project.corpus[doc_id].where(ts)}: the passage repeats with the same "
-                          "text around it up to the document's edges; no context can single this occurrence out")
+        raise SpanProblem("ambiguous", f"{project.corpus[doc_id].where(ts)}: "
+                          + why_no_context(project.resolver.index, text[ts:te], doc_id))
     span = project.resolver.resolve(picked)
     if isinstance(span, Span) and (span.start, span.end) == (start, end):
         return picked
