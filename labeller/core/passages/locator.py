@@ -38,7 +38,7 @@ from rapidfuzz.distance import LCSseq
 from labeller.core.anchors import QuoteIndex, automaton, fold_text
 from labeller.core.canon import canonical_fragment
 from labeller.core.corpus import Corpus
-from labeller.core.passages.added import SPAN_FACTOR, SPAN_SLACK, cuts, region_floor
+from labeller.core.passages.added import REGION_FLOOR, SPAN_FACTOR, SPAN_SLACK, cuts, region_floor
 from labeller.core.passages.aligned import WORD, Alignment, DocWords, WordIndex, align, dense, words
 from labeller.core.passages.rendered import RenderedText, fold_passage, render
 from labeller.core.vocab import Place
@@ -300,8 +300,18 @@ class PassageLocator:
         text = canonical_fragment(p.text or "")
         spans = [(m.start(), m.end()) for m in WORD.finditer(text)]
         region = self._region(p.doc, [w.casefold() for w in WORD.findall(text)])
+        where = f"in {p.doc}" if p.doc is not None else "in the corpus"
+
+        def refused(best: str, after: str = "") -> str:
+            if why.startswith("text not placed"):  # a verification that failed says why itself
+                return why + best
+            return (f"text not found {where}{after} (not as written with whitespace runs folded, nor in the rendered "
+                    f"text, nor by {self.min_share:.0%} of its words in order, nor as a part of it with text added "
+                    f"around it{best})")
+
         if region is None:
-            return why
+            return refused(f"; no place holds {REGION_FLOOR:.0%} of its words in order, close together" if spans
+                           else "")
         doc_id, dw, (i0, i1, j0, j1, matched) = region
         lead, full = len(text) - len(text.lstrip()), len(text.rstrip())  # whitespace at its ends is not added text
         best = (f"; at best {matched} of its {len(spans)} words ({matched / len(spans):.0%}) in order at "
@@ -319,10 +329,10 @@ class PassageLocator:
         n_part = i1 - i0 + 1
         got = Placement(Place(doc_id, dw.starts[j0], dw.ends[j1]), "aligned", round(matched / n_part, 4),
                         max(0, start - lead), max(0, full - end))
-        if (end - start) * 2 < len(text) or matched < math.ceil(self.min_share * n_part - 1e-9):
-            return why.split(" (")[0] + f" (nor a part of it, with text added around it{best})"
+        if (end - start) * 2 < full - lead or matched < math.ceil(self.min_share * n_part - 1e-9):
+            return refused(best)
         if got.place.start < previous.get(doc_id, 0):
-            return why.split(" (")[0] + f" (nor a part of it after the previous chunk of {doc_id}{best})"
+            return refused(best, f" at or after the previous chunk of {doc_id}")
         checked = self._verified(text[start:end], got)
         return checked if isinstance(checked, Placement) else checked + best
 

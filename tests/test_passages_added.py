@@ -1,0 +1,89 @@
+"""Text a pipeline added, and the checks on every looser placement (SPEC §10.1 *Added text*, issue 36).
+
+A contextual-retrieval pipeline prepends a sentence to each chunk, docling's
+``contextualize`` the heading path: the passage is placed on its source part alone, the
+rest named as added characters; a placement by the rendered or aligned tier is verified
+(its words in order in the range, the range not much longer than the text) and never lands
+on text the passage does not hold; a refusal says how close the best attempt came.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from labeller.core.corpus import Corpus, make_document
+from labeller.core.passages import Passage, PassageLocator, Placement
+from labeller.core.passages.aligned import words
+
+PARA = "Some **bold** and `code` with [a link](http://x.example/p) and a picture here, then more plain words."
+DOC = f"# Head one\n\nIntro sentence of the page.\n\n{PARA}\n\n- item one\n- item two\n\nLast words.\n"
+CONTEXT = "This chunk comes from the Head one page. It explains things.\n\n"
+
+
+@pytest.fixture
+def corpus() -> Corpus:
+    return Corpus.from_documents([make_document("t.md", DOC)])
+
+
+def place(corpus: Corpus, text: str, doc: str | None = "t.md") -> Placement | str:
+    got = PassageLocator(corpus).place([Passage(doc, text)], ordered=True)[0]
+    assert got is not None
+    return got
+
+
+def test_a_prepended_context_is_named_as_added_and_the_range_is_the_source_part(corpus):
+    got = place(corpus, CONTEXT + PARA)
+    assert isinstance(got, Placement) and got.tier == "exact"
+    assert DOC[got.place.start:got.place.end] == PARA
+    assert (got.added_before, got.added_after) == (len(CONTEXT), 0)
+    rendered = "Some bold and code with a link and a picture here, then more plain words."
+    got = place(corpus, "Head one > Section\n" + rendered)  # a heading path, before a loader's rendering
+    assert isinstance(got, Placement) and got.tier == "rendered"
+    assert DOC[got.place.start:got.place.end] == PARA and got.added_before == len("Head one > Section\n")
+
+
+def test_an_appended_note_is_added_after(corpus):
+    got = place(corpus, PARA + "\n\nSource: the handbook, page 3.")
+    assert isinstance(got, Placement) and DOC[got.place.start:got.place.end] == PARA
+    assert (got.added_before, got.added_after) == (0, len("\n\nSource: the handbook, page 3."))
+
+
+def test_added_text_longer_than_the_source_part_is_not_placed(corpus):
+    got = place(corpus, "A generated context that runs on and on, longer than the words it introduces.\n\nitem one")
+    assert isinstance(got, str) and got.startswith("text not found in t.md")
+
+
+def test_a_stray_match_far_off_does_not_stretch_the_range_to_a_heading():
+    filler = " ".join(f"filler{i}" for i in range(60))
+    para = " ".join(f"word{i}" for i in range(40))
+    doc = f"# Overview\n\n{filler}.\n\n{para}.\n"
+    corpus = Corpus.from_documents([make_document("s.md", doc)])
+    # "overview" matches the heading 60 words before the paragraph; one word of the
+    # paragraph is changed so neither literal tier can place it
+    passage = "Overview: " + para.replace("word7 ", "changed ")
+    got = place(corpus, passage, doc="s.md")
+    assert isinstance(got, Placement) and got.tier == "aligned"
+    assert got.place.start == doc.index("word0") and got.place.end == doc.index("word39") + len("word39")
+
+
+def test_a_placement_spread_over_much_more_text_than_the_passage_is_refused():
+    doc = " ".join(f"a{i} filler{i}" for i in range(30)) + "\n"
+    corpus = Corpus.from_documents([make_document("w.md", doc)])
+    passage = " ".join(f"a{i}" for i in range(30))  # every word there, in order, but spread over three times the text
+    got = place(corpus, passage, doc="w.md")
+    assert isinstance(got, str) and "over 1.2 × its" in got and "at best" in got
+
+
+def test_a_refusal_names_the_best_share_reached_and_where(corpus):
+    got = place(corpus, "Intro sentence of the galaxy far away, nothing like the page at all.")
+    assert isinstance(got, str) and "at best 4 of its 13 words (31%) in order at t.md:3:1" in got
+
+
+def test_words_leave_underscores_and_emphasis_markers_out():
+    assert words("_emphasis_ __init__ snake_case **bold** *it*") == ["emphasis", "init", "snake", "case", "bold",
+                                                                      "it"]
+    doc = "A __dunder__ name and _under_ words with more text to make a passage of some length here.\n"
+    corpus = Corpus.from_documents([make_document("u.md", doc)])
+    got = place(corpus, "A dunder name and under words • with more text to make a passage of some length here",
+                doc="u.md")  # a loader dropped the underscores and added a bullet: only the words match
+    assert isinstance(got, Placement) and got.tier == "aligned" and got.place.start == 0
