@@ -54,11 +54,11 @@ def test_added_text_longer_than_the_source_part_is_not_placed(corpus):
 
 
 def test_a_stray_match_far_off_does_not_stretch_the_range_to_a_heading():
-    filler = " ".join(f"filler{i}" for i in range(60))
+    filler = " ".join(f"filler{i}" for i in range(10))
     para = " ".join(f"word{i}" for i in range(40))
     doc = f"# Overview\n\n{filler}.\n\n{para}.\n"
     corpus = Corpus.from_documents([make_document("s.md", doc)])
-    # "overview" matches the heading 60 words before the paragraph; one word of the
+    # "overview" matches the heading ten words before the paragraph; one word of the
     # paragraph is changed so neither literal tier can place it
     passage = "Overview: " + para.replace("word7 ", "changed ")
     got = place(corpus, passage, doc="s.md")
