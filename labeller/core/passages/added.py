@@ -31,29 +31,36 @@ def region_floor(n_words: int) -> float:
     return REGION_FLOOR if n_words > 2 else 1.0
 
 
-def cuts(text: str, spans: list[tuple[int, int]], i0: int, i1: int) -> Iterator[tuple[int, int]]:
+def cuts(text: str, first: int, last: int) -> Iterator[tuple[int, int]]:
     """Candidate ``(start, end)`` cuts of ``text`` whose middle is the source part — text
     added before it only first, then after it only, then both, each group longest first (at
-    most ``MAX_CUTS``): starts at the text's start, at a join in its first half
-    or at the first matched word ``i0``; ends at its end, at a join in its second half or
-    after the last matched word ``i1`` (the matched words may include a stray match of an
-    added word, so the joins are not bound to them)."""
+    most ``MAX_CUTS``, whitespace at a part's ends left out): starts at the text's start, at a
+    join in its first half or at ``first`` (the first matched word); ends at its end, at a
+    join in its second half or at ``last`` (after the last matched word). The matched words
+    may include a stray match of an added word, so the joins are not bound to them."""
     half = len(text) // 2
-    joins = list(_JOIN.finditer(text))
-    starts = {0, spans[i0][0]} | {m.end() for m in joins if m.end() <= half}
-    ends = {len(text), spans[i1][1]} | {m.start() for m in joins if m.start() >= half}
-    pairs = []
-    for s in starts:
-        for e in ends:
-            s2, e2 = s, e
-            while s2 < e2 and text[s2].isspace():
-                s2 += 1
-            while e2 > s2 and text[e2 - 1].isspace():
-                e2 -= 1
-            if e2 > s2 and (s2, e2) != (0, len(text)):
-                pairs.append((s2, e2))
-    # text added before only first (a prepended context, a heading path: what pipelines do),
-    # then after only (an appended note), then both; each group longest first
-    full = len(text.rstrip())
-    yield from sorted(set(pairs), key=lambda se: ((se[1] < full) * 2 - (se[0] == 0 and se[1] < full), se[0] - se[1],
-                                                  se[0]))[:MAX_CUTS]
+    lead, full = len(text) - len(text.lstrip()), len(text.rstrip())
+    starts, ends = {first}, {last}
+    for m in _JOIN.finditer(text):
+        if m.end() <= half:
+            starts.add(m.end())
+        elif m.start() >= half:
+            ends.add(m.start())
+    starts.discard(lead)
+    ends.discard(full)
+    before = sorted(starts)[:MAX_CUTS]  # the part's start, ascending: the longest part first
+    after = sorted(ends, reverse=True)[:MAX_CUTS]
+    both = sorted(((s, e) for s in before[:4] for e in after[:4]), key=lambda se: (se[0] - se[1], se[0]))
+    seen: set[tuple[int, int]] = set()
+    n = 0
+    for s, e in [*((s, full) for s in before), *((lead, e) for e in after), *both]:
+        while s < e and text[s].isspace():
+            s += 1
+        while e > s and text[e - 1].isspace():
+            e -= 1
+        if e > s and (s, e) != (lead, full) and (s, e) not in seen:
+            seen.add((s, e))
+            yield s, e
+            n += 1
+            if n == MAX_CUTS:
+                return

@@ -21,8 +21,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from rapidfuzz.distance import LCSseq
@@ -52,6 +51,17 @@ class DocWords:
     starts: list[int]
     ends: list[int]
     at: dict[int, list[int]]  # word id -> its indices in ``ids``
+    _arrays: dict[int, np.ndarray] = field(default_factory=dict)  # ``at``'s lists as arrays, made on first use
+
+    def positions(self, wid: int) -> np.ndarray | None:
+        """``at[wid]`` as an int64 array (None: the word does not occur here)."""
+        found = self._arrays.get(wid)
+        if found is None:
+            where = self.at.get(wid)
+            if where is None:
+                return None
+            found = self._arrays[wid] = np.array(where, dtype=np.int64)
+        return found
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,26 +116,30 @@ def align(passage: list[int], doc: DocWords, min_share: float) -> list[Alignment
     match in order, each as its tightest alignment, in document order."""
     m = len(passage)
     need = max(1, math.ceil(min_share * m - 1e-9))
-    votes: Counter[int] = Counter()
-    voters = 0
+    diagonals = []
     for i, wid in enumerate(passage):
-        where = doc.at.get(wid)
+        where = doc.positions(wid)
         if where is None or len(where) > MAX_VOTES_PER_WORD:
             continue
-        voters += 1
-        votes.update(j - i for j in where)
+        diagonals.append(where - i)
+    voters = len(diagonals)
     if not voters:
         return []
     band = max(4, m // 8)  # insertions and deletions move a match off its diagonal by this much
-    buckets: Counter[int] = Counter()
-    for diag, count in votes.items():
-        buckets[diag // band] += count
-    scores = {b: buckets[b - 1] + buckets[b] + buckets[b + 1] for b in buckets}
+    # each vote into its band of diagonals; a band's score is its votes and its two neighbours'
+    # (numpy: a Counter of every vote was most of the time of placing 20,000 passages)
+    buckets = np.concatenate(diagonals) // band
+    low = int(buckets.min())
+    counts = np.bincount(buckets - low)
+    padded = np.concatenate(([0], counts, [0]))
+    present = np.flatnonzero(counts)  # only bands that hold votes are candidates
+    scores = (padded[:-2] + padded[1:-1] + padded[2:])[present]
     floor = max(1.0, voters * min_share / 2)
     peaks: list[int] = []
-    for b, total in sorted(scores.items(), key=lambda kv: (-kv[1], kv[0])):
-        if total < floor or len(peaks) >= MAX_CANDIDATES:
+    for k in np.lexsort((present, -scores)).tolist():  # best score first, then the earliest band
+        if scores[k] < floor or len(peaks) >= MAX_CANDIDATES:
             break
+        b = int(present[k]) + low
         if all(abs(b - p) > 2 for p in peaks):
             peaks.append(b)
     found: list[Alignment] = []

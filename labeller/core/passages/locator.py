@@ -130,7 +130,9 @@ class PassageLocator:
             if i in in_batch:
                 got = self._choose(p, found.get(i), previous if ordered else None)
             else:
-                got = self._in_order(p, previous, resume)
+                got = self._in_order(p, previous, resume, aligned=False)
+                if got is _NOT_LITERAL:  # text added around a source part is cheaper to find than an alignment
+                    got = self._literal_part(p, previous, resume) or self._in_order_aligned(p, previous)
             if isinstance(got, Placement):
                 got = self._verified(canonical_fragment(p.text or ""), got)
             if not isinstance(got, Placement) and not got.startswith("text is ambiguous"):
@@ -141,14 +143,14 @@ class PassageLocator:
         return out
 
     def _in_order(self, p: Passage, previous: dict[str, int], resume: dict[tuple[str, str], tuple[int, int]],
-                  aligned: bool = True) -> Placement | str:
+                  aligned: bool = True, tiers: tuple[str, ...] = TIERS[:2]) -> Placement | str:
         """A passage of a named document, in file order: the first occurrence at or after
         the previous passage of that document, tier by tier; a tier that finds it only
         before falls back to the general choice (unique, or refused as ambiguous)."""
         assert p.doc is not None and p.text is not None
         doc, prev = p.doc, previous.get(p.doc, 0)
         fragment = canonical_fragment(p.text)
-        for tier in ("exact", "rendered"):
+        for tier in tiers:
             needle = fold_text(fragment) if tier == "exact" else fold_passage(fragment)
             if not needle:
                 continue
@@ -164,8 +166,9 @@ class PassageLocator:
             cands = [_Candidate(to_place(q, len(needle))) for q in _occurrences(folded, needle)]
             if cands:
                 return self._choose(p, (tier, cands), previous)
-        if not aligned:
-            return "text not found"
+        return self._in_order_aligned(p, previous) if aligned else _NOT_LITERAL
+
+    def _in_order_aligned(self, p: Passage, previous: dict[str, int]) -> Placement | str:
         found: dict[int, tuple[str, list[_Candidate]]] = {}
         self._align(0, p, found)
         return self._choose(p, found.get(0), previous)
@@ -289,6 +292,47 @@ class PassageLocator:
                     f"at {doc.where(s)}")
         return got
 
+    def _literal_part(self, p: Passage, previous: dict[str, int],
+                      resume: dict[tuple[str, str], tuple[int, int]]) -> Placement | None:
+        """A passage of a named document, in file order, that is a source part found as
+        written or rendered with text added on one side (what contextual retrieval and
+        heading paths make): the cuts at joins (``added.cuts``), longest part first, by the
+        exact tier, then by the rendered one. Taken only when the added words are not the
+        source's own just before (after) the part — else a longer part may place by its
+        words, and the full search decides."""
+        assert p.doc is not None
+        text = canonical_fragment(p.text or "")
+        first = WORD.search(text)
+        lead, full = len(text) - len(text.lstrip()), len(text.rstrip())
+        if first is None:
+            return None
+        parts = [(s, e) for s, e in cuts(text, first.start(), full)
+                 if (s == lead or e == full) and 2 * (e - s) >= full - lead]  # one side; no more added than placed
+        for tier in TIERS[:2]:
+            for start, end in parts:
+                part = text[start:end]
+                got = self._in_order(Passage(p.doc, part), previous, resume, aligned=False, tiers=(tier,))
+                if isinstance(got, Placement):
+                    got = self._verified(part, got)
+                if isinstance(got, Placement) and self._added_is_new(text[lead:start], text[end:full], got.place):
+                    return Placement(got.place, got.tier, None, start - lead, full - end)
+        return None
+
+    def _added_is_new(self, before: str, after: str, place: Place) -> bool:
+        """Whether what a cut leaves out holds words (a pipe or a bullet left of the source's
+        markup is not text a pipeline added) and they are not, half of them or more in order,
+        the source's words next to where the part was placed (within twice their length plus
+        ``2 × SPAN_SLACK`` characters: markup and indentation sit between)."""
+        src = self.corpus[place.doc].text
+        if not words(before) and not words(after):
+            return False
+        for added, beside in ((before, src[max(0, place.start - 2 * (len(before) + SPAN_SLACK)):place.start]),
+                              (after, src[place.end:place.end + 2 * (len(after) + SPAN_SLACK)])):
+            aw = words(added)
+            if aw and 2 * LCSseq.similarity(aw, words(beside)) >= len(aw):
+                return False
+        return True
+
     def _with_added(self, p: Passage, why: str, previous: dict[str, int],
                     resume: dict[tuple[str, str], tuple[int, int]]) -> Placement | str:
         """A passage no tier placed whole, as source text plus added text: the densest
@@ -316,9 +360,9 @@ class PassageLocator:
         lead, full = len(text) - len(text.lstrip()), len(text.rstrip())  # whitespace at its ends is not added text
         best = (f"; at best {matched} of its {len(spans)} words ({matched / len(spans):.0%}) in order at "
                 f"{self.corpus[doc_id].where(dw.starts[j0])}")
-        for start, end in cuts(text, spans, i0, i1):
+        for start, end in cuts(text, spans[i0][0], spans[i1][1]):
             part = text[start:end]
-            if len(text) - len(part) > len(part):
+            if 2 * len(part) < full - lead:
                 continue
             got = self._in_order(Passage(doc_id, part), dict(previous), {}, aligned=False)
             if isinstance(got, Placement):
@@ -390,6 +434,9 @@ class PassageLocator:
             after = f", none of them at or after the previous chunk of {p.doc}"
         return (f"text is ambiguous{how}: found {len(cands)} times {where}, at {at}{more}{after}; give its doc, "
                 "or start and end")
+
+
+_NOT_LITERAL = "text not found as written or in the rendered text"  # ``_in_order`` without the aligned tier
 
 
 def _occurrences(text: str, needle: str) -> Iterator[int]:
