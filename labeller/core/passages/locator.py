@@ -321,13 +321,14 @@ class PassageLocator:
     def _added_is_new(self, before: str, after: str, place: Place) -> bool:
         """Whether what a cut leaves out holds words (a pipe or a bullet left of the source's
         markup is not text a pipeline added) and they are not, half of them or more in order,
-        the source's words next to where the part was placed (within twice their length plus
-        ``2 × SPAN_SLACK`` characters: markup and indentation sit between)."""
+        the source's words next to where the part was placed (within four times their length
+        plus ``5 × SPAN_SLACK`` characters: link targets, HTML tags and indentation sit between)."""
         src = self.corpus[place.doc].text
         if not words(before) and not words(after):
             return False
-        for added, beside in ((before, src[max(0, place.start - 2 * (len(before) + SPAN_SLACK)):place.start]),
-                              (after, src[place.end:place.end + 2 * (len(after) + SPAN_SLACK)])):
+        reach = (4 * len(before) + 5 * SPAN_SLACK, 4 * len(after) + 5 * SPAN_SLACK)
+        for added, beside in ((before, src[max(0, place.start - reach[0]):place.start]),
+                              (after, src[place.end:place.end + reach[1]])):
             aw = words(added)
             if aw and 2 * LCSseq.similarity(aw, words(beside)) >= len(aw):
                 return False
