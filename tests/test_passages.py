@@ -281,14 +281,17 @@ def test_chunkers_compare_takes_a_chunk_file_and_prints_its_placement(tmp_path, 
     chunk_file = tmp_path / "pipe.jsonl"
     chunk_file.write_text(lines({"id": "head", "doc": "t.md", "text": "Head one"},
                                 {"id": "list", "doc": "t.md", "text": "item one item two"},
-                                {"id": "code", "doc": "t.md", "text": "x = *not emphasis*"}), encoding="utf-8")
+                                {"id": "code", "doc": "t.md", "text": "x = *not emphasis*"},
+                                {"id": "gone", "doc": "t.md", "text": "nowhere in this page at all"}), encoding="utf-8")
     args = ["chunkers", "compare", "md-struct-v1", str(chunk_file), "--root", str(root), "--k", "1"]
     assert main([*args, "--format", "json"]) == 0
     entries = json.loads(capsys.readouterr().out)["chunkings"]
     assert "located" not in entries[0] and entries[1]["chunker_version"] == "chunk file"
     assert entries[1]["located"] == {"offsets": 0, "exact": 1, "rendered": 2, "aligned": 0}
+    assert entries[1]["unplaced"]["chunks"] == 1 and "unplaced" not in entries[0]
     assert main(args) == 0
     out = " ".join(capsys.readouterr().out.split())
     assert f"chunks placed, {chunk_file}: offsets 0, exact 1, rendered 2, aligned 0" in out
+    assert f"1 chunk(s) of {chunk_file} cannot be placed and were left out" in out
     assert main(["eval", "--root", str(root), "--no-history", "--chunks", str(chunk_file)]) == 0
     assert "chunks placed: offsets 0, exact 1, rendered 2, aligned 0" in " ".join(capsys.readouterr().out.split())

@@ -127,6 +127,11 @@ def print_comparison(data: dict, plot: str | None) -> None:
     for e in data["chunkings"]:
         if "located" in e:
             out.print(f"chunks placed, {safe_line(e['name'])}: {placement_line(e['located'])}", soft_wrap=True)
+        if "unplaced" in e:
+            u = e["unplaced"]
+            out.print(f"[yellow]{u['chunks']} chunk(s) of {safe_line(e['name'])} cannot be placed and were left out; "
+                      f"{u['retrieved']} retrieved result(s) were one of them (eval --chunks lists them)[/]",
+                      soft_wrap=True)
     out.print(FOOTNOTE, soft_wrap=True)
     unfilled = [(e["name"], b, n) for e in data["chunkings"] for b, n in e["budget_unfilled"].items() if n]
     if unfilled:

@@ -134,6 +134,8 @@ def chunking_entry(spec: str, version: str, result: EvalResult, ks: Sequence[int
     }
     if chunking.located is not None:  # a chunk file: how its chunks were placed (SPEC §10.1)
         entry["located"] = chunking.located
+        if rep.chunking.unplaced is not None:  # and what it left out (SPEC §10)
+            entry["unplaced"] = {k: v for k, v in rep.chunking.unplaced.items() if k != "listed"}
     for name, stat in (rep.aggregate.chars or {}).items():  # an eval's top-level aggregate always has them
         entry[f"chars_{name}"] = stat.json_value()
     for k in ks:
