@@ -87,3 +87,11 @@ def test_words_leave_underscores_and_emphasis_markers_out():
     got = place(corpus, "A dunder name and under words • with more text to make a passage of some length here",
                 doc="u.md")  # a loader dropped the underscores and added a bullet: only the words match
     assert isinstance(got, Placement) and got.tier == "aligned" and got.place.start == 0
+
+
+def test_a_rendered_placement_is_verified_on_the_rendered_words_too():
+    doc = "It responds to keys and mouse events (**I**nput) and shows a list of `ListItem`s here.\n"
+    corpus = Corpus.from_documents([make_document("m.md", doc)])
+    for text in ("responds to keys and mouse events (Input)", "shows a list of ListItems here."):
+        got = place(corpus, text, doc="m.md")  # the source's words split "I nput", "ListItem s"
+        assert isinstance(got, Placement) and got.tier == "rendered" and not got.added, text

@@ -266,8 +266,8 @@ class PassageLocator:
 
     def _verified(self, text: str, got: Placement) -> Placement | str:
         """A tier 2–3 placement, if it holds: the placed text's words occur in order inside
-        the range (at least ``min_share`` of them: a rendered entity may read as another
-        word), and the range is at most ``SPAN_FACTOR`` × the placed text's length plus
+        the range, in its source or its rendered text (at least ``min_share`` of them: a
+        rendered entity may read as another word), and the range is at most ``SPAN_FACTOR`` × the placed text's length plus
         ``SPAN_SLACK`` characters; else why not. Tier 1 is the text itself.
 
         The range's length is counted in its rendered characters (``rendered.render``,
@@ -279,14 +279,15 @@ class PassageLocator:
             return got
         doc = self.corpus[got.place.doc]
         s, e = got.place.start, got.place.end
-        source = self.rendered(got.place.doc).source
-        length = int(np.searchsorted(source, e) - np.searchsorted(source, s))
+        rendered = self.rendered(got.place.doc)
+        lo, hi = (int(x) for x in np.searchsorted(rendered.source, [s, e]))
         size = len(fold_passage(text))
-        if length > SPAN_FACTOR * size + SPAN_SLACK:
-            return (f"text not placed: its {got.tier} match at {doc.where(s)} spans {length} characters of text, "
+        if hi - lo > SPAN_FACTOR * size + SPAN_SLACK:
+            return (f"text not placed: its {got.tier} match at {doc.where(s)} spans {hi - lo} characters of text, "
                     f"over {SPAN_FACTOR} × its {size} plus {SPAN_SLACK}")
-        pw = words(text)
-        matched = LCSseq.similarity(pw, words(doc.text[s:e])) if pw else 0
+        pw = words(text)  # in the source's words or the rendered text's (``**I**nput``, ```ListItem`s``)
+        matched = max(LCSseq.similarity(pw, words(doc.text[s:e])),
+                      LCSseq.similarity(pw, words(rendered.text[lo:hi]))) if pw else 0
         if pw and matched < math.ceil(self.min_share * len(pw) - 1e-9):
             return (f"text not placed: only {matched} of its {len(pw)} words occur in order in its {got.tier} match "
                     f"at {doc.where(s)}")
