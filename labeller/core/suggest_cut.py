@@ -124,14 +124,22 @@ def within_one_block(resolver: Resolver, folded: str, suggestion: dict, place: P
 def snap_to_quote(text: str, start: int, end: int, folded: str) -> tuple[int, int]:
     """``[start, end)`` (a piece cut at word edges) fitted to the quote: whole words dropped
     from either edge while that brings the passage closer to the quote as a whole (rapidfuzz's
-    ratio, up to ``MAX_SNAP_WORDS``), then the punctuation at either edge the quote does not
-    have there (``_edge_punctuation``). Never empty: a piece that would be stays as it is."""
+    ratio, up to ``MAX_SNAP_WORDS``; never below the quote's length, never half a code span),
+    then the punctuation at either edge the quote does not have there (``_edge_punctuation``).
+    Never empty: a piece that would be stays as it is."""
     def fit(span: tuple[int, int]) -> float:
         return fuzz.ratio(folded, _WS_RUN.sub(" ", text[span[0]:span[1]]))
 
+    def droppable(span: tuple[int, int], shorter: tuple[int, int]) -> bool:
+        """Only surplus goes: the passage stays as long as the quote, and no code span is cut
+        in two (the dropped text holds an even number of backticks)."""
+        dropped = text[span[0]:shorter[0]] + text[shorter[1]:span[1]]
+        return len(_WS_RUN.sub(" ", text[shorter[0]:shorter[1]])) >= len(folded) and dropped.count("`") % 2 == 0
+
     span, best = (start, end), fit((start, end))
     for _ in range(MAX_SNAP_WORDS):
-        shorter = [c for c in (_without_last_word(text, *span), _without_first_word(text, *span)) if c is not None]
+        shorter = [c for c in (_without_last_word(text, *span), _without_first_word(text, *span))
+                   if c is not None and droppable(span, c)]
         scored = max(((fit(c), c) for c in shorter), default=None)
         if scored is None or scored[0] <= best:
             break
