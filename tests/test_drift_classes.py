@@ -122,3 +122,16 @@ def test_text_and_markdown_lead_with_the_records_to_re_read(tmp_path, capsys):
     out = capsys.readouterr().out
     body = out.split("\n\n", 2)[2]  # after the title and the one-line verdict
     assert body.startswith("**Re-read 1 record(s)**: their answer text changed: r1. 1 derived only")
+
+
+def test_span_text_compared_is_bounded_past_it_records_are_not_comparable(tmp_path, capsys, monkeypatch):
+    """A committed artifact comes with the pull request: its spans could ask for terabytes of
+    text to fold. Past ``MAX_COMPARED_CHARS`` the later records are not comparable."""
+    from labeller.core import drift_classes
+
+    root = committed_project(tmp_path / "p")
+    (root / "corpus" / "a.md").write_text(INSERTED)
+    r1_chars = len("The alpha paragraph explains retention of nine days.\n")
+    monkeypatch.setattr(drift_classes, "MAX_COMPARED_CHARS", 2 * r1_chars)  # r1's old and new span, no more
+    drift = check_json(root, capsys)
+    assert drift["derived_only"] == ["r1"] and drift["answer_text_not_comparable"] == ["r2"]

@@ -40,6 +40,12 @@ from labeller.core.corpus import Corpus
 # found (every text is checked against its sha256 here, whoever supplied it)
 OldTexts = Callable[[Mapping[str, str]], Mapping[str, str]]
 
+# Span characters a check compares, at most: a committed artifact comes with the pull request,
+# and 10,000 records of 64 planted spans each over a 20 MiB document would be 12 T characters to
+# fold. Far above a real golden set's (its spans are blocks; 200 M is 2,000 whole 100 KB
+# documents); past it, the later records are not comparable.
+MAX_COMPARED_CHARS = 200_000_000
+
 # the artifact's keys a person writes (questions.jsonl); the others are derived by the build
 AUTHORED_KEYS = ("expected_answer", "hop", "query", "split", "tags", "unanswerable")
 
@@ -58,14 +64,16 @@ def classify(changed: list[str], old: Mapping[str, dict], new: Mapping[str, dict
              old_manifest: Mapping, old_texts: OldTexts | None) -> DriftClasses:
     """The classes of the ``changed`` records (ids in both ``old`` and ``new``, artifact records
     as dicts); ``old_manifest`` is the committed manifest (``{}`` when unreadable)."""
-    old_docs = old_manifest.get("docs") if isinstance(old_manifest.get("docs"), dict) else {}
+    docs = old_manifest.get("docs")
+    old_docs: Mapping = docs if isinstance(docs, dict) else {}
     texts = _committed_texts(changed, old, corpus, old_docs, old_texts)
     current = {doc_id: doc.text for doc_id, doc in corpus.docs.items()}
     out = DriftClasses()
+    left = [MAX_COMPARED_CHARS]
     for rid in changed:
-        before = _span_texts(old[rid], texts)
-        after = _span_texts(new[rid], current)
-        if before is None:
+        before = _span_texts(old[rid], texts, left)
+        after = _span_texts(new[rid], current, left)
+        if before is None or after is None:
             out.not_comparable.append(rid)
         elif before != after:
             out.answer_text_changed.append(rid)
@@ -110,15 +118,17 @@ def _spans(record: dict) -> list[tuple[str, int, int]] | None:
     return out
 
 
-def _span_texts(record: dict, texts: Mapping[str, str]) -> list[str] | None:
-    """The record's span texts, whitespace folded; ``None`` when one cannot be read."""
+def _span_texts(record: dict, texts: Mapping[str, str], left: list[int]) -> list[str] | None:
+    """The record's span texts, whitespace folded; ``None`` when one cannot be read, or when
+    reading it would spend more than the characters ``left`` (``MAX_COMPARED_CHARS`` a check)."""
     spans = _spans(record)
     if spans is None:
         return None
     out = []
     for doc_id, start, end in spans:
         text = texts.get(doc_id)
-        if text is None or end > len(text):
+        if text is None or end > len(text) or end - start > left[0]:
             return None
+        left[0] -= end - start
         out.append(fold_text(text[start:end]).strip())
     return out
