@@ -441,6 +441,7 @@ class Bench:
         self.hostile_memory()
         importlib.import_module("hostile_output").measure(self, sys.modules[__name__])  # issue 23.3: output floods
         importlib.import_module("hostile_resolution").measure(self)  # issue 23: hostile questions files
+        importlib.import_module("realistic_break").measure(self)  # issue 35: many quotes lightly edited
         importlib.import_module("hostile_run").measure(self, sys.modules[__name__])  # run files at their bound
 
     def hostile_quote(self) -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 from labeller.core.check import Drift
 from labeller.core.resolve import Refusal
 from labeller.core.suggest import without_nearest
-from labeller.diagnostics import listing, markdown_table
+from labeller.diagnostics import listing, markdown_cell, markdown_table
 from labeller.layout import ProjectLayout
 from labeller.review.log import STATUS_LABELS
 
@@ -58,16 +58,10 @@ def drift_markdown(drift: Drift, pending: dict[str, str], layout: ProjectLayout,
     lines = [f"{TITLE}: {', '.join(failed)}", ""]
     if not drift.ok:
         lines += ["The committed golden set does not match a fresh build (run `labeller build` and commit the "
-                  "result).", ""]
+                  "result).", "", *_classes_lead(drift)]
         differs = [(_relative(path, layout.root), "differs from a fresh build")
                    for path, ok in ((layout.artifact, drift.artifact_ok), (layout.manifest, drift.manifest_ok)) if not ok]
-        changes = [(what, listing(items, what.split()[0]))
-                   for what, items in (("records changed", drift.records_changed),
-                                       ("records added", drift.records_added),
-                                       ("records removed", drift.records_removed),
-                                       ("docs changed", drift.docs_changed), ("docs added", drift.docs_added),
-                                       ("docs removed", drift.docs_removed),
-                                       ("settings changed", drift.settings_changed)) if items]
+        changes = [(what, listing(items, "ids")) for what, items in drift.change_rows()]
         problems = [("problem", p) for p in drift.problems]
         rows = [*differs, *changes, *problems]
         lines += markdown_table(("what", "which"), rows, len(differs) + len(changes) + drift.problems.total,
@@ -79,6 +73,22 @@ def drift_markdown(drift: Drift, pending: dict[str, str], layout: ProjectLayout,
     return "\n".join(lines) + _stale_markdown(stale)
 
 
+
+
+def _classes_lead(drift: Drift) -> list[str]:
+    """The comment's first words on the changed records (SPEC §13): how many a person must
+    re-read, named, before how many merely need the artifact regenerated."""
+    c = drift.classes
+    reread = [*c.answer_text_changed, *c.not_comparable]
+    if not drift.records_changed:
+        return []
+    lead = (f"**Re-read {len(reread)} record(s)**: their answer text changed"
+            f"{' or could not be compared' if c.not_comparable else ''}: {markdown_cell(listing(reread, 'ids'))}."
+            if reread else "**No answer text changed.**")
+    rest = [f"{len(c.edited_only)} edited only (questions.jsonl fields)" if c.edited_only else "",
+            f"{len(c.derived_only)} derived only (offsets or chunk ids moved: regenerate, nothing to read)"
+            if c.derived_only else ""]
+    return [" ".join([lead, *(f"{r}." for r in rest if r)]), ""]
 
 
 def _stale_markdown(stale: list[dict]) -> str:

@@ -1,6 +1,7 @@
-"""Reading a committed file at a git revision, for ``labeller diff REV``.
+"""Reading a committed file at a git revision, for ``labeller diff REV`` and for the committed
+corpus ``build --check`` compares answer texts with (``committed_corpus``).
 
-Only ``git rev-parse``, ``ls-tree`` and ``cat-file`` run: they apply no filter, textconv,
+Only ``git rev-parse``, ``rev-list``, ``ls-tree`` and ``cat-file`` run: they apply no filter, textconv,
 hook or fsmonitor, so a revision's content comes back as bytes and nothing the repository
 configures runs; a folder that merely looks like a bare repository (a planted ``HEAD``,
 ``objects/``, ``refs/``) is not one to git here (``safe.bareRepository=explicit``). The
@@ -31,12 +32,12 @@ def git_installed() -> bool:
     return shutil.which(GIT[0]) is not None
 
 
-def _git(top: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
+def _git(top: Path, *args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
     """git run on the repository at ``top`` and no other: with no ``.git`` there, git's search
     stops at ``top`` rather than finding a repository the project merely sits in."""
     env = {**os.environ, "GIT_CEILING_DIRECTORIES": str(top.parent)}
     try:
-        return subprocess.run([*GIT, "-C", str(top), *args], capture_output=True, check=False, env=env)
+        return subprocess.run([*GIT, "-C", str(top), *args], input=stdin, capture_output=True, check=False, env=env)
     except FileNotFoundError:
         raise InvalidInput("git is not installed: a revision cannot be read (give two questions files instead)") \
             from None
@@ -91,3 +92,56 @@ def blob_at(top: Path, commit: str, path: str, max_bytes: int, what: str) -> byt
         raise InvalidInput(f"git could not read {path} at {commit[:12]}: "
                            f"{blob.stderr.decode('utf-8', 'replace').strip()[:300]}")
     return blob.stdout
+
+
+def repo_path(path: Path, root: Path, top: Path) -> str:
+    """A project path as git names it at a revision: relative to the work tree, with ``/``.
+
+    Links in the root's own path are resolved (as ``top`` is), none below it: a symlink in
+    the working tree (``golden -> decoy``) must not choose which of a revision's files is read."""
+    lexical = os.path.normpath(os.path.join(os.path.realpath(root), os.path.relpath(path, root)))
+    return Path(os.path.relpath(lexical, top)).as_posix()
+
+
+def commits_touching(top: Path, path: str, n: int) -> list[str]:
+    """The last ``n`` commits reachable from HEAD that changed ``path`` (newest first; empty
+    outside a repository or with no commit). ``rev-list``, not ``log``: it shows no signature,
+    so no ``gpg.program`` runs."""
+    done = _git(top, "rev-list", f"--max-count={n}", "HEAD", "--", path)
+    return done.stdout.decode("ascii").split() if done.returncode == 0 else []
+
+
+def regular_files(top: Path, commit: str, under: str) -> dict[str, tuple[str, int]]:
+    """``{path: (blob id, size)}`` of the regular files below the folder ``under`` at ``commit``
+    (paths relative to ``top``, with ``/``): one ``ls-tree`` for a whole corpus. A symlink or
+    submodule in the tree is no file here, and a symlinked folder is not descended into."""
+    args = ["ls-tree", "-r", "-l", "-z", "--full-tree", commit]
+    done = _git(top, *args, *(["--", under] if under not in ("", ".") else []))
+    if done.returncode != 0:
+        return {}
+    out = {}
+    for entry in done.stdout.split(b"\0"):
+        meta, _, name = entry.partition(b"\t")
+        fields = meta.split()
+        if len(fields) == 4 and fields[0].decode("ascii") in FILE_MODES and fields[3].isdigit():
+            out[name.decode("utf-8", "surrogateescape")] = (fields[2].decode("ascii"), int(fields[3]))
+    return out
+
+
+def read_blobs(top: Path, blob_ids: list[str]) -> dict[str, bytes]:
+    """The bytes of each blob (one ``cat-file --batch``); the caller bounds their sizes first
+    (``regular_files``), since every one is held."""
+    if not blob_ids:
+        return {}
+    done = _git(top, "cat-file", "--batch", stdin="\n".join(blob_ids).encode("ascii") + b"\n")
+    out, pos, data = {}, 0, done.stdout
+    while pos < len(data):
+        nl = data.index(b"\n", pos)
+        header = data[pos:nl].split()
+        pos = nl + 1
+        if len(header) != 3:  # "<id> missing"
+            continue
+        size = int(header[2])
+        out[header[0].decode("ascii")] = data[pos:pos + size]
+        pos += size + 1
+    return out
