@@ -156,6 +156,21 @@ def resolve_record(project: Project, q: Question, found: dict | None = None, *,
 def build(project: Project, questions: list[Question]) -> BuildResult:
     """Resolve all records (one multi-pattern search for every quote) and derive the artifact.
 
+    A refused build's labels whose quote moved to another document get their ``moved``
+    suggestions (``core.moves``) after the cached part: git's rename pairing, which they
+    use, is not one of the inputs the cache key holds.
+    """
+    result = _resolved(project, questions)
+    if result.ok:
+        return result
+    from labeller.core.moves import with_moves
+
+    return with_moves(project, result)
+
+
+def _resolved(project: Project, questions: list[Question]) -> BuildResult:
+    """``build`` without the moves: what the build cache keeps.
+
     With a project cache, the last result is kept with everything it is a function of
     (``build_key``), so ``build --check`` on unchanged inputs costs a corpus read and a
     digest compare instead of a rebuild. Only the last one: the app rebuilds on every
