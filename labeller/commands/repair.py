@@ -125,7 +125,7 @@ def ask(before: Question, after: Question, fixes: list[Fix]) -> bool:
     for f in fixes:
         t.add_row(_locator_text(f.old), _locator_text(f.new) + f"\n[dim]{safe_short(f.describe())}[/]")
     out.print(t)
-    out.print("apply? [y/N] ", end="")
+    out.print("apply? \\[y/N] ", end="")
     line = sys.stdin.readline()
     return line.strip().lower() in ("y", "yes")
 
