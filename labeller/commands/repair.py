@@ -62,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
     reviewer = None if args.dry_run else default_reviewer(args.reviewer)  # before any work: a bad name is exit 2
     result = build(project, qf.questions)
     accept = ask if args.interactive else None
-    plan = plan_repair(project, result, args.ids or None, moves_only=args.moves,
+    plan = plan_repair(project, result.records, args.ids or None, moves_only=args.moves,
                        min_score=DEFAULT_MIN_SCORE if args.min_score is None else args.min_score, accept=accept)
     rel = os.path.relpath(config.questions, config.layout.root)
     written = False

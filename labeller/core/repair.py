@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from labeller.core.build import BuildResult, resolve_record
+from labeller.core.build import RecordResult, resolve_record
 from labeller.core.context import locator_needles
 from labeller.core.models import Locator, Question
 from labeller.core.moves import is_move
@@ -99,21 +99,21 @@ class RepairPlan:
 Accept = Callable[[Question, Question, list[Fix]], bool]
 
 
-def plan_repair(project: Project, result: BuildResult, ids: Iterable[str] | None = None, *,
+def plan_repair(project: Project, records: Iterable[RecordResult], ids: Iterable[str] | None = None, *,
                 moves_only: bool = False, min_score: float = DEFAULT_MIN_SCORE,
                 accept: Accept | None = None) -> RepairPlan:
-    """The fixes for the refused locators of ``result`` (a ``build`` of the questions: moves
-    found), limited to the records ``ids`` (every record when ``None``; an id not in the
+    """The fixes for the refused locators of ``records`` (from a ``build``: its moves found),
+    limited to the records ``ids`` (every record when ``None``; an id not in the
     questions is ``InvalidInput``). ``moves_only``: moved suggestions only; otherwise also
     nearest passages at or above ``min_score``. ``accept`` (interactive) is asked per record."""
-    by_id = {rec.question.id: rec for rec in result.records}
+    by_id = {rec.question.id: rec for rec in records}
     wanted = None if ids is None else list(dict.fromkeys(ids))
     for rid in wanted or ():
         if rid not in by_id:
             raise InvalidInput("no such record in the questions file", record_id=rid)
     plan = RepairPlan()
     candidates: dict[str, list[Fix]] = {}
-    for rec in result.records:
+    for rec in by_id.values():
         if not rec.refusals or (wanted is not None and rec.question.id not in wanted):
             continue
         used: set[int] = set()
