@@ -16,7 +16,7 @@ from pathlib import Path
 from labeller.commands.common import add_format_option, add_project_options, console, project_from
 from labeller.commands.git_blobs import blob_at, commit_of, find_commit, git_installed
 from labeller.core.build import build
-from labeller.core.check import MAX_COMMITTED_BYTES
+from labeller.core.committed import MAX_COMMITTED_BYTES
 from labeller.core.golden_diff import SCHEMA, LabelledRecord, RecordChange, Version, compare, summary, \
     version_from_artifact, version_from_build
 from labeller.core.project import Project

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import statistics
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from labeller import __version__
 from labeller.core.cache import SCALAR, Codec, as_list, check, conforms, strs
@@ -163,9 +163,11 @@ def build(project: Project, questions: list[Question]) -> BuildResult:
     result = _resolved(project, questions)
     if result.ok:
         return result
-    from labeller.core.moves import with_moves
+    from labeller.core.moves import find_moves
 
-    return with_moves(project, result)
+    moved = iter(find_moves(project, result.refusals))  # a new result: a cached one may be shared
+    return replace(result, records=[replace(rec, refusals=[next(moved) for _ in rec.refusals])
+                                    for rec in result.records])
 
 
 def _resolved(project: Project, questions: list[Question]) -> BuildResult:

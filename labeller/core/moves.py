@@ -19,10 +19,9 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 from labeller.core.anchors import Hits, fold_quote
-from labeller.core.check import read_committed
+from labeller.core.committed import read_committed
 from labeller.core.context import context_needle, locator_needles
 from labeller.core.project import Project
 from labeller.core.renames import Renames, renamed_docs
@@ -31,9 +30,6 @@ from labeller.core.suggest import BUILD_HELP_BUDGET, RECORD_HELP_BUDGET, WorkBud
 from labeller.core.vocab import Place, RefusalKind
 from labeller.errors import InvalidInput
 from labeller.io import parse_json
-
-if TYPE_CHECKING:
-    from labeller.core.build import BuildResult
 
 MOVED = "moved"  # a suggestion's ``kind``
 MOVABLE = (RefusalKind.UNKNOWN_DOC, RefusalKind.NOT_FOUND)
@@ -47,17 +43,6 @@ def movable(refusal: Refusal) -> bool:
 
 def is_move(suggestion: dict) -> bool:
     return suggestion.get("kind") == MOVED
-
-
-def with_moves(project: Project, result: BuildResult) -> BuildResult:
-    """The build result with the moves of its refused locators found (a new result: a cached
-    one may be shared)."""
-    refusals = result.refusals
-    if not any(movable(r) for r in refusals):
-        return result
-    moved = iter(find_moves(project, refusals))
-    records = [replace(rec, refusals=[next(moved) for _ in rec.refusals]) for rec in result.records]
-    return replace(result, records=records)
 
 
 def find_moves(project: Project, refusals: list[Refusal]) -> list[Refusal]:
