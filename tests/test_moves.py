@@ -156,3 +156,23 @@ def test_moved_suggestions_survive_the_build_cache(tmp_path, capsys):
     first = cli_json(capsys, "build", "--root", root)[1]
     second = cli_json(capsys, "build", "--root", root)[1]
     assert json.dumps(first, sort_keys=True) == json.dumps(second, sort_keys=True)
+
+
+def test_section_and_document_locators_move_along_a_rename(tmp_path, capsys):
+    """No quote to search: a renamed document takes its section and whole-document labels along."""
+    text = "# Setup\n\nInstall it.\n\n## Upgrade\n\nRun the upgrade.\n"
+    root = write_project(tmp_path / "proj", {"setup.md": text, "other.md": "# Other\n\nUnrelated.\n"},
+                         [q("r-sec", {"doc": "setup.md", "heading": "Upgrade"}), q("r-doc", {"doc": "setup.md"}),
+                          q("r-q", {"doc": "setup.md", "quote": "Install it."})])
+    assert cli(capsys, "build", "--root", root)[0] == 0
+    (root / "corpus/setup.md").rename(root / "corpus/install.md")  # no git: the same sha256 pairs them
+    _, report = cli_json(capsys, "build", "--root", root)
+    errors = errors_by_id(report)
+    assert errors["r-sec"]["suggestions"] == [{"kind": "moved", "from": "setup.md", "doc": "install.md",
+                                               "heading": "Upgrade", "where": "install.md:5:1", "unique": True,
+                                               "renamed": True, "paired_by": "content"}]
+    assert errors["r-doc"]["suggestions"][0]["doc"] == "install.md"
+    assert report["moves"][0]["labels"] == 3
+    rc, repaired = cli_json(capsys, "repair", "--moves", "--root", root, "--as", "t")
+    assert rc == 0 and repaired["summary"]["moved"] == 3
+    assert cli(capsys, "build", "--root", root)[0] == 0

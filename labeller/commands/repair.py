@@ -22,12 +22,15 @@ from labeller.core.build import build
 from labeller.core.models import Locator, Question
 from labeller.core.questions import QuestionsFile, prepare_questions, write_questions
 from labeller.core.repair import DEFAULT_MIN_SCORE, Fix, RepairPlan, plan_repair
-from labeller.diagnostics import print_bounded, safe_short
+from labeller.diagnostics import print_bounded, safe_short, shorten
 from labeller.display import json_dumps, safe_line, visible
 from labeller.errors import EXIT_OK, EXIT_REFUSED, InvalidInput
 from labeller.io import check_output_path
-from labeller.review.log import append_review, new_entry
+from labeller.review.log import append_reviews, new_entry
 from labeller.review.reviewers import default_reviewer
+
+
+MAX_COMMENT = 2000  # characters of the review-log comment saying what a repair did
 
 
 def register(sub) -> None:
@@ -75,9 +78,10 @@ def run(args: argparse.Namespace) -> int:
             write_questions(qf, changed=plan.after.values(), limits=config.limits, check_unchanged_on_disk=True)
             written = True
             assert reviewer is not None
-            for rid, before in plan.before.items():
-                comment = "labeller repair: " + "; ".join(f.describe() for f in plan.fixes_of(rid))
-                append_review(config.layout.review_log, new_entry(before, reviewer, "edit", comment[:2000]))
+            fixes = plan.by_record()
+            append_reviews(config.layout.review_log, [
+                new_entry(before, reviewer, "edit", shorten("labeller repair: " + "; ".join(
+                    f.describe() for f in fixes[rid]), MAX_COMMENT)) for rid, before in plan.before.items()])
     if args.format == "json":
         print(json_dumps({"ok": not plan.left, "dry_run": args.dry_run, "written": written, "questions": rel,
                           **plan.as_json(), **({"diff": diff} if args.dry_run else {})}, indent=2, sort_keys=True))

@@ -9,6 +9,9 @@ that was renamed (``renames.renamed_docs``: git's pairing, else the content's) m
 ``renamed`` so that reports group them per file, and when its quote was also edited, the
 nearest passages are looked for in the renamed file.
 
+A section or document locator (no quote to search) of a renamed document moves along the
+rename, when its heading is found once in the renamed file.
+
 Nothing here re-points a label: the build still refuses, and only the author applies a
 suggestion (the app, or ``labeller repair`` through ``core.repair``). All refused locators are
 searched in one multi-pattern pass over the corpus (``QuoteIndex.find_all``), never one scan
@@ -25,7 +28,7 @@ from labeller.core.committed import read_committed
 from labeller.core.context import context_needle, locator_needles
 from labeller.core.project import Project
 from labeller.core.renames import Renames, renamed_docs
-from labeller.core.resolve import Refusal, Resolver
+from labeller.core.resolve import Refusal, Resolver, Span
 from labeller.core.suggest import BUILD_HELP_BUDGET, RECORD_HELP_BUDGET, WorkBudget, suggest
 from labeller.core.vocab import Place, RefusalKind
 from labeller.errors import InvalidInput
@@ -37,8 +40,14 @@ MAX_FOUND_IN = 20  # documents listed for a quote found in several
 
 
 def movable(refusal: Refusal) -> bool:
+    """A quote locator refused for its document: searched for elsewhere."""
     loc = refusal.locator
     return refusal.kind in MOVABLE and loc.quote is not None and loc.doc is not None
+
+
+def renamable(refusal: Refusal) -> bool:
+    """A section or document locator whose document is gone: moved only along a rename."""
+    return refusal.kind == RefusalKind.UNKNOWN_DOC and refusal.locator.quote is None
 
 
 def is_move(suggestion: dict) -> bool:
@@ -49,21 +58,44 @@ def find_moves(project: Project, refusals: list[Refusal]) -> list[Refusal]:
     """``refusals`` in order, each movable one with its moved suggestion (first) or the
     documents that hold its quote (``found_in``), and a gone document's rename said."""
     todo = [r for r in refusals if movable(r)]
-    if not todo:
+    if not todo and not any(renamable(r) for r in refusals):
         return refusals
     resolver = project.resolver
     found = resolver.index.find_all(locator_needles(r.locator for r in todo))
     renames = Renames()
-    gone = [r for r in todo if r.kind == RefusalKind.UNKNOWN_DOC]
+    gone = [r for r in refusals if r.kind == RefusalKind.UNKNOWN_DOC and r.locator.doc is not None]
     if gone:
         evidence: dict[str, Counter[str]] = {}
         for r in gone:
-            assert r.locator.doc is not None  # movable
-            evidence.setdefault(r.locator.doc, Counter()).update(_hits(r, found).counts.keys())
+            assert r.locator.doc is not None
+            counts = evidence.setdefault(r.locator.doc, Counter())
+            if movable(r):
+                counts.update(_hits(r, found).counts.keys())
         renames = renamed_docs(project.config, committed_docs(project),
                                {d.doc_id: d.sha256 for d in project.corpus}, evidence)
     budget = WorkBudget(BUILD_HELP_BUDGET)  # the nearest passages in renamed files: a build's budget of their own
-    return [_with_move(resolver, r, found, renames, budget) if movable(r) else r for r in refusals]
+    return [_with_move(resolver, r, found, renames, budget) if movable(r)
+            else _along_rename(resolver, r, renames) if renamable(r) else r for r in refusals]
+
+
+def _along_rename(resolver: Resolver, refusal: Refusal, renames: Renames) -> Refusal:
+    """A section or document locator of a renamed document: moved there when it resolves there
+    (the heading found once in the renamed file)."""
+    loc = refusal.locator
+    assert loc.doc is not None  # renamable: unknown_doc names a doc
+    target = renames.target(loc.doc)
+    if target is None:
+        return refusal
+    span = resolver.resolve(loc.model_copy(update={"doc": target}), refusal.record_id)
+    renamed = f"renamed to {target} ({renames.by[loc.doc]}'s pairing)"
+    if not isinstance(span, Span):
+        return replace(refusal, message=_join(refusal.message, renamed, f"not there: {span.message}"))
+    sug = {"kind": MOVED, "from": loc.doc, "doc": target, "where": resolver.corpus[target].where(span.start),
+           "unique": True, "renamed": True, "paired_by": renames.by[loc.doc]}
+    if loc.heading is not None:
+        sug["heading"] = loc.heading
+    return replace(refusal, message=_join(refusal.message, renamed), suggestions=[sug, *refusal.suggestions],
+                   suggested_places=(span.place, *refusal.suggested_places))
 
 
 def committed_docs(project: Project) -> dict[str, str]:

@@ -82,8 +82,12 @@ class RepairPlan:
     before: dict[str, Question] = field(default_factory=dict)  # each repaired record as it is now
     after: dict[str, Question] = field(default_factory=dict)  # ... and as repaired, in file order
 
-    def fixes_of(self, record_id: str) -> list[Fix]:
-        return [f for f in self.fixes if f.record_id == record_id]
+    def by_record(self) -> dict[str, list[Fix]]:
+        """The fixes of each repaired record, in file order."""
+        out: dict[str, list[Fix]] = {}
+        for f in self.fixes:
+            out.setdefault(f.record_id, []).append(f)
+        return out
 
     def summary(self) -> dict:
         return {"applied": len(self.fixes), "records": len(self.after), "left": len(self.left),
@@ -198,8 +202,11 @@ def _verified(project: Project, questions: dict[str, Question], candidates: dict
     resolver = project.resolver
     found = resolver.index.find_all(locator_needles(f.new for fixes in candidates.values() for f in fixes))
     out: dict[str, list[Fix]] = {}
+    with resolver.deferred_window_writes():  # each document's parsed windows stored once, as a build does
+        checks = {rid: resolve_record(project, repaired(questions[rid], fixes), found, suggestions=False)
+                  for rid, fixes in candidates.items()}
     for rid, fixes in candidates.items():
-        check = resolve_record(project, repaired(questions[rid], fixes), found, suggestions=False)
+        check = checks[rid]
         refused = {r.locator: r for r in check.refusals}
         for f in fixes:
             bad = refused.get(f.new)
