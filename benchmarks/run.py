@@ -252,10 +252,11 @@ class Bench:
                 target.parent.mkdir(parents=True, exist_ok=True)
                 (copy / "corpus" / doc).rename(target)
                 moved += n
-            proc_t = time.perf_counter()
+            cpu, proc_t = _children_cpu(), time.perf_counter()
             done = subprocess.run(cli("repair", "--moves", "--root", ".", "--format", "json", "--as", "bench"),
                                   cwd=copy, capture_output=True, text=True)
             f.runs.append(time.perf_counter() - proc_t)
+            f.cpu.append(_children_cpu() - cpu)
             if done.returncode not in (0, 1):
                 raise SystemExit(f"repair failed (exit {done.returncode}):\n{done.stderr[-3000:]}")
             summary = json.loads(done.stdout)["summary"]
