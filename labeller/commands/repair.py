@@ -22,9 +22,10 @@ from labeller.core.build import build
 from labeller.core.models import Locator, Question
 from labeller.core.questions import QuestionsFile, prepare_questions, write_questions
 from labeller.core.repair import DEFAULT_MIN_SCORE, Fix, RepairPlan, plan_repair
+from labeller.core.vocab import RefusalKind
 from labeller.diagnostics import print_bounded, safe_short, shorten
 from labeller.display import json_dumps, safe_line, visible
-from labeller.errors import EXIT_OK, EXIT_REFUSED, InvalidInput
+from labeller.errors import EXIT_INVALID, EXIT_OK, EXIT_REFUSED, InvalidInput
 from labeller.io import check_output_path
 from labeller.review.log import append_reviews, new_entry
 from labeller.review.reviewers import default_reviewer
@@ -89,6 +90,8 @@ def run(args: argparse.Namespace) -> int:
         if args.dry_run:  # exact when piped (to git apply, say); a terminal sees control characters drawn
             sys.stdout.write(visible(diff) if sys.stdout.isatty() else diff)
         print_plan(plan, written, args.dry_run, rel)
+    if any(x.kind == RefusalKind.INVALID for x in plan.left):
+        return EXIT_INVALID  # as the build: a locator that is invalid input, not a label to repair
     return EXIT_REFUSED if plan.left else EXIT_OK
 
 
