@@ -14,11 +14,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from labeller.commands.git_blobs import commits_touching, git_installed, read_blobs, regular_files, repo_path
+from labeller.commands.git_blobs import commits_touching, git_installed, read_blobs, regular_files
 from labeller.core.canon import canonicalize, sha256_hex
 from labeller.core.drift_classes import OldTexts
 from labeller.core.project import Project
-from labeller.layout import GIT_MARKER, project_tree
+from labeller.layout import GIT_MARKER, in_repo, project_tree
 
 MANIFEST_REVISIONS = 3  # of the manifest's last commits tried, after HEAD
 # Bytes of old documents read at most (over every revision tried): past it, the rest are not
@@ -32,14 +32,14 @@ def committed_texts(project: Project) -> OldTexts | None:
     top = project_tree(layout.root)
     if not (top / GIT_MARKER).exists() or not git_installed():
         return None
-    corpus = repo_path(project.config.corpus, layout.root, top)
+    corpus = in_repo(project.config.corpus, layout.root, top)
     prefix = "" if corpus == "." else corpus + "/"
     max_file = project.config.max_file_bytes
 
     def old_texts(wanted: Mapping[str, str]) -> dict[str, str]:
         found: dict[str, str] = {}
         budget = MAX_OLD_BYTES
-        revisions = ["HEAD", *commits_touching(top, repo_path(layout.manifest, layout.root, top), MANIFEST_REVISIONS)]
+        revisions = ["HEAD", *commits_touching(top, in_repo(layout.manifest, layout.root, top), MANIFEST_REVISIONS)]
         for rev in dict.fromkeys(revisions):
             missing = [d for d in wanted if d not in found]
             if not missing:

@@ -1,10 +1,8 @@
 """Reading a committed file at a git revision, for ``labeller diff REV`` and for the committed
 corpus ``build --check`` compares answer texts with (``committed_corpus``).
 
-Only ``git rev-parse``, ``rev-list``, ``ls-tree`` and ``cat-file`` run: they apply no filter, textconv,
-hook or fsmonitor, so a revision's content comes back as bytes and nothing the repository
-configures runs; a folder that merely looks like a bare repository (a planted ``HEAD``,
-``objects/``, ``refs/``) is not one to git here (``safe.bareRepository=explicit``). The
+Only ``git rev-parse``, ``rev-list``, ``ls-tree`` and ``cat-file`` run, as ``labeller.core.git`` runs git
+(nothing the repository configures runs), so a revision's content comes back as bytes. The
 revision is checked first (``rev-parse --verify --end-of-options``), so a name that starts
 with ``-`` is a revision that does not exist, never an option. Each
 component of the path is looked up in the revision's tree before the blob is read, so a
@@ -15,32 +13,16 @@ the blob, so a planted gigabyte is refused without being held.
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
 from pathlib import Path
 
+from labeller.core.git import MAX_OUTPUT, git_installed, run_git as _git
 from labeller.errors import InvalidInput
 
-GIT = ("git", "-c", "core.fsmonitor=false", "-c", "safe.bareRepository=explicit", "--literal-pathspecs")
+__all__ = ["blob_at", "commit_of", "commits_touching", "find_commit", "git_installed", "read_blobs", "regular_files"]
+
 FILE_MODES = ("100644", "100755")
 FOLDER_MODE = "040000"
 KINDS = {**dict.fromkeys(FILE_MODES, "a file"), "120000": "a symlink", "160000": "a submodule", FOLDER_MODE: "a folder"}
-
-
-def git_installed() -> bool:
-    return shutil.which(GIT[0]) is not None
-
-
-def _git(top: Path, *args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
-    """git run on the repository at ``top`` and no other: with no ``.git`` there, git's search
-    stops at ``top`` rather than finding a repository the project merely sits in."""
-    env = {**os.environ, "GIT_CEILING_DIRECTORIES": str(top.parent)}
-    try:
-        return subprocess.run([*GIT, "-C", str(top), *args], input=stdin, capture_output=True, check=False, env=env)
-    except FileNotFoundError:
-        raise InvalidInput("git is not installed: a revision cannot be read (give two questions files instead)") \
-            from None
 
 
 def find_commit(top: Path, rev: str) -> str | None:
@@ -94,15 +76,6 @@ def blob_at(top: Path, commit: str, path: str, max_bytes: int, what: str) -> byt
     return blob.stdout
 
 
-def repo_path(path: Path, root: Path, top: Path) -> str:
-    """A project path as git names it at a revision: relative to the work tree, with ``/``.
-
-    Links in the root's own path are resolved (as ``top`` is), none below it: a symlink in
-    the working tree (``golden -> decoy``) must not choose which of a revision's files is read."""
-    lexical = os.path.normpath(os.path.join(os.path.realpath(root), os.path.relpath(path, root)))
-    return Path(os.path.relpath(lexical, top)).as_posix()
-
-
 def commits_touching(top: Path, path: str, n: int) -> list[str]:
     """The last ``n`` commits reachable from HEAD that changed ``path`` (newest first; empty
     outside a repository or with no commit). ``rev-list``, not ``log``: it shows no signature,
@@ -116,8 +89,8 @@ def regular_files(top: Path, commit: str, under: str) -> dict[str, tuple[str, in
     (paths relative to ``top``, with ``/``): one ``ls-tree`` for a whole corpus. A symlink or
     submodule in the tree is no file here, and a symlinked folder is not descended into."""
     args = ["ls-tree", "-r", "-l", "-z", "--full-tree", commit]
-    done = _git(top, *args, *(["--", under] if under not in ("", ".") else []))
-    if done.returncode != 0:
+    done = _git(top, *args, *(["--", under] if under not in ("", ".") else []), max_output=MAX_OUTPUT)
+    if done.returncode != 0:  # -1: a planted tree larger than MAX_OUTPUT, compared as if absent
         return {}
     out = {}
     for entry in done.stdout.split(b"\0"):
