@@ -304,6 +304,28 @@ def print_report(result: EvalResult) -> None:
         print_comparison(rep.comparison, shipped)
     if rep.power is not None:
         out.print(safe_line(power_sentence(rep.power)))
+    if rep.traffic is not None:
+        print_traffic(rep.traffic)
+
+
+def print_traffic(t: dict) -> None:
+    """The traffic-weighted estimate (SPEC §14) beside the unweighted mean, then per stratum and
+    per tenant, and the tenants whose interval lies below the rest's."""
+    out = console()
+    focus = t["metric"]
+    w, u = Stat.model_validate(t["weighted"][focus]), Stat.model_validate(t["unweighted"][focus])
+    out.print(f"traffic-weighted chunk {focus}: {value_text(w)} ({ci_text(w)}) over {t['records']} sampled "
+              f"queries (unweighted {value_text(u)}; {t['authored_left_out']} authored records not in it)")
+    table = Table(title=f"traffic-weighted {focus} by stratum and tenant", title_justify="left")
+    for col in ("by", "group", focus, "95% interval", "n"):
+        table.add_column(col, justify="left" if col in ("by", "group") else "right")
+    for kind, rows in (("stratum", t["strata"]), ("tenant", t["tenants"])):
+        for name, row in rows.items():
+            st = Stat.model_validate(row)
+            table.add_row(kind, safe_line(name), value_text(st) or "-", ci_text(st) or "-", str(st.n))
+    out.print(table)
+    if t["below_others"]:
+        out.print(safe_line("below the rest of the traffic: " + ", ".join(t["below_others"])))
 
 
 def print_breakdowns(view: ReportView, shipped: int) -> None:

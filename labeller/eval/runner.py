@@ -33,8 +33,9 @@ from labeller.eval.judged import condense, judged_aggregate, judged_at, judged_b
     judged_diagnostic, judged_flags, judged_places, with_relevant_judgments
 from labeller.eval.leaks import find_leaks
 from labeller.eval.report_model import EvalReport
-from labeller.eval.metrics import QueryScore, check_sanity, score_query, unreachable_spans
+from labeller.eval.metrics import QueryScore, check_sanity, measures, score_query, unreachable_spans
 from labeller.eval.power import questions_needed
+from labeller.eval.weighted import TrafficUnit, traffic_estimates
 from labeller.eval.retrievers import FunctionRetriever, Hit, Progress, Retriever, make_retriever, top_k
 
 
@@ -230,6 +231,9 @@ def run_eval(project: Project, *, ks: Sequence[int] | None = None, hit_rule: str
         "negatives": neg_rows,
         "findings": findings,
     }
+    traffic = traffic_report(answerable, scores, ks, shipped_k, samples, seed)
+    if traffic is not None:
+        report["traffic"] = traffic
     gate_deltas = None
     if baseline is not None:
         report["comparison"], gate_deltas = rp.compare_with_mdd(report, baseline, shipped_k, samples, seed)
@@ -238,6 +242,22 @@ def run_eval(project: Project, *, ks: Sequence[int] | None = None, hit_rule: str
         report["power"] = {"metric": f"chunk recall@{shipped_k}", **questions_needed(
             power, values, samples, seed, paired=gate_deltas is not None)}
     return EvalResult(report, hits, scores, retriever, built, time.perf_counter() - started, chunk_set, char_scores)
+
+
+def traffic_report(answerable: Sequence[RecordResult], scores: Sequence[QueryScore], ks: Sequence[int],
+                   shipped_k: int, samples: int, seed: int) -> dict | None:
+    """The report's ``traffic`` object (SPEC §14) when any scored record was sampled from
+    traffic: the chunk-level rank metrics weighted by inverse inclusion probability, beside the
+    unweighted means of the same records. Authored records are not part of the sample's design,
+    so they are left out of it (and counted)."""
+    units = [TrafficUnit(s.chunk, r.question.traffic.frequency, r.question.traffic.pi, r.question.traffic.stratum,
+                         r.question.traffic.tenant)
+             for r, s in zip(answerable, scores) if r.question.traffic is not None]
+    if not units:
+        return None
+    names = [m.name for m in measures(ks) if not m.multi_only]
+    return {"level": "chunk", "authored_left_out": len(answerable) - len(units),
+            **traffic_estimates(units, names, f"recall@{shipped_k}", samples, seed)}
 
 
 def _judgments_digest(judgments) -> str:

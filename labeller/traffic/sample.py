@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from labeller.config import TrafficConfig
+from labeller.display import json_dumps
 from labeller.traffic.design import Cell, allocate, band, cell_factor, cell_name, priority, split_of
 from labeller.traffic.normal import fold_key, normalise
 from labeller.traffic.queue import QueueItem, Retrieved
@@ -86,8 +87,8 @@ def sample(rows: Iterable[LogRow], *, n: int, seed: int, cfg: TrafficConfig, gol
                     continue
                 fb = row.feedback
                 neg = fb is not None and fb.strip().casefold() in negatives
-                docs = json.dumps([{"id": d.id, "text": None if d.text is None else keep(d.text), "score": d.score}
-                                   for d in row.docs], ensure_ascii=False) if row.docs else None
+                docs = json_dumps([{"id": d.id, "text": None if d.text is None else keep(d.text), "score": d.score}
+                                   for d in row.docs]) if row.docs else None
                 batch.append((row.line, key, text, row.tenant, row.intent, neg,
                               None if fb is None else keep(fb), salted_hash(salt, row.query), docs))
                 if len(batch) >= INSERT_BATCH:
