@@ -111,13 +111,16 @@ DETECTORS: tuple[Detector, ...] = (
         r"npm_[A-Za-z0-9]{36}|SG\.[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{20,})")),
     Detector("SECRET", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),  # a JWT
     Detector("IBAN", re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}\b"), iban_ok),
-    Detector("CARD", re.compile(r"(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d-])"), _card_ok),
+    # a card as it is written: 4-4-4-4(-3), Amex's 4-6-5, or 13..19 digits in one run
+    Detector("CARD", re.compile(r"(?<![\d-])(?:\d{4}([ -]?)\d{4}\1\d{4}\1\d{4}(?:\1\d{1,3})?|\d{4}([ -]?)\d{6}\2\d{5}|"
+                                r"\d{13,19})(?![\d-])"), _card_ok),
     Detector("SSN", re.compile(r"(?<![\d-])\d{3}([- ])\d{2}\1\d{4}(?![\d-])"), ssn_ok),
     Detector("IP", re.compile(r"(?<![\w:.])(?:[0-9A-Fa-f]{0,4}:){2,7}(?:[0-9A-Fa-f]{1,4}|(?:\d{1,3}\.){3}\d{1,3})?"
                               r"(?![\w:])"), lambda s: len(s) >= 6 and re.search(r"\d", s) is not None and _ip_ok(s)),
     Detector("IP", re.compile(r"(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?![\w.]|\.\d)"), _ip_ok),
-    Detector("PHONE", re.compile(r"(?<![\w+])(?:\+\d{1,3}[ .-]?)?(?:\(\d{2,4}\)[ .-]?)?\d{2,4}(?:[ .-]\d{2,4}){1,4}"
-                                 r"(?![\w])|(?<![\w+])\+\d{10,15}\b"), _phone_ok),
+    # not a piece of a longer run of digit groups (a number that failed its card checksum)
+    Detector("PHONE", re.compile(r"(?<![\w+])(?<!\d[ .-])(?:\+\d{1,3}[ .-]?)?(?:\(\d{2,4}\)[ .-]?)?\d{2,4}"
+                                 r"(?:[ .-]\d{2,4}){1,4}(?![\w])(?![ .-]\d)|(?<![\w+])\+\d{10,15}\b"), _phone_ok),
     Detector("SECRET", re.compile(r"(?<![\w/+=-])[A-Za-z0-9_+/=-]{24,}(?![\w/+=-])"), _secret_like),
 )
 
@@ -134,19 +137,26 @@ class Redactor:
 
     def __call__(self, text: str) -> str:
         for det in DETECTORS:
-            if det.pattern.search(text) is None:
-                continue
-            text = det.pattern.sub(lambda m, d=det: self._replace(m, d), text)  # type: ignore[misc]
+            text = self._apply(det, text)
         for plugin in self.extra:
             text, found = plugin(text)
             self.counts.update(found)
         return text
 
-    def _replace(self, m: re.Match[str], det: Detector) -> str:
-        if not det.valid(m.group(0)):
-            return m.group(0)
-        self.counts[det.kind] += 1
-        return f"<{det.kind}>"
+    def _apply(self, det: Detector, text: str) -> str:
+        """Every valid match of ``det`` replaced. A candidate that fails its check is retried
+        one character further on, not skipped whole: in "exit 1 4111-1111-1111-1111" the
+        first candidate takes the "1" along and fails Luhn, the card inside it does not."""
+        out: list[str] = []
+        kept = at = 0
+        while (m := det.pattern.search(text, at)) is not None:
+            if det.valid(m.group(0)):
+                out += [text[kept:m.start()], f"<{det.kind}>"]
+                self.counts[det.kind] += 1
+                kept = at = max(m.end(), m.start() + 1)
+            else:
+                at = m.start() + 1
+        return "".join(out) + text[kept:] if out else text
 
     def report(self) -> dict[str, int]:
         """Redactions per kind, every kind listed (0 when none), sorted by name."""
