@@ -58,35 +58,37 @@ def cell_factor(name: str, tail_factor: float, negative_factor: float) -> float:
 
 
 def allocate(cells: Sequence[Cell], n: int) -> dict[str, int]:
-    """Items per cell: ``n`` in all (or every unit, when there are fewer), see the module docstring."""
+    """Items per cell: ``n`` in all (or every unit, when there are fewer), see the module docstring.
+
+    Shares are proportional to traffic x factor; a cell whose share is above its size takes
+    all it has, one whose share is below the floor takes the floor, and the rest share what is
+    left again, until every remaining share lies between the two; then whole items by the
+    largest remainder (ties by name)."""
     if n >= sum(c.units for c in cells):
         return {c.name: c.units for c in cells}
     floor = {c.name: min(c.units, MIN_PER_CELL) for c in cells}
     if sum(floor.values()) > n:
         floor = {c.name: 0 for c in cells}
-    take = dict(floor)
-    left = n - sum(take.values())
-    open_cells = [c for c in cells if take[c.name] < c.units]
-    while left > 0 and open_cells:
+    take: dict[str, int] = {}
+    open_cells = list(cells)
+    left = n
+    while open_cells:
         weight = {c.name: c.traffic * c.factor for c in open_cells}
         total = math.fsum(weight.values())
         ideal = {c.name: left * (weight[c.name] / total if total > 0 else 1 / len(open_cells)) for c in open_cells}
-        full = [c for c in open_cells if take[c.name] + ideal[c.name] >= c.units]
-        if full:  # these take all they have; the rest is shared again among the others
-            for c in full:
-                left -= c.units - take[c.name]
-                take[c.name] = c.units
-            open_cells = [c for c in open_cells if take[c.name] < c.units]
-            continue
-        whole = {name: math.floor(v) for name, v in ideal.items()}
-        for name, k in whole.items():
-            take[name] += k
-        left -= sum(whole.values())
-        by_remainder = sorted(open_cells, key=lambda c: (-(ideal[c.name] - whole[c.name]), c.name))
-        for c in by_remainder[:left]:
-            take[c.name] += 1
-        left = 0
-    return take
+        fixed = {c.name: c.units if ideal[c.name] >= c.units else floor[c.name] for c in open_cells
+                 if ideal[c.name] >= c.units or ideal[c.name] < floor[c.name]}
+        if not fixed:
+            whole = {name: math.floor(v) for name, v in ideal.items()}
+            spare = left - sum(whole.values())
+            by_remainder = sorted(open_cells, key=lambda c: (-(ideal[c.name] - whole[c.name]), c.name))
+            for i, c in enumerate(by_remainder):
+                take[c.name] = whole[c.name] + (1 if i < spare else 0)
+            break
+        take.update(fixed)
+        left -= sum(fixed.values())
+        open_cells = [c for c in open_cells if c.name not in fixed]
+    return {c.name: take[c.name] for c in cells}
 
 
 def priority(seed: int, key: str) -> str:
