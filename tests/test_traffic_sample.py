@@ -208,3 +208,45 @@ def test_check_reads_a_queue_and_names_a_bad_line(tmp_path, capsys):
     assert main(["traffic", "check", str(root / "bad.jsonl"), "--root", str(root)]) == 2
     err = capsys.readouterr().err
     assert ":5" in err and "pi" in err
+
+
+def test_the_warehouse_sql_in_the_docs_draws_the_same_queue(tmp_path, capsys, monkeypatch):
+    """The two SQL blocks of docs/traffic.md, run in DuckDB over the requests the UDF step makes
+    (redacted, normalised, folded, hashed: labeller's own functions), give labeller's queue."""
+    import re
+    from pathlib import Path
+
+    from labeller.traffic.redact import Redactor
+    from labeller.traffic.normal import normalise
+    from labeller.traffic.sample import salted_hash
+
+    monkeypatch.setenv("LABELLER_TRAFFIC_SALT", "s3cret")
+    rows = traffic_rows(n=2000)
+    root = tmp_path / "p"
+    run_sample(root, write_log(tmp_path, rows, "jsonl"), capsys, "--seed", "11", n=50)
+    mine = {it["id"]: it for it in queue(root)}
+
+    con = duckdb.connect()
+    con.execute("CREATE TABLE requests (line BIGINT, key VARCHAR, query VARCHAR, tenant VARCHAR, neg BOOLEAN, "
+                "hash VARCHAR)")
+    redact = Redactor()
+    for line, r in enumerate(rows, start=1):
+        text = normalise(redact(r["query"]))
+        con.execute("INSERT INTO requests VALUES (?, ?, ?, ?, ?, ?)",
+                    [line, fold_key(text), text, r["tenant"], r["fb"] == "down", salted_hash(b"s3cret", r["query"])])
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "traffic.md").read_text(encoding="utf-8")
+    cells_sql, draw_sql = re.findall(r"```sql\n(.*?)```", doc, re.DOTALL)
+    cells = con.execute(cells_sql).fetchall()
+    (tmp_path / "cells.csv").write_text("cell,units,traffic\n" + "".join(f"{c},{u},{t}\n" for c, u, t in cells))
+    assert main(["traffic", "allocate", str(tmp_path / "cells.csv"), "--n", "50", "--root", str(root)]) == 0
+    (tmp_path / "alloc.csv").write_text(capsys.readouterr().out)
+    con.execute(f"CREATE TABLE alloc AS SELECT * FROM read_csv('{tmp_path / 'alloc.csv'}', header=true)")
+    cur = con.execute(draw_sql, {"seed": 11})
+    names = [d[0] for d in cur.description]
+    theirs = {r["id"]: r for r in (dict(zip(names, row)) for row in cur.fetchall())}
+    assert sorted(theirs) == sorted(mine) and len(mine) == 50
+    for id_, it in mine.items():
+        t = theirs[id_]
+        assert (t["query"], t["key"], t["frequency"], t["stratum"], t["split"], t["log_hash"], t["tenant"]) == \
+            (it["query"], it["key"], it["frequency"], it["stratum"], it["split"], it["log_hash"], it["tenant"])
+        assert t["pi"] == pytest.approx(it["pi"], abs=1e-12) and bool(t["negative"]) == it.get("negative", False)

@@ -25,6 +25,7 @@ from labeller.core.outputs import check_output
 from labeller.core.questions import load_questions
 from labeller.display import json_dumps, safe_line
 from labeller.errors import EXIT_OK, InvalidInput
+from labeller.traffic.design import allocate, read_cells
 from labeller.traffic.normal import fold_key
 from labeller.traffic.queue import read_queue, write_queue
 from labeller.traffic.readers import FORMATS, ROLES, detect_format, iter_rows
@@ -39,7 +40,7 @@ def register(sub) -> None:
     p = sub.add_parser("traffic", help="sample a query log into a queue of questions to label",
                        description="Questions from real traffic: sample a query log (redacted, folded, stratified "
                                    "by frequency) into a queue file, or check a queue file.")
-    actions = p.add_subparsers(dest="action", metavar="sample|check", required=True)
+    actions = p.add_subparsers(dest="action", metavar="sample|check|allocate", required=True)
     s = actions.add_parser("sample", help="draw a stratified sample of a log into a queue file",
                            description="Read LOG (JSONL, CSV or Parquet through DuckDB, or an OpenInference trace "
                            "export with --format-in spans), redact personal data, fold exact and near-duplicate "
@@ -70,6 +71,14 @@ def register(sub) -> None:
     add_root_options(c)
     add_format_option(c)
     c.set_defaults(func=run_check)
+    a = actions.add_parser("allocate", help="items per stratum for the warehouse query (docs/traffic.md)",
+                           description="Read a CSV of strata (cell,units,traffic: the warehouse's first query) and "
+                           "print how many folded queries to draw from each, and π, as `sample` would: the "
+                           "warehouse's second query reads it back.")
+    a.add_argument("cells", metavar="CELLS_CSV", type=Path)
+    a.add_argument("--n", type=int, required=True, help="folded queries to draw")
+    add_root_options(a)
+    a.set_defaults(func=run_allocate)
 
 
 def run_sample(args: argparse.Namespace) -> int:
@@ -119,6 +128,18 @@ def _print_sample(report: dict) -> None:
     red = report["redaction"]
     out.print("redactions: " + (red if isinstance(red, str) else
                                 ", ".join(f"{k} {v:,}" for k, v in red.items() if v) or "none found"))
+
+
+def run_allocate(args: argparse.Namespace) -> int:
+    if not 1 <= args.n <= MAX_SAMPLE:
+        raise InvalidInput(f"--n must be 1..{MAX_SAMPLE:,}, got {args.n}")
+    t = config_from(args).traffic
+    cells = read_cells(args.cells, t.tail_factor, t.negative_factor)
+    take = allocate(cells, args.n)
+    rows = ["cell,units,sampled,pi"] + [f"{c.name},{c.units},{take[c.name]},{round(take[c.name] / c.units, 12)!r}"
+                                        for c in cells]
+    print("\n".join(rows))
+    return EXIT_OK
 
 
 def run_check(args: argparse.Namespace) -> int:

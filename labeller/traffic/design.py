@@ -21,10 +21,16 @@ draws thousands of samples through these very functions).
 
 from __future__ import annotations
 
+import csv
 import hashlib
+import io
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
+
+from labeller.errors import InvalidInput
+from labeller.io import read_regular_file
 
 BANDS = ("head", "torso", "tail")
 MIN_PER_CELL = 2
@@ -108,3 +114,29 @@ def split_of(key: str, splits: Mapping[str, float]) -> str:
         if u < acc:
             return name
     return names[-1]
+
+
+MAX_CELLS_BYTES = 16 << 20
+
+
+def read_cells(path: Path, tail_factor: float, negative_factor: float) -> list[Cell]:
+    """The strata a warehouse counted (CSV ``cell,units,traffic``, docs/traffic.md), sorted by name."""
+    text = read_regular_file(path, max_bytes=MAX_CELLS_BYTES, what="strata CSV").decode("utf-8", errors="replace")
+    reader = csv.reader(io.StringIO(text))
+    header = next(reader, None)
+    if header is None or [h.strip() for h in header[:3]] != ["cell", "units", "traffic"]:
+        raise InvalidInput("the first line must be the header cell,units,traffic", path=str(path), line=1)
+    cells: dict[str, Cell] = {}
+    for line, row in enumerate(reader, start=2):
+        if not row:
+            continue
+        try:
+            name, units, traffic = row[0], int(row[1]), int(row[2])
+        except (IndexError, ValueError):
+            raise InvalidInput("each row must be a cell name and two whole numbers", path=str(path),
+                               line=line) from None
+        if name in cells or units < 1 or traffic < units:
+            raise InvalidInput(f"cell {name!r}: repeated, or units < 1, or traffic < units", path=str(path),
+                               line=line)
+        cells[name] = Cell(name, units, traffic, cell_factor(name, tail_factor, negative_factor))
+    return [cells[k] for k in sorted(cells)]
