@@ -108,16 +108,19 @@ def _duck_rows(con, path: Path, scan: str, columns: TrafficConfig) -> Iterator[L
     roles = list(wanted)
     select = ", ".join('"' + wanted[r].replace('"', '""') + '"' for r in roles)
     cur = con.execute(f"SELECT {select} FROM {scan}")
+    at = {r: roles.index(r) for r in roles}
+    q, t, f, i = at["query"], at.get("tenant"), at.get("feedback"), at.get("intent")
+    has_docs = any(r in at for r in ("doc_ids", "doc_texts", "doc_scores"))
     line = 0
     while batch := cur.fetchmany(BATCH):
         for values in batch:
             line += 1
-            row = dict(zip(roles, values))
-            query = row.get("query")
+            query = values[q]
             if query is None or not str(query).strip():
                 continue
-            yield LogRow(line, str(query), _text(row.get("tenant")), _text(row.get("feedback")),
-                         _text(row.get("intent")), _docs(row, path, line))
+            yield LogRow(line, str(query), None if t is None else _text(values[t]),
+                         None if f is None else _text(values[f]), None if i is None else _text(values[i]),
+                         _docs(dict(zip(roles, values)), path, line) if has_docs else ())
 
 
 def _text(value: Any) -> str | None:

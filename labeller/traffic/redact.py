@@ -92,36 +92,52 @@ _TOKEN_PARAMS = (r"token|access_token|id_token|refresh_token|api_key|apikey|key|
 
 @dataclass(frozen=True)
 class Detector:
+    """A kind, its pattern, the check a match must pass, and ``hints``: substrings one of which
+    every match contains (``"0"`` .. ``"9"`` for a digit), tested first because ``in`` is far
+    cheaper than a regex search and most text holds none of them."""
+
     kind: str
     pattern: re.Pattern[str]
     valid: Callable[[str], bool] = lambda _: True
+    hints: tuple[str, ...] = ()
+
+
+_DIGITS = tuple("0123456789")
+_DIGIT = re.compile(r"[0-9]")
 
 
 DETECTORS: tuple[Detector, ...] = (
-    Detector("SECRET", re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)")),
+    Detector("SECRET", re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)"),
+             hints=("-----BEGIN",)),
     # a URL with user:password@ or a token-like query parameter: the whole URL goes
-    Detector("URL", re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s/@:]+:[^\s/@]+@\S+")),
-    Detector("URL", re.compile(r"\bhttps?://\S*?[?&#](?:" + _TOKEN_PARAMS + r")=[^\s&#]+\S*", re.IGNORECASE)),
-    Detector("EMAIL", re.compile(r"(?<![\w.+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b")),
+    Detector("URL", re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s/@:]+:[^\s/@]+@\S+"), hints=("://",)),
+    Detector("URL", re.compile(r"\bhttps?://\S*?[?&#](?:" + _TOKEN_PARAMS + r")=[^\s&#]+\S*", re.IGNORECASE),
+             hints=("://",)),
+    Detector("EMAIL", re.compile(r"(?<![\w.+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b"),
+             hints=("@",)),
     # keys recognised by their issuer's prefix
     Detector("SECRET", re.compile(
         r"\b(?:sk-(?:proj-|ant-)?[A-Za-z0-9_-]{20,}|(?:sk|pk|rk)_(?:live|test)_[A-Za-z0-9]{16,}|"
         r"gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}|xox[abposr]-[A-Za-z0-9-]{10,}|"
         r"(?:AKIA|ASIA)[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{35}|glpat-[A-Za-z0-9_-]{20,}|hf_[A-Za-z0-9]{30,}|"
-        r"npm_[A-Za-z0-9]{36}|SG\.[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{20,})")),
-    Detector("SECRET", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),  # a JWT
-    Detector("IBAN", re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}\b"), iban_ok),
+        r"npm_[A-Za-z0-9]{36}|SG\.[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{20,})"),
+             hints=("sk", "pk_", "rk_", "gh", "github_pat_", "xox", "AKIA", "ASIA", "AIza", "glpat-", "hf_", "npm_",
+                    "SG.")),
+    Detector("SECRET", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),  # a JWT
+             hints=("eyJ",)),
+    Detector("IBAN", re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}\b"), iban_ok, _DIGITS),
     # a card as it is written: 4-4-4-4(-3), Amex's 4-6-5, or 13..19 digits in one run
     Detector("CARD", re.compile(r"(?<![\d-])(?:\d{4}([ -]?)\d{4}\1\d{4}\1\d{4}(?:\1\d{1,3})?|\d{4}([ -]?)\d{6}\2\d{5}|"
-                                r"\d{13,19})(?![\d-])"), _card_ok),
-    Detector("SSN", re.compile(r"(?<![\d-])\d{3}([- ])\d{2}\1\d{4}(?![\d-])"), ssn_ok),
+                                r"\d{13,19})(?![\d-])"), _card_ok, _DIGITS),
+    Detector("SSN", re.compile(r"(?<![\d-])\d{3}([- ])\d{2}\1\d{4}(?![\d-])"), ssn_ok, _DIGITS),
     Detector("IP", re.compile(r"(?<![\w:.])(?:[0-9A-Fa-f]{0,4}:){2,7}(?:[0-9A-Fa-f]{1,4}|(?:\d{1,3}\.){3}\d{1,3})?"
-                              r"(?![\w:])"), lambda s: len(s) >= 6 and re.search(r"\d", s) is not None and _ip_ok(s)),
-    Detector("IP", re.compile(r"(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?![\w.]|\.\d)"), _ip_ok),
+                              r"(?![\w:])"), lambda s: len(s) >= 6 and re.search(r"\d", s) is not None and _ip_ok(s), (":",)),
+    Detector("IP", re.compile(r"(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?![\w.]|\.\d)"), _ip_ok, _DIGITS),
     # not a piece of a longer run of digit groups (a number that failed its card checksum)
     Detector("PHONE", re.compile(r"(?<![\w+])(?<!\d[ .-])(?:\+\d{1,3}[ .-]?)?(?:\(\d{2,4}\)[ .-]?)?\d{2,4}"
-                                 r"(?:[ .-]\d{2,4}){1,4}(?![\w])(?![ .-]\d)|(?<![\w+])\+\d{10,15}\b"), _phone_ok),
-    Detector("SECRET", re.compile(r"(?<![\w/+=-])[A-Za-z0-9_+/=-]{24,}(?![\w/+=-])"), _secret_like),
+                                 r"(?:[ .-]\d{2,4}){1,4}(?![\w])(?![ .-]\d)|(?<![\w+])\+\d{10,15}\b"), _phone_ok,
+             _DIGITS),
+    Detector("SECRET", re.compile(r"(?<![\w/+=-])[A-Za-z0-9_+/=-]{24,}(?![\w/+=-])"), _secret_like, _DIGITS),
 )
 
 
@@ -136,8 +152,13 @@ class Redactor:
     extra: tuple[Callable[[str], tuple[str, dict[str, int]]], ...] = ()
 
     def __call__(self, text: str) -> str:
+        digit = _DIGIT.search(text) is not None
         for det in DETECTORS:
-            text = self._apply(det, text)
+            if det.hints is _DIGITS:
+                if digit:
+                    text = self._apply(det, text)
+            elif not det.hints or any(h in text for h in det.hints):
+                text = self._apply(det, text)
         for plugin in self.extra:
             text, found = plugin(text)
             self.counts.update(found)

@@ -44,6 +44,7 @@ class Sampled:
 
 
 def salted_hash(salt: bytes, text: str) -> str:
+    """HMAC-SHA256 of the raw query keyed by the salt, 32 hex digits (docs/traffic.md)."""
     return hmac.new(salt, text.encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()[:32]
 
 
@@ -61,7 +62,7 @@ def sample(rows: Iterable[LogRow], *, n: int, seed: int, cfg: TrafficConfig, gol
                                      "preserve_insertion_order": False})
         try:
             con.execute("CREATE TABLE lines (line BIGINT, key VARCHAR, query VARCHAR, tenant VARCHAR, "
-                        "intent VARCHAR, neg BOOLEAN, fb VARCHAR, hash VARCHAR, docs VARCHAR)")
+                        "intent VARCHAR, neg BOOLEAN, hash VARCHAR, docs VARCHAR)")
             counts = {"requests": 0, "golden_requests": 0}
             batch: list[tuple] = []
 
@@ -70,7 +71,7 @@ def sample(rows: Iterable[LogRow], *, n: int, seed: int, cfg: TrafficConfig, gol
                     return
                 cols = list(zip(*batch))
                 data = {name: np.array(values, dtype=object) for name, values in
-                        zip(("line", "key", "query", "tenant", "intent", "neg", "fb", "hash", "docs"), cols)}
+                        zip(("line", "key", "query", "tenant", "intent", "neg", "hash", "docs"), cols)}
                 data["line"] = np.array(cols[0], dtype=np.int64)
                 data["neg"] = np.array(cols[5], dtype=bool)
                 con.register("incoming", data)
@@ -89,8 +90,7 @@ def sample(rows: Iterable[LogRow], *, n: int, seed: int, cfg: TrafficConfig, gol
                 neg = fb is not None and fb.strip().casefold() in negatives
                 docs = json_dumps([{"id": d.id, "text": None if d.text is None else keep(d.text), "score": d.score}
                                    for d in row.docs]) if row.docs else None
-                batch.append((row.line, key, text, row.tenant, row.intent, neg,
-                              None if fb is None else keep(fb), salted_hash(salt, row.query), docs))
+                batch.append((row.line, key, text, row.tenant, row.intent, neg, salted_hash(salt, row.query), docs))
                 if len(batch) >= INSERT_BATCH:
                     flush()
             flush()
@@ -102,7 +102,7 @@ def sample(rows: Iterable[LogRow], *, n: int, seed: int, cfg: TrafficConfig, gol
 def _draw(con, *, n: int, seed: int, cfg: TrafficConfig, column: str | None, counts: dict) -> Sampled:
     con.execute("CREATE TABLE units AS SELECT key, tenant, count(*) AS freq, bool_or(neg) AS neg, "
                 "arg_min(query, line) AS query, arg_min(hash, line) AS hash, arg_min(docs, line) AS docs, "
-                "arg_min(intent, line) AS intent, arg_min(fb, line) AS fb FROM lines GROUP BY key, tenant")
+                "arg_min(intent, line) AS intent FROM lines GROUP BY key, tenant")
     con.execute("DROP TABLE lines")
     total = con.execute("SELECT coalesce(sum(freq), 0), count(*) FROM units").fetchone()
     traffic, n_units = int(total[0]), int(total[1])
