@@ -250,3 +250,16 @@ def test_the_warehouse_sql_in_the_docs_draws_the_same_queue(tmp_path, capsys, mo
         assert (t["query"], t["key"], t["frequency"], t["stratum"], t["split"], t["log_hash"], t["tenant"]) == \
             (it["query"], it["key"], it["frequency"], it["stratum"], it["split"], it["log_hash"], it["tenant"])
         assert t["pi"] == pytest.approx(it["pi"], abs=1e-12) and bool(t["negative"]) == it.get("negative", False)
+
+
+def test_batch_sizes_do_not_change_the_queue(tmp_path, capsys, monkeypatch):
+    """Requests inserted and folded queries streamed a few at a time (as a large log is) give
+    the queue one batch gives."""
+    from labeller.traffic import readers, sample
+
+    log = write_log(tmp_path, traffic_rows(n=800), "jsonl")
+    run_sample(tmp_path / "a", log, capsys, n=40)
+    monkeypatch.setattr(sample, "INSERT_BATCH", 7)
+    monkeypatch.setattr(readers, "BATCH", 5)
+    run_sample(tmp_path / "b", log, capsys, n=40)
+    assert (tmp_path / "a" / "queue.jsonl").read_bytes() == (tmp_path / "b" / "queue.jsonl").read_bytes()

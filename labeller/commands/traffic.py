@@ -17,6 +17,7 @@ import os
 import sys
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 from rich.table import Table
 
@@ -145,7 +146,7 @@ def run_allocate(args: argparse.Namespace) -> int:
 def run_check(args: argparse.Namespace) -> int:
     config_from(args)  # a bad labeller.toml is refused here as everywhere
     items = read_queue(args.queue, None)
-    summary = {"items": len(items), "strata": dict(sorted(Counter(it.stratum for it in items).items())),
+    summary: dict[str, Any] = {"items": len(items), "strata": dict(sorted(Counter(it.stratum for it in items).items())),
                "splits": dict(sorted(Counter(it.split for it in items).items())),
                "tenants": dict(sorted(Counter(it.tenant or "(none)" for it in items).items()))}
     if args.format == "json":

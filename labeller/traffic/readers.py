@@ -187,8 +187,9 @@ def iter_spans(path: Path, columns: TrafficConfig) -> Iterator[LogRow]:
                 if not isinstance(query, str) or not query.strip():
                     continue
                 n += 1
-                yield LogRow(n, query, *(_text(attrs.get(getattr(columns, r))) if getattr(columns, r) else None
-                                          for r in ("tenant", "feedback", "intent")), _span_docs(attrs))
+                tenant, feedback, intent = (_text(attrs.get(name)) if name else None
+                                            for name in (columns.tenant, columns.feedback, columns.intent))
+                yield LogRow(n, query, tenant, feedback, intent, _span_docs(attrs))
 
 
 def _spans_of(obj: dict) -> Iterator[dict[str, Any]]:

@@ -5,9 +5,10 @@ kept, in a DuckDB table of the process's own (memory bounded by ``MEMORY_LIMIT``
 not fit spills to a private temporary folder, and what spills is already redacted). DuckDB
 then folds the requests (``GROUP BY`` fold key and tenant: frequency summed, the first-seen
 phrasing kept) and places every folded query in its band by the traffic ahead of it (a
-window sum). The draw is one pass over the folded queries with a reservoir per cell: each
-keeps the ``n_h`` smallest seeded hash priorities (``design.priority``), so memory is the
-sample's size, and the result is the warehouse SQL's (docs/traffic.md), row for row.
+window sum). Two passes over the folded queries follow, streamed from DuckDB: the first counts each
+cell (the allocation needs the sizes), the second draws with a reservoir per cell that keeps
+the ``n_h`` smallest seeded hash priorities (``design.priority``), so memory is the sample's
+size, and the result is the warehouse SQL's (docs/traffic.md), row for row.
 
 Queries of the golden set, and their near-duplicates (the same fold key), are left out
 before anything is counted: they are labelled already. The report says how much traffic
@@ -21,7 +22,7 @@ import heapq
 import hmac
 import json
 import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -106,52 +107,33 @@ def _draw(con, *, n: int, seed: int, cfg: TrafficConfig, column: str | None, cou
     con.execute("DROP TABLE lines")
     total = con.execute("SELECT coalesce(sum(freq), 0), count(*) FROM units").fetchone()
     traffic, n_units = int(total[0]), int(total[1])
-    by = column  # the crossing column, a column of ``units`` of the same name
-    cur = con.execute(
-        "SELECT key, tenant, freq, neg, query, hash, docs, intent, " + (by or "NULL") + ", coalesce(sum(freq) OVER "
-        "(ORDER BY freq DESC, key, tenant NULLS FIRST ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) "
-        "FROM units")
-    units: dict[str, list[int]] = {}  # cell -> [units, traffic]
-    reservoirs: dict[str, list[tuple[str, tuple]]] = {}  # cell -> max-heap (negated) of the smallest priorities
-    # the reservoirs need their size before the pass: a first, cheap pass counts the cells
-    rows = []
-    while batch := cur.fetchmany(INSERT_BATCH):
-        for r in batch:
-            cell = cell_name(band(r[9], traffic, cfg.head_share, cfg.torso_share), bool(r[3]), column,
-                             None if by is None else r[8])
-            c = units.setdefault(cell, [0, 0])
-            c[0] += 1
-            c[1] += r[2]
-            rows.append((cell, r))
-            if len(rows) >= INSERT_BATCH:
-                _spool(con, rows)
-    _spool(con, rows)
+    sizes: dict[str, list[int]] = {}  # cell -> [folded queries, requests]
+    for cell, r in _cells(con, cfg, column, traffic):  # the first pass: how big each cell is
+        c = sizes.setdefault(cell, [0, 0])
+        c[0] += 1
+        c[1] += r[2]
     cells = [Cell(name, u, t, cell_factor(name, cfg.tail_factor, cfg.negative_factor))
-             for name, (u, t) in sorted(units.items())]
+             for name, (u, t) in sorted(sizes.items())]
     take = allocate(cells, n)
-    cur = con.execute("SELECT cell, key, tenant, freq, neg, query, hash, docs, intent FROM drawn")
-    while batch := cur.fetchmany(INSERT_BATCH):
-        for cell, *r in batch:
-            k = take[cell]
-            if k == 0:
-                continue
-            unit_key = r[0] + "\0" + (r[1] or "")
-            entry = (priority(seed, unit_key), tuple(r))
-            heap = reservoirs.setdefault(cell, [])
-            neg_entry = (_Desc(entry[0]), entry[1])
-            if len(heap) < k:
-                heapq.heappush(heap, neg_entry)
-            elif entry[0] < heap[0][0].value:
-                heapq.heapreplace(heap, neg_entry)
-    sizes = {c.name: c.units for c in cells}
+    reservoirs: dict[str, list[tuple[_Desc, tuple]]] = {}  # cell -> the kept, largest priority on top
+    for cell, r in _cells(con, cfg, column, traffic):  # the second: a reservoir per cell
+        k = take[cell]
+        if k == 0:
+            continue
+        p = priority(seed, r[0] + "\0" + (r[1] or ""))
+        heap = reservoirs.setdefault(cell, [])
+        if len(heap) < k:
+            heapq.heappush(heap, (_Desc(p), r))
+        elif p < heap[0][0].value:
+            heapq.heapreplace(heap, (_Desc(p), r))
     items = []
     for cell, heap in sorted(reservoirs.items()):
-        pi = take[cell] / sizes[cell]
-        for _, (key, tenant, freq, neg, query, hsh, docs, intent) in heap:
+        pi = round(take[cell] / sizes[cell][0], 12)
+        for _, (key, tenant, freq, neg, query, hsh, docs, intent, *_rest) in heap:
             items.append(QueueItem(
                 id="t-" + hashlib.sha256(f"{key}\0{tenant or ''}".encode("utf-8")).hexdigest()[:12], query=query,
-                key=key, frequency=freq, stratum=cell, pi=round(pi, 12), split=split_of(key, cfg.splits),
-                log_hash=hsh, tenant=tenant, intent=intent, negative=bool(neg),
+                key=key, frequency=freq, stratum=cell, pi=pi, split=split_of(key, cfg.splits), log_hash=hsh,
+                tenant=tenant, intent=intent, negative=bool(neg),
                 retrieved=[Retrieved(**d) for d in json.loads(docs)] if docs else []))
     items.sort(key=lambda it: (it.stratum, it.id))
     strata = {c.name: {"units": c.units, "traffic": c.traffic, "traffic_share": round(c.traffic / traffic, 6),
@@ -162,22 +144,17 @@ def _draw(con, *, n: int, seed: int, cfg: TrafficConfig, column: str | None, cou
     return Sampled(items, report)
 
 
-def _spool(con, rows: list) -> None:
-    """Keep the cell of each folded query in DuckDB (not in Python) for the draw's pass."""
-    if not con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = 'drawn'").fetchone()[0]:
-        con.execute("CREATE TABLE drawn (cell VARCHAR, key VARCHAR, tenant VARCHAR, freq BIGINT, neg BOOLEAN, "
-                    "query VARCHAR, hash VARCHAR, docs VARCHAR, intent VARCHAR)")
-    if not rows:
-        return
-    cols = list(zip(*[(cell, r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7]) for cell, r in rows]))
-    data = {name: np.array(values, dtype=object) for name, values in
-            zip(("cell", "key", "tenant", "freq", "neg", "query", "hash", "docs", "intent"), cols)}
-    data["freq"] = np.array(cols[3], dtype=np.int64)
-    data["neg"] = np.array(cols[4], dtype=bool)
-    con.register("spooled", data)
-    con.execute("INSERT INTO drawn SELECT * FROM spooled")
-    con.unregister("spooled")
-    rows.clear()
+def _cells(con, cfg: TrafficConfig, column: str | None, traffic: int) -> Iterator[tuple[str, tuple]]:
+    """Every folded query with its cell, streamed: the band from the traffic ahead of it (a
+    window sum in DuckDB), the cell from ``design`` (the one definition of both)."""
+    cur = con.cursor().execute(
+        "SELECT key, tenant, freq, neg, query, hash, docs, intent, " + (column or "NULL") + ", coalesce(sum(freq) "
+        "OVER (ORDER BY freq DESC, key, tenant NULLS FIRST ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) "
+        "FROM units")
+    while batch := cur.fetchmany(INSERT_BATCH):
+        for r in batch:
+            yield cell_name(band(r[9], traffic, cfg.head_share, cfg.torso_share), bool(r[3]), column,
+                            None if column is None else r[8]), r
 
 
 class _Desc:
