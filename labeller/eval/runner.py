@@ -239,10 +239,10 @@ def run_eval(project: Project, *, ks: Sequence[int] | None = None, hit_rule: str
         "findings": findings,
     }
     if chosen is not None:
-        found = mdd([s.chunk[f"recall@{shipped_k}"] for s in scores], samples, seed)
+        seen = mdd([s.chunk[f"recall@{shipped_k}"] for s in scores], samples, seed)
         report["subset"] = {"n": len(selected), "strata": chosen, "metric": f"chunk recall@{shipped_k}",
-                            "mdd": None if found["value"] is None else round(found["value"] * math.sqrt(2), 6),
-                            "power": found["power"], "alpha": found["alpha"],
+                            "mdd": None if seen["value"] is None else round(seen["value"] * math.sqrt(2), 6),
+                            "power": seen["power"], "alpha": seen["alpha"],
                             "variance": "twice the per-query variance (two uncorrelated systems: an upper bound)"}
     traffic = traffic_report(answerable, scores, ks, shipped_k, samples, seed)
     if traffic is not None:
