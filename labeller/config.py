@@ -220,14 +220,8 @@ class TrafficConfig(_Section):
 
     query: _NonEmpty = "query"
     """The column holding the query text."""
-    time: _Column = None
-    """The time of the request (kept out of the queue; reserved for windows)."""
     tenant: _Column = None
     """The tenant (customer, workspace): per-tenant estimates and a stratum column."""
-    user: _Column = None
-    """The user; never written (personal data): read only to be left out."""
-    session: _Column = None
-    """The session; never written, as ``user``."""
     feedback: _Column = None
     """The user's feedback on the answer; values in ``negative_feedback`` mark a negative."""
     intent: _Column = None
