@@ -37,24 +37,29 @@ def population(n: int = 4000, seed: int = 0):
     return freq, tenant, recall, truth
 
 
-def draw(freq, tenant, recall, seed: int, n: int = N_SAMPLE) -> list[TrafficUnit]:
-    """One stratified sample through the design's functions: bands by the traffic ahead,
-    cells crossed with the tenant, allocation with the tail over-sampled 2x, SRSWOR per cell."""
+def design(freq, tenant, n: int = N_SAMPLE) -> tuple[dict[str, list[int]], dict[str, int]]:
+    """The sample's design through the sampler's own functions: bands by the traffic ahead,
+    cells crossed with the tenant, the tail over-sampled 2x. The population is fixed, so this
+    is the same for every seed."""
     order = np.lexsort((np.arange(len(freq)), -freq))
     before = np.concatenate(([0], np.cumsum(freq[order])[:-1]))
     total = int(freq.sum())
-    cells = {}
+    cells: dict[str, list[int]] = {}
     for pos, i in enumerate(order):
         name = cell_name(band(before[pos], total, 0.5, 0.3), False, "tenant", TENANTS[tenant[i]])
-        cells.setdefault(name, []).append(i)
+        cells.setdefault(name, []).append(int(i))
     specs = [Cell(k, len(v), int(freq[v].sum()), cell_factor(k, 2.0, 2.0)) for k, v in sorted(cells.items())]
-    take = allocate(specs, n)
+    return cells, allocate(specs, n)
+
+
+def draw(freq, tenant, recall, seed: int, n: int = N_SAMPLE, plan=None) -> list[TrafficUnit]:
+    """One stratified sample: simple random sampling without replacement in each cell."""
+    cells, take = plan or design(freq, tenant, n)
     rng = np.random.default_rng(seed)
     units = []
     for name, members in sorted(cells.items()):
         k = take[name]
-        chosen = rng.choice(members, size=k, replace=False) if k else []
-        for i in chosen:
+        for i in (rng.choice(members, size=k, replace=False) if k else []):
             units.append(TrafficUnit({METRIC: float(recall[i])}, int(freq[i]), k / len(members), name,
                                      TENANTS[tenant[i]]))
     return units
@@ -63,9 +68,10 @@ def draw(freq, tenant, recall, seed: int, n: int = N_SAMPLE) -> list[TrafficUnit
 @pytest.fixture(scope="module")
 def runs():
     freq, tenant, recall, truth = population()
+    plan = design(freq, tenant)
     out = []
     for seed in range(SEEDS):
-        units = draw(freq, tenant, recall, seed)
+        units = draw(freq, tenant, recall, seed, plan=plan)
         out.append(traffic_estimates(units, [METRIC], METRIC, samples=500, seed=seed))
     return truth, out
 
