@@ -18,7 +18,7 @@ N_PLANTED = 1000
 
 @pytest.fixture
 def planted_log(tmp_path):
-    """A log of clean queries with 1,000 personal values planted in queries and passage texts."""
+    """A log of clean queries with 1,000 personal values planted in queries, tenants and passage texts."""
     rng = random.Random(39)
     clean = clean_queries(600, seed=3)
     lines, values, kinds = [], [], Counter()
@@ -30,7 +30,9 @@ def planted_log(tmp_path):
         where = rng.random()
         query = f"{base} {value}" if where < 0.8 else base
         text = f"contact {value} for access" if where >= 0.8 else "a passage"
-        lines.append({"query": query, "tenant": rng.choice(["acme", "blue"]), "ids": ["p1"], "texts": [text]})
+        # a tenant column someone filled with the user's address: it is written (and named), so redacted too
+        tenant = value if 0.75 <= where < 0.8 else rng.choice(["acme", "blue"])
+        lines.append({"query": query if tenant != value else base, "tenant": tenant, "ids": ["p1"], "texts": [text]})
     lines += [{"query": q, "tenant": "acme", "ids": [], "texts": []} for q in clean]
     rng.shuffle(lines)
     log = tmp_path / "log.jsonl"
@@ -98,3 +100,17 @@ def test_a_failed_checksum_or_a_non_address_is_left_alone(text):
 def test_checksums():
     assert luhn_ok("4111111111111111") and not luhn_ok("4111111111111112")
     assert iban_ok("DE89 3704 0044 0532 0130 00") and not iban_ok("DE88 3704 0044 0532 0130 00")
+
+
+def test_planted_values_in_many_contexts_never_survive():
+    """5,000 values, each between two random clean questions: what stands next to a value
+    (a version, a number, punctuation) must not hide it from its detector."""
+    rng = random.Random(7)
+    clean = clean_queries(2000, seed=11)
+    survived = []
+    for _ in range(5000):
+        value, kind = planted(rng)
+        text = f"{rng.choice(clean)} {value}{rng.choice([' ', '. ', ', ', '? ', ') '])}{rng.choice(clean)}"
+        if value in Redactor()(text):
+            survived.append((kind, text))
+    assert not survived, survived[:5]

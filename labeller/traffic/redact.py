@@ -125,17 +125,18 @@ DETECTORS: tuple[Detector, ...] = (
                     "SG.")),
     Detector("SECRET", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),  # a JWT
              hints=("eyJ",)),
-    Detector("IBAN", re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}\b"), iban_ok, _DIGITS),
-    # a card as it is written: 4-4-4-4(-3), Amex's 4-6-5, or 13..19 digits in one run
-    Detector("CARD", re.compile(r"(?<![\d-])(?:\d{4}([ -]?)\d{4}\1\d{4}\1\d{4}(?:\1\d{1,3})?|\d{4}([ -]?)\d{6}\2\d{5}|"
+    # an IBAN in groups of four (spaced or not) and a short last group, so a number after it is not taken along
+    Detector("IBAN", re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?\b"), iban_ok, _DIGITS),
+    # a card as it is written: 4-4-4-4 (19 digits only unbroken), Amex's 4-6-5, or 13..19 digits in one run
+    Detector("CARD", re.compile(r"(?<![\d-])(?:\d{4}([ -]?)\d{4}\1\d{4}\1\d{4}(?:(?<=\d{4})\d{1,3})?|\d{4}([ -]?)\d{6}\2\d{5}|"
                                 r"\d{13,19})(?![\d-])"), _card_ok, _DIGITS),
     Detector("SSN", re.compile(r"(?<![\d-])\d{3}([- ])\d{2}\1\d{4}(?![\d-])"), ssn_ok, _DIGITS),
     Detector("IP", re.compile(r"(?<![\w:.])(?:[0-9A-Fa-f]{0,4}:){2,7}(?:[0-9A-Fa-f]{1,4}|(?:\d{1,3}\.){3}\d{1,3})?"
                               r"(?![\w:])"), lambda s: len(s) >= 6 and re.search(r"\d", s) is not None and _ip_ok(s), (":",)),
-    Detector("IP", re.compile(r"(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?![\w.]|\.\d)"), _ip_ok, _DIGITS),
-    # not a piece of a longer run of digit groups (a number that failed its card checksum)
-    Detector("PHONE", re.compile(r"(?<![\w+])(?<!\d[ .-])(?:\+\d{1,3}[ .-]?)?(?:\(\d{2,4}\)[ .-]?)?\d{2,4}"
-                                 r"(?:[ .-]\d{2,4}){1,4}(?![\w])(?![ .-]\d)|(?<![\w+])\+\d{10,15}\b"), _phone_ok,
+    Detector("IP", re.compile(r"(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?!\w|\.\d)"), _ip_ok, _DIGITS),
+    # not the tail of a run of 4-digit groups (a number that failed its card checksum)
+    Detector("PHONE", re.compile(r"(?<![\w+])(?<!\d{4}[ .-])(?:\+\d{1,3}[ .-]?)?(?:\(\d{2,4}\)[ .-]?)?\d{2,4}"
+                                 r"(?:[ .-]\d{2,4}){1,4}(?![\w])|(?<![\w+])\+\d{10,15}\b"), _phone_ok,
              _DIGITS),
     Detector("SECRET", re.compile(r"(?<![\w/+=-])[A-Za-z0-9_+/=-]{24,}(?![\w/+=-])"), _secret_like, _DIGITS),
 )

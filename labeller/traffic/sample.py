@@ -91,7 +91,9 @@ def sample(rows: Iterable[LogRow], *, n: int, seed: int, cfg: TrafficConfig, gol
                 neg = fb is not None and fb.strip().casefold() in negatives
                 docs = json_dumps([{"id": d.id, "text": None if d.text is None else keep(d.text), "score": d.score}
                                    for d in row.docs]) if row.docs else None
-                batch.append((row.line, key, text, row.tenant, row.intent, neg, salted_hash(salt, row.query), docs))
+                tenant = None if row.tenant is None else keep(row.tenant)  # written (and named) as given: redacted too
+                intent = None if row.intent is None else keep(row.intent)
+                batch.append((row.line, key, text, tenant, intent, neg, salted_hash(salt, row.query), docs))
                 if len(batch) >= INSERT_BATCH:
                     flush()
             flush()
