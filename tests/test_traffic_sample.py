@@ -263,3 +263,24 @@ def test_batch_sizes_do_not_change_the_queue(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(readers, "BATCH", 5)
     run_sample(tmp_path / "b", log, capsys, n=40)
     assert (tmp_path / "a" / "queue.jsonl").read_bytes() == (tmp_path / "b" / "queue.jsonl").read_bytes()
+
+
+def test_check_out_writes_a_warehouse_queue_canonical_and_redacted(tmp_path, capsys):
+    """A queue made elsewhere (lines unsorted, a raw address left in a query, a tenant and a
+    passage) comes back in labeller's form, redacted, and reads back the same."""
+    root = tmp_path / "p"
+    run_sample(root, write_log(tmp_path, traffic_rows(), "jsonl"), capsys, n=12)
+    items = queue(root)
+    items[3]["query"] += " mail me at jo.bloggs@example.com"
+    items[3]["tenant"] = "jo.bloggs@example.com"
+    items[3]["retrieved"] = [{"id": "x", "text": "call +1-415-555-0132"}]
+    (root / "wh.jsonl").write_text("".join(json.dumps(it) + "\n" for it in reversed(items)), encoding="utf-8")
+    assert main(["traffic", "check", str(root / "wh.jsonl"), "--root", str(root), "--out", str(root / "c.jsonl"),
+                 "--format", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    text = (root / "c.jsonl").read_text(encoding="utf-8")
+    assert "jo.bloggs" not in text and "555-0132" not in text and report["redaction"]["EMAIL"] == 2
+    lines = text.splitlines()
+    assert lines == sorted(lines, key=lambda x: (json.loads(x)["stratum"], json.loads(x)["id"])) and len(lines) == 12
+    assert main(["traffic", "check", str(root / "c.jsonl"), "--root", str(root), "--out", str(root / "d.jsonl")]) == 0
+    assert (root / "d.jsonl").read_text(encoding="utf-8") == text

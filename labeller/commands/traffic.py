@@ -4,7 +4,8 @@
 an OpenInference trace export, redacts it, folds near-duplicates, and writes a stratified
 sample whose every item carries its stratum and inclusion probability. ``labeller traffic
 check QUEUE`` reads a queue file (made here or by the warehouse SQL in the docs), checks
-every line and summarises its strata.
+every line and summarises its strata; with ``--out`` it writes it again as labeller writes
+one, redacted. ``labeller traffic allocate`` is the warehouse's middle step.
 
 Redaction is on unless ``--no-redact`` is given here: there is no ``[traffic]`` key for it,
 so a repository cannot switch it off for whoever runs the command.
@@ -69,6 +70,10 @@ def register(sub) -> None:
                            description="Read a traffic queue file (labeller's own, or one a warehouse query wrote), "
                            "check every line, and count its items per stratum, split and tenant.")
     c.add_argument("queue", metavar="QUEUE", type=Path)
+    c.add_argument("--out", dest="queue_out", type=Path, metavar="QUEUE_OUT",
+                   help="also write it as labeller writes a queue (lines sorted, keys sorted), its texts redacted "
+                   "again: a warehouse's file made canonical")
+    c.add_argument("--no-redact", action="store_true", help="with --out: keep the texts as they are")
     add_root_options(c)
     add_format_option(c)
     c.set_defaults(func=run_check)
@@ -144,16 +149,22 @@ def run_allocate(args: argparse.Namespace) -> int:
 
 
 def run_check(args: argparse.Namespace) -> int:
-    config_from(args)  # a bad labeller.toml is refused here as everywhere
-    items = read_queue(args.queue, None)
-    summary: dict[str, Any] = {"items": len(items), "strata": dict(sorted(Counter(it.stratum for it in items).items())),
-               "splits": dict(sorted(Counter(it.split for it in items).items())),
-               "tenants": dict(sorted(Counter(it.tenant or "(none)" for it in items).items()))}
+    cfg = config_from(args)  # a bad labeller.toml is refused here as everywhere
+    out = check_output(cfg, args.queue_out, "--out") if args.queue_out else None
+    redactor = None if args.no_redact or out is None else make_redactor(names=cfg.traffic.redact_names)
+    items = read_queue(args.queue, redactor)
+    if out is not None:
+        write_queue(out, items)
+    summary: dict[str, Any] = {
+        "items": len(items), "strata": dict(sorted(Counter(it.stratum for it in items).items())),
+        "splits": dict(sorted(Counter(it.split for it in items).items())),
+        "tenants": dict(sorted(Counter(it.tenant or "(none)" for it in items).items())),
+        **({"written": str(out), "redaction": redactor.report() if redactor else "off (--no-redact)"} if out else {})}
     if args.format == "json":
         print(json_dumps(summary, indent=2, sort_keys=True))
         return EXIT_OK
-    out = console()
-    out.print(f"{len(items):,} items, every line valid")
+    term = console()
+    term.print(f"{len(items):,} items, every line valid" + (f"; written to {safe_line(str(out))}" if out else ""))
     for kind in ("strata", "splits", "tenants"):
-        out.print(f"{kind}: " + ", ".join(f"{safe_line(k)} {v:,}" for k, v in summary[kind].items()))
+        term.print(f"{kind}: " + ", ".join(f"{safe_line(k)} {v:,}" for k, v in summary[kind].items()))
     return EXIT_OK

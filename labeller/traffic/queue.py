@@ -11,8 +11,8 @@ negative feedback) and ``retrieved`` (the pipeline's own passages, ``[{id, text,
 texts redacted).
 
 The same file may come from a warehouse (the SQL in docs/traffic.md): ``read_queue`` checks
-every line, and redacts the query and passage texts again, since a file made elsewhere
-cannot be trusted to have been.
+every line, and (given a redactor) redacts its texts again, since a file made elsewhere
+cannot be trusted to have been; ``labeller traffic check --out`` writes the result.
 """
 
 from __future__ import annotations
@@ -85,8 +85,12 @@ def read_queue(path: Path, redact: Callable[[str], str] | None) -> list[QueueIte
             raise InvalidInput(f"duplicate id (first on line {seen[item.id]})", path=str(path), line=jl.line,
                                record_id=item.id)
         seen[item.id] = jl.line
-        if redact is not None:
-            item = item.model_copy(update={"query": redact(item.query), "retrieved": [
-                r.model_copy(update={"text": None if r.text is None else redact(r.text)}) for r in item.retrieved]})
+        if redact is not None:  # every free text a log could have carried personal data into
+            item = item.model_copy(update={
+                "query": redact(item.query), "stratum": redact(item.stratum),
+                "tenant": None if item.tenant is None else redact(item.tenant),
+                "intent": None if item.intent is None else redact(item.intent),
+                "retrieved": [r.model_copy(update={"text": None if r.text is None else redact(r.text)})
+                              for r in item.retrieved]})
         items.append(item)
     return items
