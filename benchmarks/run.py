@@ -6,6 +6,7 @@
     python benchmarks/run.py --only hostile                      # stall cases of issue 18: linear, bounded
     python benchmarks/run.py --only repair --size 1.2MB          # repair --moves after a reorganisation (issue 35)
     python benchmarks/run.py --sizes 1MB,10MB,50MB,100MB --curve docs/perf/curve   # cost against size (curve.py)
+    python benchmarks/run.py --size 1MB --repeat 1 --only traffic --traffic-lines 1000000  # sampling a query log
 
 It writes a synthetic project (benchmarks/synth.py) into a temporary folder, and a copy of
 each real corpus given with ``--corpora`` with a generated question set, then measures
@@ -619,6 +620,7 @@ class Bench:
 
 STEPS, Bench.big_inputs = (*STEPS, "big_inputs"), __import__("big_inputs").measure  # run file, chunks, bootstrap
 STEPS, Bench.scoring = (*STEPS, "scoring"), __import__("scoring").figures  # labeller vs ranx vs ir_measures
+STEPS, Bench.traffic = (*STEPS, "traffic"), __import__("traffic_log").measure  # traffic sample of a Parquet log
 
 
 def naive_found_per_document(chunks, needle_list) -> dict[str, set[int]]:
@@ -783,6 +785,8 @@ def main(argv: list[str] | None = None) -> int:
                     "../shared/corpora/textual-docs relative to the repository when present)")
     ap.add_argument("--questions", type=int, help="golden questions per corpus (default 1000; 200 with --smoke)")
     ap.add_argument("--seed", type=int, default=20260101)
+    ap.add_argument("--traffic-lines", type=int, default=10_000_000, help="lines of the generated query log the "
+                    "traffic figure samples (default 10,000,000; a smoke run uses 20,000)")
     ap.add_argument("--smoke", action="store_true", help="CI mode: every step runs once; times are not judged")
     ap.add_argument("--keep", help="write the projects here instead of a temporary folder, and keep them")
     ap.add_argument("--only", help=f"comma-separated steps to run (default all: {','.join(STEPS)})")
@@ -799,6 +803,7 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"--only takes {','.join(STEPS)}")
     if args.smoke:
         args.repeat = 1
+    __import__("traffic_log").LINES = args.traffic_lines
     if args.questions is None:
         args.questions = 200 if args.smoke else 1000
     corpora = args.corpora if args.corpora is not None else [str(REPO.parent / "shared" / "corpora" / "textual-docs")]

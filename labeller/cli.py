@@ -49,6 +49,7 @@ COMMANDS: dict[str, str] = {
     "review": "labeller.commands.review",
     "runs": "labeller.commands.runs",
     "schema": "labeller.commands.schema",
+    "traffic": "labeller.commands.traffic",
 }
 
 
