@@ -9,9 +9,11 @@ be as reproducible and as safe with an untrusted repository as the BM25 baseline
   installed model package (``MODEL_PACKAGES``); anything else is an exit-2 message saying how
   to get it. A folder from the project is loaded with ``trust_remote_code=False`` (a module
   outside ``sentence_transformers.*`` is refused by sentence-transformers >= 6) and
-  safetensors only (no pickled weights).
-- **The model is fingerprinted** by the sha256 of every file of its folder: the eval
-  fingerprint and the embedding cache's key carry it, so a changed model is a new baseline.
+  safetensors only (no pickled weights), after ``dense_folder`` has checked its settings
+  files, architecture and weights (no path, loader keyword or unbounded size from the folder).
+- **The model is fingerprinted** by the sha256 of every file of its folder, hidden ones
+  too: the eval fingerprint and the embedding cache's key carry it, so a changed model is a
+  new baseline.
 - **Embeddings are cached** under ``<cache_dir>/dense/<model>-<chunking>/`` as two raw arrays
   (the rows' chunk-text sha256s and their float32 vectors) behind the BM25 index's manifest,
   MAC and atomic folder swap (``bm25.load_storage``/``save_storage``): only this user's
