@@ -230,6 +230,7 @@ PATH_KEYS = [  # (file of the model, the keys set, the key the refusal names); P
     ("tokenizer_config.json", {"vocab_file": "PATH"}, "vocab_file"),
     ("config.json", {"cache_dir": "PATH"}, "cache_dir"),
     ("1_Pooling/config.json", {"weights_path": "PATH"}, "weights_path"),
+    ("sentence_roberta_config.json", {"tokenizer_name_or_path": "PATH"}, "tokenizer_name_or_path"),  # an older name
 ]
 
 
@@ -243,7 +244,11 @@ def test_a_path_in_a_model_file_is_refused_with_one_text_whether_it_exists_or_no
     texts = []
     for path in (outside / ("tokenizer.json" if "file" in named else ""), tmp_path / "no-such-place" / "x"):
         config = root / TINY / file
-        shutil.copy(tiny_model / file, config)
+        if (tiny_model / file).exists():
+            shutil.copy(tiny_model / file, config)
+        else:  # sentence-transformers reads an older name where sentence_bert_config.json is absent
+            (root / TINY / "sentence_bert_config.json").unlink(missing_ok=True)
+            config.unlink(missing_ok=True)
         edit_json(config, json.loads(json.dumps(keys).replace("PATH", str(path))))
         texts.append(refusal(capsys, root))
     assert texts[0] == texts[1]
@@ -418,6 +423,19 @@ def test_the_real_minilm_folders_settings_files_pass(tmp_path, tiny_model):
     check_model_folder(folder, listed)
 
 
+def test_a_bare_transformers_folder_is_checked_and_loaded(tmp_path, tiny_model, capsys):
+    """No modules.json: sentence-transformers loads the folder as its Transformer (mean pooling)."""
+    root = dense_project(tmp_path / "p", tiny_model)
+    for name in ("modules.json", "sentence_bert_config.json", "config_sentence_transformers.json"):
+        (root / TINY / name).unlink()
+    shutil.rmtree(root / TINY / "1_Pooling")
+    shutil.rmtree(root / TINY / "2_Normalize")
+    rc, _, err = cli(capsys, "eval", "--root", root, "--retriever", "dense", "--no-history")
+    assert rc == 0, err
+    edit_json(root / TINY / "tokenizer_config.json", {"tokenizer_file": "elsewhere.json"})
+    assert f"{TINY}/tokenizer_config.json: key 'tokenizer_file' is a path" in refusal(capsys, root)
+
+
 def test_missing_weights_are_refused_never_initialised(tmp_path, tiny_model, capsys):
     root = dense_project(tmp_path / "p", tiny_model)
     weights = root / TINY / "model.safetensors"
@@ -455,6 +473,9 @@ def test_a_dense_module_without_its_weights_is_refused(tmp_path, tiny_model, cap
     listed = json.loads(modules.read_text(encoding="utf-8"))
     listed.append({"idx": 3, "name": "3", "path": "3_Dense", "type": "sentence_transformers.models.Dense"})
     modules.write_text(json.dumps(listed), encoding="utf-8")
-    edit_json(root / TINY / "3_Dense" / "config.json", {"in_features": 32, "out_features": 8, "bias": True,
+    edit_json(root / TINY / "3_Dense" / "config.json", {"in_features": 32, "out_features": 10 ** 7, "bias": True,
                                                          "activation_function": "torch.nn.modules.linear.Identity"})
+    assert f"{TINY}/3_Dense/config.json: key 'out_features' holds a value labeller does not allow there: 10000000" \
+        in refusal(capsys, root), "its matrix is allocated before its weights are read"
+    edit_json(root / TINY / "3_Dense" / "config.json", {"out_features": 8})
     assert f"{TINY}/3_Dense/model.safetensors: is missing: the dense module's weights" in refusal(capsys, root)

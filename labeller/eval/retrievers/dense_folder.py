@@ -135,6 +135,11 @@ def _number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
+def _width(value: Any) -> bool:
+    """A Dense module's side: its matrix is allocated before its weights are read."""
+    return isinstance(value, int) and not isinstance(value, bool) and 0 < value <= BOUNDS["hidden"]
+
+
 def _empty(value: Any) -> bool:
     return value == {}
 
@@ -183,7 +188,7 @@ MODULE_CONFIG_KEYS: dict[str, dict[str, Check]] = {
     "pooling": {"pooling_mode": lambda v: _identifier(v) or _list_of(_identifier, 10)(v)},
     "normalize": {"module_input_name": _identifier, "module_output_name": _identifier},
     "dense": {"activation_function": lambda v: v in ACTIVATIONS, "module_input_name": _identifier,
-              "module_output_name": _identifier},
+              "module_output_name": _identifier, "in_features": _width, "out_features": _width},
 }
 TOKENIZER_JSON_KEYS = {"version", "truncation", "padding", "added_tokens", "normalizer", "pre_tokenizer",
                        "post_processor", "decoder", "model"}  # the tokenizers format: inline data, no file names
@@ -193,8 +198,11 @@ ROOT_FILES: dict[str, tuple[dict[str, Check], bool]] = {
     "config.json": (CONFIG_KEYS, True),
     "tokenizer_config.json": (TOKENIZER_CONFIG_KEYS, True),
     "special_tokens_map.json": (SPECIAL_TOKENS_KEYS, False),
-    "sentence_bert_config.json": (SENTENCE_BERT_KEYS, False),
     "config_sentence_transformers.json": (ST_CONFIG_KEYS, False),
+    "added_tokens.json": ({}, True),  # token -> id
+    # the Transformer module's settings, under its current name and the older ones it still reads
+    **{f"sentence_{name}_config.json": (SENTENCE_BERT_KEYS, False)
+       for name in ("bert", "roberta", "distilbert", "camembert", "albert", "xlm-roberta", "xlnet")},
 }
 NOT_READ = {"data_config.json"}  # sentence-transformers' training-data list: no loader opens it
 
@@ -270,10 +278,11 @@ def check_weights(folder: Path) -> None:
 
 
 def _modules(folder: Path) -> list[dict]:
-    """``modules.json``'s entries, each a module labeller loads from a plain folder of the model."""
-    if not (folder / MODULES_JSON).is_file():
-        raise _refuse(folder, MODULES_JSON, "is missing: the list of the model's modules (a sentence-transformers "
-                      "folder has one)")
+    """``modules.json``'s entries, each a module labeller loads from a plain folder of the model.
+    Without one (a bare transformers folder) sentence-transformers loads the folder as its
+    Transformer and adds a mean pooling of its own."""
+    if not (folder / MODULES_JSON).exists():
+        return [{"path": "", "type": "sentence_transformers.models.Transformer"}]
     modules = _read(folder, MODULES_JSON)
     if not isinstance(modules, list) or not 0 < len(modules) <= MAX_MODULES:
         raise _refuse(folder, MODULES_JSON, f"is not a list of 1 to {MAX_MODULES} modules")
