@@ -23,7 +23,7 @@ from pathlib import Path
 from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, ValidationInfo
 
 from labeller.errors import InvalidInput
 from labeller.io import read_regular_file
@@ -207,8 +207,69 @@ class RetrieverConfig(_Section):
     fusion: FusionConfig = FusionConfig()
 
 
+_Column = Annotated[str, Field(min_length=1, max_length=200)] | None
+_Factor = Annotated[float, Field(ge=1.0, le=100.0)]
+_Share = Annotated[float, Field(gt=0.0, lt=1.0)]
+
+
+class TrafficConfig(_Section):
+    """``[traffic]``: how ``labeller traffic sample`` reads a query log and draws from it (SPEC §14).
+
+    The column keys name a log's columns (for an OpenInference span export, its attribute
+    names); a flag of the same name overrides each."""
+
+    query: _NonEmpty = "query"
+    """The column holding the query text."""
+    tenant: _Column = None
+    """The tenant (customer, workspace): per-tenant estimates and a stratum column."""
+    feedback: _Column = None
+    """The user's feedback on the answer; values in ``negative_feedback`` mark a negative."""
+    intent: _Column = None
+    """Any other column to stratify by (an intent label, a product area)."""
+    doc_ids: _Column = None
+    """A list column: the ids of the passages the pipeline retrieved, in rank order."""
+    doc_texts: _Column = None
+    """A list column: their texts (redacted like the query)."""
+    doc_scores: _Column = None
+    """A list column: their scores."""
+    stratify_by: Literal["tenant", "feedback", "intent"] | None = None
+    """Which mapped column crosses the head/torso/tail strata."""
+    negative_feedback: tuple[_NonEmpty, ...] = ("negative", "thumbs_down", "down", "-1", "bad")
+    """Feedback values (compared case-insensitively) that mark a negative."""
+    head_share: _Share = 0.5
+    """The head: the most frequent folded queries that together make this share of the traffic."""
+    torso_share: _Share = 0.3
+    """The torso: the next ones, making this much more; the tail is the rest."""
+    tail_factor: _Factor = 2.0
+    """How many times its share of traffic the tail's share of the sample is (1..100)."""
+    negative_factor: _Factor = 2.0
+    """The same for folded queries with negative feedback."""
+    splits: dict[str, Annotated[float, Field(ge=0.0, le=1.0)]] = Field(
+        default_factory=lambda: {"dev": 0.6, "test": 0.3, "holdout": 0.1})
+    """The split each sampled query is assigned by a hash of its fold key (holdout is the canary)."""
+    redact_names: bool = False
+    """Also remove person names (needs presidio-analyzer installed; not a dependency)."""
+
+    @field_validator("splits")
+    @classmethod
+    def _split_names(cls, value: dict[str, float]) -> dict[str, float]:
+        unknown = sorted(set(value) - {"dev", "test", "holdout"})
+        if unknown:
+            raise ValueError(f"unknown split {unknown[0]!r}; splits: dev, test, holdout")
+        if not value or abs(sum(value.values()) - 1.0) > 1e-9:
+            raise ValueError("the fractions must add up to 1")
+        return value
+
+    @field_validator("torso_share")
+    @classmethod
+    def _tail_left(cls, value: float, info: ValidationInfo) -> float:
+        if value + info.data.get("head_share", 0.0) >= 1.0:
+            raise ValueError("head_share + torso_share must be below 1 (the tail is the rest)")
+        return value
+
+
 class LabellerToml(_Section):
-    """The whole file: six optional sections, nothing else."""
+    """The whole file: seven optional sections, nothing else."""
 
     corpus: CorpusConfig = CorpusConfig()
     golden: GoldenConfig = GoldenConfig()
@@ -216,10 +277,12 @@ class LabellerToml(_Section):
     limits: Limits = Limits()
     eval: EvalConfig = EvalConfig()
     retriever: RetrieverConfig = RetrieverConfig()
+    traffic: TrafficConfig = TrafficConfig()
 
 
 SECTIONS: dict[str, type[_Section]] = {"corpus": CorpusConfig, "golden": GoldenConfig, "build": BuildConfig,
-                                       "limits": Limits, "eval": EvalConfig, "retriever": RetrieverConfig}
+                                       "limits": Limits, "eval": EvalConfig, "retriever": RetrieverConfig,
+                                       "traffic": TrafficConfig}
 _CORPUS, _GOLDEN, _BUILD = CorpusConfig(), GoldenConfig(), BuildConfig()  # the defaults, spelled once
 
 
@@ -245,6 +308,7 @@ class ProjectConfig(BaseModel):
     limits: Limits = Limits()
     eval: EvalConfig = EvalConfig()
     retriever: RetrieverConfig = RetrieverConfig()
+    traffic: TrafficConfig = TrafficConfig()
     sources: dict[str, str] = Field(default_factory=dict)
 
     @property
@@ -289,6 +353,7 @@ class ProjectConfig(BaseModel):
             "golden": {"out": rel(self.out), "questions": rel(self.questions)},
             "limits": self.limits.model_dump(),
             "retriever": self.retriever.model_dump(),
+            "traffic": {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.traffic.model_dump().items()},
         }
 
 
@@ -344,6 +409,7 @@ def load_config(root: Path | str = ".", *, corpus: str | None = None, questions:
         limits=toml.limits,
         eval=toml.eval,
         retriever=toml.retriever,
+        traffic=toml.traffic,
         sources=sources,
     )
     if not allow_outside:

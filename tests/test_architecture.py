@@ -59,7 +59,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("cli", ("labeller.cli",)),
     ("commands", ("labeller.commands",)),
     ("app", ("labeller.app",)),
-    ("services", ("labeller.eval", "labeller.review", "labeller.interop")),
+    ("services", ("labeller.eval", "labeller.review", "labeller.interop", "labeller.traffic")),
     ("core", ("labeller.core",)),
     ("config", ("labeller.config", "labeller.layout")),  # settings, and every path they name
     ("io", ("labeller.io",)),
@@ -68,7 +68,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
 
 # Siblings inside one layer that must not import one another.
 INDEPENDENT: list[tuple[str, ...]] = [
-    ("labeller.eval", "labeller.review", "labeller.interop"),
+    ("labeller.eval", "labeller.review", "labeller.interop", "labeller.traffic"),
     ("labeller.errors", "labeller.display"),
 ]
 

@@ -25,6 +25,7 @@ COMMANDS = [
     ("eval",),
     ("runs",),
     ("config",),
+    ("repair", "--dry-run", "--format", "json"),  # its text summary goes to stderr
 ]
 
 

@@ -92,8 +92,8 @@ def test_a_sub_command_imports_only_its_own_module():
         ["labeller.commands.schema"]
     loaded = loaded_after_parsing("build")
     assert [m for m in loaded if m.startswith("labeller.commands.")] == \
-        ["labeller.commands.build", "labeller.commands.check_markdown", "labeller.commands.common",
-         "labeller.commands.refusals",
+        ["labeller.commands.build", "labeller.commands.check_markdown", "labeller.commands.committed_corpus",
+         "labeller.commands.common", "labeller.commands.git_blobs", "labeller.commands.refusals",
          "labeller.commands.review_status"]
     assert not {"whoosh", "duckdb", "numpy", "textual"} & set(loaded), loaded
     assert len(loaded_after_parsing("--help")) > len(loaded)  # everything else is there to be left out

@@ -146,7 +146,8 @@ def test_config_show_is_sorted_deterministic_and_says_where_values_came_from(roo
     assert "shipped_k = 10  # labeller.toml" in text and "seed = 20261129  # default" in text
     assert "field_weights = {body = 2.0}  # labeller.toml" in text
     sections = [line for line in text.splitlines() if line.startswith("[")]
-    assert sections == sorted(sections) == ["[build]", "[corpus]", "[eval]", "[golden]", "[limits]", "[retriever]"]
+    assert sections == sorted(sections) == ["[build]", "[corpus]", "[eval]", "[golden]", "[limits]", "[retriever]",
+                                                    "[traffic]"]
 
     assert main(["config", "--show", "--format", "json", "--root", str(root), "--corpus", "docs"]) == 0
     out = json.loads(capsys.readouterr().out)

@@ -151,13 +151,13 @@ def hostile_project(tmp_path, n_records: int):
 
 
 def test_a_build_lists_a_bounded_number_of_occurrences_and_says_so(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(suggest_mod, "MAX_BUILD_LISTED", 100)
-    root = hostile_project(tmp_path, 10)
+    monkeypatch.setattr(suggest_mod, "MAX_BUILD_LISTED", 40)
+    root = hostile_project(tmp_path, 2)
     assert main(["build", "--check", "--root", str(root), "--format", "json"]) == 1
     errors = json.loads(capsys.readouterr().out)["errors"]
-    assert len(errors) == 300  # every locator is still refused
-    assert sum(len(e["occurrences"]) for e in errors) == 100
-    assert "not listed (a build lists 100 at most)" in errors[-1]["message"]
+    assert len(errors) == 60  # every locator is still refused
+    assert sum(len(e["occurrences"]) for e in errors) == 40
+    assert "not listed (a build lists 40 at most)" in errors[-1]["message"]
 
 
 def test_the_help_of_ambiguous_quotes_stops_when_the_build_budget_is_spent(tmp_path, monkeypatch, capsys):

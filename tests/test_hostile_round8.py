@@ -253,8 +253,8 @@ def test_a_linked_folder_in_a_project_model_is_refused(tmp_path, link):
 
 @pytest.mark.parametrize("path", [".hidden", "1_Pooling/.x"])
 def test_a_project_model_module_in_a_hidden_folder_is_refused(tmp_path, path):
-    """The fingerprint leaves hidden folders out: a module loaded from one could change its
-    weights with the fingerprint (and the embedding cache's key) unchanged."""
+    """A module lives in a plain folder of the model, as sentence-transformers saves it (hidden
+    folders are in the fingerprint too now: ``test_hidden_files_of_a_model_are_in_its_fingerprint``)."""
     from labeller.config import load_config
     from labeller.core.project import Project
     from labeller.errors import InvalidInput
@@ -264,7 +264,7 @@ def test_a_project_model_module_in_a_hidden_folder_is_refused(tmp_path, path):
     listed = json.loads(modules.read_text())
     listed[1]["path"] = path
     modules.write_text(json.dumps(listed))
-    with pytest.raises(InvalidInput, match="module 1 of .* has the path .* a hidden folder"):
+    with pytest.raises(InvalidInput, match="modules.json: module 1: path .* is not a plain folder name of the model"):
         Encoder(Project(load_config(root)))
 
 

@@ -113,6 +113,7 @@ COMMANDS = [  # (arguments after the root, exit code, strings the JSON output mu
     (("chunks", "--chunker", "md-struct-v1"), 0, set()),
     (("eval", "--retriever", "bm25"), 0, {MARKUP_ID}),
     (("runs",), 0, {FOLDER}),
+    (("repair", "--dry-run"), 0, set()),
 ]
 
 

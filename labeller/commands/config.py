@@ -40,8 +40,11 @@ def run(args: argparse.Namespace) -> int:
     for section in sorted(settings):
         print(f"\n[{section}]")
         for key in sorted(settings[section]):
-            value = toml_value(settings[section][key])
-            print(f"{key} = {visible_line(value)}  # {cfg.sources.get(f'{section}.{key}', 'default')}")
+            source = cfg.sources.get(f"{section}.{key}", "default")
+            if settings[section][key] is None:  # TOML has no null: an unset key is shown commented out
+                print(f"# {key} = (not set)  # {source}")
+                continue
+            print(f"{key} = {visible_line(toml_value(settings[section][key]))}  # {source}")
     return 0
 
 

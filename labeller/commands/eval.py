@@ -72,6 +72,9 @@ def register(sub) -> None:
     p.add_argument("--power", type=float, metavar="DELTA",
                    help="how many questions a difference of DELTA in chunk recall at the shipped k needs to be "
                    "detected (80%% power), at this set's variance (paired against --baseline when given)")
+    p.add_argument("--subset", type=int, metavar="N",
+                   help="score a stable, stratified subset of N records (a pull request's quick run; the full set "
+                   "stays for the nightly one) and state the smallest difference it can still detect")
     p.add_argument("--fail-on-regression", action="store_true",
                    help="exit 1 if chunk recall at the shipped k dropped and its interval excludes zero")
     add_format_option(p, "markdown")  # markdown: a pull-request comment (eval_markdown.py)
@@ -115,7 +118,8 @@ def run(args: argparse.Namespace) -> int:
         retriever = make_retriever(name, project, chunks=chunks, **options)
         result = run_eval(project, ks=ks, hit_rule=args.eval_hit_rule, retriever=retriever, chunks=chunks,
                           split=args.split, include_holdout=args.include_holdout, baseline=baseline,
-                          budgets=budgets, progress=progress, condensed=args.condensed, power=args.power)
+                          budgets=budgets, progress=progress, condensed=args.condensed, power=args.power,
+                          subset=args.subset)
     absent = missing_queries(result)
     unrecorded = None
     if not args.no_history:  # before the report is written: a failure is one of its warnings
@@ -323,6 +327,38 @@ def print_report(result: EvalResult) -> None:
         print_comparison(rep.comparison, shipped)
     if rep.power is not None:
         out.print(safe_line(power_sentence(rep.power)))
+    if rep.subset is not None:
+        out.print(safe_line(subset_sentence(rep.subset)))
+    if rep.traffic is not None:
+        print_traffic(rep.traffic)
+
+
+def subset_sentence(s: dict) -> str:
+    """``--subset N``: what was scored, and the smallest difference it still sees."""
+    of = sum(v[1] for v in s["strata"].values())
+    seen = f"{s['mdd']:.3f}" if s["mdd"] is not None else "(no data)"
+    return (f"subset: {s['n']} of {of} records, stable and stratified over {len(s['strata'])} strata; minimum "
+            f"detectable difference in {s['metric']} at {s['power']:.0%} power: {seen} ({s['variance']})")
+
+
+def print_traffic(t: dict) -> None:
+    """The traffic-weighted estimate (SPEC §14) beside the unweighted mean, then per stratum and
+    per tenant, and the tenants whose interval lies below the rest's."""
+    out = console()
+    focus = t["metric"]
+    w, u = Stat.model_validate(t["weighted"][focus]), Stat.model_validate(t["unweighted"][focus])
+    out.print(f"traffic-weighted chunk {focus}: {value_text(w)} ({ci_text(w)}) over {t['records']} sampled "
+              f"queries (unweighted {value_text(u)}; {t['authored_left_out']} authored records not in it)")
+    table = Table(title=f"traffic-weighted {focus} by stratum and tenant", title_justify="left")
+    for col in ("by", "group", focus, "95% interval", "n"):
+        table.add_column(col, justify="left" if col in ("by", "group") else "right")
+    for kind, rows in (("stratum", t["strata"]), ("tenant", t["tenants"])):
+        for name, row in rows.items():
+            st = Stat.model_validate(row)
+            table.add_row(kind, safe_line(name), value_text(st) or "-", ci_text(st) or "-", str(st.n))
+    out.print(table)
+    if t["below_others"]:
+        out.print(safe_line("below the rest of the traffic: " + ", ".join(t["below_others"])))
 
 
 def print_breakdowns(view: ReportView, shipped: int) -> None:

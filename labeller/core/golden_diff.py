@@ -13,7 +13,7 @@ The kinds, in the order they are reported (a record may have several):
 - ``reanchored``: the locators were edited (quote, doc, heading, prefix, suffix, exact);
 - ``moved``: the same locators resolve to other spans (the corpus changed under them);
 - ``rechunked``: the same spans hit other chunks (the chunker or the text around them changed);
-- ``retagged``: tags, split, hop, ``unanswerable`` or the carried metadata changed.
+- ``retagged``: tags, split, hop, ``unanswerable``, the carried metadata or the traffic provenance changed.
 """
 
 from __future__ import annotations
@@ -140,8 +140,8 @@ def record_kinds(before: LabelledRecord, after: LabelledRecord) -> tuple[str, ..
         "reanchored": a.locators != b.locators,
         "moved": a.locators == b.locators and before.spans != after.spans,
         "rechunked": before.spans == after.spans and before.chunk_ids != after.chunk_ids,
-        "retagged": (a.tags, a.split, a.hop, a.unanswerable, a.metadata) != (b.tags, b.split, b.hop,
-                                                                             b.unanswerable, b.metadata),
+        "retagged": (a.tags, a.split, a.hop, a.unanswerable, a.metadata, a.traffic) != (
+            b.tags, b.split, b.hop, b.unanswerable, b.metadata, b.traffic),
     }
     return tuple(kind for kind in KINDS if found.get(kind))
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 import unicodedata
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, StrictBool, StrictStr, field_validator, model_validator
+from pydantic import (BaseModel, ConfigDict, Field, JsonValue, StrictBool, StrictInt, StrictStr, field_validator,
+                      model_validator)
 
 from labeller.core.canon import canonical_quote
 from labeller.core.vocab import SplitName
@@ -85,6 +86,26 @@ def _shown(text: str | None) -> str:
     return f"{text[:half]!r} … ({len(text) - 2 * half:,} characters) … {text[-half:]!r}"
 
 
+class TrafficProvenance(BaseModel):
+    """Where a record sampled from traffic came from (SPEC §14): what an estimate needs to undo
+    the sample's design, and a salted hash that finds the log line again. Never the raw text."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    stratum: StrictStr = Field(min_length=1, max_length=200, description="The sampling stratum, e.g. tail|tenant=acme")
+    pi: float = Field(gt=0.0, le=1.0, description="Inclusion probability of the folded query in its stratum")
+    frequency: StrictInt = Field(ge=1, description="Log lines the folded query stands for")
+    log_hash: StrictStr = Field(pattern=r"^[0-9a-f]{16,64}$", description="Salted hash of a log line it came from")
+    tenant: StrictStr | None = Field(None, max_length=200, description="The tenant the lines came from")
+
+    @field_validator("pi", mode="before")
+    @classmethod
+    def _number(cls, v: object) -> object:
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise ValueError("pi must be a number")
+        return v
+
+
 class Question(BaseModel):
     """One authored record of questions.jsonl."""
 
@@ -101,6 +122,8 @@ class Question(BaseModel):
     metadata: dict[str, JsonValue] = Field(default_factory=dict, description="What the tool a record was imported "
                                            "from said about it beyond labeller's fields (a ragas test set's "
                                            "evolution_type, ...): carried along and exported back, never read")
+    traffic: TrafficProvenance | None = Field(None, description="Present on a record sampled from a query log "
+                                              "(its source is traffic): stratum, inclusion probability, frequency")
 
     @field_validator("id")
     @classmethod
@@ -168,6 +191,9 @@ def record_json(rec) -> dict:
         out["unanswerable"] = rec.unanswerable
     if rec.metadata:
         out["metadata"] = dict(rec.metadata)
+    traffic = getattr(rec, "traffic", None)
+    if traffic is not None:
+        out["traffic"] = traffic.model_dump(exclude_none=True) if isinstance(traffic, BaseModel) else dict(traffic)
     return out
 
 

@@ -193,6 +193,8 @@ class EvalReport(_Part):
     findings: list[Finding]
     comparison: Comparison | None = None
     power: dict[str, Any] | None = None  # ``eval --power DELTA``: questions that difference needs
+    subset: dict[str, Any] | None = None  # ``eval --subset N``: the strata taken and the minimum detectable difference
+    traffic: dict[str, Any] | None = None  # traffic-weighted estimates (SPEC §14, eval.weighted), when sampled records
 
     model_config = ConfigDict(extra="allow", frozen=True, populate_by_name=True,
                               alias_generator=lambda name: "schema" if name == "schema_" else name)

