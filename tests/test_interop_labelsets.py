@@ -279,6 +279,24 @@ def test_trec_qrels_over_a_pipelines_chunk_ids_become_span_labels(tmp_path, caps
     assert rc == 1 and {k["kind"] for k in report["kept_out"]} == {"unknown_id"}  # without the chunk file
 
 
+def test_a_judged_chunk_the_chunk_file_cannot_place_is_kept_out_with_its_reason(tmp_path, capsys):
+    root = project(tmp_path)
+    chunks = tmp_path / "chunks.jsonl"
+    chunks.write_text("".join(json.dumps(c) + "\n" for c in [
+        {"id": "pipe-1", "doc": "handbook/onboarding.md", "text": "Accounts are created by the IT desk"},
+        {"id": "pipe-2", "doc": "handbook/onboarding.md", "text": "| --- | --- | [...] |"},
+    ]), encoding="utf-8")
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("t1 0 pipe-1 1\nt2 0 pipe-2 1\n", encoding="utf-8")
+    topics = tmp_path / "topics.tsv"
+    topics.write_text("t1\tWho creates accounts?\nt2\tWhat is in the table?\n", encoding="utf-8")
+    rc, report = cli_json(capsys, "import", "trec-qrels", qrels, "--queries", topics, "--chunks", chunks,
+                          "--root", root)
+    assert rc == 1 and report["added"] == ["t1"]
+    (kept,) = report["kept_out"]
+    assert kept["kind"] == "unplaced_chunk" and "chunk 'pipe-2'" in kept["message"] and "(line 2)" in kept["message"]
+
+
 def test_beir_qrels_take_the_chunk_file_too(tmp_path, capsys):
     root = project(tmp_path)
     folder = tmp_path / "beir"

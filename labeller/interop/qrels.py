@@ -102,11 +102,17 @@ def through_chunk_file(project: Project, candidates: list[Candidate], chunks: st
     chunking = read_chunk_file(Path(chunks), project.corpus, max_bytes=cfg.chunk_file_max_bytes,
                                max_chunks=cfg.chunk_file_max_chunks)
     places = {r.id: r.place for r in chunking.ranges}
+    unplaced = {u["id"]: u for u in chunking.unplaced}  # left out of the chunking (SPEC §10): no span to give
     mapper = LabelMapper(project)
     used = 0
     for cand in candidates:
         targets = []
         for t in cand.targets:
+            if t.kind == "corpus_id" and t.ident in unplaced:
+                u = unplaced[t.ident]
+                cand.skip = ("unplaced_chunk", f"chunk {t.ident!r} of {chunks} (line {u['line']}) cannot be placed: "
+                             f"{u['message']}")
+                break
             place = places.get(t.ident) if t.kind == "corpus_id" and t.ident is not None else None
             if place is None:
                 targets.append(t)
