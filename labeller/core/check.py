@@ -69,6 +69,24 @@ def committed_records(data: bytes, problems: list[str], path: Path = Path("artif
     return out
 
 
+def committed_manifest(data: bytes, problems: list[str]) -> dict:
+    """A committed manifest's object, its ``docs`` an object of objects; a damaged one is a
+    problem (drift, which a build repairs) and reads as ``{}``, never a crash: a ``docs``
+    list or number reached ``old_docs[d]`` and exited 3."""
+    try:
+        manifest = parse_json(data)
+    except InvalidInput:
+        manifest = None
+    if not isinstance(manifest, dict):
+        problems.append("the committed manifest is not valid JSON")
+        return {}
+    docs = manifest.get("docs", {})
+    if not isinstance(docs, dict) or not all(isinstance(info, dict) for info in docs.values()):
+        problems.append("the committed manifest's \"docs\" is not an object of one object per document")
+        return {k: v for k, v in manifest.items() if k != "docs"}
+    return manifest
+
+
 def check(result: BuildResult, artifact_path: Path, manifest_path: Path) -> Drift:
     fresh_artifact, fresh_manifest = result.artifact_bytes(), result.manifest_bytes()
     old_artifact, old_manifest = read_committed(artifact_path), read_committed(manifest_path)
@@ -90,15 +108,9 @@ def check(result: BuildResult, artifact_path: Path, manifest_path: Path) -> Drif
     if old_manifest is None:
         drift.problems.append(f"{manifest_path} is missing")
     elif not drift.manifest_ok:
-        try:
-            old_m = parse_json(old_manifest)
-        except InvalidInput:
-            old_m = None
-        if not isinstance(old_m, dict):
-            drift.problems.append("the committed manifest is not valid JSON")
-            old_m = {}
+        old_m = committed_manifest(old_manifest, drift.problems)
         new_m = result.manifest
-        old_docs, new_docs = old_m.get("docs", {}) or {}, new_m["docs"]
+        old_docs, new_docs = old_m.get("docs", {}), new_m["docs"]
         drift.docs_added = sorted(d for d in new_docs if d not in old_docs)
         drift.docs_removed = sorted(d for d in old_docs if d not in new_docs)
         drift.docs_changed = sorted(d for d in new_docs if d in old_docs and old_docs[d] != new_docs[d])
