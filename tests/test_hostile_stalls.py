@@ -155,10 +155,10 @@ def test_a_quote_of_words_found_everywhere_reads_a_bounded_number_of_matches(mak
     reads = []
     real = suggest._chunks_with_grams
 
-    def counting(resolver, scope, grams):
-        found = real(resolver, scope, grams)
+    def counting(*args):
+        found, hits = real(*args)
         reads.append(found)
-        return found
+        return found, hits
 
     monkeypatch.setattr(suggest, "_chunks_with_grams", counting)
     monkeypatch.setattr(suggest, "MAX_PREFILTER_HITS", 1000)

@@ -10,6 +10,7 @@ from rich.text import Text
 
 from labeller.commands.common import add_format_option, add_project_options, console, project_from
 from labeller.commands.check_markdown import drift_markdown, refusals_markdown
+from labeller.commands.committed_corpus import committed_texts
 from labeller.commands.refusals import refusals_exit_code, report_refusals
 from labeller.commands.review_status import counts_line, print_pending
 from labeller.core.build import build, write_artifacts
@@ -56,7 +57,8 @@ def run(args: argparse.Namespace) -> int:
         return report_refusals(project, result, args.format, "build refused", "nothing was written", summary,
                                extra=warnings)
     if args.check:
-        drift = check(result, project.config.layout.artifact, project.config.layout.manifest)
+        drift = check(result, project.config.layout.artifact, project.config.layout.manifest,
+                      corpus=lambda: project.corpus, old_texts=committed_texts(project))
         # the log read once (a 64 MiB planted log is not parsed twice); an unreadable one is read
         # again here so that --require-reviewed fails on it instead of passing
         pending = unreviewed_or_stale(project.config, questions, review_log) if args.require_reviewed else {}
@@ -154,9 +156,5 @@ def print_drift(drift: Drift) -> None:
               "(run `labeller build` and commit the result)")
     print_bounded(err, (f"  {safe_short(p)}" for p in drift.problems), drift.problems.total,
                   "problems with the committed artifact", listed=len(drift.problems))
-    for label, items in (("records changed", drift.records_changed), ("records added", drift.records_added),
-                         ("records removed", drift.records_removed), ("docs changed", drift.docs_changed),
-                         ("docs added", drift.docs_added), ("docs removed", drift.docs_removed),
-                         ("settings changed", drift.settings_changed)):
-        if items:
-            err.print(f"  {label}: {safe_line(listing(items, label.split()[0]))}")
+    for label, items in drift.change_rows():
+        err.print(f"  {label}: {safe_line(listing(items, 'ids'))}")

@@ -13,9 +13,10 @@ import os
 from pathlib import Path
 
 from labeller.core.check import Drift
+from labeller.core.moves import group_line, is_move, move_groups
 from labeller.core.resolve import Refusal
 from labeller.core.suggest import without_nearest
-from labeller.diagnostics import bounded_comment, listing, markdown_table
+from labeller.diagnostics import TEXT_LIMIT, bounded_comment, listing, markdown_cell, markdown_table, more_line
 from labeller.layout import ProjectLayout
 from labeller.review.log import STATUS_LABELS
 
@@ -31,8 +32,20 @@ def refusals_markdown(refusals: list[Refusal]) -> str:
               "nearest passage."] if unhelped else []
     return bounded_comment("\n".join([
         f"{TITLE}: {len(refusals)} broken label(s); nothing can be built until they are fixed", "",
+        *moves_markdown(refusals),
         *markdown_table(("id", "kind", "where", "nearest passage"), rows, len(refusals), "broken labels"), *budget]),
         FULL_REPORT)
+
+
+def moves_markdown(refusals: list[Refusal]) -> list[str]:
+    """The moved labels grouped per pair of documents (SPEC §13), before the table."""
+    groups = move_groups(refusals)
+    if not groups:
+        return []
+    lines = [f"Moved ({sum(g['labels'] for g in groups)} label(s), applied by `labeller repair --moves`):", ""]
+    lines += [f"- {markdown_cell(group_line(g))}" for g in groups[:TEXT_LIMIT]]
+    more = more_line(min(len(groups), TEXT_LIMIT), len(groups), "groups of moved labels")
+    return lines + ([f"- {more}"] if more else []) + [""]
 
 
 def nearest(r: Refusal) -> str:
@@ -41,6 +54,8 @@ def nearest(r: Refusal) -> str:
         if occ.get("extension"):
             return f"{len(r.occurrences)} occurrences; unique if lengthened to: {occ['extension']}"
     for sug in r.suggestions:
+        if is_move(sug):
+            return f"moved to {sug['where']}"
         if "quote" in sug and "score" in sug:
             return f"{sug['where']} ({sug['score']}): {sug['quote']}"
         if "quote" in sug:
@@ -61,16 +76,10 @@ def drift_markdown(drift: Drift, pending: dict[str, str], layout: ProjectLayout,
     lines = [f"{TITLE}: {', '.join(failed)}", ""]
     if not drift.ok:
         lines += ["The committed golden set does not match a fresh build (run `labeller build` and commit the "
-                  "result).", ""]
+                  "result).", "", *_classes_lead(drift)]
         differs = [(_relative(path, layout.root), "differs from a fresh build")
                    for path, ok in ((layout.artifact, drift.artifact_ok), (layout.manifest, drift.manifest_ok)) if not ok]
-        changes = [(what, listing(items, what.split()[0]))
-                   for what, items in (("records changed", drift.records_changed),
-                                       ("records added", drift.records_added),
-                                       ("records removed", drift.records_removed),
-                                       ("docs changed", drift.docs_changed), ("docs added", drift.docs_added),
-                                       ("docs removed", drift.docs_removed),
-                                       ("settings changed", drift.settings_changed)) if items]
+        changes = [(what, listing(items, "ids")) for what, items in drift.change_rows()]
         problems = [("problem", p) for p in drift.problems]
         rows = [*differs, *changes, *problems]
         lines += markdown_table(("what", "which"), rows, len(differs) + len(changes) + drift.problems.total,
@@ -82,6 +91,22 @@ def drift_markdown(drift: Drift, pending: dict[str, str], layout: ProjectLayout,
     return bounded_comment("\n".join(lines) + _stale_markdown(stale), FULL_REPORT)
 
 
+
+
+def _classes_lead(drift: Drift) -> list[str]:
+    """The comment's first words on the changed records (SPEC §13): how many a person must
+    re-read, named, before how many merely need the artifact regenerated."""
+    c = drift.classes
+    reread = [*c.answer_text_changed, *c.not_comparable]
+    if not drift.records_changed:
+        return []
+    lead = (f"**Re-read {len(reread)} record(s)**: their answer text changed"
+            f"{' or could not be compared' if c.not_comparable else ''}: {markdown_cell(listing(reread, 'ids'))}."
+            if reread else "**No answer text changed.**")
+    rest = [f"{len(c.edited_only)} edited only (questions.jsonl fields)" if c.edited_only else "",
+            f"{len(c.derived_only)} derived only (offsets or chunk ids moved: regenerate, nothing to read)"
+            if c.derived_only else ""]
+    return [" ".join([lead, *(f"{r}." for r in rest if r)]), ""]
 
 
 def _stale_markdown(stale: list[dict]) -> str:

@@ -1,9 +1,8 @@
-"""Reading a committed file at a git revision, for ``labeller diff REV``.
+"""Reading a committed file at a git revision, for ``labeller diff REV`` and for the committed
+corpus ``build --check`` compares answer texts with (``committed_corpus``).
 
-Only ``git rev-parse``, ``ls-tree`` and ``cat-file`` run: they apply no filter, textconv,
-hook or fsmonitor, so a revision's content comes back as bytes and nothing the repository
-configures runs; a folder that merely looks like a bare repository (a planted ``HEAD``,
-``objects/``, ``refs/``) is not one to git here (``safe.bareRepository=explicit``). The
+Only ``git rev-parse``, ``rev-list``, ``ls-tree`` and ``cat-file`` run, as ``labeller.core.git`` runs git
+(nothing the repository configures runs), so a revision's content comes back as bytes. The
 revision is checked first (``rev-parse --verify --end-of-options``), so a name that starts
 with ``-`` is a revision that does not exist, never an option. Each
 component of the path is looked up in the revision's tree before the blob is read, so a
@@ -14,32 +13,16 @@ the blob, so a planted gigabyte is refused without being held.
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
 from pathlib import Path
 
+from labeller.core.git import MAX_OUTPUT, git_installed, run_git as _git
 from labeller.errors import InvalidInput
 
-GIT = ("git", "-c", "core.fsmonitor=false", "-c", "safe.bareRepository=explicit", "--literal-pathspecs")
+__all__ = ["blob_at", "commit_of", "commits_touching", "find_commit", "git_installed", "read_blobs", "regular_files"]
+
 FILE_MODES = ("100644", "100755")
 FOLDER_MODE = "040000"
 KINDS = {**dict.fromkeys(FILE_MODES, "a file"), "120000": "a symlink", "160000": "a submodule", FOLDER_MODE: "a folder"}
-
-
-def git_installed() -> bool:
-    return shutil.which(GIT[0]) is not None
-
-
-def _git(top: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
-    """git run on the repository at ``top`` and no other: with no ``.git`` there, git's search
-    stops at ``top`` rather than finding a repository the project merely sits in."""
-    env = {**os.environ, "GIT_CEILING_DIRECTORIES": str(top.parent)}
-    try:
-        return subprocess.run([*GIT, "-C", str(top), *args], capture_output=True, check=False, env=env)
-    except FileNotFoundError:
-        raise InvalidInput("git is not installed: a revision cannot be read (give two questions files instead)") \
-            from None
 
 
 def find_commit(top: Path, rev: str) -> str | None:
@@ -91,3 +74,47 @@ def blob_at(top: Path, commit: str, path: str, max_bytes: int, what: str) -> byt
         raise InvalidInput(f"git could not read {path} at {commit[:12]}: "
                            f"{blob.stderr.decode('utf-8', 'replace').strip()[:300]}")
     return blob.stdout
+
+
+def commits_touching(top: Path, path: str, n: int) -> list[str]:
+    """The last ``n`` commits reachable from HEAD that changed ``path`` (newest first; empty
+    outside a repository or with no commit). ``rev-list``, not ``log``: it shows no signature,
+    so no ``gpg.program`` runs."""
+    done = _git(top, "rev-list", f"--max-count={n}", "HEAD", "--", path)
+    return done.stdout.decode("ascii").split() if done.returncode == 0 else []
+
+
+def regular_files(top: Path, commit: str, under: str) -> dict[str, tuple[str, int]]:
+    """``{path: (blob id, size)}`` of the regular files below the folder ``under`` at ``commit``
+    (paths relative to ``top``, with ``/``): one ``ls-tree`` for a whole corpus. A symlink or
+    submodule in the tree is no file here, and a symlinked folder is not descended into."""
+    args = ["ls-tree", "-r", "-l", "-z", "--full-tree", commit]
+    done = _git(top, *args, *(["--", under] if under not in ("", ".") else []), max_output=MAX_OUTPUT)
+    if done.returncode != 0:  # -1: a planted tree larger than MAX_OUTPUT, compared as if absent
+        return {}
+    out = {}
+    for entry in done.stdout.split(b"\0"):
+        meta, _, name = entry.partition(b"\t")
+        fields = meta.split()
+        if len(fields) == 4 and fields[0].decode("ascii") in FILE_MODES and fields[3].isdigit():
+            out[name.decode("utf-8", "surrogateescape")] = (fields[2].decode("ascii"), int(fields[3]))
+    return out
+
+
+def read_blobs(top: Path, blob_ids: list[str]) -> dict[str, bytes]:
+    """The bytes of each blob (one ``cat-file --batch``); the caller bounds their sizes first
+    (``regular_files``), since every one is held."""
+    if not blob_ids:
+        return {}
+    done = _git(top, "cat-file", "--batch", stdin="\n".join(blob_ids).encode("ascii") + b"\n")
+    out, pos, data = {}, 0, done.stdout
+    while pos < len(data):
+        nl = data.index(b"\n", pos)
+        header = data[pos:nl].split()
+        pos = nl + 1
+        if len(header) != 3:  # "<id> missing"
+            continue
+        size = int(header[2])
+        out[header[0].decode("ascii")] = data[pos:pos + size]
+        pos += size + 1
+    return out

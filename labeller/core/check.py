@@ -1,20 +1,26 @@
 """``build --check``: rebuild in memory and say exactly what differs from the committed files.
 
 Byte comparison decides; the diff of records and documents is there so the author knows
-which labels rotted and which corpus edit did it.
+which labels rotted and which corpus edit did it, and the changed records are split into the
+classes of ``drift_classes`` so that the few whose answer text changed are not lost among the
+many whose offsets or chunk ids merely moved.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from labeller.config import MAX_RECORDS
 from labeller.core.build import BuildResult, artifact_record
+from labeller.core.committed import read_committed
+from labeller.core.corpus import Corpus
+from labeller.core.drift_classes import DriftClasses, OldTexts, classify
 from labeller.diagnostics import Bounded
 from labeller.errors import InvalidInput
-from labeller.io import iter_jsonl, parse_json, read_regular_file, refuse_many_lines
+from labeller.io import iter_jsonl, parse_json, refuse_many_lines
 
 
 @dataclass
@@ -29,26 +35,37 @@ class Drift:
     docs_added: list[str] = field(default_factory=list)
     docs_removed: list[str] = field(default_factory=list)
     settings_changed: list[str] = field(default_factory=list)
+    classes: DriftClasses = field(default_factory=DriftClasses)  # records_changed, each in one class
 
     @property
     def ok(self) -> bool:
         return self.artifact_ok and self.manifest_ok
 
+    def change_rows(self) -> list[tuple[str, list[str]]]:
+        """What the text and Markdown reports list, in this order and only when not empty: the
+        records a person must re-read first (SPEC §13), then the rest."""
+        c = self.classes
+        rows = [(f"answer text changed: {len(c.answer_text_changed)} record(s) to re-read", c.answer_text_changed),
+                (f"answer text not comparable: {len(c.not_comparable)} record(s) to re-read (the committed "
+                 "build's documents are not in this checkout's git history)", c.not_comparable),
+                (f"edited only: {len(c.edited_only)} record(s) whose questions.jsonl fields changed, answer text "
+                 "identical", c.edited_only),
+                (f"derived only: {len(c.derived_only)} record(s) whose offsets or chunk ids moved, answer text "
+                 "identical (regenerate, nothing to read)", c.derived_only),
+                ("records added", self.records_added), ("records removed", self.records_removed),
+                ("docs changed", self.docs_changed), ("docs added", self.docs_added),
+                ("docs removed", self.docs_removed), ("settings changed", self.settings_changed)]
+        return [(label, items) for label, items in rows if items]
+
     def as_json(self) -> dict:
-        return {k: v for k, v in self.__dict__.items()} | {"ok": self.ok, "problem_count": self.problems.total}
-
-
-MAX_COMMITTED_BYTES = 512 * 1024 * 1024  # far above any real golden set; a planted /dev/zero link never gets here
-
-
-def read_committed(path: Path) -> bytes | None:
-    """A committed artifact or manifest as bytes (``None`` when it is missing).
-
-    It comes with the pull request ``build --check`` judges, so it is read like any untrusted
-    file: no symlink, a regular file (a FIFO would hang CI), bounded."""
-    if not path.exists() and not path.is_symlink():
-        return None
-    return read_regular_file(path, max_bytes=MAX_COMMITTED_BYTES, what="committed golden-set file")
+        """The fields as they are, the classes' lists beside them (``answer_text_changed``,
+        ``answer_text_not_comparable``, ``edited_only``, ``derived_only``) and their counts."""
+        c = self.classes
+        classes = {"answer_text_changed": c.answer_text_changed, "answer_text_not_comparable": c.not_comparable,
+                   "edited_only": c.edited_only, "derived_only": c.derived_only}
+        plain = {k: v for k, v in self.__dict__.items() if k != "classes"}
+        return plain | classes | {"class_counts": {k: len(v) for k, v in classes.items()}, "ok": self.ok,
+                                  "problem_count": self.problems.total}
 
 
 def committed_records(data: bytes, problems: list[str], path: Path = Path("artifact")) -> dict[str, dict]:
@@ -69,46 +86,36 @@ def committed_records(data: bytes, problems: list[str], path: Path = Path("artif
     return out
 
 
-def committed_manifest(data: bytes, problems: list[str]) -> dict:
-    """A committed manifest's object, its ``docs`` an object of objects; a damaged one is a
-    problem (drift, which a build repairs) and reads as ``{}``, never a crash: a ``docs``
-    list or number reached ``old_docs[d]`` and exited 3."""
-    try:
-        manifest = parse_json(data)
-    except InvalidInput:
-        manifest = None
-    if not isinstance(manifest, dict):
-        problems.append("the committed manifest is not valid JSON")
-        return {}
-    docs = manifest.get("docs", {})
-    if not isinstance(docs, dict) or not all(isinstance(info, dict) for info in docs.values()):
-        problems.append("the committed manifest's \"docs\" is not an object of one object per document")
-        return {k: v for k, v in manifest.items() if k != "docs"}
-    return manifest
-
-
-def check(result: BuildResult, artifact_path: Path, manifest_path: Path) -> Drift:
+def check(result: BuildResult, artifact_path: Path, manifest_path: Path,
+          corpus: Callable[[], Corpus] | None = None, old_texts: OldTexts | None = None) -> Drift:
+    """What differs; given the corpus the build read (``corpus()``, called only when records
+    changed), the changed records' classes too (``old_texts``: where the committed build's
+    changed documents may be found; without ``corpus`` every changed record is not comparable)."""
     fresh_artifact, fresh_manifest = result.artifact_bytes(), result.manifest_bytes()
     old_artifact, old_manifest = read_committed(artifact_path), read_committed(manifest_path)
     drift = Drift(artifact_ok=old_artifact == fresh_artifact, manifest_ok=old_manifest == fresh_manifest)
+    # the committed build's manifest: what pins the documents its spans were taken from
+    old_m = (result.manifest if drift.manifest_ok else
+             {} if old_manifest is None else _committed_manifest(old_manifest, drift))
     if old_artifact is None:
         drift.problems.append(f"{artifact_path} is missing")
     elif not drift.artifact_ok:
         if not old_artifact.endswith(b"\n"):
             drift.problems.append("the artifact does not end with a newline (truncated?)")
-        old = {i: json.dumps(rec, ensure_ascii=False, sort_keys=True)
-               for i, rec in committed_records(old_artifact, drift.problems, artifact_path).items()}
-        new = {r.question.id: json.dumps(artifact_record(r, result.manifest), ensure_ascii=False, sort_keys=True)
-               for r in result.records}
+        old_recs = committed_records(old_artifact, drift.problems, artifact_path)
+        new_recs = {r.question.id: artifact_record(r, result.manifest) for r in result.records}
+        old = {i: json.dumps(rec, ensure_ascii=False, sort_keys=True) for i, rec in old_recs.items()}
+        new = {i: json.dumps(rec, ensure_ascii=False, sort_keys=True) for i, rec in new_recs.items()}
         drift.records_added = [i for i in new if i not in old]
         drift.records_removed = [i for i in old if i not in new]
         drift.records_changed = [i for i in new if i in old and old[i] != new[i]]
         if not (drift.records_added or drift.records_removed or drift.records_changed):
             drift.problems.append("records are equal but the bytes differ (order or formatting changed)")
+        drift.classes = (classify(drift.records_changed, old_recs, new_recs, corpus(), old_m, old_texts)
+                         if corpus is not None and drift.records_changed else DriftClasses(not_comparable=list(drift.records_changed)))
     if old_manifest is None:
         drift.problems.append(f"{manifest_path} is missing")
     elif not drift.manifest_ok:
-        old_m = committed_manifest(old_manifest, drift.problems)
         new_m = result.manifest
         old_docs, new_docs = old_m.get("docs", {}), new_m["docs"]
         drift.docs_added = sorted(d for d in new_docs if d not in old_docs)
@@ -116,3 +123,21 @@ def check(result: BuildResult, artifact_path: Path, manifest_path: Path) -> Drif
         drift.docs_changed = sorted(d for d in new_docs if d in old_docs and old_docs[d] != new_docs[d])
         drift.settings_changed = sorted(k for k in new_m if k != "docs" and old_m.get(k) != new_m[k])
     return drift
+
+
+def _committed_manifest(data: bytes, drift: Drift) -> dict:
+    """The committed manifest parsed, its ``docs`` an object of objects; a damaged one is a
+    problem (drift, which a build repairs) and reads as ``{}``, never a crash: a ``docs`` list
+    or number reached ``old_docs[d]`` and exited 3."""
+    try:
+        manifest = parse_json(data)
+    except InvalidInput:
+        manifest = None
+    if not isinstance(manifest, dict):
+        drift.problems.append("the committed manifest is not valid JSON")
+        return {}
+    docs = manifest.get("docs", {})
+    if not isinstance(docs, dict) or not all(isinstance(info, dict) for info in docs.values()):
+        drift.problems.append("the committed manifest's \"docs\" is not an object of one object per document")
+        return {k: v for k, v in manifest.items() if k != "docs"}
+    return manifest

@@ -14,7 +14,10 @@ import re
 from labeller.core.anchors import fold_quote
 from labeller.core.resolve import Resolver
 
-SINGLE = "'‘’‚‛′ʼ`"  # apostrophes and single quotation marks
+# Apostrophes and single quotation marks. Not the backtick: in Markdown it opens and closes a
+# code span, so a quote holding `App` has backticks the text has too, and rewriting them as ' or
+# ’ made every variant miss (issue 35: the hint never fired for a quote with a code span).
+SINGLE = "'‘’‚‛′ʼ"
 DOUBLE = '"“”„‟″«»'  # double quotation marks
 _MARK = re.compile(f"[{re.escape(SINGLE + DOUBLE)}]")
 

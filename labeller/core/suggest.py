@@ -27,6 +27,7 @@ _WS_RUN = re.compile(r"\s+")
 MAX_EXTENSION_WORDS = 12
 N_SUGGESTIONS = 3
 MIN_SCORE = 50.0
+MAX_SCORE_GAP = 10.0  # a nearest passage more than this many points below the first is not shown
 # Past this many occurrences of a refused quote no context is offered (each costs a
 # comparison with every other one, for 20 listed occurrences); its extension still is.
 MAX_CONTEXT_OCCURRENCES = 2000
@@ -117,9 +118,10 @@ def suggest(resolver: Resolver, refusal: Refusal, budget: WorkBudget | None = No
         folded = fold_quote(loc.quote)
         spend = budget.spend_nearest if budget is not None else None
         scopes = (budget.parent or budget).scopes if budget is not None else None
-        passages = sorted((cut for s, p in nearest_passages(resolver, folded, loc.doc, spend, scopes)
-                           if (cut := within_one_block(resolver, folded, s, p, loc.doc)) is not None),
-                          key=lambda sp: -sp[0].get("score", 0.0))
+        passages = close_to_best(sorted(
+            (cut for s, p in nearest_passages(resolver, folded, loc.doc, spend, scopes)
+             if (cut := within_one_block(resolver, folded, s, p, loc.doc)) is not None),
+            key=lambda sp: -sp[0].get("score", 0.0)))
         hint = quote_mark_hint(resolver, loc.quote, loc.doc)
         return replace(refusal, message=refusal.message + (f"; {hint}" if hint else ""),
                        suggestions=[s for s, _ in passages],
@@ -145,6 +147,16 @@ def suggest(resolver: Resolver, refusal: Refusal, budget: WorkBudget | None = No
         title = section_title(resolver, refusal.places[0])
         return replace(refusal, suggestions=[{"doc": refusal.places[0].doc, "heading": title}] if title else [])
     return refusal
+
+
+def close_to_best(passages: list[tuple[dict, Place | None]]) -> list[tuple[dict, Place | None]]:
+    """The passages (best first) within ``MAX_SCORE_GAP`` points of the first: in a real history
+    (issue 35) a right first suggestion scored 84 or more and every wrong one 59 or less, so a
+    34 beside a 92 is noise that an author might accept by mistake."""
+    if not passages:
+        return passages
+    floor = passages[0][0].get("score", 0.0) - MAX_SCORE_GAP
+    return [sp for sp in passages if sp[0].get("score", 0.0) >= floor]
 
 
 def _occurrence(resolver: Resolver, place: Place, ctx: Context | None, extension: str | None) -> dict:
@@ -207,7 +219,11 @@ WORK_BUDGET = 30_000_000
 # (measured 70 ms a quote: the scan; each chunk's whitespace is normalised once per build,
 # ``ChunkScope``, where it was once per quote and 180 ms on the same machine). A count, so
 # the same quotes get help on every machine.
-BUILD_NEAREST_BUDGET = 3 * WORK_BUDGET
+BUILD_NEAREST_BUDGET = 200_000_000
+FULL_SCAN_UNITS = 1_000_000
+MAX_CANDIDATES = 64
+HIT_UNITS = 64
+PASS_CHARS_PER_UNIT = 4
 GRAM_WORDS = 3  # words per n-gram of the pre-filter, at most
 GRAM_CHARS = 4  # characters per n-gram of its last level
 MAX_PREFILTER_HITS = 200_000  # n-gram matches read by the pre-filter, at most
@@ -275,7 +291,7 @@ def nearest_passages(resolver: Resolver, folded: str, doc_id: str | None,
     """The closest chunk passages to a quote that was not found (rapidfuzz partial ratio),
     each with where it occurs (``None`` if the passage, cut at word edges, is not found).
 
-    Every chunk is scored while that fits ``WORK_BUDGET``; past it, the chunks the
+    Every chunk is scored while that fits ``FULL_SCAN_UNITS``; past it, the chunks the
     pre-filter (``_candidates``) ranks first. ``spend`` is told the units it cost;
     ``scopes`` (``ChunkScope.of``) is what the build's searches share."""
     from rapidfuzz import fuzz, process  # only a refused quote needs it: builds skip the import
@@ -283,9 +299,15 @@ def nearest_passages(resolver: Resolver, folded: str, doc_id: str | None,
     scope = ChunkScope.of(resolver, doc_id, scopes)
     positions: Sequence[int] = range(len(scope.chunks))
     cost = scope.cost(len(folded), positions)
-    if cost > WORK_BUDGET:
-        positions = _candidates(resolver, scope, folded)
-        cost = scope.cost(len(folded), positions) + scope.folded_chars
+    if cost > FULL_SCAN_UNITS:
+        # while every chunk fits WORK_BUDGET, the pre-filter may read only what scoring them
+        # would cost: a quote of words repeated everywhere then falls back to the full scan
+        max_hits = MAX_PREFILTER_HITS if cost > WORK_BUDGET else min(MAX_PREFILTER_HITS, cost // HIT_UNITS)
+        candidates, read, complete = _candidates(resolver, scope, folded, max_hits)
+        if complete or cost > WORK_BUDGET:
+            positions, cost = candidates, scope.cost(len(folded), candidates) + read
+        else:
+            cost += read
     if spend is not None:
         spend(cost)
     if not positions:
@@ -316,26 +338,32 @@ def nearest_passages(resolver: Resolver, folded: str, doc_id: str | None,
     return out
 
 
-def _candidates(resolver: Resolver, scope: ChunkScope, folded: str) -> list[int]:
-    """The positions of the chunks worth a fuzzy alignment, within ``WORK_BUDGET``, in order.
+def _candidates(resolver: Resolver, scope: ChunkScope, folded: str, max_hits: int) -> tuple[list[int], int, bool]:
+    """The positions of the chunks worth a fuzzy alignment, within ``WORK_BUDGET`` and
+    ``MAX_CANDIDATES``, in order; the units the search for them cost (a unit per folded
+    character read, ``HIT_UNITS`` per n-gram match handled); and whether it read every match
+    (not stopped at ``max_hits``).
 
     A chunk is ranked by how many distinct n-grams of the quote occur in it (``_gram_levels``:
     the first level any chunk holds), found by Aho-Corasick passes over the
     folded documents the search already holds; chunks with none are never scored. Ties go
     to the earlier chunk, as ``process.extract`` breaks them."""
     found: dict[int, set[str]] = {}
+    read, complete = 0, True
     for grams in _gram_levels(folded):
-        found = _chunks_with_grams(resolver, scope, grams)
-        if found:
+        found, hits = _chunks_with_grams(resolver, scope, grams, max_hits)
+        read += (scope.folded_chars // PASS_CHARS_PER_UNIT if grams else 0) + hits * HIT_UNITS
+        complete = hits < max_hits
+        if found or not complete:
             break
-    ranked = sorted(found, key=lambda i: (-len(found[i]), i))
+    ranked = sorted(found, key=lambda i: (-len(found[i]), i))[:MAX_CANDIDATES]
     chosen, spent = [], 0
     for i in ranked:
         cost = _alignment_cost(len(folded), scope.lengths[i])
         if spent + cost <= WORK_BUDGET:
             chosen.append(i)
             spent += cost
-    return sorted(chosen)
+    return sorted(chosen), read, complete
 
 
 def _gram_levels(folded: str):
@@ -347,22 +375,24 @@ def _gram_levels(folded: str):
     yield {g for i in range(len(folded) - GRAM_CHARS + 1) if " " not in (g := folded[i:i + GRAM_CHARS])}
 
 
-def _chunks_with_grams(resolver: Resolver, scope: ChunkScope, grams: set[str]) -> dict[int, set[str]]:
+def _chunks_with_grams(resolver: Resolver, scope: ChunkScope, grams: set[str],
+                       max_hits: int) -> tuple[dict[int, set[str]], int]:
     """``{position in the scope's chunks: the grams found in that chunk}``, reading at most
-    ``MAX_PREFILTER_HITS`` matches (a quote of words the corpus repeats everywhere)."""
+    ``max_hits`` matches (a quote of words the corpus repeats everywhere); and how many it
+    read (``max_hits`` when it stopped there)."""
     if not grams:
-        return {}
+        return {}, 0
     position = scope.position
     found: dict[int, set[str]] = {}
     auto = automaton(sorted(grams))
-    budget = MAX_PREFILTER_HITS
+    budget = max_hits
     for fd in scope.folded_docs:
         for end, gram in auto.iter(fd.folded):
             budget -= 1
             if budget < 0:
-                return found
+                return found, max_hits
             start = fd.to_canonical(end - len(gram) + 1)
             for c in resolver.chunks_overlapping(fd.doc.doc_id, start, start + 1)[:1]:
                 if id(c) in position:
                     found.setdefault(position[id(c)], set()).add(gram)
-    return found
+    return found, max_hits - budget

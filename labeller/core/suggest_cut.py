@@ -6,7 +6,10 @@ or across the ``|`` of two table cells. A quote like that is no one's answer and
 as noise, so each passage is cut back to the one block piece that matches the quote best:
 pieces end at blank lines, at the lines of headings, list items, block quotes, fences and
 table rows, and at a table row's cell separators. Each piece is then cut at word edges
-and loses its leading Markdown marker (``- ``, ``1. ``, ``# ``, ``> ``).
+and loses its leading Markdown marker (``- ``, ``1. ``, ``# ``, ``> ``). The best piece is then
+snapped to the quote (``snap_to_quote``): a word at either edge that the quote has no counterpart
+for is dropped, and so is punctuation at either edge the quote did not have — an accepted
+``malformed JSON,`` would carry a comma into the label that its author never chose (issue 35).
 
 The rule only narrows a suggestion; it never widens it and never applies it. Every
 passage with a place is scored on one scale (``piece_score``), so that ``suggest`` can
@@ -16,6 +19,7 @@ order cut and uncut passages together.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from rapidfuzz import fuzz
 
@@ -27,6 +31,7 @@ from labeller.core.vocab import Place
 _OWN_LINE = re.compile(r"^\s*(?:$|#{1,6}\s|[-*+]\s|\d{1,9}[.)]\s|>|```|~~~|\|)")
 _MARKER = re.compile(r"(?:#{1,6}\s+|[-*+]\s+(?:\[[ xX]\]\s+)?|\d{1,9}[.)]\s+|>\s*)+")
 _WS_RUN = re.compile(r"\s+")
+MAX_SNAP_WORDS = 4  # words ``snap_to_quote`` drops from a passage's edges, at most
 
 
 def pieces(text: str, start: int, end: int) -> list[tuple[int, int]]:
@@ -105,7 +110,8 @@ def within_one_block(resolver: Resolver, folded: str, suggestion: dict, place: P
             best = (score, *trimmed)
     if best is None:
         return None
-    score, s, e = best
+    s, e = snap_to_quote(text, best[1], best[2], folded)
+    score = piece_score(folded, _WS_RUN.sub(" ", text[s:e]))
     if (s, e) == (place.start, place.end):  # already one piece: only its score is on this scale
         return {**suggestion, "score": round(score, 1)}, place
     quote = _WS_RUN.sub(" ", text[s:e])
@@ -113,3 +119,75 @@ def within_one_block(resolver: Resolver, folded: str, suggestion: dict, place: P
     cut = {**suggestion, "quote": quote, "where": doc.where(s), "score": round(score, 1),
            "unique": resolver.index.count(fold_quote(quote), scope_doc) == 1}
     return cut, Place(place.doc, s, e)
+
+
+def snap_to_quote(text: str, start: int, end: int, folded: str) -> tuple[int, int]:
+    """``[start, end)`` (a piece cut at word edges) fitted to the quote: whole words dropped
+    from either edge while that brings the passage closer to the quote as a whole (rapidfuzz's
+    ratio, up to ``MAX_SNAP_WORDS``; never below the quote's length, never half a code span),
+    then the punctuation at either edge the quote does not have there (``_edge_punctuation``).
+    Never empty: a piece that would be stays as it is."""
+    def fit(span: tuple[int, int]) -> float:
+        return fuzz.ratio(folded, _WS_RUN.sub(" ", text[span[0]:span[1]]))
+
+    def droppable(span: tuple[int, int], shorter: tuple[int, int]) -> bool:
+        """Only surplus goes: the passage stays as long as the quote, and no code span is cut
+        in two (the dropped text holds an even number of backticks)."""
+        dropped = text[span[0]:shorter[0]] + text[shorter[1]:span[1]]
+        return len(_WS_RUN.sub(" ", text[shorter[0]:shorter[1]])) >= len(folded) and dropped.count("`") % 2 == 0
+
+    span, best = (start, end), fit((start, end))
+    for _ in range(MAX_SNAP_WORDS):
+        shorter = [c for c in (_without_last_word(text, *span), _without_first_word(text, *span))
+                   if c is not None and droppable(span, c)]
+        scored = max(((fit(c), c) for c in shorter), default=None)
+        if scored is None or scored[0] <= best:
+            break
+        best, span = scored
+    return _edge_punctuation(text, *span, folded)
+
+
+def _without_last_word(text: str, start: int, end: int) -> tuple[int, int] | None:
+    cut = end
+    while cut > start and not text[cut - 1].isspace():
+        cut -= 1
+    while cut > start and text[cut - 1].isspace():
+        cut -= 1
+    return (start, cut) if cut > start else None
+
+
+def _without_first_word(text: str, start: int, end: int) -> tuple[int, int] | None:
+    cut = start
+    while cut < end and not text[cut].isspace():
+        cut += 1
+    while cut < end and text[cut].isspace():
+        cut += 1
+    return (cut, end) if cut < end else None
+
+
+def _is_punctuation(ch: str) -> bool:
+    return unicodedata.category(ch).startswith("P")
+
+
+def _edge_punctuation(text: str, start: int, end: int, folded: str) -> tuple[int, int]:
+    """Without the punctuation at its end (and start) that the quote's end (start) does not
+    have: a run the quote's own run begins (ends) is kept as far as the quote's goes, any
+    other run goes whole (``JSON,`` for ``JSON`` → ``JSON``; ``model.)`` for ``model.`` →
+    ``model.``; ``(see`` for ``see`` → ``see``)."""
+    def run(s: str, from_end: bool) -> str:
+        chars = reversed(s) if from_end else iter(s)
+        n = 0
+        for ch in chars:
+            if not _is_punctuation(ch):
+                break
+            n += 1
+        return s[len(s) - n:] if from_end else s[:n]
+
+    piece = text[start:end]
+    tail, quote_tail = run(piece, True), run(folded, True)
+    keep_tail = len(quote_tail) if tail.startswith(quote_tail) else 0
+    new_end = end - (len(tail) - keep_tail)
+    head, quote_head = run(text[start:new_end], False), run(folded, False)
+    keep_head = len(quote_head) if head.endswith(quote_head) else 0
+    new_start = start + (len(head) - keep_head)
+    return (new_start, new_end) if text[new_start:new_end].strip() else (start, end)
