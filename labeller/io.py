@@ -325,7 +325,8 @@ _MAX_INT_DIGITS = len(str(MAX_JSON_INT))
 class _BadNumber(ValueError):
     def __init__(self, literal: str, reason: str) -> None:
         self.literal = literal
-        shown = literal if len(literal) <= 24 else f"{literal[:20]}… ({len(literal):,} characters)"
+        unit = "digits" if literal.lstrip("-").isdigit() else "characters"
+        shown = literal if len(literal) <= 24 else f"{literal[:20]}… ({len(literal):,} {unit})"
         super().__init__(f"malformed JSON: the number {shown} {reason}")
 
 
