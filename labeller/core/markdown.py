@@ -27,7 +27,7 @@ def _title_loader(base: type) -> type:
     integer, ``!!timestamp``), which raised ``ValueError`` past the ``YAMLError`` a bad
     front matter is, and every command that titles a document exited 3."""
 
-    class TitleLoader(base):  # type: ignore[valid-type, misc]
+    class TitleLoader(base):
         pass
 
     null = yaml.resolver.Resolver.yaml_implicit_resolvers["~"][0]  # ("tag:yaml.org,2002:null", regex)
