@@ -19,6 +19,8 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
+import sys
 from pathlib import Path
 from collections.abc import Sequence
 from typing import Annotated, Any, Literal
@@ -385,6 +387,9 @@ def load_config(root: Path | str = ".", *, corpus: str | None = None, questions:
             raise InvalidInput(f"cannot parse: {exc}", path=str(path)) from None
         except RecursionError:  # tomllib recurses once per nested array or inline table
             raise InvalidInput("cannot parse: arrays or inline tables nested too deeply", path=str(path)) from None
+        except ValueError:  # an integer past Python's 4,300 digits (every key's own bound is far below)
+            raise InvalidInput("cannot parse: a number of thousands of digits, far past any setting's bound",
+                               path=str(path), line=_line_of_long_number(text)) from None
     toml = parse_toml(data, str(path), text)
     sources = {f"{s}.{k}": ("labeller.toml" if k in data.get(s, {}) else "default")
                for s, model in SECTIONS.items() for k in model.model_fields}
@@ -445,6 +450,12 @@ def parse_toml(data: dict, path: str = CONFIG_NAME, text: str = "") -> LabellerT
         if len(problems) == 1:
             raise InvalidInput(problems[0][1], path=path, line=problems[0][0]) from None
         raise InvalidInput(f"{len(problems)} problems in the configuration", path=path).with_details(details) from None
+
+
+def _line_of_long_number(text: str) -> int | None:
+    """The line of the first run of more digits than Python converts (``sys.get_int_max_str_digits``)."""
+    m = re.search(r"[0-9_]{%d,}" % (sys.get_int_max_str_digits() + 1), text)
+    return text.count("\n", 0, m.start()) + 1 if m else None
 
 
 def _line_of(text: str, section: str = "", key: str = "") -> int | None:

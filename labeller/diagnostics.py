@@ -123,15 +123,79 @@ def print_kind(console: Console, found: Bounded[T], render: Callable[[T], str], 
 
 # Every ASCII punctuation character CommonMark lets a backslash escape: a cell of a PR comment
 # is text someone else wrote, and must stay text — no link, image, HTML tag, code span, table
-# pipe or @mention made from a quote.
+# pipe or emphasis made from a quote.
 _MARKDOWN_SPECIAL = re.compile(r"""([!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~])""")
-CELL_CHARS = 200  # one Markdown table cell
+# What GitHub links in the text a comment renders to, where no backslash reaches (``\@team``
+# renders as "@team", which GitHub then mentions): @mentions and @org/team mentions, #123 and
+# GH-123 references, URLs (``scheme://``, ``www.``) and e-mail addresses (``a@b.c``, ``mailto:``).
+# A zero-width joiner after such an ``@``, a ``#`` or ``GH-`` before a digit, between ``:`` and
+# ``//``, and between ``www`` and ``.`` breaks each pattern, and the text reads the same (an
+# ``@`` inside a word, as in ``recall@5``, is neither a mention nor an address and is left)
+# (tests/test_markdown_safety.py renders it with cmark-gfm, GitHub's renderer).
+ZWJ = "\u200d"
+_GITHUB_LINK = re.compile(
+    r"(?<=@)(?<![A-Za-z0-9_]@)"  # a mention: "@" after no (ASCII) word character, as GitHub reads it
+    r"|(?<=@)(?=[\w-]*\.)"  # an e-mail address (a@b.c, mailto:a@b.c): "@" before a dotted domain
+    r"|(?<=#)(?=\d)|(?i:(?<=gh-))(?=\d)"  # #123, owner/repo#123 and GH-123
+    r"|(?<=:)(?=//)|(?i:(?<=www))(?=\.)")  # scheme://... and www....
+CELL_CHARS = 200  # one Markdown table cell, escaped
+COMMENT_CHARS = 60_000  # one comment, escaped; GitHub refuses a comment over 65,536 characters
+
+
+def markdown_text(text: str) -> str:
+    """``text`` as literal Markdown on one line, GitHub's links broken (``_GITHUB_LINK``): newlines
+    as ⏎, controls visible, every Markdown punctuation character escaped."""
+    return _escape_line(visible_line(text))
+
+
+def _escape_line(line: str) -> str:
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", _GITHUB_LINK.sub(ZWJ, line))
 
 
 def markdown_cell(text: str, limit: int = CELL_CHARS) -> str:
-    """``text`` as one literal Markdown table cell: cut at ``limit``, on one line (newlines as ⏎,
-    controls visible), every Markdown punctuation character escaped."""
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", visible_line(shorten(text, limit)))
+    """``text`` as one literal Markdown table cell (``markdown_text``) of at most ``limit``
+    characters once escaped, saying how much was left out.
+
+    The text is cut, then escaped, so a cut never splits an escape (a lone backslash would
+    escape the cell's pipe) and a cell never grows past its bound (cut before escaping, 200
+    characters of ``@`` became 600)."""
+    line = visible_line(text)
+    if len(line) <= limit and len(cell := _escape_line(line)) <= limit:
+        return cell
+
+    def more(left: int) -> str:
+        return f"… \\({left:,} more characters\\)"
+
+    room = limit - len(more(len(line)))
+    lo, hi = 0, min(len(line), max(room, 0))  # the longest prefix whose escaped form fits ``room``
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        lo, hi = (mid, hi) if len(_escape_line(line[:mid])) <= room else (lo, mid - 1)
+    return _escape_line(line[:lo]) + more(len(line) - lo)
+
+
+def bounded_comment(text: str, full_report: str) -> str:
+    """A pull-request comment of at most ``COMMENT_CHARS`` (counted as UTF-16 code units, as
+    a browser counts them, which is never fewer than characters): ``text`` when it fits, else
+    its first lines that fit and a last line saying what was left out and where the whole
+    report is (``full_report``, Markdown). Whole lines are kept, so no table row or escape is cut."""
+    def size(s: str) -> int:
+        return len(s.encode("utf-16-le")) // 2
+
+    if size(text) <= COMMENT_CHARS:
+        return text
+    lines = text.split("\n")
+
+    def last(left: int, chars: int) -> str:
+        return (f"**cut to fit a pull-request comment**: {left:,} more line(s), {chars:,} characters, left out; the "
+                f"whole report: {full_report}")
+
+    room = COMMENT_CHARS - size(last(len(lines), size(text))) - 1  # the blank line before it
+    kept, used = 0, 0
+    while kept < len(lines) and used + size(lines[kept]) + 1 <= room:
+        used += size(lines[kept]) + 1
+        kept += 1
+    return "\n".join([*lines[:kept], "", last(len(lines) - kept, size(text) - used)])
 
 
 def markdown_table(header: Sequence[str], rows: Iterable[Sequence[str]], total: int, what: str, *,

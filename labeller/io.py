@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import errno
 import json
+import math
 import os
 import re
 import stat
@@ -313,7 +314,53 @@ def _lone_surrogate(value: Any) -> str | None:
     return None
 
 
-_DECODER = json.JSONDecoder(object_pairs_hook=_no_duplicate_keys)  # what json.loads builds on every call
+# Numbers JSON cannot carry back out: ``NaN``/``Infinity`` (Python's extension, not JSON), a
+# float that overflows to infinity (``1e999``), an integer past 64 bits. Each was accepted, then
+# exited 3 at the first write (``allow_nan=False``) or arithmetic; refused here, they are
+# input errors at their line. No integer labeller reads (offsets, counts, ranks, ids) comes near.
+MAX_JSON_INT = 2**63 - 1
+_MAX_INT_DIGITS = len(str(MAX_JSON_INT))
+
+
+class _BadNumber(ValueError):
+    def __init__(self, literal: str, reason: str) -> None:
+        self.literal = literal
+        unit = "digits" if literal.lstrip("-").isdigit() else "characters"
+        shown = literal if len(literal) <= 24 else f"{literal[:20]}… ({len(literal):,} {unit})"
+        super().__init__(f"malformed JSON: the number {shown} {reason}")
+
+
+def _no_constant(literal: str) -> Any:
+    raise _BadNumber(literal, "is not JSON (JSON has no NaN or Infinity)")
+
+
+def _finite_float(literal: str) -> float:
+    value = float(literal)
+    if not math.isfinite(value):
+        raise _BadNumber(literal, "is past the largest float (it would read as infinity)")
+    return value
+
+
+def _bounded_int(literal: str) -> int:
+    if len(literal.lstrip("-")) > _MAX_INT_DIGITS or abs(value := int(literal)) > MAX_JSON_INT:
+        raise _BadNumber(literal, f"is past the integer bound of ±{MAX_JSON_INT:,} (2**63 - 1)")
+    return value
+
+
+def _line_of_literal(text: str, literal: str) -> int | None:
+    """The line of ``literal``'s first occurrence outside a string (linear, as ``_too_deep``)."""
+    in_string = False
+    for m in re.finditer(r'\\.|"|(?<![\w.+-])' + re.escape(literal) + r"(?![\w.+-])", text, re.DOTALL):
+        token = m.group()
+        if token == '"':
+            in_string = not in_string
+        elif not in_string and token == literal:
+            return text.count("\n", 0, m.start()) + 1
+    return None
+
+
+_DECODER = json.JSONDecoder(object_pairs_hook=_no_duplicate_keys, parse_constant=_no_constant,
+                            parse_float=_finite_float, parse_int=_bounded_int)
 
 
 def _json_value(text: str, max_depth: int) -> tuple[Any, str | None, bool, int | None]:
@@ -338,6 +385,8 @@ def _json_value(text: str, max_depth: int) -> tuple[Any, str | None, bool, int |
         return None, f"malformed JSON: {exc.msg} at column {exc.colno}", False, exc.lineno
     except _DuplicateKey as exc:
         return None, str(exc), True, None
+    except _BadNumber as exc:
+        return None, str(exc), True, _line_of_literal(text, exc.literal)
     except RecursionError:  # a backstop: the depth scan above should always catch it first
         return None, "malformed JSON: nested too deeply", True, None
     except ValueError as exc:  # e.g. an integer of more digits than Python converts

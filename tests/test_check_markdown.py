@@ -10,7 +10,7 @@ from markdown_it import MarkdownIt
 
 from conftest import q, write_project
 from labeller.cli import main
-from labeller.diagnostics import TEXT_LIMIT
+from labeller.diagnostics import TEXT_LIMIT, ZWJ
 
 DOC = "# Guide\n\nThe alpha paragraph explains retention of nine days.\n\nBeta keeps the lighthouse keeper.\n"
 HOSTILE = "nine | `days` [x](https://e.example) <img src=x> @someone\nsecond line"
@@ -41,7 +41,8 @@ def test_broken_labels_are_one_table_row_each_with_cells_kept_literal(tmp_path, 
     nearest = re.findall(r"<td>(.*?)</td>", rows[2], re.S)[3]
     assert "explains retention of nine days" in nearest and nearest.startswith("a.md:")
     assert "<a " not in html and "<img" not in html and "<code>" not in html and "<br" not in html
-    assert "[x](https://e.example)" in cells[2] and "\n" not in cells[2]  # text as written, on one line
+    # text as written (its links broken by zero-width joiners), on one line
+    assert "[x](https://e.example)" in cells[2].replace(ZWJ, "") and "\n" not in cells[2]
 
 
 def test_more_broken_labels_than_fit_show_the_first_ones_and_a_count(tmp_path, capsys):

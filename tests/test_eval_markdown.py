@@ -12,7 +12,7 @@ from markdown_it import MarkdownIt
 from test_eval_cli import N, facts_project, write_run
 
 from labeller.cli import main
-from labeller.diagnostics import TEXT_LIMIT, markdown_cell
+from labeller.diagnostics import TEXT_LIMIT, ZWJ, markdown_cell
 
 HOSTILE = "alpha05 | `x` [link](https://e.example) <img src=x> @someone\u202e"
 
@@ -122,7 +122,8 @@ def test_cells_from_the_golden_set_stay_literal_text(tmp_path, capsys):
     assert "<a " not in rendered and "<img" not in rendered and "<code>" not in rendered
     miss = [r for r in tables(md)[-1][1:] if r[0] == "evil|1"]
     assert len(miss) == 1 and len(miss[0]) == 4  # the pipes did not split the row
-    assert "[link](https://e.example)" in miss[0][1] and "\\u202e" in miss[0][1] and "\u202e" not in md
+    assert "[link](https://e.example)" in miss[0][1].replace(ZWJ, "")  # as written, its link broken
+    assert "\\u202e" in miss[0][1] and "\u202e" not in md
 
 
 def test_more_misses_than_fit_show_the_first_and_a_count(tmp_path, capsys):

@@ -14,6 +14,7 @@ never an internal error (3).
 from __future__ import annotations
 
 import json
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -214,3 +215,65 @@ def test_a_wrong_shape_anywhere_is_a_documented_answer(seeds, fmt, data, capsys)
     report = json.loads(out)
     if rc == 2:
         assert report["errors"] and all(e["kind"] == "invalid" and e["message"] for e in report["errors"])
+
+
+# -- type confusion: every JSON type in every position ----------------------------------------------
+
+# One value of each JSON type, for the place of any other (the wrong-shape fuzz above draws the
+# rest: empty and nested containers, huge and overlong numbers, NaN).
+JSON_TYPES = [None, True, 7, 2.5, "x", [], {}]
+
+
+def _first_record_paths(data: Any) -> list[tuple]:
+    """Every place of the first record (the others stand for it) and of the file around it."""
+    if isinstance(data, list):
+        return [()] + _paths(data[:1])[1:]
+    return _paths(data)
+
+
+def _label_studio_annotated(folder: Path) -> Path:
+    """The export with its predictions as annotations, each task asking its question in a
+    TextArea result too: the keys a Label Studio project's own export has and labeller's does not."""
+    tasks = json.loads((folder / "ls.json").read_text(encoding="utf-8"))
+    for task in tasks:
+        result = task.pop("predictions")[0]["result"]
+        result.append({"from_name": "question", "type": "textarea", "value": {"text": [task["data"].pop("question")]}})
+        task["annotations"] = [{"result": result, "was_cancelled": False}]
+    path = folder / "ls-annotated.json"
+    path.write_text(json.dumps(tasks), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("fmt", sorted(n for n, f in all_formats().items() if f.does(Direction.IMPORT)
+                                       and n != "trec-qrels")  # text cells: the test above writes JSON into them
+                         + ["label-studio-annotated"])
+def test_every_json_type_in_every_place_is_a_documented_answer(seeds, fmt, capsys):
+    """Type confusion, exhaustively: each place of the first record (or of the file around it)
+    holds, in turn, a value of each JSON type; every answer is 0, 1 or 2, never 3. (Random
+    shapes and several at once: ``test_a_wrong_shape_anywhere_is_a_documented_answer``.)"""
+    root, folder, files = seeds
+    if fmt == "label-studio-annotated":
+        fmt, seed, flags = "label-studio", _label_studio_annotated(folder), []
+    else:
+        name, flags = files[fmt]
+        seed = folder / name
+    members = sorted(p for p in seed.rglob("*") if p.suffix != ".tsv" and p.is_file()) if seed.is_dir() else [seed]
+    crashes, answers = [], set()
+    with tempfile.TemporaryDirectory() as tmp:
+        target = Path(tmp) / seed.name
+        for member in members:
+            if seed.is_dir():
+                shutil.rmtree(target, ignore_errors=True)
+                shutil.copytree(seed, target)
+            written = target / member.relative_to(seed) if seed.is_dir() else target
+            kind, parsed = _load(member)
+            for path in _first_record_paths(parsed):
+                for value in JSON_TYPES:
+                    written.write_text(_dump(kind, _mutate(parsed, path, "replace", value)), encoding="utf-8")
+                    rc, out, err = cli(capsys, "import", fmt, target, *flags, "--root", root, "--dry-run", "--format",
+                                       "json")
+                    answers.add(rc)
+                    if rc not in (0, 1, 2):
+                        crashes.append((member.name, path, value, (out + err)[:300]))
+    assert crashes == [], crashes
+    assert 2 in answers  # the confusions were read, not ignored

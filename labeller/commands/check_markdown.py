@@ -1,9 +1,10 @@
 """``build --check --format markdown``: what the check found, as a pull-request comment.
 
 A reviewer reads it on the pull request, so it is short and bounded: each table shows the
-first ``diagnostics.TEXT_LIMIT`` rows and counts the rest, and every cell is escaped
+first ``diagnostics.TEXT_LIMIT`` rows and counts the rest, every cell is escaped
 (``diagnostics.markdown_cell``): the records, quotes and paths come from the pull request,
-and must not become links, images, HTML or @mentions in the comment.
+and must not become links, images, HTML, mentions or references in the comment; and the
+comment is cut to ``diagnostics.COMMENT_CHARS`` (``bounded_comment``).
 """
 
 from __future__ import annotations
@@ -15,11 +16,12 @@ from labeller.core.check import Drift
 from labeller.core.moves import group_line, is_move, move_groups
 from labeller.core.resolve import Refusal
 from labeller.core.suggest import without_nearest
-from labeller.diagnostics import TEXT_LIMIT, listing, markdown_cell, markdown_table, more_line
+from labeller.diagnostics import TEXT_LIMIT, bounded_comment, listing, markdown_cell, markdown_table, more_line
 from labeller.layout import ProjectLayout
 from labeller.review.log import STATUS_LABELS
 
 TITLE = "### labeller build --check"
+FULL_REPORT = "`labeller build --check --format json`"
 
 
 def refusals_markdown(refusals: list[Refusal]) -> str:
@@ -28,9 +30,11 @@ def refusals_markdown(refusals: list[Refusal]) -> str:
     unhelped = without_nearest(refusals)
     budget = ["", f"The build's budget for suggestions was reached: {unhelped} later quote(s) not found have no "
               "nearest passage."] if unhelped else []
-    return "\n".join([f"{TITLE}: {len(refusals)} broken label(s); nothing can be built until they are fixed", "",
-                      *moves_markdown(refusals), *markdown_table(("id", "kind", "where", "nearest passage"), rows, len(refusals),
-                                      "broken labels"), *budget])
+    return bounded_comment("\n".join([
+        f"{TITLE}: {len(refusals)} broken label(s); nothing can be built until they are fixed", "",
+        *moves_markdown(refusals),
+        *markdown_table(("id", "kind", "where", "nearest passage"), rows, len(refusals), "broken labels"), *budget]),
+        FULL_REPORT)
 
 
 def moves_markdown(refusals: list[Refusal]) -> list[str]:
@@ -84,7 +88,7 @@ def drift_markdown(drift: Drift, pending: dict[str, str], layout: ProjectLayout,
         lines += ["", f"{len(pending)} record(s) not reviewed as they stand (`labeller review`):", ""]
         lines += markdown_table(("id", "status"), ([rid, STATUS_LABELS[s]] for rid, s in pending.items()),
                                 len(pending), "records not reviewed")
-    return "\n".join(lines) + _stale_markdown(stale)
+    return bounded_comment("\n".join(lines) + _stale_markdown(stale), FULL_REPORT)
 
 
 

@@ -20,7 +20,8 @@ from labeller.core.golden_diff import SCHEMA, LabelledRecord, RecordChange, Vers
     version_from_artifact, version_from_build
 from labeller.core.project import Project
 from labeller.core.questions import load_questions, parse_questions, questions_text
-from labeller.diagnostics import KEEP, MESSAGE_CHARS, TEXT_LIMIT, markdown_cell, markdown_table, more_line, safe_short
+from labeller.diagnostics import (KEEP, MESSAGE_CHARS, TEXT_LIMIT, bounded_comment, markdown_cell, markdown_table,
+                                  more_line, safe_short)
 from labeller.display import json_dumps
 from labeller.errors import EXIT_OK, EXIT_REFUSED, InvalidInput
 from labeller.layout import in_repo, project_tree
@@ -54,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
                           "change_count": len(changes), "changes": [c.as_json() for c in changes[:KEEP]]},
                          indent=2, sort_keys=True))
     elif args.format == "markdown":
-        print("\n".join(markdown_lines(old, new, changes, counts)))
+        print(bounded_comment("\n".join(markdown_lines(old, new, changes, counts)), "`labeller diff --format json`"))
     else:
         print_text(old, new, changes, counts)
     return EXIT_REFUSED if args.exit_code and changes else EXIT_OK

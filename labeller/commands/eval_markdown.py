@@ -4,25 +4,28 @@ A reviewer wants what moved, not 40 lines of numbers: with ``--baseline`` the pa
 (metric, before, after, Δ, interval, verdict) and the queries whose recall changed; without,
 the metrics at the shipped k. Every number is the presenter's (``eval.present``), so the
 comment shows what ``labeller eval`` prints. Tables are bounded like ``build --check``'s
-(``diagnostics.markdown_table``: the first rows, then a count) and every cell is escaped
-(``diagnostics.markdown_cell``): queries, tags and headings come from the pull request.
+(``diagnostics.markdown_table``: the first rows, then a count), every cell is escaped
+(``diagnostics.markdown_cell``: queries, tags and headings come from the pull request, and must
+not mention, reference or link), and the comment is bounded (``diagnostics.bounded_comment``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from labeller.diagnostics import markdown_cell, markdown_table
+from labeller.diagnostics import TEXT_LIMIT, bounded_comment, markdown_cell, markdown_table, more_line
 from labeller.eval.present import (CHARS_DELTAS, CHUNK_DELTAS, MOVED_HEADER, ReportView, answer_ranks, ci_text,
                                    delta_verdict, inline, mdd_sentence, moved_rows, power_sentence, value_text)
 from labeller.eval.report_model import Comparison, Delta, EvalReport, Stat
 
 TITLE = "### labeller eval"
 DELTA_HEADER = ("metric", "before", "after", "Δ", "95% interval", "verdict")
+FULL_REPORT = "`labeller eval --format json` (every query and number) or its HTML report (`--html FILE`)"
 
 
 def eval_markdown(report: EvalReport) -> str:
-    """The whole comment: a headline, what was run, then the comparison or the metrics, then the misses."""
+    """The whole comment: a headline, what was run, then the comparison or the metrics, then the
+    misses; cut to ``COMMENT_CHARS`` (``diagnostics.bounded_comment``), pointing at the full report."""
     view = ReportView(report)
     fp, cfg = report.fingerprint, report.config
     k = cfg.shipped_k
@@ -54,7 +57,7 @@ def eval_markdown(report: EvalReport) -> str:
     if report.findings:
         lines += ["", markdown_cell(f"{len(report.findings)} leak finding(s): a document quotes a golden "
                                     "question (labeller leaks)")]
-    return "\n".join(lines)
+    return bounded_comment("\n".join(lines), FULL_REPORT)
 
 
 def _metrics(view: ReportView) -> list[str]:
@@ -82,9 +85,7 @@ def _comparison(c: Comparison, k: int) -> list[str]:
     """Fingerprint differences, then the paired deltas per level, then the queries that moved."""
     lines = [markdown_cell(f"baseline {str(c.baseline_fingerprint)[:12]}; current − baseline, paired by query id"
                            + (f" over {c.paired} queries" if c.paired else "")), ""]
-    for d in c.fingerprint_differences:
-        lines.append(f"- differs: {markdown_cell(str(d.get('field')))}: {markdown_cell(str(d.get('baseline')))} → "
-                     f"{markdown_cell(str(d.get('current')))}")
+    lines += differs_lines(c)
     if not c.comparable:
         lines += ["", f"not compared: {markdown_cell(str(c.reason))}"]
     tables = [("chunk", c.deltas["chunk"], CHUNK_DELTAS)] if c.deltas is not None else []
@@ -96,6 +97,17 @@ def _comparison(c: Comparison, k: int) -> list[str]:
                       f"({markdown_cell(c.gate_metric)} {delta_verdict(gate)}; a drop fails the gate only when its "
                       "interval excludes zero)"]
     return lines + moved_queries(c)
+
+
+def differs_lines(c: Comparison) -> list[str]:
+    """``- differs: field: baseline → current`` for the first ``TEXT_LIMIT`` fingerprint fields
+    that differ, then a count: a baseline report is a file, and 400 planted fields were 400
+    lines of the comment."""
+    diffs = c.fingerprint_differences
+    lines = [f"- differs: {markdown_cell(str(d.get('field')))}: {markdown_cell(str(d.get('baseline')))} → "
+             f"{markdown_cell(str(d.get('current')))}" for d in diffs[:TEXT_LIMIT]]
+    tail = more_line(len(lines), len(diffs), "fingerprint differences")
+    return lines + ([f"- {tail}"] if tail else [])
 
 
 def delta_tables(tables: Sequence[tuple[str, dict[str, Delta], tuple[str, ...]]]) -> list[str]:

@@ -17,8 +17,8 @@ from rich.text import Text
 
 from labeller.commands.common import add_format_option, add_root_options, config_from, console, refuse_action_format
 from labeller.commands.comparison_text import print_moved
-from labeller.commands.eval_markdown import DELTA_HEADER, delta_tables, moved_queries
-from labeller.diagnostics import markdown_cell
+from labeller.commands.eval_markdown import DELTA_HEADER, delta_tables, differs_lines, moved_queries
+from labeller.diagnostics import bounded_comment, markdown_cell
 from labeller.core.outputs import check_output
 from labeller.display import json_dumps, safe_line
 from labeller.errors import EXIT_OK, InvalidInput
@@ -129,9 +129,9 @@ def run_compare(args: argparse.Namespace) -> int:
     if args.format == "markdown":
         lines = [f"### labeller runs compare: {markdown_cell(headline(data, c))}", "",
                  *(f"- {markdown_cell(line)}" for line in summary(data)),
-                 *(f"- differs: {markdown_cell(line)}" for line in differences(c)), *delta_tables(tables)]
+                 *differs_lines(c), *delta_tables(tables)]
         lines += ["", markdown_cell(sentence)] if (sentence := mdd_sentence(c)) is not None else []
-        print("\n".join(lines + moved_queries(c)))
+        print(bounded_comment("\n".join(lines + moved_queries(c)), "`labeller runs compare --format json`"))
         return EXIT_OK
     out = console()
     out.print(f"[bold]{safe_line(headline(data, c))}[/]")

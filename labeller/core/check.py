@@ -117,7 +117,7 @@ def check(result: BuildResult, artifact_path: Path, manifest_path: Path,
         drift.problems.append(f"{manifest_path} is missing")
     elif not drift.manifest_ok:
         new_m = result.manifest
-        old_docs, new_docs = old_m.get("docs", {}) or {}, new_m["docs"]
+        old_docs, new_docs = old_m.get("docs", {}), new_m["docs"]
         drift.docs_added = sorted(d for d in new_docs if d not in old_docs)
         drift.docs_removed = sorted(d for d in old_docs if d not in new_docs)
         drift.docs_changed = sorted(d for d in new_docs if d in old_docs and old_docs[d] != new_docs[d])
@@ -126,7 +126,9 @@ def check(result: BuildResult, artifact_path: Path, manifest_path: Path,
 
 
 def _committed_manifest(data: bytes, drift: Drift) -> dict:
-    """The committed manifest parsed; ``{}`` (and a problem) when it is not a JSON object."""
+    """The committed manifest parsed, its ``docs`` an object of objects; a damaged one is a
+    problem (drift, which a build repairs) and reads as ``{}``, never a crash: a ``docs`` list
+    or number reached ``old_docs[d]`` and exited 3."""
     try:
         manifest = parse_json(data)
     except InvalidInput:
@@ -134,4 +136,8 @@ def _committed_manifest(data: bytes, drift: Drift) -> dict:
     if not isinstance(manifest, dict):
         drift.problems.append("the committed manifest is not valid JSON")
         return {}
+    docs = manifest.get("docs", {})
+    if not isinstance(docs, dict) or not all(isinstance(info, dict) for info in docs.values()):
+        drift.problems.append("the committed manifest's \"docs\" is not an object of one object per document")
+        return {k: v for k, v in manifest.items() if k != "docs"}
     return manifest

@@ -180,6 +180,7 @@ def walk_corpus(root: Path, include: tuple[str, ...] = DEFAULT_INCLUDE, exclude:
                 continue
             if not selected(rel, include, exclude):
                 continue
+            _refuse_undecodable_name(rel, path)
             if not stat.S_ISREG(st.st_mode):
                 raise InvalidInput("not a regular file", path=str(path))
             if st.st_size > max_file_bytes:
@@ -189,6 +190,18 @@ def walk_corpus(root: Path, include: tuple[str, ...] = DEFAULT_INCLUDE, exclude:
     found.sort()
     _refuse_colliding_names(root, [rel for rel, _ in found])
     return found
+
+
+def _refuse_undecodable_name(rel: str, path: Path) -> None:
+    """A name that is not UTF-8 (git stores names as bytes; Python reads the bad bytes as lone
+    surrogates) is refused naming its bytes, escaped: a document id is written to UTF-8
+    artifacts and terminals, where it exited 3 in every command."""
+    try:
+        rel.encode("utf-8")
+    except UnicodeEncodeError:
+        shown = os.fsencode(path).decode("utf-8", "backslashreplace")
+        raise InvalidInput("the file name is not valid UTF-8 (the bytes shown as \\x..); rename it",
+                           path=shown) from None
 
 
 def _unreadable_folder(exc: OSError) -> None:

@@ -26,6 +26,7 @@ from labeller.display import json_dumps
 from labeller.errors import InvalidInput
 from labeller.interop.files import read_text, refuse_unknown_keys, require_str
 from labeller.interop.format import Exported, Format, Option
+from labeller.interop.objects import optional_str, str_list
 from labeller.interop.qrels import (CHUNKS_OPTION, Judgments, candidates_from_judgments, through_chunk_file,
                                    tsv_field)
 from labeller.interop.records import Incoming
@@ -60,8 +61,22 @@ def _queries(path: Path, project: Project) -> tuple[dict[str, tuple[str, str]], 
             if not isinstance(own, dict):
                 raise InvalidInput(f"{where}: metadata.labeller must be an object")
             refuse_unknown_keys(own, META_KEYS, set(), f"{where}: metadata.labeller")
-            meta[qid] = own
+            meta[qid] = _own_fields(own, f"{where}: metadata.labeller")
     return queries, meta
+
+
+def _own_fields(own: dict, where: str) -> dict:
+    """labeller's fields as a query's metadata carries them, each checked for its type (``null``
+    is "not set"): a number or ``null`` in ``tags`` reached the import's count of tagged
+    records and exited 3."""
+    for key in ("expected_answer", "split", "hop"):
+        optional_str(own, key, where)
+    if own.get("unanswerable") is not None and not isinstance(own["unanswerable"], bool):
+        raise InvalidInput(f"{where}: unanswerable must be true or false, not {type(own['unanswerable']).__name__}")
+    fields = {k: v for k, v in own.items() if k != "tags"}
+    if own.get("tags") is not None:
+        fields["tags"] = str_list(own, "tags", where)
+    return fields
 
 
 def _qrels_files(folder: Path, split: str | None) -> list[Path]:

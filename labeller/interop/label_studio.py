@@ -32,7 +32,7 @@ from labeller.errors import InvalidInput
 from labeller.interop.containers import JSON_LIST, sniff
 from labeller.interop.files import read_text
 from labeller.interop.format import Exported, Format, Option
-from labeller.interop.objects import optional_str
+from labeller.interop.objects import optional_list, optional_str
 from labeller.interop.offsets import UNITS_OPTION
 from labeller.interop.records import Incoming
 from labeller.interop.spans import TextFinder, from_codepoints
@@ -62,12 +62,13 @@ def _result_spans(results, where: str, span_label: str | None) -> list[TaskSpan]
 
 def _task_spans(task: dict, where: str, options: SimpleNamespace) -> tuple[list[TaskSpan], tuple[str, str] | None]:
     """The spans the task's annotations agree on, or why there are none to take."""
-    annotations = [a for a in task.get("annotations") or [] if isinstance(a, dict) and not a.get("was_cancelled")]
+    annotations = [a for a in optional_list(task, "annotations", where)
+                   if isinstance(a, dict) and not a.get("was_cancelled")]
     source = "annotation"
-    if not annotations and task.get("predictions"):
+    if not annotations and (predictions := optional_list(task, "predictions", where)):
         if not options.predictions:
             return [], ("prediction_only", "the task has only predictions (pre-annotations); --predictions takes them")
-        annotations, source = [p for p in task["predictions"] if isinstance(p, dict)], "prediction"
+        annotations, source = [p for p in predictions if isinstance(p, dict)], "prediction"
     sets = [_result_spans(a.get("result", []), where, options.span_label) for a in annotations]
     # offsets are not checked yet (a list, a string: ``to_codepoints`` names them per task), so
     # compared by their repr, which hashes and sorts whatever they are
@@ -82,7 +83,7 @@ def _question(task: dict, qfield: str, where: str) -> str | None:
     annotators write the question while they mark its answer)."""
     if qfield in task["data"]:
         return optional_str(task["data"], qfield, where)
-    for a in task.get("annotations") or []:
+    for a in optional_list(task, "annotations", where):
         for r in (a.get("result") or []) if isinstance(a, dict) else []:
             if isinstance(r, dict) and r.get("from_name") == qfield and isinstance(r.get("value"), dict):
                 texts = r["value"].get("text")

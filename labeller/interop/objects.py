@@ -67,3 +67,12 @@ def str_list(obj: dict, key: str, where: str) -> list[str]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise InvalidInput(f"{where}: {key} must be a list of strings")
     return value
+
+
+def optional_list(obj: dict, key: str, where: str) -> list:
+    """``obj[key]``, a list (absent or null: none); another shape is refused, never iterated
+    (a number there exited 3, a string was read one character at a time)."""
+    value = obj.get(key)
+    if value is not None and not isinstance(value, list):
+        raise InvalidInput(f"{where}: {key} must be a list, not {type(value).__name__}")
+    return value or []

@@ -42,10 +42,25 @@ class _StrictLoader(yaml.SafeLoader):
                                "in a label file)")
         return super().compose_node(parent, index)
 
+    def construct_object(self, node, deep=False):
+        """A scalar the safe loader cannot build (``2020-13-45`` as a date, 5,000 digits as an
+        integer) is the file's error at its line: it raised ``ValueError``, an exit 3."""
+        try:
+            return super().construct_object(node, deep=deep)
+        except (ValueError, OverflowError):
+            value = str(node.value)
+            shown = value if len(value) <= 40 else f"{value[:30]}… ({len(value):,} characters)"
+            kind = str(node.tag).rsplit(":", 1)[-1]
+            raise InvalidInput(f"{shown!r} is not a valid {kind} (quote it to make it text)",
+                               line=node.start_mark.line + 1) from None
+
     def construct_mapping(self, node, deep=False):
         seen = set()
         for key_node, _ in node.value:
             key = self.construct_object(key_node, deep=True)
+            if isinstance(key, (list, dict)):
+                raise InvalidInput(f"a key is a {'list' if isinstance(key, list) else 'mapping'}; keys are names",
+                                   line=key_node.start_mark.line + 1)
             if isinstance(key, str) and key in seen:
                 raise InvalidInput(f"duplicate key {key!r} at line {key_node.start_mark.line + 1}")
             seen.add(key)
@@ -66,7 +81,7 @@ def load_yaml(text: str, path: str):
     try:
         return yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - a SafeLoader subclass, stricter still
     except InvalidInput as exc:
-        raise InvalidInput(exc.reason, path=path) from None
+        raise InvalidInput(exc.reason, path=path, line=exc.line) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         raise InvalidInput(f"malformed YAML: {getattr(exc, 'problem', None) or exc}",
