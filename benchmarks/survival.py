@@ -47,7 +47,7 @@ REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 
 from survival_truth import (DELETED, EDITED, FATES, INTACT, MOVED, MOVED_AMBIGUOUS, RENAMED, Fate,  # noqa: E402
-                            History, Words, canonical)
+                            History, canonical)
 
 SCHEMA = "labeller.survival-report.v1"
 MIN_WORDS, MAX_WORDS = 6, 12
@@ -160,6 +160,7 @@ class Label:
                 "expected_answer": "", "locators": [{"doc": self.doc, "quote": self.quote}]}
 
 
+_WHITESPACE_WORD = re.compile(r"\S+")
 _FENCE = re.compile(r"\s*(```|~~~)")
 # A prose paragraph starts like a sentence: not a heading, table, HTML, include, quote block,
 # list item, link definition or indented code.
@@ -212,17 +213,17 @@ def sample_labels(corpus: dict[str, str], n: int, seed: int) -> list[Label]:
     for doc, start, end in paragraphs:
         if len(labels) == n:
             break
-        words = Words.of(corpus[doc][start:end])
+        words = list(_WHITESPACE_WORD.finditer(corpus[doc], start, end))
         for _ in range(TRIES_PER_PARAGRAPH):
             size = rng.randint(MIN_WORDS, MAX_WORDS)
-            if len(words.tokens) < size:
+            if len(words) < size:
                 break
-            first = rng.randrange(len(words.tokens) - size + 1)
-            quote = words.tokens[first:first + size]
+            first = rng.randrange(len(words) - size + 1)
+            quote = [m.group() for m in words[first:first + size]]
             pattern = re.compile(r"\s+".join(map(re.escape, quote)))
             if sum(len(pattern.findall(text)) for text in corpus.values()) == 1:
-                cs, ce = words.chars(first, first + size - 1)
-                labels.append(Label(f"sv-{len(labels) + 1:03d}", doc, " ".join(quote), start + cs, start + ce))
+                labels.append(Label(f"sv-{len(labels) + 1:03d}", doc, " ".join(quote), words[first].start(),
+                                    words[first + size - 1].end()))
                 break
     return labels
 
@@ -235,7 +236,7 @@ class LabellerFailed(RuntimeError):
 
 def labeller(root: Path, *args: str, ok: tuple[int, ...] = (0, 1)) -> tuple[int, str]:
     """Run this checkout's labeller command line in ``root``; an exit code outside ``ok`` is a failure."""
-    env = os.environ | {"PYTHONPATH": str(REPO), "NO_COLOR": "1", "COLUMNS": "200"}
+    env = os.environ | {"PYTHONPATH": str(REPO), "NO_COLOR": "1", "COLUMNS": "200", "LABELLER_REVIEWER": "survival"}
     started = time.perf_counter()
     proc = subprocess.run([sys.executable, "-m", "labeller.cli", *args], cwd=root, env=env,
                           capture_output=True, text=True)
