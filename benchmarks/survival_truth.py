@@ -242,9 +242,11 @@ class History:
         """What the quote's tokens mapped into ``target`` (``mapped``) say: it stands there
         verbatim (``kept``), or edited, or nothing (None)."""
         new = self.words("new", target)
-        if (all(j is not None for j in mapped) and mapped == list(range(mapped[0], mapped[0] + len(quote)))  # type: ignore[operator]
-                and folded(new.text[slice(*new.chars(mapped[0], mapped[-1]))]) == text):  # type: ignore[arg-type]
-            return Fate(kept, target, *new.chars(mapped[0], mapped[-1]))  # type: ignore[arg-type]
+        at = mapped[0]
+        if at is not None and mapped == list(range(at, at + len(quote))):
+            region = new.chars(at, at + len(quote) - 1)
+            if folded(new.text[region[0]:region[1]]) == text:
+                return Fate(kept, target, *region)
         # the surviving tokens (where they went, and whether each is a word), in order, and the
         # window of the allowed spread holding the most surviving words
         survivors = sorted((j, bool(_WORD.match(token))) for j, token in zip(mapped, quote) if j is not None)
