@@ -387,6 +387,10 @@ def figures(rows: list[dict], repaired: bool) -> dict:
     when there was no ``repair`` to run."""
     of = {kind: [r for r in rows if r["fate"] == kind] for kind in FATES}
     moving = of[RENAMED] + of[MOVED]
+    # edited and refused (an edited label whose quote still stands in its paragraph needs no
+    # repair); in place: the document kept its path, the rest were renamed too
+    broken = [r for r in of[EDITED] if r["check"] != "resolved"]
+    in_place = [r for r in broken if r["now"]["doc"] == r["doc"]]
     checked: dict[str, int] = {}
     for r in rows:
         checked[r["check"]] = checked.get(r["check"], 0) + 1
@@ -403,8 +407,10 @@ def figures(rows: list[dict], repaired: bool) -> dict:
         "edited_still_resolving": sum(1 for r in of[EDITED] if r["check"] == "resolved" and not r["silent_move"]),
         "renamed_or_moved_refused_unknown_doc": sum(1 for r in moving if r["check"] == "unknown_doc"),
         "renamed_or_moved_repaired_by_moves": fixed(moving, "moves"),
-        "edited_repaired_by_min_score": fixed(of[EDITED], "min_score"),
-        "edited_in_renamed_doc": sum(1 for r in of[EDITED] if r["now"]["doc"] != r["doc"]),
+        "edited_refused": len(broken),
+        "edited_repaired_by_min_score": fixed(broken, "min_score"),
+        "edited_in_place": len(in_place),
+        "edited_in_place_repaired_by_min_score": fixed(in_place, "min_score"),
         "wrong_repairs": sum(1 for r in rows if r.get("repaired_by") and not r["repair_correct"]) if repaired else None,
         "deleted_left_refused": sum(1 for r in of[DELETED] if r["left"] is not None),
         "moved_ambiguous_left_refused": sum(1 for r in of[MOVED_AMBIGUOUS] if r["left"] is not None),
@@ -444,6 +450,14 @@ def _ratio(part: int | None, whole: int) -> str:
     return "n/a (no repair)" if part is None else f"{part} / {whole}"
 
 
+def _renamed_edits(f: dict) -> str:
+    """The edited labels whose document was also renamed, when there are any."""
+    moved = f["edited_refused"] - f["edited_in_place"]
+    if not moved or f["edited_repaired_by_min_score"] is None:
+        return ""
+    return f" (renamed doc: {f['edited_repaired_by_min_score'] - f['edited_in_place_repaired_by_min_score']} / {moved})"
+
+
 def markdown(report: dict) -> str:
     """One table row per later commit, the figures of ``figures``."""
     h = report["history"]
@@ -452,7 +466,7 @@ def markdown(report: dict) -> str:
              f"{base['commit'][:12]} ({base['date']}, {base['docs']} documents, {base['chars']:,} characters); "
              f"repair {report['repair']}.", "",
              "| later commit | docs (renamed) | intact kept in place | silent moves | renamed/moved repaired by "
-             "`--moves` | edited repaired by `--min-score 80` | wrong repairs | deleted left refused |",
+             "`--moves` | edited in place repaired by `--min-score 80` | wrong repairs | deleted left refused |",
              "|---|---|---|---|---|---|---|---|"]
     for c in report["commits"]:
         f = c["figures"]
@@ -461,7 +475,8 @@ def markdown(report: dict) -> str:
             f"| {c['commit'][:12]} ({c['date']}) | {c['docs']} ({c['renamed_docs']}) "
             f"| {f['intact_kept_in_place']} / {fates[INTACT]} | {f['silent_moves']} "
             f"| {_ratio(f['renamed_or_moved_repaired_by_moves'], fates[RENAMED] + fates[MOVED])} "
-            f"| {_ratio(f['edited_repaired_by_min_score'], fates[EDITED])} "
+            f"| {_ratio(f['edited_in_place_repaired_by_min_score'], f['edited_in_place'])}"
+            f"{_renamed_edits(f)} "
             f"| {'n/a' if f['wrong_repairs'] is None else f['wrong_repairs']} "
             f"| {f['deleted_left_refused']} / {fates[DELETED]} |")
     return "\n".join(lines) + "\n"
