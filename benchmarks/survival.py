@@ -72,13 +72,13 @@ PRESETS = {
     "rust-book": Preset("rust-lang/book", "src", "52fafaaa8e432e84beaaf4ea80ccba880624effd", (
         "22c68f6e47ea8db57eedd3a19d422f10afe2a8a5", "7a90386961a719f94a80bfb2c7d081fadbcb443d",
         "44b246efd4044f6f3d6340745c40aaa93160e9b7", "8cc0cb138998ee0502504ca1247b51de9161197c"),
-        "the study's history (issue 35): labeller was tuned on it"),
+        "the history of issue 35's study; labeller was tuned on it"),
     # Held out: never looked at while labeller's moves and repair were built. Pages moved into
     # folders (hir-typeck/, const-eval/, queries/), split (bootstrapping.md) and deleted.
     "rustc-dev-guide": Preset("rust-lang/rustc-dev-guide", "src", "ce4ae4004cdbc710efb97c71641a4d7447ca8dc5", (
         "bd26e3aae5cac08ee70371a121686869db030bf9", "c829322db729be30f24f23159c71865426c54e63",
         "08b4cd8efceaed9c05bdfcd6c455a51f331e06c4", "cfc93d27c0aedb699db714c56adf9469d82c0293"),
-        "held out: labeller was not tuned on it"),
+        "held out; labeller was not tuned on it"),
 }
 
 
@@ -443,11 +443,23 @@ def survive(git_dir: Path, subdir: str, base: str, later: list[str], n_labels: i
             "labels": {"asked": n_labels, "written": len(sampled), "refused_at_base": len(sampled) - len(labels),
                        "kept": len(labels)},
             "repair": "available" if missing is None else f"not available: {missing}",
-            "commits": commits}
+            "commits": [c | {"name": f"{c['commit'][:12]} ({c['date']})"} for c in commits]}
 
 
 def _ratio(part: int | None, whole: int) -> str:
     return "n/a (no repair)" if part is None else f"{part} / {whole}"
+
+
+def _total(commits: list[dict]) -> dict:
+    """The table's last row: every figure summed over the later commits (label × commit checks)."""
+    def add(values: list):
+        if isinstance(values[0], dict):
+            return {k: add([v[k] for v in values]) for k in values[0]}
+        return None if None in values else sum(values)
+
+    figures = add([{k: v for k, v in c["figures"].items() if k != "check"} for c in commits])
+    return {"figures": figures, "name": f"all {len(commits)} ({figures['labels']} label × commit checks)",
+            "docs_cell": ""}
 
 
 def _renamed_edits(f: dict) -> str:
@@ -468,11 +480,12 @@ def markdown(report: dict) -> str:
              "| later commit | docs (renamed) | intact kept in place | silent moves | renamed/moved repaired by "
              "`--moves` | edited in place repaired by `--min-score 80` | wrong repairs | deleted left refused |",
              "|---|---|---|---|---|---|---|---|"]
-    for c in report["commits"]:
+    rows = [c | {"docs_cell": f"{c['docs']} ({c['renamed_docs']})"} for c in report["commits"]]
+    for c in rows + [_total(report["commits"])]:
         f = c["figures"]
         fates = f["fates"]
         lines.append(
-            f"| {c['commit'][:12]} ({c['date']}) | {c['docs']} ({c['renamed_docs']}) "
+            f"| {c['name']} | {c['docs_cell']} "
             f"| {f['intact_kept_in_place']} / {fates[INTACT]} | {f['silent_moves']} "
             f"| {_ratio(f['renamed_or_moved_repaired_by_moves'], fates[RENAMED] + fates[MOVED])} "
             f"| {_ratio(f['edited_in_place_repaired_by_min_score'], f['edited_in_place'])}"
