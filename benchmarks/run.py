@@ -4,6 +4,7 @@
     python benchmarks/run.py --size 1MB --repeat 1 --smoke      # CI: every step runs, no time is asserted
     python benchmarks/run.py --only builds --profile prof/       # + where a cold build's time goes (cProfile)
     python benchmarks/run.py --only hostile                      # stall cases of issue 18: linear, bounded
+    python benchmarks/run.py --only repair --size 1.2MB          # repair --moves after a reorganisation (issue 35)
     python benchmarks/run.py --sizes 1MB,10MB,50MB,100MB --curve docs/perf/curve   # cost against size (curve.py)
 
 It writes a synthetic project (benchmarks/synth.py) into a temporary folder, and a copy of
@@ -40,7 +41,7 @@ import synth  # noqa: E402
 
 PACKAGES = ("labeller", "textual", "rich", "markdown-it-py", "mdit-py-plugins", "pyahocorasick", "rapidfuzz",
             "pydantic", "whoosh-reloaded", "PyStemmer", "PyYAML", "duckdb")
-STEPS = ("builds", "resolve", "leaks", "eval", "foreign", "compare", "app", "hostile")
+STEPS = ("builds", "resolve", "leaks", "eval", "foreign", "compare", "app", "hostile", "repair")
 # The chunkings `chunkers compare` is benchmarked on: the project's own and three of the family.
 COMPARE_SPECS = ("md-struct-v1", "recursive-v1:size=800,overlap=200", "fixed-chars-v1:size=1000,overlap=200",
                  "words-v1:size=200,overlap=40")
@@ -224,6 +225,44 @@ class Bench:
         """The largest labelled document: the worst case for re-chunking and re-parsing one file."""
         docs = sorted((p.stat().st_size, p) for p in (self.root / "corpus").rglob("*.md"))
         return docs[-1][1]
+
+    # repair ---------------------------------------------------------------------------
+    def repair(self, n_labels: int = 300) -> None:
+        """``labeller repair --moves`` after a reorganisation: on a copy, built, then the most
+        labelled documents renamed (``moved/<name>``) until ``n_labels`` quote labels name a gone
+        document; the figure is the repair's wall time (no git here: the content pairs them)."""
+        f = self.fig("repair_moves_s", f"labeller repair --moves, {n_labels} labels of renamed documents", "s", 10.0,
+                     note="issue 35's bound is for a 1.2 MB corpus (--size 1.2MB)")
+        copy = self.root.parent / f"{self.root.name}-repair"
+        for _ in range(self.repeat):
+            shutil.rmtree(copy, ignore_errors=True)
+            shutil.copytree(self.root, copy, ignore=shutil.ignore_patterns(".labeller"))
+            timed(cli("build", "--root", "."), copy)
+            per_doc: dict[str, int] = {}
+            for line in (copy / "golden" / "questions.jsonl").read_text(encoding="utf-8").splitlines():
+                rec = json.loads(line) if line.strip() and not line.lstrip().startswith("//") else {}
+                for loc in rec.get("locators", ()):
+                    if loc.get("doc") and loc.get("quote"):
+                        per_doc[loc["doc"]] = per_doc.get(loc["doc"], 0) + 1
+            moved = 0
+            for doc, n in sorted(per_doc.items(), key=lambda kv: (-kv[1], kv[0])):
+                if moved >= n_labels:
+                    break
+                target = copy / "corpus" / "moved" / doc
+                target.parent.mkdir(parents=True, exist_ok=True)
+                (copy / "corpus" / doc).rename(target)
+                moved += n
+            cpu, proc_t = _children_cpu(), time.perf_counter()
+            done = subprocess.run(cli("repair", "--moves", "--root", ".", "--format", "json", "--as", "bench"),
+                                  cwd=copy, capture_output=True, text=True)
+            f.runs.append(time.perf_counter() - proc_t)
+            f.cpu.append(_children_cpu() - cpu)
+            if done.returncode not in (0, 1):
+                raise SystemExit(f"repair failed (exit {done.returncode}):\n{done.stderr[-3000:]}")
+            summary = json.loads(done.stdout)["summary"]
+            f.note = (f"{summary['moved']} locators re-pointed ({moved} quote labels in the renamed documents), "
+                      f"{summary['left']} left; issue 35's bound is for a 1.2 MB corpus")
+        shutil.rmtree(copy, ignore_errors=True)
 
     # resolve ------------------------------------------------------------------------
     def resolve(self, n: int = 500) -> None:
@@ -812,7 +851,7 @@ def main(argv: list[str] | None = None) -> int:
             for step in steps:
                 # the app and hostile figures are about the synthetic corpus and the bundled example; a
                 # smoke run evaluates the synthetic corpus only, to stay within a minute
-                if step not in ("app", "hostile") and not (args.smoke and step in ("eval", "foreign", "compare")):
+                if step not in ("app", "hostile", "repair") and not (args.smoke and step in ("eval", "foreign", "compare")):
                     getattr(rb, step)()
                     progress(rb.figures, figures, results, args.json)
             figures += rb.figures

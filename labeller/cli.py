@@ -45,6 +45,7 @@ COMMANDS: dict[str, str] = {
     "merge-driver": "labeller.commands.merge_driver",
     "new": "labeller.commands.new",
     "pool": "labeller.commands.pool",
+    "repair": "labeller.commands.repair",
     "review": "labeller.commands.review",
     "runs": "labeller.commands.runs",
     "schema": "labeller.commands.schema",

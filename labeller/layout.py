@@ -47,6 +47,15 @@ def inside(tree: Path, path: Path) -> bool:
     return os.path.commonpath([real, str(tree)]) == str(tree)
 
 
+def in_repo(path: Path, root: Path, top: Path) -> str:
+    """A project path as git names it at a revision: relative to the work tree ``top``, with ``/``.
+
+    Links in the root's own path are resolved (as ``top`` is), none below it: a symlink in
+    the working tree (``golden -> decoy``) must not choose which of a revision's files is read."""
+    lexical = os.path.normpath(os.path.join(os.path.realpath(root), os.path.relpath(path, root)))
+    return Path(os.path.relpath(lexical, top)).as_posix()
+
+
 @dataclass(frozen=True)
 class ProjectLayout:
     """The paths of one project; all absolute when ``root`` is."""

@@ -90,6 +90,18 @@ def test_broken_labels_screen(snap_compare, project):
     assert snap(snap_compare, project, steps)
 
 
+def test_broken_labels_moves(snap_compare, tmp_path, capsys):
+    """A reorganised corpus: the moves grouped above the broken labels, the accept key shown."""
+    from helpers_moves import reorganised
+
+    root = reorganised(tmp_path, capsys)
+
+    async def steps(pilot):
+        await pilot.press("f5")
+
+    assert snap(snap_compare, root, steps)
+
+
 def test_help_screen(snap_compare, project):
     async def steps(pilot):
         await pilot.press("f1")

@@ -139,6 +139,17 @@ def test_broken_labels_80(snap_compare, project):
     assert snap(snap_compare, make_app(project), steps)
 
 
+def test_broken_labels_moves_80(snap_compare, tmp_path, capsys):
+    from helpers_moves import reorganised
+
+    root = reorganised(tmp_path, capsys)
+
+    async def steps(pilot):
+        await pilot.press("f5")
+
+    assert snap(snap_compare, make_app(root), steps)
+
+
 def test_delete_dialog_80(snap_compare, project):
     async def steps(pilot):
         await pilot.press("delete")

@@ -312,6 +312,10 @@ class LabellerApp(App):
         self.refresh_screens()
         self._resolve(ids)
 
+    def records_changed(self, ids: list[str]) -> None:
+        self.refresh_screens()
+        self._resolve(ids)
+
     def _resolve(self, ids: list[str]) -> None:
         """Resolve some records again in a worker (their statuses show "…" until then)."""
         if not self.session.ready:

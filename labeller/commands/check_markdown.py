@@ -12,9 +12,10 @@ import os
 from pathlib import Path
 
 from labeller.core.check import Drift
+from labeller.core.moves import group_line, is_move, move_groups
 from labeller.core.resolve import Refusal
 from labeller.core.suggest import without_nearest
-from labeller.diagnostics import listing, markdown_table
+from labeller.diagnostics import TEXT_LIMIT, listing, markdown_cell, markdown_table, more_line
 from labeller.layout import ProjectLayout
 from labeller.review.log import STATUS_LABELS
 
@@ -28,8 +29,19 @@ def refusals_markdown(refusals: list[Refusal]) -> str:
     budget = ["", f"The build's budget for suggestions was reached: {unhelped} later quote(s) not found have no "
               "nearest passage."] if unhelped else []
     return "\n".join([f"{TITLE}: {len(refusals)} broken label(s); nothing can be built until they are fixed", "",
-                      *markdown_table(("id", "kind", "where", "nearest passage"), rows, len(refusals),
+                      *moves_markdown(refusals), *markdown_table(("id", "kind", "where", "nearest passage"), rows, len(refusals),
                                       "broken labels"), *budget])
+
+
+def moves_markdown(refusals: list[Refusal]) -> list[str]:
+    """The moved labels grouped per pair of documents (SPEC §13), before the table."""
+    groups = move_groups(refusals)
+    if not groups:
+        return []
+    lines = [f"Moved ({sum(g['labels'] for g in groups)} label(s), applied by `labeller repair --moves`):", ""]
+    lines += [f"- {markdown_cell(group_line(g))}" for g in groups[:TEXT_LIMIT]]
+    more = more_line(min(len(groups), TEXT_LIMIT), len(groups), "groups of moved labels")
+    return lines + ([f"- {more}"] if more else []) + [""]
 
 
 def nearest(r: Refusal) -> str:
@@ -38,6 +50,8 @@ def nearest(r: Refusal) -> str:
         if occ.get("extension"):
             return f"{len(r.occurrences)} occurrences; unique if lengthened to: {occ['extension']}"
     for sug in r.suggestions:
+        if is_move(sug):
+            return f"moved to {sug['where']}"
         if "quote" in sug and "score" in sug:
             return f"{sug['where']} ({sug['score']}): {sug['quote']}"
         if "quote" in sug:

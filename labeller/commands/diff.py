@@ -16,7 +16,7 @@ from pathlib import Path
 from labeller.commands.common import add_format_option, add_project_options, console, project_from
 from labeller.commands.git_blobs import blob_at, commit_of, find_commit, git_installed
 from labeller.core.build import build
-from labeller.core.check import MAX_COMMITTED_BYTES
+from labeller.core.committed import MAX_COMMITTED_BYTES
 from labeller.core.golden_diff import SCHEMA, LabelledRecord, RecordChange, Version, compare, summary, \
     version_from_artifact, version_from_build
 from labeller.core.project import Project
@@ -24,7 +24,7 @@ from labeller.core.questions import load_questions, parse_questions, questions_t
 from labeller.diagnostics import KEEP, MESSAGE_CHARS, TEXT_LIMIT, markdown_cell, markdown_table, more_line, safe_short
 from labeller.display import json_dumps
 from labeller.errors import EXIT_OK, EXIT_REFUSED, InvalidInput
-from labeller.layout import project_tree
+from labeller.layout import in_repo, project_tree
 
 SIGIL = {"added": "+", "removed": "-"}
 CHUNK_ID_CHARS = 12  # of a chunk id shown in text and Markdown; JSON has them whole
@@ -89,24 +89,15 @@ def revision(project: Project, rev: str) -> Version:
     commit = commit_of(top, rev)
     label = f"{rev} ({commit[:12]})"
     limits = project.config.limits
-    questions_path = _in_repo(layout.questions, layout.root, top)
+    questions_path = in_repo(layout.questions, layout.root, top)
     data = blob_at(top, commit, questions_path, limits.max_file_bytes, "questions.jsonl")
     if data is None:
         return Version(label, {})
     qpath = f"{label}:{questions_path}"
     questions = parse_questions(questions_text(data, qpath), qpath, limits).questions
-    artifact = blob_at(top, commit, _in_repo(layout.artifact, layout.root, top), MAX_COMMITTED_BYTES,
+    artifact = blob_at(top, commit, in_repo(layout.artifact, layout.root, top), MAX_COMMITTED_BYTES,
                        "the golden-set artifact")
     return version_from_artifact(label, questions, artifact or b"")
-
-
-def _in_repo(path: Path, root: Path, top: Path) -> str:
-    """A project path as git names it at a revision: relative to the work tree, with ``/``.
-
-    Links in the root's own path are resolved (as ``top`` is), none below it: a symlink in
-    the working tree (``golden -> decoy``) must not choose which of a revision's files is read."""
-    lexical = os.path.normpath(os.path.join(os.path.realpath(root), os.path.relpath(path, root)))
-    return Path(os.path.relpath(lexical, top)).as_posix()
 
 
 def details(change: RecordChange) -> list[tuple[str, str, str]]:

@@ -1,9 +1,7 @@
 """Reading a committed file at a git revision, for ``labeller diff REV``.
 
-Only ``git rev-parse``, ``ls-tree`` and ``cat-file`` run: they apply no filter, textconv,
-hook or fsmonitor, so a revision's content comes back as bytes and nothing the repository
-configures runs; a folder that merely looks like a bare repository (a planted ``HEAD``,
-``objects/``, ``refs/``) is not one to git here (``safe.bareRepository=explicit``). The
+Only ``git rev-parse``, ``ls-tree`` and ``cat-file`` run, as ``labeller.core.git`` runs git
+(nothing the repository configures runs), so a revision's content comes back as bytes. The
 revision is checked first (``rev-parse --verify --end-of-options``), so a name that starts
 with ``-`` is a revision that does not exist, never an option. Each
 component of the path is looked up in the revision's tree before the blob is read, so a
@@ -14,32 +12,16 @@ the blob, so a planted gigabyte is refused without being held.
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
 from pathlib import Path
 
+from labeller.core.git import git_installed, run_git as _git
 from labeller.errors import InvalidInput
 
-GIT = ("git", "-c", "core.fsmonitor=false", "-c", "safe.bareRepository=explicit", "--literal-pathspecs")
+__all__ = ["blob_at", "commit_of", "find_commit", "git_installed"]
+
 FILE_MODES = ("100644", "100755")
 FOLDER_MODE = "040000"
 KINDS = {**dict.fromkeys(FILE_MODES, "a file"), "120000": "a symlink", "160000": "a submodule", FOLDER_MODE: "a folder"}
-
-
-def git_installed() -> bool:
-    return shutil.which(GIT[0]) is not None
-
-
-def _git(top: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
-    """git run on the repository at ``top`` and no other: with no ``.git`` there, git's search
-    stops at ``top`` rather than finding a repository the project merely sits in."""
-    env = {**os.environ, "GIT_CEILING_DIRECTORIES": str(top.parent)}
-    try:
-        return subprocess.run([*GIT, "-C", str(top), *args], capture_output=True, check=False, env=env)
-    except FileNotFoundError:
-        raise InvalidInput("git is not installed: a revision cannot be read (give two questions files instead)") \
-            from None
 
 
 def find_commit(top: Path, rev: str) -> str | None:

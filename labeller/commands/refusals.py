@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from labeller.commands.common import console
 from labeller.core.build import BuildResult
+from labeller.core.moves import group_line, is_move, move_groups
 from labeller.core.project import Project
 from labeller.core.resolve import Refusal
 from labeller.core.suggest import without_nearest
@@ -23,7 +24,8 @@ def report_refusals(project: Project, result: BuildResult, fmt: str, what: str, 
     more of the JSON report (the build's warnings)."""
     unhelped = without_nearest(result.refusals)
     if fmt == "json":
-        report = {"ok": False, "errors": [r.as_json() for r in result.refusals]} | (extra or {})
+        report = {"ok": False, "errors": [r.as_json() for r in result.refusals],
+                  "moves": move_groups(result.refusals)} | (extra or {})
         if summary is not None:
             report["summary"] = summary
         if unhelped:
@@ -32,11 +34,24 @@ def report_refusals(project: Project, result: BuildResult, fmt: str, what: str, 
     else:
         print_refusals(project, result.refusals)
         err = console(stderr=True)
+        print_moves(result.refusals)
         if unhelped:
             err.print(f"[yellow]note:[/] the build's budget for suggestions was reached: {unhelped} later quote(s) "
                       "not found are reported without nearest passages")
         err.print(f"[bold red]{what}:[/] {len(result.refusals)} label error(s); {consequence}")
     return refusals_exit_code(result.refusals)
+
+
+def print_moves(refusals: list[Refusal]) -> None:
+    """The moved labels grouped per pair of documents (SPEC §13): one line a group."""
+    groups = move_groups(refusals)
+    if not groups:
+        return
+    err = console(stderr=True)
+    err.print(f"[bold yellow]moved:[/] {sum(g['labels'] for g in groups)} label(s) whose quote is verbatim in another "
+              "document (`labeller repair --moves` applies them):")
+    print_bounded(err, (f"  {safe_short(group_line(g))}" for g in groups), len(groups),
+                  "groups of moved labels")
 
 
 def refusals_exit_code(refusals: list[Refusal]) -> int:
@@ -65,7 +80,11 @@ def refusal_lines(project: Project, r: Refusal) -> list[str]:
         if occ.get("context"):
             lines.append(f"    unique with the context: [green]{safe_short(context_line(occ['context']))}[/]")
     for sug in r.suggestions:
-        if "quote" in sug and "score" not in sug:  # the quote itself, in another context
+        if is_move(sug):
+            renamed = f" (renamed, paired by {sug['paired_by']})" if sug.get("paired_by") else ""
+            lines.append(f"  [green]moved[/] {safe_short(sug['from'])} → {safe_short(sug['where'])}{renamed}: "
+                         "the locator unchanged but its doc")
+        elif "quote" in sug and "score" not in sug:  # the quote itself, in another context
             lines.append(f"  occurs {safe_short(sug['where'])} with the context: "
                          f"[yellow]{safe_short(context_line(sug) or 'none (drop prefix and suffix)')}[/]")
         elif "quote" in sug:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import statistics
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from labeller import __version__
 from labeller.core.cache import SCALAR, Codec, as_list, check, conforms, strs
@@ -155,6 +155,23 @@ def resolve_record(project: Project, q: Question, found: dict | None = None, *,
 
 def build(project: Project, questions: list[Question]) -> BuildResult:
     """Resolve all records (one multi-pattern search for every quote) and derive the artifact.
+
+    A refused build's labels whose quote moved to another document get their ``moved``
+    suggestions (``core.moves``) after the cached part: git's rename pairing, which they
+    use, is not one of the inputs the cache key holds.
+    """
+    result = _resolved(project, questions)
+    if result.ok:
+        return result
+    from labeller.core.moves import find_moves
+
+    moved = iter(find_moves(project, result.refusals))  # a new result: a cached one may be shared
+    return replace(result, records=[replace(rec, refusals=[next(moved) for _ in rec.refusals])
+                                    for rec in result.records])
+
+
+def _resolved(project: Project, questions: list[Question]) -> BuildResult:
+    """``build`` without the moves: what the build cache keeps.
 
     With a project cache, the last result is kept with everything it is a function of
     (``build_key``), so ``build --check`` on unchanged inputs costs a corpus read and a

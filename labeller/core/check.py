@@ -12,9 +12,10 @@ from pathlib import Path
 
 from labeller.config import MAX_RECORDS
 from labeller.core.build import BuildResult, artifact_record
+from labeller.core.committed import read_committed
 from labeller.diagnostics import Bounded
 from labeller.errors import InvalidInput
-from labeller.io import iter_jsonl, parse_json, read_regular_file, refuse_many_lines
+from labeller.io import iter_jsonl, parse_json, refuse_many_lines
 
 
 @dataclass
@@ -36,19 +37,6 @@ class Drift:
 
     def as_json(self) -> dict:
         return {k: v for k, v in self.__dict__.items()} | {"ok": self.ok, "problem_count": self.problems.total}
-
-
-MAX_COMMITTED_BYTES = 512 * 1024 * 1024  # far above any real golden set; a planted /dev/zero link never gets here
-
-
-def read_committed(path: Path) -> bytes | None:
-    """A committed artifact or manifest as bytes (``None`` when it is missing).
-
-    It comes with the pull request ``build --check`` judges, so it is read like any untrusted
-    file: no symlink, a regular file (a FIFO would hang CI), bounded."""
-    if not path.exists() and not path.is_symlink():
-        return None
-    return read_regular_file(path, max_bytes=MAX_COMMITTED_BYTES, what="committed golden-set file")
 
 
 def committed_records(data: bytes, problems: list[str], path: Path = Path("artifact")) -> dict[str, dict]:

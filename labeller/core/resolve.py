@@ -76,31 +76,35 @@ class Refusal:
     occurrences: list[dict] = field(default_factory=list)  # each place with doc:line:col and its extension
     suggestions: list[dict] = field(default_factory=list)  # nearest passages, or a section locator
     suggested_places: tuple[Place, ...] = ()  # where the suggested passages are
+    found_in: tuple[str, ...] = ()  # the other documents holding the quote verbatim (``moves``: not one move)
 
     def as_json(self) -> dict:
         out: dict = {"id": self.record_id, "locator": self.locator.as_json(), "kind": self.kind,
                      "message": self.message}
         if self.kind == RefusalKind.AMBIGUOUS:
             out["occurrences"] = self.occurrences
-        if self.kind in (RefusalKind.NOT_FOUND, RefusalKind.HEADING_ONLY):
+        if self.kind in (RefusalKind.NOT_FOUND, RefusalKind.HEADING_ONLY, RefusalKind.UNKNOWN_DOC):
             out["suggestions"] = self.suggestions
+        if self.found_in:
+            out["found_in"] = list(self.found_in)
         return out
 
     def to_data(self) -> dict:
         return {"kind": str(self.kind), "message": self.message, "locator": self.locator.model_dump(mode="json"),
                 "record_id": self.record_id, "places": _places_to_data(self.places),
                 "occurrences": self.occurrences, "suggestions": self.suggestions,
-                "suggested_places": _places_to_data(self.suggested_places)}
+                "suggested_places": _places_to_data(self.suggested_places), "found_in": list(self.found_in)}
 
     @classmethod
     def from_data(cls, data) -> "Refusal":
         """What ``to_data`` wrote (from the build cache), every field's type checked; the
         kind comes back as its ``RefusalKind`` (an unknown one is a miss)."""
         conforms(data, {"kind": str, "message": str, "locator": dict, "record_id": (str, None), "places": list,
-                        "occurrences": [_OCCURRENCE], "suggestions": [{str: SCALAR}], "suggested_places": list})
+                        "occurrences": [_OCCURRENCE], "suggestions": [{str: SCALAR}], "suggested_places": list,
+                        "found_in": [str]})
         return cls(RefusalKind(data["kind"]), data["message"], Locator.model_validate(data["locator"]),
                    data["record_id"], _places_from_data(data["places"]), data["occurrences"], data["suggestions"],
-                   _places_from_data(data["suggested_places"]))
+                   _places_from_data(data["suggested_places"]), tuple(data["found_in"]))
 
 
 # An occurrence of an ambiguous quote (``suggest._occurrence``): scalars, and its ``context``,

@@ -226,6 +226,12 @@ def append_review(path: Path, entry: ReviewEntry) -> bool:
     of its own (one newline is written first) and the torn bytes are left untouched,
     still reported by ``read_review_log``.
     """
+    return append_reviews(path, [entry])
+
+
+def append_reviews(path: Path, entries: list[ReviewEntry]) -> bool:
+    """``append_review`` for several entries at once (``labeller repair``'s hundreds): one
+    write of their lines and one fsync, so a crash can tear only the last line, as for one."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     refuse_symlink_components(path.parent)
@@ -240,9 +246,9 @@ def append_review(path: Path, entry: ReviewEntry) -> bool:
         if not stat.S_ISREG(st.st_mode):
             raise InvalidInput("review log is not a regular file", path=str(path))
         torn = st.st_size > 0 and os.pread(fd, 1, st.st_size - 1) != b"\n"
-        line = json_dumps(entry.as_json(), sort_keys=True) + "\n"
+        lines = "".join(json_dumps(entry.as_json(), sort_keys=True) + "\n" for entry in entries)
         with naming(path):  # a full disk fails the write naming no file
-            write_all(fd, (b"\n" if torn else b"") + line.encode("utf-8"))
+            write_all(fd, (b"\n" if torn else b"") + lines.encode("utf-8"))
             os.fsync(fd)
     finally:
         os.close(fd)

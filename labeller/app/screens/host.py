@@ -34,6 +34,9 @@ class AppHost(Protocol):
 
     def refresh_screens(self) -> None: ...
 
+    def records_changed(self, ids: list[str]) -> None:
+        """A screen changed these records' drafts: redraw every screen and resolve them again."""
+
     def prepare(self) -> None:
         """Load (again) the heavy parts of the project in a worker."""
 

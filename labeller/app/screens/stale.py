@@ -1,12 +1,16 @@
 """Broken labels: what no longer resolves, stale ones (the corpus moved under them) first.
 
 The list is the walk: Enter opens a record in the editor on its first refused locator,
-with the core's suggestions ready to accept; ctrl+b there goes on to the next one.
+with the core's suggestions ready to accept; ctrl+b there goes on to the next one. Above it,
+when the corpus was reorganised, the moved labels grouped per pair of documents (``ch17.md →
+ch18.md: 9 labels``): one key re-points the group under the cursor, with ``labeller repair
+--moves``'s plan (the session's ``accept_moves``), as one undo step the author then saves.
 """
 
 from __future__ import annotations
 
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.content import Content
 from textual.widgets import DataTable, Header, Static
 
@@ -15,15 +19,23 @@ from labeller.app.widgets.question_list import status_text
 from labeller.app.widgets.markup import fmt
 from labeller.app.widgets.table import Table
 from labeller.app.widgets.key_bar import KeyBar
-from labeller.display import safe_line
+from labeller.core.moves import group_line
+from labeller.display import safe_line, visible_line
 
 
 class StaleScreen(SessionScreen):
     CSS_PATH = "coverage.tcss"
+    BINDINGS = [Binding("m", "accept_moves", "Accept moves", id="stale.accept_moves",
+                        tooltip="Re-point every label of the highlighted group of moves (the quote unchanged)")]
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._groups: list[dict] = []  # the moves shown, in the moves table's order
 
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static("", id="stale-summary")
+        yield Table(id="moves", cursor_type="row")
         yield Table(id="broken", cursor_type="row", zebra_stripes=True)
         yield Static("", id="broken-detail")
         yield KeyBar()
@@ -32,6 +44,10 @@ class StaleScreen(SessionScreen):
         table = self.query_one("#broken", DataTable)
         table.add_columns("id", "status", "locator", "reason")
         table.focus()
+        moves = self.query_one("#moves", DataTable)
+        moves.add_columns("moved labels (old document → new document)")
+        moves.border_title = "moved: m accepts a group"
+        moves.display = False
 
     def refresh_from_session(self) -> None:
         if not self.is_mounted:
@@ -47,6 +63,13 @@ class StaleScreen(SessionScreen):
             first = result.refusals[0]
             table.add_row(safe_line(rid), status_text(status), safe_line(first.locator.describe()[:80]),
                           safe_line(why[:100]), key=rid)
+        self._groups = s.move_groups() if s.ready else []
+        moves = self.query_one("#moves", DataTable)
+        moves.clear()
+        for g in self._groups:
+            moves.add_row(safe_line(group_line(g)), key=f"{g['from']}\0{g['to']}")
+        moves.display = bool(self._groups)
+        self.refresh_bindings()
         changed = sorted(s.committed.changed_docs)
         if not s.ready:
             head = "resolving…"
@@ -63,7 +86,27 @@ class StaleScreen(SessionScreen):
         self.query_one("#stale-summary", Static).update(summary)
         self._detail(broken[0] if broken else None)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The accept key is shown only while there are moves to accept."""
+        if action == "accept_moves":
+            return bool(self._groups)
+        return True
+
+    def action_accept_moves(self) -> None:
+        """Re-point the highlighted group's labels (the cursor of the moves table)."""
+        groups = self._groups
+        if not groups:
+            return
+        moves = self.query_one("#moves", DataTable)
+        g = groups[min(max(moves.cursor_row, 0), len(groups) - 1)]
+        ids = self.session.accept_moves(g["from"], g["to"])
+        self.labeller.notify(visible_line(f"re-pointed {len(ids)} record(s) {g['from']} → {g['to']}; "
+                                          "ctrl+s saves, ctrl+z undoes"), markup=False)
+        self.labeller.records_changed(ids)
+
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if event.data_table.id != "broken":
+            return
         self._detail(event.row_key.value)
 
     def _detail(self, rid: str | None) -> None:
@@ -76,7 +119,9 @@ class StaleScreen(SessionScreen):
         for r in res.refusals:
             lines.append(fmt(f"  [$error]{r.kind}[/] $loc: $message", loc=r.locator.describe(), message=r.message))
             for sug in r.suggestions[:3]:
-                if "quote" in sug:
+                if sug.get("kind") == "moved":
+                    lines.append(fmt("    moved: $old → [$success]$where[/]", old=sug["from"], where=sug["where"]))
+                elif "quote" in sug:
                     lines.append(fmt("    nearest: $where [$warning]$quote[/]", where=sug["where"], quote=sug["quote"]))
             for occ in r.occurrences[:3]:
                 if occ.get("extension"):
@@ -85,6 +130,8 @@ class StaleScreen(SessionScreen):
         detail.update(Content("\n").join(lines))
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        if event.data_table.id != "broken":
+            return
         rid = event.row_key.value
         assert rid is not None, "every row is keyed by its record id"
         self.labeller.open_record(rid, self.session.first_refused_locator(rid))

@@ -354,7 +354,9 @@ class AuthoringSession(SavingMixin):
         """
         old = self.drafts[record_id].locators[index]
         context = suggestion.get("context")
-        if suggestion.get("pin"):  # an ambiguous quote that occurs once in that document
+        if suggestion.get("kind") == "moved":  # the quote verbatim in another document: only the doc changes
+            new = replace(old, doc=suggestion["doc"])
+        elif suggestion.get("pin"):  # an ambiguous quote that occurs once in that document
             new = replace(old, doc=suggestion["doc"], heading=None)
         elif suggestion.get("heading"):
             new = LocatorDraft(doc=suggestion["doc"], heading=suggestion["heading"])
@@ -373,6 +375,28 @@ class AuthoringSession(SavingMixin):
             raise ValueError("not a suggestion")
         self.set_locator(record_id, index, new, coalesce=False)
         return new
+
+    def move_groups(self) -> list[dict]:
+        """The moved suggestions of the broken records, one group per pair of documents
+        (``core.moves.move_groups``: what ``labeller build`` prints)."""
+        from labeller.core.moves import move_groups
+
+        return move_groups([r for rid in self.broken_records() if (res := self.result(rid)) is not None
+                            for r in res.refusals])
+
+    def accept_moves(self, old_doc: str, new_doc: str) -> list[str]:
+        """Re-point every label the group ``old_doc → new_doc`` holds, as one undo step, with
+        ``labeller repair --moves``'s plan (``core.repair``: each moved locator resolved again
+        first). The author saves as after any edit; returns the ids changed."""
+        from labeller.core.repair import plan_repair
+
+        results = [res for rid in self.broken_records() if (res := self.result(rid)) is not None]
+        plan = plan_repair(self.project, results, moves_only=True)
+        fixes = [f for f in plan.fixes if (f.old.doc, f.new.doc) == (old_doc, new_doc)]
+        with self.history.step():
+            for f in fixes:
+                self.set_locator(f.record_id, f.index, LocatorDraft.from_locator(f.new), coalesce=False)
+        return list(dict.fromkeys(f.record_id for f in fixes))
 
     def locate_suggestion(self, suggestion: dict) -> Place | None:
         """Where a suggested quote (with its doc and context) is, for showing it; the first

@@ -1,0 +1,191 @@
+"""Moved labels: a refused quote found verbatim in another document (SPEC §13).
+
+A locator whose document is gone (``unknown_doc``) or whose quote is no longer in its
+document (``not_found``) is looked for, quote and context as they are (§2's folding, the
+prefix and suffix honoured), in the rest of the corpus. Found once: a suggestion of kind
+``moved`` (the document changes, nothing else). Found in several places: no suggestion, the
+documents listed (``Refusal.found_in``), since picking one would be a guess. A gone document
+that was renamed (``renames.renamed_docs``: git's pairing, else the content's) marks its moves
+``renamed`` so that reports group them per file, and when its quote was also edited, the
+nearest passages are looked for in the renamed file.
+
+A section or document locator (no quote to search) of a renamed document moves along the
+rename, when its heading is found once in the renamed file.
+
+Nothing here re-points a label: the build still refuses, and only the author applies a
+suggestion (the app, or ``labeller repair`` through ``core.repair``). All refused locators are
+searched in one multi-pattern pass over the corpus (``QuoteIndex.find_all``), never one scan
+per quote.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import replace
+
+from labeller.core.anchors import Hits, fold_quote
+from labeller.core.committed import read_committed
+from labeller.core.context import context_needle, locator_needles
+from labeller.core.project import Project
+from labeller.core.renames import Renames, renamed_docs
+from labeller.core.resolve import Refusal, Resolver, Span
+from labeller.core.suggest import BUILD_HELP_BUDGET, RECORD_HELP_BUDGET, WorkBudget, suggest
+from labeller.core.vocab import Place, RefusalKind
+from labeller.errors import InvalidInput
+from labeller.io import parse_json
+
+MOVED = "moved"  # a suggestion's ``kind``
+MOVABLE = (RefusalKind.UNKNOWN_DOC, RefusalKind.NOT_FOUND)
+MAX_FOUND_IN = 20  # documents listed for a quote found in several
+
+
+def movable(refusal: Refusal) -> bool:
+    """A quote locator refused for its document: searched for elsewhere."""
+    loc = refusal.locator
+    return refusal.kind in MOVABLE and loc.quote is not None and loc.doc is not None
+
+
+def renamable(refusal: Refusal) -> bool:
+    """A section or document locator whose document is gone: moved only along a rename."""
+    return refusal.kind == RefusalKind.UNKNOWN_DOC and refusal.locator.quote is None
+
+
+def is_move(suggestion: dict) -> bool:
+    return suggestion.get("kind") == MOVED
+
+
+def find_moves(project: Project, refusals: list[Refusal]) -> list[Refusal]:
+    """``refusals`` in order, each movable one with its moved suggestion (first) or the
+    documents that hold its quote (``found_in``), and a gone document's rename said."""
+    todo = [r for r in refusals if movable(r)]
+    if not todo and not any(renamable(r) for r in refusals):
+        return refusals
+    resolver = project.resolver
+    found = resolver.index.find_all(locator_needles(r.locator for r in todo))
+    renames = Renames()
+    gone = [r for r in refusals if r.kind == RefusalKind.UNKNOWN_DOC and r.locator.doc is not None]
+    if gone:
+        evidence: dict[str, Counter[str]] = {}
+        for r in gone:
+            assert r.locator.doc is not None
+            counts = evidence.setdefault(r.locator.doc, Counter())
+            if movable(r):
+                counts.update(_hits(r, found).counts.keys())
+        renames = renamed_docs(project.config, committed_docs(project),
+                               {d.doc_id: d.sha256 for d in project.corpus}, evidence)
+    budget = WorkBudget(BUILD_HELP_BUDGET)  # the nearest passages in renamed files: a build's budget of their own
+    return [_with_move(resolver, r, found, renames, budget) if movable(r)
+            else _along_rename(resolver, r, renames) if renamable(r) else r for r in refusals]
+
+
+def _along_rename(resolver: Resolver, refusal: Refusal, renames: Renames) -> Refusal:
+    """A section or document locator of a renamed document: moved there when it resolves there
+    (the heading found once in the renamed file)."""
+    loc = refusal.locator
+    assert loc.doc is not None  # renamable: unknown_doc names a doc
+    target = renames.target(loc.doc)
+    if target is None:
+        return refusal
+    span = resolver.resolve(loc.model_copy(update={"doc": target}), refusal.record_id)
+    renamed = f"renamed to {target} ({renames.by[loc.doc]}'s pairing)"
+    if not isinstance(span, Span):
+        return replace(refusal, message=_join(refusal.message, renamed, f"not there: {span.message}"))
+    sug = {"kind": MOVED, "from": loc.doc, "doc": target, "where": resolver.corpus[target].where(span.start),
+           "unique": True, "renamed": True, "paired_by": renames.by[loc.doc]}
+    if loc.heading is not None:
+        sug["heading"] = loc.heading
+    return replace(refusal, message=_join(refusal.message, renamed), suggestions=[sug, *refusal.suggestions],
+                   suggested_places=(span.place, *refusal.suggested_places))
+
+
+def committed_docs(project: Project) -> dict[str, str]:
+    """The last build's documents, ``{doc_id: sha256}``, from the committed manifest (empty when
+    it is missing or damaged: then nothing is paired by content)."""
+    try:
+        data = read_committed(project.config.layout.manifest)
+        manifest = parse_json(data, str(project.config.layout.manifest)) if data is not None else None
+    except (OSError, InvalidInput):
+        return {}
+    docs = manifest.get("docs") if isinstance(manifest, dict) else None
+    if not isinstance(docs, dict):
+        return {}
+    return {str(d): str(info.get("sha256")) for d, info in docs.items() if isinstance(info, dict)}
+
+
+def _hits(refusal: Refusal, found: dict[str, Hits]) -> Hits:
+    """The counted occurrences of the locator's quote (in its context, if it has one)."""
+    loc = refusal.locator
+    assert loc.quote is not None  # movable
+    return found.get(context_needle(loc) or fold_quote(loc.quote)) or Hits()
+
+
+def _with_move(resolver: Resolver, refusal: Refusal, found: dict[str, Hits], renames: Renames,
+               budget: WorkBudget) -> Refusal:
+    loc = refusal.locator
+    old = loc.doc
+    assert old is not None  # movable
+    target = renames.target(old) if refusal.kind == RefusalKind.UNKNOWN_DOC else None
+    renamed = f"renamed to {target} ({renames.by[old]}'s pairing)" if target is not None else ""
+    place = resolver.locate(loc.model_copy(update={"doc": None}), refusal.record_id, found)
+    if isinstance(place, Place):
+        sug = moved_suggestion(resolver, refusal, place, target == place.doc, renames.by.get(old))
+        note = f"the quote occurs verbatim once in {place.doc}: a moved suggestion"
+        return replace(refusal, message=_join(refusal.message, renamed, note),
+                       suggestions=[sug, *refusal.suggestions], suggested_places=(place, *refusal.suggested_places))
+    if place.kind == RefusalKind.AMBIGUOUS:
+        hits = _hits(refusal, found)
+        docs = sorted(hits.counts)
+        listed = ", ".join(docs[:MAX_FOUND_IN]) + (f" and {len(docs) - MAX_FOUND_IN} more" if len(docs) > MAX_FOUND_IN
+                                                   else "")
+        where = (f"{hits.total} times in {docs[0]}" if len(docs) == 1
+                 else f"in {len(docs)} other documents ({listed})")
+        refusal = replace(refusal, found_in=tuple(docs[:MAX_FOUND_IN]), message=_join(
+            refusal.message, f"the quote occurs verbatim {where}: ambiguous, no move suggested"))
+    if target is None:
+        return refusal
+    helped = suggest(resolver, replace(refusal, kind=RefusalKind.NOT_FOUND, locator=loc.model_copy(
+        update={"doc": target}), message=""), budget.share(RECORD_HELP_BUDGET))
+    return replace(refusal, message=_join(refusal.message, renamed, helped.message.lstrip("; ")),
+                   suggestions=helped.suggestions, suggested_places=helped.suggested_places)
+
+
+def moved_suggestion(resolver: Resolver, refusal: Refusal, place: Place, renamed: bool, by: str | None) -> dict:
+    """SPEC §13's ``moved``: the locator as it was, in another document."""
+    loc = refusal.locator
+    assert loc.doc is not None and loc.quote is not None  # movable
+    out = {"kind": MOVED, "from": loc.doc, "doc": place.doc, "quote": loc.quote,
+           "where": resolver.corpus[place.doc].where(place.start), "unique": True, "renamed": renamed}
+    out |= {k: v for k, v in (("prefix", loc.prefix), ("suffix", loc.suffix)) if v is not None}
+    if renamed and by is not None:
+        out["paired_by"] = by
+    return out
+
+
+def _join(*parts: str) -> str:
+    return "; ".join(p for p in parts if p)
+
+
+def move_groups(refusals: list[Refusal]) -> list[dict]:
+    """The moved suggestions grouped by (old document, new document), the largest group first:
+    ``{"from", "to", "renamed", "paired_by"?, "labels", "records"}`` (``records``: the ids, in
+    file order)."""
+    groups: dict[tuple[str, str], dict] = {}
+    for r in refusals:
+        for s in r.suggestions:
+            if not is_move(s):
+                continue
+            g = groups.setdefault((s["from"], s["doc"]), {"from": s["from"], "to": s["doc"], "renamed": s["renamed"],
+                                                          "labels": 0, "records": []})
+            if "paired_by" in s:
+                g["paired_by"] = s["paired_by"]
+            g["labels"] += 1
+            if r.record_id not in g["records"]:
+                g["records"].append(r.record_id)
+    return sorted(groups.values(), key=lambda g: (-g["labels"], g["from"], g["to"]))
+
+
+def group_line(group: dict) -> str:
+    """``ch17-03.md → ch18-03.md: 9 labels (renamed, paired by git)``."""
+    n = group["labels"]
+    how = f" (renamed, paired by {group['paired_by']})" if group["renamed"] and "paired_by" in group else ""
+    return f"{group['from']} → {group['to']}: {n} label{'s' * (n != 1)}{how}"

@@ -1,0 +1,218 @@
+"""Applying the build's suggestions in bulk (SPEC §13): ``labeller repair`` and the app's
+broken-label view share this one plan.
+
+A suggestion is applied only when it cannot be a guess: a ``moved`` one (the quote found
+verbatim in exactly one other document: only the locator's ``doc`` changes), or a nearest
+passage that is unique in its scope, scores at least the minimum, and is the only one of the
+locator's passages that does (two passages above the bar are two answers, and a person
+chooses). Every repaired locator is resolved again before it is offered: one that the build
+would still refuse (a heading-only span, a duplicate of another locator) is left, with the
+refusal as its reason. Every locator left says why, so a report can say what needs a person.
+
+The plan only computes records; writing them is the caller's: the CLI through
+``questions.write_questions`` (the app's own minimal, atomic, comment-keeping writer), the app
+into its drafts, one undo step.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from labeller.core.build import RecordResult, resolve_record
+from labeller.core.context import locator_needles
+from labeller.core.models import Locator, Question
+from labeller.core.moves import is_move
+from labeller.core.project import Project
+from labeller.core.resolve import Refusal
+from labeller.core.suggest import NEAREST_SPENT
+from labeller.core.vocab import RefusalKind
+from labeller.errors import InvalidInput
+
+MOVED = "moved"
+NEAREST = "nearest"
+DEFAULT_MIN_SCORE = 80.0
+
+
+@dataclass(frozen=True)
+class Fix:
+    """One locator re-pointed: ``kind`` is ``moved`` or ``nearest`` (with its ``score``)."""
+
+    record_id: str
+    index: int
+    kind: str
+    old: Locator
+    new: Locator
+    score: float | None = None
+
+    def describe(self) -> str:
+        if self.kind == MOVED:
+            return f"moved {self.old.doc} → {self.new.doc}"
+        return f"nearest passage ({self.score}) {self.new.describe()}"
+
+    def as_json(self) -> dict:
+        out = {"id": self.record_id, "locator_index": self.index, "kind": self.kind, "old": self.old.as_json(),
+               "new": self.new.as_json()}
+        if self.score is not None:
+            out["score"] = self.score
+        return out
+
+
+@dataclass(frozen=True)
+class Left:
+    """A refused locator no suggestion was applied to, and why."""
+
+    record_id: str
+    index: int | None
+    locator: Locator
+    kind: str  # the refusal's kind
+    reason: str
+
+    def as_json(self) -> dict:
+        return {"id": self.record_id, "locator_index": self.index, "locator": self.locator.as_json(),
+                "kind": self.kind, "reason": self.reason}
+
+
+@dataclass
+class RepairPlan:
+    """The fixes to apply, the locators left, and the records as they would be written."""
+
+    fixes: list[Fix] = field(default_factory=list)
+    left: list[Left] = field(default_factory=list)
+    before: dict[str, Question] = field(default_factory=dict)  # each repaired record as it is now
+    after: dict[str, Question] = field(default_factory=dict)  # ... and as repaired, in file order
+
+    def by_record(self) -> dict[str, list[Fix]]:
+        """The fixes of each repaired record, in file order."""
+        out: dict[str, list[Fix]] = {}
+        for f in self.fixes:
+            out.setdefault(f.record_id, []).append(f)
+        return out
+
+    def summary(self) -> dict:
+        return {"applied": len(self.fixes), "records": len(self.after), "left": len(self.left),
+                "moved": sum(f.kind == MOVED for f in self.fixes),
+                "nearest": sum(f.kind == NEAREST for f in self.fixes)}
+
+    def as_json(self) -> dict:
+        return {"applied": [f.as_json() for f in self.fixes], "left": [x.as_json() for x in self.left],
+                "summary": self.summary()}
+
+
+# Asked about each record the plan would repair (the record now, repaired, the fixes): apply it?
+Accept = Callable[[Question, Question, list[Fix]], bool]
+
+
+def plan_repair(project: Project, records: Iterable[RecordResult], ids: Iterable[str] | None = None, *,
+                moves_only: bool = False, min_score: float = DEFAULT_MIN_SCORE,
+                accept: Accept | None = None) -> RepairPlan:
+    """The fixes for the refused locators of ``records`` (from a ``build``: its moves found),
+    limited to the records ``ids`` (every record when ``None``; an id not in the
+    questions is ``InvalidInput``). ``moves_only``: moved suggestions only; otherwise also
+    nearest passages at or above ``min_score``. ``accept`` (interactive) is asked per record."""
+    by_id = {rec.question.id: rec for rec in records}
+    wanted = None if ids is None else list(dict.fromkeys(ids))
+    for rid in wanted or ():
+        if rid not in by_id:
+            raise InvalidInput("no such record in the questions file", record_id=rid)
+    plan = RepairPlan()
+    candidates: dict[str, list[Fix]] = {}
+    for rec in by_id.values():
+        if not rec.refusals or (wanted is not None and rec.question.id not in wanted):
+            continue
+        used: set[int] = set()
+        for refusal in rec.refusals:
+            index = _locator_index(rec.question, refusal, used)
+            fix_or_reason = _choose(refusal, index, moves_only, min_score)
+            if isinstance(fix_or_reason, Fix):
+                candidates.setdefault(rec.question.id, []).append(fix_or_reason)
+            else:
+                plan.left.append(Left(str(refusal.record_id), index, refusal.locator, str(refusal.kind),
+                                      fix_or_reason))
+    checked = _verified(project, {rid: by_id[rid].question for rid in candidates}, candidates, plan.left)
+    for rid, fixes in checked.items():
+        before = by_id[rid].question
+        after = repaired(before, fixes)
+        if accept is not None and not accept(before, after, fixes):
+            plan.left += [Left(rid, f.index, f.old, "declined", "declined at the prompt") for f in fixes]
+            continue
+        plan.fixes += fixes
+        plan.before[rid], plan.after[rid] = before, after
+    position = {rid: i for i, rid in enumerate(by_id)}
+    plan.left.sort(key=lambda x: (position[x.record_id], x.index if x.index is not None else -1))
+    return plan
+
+
+def repaired(question: Question, fixes: list[Fix]) -> Question:
+    locators = list(question.locators)
+    for f in fixes:
+        locators[f.index] = f.new
+    return question.model_copy(update={"locators": locators})
+
+
+def _locator_index(question: Question, refusal: Refusal, used: set[int]) -> int | None:
+    """The position of the refused locator in its record (the first equal one not yet taken)."""
+    for i, loc in enumerate(question.locators):
+        if i not in used and loc == refusal.locator:
+            used.add(i)
+            return i
+    return None
+
+
+def _choose(refusal: Refusal, index: int | None, moves_only: bool, min_score: float) -> Fix | str:
+    """The fix for one refused locator, or why there is none."""
+    loc = refusal.locator
+    rid = str(refusal.record_id)
+    if index is None:
+        return "the locator is not in its record"
+    moves = [s for s in refusal.suggestions if is_move(s)]
+    if moves:
+        return Fix(rid, index, MOVED, loc, loc.model_copy(update={"doc": moves[0]["doc"]}))
+    if refusal.found_in:
+        return f"the quote is verbatim in {len(refusal.found_in)} other documents ({', '.join(refusal.found_in)}): " \
+               "a person picks one"
+    if moves_only:
+        return "no moved suggestion (the quote is not verbatim in one other document)"
+    if refusal.kind not in (RefusalKind.NOT_FOUND, RefusalKind.UNKNOWN_DOC):
+        return f"{refusal.kind}: no suggestion repair applies ({refusal.message})"
+    scored = [s for s in refusal.suggestions if "score" in s and "quote" in s]
+    if not scored:
+        if NEAREST_SPENT in refusal.message:
+            return "no nearest passage: the build's budget for suggestions was spent (repair the others first)"
+        if refusal.suggestions:
+            return "the quote occurs in other contexts: a person picks one"
+        return "no suggestion"
+    above = [s for s in scored if s["score"] >= min_score]
+    best = max(s["score"] for s in scored)
+    if not above:
+        return f"the best nearest passage scores {best}, below {min_score:g}"
+    if len(above) > 1:
+        return f"{len(above)} nearest passages score {min_score:g} or more: a person picks one"
+    sug = above[0]
+    if not sug["unique"]:
+        return f"the nearest passage ({sug['score']}) is not unique"
+    new = Locator(doc=sug["doc"], quote=sug["quote"], exact=loc.exact)
+    return Fix(rid, index, NEAREST, loc, new, sug["score"])
+
+
+def _verified(project: Project, questions: dict[str, Question], candidates: dict[str, list[Fix]],
+              left: list[Left]) -> dict[str, list[Fix]]:
+    """The candidate fixes whose new locator resolves in its repaired record (one search for all
+    of them); each other one goes to ``left`` with the refusal the build would give."""
+    resolver = project.resolver
+    found = resolver.index.find_all(locator_needles(f.new for fixes in candidates.values() for f in fixes))
+    out: dict[str, list[Fix]] = {}
+    with resolver.deferred_window_writes():  # each document's parsed windows stored once, as a build does
+        checks = {rid: resolve_record(project, repaired(questions[rid], fixes), found, suggestions=False)
+                  for rid, fixes in candidates.items()}
+    for rid, fixes in candidates.items():
+        check = checks[rid]
+        refused = {r.locator: r for r in check.refusals}
+        for f in fixes:
+            bad = refused.get(f.new)
+            if bad is not None:
+                left.append(Left(rid, f.index, f.old, str(bad.kind), f"the {f.kind} suggestion would be refused: "
+                                 f"{bad.kind}: {bad.message}"))
+            else:
+                out.setdefault(rid, []).append(f)
+    return out

@@ -1,0 +1,178 @@
+"""Moved suggestions (SPEC §13): a refused quote found verbatim in one other document, git's
+rename pairing since the last build (the content's without git), grouped in every report."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+
+from conftest import q, write_project
+from helpers_interop import cli, cli_json
+from helpers_moves import MOVED_IDS, git, reorganised
+
+pytestmark = pytest.mark.skipif(subprocess.run(["git", "--version"], capture_output=True).returncode != 0,
+                                reason="git is not installed")
+
+
+def errors_by_id(report: dict) -> dict[str, dict]:
+    return {e["id"]: e for e in report["errors"]}
+
+
+def test_renamed_and_moved_labels_get_moved_suggestions_and_the_build_still_refuses(tmp_path, capsys):
+    root = reorganised(tmp_path, capsys)
+    artifact = (root / "golden/golden-set.v1.jsonl").read_bytes()
+    rc, report = cli_json(capsys, "build", "--root", root)
+    assert rc == 1 and report["ok"] is False
+    assert (root / "golden/golden-set.v1.jsonl").read_bytes() == artifact  # nothing re-pointed, nothing written
+    errors = errors_by_id(report)
+    assert errors["r-fox"]["suggestions"] == [{"kind": "moved", "from": "ch01.md", "doc": "ch02.md",
+                                               "quote": "quick brown fox", "where": "ch02.md:3:5", "unique": True,
+                                               "renamed": True, "paired_by": "git"}]
+    cat = errors["r-cat"]["suggestions"][0]  # the context travels with the quote
+    assert (cat["kind"], cat["doc"], cat["suffix"]) == ("moved", "ch02.md", " and their")
+    cache = errors["r-cache"]["suggestions"][0]  # a paragraph moved between two documents that both exist
+    assert (cache["kind"], cache["from"], cache["doc"], cache["renamed"]) == ("moved", "guide.md", "faq.md", False)
+    assert "paired_by" not in cache
+    moved = sorted(rid for rid, e in errors.items() if any(s.get("kind") == "moved" for s in e["suggestions"]))
+    assert moved == sorted(MOVED_IDS)
+
+
+def test_a_deleted_paragraph_gets_no_move(tmp_path, capsys):
+    root = reorganised(tmp_path, capsys)
+    _, report = cli_json(capsys, "build", "--root", root)
+    run = errors_by_id(report)["r-run"]
+    assert run["kind"] == "not_found" and run["suggestions"] == [] and "found_in" not in run
+
+
+def test_a_quote_in_several_other_documents_is_ambiguous_and_lists_them(tmp_path, capsys):
+    root = reorganised(tmp_path, capsys)
+    _, report = cli_json(capsys, "build", "--root", root)
+    note = errors_by_id(report)["r-note"]
+    assert note["kind"] == "unknown_doc" and note["suggestions"] == []
+    assert note["found_in"] == ["faq.md", "guide.md"]
+    assert "ambiguous" in note["message"] and "faq.md, guide.md" in note["message"]
+
+
+def test_an_edited_quote_in_a_renamed_file_gets_nearest_passages_there(tmp_path, capsys):
+    root = reorganised(tmp_path, capsys)
+    _, report = cli_json(capsys, "build", "--root", root)
+    sleep = errors_by_id(report)["r-sleep"]
+    assert "renamed to ch02.md (git's pairing)" in sleep["message"]
+    assert sleep["suggestions"] and all(s["doc"] == "ch02.md" and "score" in s for s in sleep["suggestions"])
+
+
+def test_moves_are_grouped_per_pair_of_documents_in_json_text_and_markdown(tmp_path, capsys):
+    root = reorganised(tmp_path, capsys)
+    _, report = cli_json(capsys, "build", "--root", root)
+    assert report["moves"] == [
+        {"from": "ch01.md", "to": "ch02.md", "renamed": True, "paired_by": "git", "labels": 2,
+         "records": ["r-fox", "r-cat"]},
+        {"from": "guide.md", "to": "faq.md", "renamed": False, "labels": 1, "records": ["r-cache"]}]
+    rc, _, err = cli(capsys, "build", "--root", root)
+    assert rc == 1
+    assert "ch01.md → ch02.md: 2 labels (renamed, paired by git)" in err
+    assert "guide.md → faq.md: 1 label" in err
+    rc, out, _ = cli(capsys, "build", "--check", "--root", root, "--format", "markdown")
+    assert rc == 1
+    assert "- ch01\\.md → ch02\\.md\\: 2 labels \\(renamed\\, paired by git\\)" in out
+    assert "moved to faq\\.md\\:5\\:5" in out
+
+
+def test_without_git_the_content_pairs_the_renamed_file(tmp_path, capsys):
+    root = reorganised(tmp_path, capsys, use_git=False)
+    _, report = cli_json(capsys, "build", "--root", root)
+    errors = errors_by_id(report)
+    assert errors["r-fox"]["suggestions"][0]["paired_by"] == "content"
+    assert report["moves"][0] | {"records": []} == {"from": "ch01.md", "to": "ch02.md", "renamed": True,
+                                                    "paired_by": "content", "labels": 2, "records": []}
+    assert errors["r-note"]["found_in"] == ["faq.md", "guide.md"]  # verbatim search needs no git
+
+
+def test_git_pairs_a_renamed_file_whose_every_labelled_quote_was_edited(tmp_path, capsys):
+    """No quote survives, so only git knows where the file went; without git nothing is paired."""
+    text = ("# Setup\n\nInstall the package with pip before the first run of the tool.\n\n"
+            + "".join(f"Paragraph {i} of the setup page says something else.\n\n" for i in range(8)))
+    for use_git in (True, False):
+        root = write_project(tmp_path / f"p{use_git}", {"setup.md": text, "other.md": "# Other\n\nUnrelated.\n"},
+                             [q("r1", {"doc": "setup.md", "quote": "Install the package with pip before the first run"})])
+        assert cli(capsys, "build", "--root", root)[0] == 0
+        if use_git:
+            git(root, "init", "-q")
+            git(root, "-c", "user.email=t@e", "-c", "user.name=t", "add", "-A")
+            git(root, "-c", "user.email=t@e", "-c", "user.name=t", "commit", "-qm", "built")
+        (root / "corpus/setup.md").unlink()
+        (root / "corpus/install.md").write_text(text.replace("before the first", "before a first"), encoding="utf-8")
+        if use_git:
+            git(root, "-c", "user.email=t@e", "-c", "user.name=t", "add", "-A")
+            git(root, "-c", "user.email=t@e", "-c", "user.name=t", "commit", "-qm", "renamed")
+        _, report = cli_json(capsys, "build", "--root", root)
+        r1 = errors_by_id(report)["r1"]
+        if use_git:
+            assert "renamed to install.md (git's pairing)" in r1["message"]
+            assert r1["suggestions"] and r1["suggestions"][0]["doc"] == "install.md"
+        else:
+            assert "renamed" not in r1["message"] and r1["suggestions"] == []
+
+
+def test_git_runs_nothing_the_repository_configures(tmp_path, capsys):
+    root = reorganised(tmp_path, capsys)
+    canary = tmp_path / "ran"
+    for key in ("core.fsmonitor", "core.pager", "diff.external", "gpg.program"):
+        git(root, "config", key, f"touch {canary}")
+    git(root, "config", "log.showSignature", "true")
+    rc, report = cli_json(capsys, "build", "--root", root)
+    assert rc == 1 and errors_by_id(report)["r-fox"]["suggestions"][0]["paired_by"] == "git"
+    assert not canary.exists()
+
+
+def test_every_refused_quote_is_searched_in_one_pass(tmp_path, capsys, monkeypatch):
+    """One multi-pattern search for all the refused locators, never one scan per quote."""
+    from labeller.config import load_config
+    from labeller.core.anchors import QuoteIndex
+    from labeller.core.build import build
+    from labeller.core.context import locator_needles
+    from labeller.core.project import Project
+
+    root = reorganised(tmp_path, capsys)
+    project = Project(load_config(root))
+    questions = project.load_questions().questions
+    project.resolver  # noqa: B018 - the build's own search is not what is counted
+    calls = []
+    real = QuoteIndex.find_all
+    monkeypatch.setattr(QuoteIndex, "find_all", lambda self, quotes, doc_id=None: calls.append(len(quotes)) or
+                        real(self, quotes, doc_id))
+    result = build(project, questions)
+    assert not result.ok
+    every = locator_needles(loc for question in questions for loc in question.locators)
+    refused = locator_needles(r.locator for r in result.refusals)
+    assert calls == [len(every), len(refused)]  # the build's search, then the moves' one
+
+
+def test_moved_suggestions_survive_the_build_cache(tmp_path, capsys):
+    """The cached build keeps bare refusals; the moves are found again on every refused build."""
+    root = reorganised(tmp_path, capsys)
+    first = cli_json(capsys, "build", "--root", root)[1]
+    second = cli_json(capsys, "build", "--root", root)[1]
+    assert json.dumps(first, sort_keys=True) == json.dumps(second, sort_keys=True)
+
+
+def test_section_and_document_locators_move_along_a_rename(tmp_path, capsys):
+    """No quote to search: a renamed document takes its section and whole-document labels along."""
+    text = "# Setup\n\nInstall it.\n\n## Upgrade\n\nRun the upgrade.\n"
+    root = write_project(tmp_path / "proj", {"setup.md": text, "other.md": "# Other\n\nUnrelated.\n"},
+                         [q("r-sec", {"doc": "setup.md", "heading": "Upgrade"}), q("r-doc", {"doc": "setup.md"}),
+                          q("r-q", {"doc": "setup.md", "quote": "Install it."})])
+    assert cli(capsys, "build", "--root", root)[0] == 0
+    (root / "corpus/setup.md").rename(root / "corpus/install.md")  # no git: the same sha256 pairs them
+    _, report = cli_json(capsys, "build", "--root", root)
+    errors = errors_by_id(report)
+    assert errors["r-sec"]["suggestions"] == [{"kind": "moved", "from": "setup.md", "doc": "install.md",
+                                               "heading": "Upgrade", "where": "install.md:5:1", "unique": True,
+                                               "renamed": True, "paired_by": "content"}]
+    assert errors["r-doc"]["suggestions"][0]["doc"] == "install.md"
+    assert report["moves"][0]["labels"] == 3
+    rc, repaired = cli_json(capsys, "repair", "--moves", "--root", root, "--as", "t")
+    assert rc == 0 and repaired["summary"]["moved"] == 3
+    assert cli(capsys, "build", "--root", root)[0] == 0
