@@ -128,15 +128,30 @@ def test_labeller_keeps_intact_labels_in_place_and_moves_none_silently(report):
     assert rows[DELETED_P]["check"] == "not_found"
 
 
-def test_repair_is_run_or_its_absence_said(report):
+def test_repair_fixes_the_rename_the_move_and_the_edit_and_leaves_the_deletion(report):
+    assert report["repair"] == "available"
     figures = report["commits"][0]["figures"]
-    if report["repair"] == "available":
-        assert figures["renamed_or_moved_repaired_by_moves"] == 2
-        assert figures["wrong_repairs"] == 0
-    else:
-        assert report["repair"].startswith("not available: this labeller has no `repair` command")
-        assert figures["renamed_or_moved_repaired_by_moves"] is None and figures["wrong_repairs"] is None
-        assert "n/a (no repair)" in survival.markdown(report)
+    assert figures["renamed_or_moved_repaired_by_moves"] == 2
+    assert figures["edited_in_place_repaired_by_min_score"] == figures["edited_in_place"] == 1
+    assert figures["wrong_repairs"] == 0 and figures["deleted_left_refused"] == 1
+    rows = {paragraph_of(r["quote"]): r for r in report["commits"][0]["labels"]}
+    assert rows[RENAMED_P]["repaired_to"] == {"doc": "gamma.md", "quote": rows[RENAMED_P]["quote"]}
+    assert rows[MOVED_P]["repaired_by"] == ["moves"] and rows[MOVED_P]["repaired_to"]["doc"] == "epsilon.md"
+    assert rows[" ".join(EDITED_WORDS)]["repaired_by"] == ["min_score"]
+    assert "repaired_by" not in rows[DELETED_P]
+
+
+def test_a_labeller_without_repair_is_said_and_its_figures_are_null(report, monkeypatch):
+    monkeypatch.setattr(survival, "labeller", lambda root, *args, ok: (2, ""))  # argparse: invalid choice
+    missing = survival.repair_available(Path("."))
+    assert missing is not None and "no `repair` command" in missing
+    rows = report["commits"][0]["labels"]
+    figures = survival.figures([{k: v for k, v in r.items() if k not in ("repaired_by", "repair_correct")}
+                                for r in rows], repaired=False)
+    assert figures["renamed_or_moved_repaired_by_moves"] is None and figures["wrong_repairs"] is None
+    without = report | {"repair": f"not available: {missing}",
+                        "commits": [report["commits"][0] | {"figures": figures}]}
+    assert "n/a (no repair)" in survival.markdown(without)
 
 
 def test_a_label_resolving_away_from_its_words_is_a_silent_move():
