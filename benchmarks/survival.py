@@ -18,7 +18,7 @@ folder. For each later commit a copy of it gets that commit's corpus, committed,
    the span labeller gives each.
 
 The ground truth is labeller-free (``survival_truth.py``): a word-level alignment of each
-document across the two commits, renames followed as ``git diff -M`` pairs them. The
+document across the two commits, renames followed as ``git diff -M30%`` pairs them. The
 figures, per later commit: intact labels kept in place, silent moves (a label that resolves
 to text other than where its words went: must be 0), renamed- or moved-file labels repaired
 by ``--moves``, edited labels repaired by ``--min-score 80``, wrong repairs (must be 0), and
@@ -99,7 +99,7 @@ def corpus_at(git_dir: Path, rev: str, subdir: str) -> dict[str, str]:
         meta, path = entry.split("\t", 1)
         mode, kind, sha = meta.split()
         if kind == "blob" and mode in ("100644", "100755") and path.endswith(".md"):
-            blobs.append((PurePosixPath(path).relative_to(subdir).as_posix(), sha))
+            blobs.append((_doc_id(path, subdir), sha))
     out = subprocess.run(["git", f"--git-dir={git_dir}", "cat-file", "--batch"], check=True, capture_output=True,
                          input="".join(f"{sha}\n" for _, sha in blobs).encode()).stdout
     docs: dict[str, str] = {}
@@ -125,19 +125,24 @@ RENAME_SIMILARITY = "30%"
 
 def renames(git_dir: Path, base: str, later: str, subdir: str) -> dict[str, str]:
     """git's rename pairing of the corpus's documents between two commits (old id → new id)."""
-    out = git(git_dir, "diff", f"-M{RENAME_SIMILARITY}", "--name-status", "-z", base, later, "--", subdir).decode("utf-8").split("\0")
+    out = git(git_dir, "diff", f"-M{RENAME_SIMILARITY}", "--name-status", "-z", base, later, "--", subdir)
+    fields = out.decode("utf-8").split("\0")
     pairs: dict[str, str] = {}
     i = 0
-    while i < len(out) - 1:
-        status = out[i]
-        if status.startswith(("R", "C")):
-            old, new = out[i + 1], out[i + 2]
+    while i < len(fields) - 1:
+        status = fields[i]
+        if status.startswith(("R", "C")):  # a rename or copy names two paths
+            old, new = fields[i + 1], fields[i + 2]
             if status.startswith("R") and old.endswith(".md") and new.endswith(".md"):
-                pairs[PurePosixPath(old).relative_to(subdir).as_posix()] = PurePosixPath(new).relative_to(subdir).as_posix()
+                pairs[_doc_id(old, subdir)] = _doc_id(new, subdir)
             i += 3
         else:
             i += 2
     return pairs
+
+
+def _doc_id(path: str, subdir: str) -> str:
+    return PurePosixPath(path).relative_to(subdir).as_posix()
 
 
 def commit_of(git_dir: Path, rev: str) -> dict:
@@ -357,7 +362,7 @@ def survive_commit(git_dir: Path, subdir: str, base: str, rev: str, base_corpus:
                   locator(original[lb.id]), locator(after_moves[lb.id]), locator(after_score[lb.id]))
             for lb in labels]
     return {**commit_of(git_dir, rev), "docs": len(corpus), "renamed_docs": len(history.renames),
-            "figures": figures(rows, repair_missing is None), "labels": [r for r in rows if r["notable"]]}
+            "figures": figures(rows, repair_missing is None), "labels": [r for r in rows if notable(r)]}
 
 
 def judge(lb: Label, fate: Fate, check_kind: str | None, end_kind: str | None, span: dict | None,
@@ -369,17 +374,23 @@ def judge(lb: Label, fate: Fate, check_kind: str | None, end_kind: str | None, s
     if check_kind is None:
         # kept: its span must stand over the words (an edited quote that still occurs in its
         # paragraph, say with a word added after it, stands over part of them)
-        row["silent_move"] = not covers(span, fate, whole=whole) and not (fate.kind == EDITED and covers(span, fate, whole=False))
+        row["silent_move"] = not (covers(span, fate, whole=whole)
+                                  or fate.kind == EDITED and covers(span, fate, whole=False))
     steps = [step for step, old, new in (("moves", before, moved), ("min_score", moved, scored)) if new != old]
     if steps:
         row["repaired_by"] = steps
         row["repaired_to"] = scored
+        # right: resolved where the words went; a move keeps the quote (and its context) as it was
         unchanged_quote = all(scored.get(k) == before.get(k) for k in ("quote", "prefix", "suffix"))
-        row["repair_correct"] = (end_kind is None and covers(span, fate, whole=whole or unchanged_quote)
-                                 and not ("moves" in steps and not unchanged_quote))
+        row["repair_correct"] = (end_kind is None and covers(span, fate, whole=whole)
+                                 and (unchanged_quote or "moves" not in steps))
     row["left"] = end_kind
-    row["notable"] = fate.kind != INTACT or check_kind is not None or bool(steps) or row.get("silent_move", False)
     return row
+
+
+def notable(row: dict) -> bool:
+    """Worth listing in the report: anything but an intact label kept as it was."""
+    return row["fate"] != INTACT or row["check"] != "resolved" or "repaired_by" in row or row["silent_move"]
 
 
 def figures(rows: list[dict], repaired: bool) -> dict:

@@ -115,7 +115,8 @@ def test_the_truth_ranges_are_the_quote_words_in_the_later_text(history):
     quote = "quiet stoves until patient cooks pour"  # "patient" became "patients"
     start = old["alpha.md"].index(quote)
     fate = h.fate("alpha.md", start, start + len(quote))
-    assert fate.kind == EDITED and new["alpha.md"][fate.char_start:fate.char_end] == "quiet stoves until patients cooks pour"
+    assert fate.kind == EDITED
+    assert new["alpha.md"][fate.char_start:fate.char_end] == "quiet stoves until patients cooks pour"
 
 
 def test_labeller_keeps_intact_labels_in_place_and_moves_none_silently(report):
