@@ -526,6 +526,8 @@ def main(argv: list[str] | None = None) -> int:
     if not (subdir and base and later):
         p.error("give --preset, or --subdir, --base and --later")
     git_dir = args.git_dir.resolve()
+    if (git_dir / ".git").is_dir():  # a clone with a work tree: its git directory
+        git_dir = git_dir / ".git"
     name = preset.repo if preset else git_dir.name
     role = preset.role if preset else ""
     if args.keep:
