@@ -1,0 +1,549 @@
+"""The survival benchmark (issue 35.6): do labels follow a real documentation history?
+
+    python benchmarks/survival.py GIT_DIR --preset rust-book [--labels 300] [--seed 35] [--json OUT] [--markdown OUT]
+    python benchmarks/survival.py GIT_DIR --subdir docs --base REV --later REV [REV ...]
+
+GIT_DIR is a clone (bare or not) of a public Markdown documentation repository; nothing of it
+is kept in this repository (the shared corpora README's rule for outside data). At the base
+commit ``--labels`` labels are written automatically: prose paragraphs of the corpus
+(the ``*.md`` files under ``--subdir``) are drawn with a seeded RNG, and from each a quote of
+6 to 12 whole words that occurs once in the whole corpus. A labeller project (a git work
+tree: the corpus and the labels committed, then ``labeller build``) is made in a temporary
+folder. For each later commit a copy of it gets that commit's corpus, committed, and then:
+
+1. ``labeller build --check --format json``: which labels still resolve, which are refused;
+2. ``labeller repair --moves`` then ``labeller repair --min-score 80`` (each ``--format json``),
+   the records each one rewrote read back from ``questions.jsonl``;
+3. a build of the records that then resolve (``--questions``/``--out`` inside the copy), for
+   the span labeller gives each.
+
+The ground truth is labeller-free (``survival_truth.py``): a word-level alignment of each
+document across the two commits, renames followed as ``git diff -M30%`` pairs them. The
+figures, per later commit: intact labels kept in place, silent moves (a label that resolves
+to text other than where its words went: must be 0), renamed- or moved-file labels repaired
+by ``--moves``, edited labels repaired by ``--min-score 80``, wrong repairs (must be 0), and
+deleted labels left refused. A labeller without ``repair`` is reported as such, with the
+repair figures null. The JSON report and the Markdown table are deterministic (no times:
+those go to stderr).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+sys.path.insert(0, str(HERE))
+
+from survival_truth import (DELETED, EDITED, FATES, INTACT, MOVED, MOVED_AMBIGUOUS, RENAMED, Fate,  # noqa: E402
+                            History, canonical)
+
+SCHEMA = "labeller.survival-report.v1"
+MIN_WORDS, MAX_WORDS = 6, 12
+MIN_PARAGRAPH_WORDS = 12
+MIN_SCORE = 80
+TRIES_PER_PARAGRAPH = 3
+
+
+@dataclass(frozen=True)
+class Preset:
+    repo: str
+    subdir: str
+    base: str
+    later: tuple[str, ...]
+    role: str
+
+
+# Commits chosen by date (the last commit before each 1 Jan / 1 May), spanning four years.
+PRESETS = {
+    # The study of issue 35 (112 Markdown files at the end; the async chapter inserted as
+    # chapter 17 in 2024, renumbering 17-20 to 18-21): what the repair work was shaped on.
+    "rust-book": Preset("rust-lang/book", "src", "52fafaaa8e432e84beaaf4ea80ccba880624effd", (
+        "22c68f6e47ea8db57eedd3a19d422f10afe2a8a5", "7a90386961a719f94a80bfb2c7d081fadbcb443d",
+        "44b246efd4044f6f3d6340745c40aaa93160e9b7", "8cc0cb138998ee0502504ca1247b51de9161197c"),
+        "the history of issue 35's study; labeller was tuned on it"),
+    # Held out: never looked at while labeller's moves and repair were built. Pages moved into
+    # folders (hir-typeck/, const-eval/, queries/), split (bootstrapping.md) and deleted.
+    "rustc-dev-guide": Preset("rust-lang/rustc-dev-guide", "src", "ce4ae4004cdbc710efb97c71641a4d7447ca8dc5", (
+        "bd26e3aae5cac08ee70371a121686869db030bf9", "c829322db729be30f24f23159c71865426c54e63",
+        "08b4cd8efceaed9c05bdfcd6c455a51f331e06c4", "cfc93d27c0aedb699db714c56adf9469d82c0293"),
+        "held out; labeller was not tuned on it"),
+}
+
+
+# --- the repository -------------------------------------------------------------------------
+
+def git(git_dir: Path, *args: str) -> bytes:
+    return subprocess.run(["git", f"--git-dir={git_dir}", *args], check=True, capture_output=True).stdout
+
+
+def corpus_at(git_dir: Path, rev: str, subdir: str) -> dict[str, str]:
+    """The ``*.md`` files under ``subdir`` at ``rev`` (doc id relative to it → canonical text);
+    regular files that are valid UTF-8 only, as labeller's corpus loader would take them.
+    Blobs are read one by one (``cat-file --batch``): a mirror may lack a repository's largest
+    files, which ``git archive`` would stop at."""
+    listing = git(git_dir, "ls-tree", "-r", "-z", rev, "--", subdir).decode("utf-8").split("\0")
+    blobs = []
+    for entry in filter(None, listing):
+        meta, path = entry.split("\t", 1)
+        mode, kind, sha = meta.split()
+        if kind == "blob" and mode in ("100644", "100755") and path.endswith(".md"):
+            blobs.append((_doc_id(path, subdir), sha))
+    out = subprocess.run(["git", f"--git-dir={git_dir}", "cat-file", "--batch"], check=True, capture_output=True,
+                         input="".join(f"{sha}\n" for _, sha in blobs).encode()).stdout
+    docs: dict[str, str] = {}
+    at = 0
+    for doc, _ in blobs:
+        header_end = out.index(b"\n", at)
+        size = int(out[at:header_end].split()[2])
+        data = out[header_end + 1:header_end + 1 + size]
+        at = header_end + 1 + size + 1
+        try:
+            docs[doc] = canonical(data.decode("utf-8"))
+        except UnicodeDecodeError:
+            continue
+    return dict(sorted(docs.items()))
+
+
+# git pairs a deleted and an added file as a rename at 50% similarity by default; over years a
+# renamed page changes more than that (the book's renumbered chapters 17-20 keep 31-48% of
+# their lines by 2026), and its edited quotes would count as deleted. 30% pairs every one of
+# them and no unrelated pair in either preset's history.
+RENAME_SIMILARITY = "30%"
+
+
+def renames(git_dir: Path, base: str, later: str, subdir: str) -> dict[str, str]:
+    """git's rename pairing of the corpus's documents between two commits (old id → new id)."""
+    out = git(git_dir, "diff", f"-M{RENAME_SIMILARITY}", "--name-status", "-z", base, later, "--", subdir)
+    fields = out.decode("utf-8").split("\0")
+    pairs: dict[str, str] = {}
+    i = 0
+    while i < len(fields) - 1:
+        status = fields[i]
+        if status.startswith(("R", "C")):  # a rename or copy names two paths
+            old, new = fields[i + 1], fields[i + 2]
+            if status.startswith("R") and old.endswith(".md") and new.endswith(".md"):
+                pairs[_doc_id(old, subdir)] = _doc_id(new, subdir)
+            i += 3
+        else:
+            i += 2
+    return pairs
+
+
+def _doc_id(path: str, subdir: str) -> str:
+    return PurePosixPath(path).relative_to(subdir).as_posix()
+
+
+def commit_of(git_dir: Path, rev: str) -> dict:
+    full, date = git(git_dir, "log", "-1", "--format=%H %cs", rev).decode().split()
+    return {"commit": full, "date": date}
+
+
+# --- labels ---------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Label:
+    id: str
+    doc: str
+    quote: str
+    char_start: int  # the quote's words in the base document's canonical text
+    char_end: int
+
+    def record(self) -> dict:
+        return {"id": self.id, "query": f"survival probe {self.id}: where does it say {self.quote}?",
+                "expected_answer": "", "locators": [{"doc": self.doc, "quote": self.quote}]}
+
+
+_WHITESPACE_WORD = re.compile(r"\S+")
+_FENCE = re.compile(r"\s*(```|~~~)")
+# A prose paragraph starts like a sentence: not a heading, table, HTML, include, quote block,
+# list item, link definition or indented code.
+_PROSE_START = re.compile(r"[A-Za-z\"'(`*_]")
+_NOT_PROSE = re.compile(r"\s*(#|\||<|\{\{|>|[-*+]\s|\d+[.)]\s|\[[^\]]*\]:)|\s{4}")
+
+
+def prose_paragraphs(text: str) -> list[tuple[int, int]]:
+    """The character ranges of the prose paragraphs of a canonical Markdown text: runs of
+    non-blank lines outside fences and front matter, every line prose-like, long enough."""
+    lines = text.splitlines(keepends=True)
+    at = 0
+    starts = []
+    for line in lines:
+        starts.append(at)
+        at += len(line)
+    skip_to = 0
+    if lines and lines[0].rstrip("\n") == "---":  # YAML front matter
+        skip_to = next((i + 1 for i in range(1, len(lines)) if lines[i].rstrip("\n") in ("---", "...")), 0)
+    out: list[tuple[int, int]] = []
+    block: list[int] = []
+    fence = False
+
+    def flush() -> None:
+        if block and _PROSE_START.match(lines[block[0]]) and not any(_NOT_PROSE.match(lines[i]) for i in block):
+            start, end = starts[block[0]], starts[block[-1]] + len(lines[block[-1]])
+            if len(text[start:end].split()) >= MIN_PARAGRAPH_WORDS:
+                out.append((start, end))
+        block.clear()
+
+    for i in range(skip_to, len(lines)):
+        if _FENCE.match(lines[i]):
+            flush()
+            fence = not fence
+        elif fence or not lines[i].strip():
+            flush()
+        else:
+            block.append(i)
+    flush()
+    return out
+
+
+def sample_labels(corpus: dict[str, str], n: int, seed: int) -> list[Label]:
+    """``n`` labels, one per paragraph drawn with ``random.Random(seed)``: a quote of 6 to 12
+    whole words found once in the whole corpus (whitespace folded, as labeller matches)."""
+    rng = random.Random(seed)
+    paragraphs = [(doc, s, e) for doc, text in corpus.items() for s, e in prose_paragraphs(text)]
+    rng.shuffle(paragraphs)
+    labels: list[Label] = []
+    for doc, start, end in paragraphs:
+        if len(labels) == n:
+            break
+        words = list(_WHITESPACE_WORD.finditer(corpus[doc], start, end))
+        for _ in range(TRIES_PER_PARAGRAPH):
+            size = rng.randint(MIN_WORDS, MAX_WORDS)
+            if len(words) < size:
+                break
+            first = rng.randrange(len(words) - size + 1)
+            quote = [m.group() for m in words[first:first + size]]
+            pattern = re.compile(r"\s+".join(map(re.escape, quote)))
+            if sum(len(pattern.findall(text)) for text in corpus.values()) == 1:
+                labels.append(Label(f"sv-{len(labels) + 1:03d}", doc, " ".join(quote), words[first].start(),
+                                    words[first + size - 1].end()))
+                break
+    return labels
+
+
+# --- labeller -------------------------------------------------------------------------------
+
+class LabellerFailed(RuntimeError):
+    pass
+
+
+def labeller(root: Path, *args: str, ok: tuple[int, ...] = (0, 1)) -> tuple[int, str]:
+    """Run this checkout's labeller command line in ``root``; an exit code outside ``ok`` is a failure."""
+    env = os.environ | {"PYTHONPATH": str(REPO), "NO_COLOR": "1", "COLUMNS": "200", "LABELLER_REVIEWER": "survival"}
+    started = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "labeller.cli", *args], cwd=root, env=env,
+                          capture_output=True, text=True)
+    print(f"  labeller {' '.join(args)}: exit {proc.returncode}, {time.perf_counter() - started:.1f} s",
+          file=sys.stderr)
+    if proc.returncode not in ok:
+        raise LabellerFailed(f"labeller {' '.join(args)} exited {proc.returncode}: {proc.stderr.strip()[-2000:]}")
+    return proc.returncode, proc.stdout
+
+
+def repair_available(root: Path) -> str | None:
+    """None when this labeller has a ``repair`` command; otherwise why not, for the report."""
+    code, _ = labeller(root, "repair", "--help", ok=(0, 2))
+    return None if code == 0 else "this labeller has no `repair` command (`labeller repair --help` exits 2)"
+
+
+def project_git(root: Path, *args: str) -> None:
+    subprocess.run(["git", "-c", "user.name=survival", "-c", "user.email=survival@example.invalid",
+                    "-c", "commit.gpgsign=false", *args], cwd=root, check=True, capture_output=True,
+                   env=os.environ | {"GIT_AUTHOR_DATE": "2000-01-01T00:00:00Z",
+                                     "GIT_COMMITTER_DATE": "2000-01-01T00:00:00Z"})
+
+
+def write_corpus(root: Path, corpus: dict[str, str]) -> None:
+    shutil.rmtree(root / "corpus", ignore_errors=True)
+    for doc, text in corpus.items():
+        path = root / "corpus" / doc
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8", newline="")
+
+
+def write_records(path: Path, records: list[dict]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in records),
+                    encoding="utf-8")
+
+
+def read_records(path: Path) -> dict[str, dict]:
+    records = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.lstrip().startswith("//"):
+            record = json.loads(line)
+            records[record["id"]] = record
+    return records
+
+
+def refused(root: Path) -> dict[str, str]:
+    """``build --check``'s refusals: record id → kind (one locator per record here)."""
+    _, out = labeller(root, "build", "--check", "--format", "json")
+    return {e["id"]: e["kind"] for e in json.loads(out)["errors"]}
+
+
+def spans_of(root: Path, records: dict[str, dict], kept: set[str]) -> dict[str, dict]:
+    """The span labeller gives each record of ``kept`` (a build of those records alone)."""
+    write_records(root / "golden" / "resolving.jsonl", [r for i, r in records.items() if i in kept])
+    labeller(root, "build", "--questions", "golden/resolving.jsonl", "--out", "resolving", "--format", "json", ok=(0,))
+    spans = {}
+    for line in (root / "resolving" / "golden-set.v1.jsonl").read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        spans[row["query_id"]] = row["answer_spans"][0]
+    return spans
+
+
+def make_base(root: Path, corpus: dict[str, str], labels: list[Label]) -> list[Label]:
+    """The project at the base commit, built and committed; labels labeller refuses there are
+    dropped (reported as such), so that every label starts resolved."""
+    write_corpus(root, corpus)
+    write_records(root / "golden" / "questions.jsonl", [lb.record() for lb in labels])
+    (root / ".gitignore").write_text(".labeller-cache/\n.labeller/\nresolving/\n", encoding="utf-8")
+    first = refused(root)
+    labels = [lb for lb in labels if lb.id not in first]
+    write_records(root / "golden" / "questions.jsonl", [lb.record() for lb in labels])
+    labeller(root, "build", "--format", "json", ok=(0,))
+    project_git(root, "init", "-q")
+    project_git(root, "add", "-A")
+    project_git(root, "commit", "-q", "-m", "corpus and labels at the base commit")
+    return labels
+
+
+# --- one later commit -----------------------------------------------------------------------
+
+def covers(span: dict | None, fate: Fate, *, whole: bool) -> bool:
+    """Does labeller's span stand where the words went: in that document, over their whole
+    range (``whole``) or over part of it (an edited quote)?"""
+    if span is None or fate.doc is None or span["doc_id"] != fate.doc:
+        return False
+    assert fate.char_start is not None and fate.char_end is not None
+    if whole:
+        return span["char_start"] <= fate.char_start and fate.char_end <= span["char_end"]
+    return span["char_start"] < fate.char_end and fate.char_start < span["char_end"]
+
+
+def locator(record: dict) -> dict:
+    return record["locators"][0]
+
+
+def survive_commit(git_dir: Path, subdir: str, base: str, rev: str, base_corpus: dict[str, str],
+                   labels: list[Label], base_root: Path, root: Path, repair_missing: str | None) -> dict:
+    corpus = corpus_at(git_dir, rev, subdir)
+    history = History(base_corpus, corpus, renames(git_dir, base, rev, subdir))
+    fates = {lb.id: history.fate(lb.doc, lb.char_start, lb.char_end) for lb in labels}
+    shutil.copytree(base_root, root, symlinks=True)
+    write_corpus(root, corpus)
+    project_git(root, "add", "-A")
+    project_git(root, "commit", "-q", "--allow-empty", "-m", f"corpus at {rev}")
+    questions = root / "golden" / "questions.jsonl"
+    original = read_records(questions)
+    at_check = refused(root)
+    after_moves = after_score = original
+    if repair_missing is None:
+        labeller(root, "repair", "--moves", "--format", "json")
+        after_moves = read_records(questions)
+        labeller(root, "repair", "--min-score", str(MIN_SCORE), "--format", "json")
+        after_score = read_records(questions)
+    at_end = refused(root) if after_score != original else at_check
+    spans = spans_of(root, after_score, {i for i in after_score if i not in at_end})
+    rows = [judge(lb, fates[lb.id], at_check.get(lb.id), at_end.get(lb.id), spans.get(lb.id),
+                  locator(original[lb.id]), locator(after_moves[lb.id]), locator(after_score[lb.id]))
+            for lb in labels]
+    return {**commit_of(git_dir, rev), "docs": len(corpus), "renamed_docs": len(history.renames),
+            "figures": figures(rows, repair_missing is None), "labels": [r for r in rows if notable(r)]}
+
+
+def judge(lb: Label, fate: Fate, check_kind: str | None, end_kind: str | None, span: dict | None,
+          before: dict, moved: dict, scored: dict) -> dict:
+    """One label at one commit: what ``build --check`` did with it, what each repair did, and
+    whether each was right by the ground truth."""
+    whole = fate.kind in (INTACT, RENAMED, MOVED)
+    row: dict = {"id": lb.id, "doc": lb.doc, "quote": lb.quote, **fate.as_json(), "check": check_kind or "resolved"}
+    if check_kind is None:
+        # kept: its span must stand over the words (an edited quote that still occurs in its
+        # paragraph, say with a word added after it, stands over part of them)
+        row["silent_move"] = not (covers(span, fate, whole=whole)
+                                  or fate.kind == EDITED and covers(span, fate, whole=False))
+    steps = [step for step, old, new in (("moves", before, moved), ("min_score", moved, scored)) if new != old]
+    if steps:
+        row["repaired_by"] = steps
+        row["repaired_to"] = scored
+        # right: resolved where the words went; a move keeps the quote (and its context) as it was
+        unchanged_quote = all(scored.get(k) == before.get(k) for k in ("quote", "prefix", "suffix"))
+        row["repair_correct"] = (end_kind is None and covers(span, fate, whole=whole)
+                                 and (unchanged_quote or "moves" not in steps))
+    row["left"] = end_kind
+    return row
+
+
+def notable(row: dict) -> bool:
+    """Worth listing in the report: anything but an intact label kept as it was."""
+    return row["fate"] != INTACT or row["check"] != "resolved" or "repaired_by" in row or row["silent_move"]
+
+
+def figures(rows: list[dict], repaired: bool) -> dict:
+    """The counts of one later commit (see the module docstring); repair figures are None
+    when there was no ``repair`` to run."""
+    of = {kind: [r for r in rows if r["fate"] == kind] for kind in FATES}
+    moving = of[RENAMED] + of[MOVED]
+    # edited and refused (an edited label whose quote still stands in its paragraph needs no
+    # repair); in place: the document kept its path, the rest were renamed too
+    broken = [r for r in of[EDITED] if r["check"] != "resolved"]
+    in_place = [r for r in broken if r["now"]["doc"] == r["doc"]]
+    checked: dict[str, int] = {}
+    for r in rows:
+        checked[r["check"]] = checked.get(r["check"], 0) + 1
+
+    def fixed(group: list[dict], step: str) -> int | None:
+        return sum(1 for r in group if r.get("repaired_by") == [step] and r["repair_correct"]) if repaired else None
+
+    return {
+        "labels": len(rows),
+        "fates": {kind: len(of[kind]) for kind in FATES},
+        "check": dict(sorted(checked.items())),
+        "intact_kept_in_place": sum(1 for r in of[INTACT] if r["check"] == "resolved" and not r["silent_move"]),
+        "silent_moves": sum(1 for r in rows if r.get("silent_move")),
+        "edited_still_resolving": sum(1 for r in of[EDITED] if r["check"] == "resolved" and not r["silent_move"]),
+        "renamed_or_moved_refused_unknown_doc": sum(1 for r in moving if r["check"] == "unknown_doc"),
+        "renamed_or_moved_repaired_by_moves": fixed(moving, "moves"),
+        "edited_refused": len(broken),
+        "edited_repaired_by_min_score": fixed(broken, "min_score"),
+        "edited_in_place": len(in_place),
+        "edited_in_place_repaired_by_min_score": fixed(in_place, "min_score"),
+        "wrong_repairs": sum(1 for r in rows if r.get("repaired_by") and not r["repair_correct"]) if repaired else None,
+        "deleted_left_refused": sum(1 for r in of[DELETED] if r["left"] is not None),
+        "moved_ambiguous_left_refused": sum(1 for r in of[MOVED_AMBIGUOUS] if r["left"] is not None),
+    }
+
+
+# --- the whole run --------------------------------------------------------------------------
+
+def survive(git_dir: Path, subdir: str, base: str, later: list[str], n_labels: int, seed: int, work: Path,
+            name: str = "", role: str = "") -> dict:
+    """The report of one history: labels written at ``base``, followed to each of ``later``."""
+    base_corpus = corpus_at(git_dir, base, subdir)
+    if not base_corpus:
+        raise SystemExit(f"no Markdown files under {subdir}/ at {base}")
+    sampled = sample_labels(base_corpus, n_labels, seed)
+    base_root = work / "base"
+    base_root.mkdir(parents=True)
+    labels = make_base(base_root, base_corpus, sampled)
+    missing = repair_available(base_root)
+    if missing:
+        print(f"survival: {missing}; the repair figures are null", file=sys.stderr)
+    commits = []
+    for i, rev in enumerate(later):
+        print(f"survival: {name or git_dir} at {rev[:12]}", file=sys.stderr)
+        commits.append(survive_commit(git_dir, subdir, base, rev, base_corpus, labels, base_root,
+                                      work / f"later-{i + 1}", missing))
+    return {"schema": SCHEMA, "history": {"name": name, "role": role, "subdir": subdir, "seed": seed},
+            "base": {**commit_of(git_dir, base), "docs": len(base_corpus),
+                     "chars": sum(len(t) for t in base_corpus.values())},
+            "labels": {"asked": n_labels, "written": len(sampled), "refused_at_base": len(sampled) - len(labels),
+                       "kept": len(labels)},
+            "repair": "available" if missing is None else f"not available: {missing}",
+            "commits": [c | {"name": f"{c['commit'][:12]} ({c['date']})"} for c in commits]}
+
+
+def _ratio(part: int | None, whole: int) -> str:
+    return "n/a (no repair)" if part is None else f"{part} / {whole}"
+
+
+def _total(commits: list[dict]) -> dict:
+    """The table's last row: every figure summed over the later commits (label × commit checks)."""
+    def add(values: list):
+        if isinstance(values[0], dict):
+            return {k: add([v[k] for v in values]) for k in values[0]}
+        return None if None in values else sum(values)
+
+    figures = add([{k: v for k, v in c["figures"].items() if k != "check"} for c in commits])
+    return {"figures": figures, "name": f"all {len(commits)} ({figures['labels']} label × commit checks)",
+            "docs_cell": ""}
+
+
+def _renamed_edits(f: dict) -> str:
+    """The edited labels whose document was also renamed, when there are any."""
+    moved = f["edited_refused"] - f["edited_in_place"]
+    if not moved or f["edited_repaired_by_min_score"] is None:
+        return ""
+    return f" (renamed doc: {f['edited_repaired_by_min_score'] - f['edited_in_place_repaired_by_min_score']} / {moved})"
+
+
+def markdown(report: dict) -> str:
+    """One table row per later commit, the figures of ``figures``."""
+    h = report["history"]
+    base = report["base"]
+    lines = [f"**{h['name'] or 'history'}** ({h['role']}): {report['labels']['kept']} labels written at "
+             f"{base['commit'][:12]} ({base['date']}, {base['docs']} documents, {base['chars']:,} characters); "
+             f"repair {report['repair']}.", "",
+             "| later commit | docs (renamed) | intact kept in place | silent moves | renamed/moved repaired by "
+             "`--moves` | edited in place repaired by `--min-score 80` | wrong repairs | deleted left refused |",
+             "|---|---|---|---|---|---|---|---|"]
+    rows = [c | {"docs_cell": f"{c['docs']} ({c['renamed_docs']})"} for c in report["commits"]]
+    for c in rows + [_total(report["commits"])]:
+        f = c["figures"]
+        fates = f["fates"]
+        lines.append(
+            f"| {c['name']} | {c['docs_cell']} "
+            f"| {f['intact_kept_in_place']} / {fates[INTACT]} | {f['silent_moves']} "
+            f"| {_ratio(f['renamed_or_moved_repaired_by_moves'], fates[RENAMED] + fates[MOVED])} "
+            f"| {_ratio(f['edited_in_place_repaired_by_min_score'], f['edited_in_place'])}"
+            f"{_renamed_edits(f)} "
+            f"| {'n/a' if f['wrong_repairs'] is None else f['wrong_repairs']} "
+            f"| {f['deleted_left_refused']} / {fates[DELETED]} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("git_dir", type=Path, help="a clone (bare or not) of the documentation repository")
+    p.add_argument("--preset", choices=sorted(PRESETS), help="a history of this page's PRESETS")
+    p.add_argument("--subdir", help="the corpus folder inside the repository")
+    p.add_argument("--base", help="the commit the labels are written at")
+    p.add_argument("--later", nargs="+", help="the later commits")
+    p.add_argument("--labels", type=int, default=300)
+    p.add_argument("--seed", type=int, default=35)
+    p.add_argument("--json", type=Path, help="write the report here")
+    p.add_argument("--markdown", type=Path, help="write the table here")
+    p.add_argument("--keep", type=Path, help="work in this (new) folder and keep it, instead of a temporary one")
+    args = p.parse_args(argv)
+    preset = PRESETS.get(args.preset) if args.preset else None
+    subdir = args.subdir or (preset.subdir if preset else None)
+    base = args.base or (preset.base if preset else None)
+    later = args.later or (list(preset.later) if preset else None)
+    if not (subdir and base and later):
+        p.error("give --preset, or --subdir, --base and --later")
+    git_dir = args.git_dir.resolve()
+    if (git_dir / ".git").is_dir():  # a clone with a work tree: its git directory
+        git_dir = git_dir / ".git"
+    name = preset.repo if preset else git_dir.name
+    role = preset.role if preset else ""
+    if args.keep:
+        report = survive(git_dir, subdir, base, later, args.labels, args.seed, args.keep.resolve(), name, role)
+    else:
+        with tempfile.TemporaryDirectory(prefix="labeller-survival-") as tmp:
+            report = survive(git_dir, subdir, base, later, args.labels, args.seed, Path(tmp), name, role)
+    text = json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    table = markdown(report)
+    if args.json:
+        args.json.write_text(text, encoding="utf-8")
+    if args.markdown:
+        args.markdown.write_text(table, encoding="utf-8")
+    print(table)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

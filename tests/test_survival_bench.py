@@ -1,0 +1,174 @@
+"""The survival benchmark (benchmarks/survival.py) end to end on a tiny git history built here:
+one page renamed, a paragraph moved to another page, one edited, one deleted, the rest kept.
+The ground truth must put each label where its words went, and the figures must follow."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+
+import survival  # noqa: E402
+from survival_truth import DELETED, EDITED, INTACT, MOVED, RENAMED, Fate, History  # noqa: E402
+
+# Each paragraph has words of its own, so any quote of it is unique in the corpus.
+KEPT_1 = "Apples ripen slowly under autumn light while orchard keepers count baskets and mend ladders."
+EDITED_WORDS = ("copper kettles whistle beside quiet stoves until patient cooks pour amber tea "
+                "for weary travellers resting near warm hearths").split()
+KEPT_2 = "Glaciers carve deep valleys over centuries leaving polished granite walls and scattered boulders."
+RENAMED_P = "Lighthouse lenses focus whale oil flames into beams that sailors trust through storms."
+MOVED_P = "Bees dance in figure eights to tell hive sisters where clover fields bloom today."
+DELETED_P = "Tram conductors once punched paper tickets with brass tools shaped like tiny stars."
+KEPT_3 = "Violin makers season spruce for decades before carving the arched tops of instruments."
+
+
+def edited(words: list[str]) -> str:
+    """Every fourth word changed: any quote of six or more words loses one or two of them."""
+    return " ".join(w + "s" if i % 4 == 3 else w for i, w in enumerate(words))
+
+
+BASE = {
+    "alpha.md": f"# Alpha\n\n{KEPT_1}\n\n{' '.join(EDITED_WORDS)}\n",
+    "beta.md": f"# Beta\n\n{RENAMED_P}\n",
+    "delta.md": f"# Delta\n\n{MOVED_P}\n\n{DELETED_P}\n\n{KEPT_2}\n",
+    "epsilon.md": f"# Epsilon\n\n{KEPT_3}\n",
+}
+LATER = {
+    "alpha.md": f"# Alpha\n\n{KEPT_1}\n\n{edited(EDITED_WORDS)}\n",
+    "gamma.md": f"# Beta\n\n{RENAMED_P}\n",  # beta.md renamed, text unchanged
+    "delta.md": f"# Delta\n\n{KEPT_2}\n",
+    "epsilon.md": f"# Epsilon\n\n{KEPT_3}\n\n{MOVED_P}\n",
+}
+EXPECTED = {KEPT_1: (INTACT, "alpha.md"), " ".join(EDITED_WORDS): (EDITED, "alpha.md"),
+            KEPT_2: (INTACT, "delta.md"), KEPT_3: (INTACT, "epsilon.md"), RENAMED_P: (RENAMED, "gamma.md"),
+            MOVED_P: (MOVED, "epsilon.md"), DELETED_P: (DELETED, None)}
+
+
+def commit(repo: Path, files: dict[str, str], message: str) -> str:
+    env = os.environ | {"GIT_AUTHOR_DATE": "2001-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2001-01-01T00:00:00Z"}
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", "-c",
+                               "commit.gpgsign=false", *args], cwd=repo, env=env, check=True,
+                              capture_output=True, text=True).stdout.strip()
+
+    if not (repo / ".git").exists():
+        git("init", "-q")
+    for old in (repo / "docs").glob("*.md"):
+        old.unlink()
+    (repo / "docs").mkdir(exist_ok=True)
+    for name, text in files.items():
+        (repo / "docs" / name).write_text(text, encoding="utf-8")
+    (repo / "README.md").write_text("outside the corpus\n", encoding="utf-8")
+    git("add", "-A")
+    git("commit", "-q", "-m", message)
+    return git("rev-parse", "HEAD")
+
+
+@pytest.fixture(scope="module")
+def history(tmp_path_factory):
+    repo = tmp_path_factory.mktemp("docs-repo")
+    base = commit(repo, BASE, "base")
+    later = commit(repo, LATER, "rename, move, edit, delete")
+    return repo / ".git", base, later
+
+
+@pytest.fixture(scope="module")
+def report(history, tmp_path_factory):
+    git_dir, base, later = history
+    return survival.survive(git_dir, "docs", base, [later], 100, 7, tmp_path_factory.mktemp("work"), "synthetic")
+
+
+def paragraph_of(quote: str) -> str:
+    """The base paragraph a label's quote was taken from."""
+    words = quote.split()
+    return next(p for p in EXPECTED if " ".join(words) in p)
+
+
+def test_the_ground_truth_puts_every_label_where_its_words_went(report):
+    assert report["labels"]["kept"] == len(EXPECTED)  # one label per paragraph, none refused at the base
+    rows = {r["id"]: r for r in report["commits"][0]["labels"]}
+    fates = report["commits"][0]["figures"]["fates"]
+    assert fates == {"intact": 3, "renamed": 1, "moved": 1, "moved_ambiguous": 0, "edited": 1, "deleted": 1}
+    assert len(rows) == 4  # the notable ones: every label that is not intact and kept
+    for row in rows.values():
+        fate, doc = EXPECTED[paragraph_of(row["quote"])]
+        assert row["fate"] == fate, row
+        assert (row.get("now") or {}).get("doc") == doc, row
+
+
+def test_the_truth_ranges_are_the_quote_words_in_the_later_text(history):
+    git_dir, base, later = history
+    old, new = survival.corpus_at(git_dir, base, "docs"), survival.corpus_at(git_dir, later, "docs")
+    h = History(old, new, survival.renames(git_dir, base, later, "docs"))
+    assert h.renames == {"beta.md": "gamma.md"}
+    quote = "to tell hive sisters where clover"
+    start = old["delta.md"].index(quote)
+    fate = h.fate("delta.md", start, start + len(quote))
+    assert fate.kind == MOVED and new[fate.doc][fate.char_start:fate.char_end] == quote
+    quote = "quiet stoves until patient cooks pour"  # "patient" became "patients"
+    start = old["alpha.md"].index(quote)
+    fate = h.fate("alpha.md", start, start + len(quote))
+    assert fate.kind == EDITED
+    assert new["alpha.md"][fate.char_start:fate.char_end] == "quiet stoves until patients cooks pour"
+
+
+def test_labeller_keeps_intact_labels_in_place_and_moves_none_silently(report):
+    figures = report["commits"][0]["figures"]
+    assert figures["intact_kept_in_place"] == 3
+    assert figures["silent_moves"] == 0
+    assert figures["deleted_left_refused"] == 1
+    rows = {paragraph_of(r["quote"]): r for r in report["commits"][0]["labels"]}
+    assert rows[RENAMED_P]["check"] == "unknown_doc"
+    assert rows[DELETED_P]["check"] == "not_found"
+
+
+def test_repair_fixes_the_rename_the_move_and_the_edit_and_leaves_the_deletion(report):
+    assert report["repair"] == "available"
+    figures = report["commits"][0]["figures"]
+    assert figures["renamed_or_moved_repaired_by_moves"] == 2
+    assert figures["edited_in_place_repaired_by_min_score"] == figures["edited_in_place"] == 1
+    assert figures["wrong_repairs"] == 0 and figures["deleted_left_refused"] == 1
+    rows = {paragraph_of(r["quote"]): r for r in report["commits"][0]["labels"]}
+    assert rows[RENAMED_P]["repaired_to"] == {"doc": "gamma.md", "quote": rows[RENAMED_P]["quote"]}
+    assert rows[MOVED_P]["repaired_by"] == ["moves"] and rows[MOVED_P]["repaired_to"]["doc"] == "epsilon.md"
+    assert rows[" ".join(EDITED_WORDS)]["repaired_by"] == ["min_score"]
+    assert "repaired_by" not in rows[DELETED_P]
+
+
+def test_a_labeller_without_repair_is_said_and_its_figures_are_null(report, monkeypatch):
+    monkeypatch.setattr(survival, "labeller", lambda root, *args, ok: (2, ""))  # argparse: invalid choice
+    missing = survival.repair_available(Path("."))
+    assert missing is not None and "no `repair` command" in missing
+    rows = report["commits"][0]["labels"]
+    figures = survival.figures([{k: v for k, v in r.items() if k not in ("repaired_by", "repair_correct")}
+                                for r in rows], repaired=False)
+    assert figures["renamed_or_moved_repaired_by_moves"] is None and figures["wrong_repairs"] is None
+    without = report | {"repair": f"not available: {missing}",
+                        "commits": [report["commits"][0] | {"figures": figures}]}
+    assert "n/a (no repair)" in survival.markdown(without)
+
+
+def test_a_label_resolving_away_from_its_words_is_a_silent_move():
+    label = survival.Label("sv-001", "a.md", "some words", 10, 20)
+    fate = Fate(INTACT, "a.md", 110, 120)
+    loc = {"doc": "a.md", "quote": "some words"}
+    here = {"doc_id": "a.md", "char_start": 100, "char_end": 130, "block": "paragraph"}
+    elsewhere = {"doc_id": "a.md", "char_start": 200, "char_end": 230, "block": "paragraph"}
+    assert survival.judge(label, fate, None, None, here, loc, loc, loc)["silent_move"] is False
+    assert survival.judge(label, fate, None, None, elsewhere, loc, loc, loc)["silent_move"] is True
+    moved_to = {"doc": "b.md", "quote": "some words"}
+    wrong = survival.judge(label, Fate(DELETED), "not_found", None, {**here, "doc_id": "b.md"}, loc, moved_to, moved_to)
+    assert wrong["repaired_by"] == ["moves"] and wrong["repair_correct"] is False
+
+
+def test_the_report_is_deterministic(history, report, tmp_path):
+    git_dir, base, later = history
+    again = survival.survive(git_dir, "docs", base, [later], 100, 7, tmp_path, "synthetic")
+    assert json.dumps(again, sort_keys=True) == json.dumps(report, sort_keys=True)
