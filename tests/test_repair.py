@@ -191,3 +191,48 @@ def test_contradictory_flags_are_exit_2(root, capsys, flags):
     before = (root / "golden/questions.jsonl").read_bytes()
     assert cli(capsys, "repair", *flags, "--root", root)[0] == 2
     assert (root / "golden/questions.jsonl").read_bytes() == before
+
+
+THREADS = ("# Parallel\n\nThere are two underlying thread safe data structures used in the compiler.\n\n"
+           "Here are three underlying thread safe data structures of the runtime.\n\nWorkers share one queue.\n")
+THREADS_AFTER = THREADS.replace("There are two underlying thread safe data structures used in the compiler.\n\n", "")
+
+
+@pytest.mark.parametrize("edit, applied", [
+    # the labelled sentence deleted: its nearest passage is a sentence that was always there
+    (THREADS_AFTER, False),
+    # the labelled sentence edited: its nearest passage is the new text, so it is repaired
+    (THREADS.replace("two underlying thread safe", "two underlying thread-safe"), True),
+])
+def test_a_nearest_passage_that_stood_elsewhere_at_the_last_build_is_left(tmp_path, capsys, monkeypatch, edit,
+                                                                          applied):
+    """The survival benchmark's one wrong repair: a deleted sentence re-pointed at 95.7 to a
+    similar one the page had always held. Only text that is new since the last build (or the
+    label's own old span) can be where an edited quote went."""
+    from conftest import q, write_project
+    from helpers_moves import git
+
+    monkeypatch.setenv("LABELLER_REVIEWER", "repair-bot")
+    quote = "There are two underlying thread safe data structures"
+    root = write_project(tmp_path / "proj", {"parallel.md": THREADS},
+                         [q("r-threads", {"doc": "parallel.md", "quote": quote})])
+    assert cli(capsys, "build", "--root", root)[0] == 0
+    git(root, "init", "-q")
+    git(root, "config", "user.email", "t@example.com")
+    git(root, "config", "user.name", "t")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "built")
+    (root / "corpus/parallel.md").write_text(edit, encoding="utf-8")
+    git(root, "commit", "-q", "-am", "edited")
+    _, build_report = cli_json(capsys, "build", "--root", root)
+    (error,) = build_report["errors"]
+    assert error["suggestions"][0]["score"] >= 80  # a passage the default bar would take
+    rc, report = cli_json(capsys, "repair", "--min-score", "80", "--root", root)
+    if applied:
+        assert rc == 0 and [f["id"] for f in report["applied"]] == ["r-threads"]
+        assert locators(root)["r-threads"][0]["quote"].startswith("There are two underlying thread-safe")
+    else:
+        assert rc == 1 and not report["applied"]
+        (left,) = report["left"]
+        assert "already stood in parallel.md at the last build" in left["reason"]
+        assert locators(root)["r-threads"][0]["quote"] == quote

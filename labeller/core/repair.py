@@ -7,7 +7,9 @@ passage that is unique in its scope, scores at least the minimum, and is the onl
 locator's passages that does (two passages above the bar are two answers, and a person
 chooses). Every repaired locator is resolved again before it is offered: one that the build
 would still refuse (a heading-only span, a duplicate of another locator) is left, with the
-refusal as its reason. Every locator left says why, so a report can say what needs a person.
+refusal as its reason. A nearest passage that already stood in its document at the last build,
+away from the label's own span, is other text, not the edited quote, and is left too
+(``core.last_build``). Every locator left says why, so a report can say what needs a person.
 
 The plan only computes records; writing them is the caller's: the CLI through
 ``questions.write_questions`` (the app's own minimal, atomic, comment-keeping writer), the app
@@ -21,6 +23,7 @@ from dataclasses import dataclass, field
 
 from labeller.core.build import RecordResult, resolve_record
 from labeller.core.context import locator_needles
+from labeller.core.last_build import LastBuild
 from labeller.core.models import Locator, Question
 from labeller.core.moves import is_move
 from labeller.core.project import Project
@@ -105,11 +108,13 @@ Accept = Callable[[Question, Question, list[Fix]], bool]
 
 def plan_repair(project: Project, records: Iterable[RecordResult], ids: Iterable[str] | None = None, *,
                 moves_only: bool = False, min_score: float = DEFAULT_MIN_SCORE,
-                accept: Accept | None = None) -> RepairPlan:
+                accept: Accept | None = None, last_build: LastBuild | None = None) -> RepairPlan:
     """The fixes for the refused locators of ``records`` (from a ``build``: its moves found),
     limited to the records ``ids`` (every record when ``None``; an id not in the
     questions is ``InvalidInput``). ``moves_only``: moved suggestions only; otherwise also
-    nearest passages at or above ``min_score``. ``accept`` (interactive) is asked per record."""
+    nearest passages at or above ``min_score``. ``accept`` (interactive) is asked per record.
+    ``last_build`` (the committed build, when there is one) leaves a nearest passage that
+    stood elsewhere in its document then."""
     by_id = {rec.question.id: rec for rec in records}
     wanted = None if ids is None else list(dict.fromkeys(ids))
     for rid in wanted or ():
@@ -123,7 +128,7 @@ def plan_repair(project: Project, records: Iterable[RecordResult], ids: Iterable
         used: set[int] = set()
         for refusal in rec.refusals:
             index = _locator_index(rec.question, refusal, used)
-            fix_or_reason = _choose(refusal, index, moves_only, min_score)
+            fix_or_reason = _choose(refusal, index, moves_only, min_score, last_build)
             if isinstance(fix_or_reason, Fix):
                 candidates.setdefault(rec.question.id, []).append(fix_or_reason)
             else:
@@ -159,7 +164,8 @@ def _locator_index(question: Question, refusal: Refusal, used: set[int]) -> int 
     return None
 
 
-def _choose(refusal: Refusal, index: int | None, moves_only: bool, min_score: float) -> Fix | str:
+def _choose(refusal: Refusal, index: int | None, moves_only: bool, min_score: float,
+            last_build: LastBuild | None) -> Fix | str:
     """The fix for one refused locator, or why there is none."""
     loc = refusal.locator
     rid = str(refusal.record_id)
@@ -191,6 +197,9 @@ def _choose(refusal: Refusal, index: int | None, moves_only: bool, min_score: fl
     sug = above[0]
     if not sug["unique"]:
         return f"the nearest passage ({sug['score']}) is not unique"
+    if last_build is not None and last_build.stood_elsewhere(rid, index, sug["doc"], sug["quote"]):
+        return f"the nearest passage ({sug['score']}) already stood in {sug['doc']} at the last build, away from " \
+               "this label: it is other text, not the quote edited"
     new = Locator(doc=sug["doc"], quote=sug["quote"], exact=loc.exact)
     return Fix(rid, index, NEAREST, loc, new, sug["score"])
 

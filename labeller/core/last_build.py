@@ -1,0 +1,70 @@
+"""What the last build saw, for ``repair``: each label's span and its document's text then.
+
+A nearest passage is offered because it resembles the quote, and an edited quote's new words
+are new text. A passage that already stood in its document at the last build, away from the
+label's own span, is therefore other text the author did not quote: the survival benchmark
+(``benchmarks/survival.py``) found exactly that wrong repair, a deleted sentence re-pointed at
+95.7 to a similar sentence the page had always held. ``repair`` leaves such a passage for a
+person. A passage that overlaps the label's old span (an edge word of the quote deleted, say)
+is the quote's own text, and stays repairable.
+
+The last build is the committed artifact (spans, in locator order) and manifest (each
+document's sha256); a document's text then is the corpus's own when its sha256 is unchanged,
+else what ``OldTexts`` finds in git (``commands/committed_corpus.py``), used only when it
+hashes to the pinned sha256. Where the text cannot be had (no git, a shallow clone, a record
+added since), nothing is known and nothing is refused on this ground.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from labeller.core.corpus import Corpus
+from labeller.core.drift_classes import OldTexts
+
+
+class LastBuild:
+    """The committed build's spans and document texts, read on demand (each document once)."""
+
+    def __init__(self, records: Mapping[str, dict], docs: Mapping[str, dict], corpus: Corpus,
+                 old_texts: OldTexts | None) -> None:
+        self.records, self.docs, self.corpus, self.old_texts = records, docs, corpus, old_texts
+        self._texts: dict[str, str | None] = {}
+
+    def text(self, doc_id: str) -> str | None:
+        """``doc_id``'s canonical text at the last build, or None where it cannot be had."""
+        if doc_id not in self._texts:
+            self._texts[doc_id] = self._read(doc_id)
+        return self._texts[doc_id]
+
+    def _read(self, doc_id: str) -> str | None:
+        info = self.docs.get(doc_id)
+        sha = info.get("sha256") if isinstance(info, dict) else None
+        if not isinstance(sha, str):
+            return None
+        if doc_id in self.corpus.docs and self.corpus[doc_id].sha256 == sha:
+            return self.corpus[doc_id].text
+        if self.old_texts is None:
+            return None
+        return self.old_texts({doc_id: sha}).get(doc_id)
+
+    def stood_elsewhere(self, record_id: str, index: int, doc_id: str, quote: str) -> bool:
+        """Whether ``quote`` occurred in ``doc_id`` at the last build somewhere other than the
+        span of locator ``index`` of ``record_id`` (False when the last build is not known)."""
+        record = self.records.get(record_id)
+        spans = record.get("answer_spans") if isinstance(record, dict) else None
+        if not isinstance(spans, list) or not 0 <= index < len(spans) or not isinstance(spans[index], dict):
+            return False
+        span = spans[index]
+        text = self.text(doc_id)
+        if text is None or not quote.split():
+            return False
+        own = (span.get("doc_id"), span.get("char_start"), span.get("char_end"))
+        pattern = re.compile(r"\s+".join(map(re.escape, quote.split())))
+        for m in pattern.finditer(text):
+            inside = (own[0] == doc_id and isinstance(own[1], int) and isinstance(own[2], int)
+                      and m.start() < own[2] and own[1] < m.end())
+            if not inside:
+                return True
+        return False
