@@ -40,6 +40,8 @@ from labeller.app.widgets.panes import Panes
 from labeller.app.widths import SIDE_PANE, side_pane_shown, width_class
 
 SEARCH_HITS = 20
+NO_LOCATOR = ("no locator: the answer is nowhere in the corpus yet; ctrl+l adds one, "
+              "or mark the record unanswerable")
 
 class AuthorScreen(SessionScreen):
     CSS_PATH = ["author.tcss", "document_view.tcss"]  # read when first shown, not at the app's start
@@ -91,6 +93,7 @@ class AuthorScreen(SessionScreen):
         with VerticalScroll(id="right"):
             yield QuestionForm(id="form")
             yield LocatorTable(id="locators")
+            yield Static(NO_LOCATOR, id="locators-empty")
             yield LocatorForm(sorted(self.session.project.corpus.docs), id="locator-form")
             yield Static("[b]⚠ the query copies the wording of its answer[/b]", id="copy-warning")
             yield PreviewPanel(id="preview")
@@ -166,16 +169,24 @@ class AuthorScreen(SessionScreen):
                               if not len(self.session.project.corpus)
                               else "no question open: press ctrl+n to create one, F2 lists them")
             loc_form.disabled = True
+            table.display = False
             self.query_one(PreviewPanel).show(None, self.session.project.corpus)
             return
         draft = self.session.draft(self.record_id)
         form.load(draft)
         self.active = min(self.active, max(0, len(draft.locators) - 1))
-        table.show(draft, self.statuses, self.active)
+        self._show_locators(draft, self.statuses)
         loc_form.load(draft.locators[self.active] if draft.locators else None)
         loc_form.disabled = not draft.locators
         self._update_title()
         self._request()
+
+    def _show_locators(self, draft, statuses: list[str]) -> None:
+        """The locator list, or (a record with none, or no record) the words that say so in its place."""
+        table = self.query_one(LocatorTable)
+        table.show(draft, statuses, self.active)
+        table.display = bool(draft.locators)
+        self.query_one("#locators-empty").display = not draft.locators
 
     def _update_title(self) -> None:
         record_id, _ = self._open()
@@ -276,7 +287,7 @@ class AuthorScreen(SessionScreen):
         if statuses == self.statuses and record is None:
             return
         self.statuses = statuses
-        self.query_one(LocatorTable).show(draft, statuses, self.active)
+        self._show_locators(draft, statuses)
         self._update_title()
         self._draw_marks(navigate=False)
 
@@ -344,7 +355,7 @@ class AuthorScreen(SessionScreen):
         record_id, _ = self._open()
         self.session.set_locator(record_id, self.active, loc, coalesce=typed)
         self._reveal = reveal
-        self.query_one(LocatorTable).show(self._open()[1], self.statuses, self.active)  # the new draft
+        self._show_locators(self._open()[1], self.statuses)  # the new draft
         self._update_title()
         self._request()
 
@@ -408,7 +419,7 @@ class AuthorScreen(SessionScreen):
             self.anchor_hint = (suggestion["doc"], suggestion["char_start"], suggestion["char_end"])
         self.query_one(LocatorForm).load(loc)
         self._reveal = True
-        self.query_one(LocatorTable).show(self._open()[1], self.statuses, self.active)  # the new draft
+        self._show_locators(self._open()[1], self.statuses)  # the new draft
         self._update_title()
         self._request()
 
