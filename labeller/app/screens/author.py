@@ -227,6 +227,7 @@ class AuthorScreen(SessionScreen):
         else:
             self._records.request(draft)
             self.preview = None
+            self._show_copy_warning(False)  # a warning leaves with its cause (issue 38)
             self.query_one(PreviewPanel).show(None, self.session.project.corpus)
             self._draw_marks()
 
@@ -255,15 +256,18 @@ class AuthorScreen(SessionScreen):
         self.preview = result
         self.query_one(PreviewPanel).show(result, self.session.project.corpus, self._selected_start(),
                                           was=self._was(result.locator))
-        warning = self.query_one("#copy-warning", Static)
-        if warning.display != result.copies_answer:
-            warning.display = result.copies_answer
+        self._show_copy_warning(result.copies_answer)
         focused = self.focused
         if result.span is not None and focused is not None and self.query_one("#right") not in focused.ancestors:
             self.query_one(PreviewPanel).scroll_visible(animate=False)  # a selection's span and chunk ids
         # an answer to an older keystroke still updates the panel, but only the current
         # locator's answer may switch the document under the author's eyes
         self._draw_marks(navigate=result.locator == current)
+
+    def _show_copy_warning(self, shown: bool) -> None:
+        warning = self.query_one("#copy-warning", Static)
+        if warning.display != shown:
+            warning.display = shown
 
     def _was(self, shown: LocatorDraft) -> LocatorDraft | None:
         """The locator an accepted suggestion replaced, while the accepted one is on screen."""

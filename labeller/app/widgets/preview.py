@@ -115,6 +115,9 @@ class PreviewPanel(Vertical, can_focus=True):
     def _lines(self, p: Preview, corpus: Corpus) -> list[Content]:
         if p.error is not None and p.locator == LocatorDraft():
             return [Content.from_markup(EMPTY_LOCATOR)]
+        if p.error is not None and p.locator.incomplete:  # no ✓, no span: half-written (issue 38)
+            return [fmt("[b $warning]… incomplete[/]: $doc named, nothing in it chosen yet; $error",
+                        doc=p.locator.doc, error=p.error)]
         if p.error is not None:
             return [fmt("[b red]✗ invalid[/]: $error", error=p.error)]
         if p.span is not None:
