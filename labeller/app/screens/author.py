@@ -27,6 +27,7 @@ from labeller.app.session.preview import Preview, live_preview, next_lane, previ
 from labeller.app.session.statuses import STATUS_PENDING
 from labeller.app.session.structure import structure_styles
 from labeller.app.session.unlabelled import Gap, next_index
+from labeller.app.widgets.chunk_names import full_ids
 from labeller.app.widgets.corpus import CorpusTree, SearchPanel
 from labeller.app.widgets.document_view import DocumentView, Mark
 from labeller.app.widgets.locators import LocatorForm, LocatorTable
@@ -501,6 +502,11 @@ class AuthorScreen(SessionScreen):
                                                  else "open a question (F2) or press ctrl+n"), severity="warning")
             return
         self.panes.focus(widget)
+
+    def action_chunk_ids(self) -> None:
+        p = self.preview
+        what = f"locator {self.active + 1}" if self.record_id is not None else "no question"
+        full_ids(self.app, [c.chunk_id for c in p.chunks] if p is not None and p.span is not None else [], what)
 
     def action_pick(self, n: int) -> None:
         if not self.query_one(PreviewPanel).pick(n - 1):

@@ -30,6 +30,8 @@ AUTHOR_BINDINGS: list[Binding | tuple[str, str] | tuple[str, str, str]] = [  # t
             tooltip="Jump to the active locator's quote", priority=True),
     Binding("alt+r", "jump('#preview')", "Resolution", show=False, id="author.jump-resolution",
             tooltip="Jump to the resolution of the active locator (its span and chunk ids)", priority=True),
+    Binding("alt+i", "chunk_ids", "Chunk ids", show=False, id="author.chunk-ids", priority=True,
+            tooltip="Show the active locator's answer-bearing chunk ids whole and copy them to the clipboard"),
     *field_tab_bindings("author"),  # keys typed right after a Tab land in the next field
     Binding("alt+s", "jump('#preview-suggestions')", "Suggestions", show=False, id="author.jump-suggestions",
             tooltip="Jump to the suggestions (moving over one shows it in the document)",

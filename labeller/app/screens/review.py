@@ -21,6 +21,7 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
+from labeller.app.widgets.chunk_names import full_ids
 from labeller.app.screens.host import AppHost
 from labeller.app.screens.records import CommentScreen, RecordEditor, RecordPager, pager_bindings
 from labeller.app.session.review import (ReviewSession, checked_reviewer, login_name, review_queue,
@@ -47,6 +48,8 @@ class ReviewScreen(RecordPager):
         Binding("a", "accept", "Accept", id="review.accept"),
         Binding("f", "flag", "Flag", id="review.flag"),
         Binding("e", "edit", "Edit", id="review.edit", tooltip="Edit the record (from the app: opens it in the live editor)"),
+        Binding("i", "chunk_ids", "Chunk ids", id="review.chunk-ids",
+                tooltip="Show the record's answer-bearing chunk ids whole and copy them to the clipboard"),
         *pager_bindings("review"),
     ]
 
@@ -119,6 +122,12 @@ class ReviewScreen(RecordPager):
             return
         self.notify(visible_line(f"{q.id}: {decision}"), markup=False)
         self.action_next()
+
+    def action_chunk_ids(self) -> None:
+        q = self.session.current()
+        if q is None:
+            return
+        full_ids(self.app, list(resolve_record(self.session.project, q).chunk_ids), f"record {q.id}")
 
     def action_accept(self) -> None:
         self._decide("accept")
