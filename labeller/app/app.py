@@ -373,6 +373,8 @@ class LabellerApp(App):
         self.refresh_screens()
         if out.fresh_project is not None:
             self.prepare()  # every draft resolved again on the corpus as it is now
+        if self.session.review_return is not None and not self.session.dirty:
+            self.action_open_screen("review")  # an edit made from review: back to its record in the queue
 
     def action_reload_corpus(self) -> None:
         self.session.reload_corpus()
