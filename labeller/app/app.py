@@ -470,7 +470,7 @@ class LabellerApp(App):
                                 partial(self.run_action, binding.action))
         # and the keys of the screen on top (the editor's nudges, the eval's run, ...)
         for binding in _own_bindings(type(screen)):
-            if binding.id is None or binding.action.startswith(("focus_document", "dismiss")):
+            if binding.id is None or binding.action.startswith(("focus_document", "dismiss", "app.")):
                 continue
             yield SystemCommand(binding.description, f"{key_display(self.key_for(binding.id))} on this screen",
                                 partial(screen.run_action, binding.action))

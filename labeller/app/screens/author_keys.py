@@ -9,6 +9,8 @@ from textual.binding import Binding
 from labeller.app.screens.field_keys import field_tab_bindings
 
 AUTHOR_BINDINGS: list[Binding | tuple[str, str] | tuple[str, str, str]] = [  # the type Screen.BINDINGS has
+    Binding("ctrl+n", "app.new_question", "New question", show=True, id="author.new_question", priority=True,
+            tooltip="Create a question with a fresh id and open it (the app's ctrl+n, shown in this footer)"),
     Binding("ctrl+l", "add_locator", "Add locator", show=True, id="author.add_locator", tooltip="Add a locator to the question"),
     Binding("ctrl+g", "accept_suggestion", "Accept", show=True, id="author.accept_suggestion",
             tooltip="Accept the highlighted suggestion (nearest passage, unique extension, section)"),
