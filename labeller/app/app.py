@@ -501,6 +501,8 @@ def scoped_bindings() -> list[tuple[str, Binding]]:
     from labeller.app.screens.conflict import ConflictScreen
     from labeller.app.screens.eval import DrillDownScreen, LeakScreen
     from labeller.app.screens.records import RecordEditor
+    from labeller.app.widgets.fields import SafeInput
+    from labeller.app.widgets.fields_area import SafeTextArea
     from labeller.app.widgets.locators import LocatorTable
     from labeller.app.widgets.question_list import QuestionTable
 
@@ -509,7 +511,8 @@ def scoped_bindings() -> list[tuple[str, Binding]]:
         found += [(f"{m.title} ({m.key})", b) for b in _own_bindings(m.screen)]
     for where, cls in (("eval drill-down", DrillDownScreen), ("leak report", LeakScreen),
                        ("record editor (review)", RecordEditor), ("question list", QuestionTable),
-                       ("locator list", LocatorTable), ("save conflict", ConflictScreen)):
+                       ("locator list", LocatorTable), ("save conflict", ConflictScreen),
+                       ("text fields", SafeInput), ("answer field", SafeTextArea)):
         found += [(where, b) for b in _own_bindings(cls)]
     return found
 
