@@ -28,7 +28,8 @@ from labeller.app.widgets.fields import SafeInput
 from labeller.app.screens.base import SessionScreen
 from labeller.app.screens.chunkers import ChunkersView
 from labeller.app.screens.host import AppHost
-from labeller.app.session.drilldown import drill_down, leak_places, result_age, retriever_choices, run_eval
+from labeller.app.session.drilldown import (drill_down, leak_places, record_run, result_age, retriever_choices,
+                                           run_eval)
 from labeller.app.session.structure import structure_styles
 from labeller.app.widgets.key_bar import KeyBar
 from labeller.app.widgets.document_view import DocumentView, Mark
@@ -37,7 +38,7 @@ from labeller.app.widgets.table import Table
 from labeller.display import safe_line
 from labeller.errors import LabellerError
 from labeller.eval.leaks import CLEAN
-from labeller.eval.present import ReportView, interval
+from labeller.eval.present import ALL_AT_K, PRECISION_OMEGA, ReportView, interval, scope_note
 from labeller.eval.report_model import ChunkingSummary
 
 if TYPE_CHECKING:  # the eval is imported when one runs, not at app start-up
@@ -67,8 +68,8 @@ def chunking_line(chunking: ChunkingSummary, path: str | None) -> Content:
     source = f"chunk file {path}" if path else "this project's chunker"
     mean = "no chunks" if chunking.mean_chars is None else f"mean {chunking.mean_chars:.0f} chars"
     return fmt(f"measured on chunking [b]$name[/b] ($source) · digest {chunking.digest[:12]} · "
-               f"{chunking.n_chunks} chunks, $mean · precision_Ω $omega · "
-               f"{chunking.unreachable_spans} unreachable span(s)",
+               f"{chunking.n_chunks} chunks, $mean · precision_Ω $omega ({PRECISION_OMEGA}) · "
+               f"{chunking.unreachable_spans} unreachable span(s) · [dim]{ALL_AT_K}[/dim]",
                name=chunking.name, source=source, mean=mean, omega=interval(chunking.precision_omega))
 
 
@@ -226,7 +227,11 @@ class EvalScreen(SessionScreen):
             except (LabellerError, OSError) as exc:  # a golden set that does not build, a refused chunk file
                 app.call_from_thread(self._failed, exc)
                 return
-            app.call_from_thread(self._finished, result, note, None if chunks is None else str(chunks))
+            try:
+                recorded = f"recorded in `labeller runs` as {record_run(project, result)}"
+            except LabellerError as exc:  # shown, as the CLI's warning: the results stand
+                recorded = f"not recorded in the run history: {exc}"
+            app.call_from_thread(self._finished, result, note, None if chunks is None else str(chunks), recorded)
 
         self.run_worker(work, thread=True, group="eval")
 
@@ -240,18 +245,22 @@ class EvalScreen(SessionScreen):
         self.query_one("#eval-status", Static).update(fmt(f"[$error]eval failed{shown}:[/] $why", why=str(exc)))
         self.query_one("#eval-chunking", Static).update(refusal_lines(exc))
 
-    def _finished(self, result: EvalResult, note: str, path: str | None) -> None:
+    def _finished(self, result: EvalResult, note: str, path: str | None, recorded: str = "") -> None:
         self.result = result
         self.query_one("#eval-progress", ProgressBar).display = False
         report = ReportView(result.model)
         self.query_one("#eval-chunking", Static).update(chunking_line(report.report.chunking, path))
         fp = report.report.fingerprint
         recs = report.report.config.records
+        cfg = report.report.config
         self._summary = fmt(
-            f"{recs.scored} queries scored, {recs.negatives} negatives · hit rule $rule · $retriever$note",
-            rule=fp.hit_rule, retriever=fp.retriever["name"], note=note)
+            f"{recs.scored} queries scored, {recs.negatives} negatives, $scope · hit rule $rule · "
+            f"$retriever$note",
+            scope=scope_note(cfg.split, cfg.include_holdout), rule=fp.hit_rule, retriever=fp.retriever["name"],
+            note=note)
         self._show_status()
-        self.notify(f"eval finished in {result.seconds:.1f} s")
+        self.notify(visible_line(f"eval finished in {result.seconds:.1f} s; {recorded}"), markup=False,
+                    severity="information" if recorded.startswith("recorded") else "warning", timeout=15)
         self.query_one("#eval-top").display = self.query_one("#eval-tabs", TabbedContent).active != "tab-chunkers"
         self._show_plot(report)
         self._show_metrics(report)
