@@ -70,3 +70,19 @@ async def test_the_copy_warning_leaves_with_its_locator(small):
         await settle(pilot)
         assert app.session.draft("q001").locators == ()
         assert not screen.query_one("#copy-warning").display
+
+
+@run_async
+async def test_a_save_warns_about_a_record_with_no_split(small):
+    app = make_app(small)
+    said: list[str] = []
+    notify = app.notify
+    app.notify = lambda message, *a, **kw: (said.append(str(message)), notify(message, *a, **kw))[1]
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_record(pilot, "q003")  # the fixture's record with no split
+        assert app.session.draft("q003").split is None
+        await type_into(pilot, "#form-query", "Which day is the eu rotation window, again?")
+        await settle(pilot)
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert any("saved with no split: q003" in m for m in said), said

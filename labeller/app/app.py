@@ -345,6 +345,10 @@ class LabellerApp(App):
         after_typed_keys(self.screen, self._save_now)  # text typed just before Ctrl+S is saved too
 
     def _save_now(self) -> None:
+        # records this save writes with no split: an eval scores them, but no dev/test/holdout
+        # choice was made (issue 38: such a record was saved without a word)
+        unsplit = [i for i in self.session.order if self.session.is_dirty(i) and i in self.session.drafts
+                   and self.session.drafts[i].split is None and not self.session.drafts[i].problems()]
         out = self.session.save_questions()
         if out.conflict:  # merged record by record, the conflicts asked about, then saved again
             from labeller.app.screens.conflict import save_over_disk
@@ -357,6 +361,11 @@ class LabellerApp(App):
             self.refresh_screens()
             return
         self.notify("saved questions.jsonl; rebuilding the golden set…")
+        if unsplit:
+            listed = ", ".join(unsplit[:5]) + (f" and {len(unsplit) - 5} more" if len(unsplit) > 5 else "")
+            self.notify(visible_line(f"saved with no split: {listed}; choose dev, test or holdout in the editor's "
+                                     "split field (what lets an eval keep tuning apart from testing)"),
+                        severity="warning", timeout=15, markup=False)
         self.refresh_screens()
 
         def work() -> None:
