@@ -34,7 +34,7 @@ from labeller.app.widgets.markup import display_line, edited_raw
 
 
 # the keys every text field shares (ids ``text_field.…``, one keymap entry moves them in every field)
-TEXT_KEYS_INPUT = [
+TEXT_KEYS_INPUT: list[Binding | tuple[str, str] | tuple[str, str, str]] = [  # the type Input.BINDINGS has
     Binding("ctrl+a", "select_all", "Select all", show=False, id="text_field.select-all",
             tooltip="Select the whole field"),
     Binding("alt+left", "cursor_left_word", "Word left", show=False, id="text_field.word-left",

@@ -95,15 +95,15 @@ class LocatorForm(Vertical):
             yield SafeInput(placeholder="optional: pin to one document", id="loc-doc", compact=True,
                             suggester=SuggestFromList(list(self._doc_shown), case_sensitive=True))
             yield Checkbox("exact", id="loc-exact", compact=True)
-            yield Checkbox("whole doc", id="loc-whole", compact=True,
-                           tooltip="label the whole document (SPEC §2.1): only with no quote and no heading")
         with Horizontal(classes="field"):
             yield Label("context", classes="field-label")
             yield SafeInput(placeholder="optional: text just before the quote", id="loc-prefix", compact=True)
             yield SafeInput(placeholder="… just after it", id="loc-suffix", compact=True)
         with Horizontal(classes="field"):
             yield Label("heading", classes="field-label")
-            yield SafeInput(placeholder="or: label a whole section (needs doc)", id="loc-heading", compact=True)
+            yield SafeInput(placeholder="or: a whole section (needs doc)", id="loc-heading", compact=True)
+            yield Checkbox("whole doc", id="loc-whole", compact=True,
+                           tooltip="label the whole document (SPEC §2.1): only with no quote and no heading")
 
     def load(self, loc: LocatorDraft | None) -> None:
         loc = loc or LocatorDraft()

@@ -26,7 +26,7 @@ class Table(MeasuredDataTable):
     to the new last row, whose shorter detail then grows the panel below and shrinks the table
     under a cursor scrolled to the bottom of the old height)."""
 
-    def on_data_table_row_highlighted(self) -> None:
+    def on_data_table_row_highlighted(self, event: MeasuredDataTable.RowHighlighted) -> None:
         # a table as tall as its rows (the eval's: issue 38, no scroll box inside a scrolling
         # screen) cannot scroll its cursor into view itself: the containers that scroll do
         if self.max_scroll_y == 0:
