@@ -166,6 +166,10 @@ def assert_focus_on_screen(app, expected_id: str | None = None) -> None:
     assert focused is not None, "nothing has the focus"
     if expected_id is not None:
         assert focused.id == expected_id, f"focus on {focused!r}, not #{expected_id}"
+    if getattr(focused, "row_count", 0) and focused.outer_size.height > app.screen.scrollable_content_region.height:
+        # a table as tall as its rows, taller than the screen (issue 38): its cursor row is drawn
+        assert row_on_screen(focused, focused.cursor_row) is not None, f"{focused!r}: its cursor row is not drawn"
+        return
     assert on_screen(focused), f"{focused!r} has the focus but is not drawn whole ({focused.region})"
 
 
@@ -190,3 +194,51 @@ async def tab_round(pilot, limit: int) -> list:
             break
         stops.append(pilot.app.screen.focused)
     return stops
+
+
+def nested_scrolls(screen) -> list[str]:
+    """Each shown widget that scrolls vertically (rows hidden below or above it) inside a shown
+    container that scrolls too: a scroll box in a scroll box, whose rows only a mouse wheel
+    over the inner one finds (issue 38). Empty when there is none."""
+    from textual.widget import Widget
+
+    found = []
+    for widget in screen.query("*"):
+        if not widget.display or not widget.allow_vertical_scroll or not all(
+                a.display for a in widget.ancestors if isinstance(a, Widget)):
+            continue
+        outer = [a for a in widget.ancestors if isinstance(a, Widget) and a.allow_vertical_scroll]
+        if outer:
+            found.append(f"{widget!r} ({widget.max_scroll_y} rows hidden) inside {outer[0]!r}")
+    return found
+
+
+def silent_empty_tables(screen) -> list[str]:
+    """Each shown table with no row: an empty state as a bare header, where words should say
+    what it means (issue 38). Empty when there is none."""
+    from textual.widget import Widget
+    from textual.widgets import DataTable
+
+    return [repr(t) for t in screen.query(DataTable)
+            if t.display and not t.row_count and all(a.display for a in t.ancestors if isinstance(a, Widget))]
+
+
+def row_on_screen(table, row: int) -> str | None:
+    """The text of the table's ``row`` as drawn on the screen now, or None when that row is not
+    drawn (outside the table's window or scrolled off the screen)."""
+    rows = table.ordered_rows
+    y = table.content_region.y + table.header_height + sum(r.height for r in rows[:row]) - round(table.scroll_y)
+    screen = table.screen
+    if not 0 <= y < screen.size.height:
+        return None
+    if not table.content_region.contains(table.content_region.x, y):
+        return None
+    from textual.errors import NoWidget
+
+    try:
+        at, _ = screen.get_widget_at(table.content_region.x, y)
+    except NoWidget:
+        return None
+    if at is not table:
+        return None
+    return table.render_line(y - table.content_region.y).text

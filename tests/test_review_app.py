@@ -53,7 +53,7 @@ def test_review_session_accept_flag_edit(tmp_path):
             # the query, the expected answer, the span with its kind, place and chunk boundary
             assert "How often is the API key rotated?" in shown and "Every ninety days." in shown
             assert "span 1/1 paragraph ops.md:3-3  [14, 84)  70 chars" in shown
-            assert "┌─ chunk #0" in shown and "└─ end of chunk #0" in shown
+            assert "┌─ chunk 1/" in shown and "└─ end of chunk 1/" in shown  # counted from 1, as the editor counts
             assert "unreviewed" in text_of(screen, "#rv-head")
 
             await pilot.press("a")  # accept q1, move on

@@ -235,3 +235,15 @@ def test_a_tampered_history_is_refused_naming_what_labeller_never_writes(tmp_pat
     con.close()
     text, _ = compared(root, capsys, fmt="text")  # odd but harmless: compared, the retriever shown as unknown
     assert "unknown" in text
+
+
+@pytest.mark.parametrize("columns", ["80", "120"])
+def test_runs_never_cuts_a_run_id(tmp_path, capsys, monkeypatch, columns):
+    """Issue 38: `runs compare` takes the ids `runs` lists, so each is printed whole on one
+    line at 80 and 120 columns (the other columns wrap)."""
+    monkeypatch.setenv("COLUMNS", columns)
+    root, _ = two_runs(tmp_path, capsys)
+    out, _ = cli(capsys, "runs", "--root", str(root), "--format", "json")
+    ids = [r["run_id"] for r in json.loads(out)["runs"]]
+    text, _ = cli(capsys, "runs", "--root", str(root))
+    assert len(ids) == 2 and all(any(run_id in line for line in text.splitlines()) for run_id in ids), text

@@ -349,6 +349,10 @@ class LabellerApp(App):
         after_typed_keys(self.screen, self._save_now)  # text typed just before Ctrl+S is saved too
 
     def _save_now(self) -> None:
+        # records this save writes with no split: an eval scores them, but no dev/test/holdout
+        # choice was made (issue 38: such a record was saved without a word)
+        unsplit = [i for i in self.session.order if self.session.is_dirty(i) and i in self.session.drafts
+                   and self.session.drafts[i].split is None and not self.session.drafts[i].problems()]
         out = self.session.save_questions()
         if out.conflict:  # merged record by record, the conflicts asked about, then saved again
             from labeller.app.screens.conflict import save_over_disk
@@ -361,6 +365,11 @@ class LabellerApp(App):
             self.refresh_screens()
             return
         self.notify("saved questions.jsonl; rebuilding the golden set…")
+        if unsplit:
+            listed = ", ".join(unsplit[:5]) + (f" and {len(unsplit) - 5} more" if len(unsplit) > 5 else "")
+            self.notify(visible_line(f"saved with no split: {listed}; choose dev, test or holdout in the editor's "
+                                     "split field (what lets an eval keep tuning apart from testing)"),
+                        severity="warning", timeout=15, markup=False)
         self.refresh_screens()
 
         def work() -> None:
@@ -377,6 +386,8 @@ class LabellerApp(App):
         self.refresh_screens()
         if out.fresh_project is not None:
             self.prepare()  # every draft resolved again on the corpus as it is now
+        if self.session.review_return is not None and not self.session.dirty:
+            self.action_open_screen("review")  # an edit made from review: back to its record in the queue
 
     def action_reload_corpus(self) -> None:
         self.session.reload_corpus()
@@ -472,7 +483,7 @@ class LabellerApp(App):
                                 partial(self.run_action, binding.action))
         # and the keys of the screen on top (the editor's nudges, the eval's run, ...)
         for binding in _own_bindings(type(screen)):
-            if binding.id is None or binding.action.startswith(("focus_document", "dismiss")):
+            if binding.id is None or binding.action.startswith(("focus_document", "dismiss", "app.")):
                 continue
             yield SystemCommand(binding.description, f"{key_display(self.key_for(binding.id))} on this screen",
                                 partial(screen.run_action, binding.action))
@@ -503,6 +514,8 @@ def scoped_bindings() -> list[tuple[str, Binding]]:
     from labeller.app.screens.conflict import ConflictScreen
     from labeller.app.screens.eval import DrillDownScreen, LeakScreen
     from labeller.app.screens.records import RecordEditor
+    from labeller.app.widgets.fields import SafeInput
+    from labeller.app.widgets.fields_area import SafeTextArea
     from labeller.app.widgets.locators import LocatorTable
     from labeller.app.widgets.question_list import QuestionTable
 
@@ -511,7 +524,8 @@ def scoped_bindings() -> list[tuple[str, Binding]]:
         found += [(f"{m.title} ({m.key})", b) for b in _own_bindings(m.screen)]
     for where, cls in (("eval drill-down", DrillDownScreen), ("leak report", LeakScreen),
                        ("record editor (review)", RecordEditor), ("question list", QuestionTable),
-                       ("locator list", LocatorTable), ("save conflict", ConflictScreen)):
+                       ("locator list", LocatorTable), ("save conflict", ConflictScreen),
+                       ("text fields", SafeInput), ("answer field", SafeTextArea)):
         found += [(where, b) for b in _own_bindings(cls)]
     return found
 

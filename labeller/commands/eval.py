@@ -25,8 +25,9 @@ from labeller.display import safe_line, visible_line
 from labeller.errors import EXIT_INVALID, EXIT_OK, EXIT_REFUSED, InvalidInput, LabellerError
 from labeller.eval.html_report import require_charts, write_html_report
 from labeller.eval.leaks import format_warning
-from labeller.eval.present import (CHARS_DELTAS, CHUNK_DELTAS, MAX_TAG_ROWS, GridRow, ReportView,
-                                   answer_ranks, ci_text, inline, mdd_sentence, power_sentence, value_text)
+from labeller.eval.present import (ALL_AT_K, CHARS_DELTAS, CHUNK_DELTAS, MAX_TAG_ROWS, PRECISION_OMEGA, GridRow,
+                                   ReportView, answer_ranks, ci_text, inline, mdd_sentence, power_sentence,
+                                   scope_note, value_text)
 from labeller.eval.report_model import Comparison, Delta, Stat
 from labeller.eval.report import read_report, render, write_report
 from labeller.eval.chunkset import load_chunk_set
@@ -265,8 +266,7 @@ def print_report(result: EvalResult) -> None:
     if "field_weights" in r:
         settings += ", weights " + " ".join(f"{k} {v:g}" for k, v in r["field_weights"].items())
     rec = cfg.records
-    scope = f"split {cfg.split}" if cfg.split else "all splits"
-    scope += " incl. holdout" if cfg.include_holdout else " (holdout excluded)"
+    scope = scope_note(cfg.split, cfg.include_holdout)
     out.print(f"[bold]labeller eval[/] · {safe_line(r['name'])} ({safe_line(settings)})")
     ch = rep.chunking
     scored = (safe_line(ch.name) if ch.origin != "file" else
@@ -288,9 +288,10 @@ def print_report(result: EvalResult) -> None:
                          per_k + budgets))
     mean = f"{ch.mean_chars:.0f}" if ch.mean_chars is not None else "-"
     out.print(f"chunking {safe_line(ch.name)}: {ch.n_chunks} chunks, mean {mean} characters · precision_omega "
-              f"(the precision a perfect retriever gets with these chunks) {inline(ch.precision_omega)}"
+              f"({PRECISION_OMEGA}) {inline(ch.precision_omega)}"
               + (f" · [yellow]{ch.unreachable_spans} answer span(s) no chunk can hit under {fp.hit_rule}[/]"
                  if ch.unreachable_spans else ""))
+    out.print(ALL_AT_K, style="dim")
     shipped = cfg.shipped_k
     print_breakdowns(view, shipped)
     d = Table(title="diagnostics", title_justify="left")

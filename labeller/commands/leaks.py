@@ -19,7 +19,7 @@ from labeller.core.build import build
 from labeller.diagnostics import TEXT_LIMIT, listing, more_line, safe_short
 from labeller.display import json_dumps, safe_line
 from labeller.errors import EXIT_OK, EXIT_REFUSED
-from labeller.eval.leaks import LEAK_CHECK, MIN_NEEDLE_CODE_POINTS, find_leaks, format_warning, needles
+from labeller.eval.leaks import CLEAN, LEAK_CHECK, MIN_NEEDLE_CODE_POINTS, find_leaks, format_warning, needles
 
 
 def register(sub) -> None:
@@ -57,7 +57,7 @@ def print_findings(findings: list[dict], *, n_needles: int, n_records: int, n_ch
     out.print(f"scanned {n_chunks:,} chunks (heading, breadcrumb, body) for {n_needles:,} distinct golden "
               f"queries of {n_records:,} records (queries under {MIN_NEEDLE_CODE_POINTS} characters are skipped)")
     if not findings:
-        out.print("[green]clean:[/] no document quotes two or more golden queries")
+        out.print(f"[green]clean:[/] {CLEAN}")
         return
     t = Table(title=LEAK_CHECK)
     t.add_column("document")

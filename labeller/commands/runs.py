@@ -78,7 +78,9 @@ def run(args: argparse.Namespace) -> int:
         out.print(f"no runs recorded yet in {safe_line(str(path))} (run `labeller eval`)")
         return EXIT_OK
     t = Table(title=f"eval runs ({args.level} {metric}, oldest first)", title_justify="left")
-    for col in ("run", "started (UTC)", "retriever", "hit rule", "n", metric, "Δ", "leaks"):
+    # a run id is what `runs compare` takes: never cut or folded (issue 38); the other columns wrap
+    t.add_column("run", no_wrap=True, min_width=max(len(safe_line(r["run_id"])) for r in rows))
+    for col in ("started (UTC)", "retriever", "hit rule", "n", metric, "Δ", "leaks"):
         t.add_column(col, justify="right" if col in ("n", metric, "Δ", "leaks") else "left")
     prev: dict[tuple, float] = {}
     for r in rows:

@@ -148,6 +148,10 @@ def find_leaks(chunks: Iterable[Chunk], records: Sequence[RecordResult],
     return findings
 
 
+CLEAN = "no document quotes two or more golden queries"
+"""What a leak scan with no finding says, in the CLI (``labeller leaks``) and the app's Leaks tab alike."""
+
+
 def format_warning(findings: Sequence[dict], k: int | None = None, *, one_line: bool = False) -> str:
     """The human warning for stderr ("" when clean), shared by ``labeller leaks`` and ``eval``;
     the first ``diagnostics.TEXT_LIMIT`` documents, each with its first quoted queries.

@@ -42,6 +42,18 @@ def inline(s: Stat) -> str:
     return value + (f" [{ci}]" if ci else "")
 
 
+# The notes a reader of an eval needs beside its numbers, in the CLI's text report and the
+# app's eval tab alike (issue 38: the app said "84 scored" of 93 with no word of the holdout).
+PRECISION_OMEGA = "the precision a perfect retriever gets with these chunks"
+ALL_AT_K = "all@k: every answer span of a multi-hop query retrieved by rank k (multi-hop records only)"
+
+
+def scope_note(split: str | None, include_holdout: bool) -> str:
+    """Which records were scored: the split, and whether the holdout split was left out."""
+    return (f"split {split}" if split else "all splits") + (" incl. holdout" if include_holdout
+                                                            else " (holdout excluded)")
+
+
 def interval(s: Stat) -> str:
     """``0.812 [0.700, 0.900] n=40``: one table cell with its n."""
     value = value_text(s)

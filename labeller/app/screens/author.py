@@ -27,6 +27,7 @@ from labeller.app.session.preview import Preview, live_preview, next_lane, previ
 from labeller.app.session.statuses import STATUS_PENDING
 from labeller.app.session.structure import structure_styles
 from labeller.app.session.unlabelled import Gap, next_index
+from labeller.app.widgets.chunk_names import full_ids
 from labeller.app.widgets.corpus import CorpusTree, SearchPanel
 from labeller.app.widgets.document_view import DocumentView, Mark
 from labeller.app.widgets.locators import LocatorForm, LocatorTable
@@ -40,6 +41,8 @@ from labeller.app.widgets.panes import Panes
 from labeller.app.widths import SIDE_PANE, side_pane_shown, width_class
 
 SEARCH_HITS = 20
+NO_LOCATOR = ("no locator: the answer is nowhere in the corpus yet; ctrl+l adds one, "
+              "or mark the record unanswerable")
 
 class AuthorScreen(SessionScreen):
     CSS_PATH = ["author.tcss", "document_view.tcss"]  # read when first shown, not at the app's start
@@ -91,6 +94,7 @@ class AuthorScreen(SessionScreen):
         with VerticalScroll(id="right"):
             yield QuestionForm(id="form")
             yield LocatorTable(id="locators")
+            yield Static(NO_LOCATOR, id="locators-empty")
             yield LocatorForm(sorted(self.session.project.corpus.docs), id="locator-form")
             yield Static("[b]⚠ the query copies the wording of its answer[/b]", id="copy-warning")
             yield PreviewPanel(id="preview")
@@ -166,16 +170,24 @@ class AuthorScreen(SessionScreen):
                               if not len(self.session.project.corpus)
                               else "no question open: press ctrl+n to create one, F2 lists them")
             loc_form.disabled = True
+            table.display = False
             self.query_one(PreviewPanel).show(None, self.session.project.corpus)
             return
         draft = self.session.draft(self.record_id)
         form.load(draft)
         self.active = min(self.active, max(0, len(draft.locators) - 1))
-        table.show(draft, self.statuses, self.active)
+        self._show_locators(draft, self.statuses)
         loc_form.load(draft.locators[self.active] if draft.locators else None)
         loc_form.disabled = not draft.locators
         self._update_title()
         self._request()
+
+    def _show_locators(self, draft, statuses: list[str]) -> None:
+        """The locator list, or (a record with none, or no record) the words that say so in its place."""
+        table = self.query_one(LocatorTable)
+        table.show(draft, statuses, self.active)
+        table.display = bool(draft.locators)
+        self.query_one("#locators-empty").display = not draft.locators
 
     def _update_title(self) -> None:
         record_id, _ = self._open()
@@ -216,6 +228,7 @@ class AuthorScreen(SessionScreen):
         else:
             self._records.request(draft)
             self.preview = None
+            self._show_copy_warning(False)  # a warning leaves with its cause (issue 38)
             self.query_one(PreviewPanel).show(None, self.session.project.corpus)
             self._draw_marks()
 
@@ -244,15 +257,18 @@ class AuthorScreen(SessionScreen):
         self.preview = result
         self.query_one(PreviewPanel).show(result, self.session.project.corpus, self._selected_start(),
                                           was=self._was(result.locator))
-        warning = self.query_one("#copy-warning", Static)
-        if warning.display != result.copies_answer:
-            warning.display = result.copies_answer
+        self._show_copy_warning(result.copies_answer)
         focused = self.focused
         if result.span is not None and focused is not None and self.query_one("#right") not in focused.ancestors:
             self.query_one(PreviewPanel).scroll_visible(animate=False)  # a selection's span and chunk ids
         # an answer to an older keystroke still updates the panel, but only the current
         # locator's answer may switch the document under the author's eyes
         self._draw_marks(navigate=result.locator == current)
+
+    def _show_copy_warning(self, shown: bool) -> None:
+        warning = self.query_one("#copy-warning", Static)
+        if warning.display != shown:
+            warning.display = shown
 
     def _was(self, shown: LocatorDraft) -> LocatorDraft | None:
         """The locator an accepted suggestion replaced, while the accepted one is on screen."""
@@ -276,7 +292,7 @@ class AuthorScreen(SessionScreen):
         if statuses == self.statuses and record is None:
             return
         self.statuses = statuses
-        self.query_one(LocatorTable).show(draft, statuses, self.active)
+        self._show_locators(draft, statuses)
         self._update_title()
         self._draw_marks(navigate=False)
 
@@ -344,7 +360,7 @@ class AuthorScreen(SessionScreen):
         record_id, _ = self._open()
         self.session.set_locator(record_id, self.active, loc, coalesce=typed)
         self._reveal = reveal
-        self.query_one(LocatorTable).show(self._open()[1], self.statuses, self.active)  # the new draft
+        self._show_locators(self._open()[1], self.statuses)  # the new draft
         self._update_title()
         self._request()
 
@@ -408,7 +424,7 @@ class AuthorScreen(SessionScreen):
             self.anchor_hint = (suggestion["doc"], suggestion["char_start"], suggestion["char_end"])
         self.query_one(LocatorForm).load(loc)
         self._reveal = True
-        self.query_one(LocatorTable).show(self._open()[1], self.statuses, self.active)  # the new draft
+        self._show_locators(self._open()[1], self.statuses)  # the new draft
         self._update_title()
         self._request()
 
@@ -486,6 +502,11 @@ class AuthorScreen(SessionScreen):
                                                  else "open a question (F2) or press ctrl+n"), severity="warning")
             return
         self.panes.focus(widget)
+
+    def action_chunk_ids(self) -> None:
+        p = self.preview
+        what = f"locator {self.active + 1}" if self.record_id is not None else "no question"
+        full_ids(self.app, [c.chunk_id for c in p.chunks] if p is not None and p.span is not None else [], what)
 
     def action_pick(self, n: int) -> None:
         if not self.query_one(PreviewPanel).pick(n - 1):

@@ -9,6 +9,8 @@ from textual.binding import Binding
 from labeller.app.screens.field_keys import field_tab_bindings
 
 AUTHOR_BINDINGS: list[Binding | tuple[str, str] | tuple[str, str, str]] = [  # the type Screen.BINDINGS has
+    Binding("ctrl+n", "app.new_question", "New question", show=True, id="author.new_question", priority=True,
+            tooltip="Create a question with a fresh id and open it (the app's ctrl+n, shown in this footer)"),
     Binding("ctrl+l", "add_locator", "Add locator", show=True, id="author.add_locator", tooltip="Add a locator to the question"),
     Binding("ctrl+g", "accept_suggestion", "Accept", show=True, id="author.accept_suggestion",
             tooltip="Accept the highlighted suggestion (nearest passage, unique extension, section)"),
@@ -30,6 +32,8 @@ AUTHOR_BINDINGS: list[Binding | tuple[str, str] | tuple[str, str, str]] = [  # t
             tooltip="Jump to the active locator's quote", priority=True),
     Binding("alt+r", "jump('#preview')", "Resolution", show=False, id="author.jump-resolution",
             tooltip="Jump to the resolution of the active locator (its span and chunk ids)", priority=True),
+    Binding("alt+i", "chunk_ids", "Chunk ids", show=False, id="author.chunk-ids", priority=True,
+            tooltip="Show the active locator's answer-bearing chunk ids whole and copy them to the clipboard"),
     *field_tab_bindings("author"),  # keys typed right after a Tab land in the next field
     Binding("alt+s", "jump('#preview-suggestions')", "Suggestions", show=False, id="author.jump-suggestions",
             tooltip="Jump to the suggestions (moving over one shows it in the document)",

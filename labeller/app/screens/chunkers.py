@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.widgets import Button, DataTable, Input, ProgressBar, SelectionList, Static
 from textual_plotext import PlotextPlot
@@ -40,23 +40,24 @@ def _cell(value: str, delta: str) -> Text:
     return Text(value + (f"\n{delta}" if delta else ""), style="bold" if delta.endswith("*") else "")
 
 
-class ChunkersView(VerticalScroll):
-    """Compare chunkings; ``project`` gives the session's current project when asked."""
+class ChunkersView(Vertical):
+    """Compare chunkings; ``project`` gives the session's current project when asked. As tall as
+    its parts: the eval screen around it is what scrolls (issue 38: no scroll box in a scroll box)."""
 
     DEFAULT_CSS = """
-    ChunkersView { height: 1fr; }
+    ChunkersView { height: auto; }
     #chunkers-bar { height: auto; }
-    #chunkers-choice { width: 1fr; height: 10; }
+    #chunkers-choice { width: 1fr; height: auto; }
     #chunkers-side { width: 1fr; height: auto; padding: 0 1; }
     #chunkers-progress { height: 1; margin-top: 1; }
     #chunkers-status { height: auto; }
-    #chunkers-middle { height: 20; }
-    #chunkers-table { width: 1fr; border: round $primary-muted; }
-    #chunkers-plot { width: 46; }
+    #chunkers-middle { height: auto; }
+    #chunkers-table { width: 1fr; height: auto; max-height: 10000; border: round $primary-muted; }
+    #chunkers-plot { width: 46; height: 20; }
     #chunkers-verdict, #chunkers-note { height: auto; padding: 0 1; }
     #chunkers-note { color: $text-muted; }
     #chunkers-bottom { height: auto; }
-    #chunkers-queries { width: 56; height: 12; border: round $primary-muted; }
+    #chunkers-queries { width: 56; height: auto; max-height: 10000; border: round $primary-muted; }
     #chunkers-spans { width: 1fr; height: auto; padding: 0 1; border: round $primary-muted; }
     """
 
@@ -95,6 +96,8 @@ class ChunkersView(VerticalScroll):
         self.query_one("#chunkers-queries").border_title = f"chars recall@{self.shipped_k} by chunking: pick a query"
         self.query_one("#chunkers-spans").border_title = "gold span(s): ├ a chunk starts, ┤ a chunk ends"
         self.query_one(ProgressBar).display = False
+        for part in ("#chunkers-middle", "#chunkers-bottom"):  # empty until a comparison: the status says so
+            self.query_one(part).display = False
 
     # -- running --------------------------------------------------------------------------
 
@@ -179,6 +182,8 @@ class ChunkersView(VerticalScroll):
         self.comparison = comparison
         data = comparison.data
         self.query_one(ProgressBar).display = False
+        for part in ("#chunkers-middle", "#chunkers-bottom"):
+            self.query_one(part).display = True
         self.show_status()
         table = self.query_one("#chunkers-table", DataTable)
         table.clear(columns=True)

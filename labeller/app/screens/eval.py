@@ -21,14 +21,15 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import (Button, DataTable, Header, Input, ProgressBar, Select, Static, TabbedContent,
-                             TabPane)
+                             TabPane, Tabs)
 from textual_plotext import PlotextPlot
 
 from labeller.app.widgets.fields import SafeInput
 from labeller.app.screens.base import SessionScreen
 from labeller.app.screens.chunkers import ChunkersView
 from labeller.app.screens.host import AppHost
-from labeller.app.session.drilldown import drill_down, leak_places, result_age, retriever_choices, run_eval
+from labeller.app.session.drilldown import (drill_down, leak_places, record_run, result_age, retriever_choices,
+                                           run_eval)
 from labeller.app.session.structure import structure_styles
 from labeller.app.widgets.key_bar import KeyBar
 from labeller.app.widgets.document_view import DocumentView, Mark
@@ -36,7 +37,8 @@ from labeller.app.widgets.markup import fmt, visible, visible_line
 from labeller.app.widgets.table import Table
 from labeller.display import safe_line
 from labeller.errors import LabellerError
-from labeller.eval.present import ReportView, interval
+from labeller.eval.leaks import CLEAN
+from labeller.eval.present import ALL_AT_K, PRECISION_OMEGA, ReportView, interval, scope_note
 from labeller.eval.report_model import ChunkingSummary
 
 if TYPE_CHECKING:  # the eval is imported when one runs, not at app start-up
@@ -47,13 +49,27 @@ SNIPPET_CHARS = 300
 MAX_LISTED_REFUSALS = 8  # a refused chunk file's problems listed in the header (the rest counted)
 
 
+# Every part of the eval a key away (issue 38): (key, part, title, kind, what it holds). A
+# table part is the id of the table focused; a tab part ("tab-…") is activated and its first
+# focusable widget (or, with none, its tab row) focused.
+TAB_KEYS = (
+    ("alt+m", "eval-metrics", "Metrics", "table", "recall, precision, MRR, nDCG, all@k and judged@k at each k"),
+    ("alt+c", "eval-chars", "Characters", "table", "character recall and precision, comparable across chunkings"),
+    ("alt+q", "tab-queries", "Queries", "tab", "each query's first hit rank; enter drills down"),
+    ("alt+l", "tab-leaks", "Leaks", "tab", "documents that quote two or more golden queries"),
+    ("alt+d", "tab-diagnostics", "Diagnostics", "tab", "the checks the eval read from the golden set"),
+    ("alt+k", "tab-chunkers", "Chunkers", "tab", "compare chunkings on the golden set"),
+)
+NOT_RUN = "not run yet: ctrl+r runs the eval of questions.jsonl as saved"
+
+
 def chunking_line(chunking: ChunkingSummary, path: str | None) -> Content:
     """Which chunking a result was measured on (the report's ``chunking`` object)."""
     source = f"chunk file {path}" if path else "this project's chunker"
     mean = "no chunks" if chunking.mean_chars is None else f"mean {chunking.mean_chars:.0f} chars"
     return fmt(f"measured on chunking [b]$name[/b] ($source) · digest {chunking.digest[:12]} · "
-               f"{chunking.n_chunks} chunks, $mean · precision_Ω $omega · "
-               f"{chunking.unreachable_spans} unreachable span(s)",
+               f"{chunking.n_chunks} chunks, $mean · precision_Ω $omega ({PRECISION_OMEGA}) · "
+               f"{chunking.unreachable_spans} unreachable span(s) · [dim]{ALL_AT_K}[/dim]",
                name=chunking.name, source=source, mean=mean, omega=interval(chunking.precision_omega))
 
 
@@ -76,7 +92,10 @@ class EvalScreen(SessionScreen):
                         tooltip="Run the eval of questions.jsonl as saved (the retriever chosen beside *Run eval*: BM25 by "
                         "default; the configured k and hit rule)"),
                 Binding("ctrl+o", "open_chunks", "Open chunk file", show=True, id="eval.open_chunks",
-                        tooltip="Name a chunk file (SPEC §10 JSONL); enter runs the eval over that chunking")]
+                        tooltip="Name a chunk file (SPEC §10 JSONL); enter runs the eval over that chunking"),
+                *(Binding(key, f"show_part('{part}')", f"{title} {kind}", show=False, id=f"eval.{part}",
+                          tooltip=f"The eval's {title.lower()} {kind}: {what}")
+                  for key, part, title, kind, what in TAB_KEYS)]
 
     DEFAULT_CSS = """
     #eval-chunks { width: 44; }
@@ -97,7 +116,7 @@ class EvalScreen(SessionScreen):
                          id="eval-retriever", tooltip="the retriever scored (labeller eval --retriever)")
             yield SafeInput(placeholder="chunk file (empty: own chunks)", id="eval-chunks")
             yield ProgressBar(id="eval-progress", show_eta=False)
-            yield Static("not run yet: ctrl+r runs the eval of questions.jsonl as saved", id="eval-status")
+            yield Static(NOT_RUN, id="eval-status")
         yield Static("", id="eval-chunking")
         with Horizontal(id="eval-top"):
             yield PlotextPlot(id="eval-plot")
@@ -105,11 +124,13 @@ class EvalScreen(SessionScreen):
             yield Table(id="eval-chars", cursor_type="row", zebra_stripes=True)
         with TabbedContent(id="eval-tabs"):
             with TabPane("Queries", id="tab-queries"):
+                yield Static(NOT_RUN, id="eval-queries-empty")
                 yield Table(id="eval-queries", cursor_type="row", zebra_stripes=True)
             with TabPane("Leaks", id="tab-leaks"):
+                yield Static(NOT_RUN, id="eval-leaks-empty")
                 yield Table(id="eval-leaks", cursor_type="row", zebra_stripes=True)
             with TabPane("Diagnostics", id="tab-diagnostics"):
-                yield Static("", id="eval-diagnostics")
+                yield Static(NOT_RUN, id="eval-diagnostics")
             with TabPane("Chunkers", id="tab-chunkers"):
                 yield ChunkersView(lambda: self.session.project, self.session.config.eval.shipped_k, id="chunkers",
                                    retriever=self.retriever)
@@ -129,6 +150,8 @@ class EvalScreen(SessionScreen):
         queries.add_column("query", key="query")
         self.query_one("#eval-leaks", DataTable).add_columns("document", "quoted queries (rank in top k)")
         self.query_one("#eval-progress", ProgressBar).display = False
+        for part in ("#eval-top", "#eval-queries", "#eval-leaks"):  # empty until a run: its words say so
+            self.query_one(part).display = False
 
     # -- running --------------------------------------------------------------------------
 
@@ -144,11 +167,29 @@ class EvalScreen(SessionScreen):
         if event.input.id == "eval-chunks":
             self.action_run_eval()
 
+    def action_show_part(self, part: str) -> None:
+        """Bring one part of the eval into view and give it the keys (``TAB_KEYS``)."""
+        tabs = self.query_one("#eval-tabs", TabbedContent)
+        if not part.startswith("tab-"):
+            if part in ("eval-metrics", "eval-chars") and tabs.active == "tab-chunkers":
+                tabs.active = "tab-queries"  # the Chunkers tab hides the single eval's tables
+            target = self.query_one(f"#{part}")
+            if target.display and self.query_one("#eval-top").display:
+                target.focus()
+            else:
+                self.notify(f"{NOT_RUN}", severity="warning")
+            return
+        tabs.active = part
+        pane = tabs.get_pane(part)
+        focusable = [w for w in pane.query("*") if w.focusable and w.display]
+        (focusable[0] if focusable else tabs.query_one(Tabs)).focus()
+        self.call_after_refresh(pane.scroll_visible, top=True, animate=False)
+
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
         # the Chunkers view compares chunkings of its own: the single eval's chunking line, plot and
         # tables make way (at 80×24 the chunking line alone pushed the Compare button off the screen)
-        for part in ("#eval-chunking", "#eval-top"):
-            self.query_one(part).display = event.pane.id != "tab-chunkers"
+        self.query_one("#eval-chunking").display = event.pane.id != "tab-chunkers"
+        self.query_one("#eval-top").display = event.pane.id != "tab-chunkers" and self.result is not None
 
     def retriever(self) -> str:
         """The retriever chosen in the bar (the Chunkers view compares with it too)."""
@@ -186,7 +227,11 @@ class EvalScreen(SessionScreen):
             except (LabellerError, OSError) as exc:  # a golden set that does not build, a refused chunk file
                 app.call_from_thread(self._failed, exc)
                 return
-            app.call_from_thread(self._finished, result, note, None if chunks is None else str(chunks))
+            try:
+                recorded = f"recorded in `labeller runs` as {record_run(project, result)}"
+            except LabellerError as exc:  # shown, as the CLI's warning: the results stand
+                recorded = f"not recorded in the run history: {exc}"
+            app.call_from_thread(self._finished, result, note, None if chunks is None else str(chunks), recorded)
 
         self.run_worker(work, thread=True, group="eval")
 
@@ -200,18 +245,23 @@ class EvalScreen(SessionScreen):
         self.query_one("#eval-status", Static).update(fmt(f"[$error]eval failed{shown}:[/] $why", why=str(exc)))
         self.query_one("#eval-chunking", Static).update(refusal_lines(exc))
 
-    def _finished(self, result: EvalResult, note: str, path: str | None) -> None:
+    def _finished(self, result: EvalResult, note: str, path: str | None, recorded: str = "") -> None:
         self.result = result
         self.query_one("#eval-progress", ProgressBar).display = False
         report = ReportView(result.model)
         self.query_one("#eval-chunking", Static).update(chunking_line(report.report.chunking, path))
         fp = report.report.fingerprint
         recs = report.report.config.records
+        cfg = report.report.config
         self._summary = fmt(
-            f"{recs.scored} queries scored, {recs.negatives} negatives · hit rule $rule · $retriever$note",
-            rule=fp.hit_rule, retriever=fp.retriever["name"], note=note)
+            f"{recs.scored} queries scored, {recs.negatives} negatives, $scope · hit rule $rule · "
+            f"$retriever$note",
+            scope=scope_note(cfg.split, cfg.include_holdout), rule=fp.hit_rule, retriever=fp.retriever["name"],
+            note=note)
         self._show_status()
-        self.notify(f"eval finished in {result.seconds:.1f} s")
+        self.notify(visible_line(f"eval finished in {result.seconds:.1f} s; {recorded}"), markup=False,
+                    severity="information" if recorded.startswith("recorded") else "warning", timeout=15)
+        self.query_one("#eval-top").display = self.query_one("#eval-tabs", TabbedContent).active != "tab-chunkers"
         self._show_plot(report)
         self._show_metrics(report)
         self._show_chars(report)
@@ -279,6 +329,10 @@ class EvalScreen(SessionScreen):
             table.add_row(safe_line(row.query_id), "miss" if row.first_rank is None else row.first_rank,
                           row.recall, row.mrr, safe_line(row.query[:100]), key=row.query_id)
         self._apply_sort()
+        table.display = bool(table.row_count)
+        self.query_one("#eval-queries-empty", Static).update(
+            "" if table.row_count else "no query was scored: every record is a negative or in the holdout split")
+        self.query_one("#eval-queries-empty").display = not table.row_count
 
     def _apply_sort(self) -> None:
         column, reverse = self._sort
@@ -302,11 +356,15 @@ class EvalScreen(SessionScreen):
         for i, (path, quoted) in enumerate(rows):
             table.add_row(safe_line(path), safe_line(quoted), key=str(i))
         self.query_one("#eval-tabs", TabbedContent).get_tab("tab-leaks").label = f"Leaks ({len(rows)})"
+        table.display = bool(rows)
+        self.query_one("#eval-leaks-empty", Static).update(fmt(f"[$success]clean:[/] {CLEAN}"))
+        self.query_one("#eval-leaks-empty").display = not rows
 
     def _show_diagnostics(self, report: ReportView) -> None:
         lines = [fmt(f"[b]{d.check}[/b] ({d.status}): $reading", reading=d.reading)
                  for d in report.report.diagnostics]
-        self.query_one("#eval-diagnostics", Static).update(Content("\n").join(lines))
+        self.query_one("#eval-diagnostics", Static).update(Content("\n").join(lines) if lines else
+                                                           "no diagnostics: the eval raised no check")
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         if self.result is None:

@@ -16,6 +16,8 @@ from labeller.app.widgets.key_bar import KeyBar
 
 class QuestionsScreen(SessionScreen):
     BINDINGS = [
+        Binding("ctrl+n", "app.new_question", "New question", show=True, id="questions.new_question", priority=True,
+                tooltip="Create a question with a fresh id and open it (shown here: where a newcomer starts)"),
         Binding("slash", "focus_filter", "Filter", show=True, id="questions.filter", tooltip="Filter the list by words"),
         Binding("delete", "delete_question", "Delete question", show=True, id="questions.delete",
                 tooltip="Delete the highlighted question (leaves the file on the next save)"),

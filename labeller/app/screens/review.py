@@ -21,6 +21,7 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
+from labeller.app.widgets.chunk_names import full_ids
 from labeller.app.screens.host import AppHost
 from labeller.app.screens.records import CommentScreen, RecordEditor, RecordPager, pager_bindings
 from labeller.app.session.review import (ReviewSession, checked_reviewer, login_name, review_queue,
@@ -47,6 +48,8 @@ class ReviewScreen(RecordPager):
         Binding("a", "accept", "Accept", id="review.accept"),
         Binding("f", "flag", "Flag", id="review.flag"),
         Binding("e", "edit", "Edit", id="review.edit", tooltip="Edit the record (from the app: opens it in the live editor)"),
+        Binding("i", "chunk_ids", "Chunk ids", id="review.chunk-ids",
+                tooltip="Show the record's answer-bearing chunk ids whole and copy them to the clipboard"),
         *pager_bindings("review"),
     ]
 
@@ -120,6 +123,12 @@ class ReviewScreen(RecordPager):
         self.notify(visible_line(f"{q.id}: {decision}"), markup=False)
         self.action_next()
 
+    def action_chunk_ids(self) -> None:
+        q = self.session.current()
+        if q is None:
+            return
+        full_ids(self.app, list(resolve_record(self.session.project, q).chunk_ids), f"record {q.id}")
+
     def action_accept(self) -> None:
         self._decide("accept")
 
@@ -165,14 +174,21 @@ class ReviewScreen(RecordPager):
 def open_review(app: AppHost) -> None:
     """Review mode from the authoring app (the same screen as ``labeller review``), most
     urgent records first. Review edits write questions.jsonl directly, so unsaved edits
-    must be saved first; afterwards the app reads the file again."""
+    must be saved first; afterwards the app reads the file again.
+
+    ``e`` opens the record in the live editor and keeps the queue and the record
+    (``session.review_return``): saving it (ctrl+s) or f7 comes back to that record in the
+    same queue, where ``a`` accepts it as edited (issue 38: review in place)."""
 
     session = app.session
+    resume = session.review_return
     if session.dirty:
-        app.notify("save first (ctrl+s): review edits go straight to questions.jsonl", severity="warning")
+        back = f" returns to {resume[1]} in review" if resume else ""
+        app.notify(f"save first (ctrl+s): review edits go straight to questions.jsonl; ctrl+s then{back or ' f7'}",
+                   severity="warning")
         return
     try:
-        ids = review_queue(session.project)
+        ids = [i for i in resume[0] if i in session.drafts] if resume else review_queue(session.project)
     except LabellerError as exc:
         app.notify(visible_line(str(exc)), severity="error", markup=False)
         return
@@ -184,11 +200,18 @@ def open_review(app: AppHost) -> None:
         session.reload()
         app.refresh_screens()
         app.prepare()
+        session.review_return = None
         if isinstance(result, tuple) and result[0] == "edit" and result[1] in session.drafts:
+            session.review_return = (ids, result[1])
             app.open_record(result[1])
+            app.notify(f"editing {result[1]} from review: ctrl+s saves it and returns to it in review, "
+                       "f7 returns to it unedited", timeout=10, markup=False)
 
     def start(reviewer: str) -> None:
-        app.push_screen(ReviewScreen(session.project, ids, reviewer, live_editor=True), closed)
+        screen = ReviewScreen(session.project, ids, reviewer, live_editor=True)
+        if resume is not None and resume[1] in ids:
+            screen.session.index = ids.index(resume[1])
+        app.push_screen(screen, closed)
 
     with_reviewer(app, start)
 

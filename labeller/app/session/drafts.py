@@ -11,7 +11,7 @@ is what lets undo keep them and the dirty check compare them by identity.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
 from typing import Literal
 
@@ -27,7 +27,14 @@ def _opt_str(value) -> str | None:
 
 @dataclass(frozen=True)
 class LocatorDraft:
-    """A locator as the author is typing it; may be incomplete (both fields empty)."""
+    """A locator as the author is typing it; may be incomplete (both fields empty).
+
+    ``whole``: the author chose to label the whole document (SPEC §2.1). A ``{doc}`` locator
+    means that in questions.jsonl, but in the editor a doc with its quote cleared is a
+    locator half-written, never silently a whole-document label (issue 38): without
+    ``whole`` it is *incomplete*, and its questions.jsonl form keeps the empty quote, so it
+    neither validates nor saves until the author types a quote or ticks "whole doc". A
+    ``{doc}`` read from disk was chosen, so it comes back with ``whole`` set."""
 
     doc: str | None = None
     quote: str | None = None
@@ -35,27 +42,44 @@ class LocatorDraft:
     exact: bool | None = None
     prefix: str | None = None
     suffix: str | None = None
+    whole: bool = False
 
     @classmethod
     def from_locator(cls, loc: Locator) -> "LocatorDraft":
-        return cls(**{f.name: getattr(loc, f.name) for f in fields(cls)})
+        return cls(**{f.name: getattr(loc, f.name) for f in fields(cls) if f.name != "whole"},
+                   whole=loc.kind == "document")
 
     @classmethod
     def from_json(cls, obj: dict) -> "LocatorDraft":
         exact = obj.get("exact")
-        return cls(doc=_opt_str(obj.get("doc")), quote=_opt_str(obj.get("quote")),
-                   heading=_opt_str(obj.get("heading")), exact=exact if isinstance(exact, bool) else None,
-                   prefix=_opt_str(obj.get("prefix")), suffix=_opt_str(obj.get("suffix")))
+        draft = cls(doc=_opt_str(obj.get("doc")), quote=_opt_str(obj.get("quote")) or None,  # "": as typed, none
+                    heading=_opt_str(obj.get("heading")), exact=exact if isinstance(exact, bool) else None,
+                    prefix=_opt_str(obj.get("prefix")), suffix=_opt_str(obj.get("suffix")))
+        # {doc} alone (no quote key at all) is a whole-document label; {doc, quote: ""} is incomplete
+        return replace(draft, whole=draft.doc is not None and "quote" not in obj and draft.heading is None)
+
+    @property
+    def incomplete(self) -> bool:
+        """A document named and nothing else, the whole document not chosen."""
+        return (self.doc is not None and not (self.quote or "").strip() and self.heading is None
+                and not self.whole)
 
     def as_json(self) -> dict:
-        """The locator's questions.jsonl form, keys in the core model's order (``Locator.as_json``)."""
-        return {f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name) is not None}
+        """The locator's questions.jsonl form, keys in the core model's order (``Locator.as_json``);
+        an incomplete locator keeps its empty quote (which the model refuses)."""
+        out = {f.name: getattr(self, f.name) for f in fields(self)
+               if f.name != "whole" and getattr(self, f.name) is not None}
+        if self.incomplete and "quote" not in out:
+            out = {"doc": out.pop("doc"), "quote": "", **out}
+        return out
 
     def to_locator(self) -> Locator:
         """The validated core locator (raises pydantic's ``ValidationError``)."""
         return Locator.model_validate(self.as_json())
 
     def describe(self) -> str:
+        if self.incomplete:
+            return f"{self.doc} (incomplete)"
         try:
             return self.to_locator().describe()
         except ValidationError:
@@ -116,7 +140,13 @@ class Draft:
     def problems(self) -> list[str]:
         """Why this draft is not a valid record yet, in words an author acts on."""
         _, error = self._validated
-        return plain_problems(error) if error is not None else []
+        if error is None:
+            return []
+        incomplete = {i for i, loc in enumerate(self.locators) if loc.incomplete}
+        own = [f"Locator {i + 1} is incomplete: {INCOMPLETE}" for i in sorted(incomplete)]
+        rest = [e for e in error.errors() if not (len(e["loc"]) >= 2 and e["loc"][0] == "locators"
+                                                  and e["loc"][1] in incomplete)]
+        return own + (plain_problems(error, rest) if rest else [])
 
     @cached_property
     def _validated(self) -> tuple[Question | None, ValidationError | None]:
@@ -158,11 +188,15 @@ def _where(loc: tuple) -> str:
     return "'s ".join(words) if words else "the record"
 
 
-def plain_problems(exc: ValidationError) -> list[str]:
-    """The model's refusals as sentences an author acts on (the validators' own messages are
-    already plain; pydantic's generic ones are reworded by error type)."""
+INCOMPLETE = "type its quote or a heading, or tick \"whole doc\" to label the whole document"
+
+
+def plain_problems(exc: ValidationError, errors: list | None = None) -> list[str]:
+    """The model's refusals (or those of them in ``errors``) as sentences an author acts on
+    (the validators' own messages are already plain; pydantic's generic ones are reworded by
+    error type)."""
     out = []
-    for e in exc.errors():
+    for e in exc.errors() if errors is None else errors:
         where, kind, field = _where(e["loc"]), e["type"], str(e["loc"][-1]) if e["loc"] else ""
         if kind == "value_error":
             msg = e["msg"].removeprefix("Value error, ")

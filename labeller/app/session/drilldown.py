@@ -38,6 +38,17 @@ def run_eval(project: Project, progress: Progress | None, chunks: str | None = N
     return run(project, progress=progress, chunks=chunk_set, retriever=ranker)
 
 
+def record_run(project: Project, result: EvalResult) -> str:
+    """Append the run to the project's run history, as ``labeller eval`` does (issue 38: the
+    app's runs were missing from ``labeller runs``); its run id. ``LabellerError`` when the
+    history may not or cannot be written."""
+    from labeller.core.outputs import check_output
+    from labeller.eval.history import append_run
+
+    check_output(project.config, project.layout.run_history, "[eval] history")
+    return append_run(project.layout.run_history, result.model, result.seconds)
+
+
 def retriever_choices() -> list[str]:
     """The retrievers the eval tab offers: every registered one that needs no file or member
     list (``run`` and ``rrf:...`` are the command line's), BM25 first."""

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pydantic import ValidationError
 from rapidfuzz import fuzz, utils
 
-from labeller.app.session.drafts import Draft, LocatorDraft, plain_problems
-from labeller.app.session.statuses import STATUS_RESOLVED
+from labeller.app.session.drafts import INCOMPLETE, Draft, LocatorDraft, plain_problems
+from labeller.app.session.statuses import STATUS_INCOMPLETE, STATUS_RESOLVED
 from labeller.core.build import RecordResult, resolve_record
 from labeller.core.models import Locator
 from labeller.core.project import Project
@@ -79,7 +79,7 @@ class Preview:
     @property
     def status(self) -> str:
         if self.error is not None:
-            return "invalid"
+            return STATUS_INCOMPLETE if self.locator.incomplete else "invalid"
         if self.span is not None:
             return STATUS_RESOLVED
         if self.refusal is not None:
@@ -138,6 +138,8 @@ def preview_locator(project: Project, draft: Draft, index: int, *, suggestions: 
     (nearest passages and where they lie, unique extensions, a section locator), which a
     worker computes while the author reads the first answer."""
     ld = draft.locators[index]
+    if ld.incomplete:  # a doc and nothing else: half-written, not a whole-document label
+        return Preview(draft.id, index, ld, error=INCOMPLETE)
     try:
         loc = ld.to_locator()
     except ValidationError as exc:
@@ -187,7 +189,8 @@ def locator_statuses(draft: Draft, result: RecordResult | None) -> list[str]:
             locs.append(ld.to_locator())
         except ValidationError:
             locs.append(None)
-    out = [STATUS_RESOLVED if loc is not None else "invalid" for loc in locs]
+    out = [STATUS_RESOLVED if loc is not None else STATUS_INCOMPLETE if ld.incomplete else "invalid"
+           for loc, ld in zip(locs, draft.locators)]
     if result is None:
         return out
     taken: set[int] = set()

@@ -71,6 +71,9 @@ class AuthoringSession(SavingMixin):
         self._rebuild_lock = threading.Lock()
         self.history = History()  # undo/redo of every change made in the app, until it closes
         self.reviewer: str | None = None  # who reviews, once chosen in the app (kept until it closes)
+        # review left with `e` to edit a record: its queue and that record, where review resumes
+        # (issue 38: the queue does not restart at its first flagged record after an edit)
+        self.review_return: tuple[list[str], str] | None = None
         self._set_file(qfile)
 
     @classmethod

@@ -40,6 +40,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from labeller.app.widgets.chunk_names import chunk_name
 from labeller.core.chunkers import Chunk
 from labeller.core.corpus import Document
 from labeller.app.widgets.line_table import LineTable, Location
@@ -598,7 +599,7 @@ class DocumentView(ScrollView):
         i = bisect.bisect_right(self._chunk_starts, offset) - 1
         if i >= 0 and offset < self._chunks[i].end:
             c = self._chunks[i]
-            where += f" · chunk {c.ordinal + 1}/{len(self._chunks)} [{c.start}, {c.end})"
+            where += f" · {chunk_name(c.ordinal, len(self._chunks))} [{c.start}, {c.end})"
         else:
             where += " · in no chunk"
         self.border_subtitle = Content(where)

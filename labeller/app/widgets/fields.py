@@ -27,9 +27,21 @@ screen does not load it.
 
 from __future__ import annotations
 
+from textual.binding import Binding
 from textual.widgets import Input
 
 from labeller.app.widgets.markup import display_line, edited_raw
+
+
+# the keys every text field shares (ids ``text_field.…``, one keymap entry moves them in every field)
+TEXT_KEYS_INPUT: list[Binding | tuple[str, str] | tuple[str, str, str]] = [  # the type Input.BINDINGS has
+    Binding("ctrl+a", "select_all", "Select all", show=False, id="text_field.select-all",
+            tooltip="Select the whole field"),
+    Binding("alt+left", "cursor_left_word", "Word left", show=False, id="text_field.word-left",
+            tooltip="Move to the start of the word (ctrl+left too)"),
+    Binding("alt+right", "cursor_right_word", "Word right", show=False, id="text_field.word-right",
+            tooltip="Move past the end of the word (ctrl+right too)"),
+]
 
 
 class SafeInput(Input):
@@ -40,7 +52,12 @@ class SafeInput(Input):
 
     Focusing a field puts the cursor at its end instead of selecting it (Textual's default):
     an author tabbing through a record's fields would otherwise replace a whole query with
-    the first key they press."""
+    the first key they press.
+
+    Keys as in any editor (issue 38): ctrl+a selects all (Textual's is line start, which
+    Home is), alt+left / alt+right move by word beside ctrl+left / ctrl+right."""
+
+    BINDINGS = TEXT_KEYS_INPUT
 
     def __init__(self, value: str = "", **kwargs) -> None:
         self._raw = value

@@ -4,6 +4,7 @@ with only one-line fields does not import Textual's ``TextArea``."""
 
 from __future__ import annotations
 
+from textual.binding import Binding
 from textual.widgets import TextArea
 from textual.widgets.text_area import Edit, EditResult
 
@@ -12,7 +13,25 @@ from labeller.app.widgets.markup import display_text, edited_raw
 
 class SafeTextArea(TextArea):
     """A ``TextArea`` showing the visible form of ``raw`` (see ``widgets.fields``);
-    ``load_raw`` loads a real text, ``raw`` reads it back."""
+    ``load_raw`` loads a real text, ``raw`` reads it back.
+
+    Keys as in any editor (issue 38): ctrl+a selects all; Home and End go to the start and
+    the end of the *logical* line (Textual's go to the wrapped row's, so text typed after
+    End landed mid-sentence); word movement on ctrl/alt+left/right."""
+
+    BINDINGS = [
+        Binding("ctrl+a", "select_all", "Select all", show=False, id="text_area.select-all",
+                tooltip="Select the whole field"),
+        Binding("end", "line_end", "Line end", show=False, id="text_area.line-end",
+                tooltip="The end of the line (not of its wrapped row)"),
+        Binding("shift+end", "line_end(True)", "Select to line end", show=False, id="text_area.select-line-end"),
+        Binding("home", "line_start", "Line start", show=False, id="text_area.line-start",
+                tooltip="The start of the line (not of its wrapped row)"),
+        Binding("shift+home", "line_start(True)", "Select to line start", show=False,
+                id="text_area.select-line-start"),
+        Binding("alt+left", "cursor_word_left", "Word left", show=False, id="text_area.word-left"),
+        Binding("alt+right", "cursor_word_right", "Word right", show=False, id="text_area.word-right"),
+    ]
 
     def __init__(self, text: str = "", **kwargs) -> None:
         self._raw = text
@@ -29,6 +48,14 @@ class SafeTextArea(TextArea):
         self._shown = display_text(text)
         if self.text != self._shown:
             self.load_text(self._shown)
+
+    def action_line_end(self, select: bool = False) -> None:
+        row, _ = self.cursor_location
+        self.move_cursor((row, len(self.document.get_line(row))), select=select)
+
+    def action_line_start(self, select: bool = False) -> None:
+        row, _ = self.cursor_location
+        self.move_cursor((row, 0), select=select)
 
     def edit(self, edit: Edit) -> EditResult:
         result = super().edit(edit)

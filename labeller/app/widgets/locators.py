@@ -68,8 +68,8 @@ class LocatorTable(Table):
 
 
 class LocatorForm(Vertical):
-    """doc, quote, its context (prefix / suffix), heading (for a section locator) and exact;
-    posts ``Changed``. The context fields are never trimmed: a space at their inner edge is
+    """doc, quote, its context (prefix / suffix), heading (for a section locator), exact and
+    whole doc (the one way to label a whole document: a doc alone is incomplete); posts ``Changed``. The context fields are never trimmed: a space at their inner edge is
     part of the rule (SPEC §2.2), so a record read from disk comes back exactly as it was.
     The fields are ``SafeInput``s: control characters in a quote or context show as
     stand-ins and are kept unless the author edits them (``widgets.fields``)."""
@@ -101,7 +101,9 @@ class LocatorForm(Vertical):
             yield SafeInput(placeholder="… just after it", id="loc-suffix", compact=True)
         with Horizontal(classes="field"):
             yield Label("heading", classes="field-label")
-            yield SafeInput(placeholder="or: label a whole section (needs doc)", id="loc-heading", compact=True)
+            yield SafeInput(placeholder="or: a whole section (needs doc)", id="loc-heading", compact=True)
+            yield Checkbox("whole doc", id="loc-whole", compact=True,
+                           tooltip="label the whole document (SPEC §2.1): only with no quote and no heading")
 
     def load(self, loc: LocatorDraft | None) -> None:
         loc = loc or LocatorDraft()
@@ -112,6 +114,7 @@ class LocatorForm(Vertical):
                 if inp.raw != (value or ""):
                     inp.raw = value or ""
             self.query_one("#loc-exact", Checkbox).value = bool(loc.exact)
+            self.query_one("#loc-whole", Checkbox).value = loc.whole
         self.disabled = False
 
     @property
@@ -124,7 +127,8 @@ class LocatorForm(Vertical):
         doc = self._doc_shown.get(doc, doc) if doc is not None and doc not in self._doc_ids else doc
         return LocatorDraft(doc=doc, quote=value("#loc-quote"), heading=value("#loc-heading"),
                             exact=True if self.query_one("#loc-exact", Checkbox).value else None,
-                            prefix=value("#loc-prefix"), suffix=value("#loc-suffix"))
+                            prefix=value("#loc-prefix"), suffix=value("#loc-suffix"),
+                            whole=self.query_one("#loc-whole", Checkbox).value)
 
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()

@@ -15,6 +15,7 @@ from textual.message import Message
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from labeller.app.widgets.chunk_names import chunk_name, short_id
 from labeller.app.session.drafts import LocatorDraft
 from labeller.app.session.preview import COPY_WARN_THRESHOLD, Preview
 from labeller.core.resolve import MAX_LISTED_OCCURRENCES
@@ -115,6 +116,9 @@ class PreviewPanel(Vertical, can_focus=True):
     def _lines(self, p: Preview, corpus: Corpus) -> list[Content]:
         if p.error is not None and p.locator == LocatorDraft():
             return [Content.from_markup(EMPTY_LOCATOR)]
+        if p.error is not None and p.locator.incomplete:  # no ✓, no span: half-written (issue 38)
+            return [fmt("[b $warning]… incomplete[/]: $doc named, nothing in it chosen yet; $error",
+                        doc=p.locator.doc, error=p.error)]
         if p.error is not None:
             return [fmt("[b red]✗ invalid[/]: $error", error=p.error)]
         if p.span is not None:
@@ -125,8 +129,9 @@ class PreviewPanel(Vertical, can_focus=True):
             lines = [fmt(f"[b green]✓ resolved[/] · [b]{s.block}[/] · $doc lines {l1}–{l2}", doc=s.doc_id),
                      Content(f"match [{s.quote_start}, {s.quote_end}) · span [{s.start}, {s.end}) · "
                              f"{s.end - s.start} chars"),
-                     Content(f"span coverage {p.coverage} · answer-bearing chunks: {len(p.chunks)}")]
-            lines += [Content(f"  chunk {c.ordinal + 1}/{c.n_in_doc} {c.chunk_id[:8]}… [{c.start}, {c.end}) "
+                     Content(f"span coverage {p.coverage} · answer-bearing chunks: {len(p.chunks)} "
+                             "(alt+i: their full ids, copied)")]
+            lines += [Content(f"  {chunk_name(c.ordinal, c.n_in_doc)} {short_id(c.chunk_id)} [{c.start}, {c.end}) "
                               f"lines {c.first_line}–{c.last_line}") for c in p.chunks]
             if p.copies_answer:
                 lines.append(Content.from_markup(

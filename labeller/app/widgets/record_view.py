@@ -14,6 +14,7 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
+from labeller.app.widgets.chunk_names import chunk_name, short_id
 from labeller.core.build import RecordResult
 from labeller.core.models import Question
 from labeller.core.project import Project
@@ -79,8 +80,9 @@ def span_view(project: Project, span: Span, title: str, note: str = "") -> Group
     head.append(f"{span.block} ", style="bold magenta")
     head.append_text(plain(f"{span.doc_id}:{first + 1}-{last + 1}", "cyan"))
     head.append(f"  [{span.start}, {span.end})  {span.end - span.start} chars", style="dim")
-    hit_ords = ", ".join(f"#{c.ordinal}" for c in chunks if c.chunk_id in hits)
-    head.append(f"  answer-bearing: {hit_ords or 'none'} ({rule.name})")
+    n = len(project.resolver.chunks_of(span.doc_id))
+    hit_ords = ", ".join(f"{c.ordinal + 1}/{n}" for c in chunks if c.chunk_id in hits)
+    head.append(f"  answer-bearing chunks: {hit_ords or 'none'} ({rule.name})")
     if note:
         head.append(f"  {note}", style="italic")
 
@@ -92,17 +94,17 @@ def span_view(project: Project, span: Span, title: str, note: str = "") -> Group
     for c in chunks:
         mark = "cyan bold" if c.chunk_id in hits else "cyan dim"
         if c.start < window[0]:
-            markers.setdefault(lo, []).append(ruler("┆ ", mark, Text(f"… inside chunk #{c.ordinal} {c.chunk_id[:8]} "
+            markers.setdefault(lo, []).append(ruler("┆ ", mark, Text(f"… inside {chunk_name(c.ordinal, n)} {short_id(c.chunk_id)} "
                                                                      f"[{c.start}, {c.end})", style=mark)))
         else:
             markers.setdefault(_marker_line(doc, c.start), []).append(ruler(
-                "┌─", mark, Text(f"chunk #{c.ordinal} {c.chunk_id[:8]} [{c.start}, {c.end})  ", style=mark)
+                "┌─", mark, Text(f"{chunk_name(c.ordinal, n)} {short_id(c.chunk_id)} [{c.start}, {c.end})  ", style=mark)
                 + plain(c.heading_path, mark)))
         if c.end <= window[1]:
             markers.setdefault(_marker_line(doc, c.end), []).insert(0, ruler("└─", mark, Text(
-                f"end of chunk #{c.ordinal}", style=mark)))
+                f"end of {chunk_name(c.ordinal, n)}", style=mark)))
         else:
-            markers.setdefault(hi + 1, []).append(ruler("┆ ", mark, Text(f"chunk #{c.ordinal} continues …",
+            markers.setdefault(hi + 1, []).append(ruler("┆ ", mark, Text(f"{chunk_name(c.ordinal, n)} continues …",
                                                                          style=mark)))
 
     rows: list[tuple[Text, Text]] = []

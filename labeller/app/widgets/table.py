@@ -12,6 +12,9 @@ private measurement, so it lives in ``textual_adapter`` (``MeasuredDataTable``).
 
 from __future__ import annotations
 
+from textual.geometry import Region, Spacing
+from textual.widget import Widget
+
 from labeller.app.widgets.textual_adapter import MeasuredDataTable
 
 
@@ -22,6 +25,34 @@ class Table(MeasuredDataTable):
     the table is resized (issue 27: a question deleted at the end of the list moves the cursor
     to the new last row, whose shorter detail then grows the panel below and shrinks the table
     under a cursor scrolled to the bottom of the old height)."""
+
+    def on_data_table_row_highlighted(self, event: MeasuredDataTable.RowHighlighted) -> None:
+        # a table as tall as its rows (the eval's: issue 38, no scroll box inside a scrolling
+        # screen) cannot scroll its cursor into view itself: the containers that scroll do
+        if self.max_scroll_y == 0:
+            self.call_after_refresh(self.reveal_cursor)
+
+    def reveal_cursor(self) -> None:
+        """Scroll the nearest scrolling container around the table so that the cursor's row is
+        drawn (the first row with the header above it)."""
+        if not self.is_mounted or not self.row_count:
+            return
+        rows = self.ordered_rows
+        row = min(max(self.cursor_row, 0), len(rows) - 1)
+        above = sum(r.height for r in rows[:row])
+        y = self.content_region.y + self.header_height + above - round(self.scroll_y)  # screen coordinates
+        height = rows[row].height
+        if row == 0:
+            y, height = y - self.header_height, height + self.header_height
+        for container in self.ancestors:
+            if isinstance(container, Widget) and container.max_scroll_y > 0:
+                # the header and key bar docked over the scrolling area hide what lies under them
+                docked = {edge: sum(c.outer_size.height for c in container.children
+                                    if c.display and str(c.styles.dock) == edge) for edge in ("top", "bottom")}
+                inside = Region(0, y - container.content_region.y + round(container.scroll_y), 1, height)
+                container.scroll_to_region(inside, animate=False, immediate=True,
+                                           spacing=Spacing(docked["top"] + 1, 0, docked["bottom"] + 1, 0))
+                return
 
     def on_resize(self) -> None:
         if self.show_cursor and self.row_count:
