@@ -2,7 +2,7 @@
 
 The list is the queue file's items (already redacted) with their stratum, weight (1/π) and
 where each stands: open, the record made from it, or the verdict kept in the queue file.
-Enter makes the item a draft question (query, split and provenance filled in) and opens the
+Enter (or l) makes the item a draft question (query, split and provenance filled in) and opens the
 editor on it with the corpus search already run on the query; ``n`` makes it a negative
 record without leaving the list; ``o`` / ``u`` mark it out of scope / unclear in the queue
 file (again: cleared). Below the list, the pipeline's own retrieved passages of the item,
@@ -29,9 +29,9 @@ from labeller.errors import LabellerError
 
 
 class TrafficScreen(SessionScreen):
-    CSS_PATH = "coverage.tcss"
+    CSS_PATH = "traffic.tcss"
     BINDINGS = [
-        Binding("enter", "open_item", "Label", id="traffic.open",
+        Binding("l,enter", "open_item", "Label", id="traffic.open",
                 tooltip="Make the item a draft question and open it in the editor, searched for"),
         Binding("n", "unanswerable", "Negative", id="traffic.unanswerable",
                 tooltip="Make the item a negative record: the corpus does not answer it"),
@@ -247,10 +247,13 @@ class TrafficScreen(SessionScreen):
         else:
             box.focus()
 
+WHY_CHARS = 36
+
 
 def passage_line(p: PlacedPassage) -> str:
     """One row of the passages list: rank, the pipeline's id and score, and where it lies."""
     head = f"{p.rank}. {p.id or '(no id)'}" + (f" ({p.score:.3g})" if p.score is not None else "")
-    if p.place is None:
-        return visible_line(f"{head}: not placed: {p.how}")
+    if p.place is None:  # the locator's whole reason is shown when the passage is chosen
+        why = p.how if len(p.how) <= WHY_CHARS else p.how[:WHY_CHARS - 1] + "…"
+        return visible_line(f"{head}: not placed: {why}")
     return visible_line(f"{head} → {p.place.doc}:{p.line} [{p.how}]")
