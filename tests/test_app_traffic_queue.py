@@ -148,3 +148,13 @@ def test_queue_flag_and_redaction_on_read(project, tmp_path):
     with pytest.raises(InvalidInput) as exc:
         attach_queue(AuthoringSession.open(project), bad)
     assert exc.value.line == 1
+
+
+def test_app_refuses_a_bad_queue_before_the_ui(project, tmp_path, capsys):
+    """``labeller app --queue`` reads the file first: a bad one is exit 2 naming its line, no UI."""
+    from labeller.cli import main
+
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps(items()[1].model_dump(exclude_defaults=True)) + '\n{"id": "t-2"}\n', encoding="utf-8")
+    assert main(["app", "--root", str(project), "--queue", str(bad)]) == 2
+    assert "bad.jsonl:2 record 't-2': id:" in capsys.readouterr().err
