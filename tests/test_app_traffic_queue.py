@@ -129,9 +129,13 @@ def test_verdict_toggles_and_refuses_a_labelled_item(project):
     assert queue.status(queue.item("t-000000000002"), session.drafts) == rid
     with pytest.raises(InvalidInput, match=f"labelled as {rid}"):
         queue.set_verdict("t-000000000002", "out_of_scope", session.drafts)
-    session.undo()  # the draft gone, the item is open again: found from the drafts, never kept aside
+    session.undo()  # one step: the draft gone, the item is open again (found from the drafts, never kept aside)
+    assert queue.status(queue.item("t-000000000002"), session.drafts) == "open" and rid not in session.drafts
+    rid = queue.mark_unanswerable("t-000000000002", session)
+    assert session.drafts[rid].unanswerable and queue.status(queue.item("t-000000000002"), session.drafts) == (
+        f"{rid} negative")
     session.undo()
-    assert queue.status(queue.item("t-000000000002"), session.drafts) == "open"
+    assert rid not in session.drafts
 
 
 def test_queue_flag_and_redaction_on_read(project, tmp_path):

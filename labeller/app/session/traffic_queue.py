@@ -117,14 +117,17 @@ class TrafficQueue:
         if item.verdict is not None:
             raise InvalidInput(f"item {item_id} is marked {VERDICTS[item.verdict]}: clear that first",
                                path=str(self.path), record_id=item_id)
-        rid = session.new_record()
-        session.update(rid, coalesce=False, query=item.query, split=item.split, traffic=provenance(item))
+        with session.history.step():  # one undo step takes the whole draft away
+            rid = session.new_record()
+            session.update(rid, coalesce=False, query=item.query, split=item.split, traffic=provenance(item))
         return rid
 
     def mark_unanswerable(self, item_id: str, session: "AuthoringSession") -> str:
-        """The item's draft made a negative record (no locators): the query has no answer in the corpus."""
-        rid = self.take(item_id, session)
-        session.update(rid, coalesce=False, unanswerable=True, locators=(), expected_answer="")
+        """The item's draft made a negative record (no locators): the query has no answer in the
+        corpus. One undo step, with the draft's making when it is new."""
+        with session.history.step():
+            rid = self.take(item_id, session)
+            session.update(rid, coalesce=False, unanswerable=True, locators=(), expected_answer="")
         return rid
 
     def set_verdict(self, item_id: str, verdict: str | None, drafts: Mapping[str, "Draft"]) -> None:
