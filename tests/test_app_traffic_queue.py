@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from helpers_app import make_app, run_async, settle, type_into, write_small_project
+from helpers_app import make_app, run_async, settle, write_small_project
 from labeller.app.session.session import AuthoringSession
 from labeller.app.session.traffic_queue import TrafficQueue, attach_queue, queue_path
 from labeller.errors import InvalidInput
@@ -80,14 +80,14 @@ async def test_queue_to_labelled_questions_by_keyboard(project):
         doc, start, end = app.screen.search_mark
         assert doc == "guide/rotate.md"
         assert app.session.project.corpus[doc].text[start:end] == PASSAGE
-        await type_into(pilot, "#loc-quote", "The old key stays valid for 24 hours.")  # anchored as usual
+        await pilot.press("alt+w", *"The old key stays valid for 24 hours.")  # anchored as usual
         await settle(pilot)
         assert app.session.status(rid)[0] == "resolved"
         # 3. the second: a negative record, without leaving the list
         await pilot.press("f10")
         await settle(pilot)
-        app.screen.query_one("#traffic-items").focus()
-        await pilot.press("down", "n")
+        assert app.focused.id == "traffic-passages"  # where it was left
+        await pilot.press("shift+tab", "down", "n")
         await settle(pilot)
         negatives = [x for x in app.session.drafts.values() if x.unanswerable and x.traffic is not None]
         assert [(x.query, x.locators, x.traffic.log_hash) for x in negatives] == [
