@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from labeller.commands.common import add_root_options
 
@@ -12,6 +13,9 @@ def register(sub) -> None:
                        description="Open the terminal app on the project in the current folder (or --root): "
                        "write questions, anchor them in the corpus, watch them resolve, save and rebuild.")
     add_root_options(p)
+    p.add_argument("--queue", type=Path, metavar="QUEUE",
+                   help="the traffic queue to label (F10; `labeller traffic sample --out`); default: "
+                        "golden/traffic-queue.jsonl when the project has one")
     p.set_defaults(func=run)
 
 
@@ -24,6 +28,10 @@ def run(args: argparse.Namespace) -> int:
     from labeller.app.session.session import AuthoringSession
 
     session = AuthoringSession.open(args.root, allow_outside=args.allow_outside)
+    if getattr(args, "queue", None) is not None:  # plain `labeller` has no --queue
+        from labeller.app.session.traffic_queue import attach_queue
+
+        attach_queue(session, args.queue)
     app = LabellerApp(session)
     app.run()
     if app.refusal is not None:

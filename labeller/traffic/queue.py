@@ -7,8 +7,9 @@ the same log, configuration and seed is byte-identical). Fields (docs/traffic.md
 first-seen phrasing), ``key`` (the fold key), ``frequency`` (requests folded into it),
 ``stratum``, ``pi`` (inclusion probability), ``split``, ``log_hash`` (salted HMAC-SHA256 of
 the first line's raw query, hex), optional ``tenant``, ``intent``, ``negative`` (drew
-negative feedback) and ``retrieved`` (the pipeline's own passages, ``[{id, text, score}]``,
-texts redacted).
+negative feedback), ``retrieved`` (the pipeline's own passages, ``[{id, text, score}]``,
+texts redacted) and ``verdict`` (``out_of_scope`` or ``unclear``: what the app's author said of
+an item that is not labelled; it stays here, never in the golden set).
 
 The same file may come from a warehouse (the SQL in docs/traffic.md): ``read_queue`` checks
 every line, and (given a redactor) redacts its texts again, since a file made elsewhere
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
 
@@ -53,6 +55,7 @@ class QueueItem(BaseModel):
     intent: StrictStr | None = None
     negative: bool = False
     retrieved: list[Retrieved] = Field(default_factory=list)
+    verdict: Literal["out_of_scope", "unclear"] | None = None
 
 
 def render_queue(items: Iterable[QueueItem]) -> str:

@@ -20,6 +20,8 @@ SCREEN_SPECS: Registry[ModeSpec] = Registry(__package__ or __name__, {spec.name:
     ModeSpec("eval", "Eval", "f6", "Run the eval: recall@k, per-query ranks, leaks", "eval:EvalScreen"),
     ModeSpec("review", "Review", "f7", "Review mode: accept, flag or edit the records not reviewed as they stand",
              "review:ReviewScreen", open_at="review:open_review"),
+    ModeSpec("traffic", "Traffic", "f10", "The traffic queue: label the queries sampled from a query log",
+             "traffic:TrafficScreen"),
 )}, group="labeller.screens", what="screen")
 
 # What the app reads: its bindings, palette commands, F1 groups and modes come from this list.
