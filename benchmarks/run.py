@@ -620,6 +620,7 @@ class Bench:
 
 STEPS, Bench.big_inputs = (*STEPS, "big_inputs"), __import__("big_inputs").measure  # run file, chunks, bootstrap
 STEPS, Bench.scoring = (*STEPS, "scoring"), __import__("scoring").figures  # labeller vs ranx vs ir_measures
+STEPS, Bench.eval_whole = (*STEPS, "eval_whole"), __import__("eval_whole").figures  # the whole command vs ranx's
 STEPS, Bench.traffic = (*STEPS, "traffic"), __import__("traffic_log").measure  # traffic sample of a Parquet log
 
 

@@ -134,14 +134,13 @@ def run(args: argparse.Namespace) -> int:
     # one line each, at most three, sorted: what the text output prints on stderr, in the document
     report = result.report | {"warnings": sorted(shorten(w) for w in (absent, leaks.removeprefix("warning: "),
                                                                        unrecorded) if w)}
-    if args.report_out:
-        write_report(args.report_out, report)
+    written = write_report(args.report_out, report, keep=args.format == "json") if args.report_out else None
     if args.write_run:
         write_run(args.write_run, result.hits, tag=_run_tag(report))
     if args.html:
         write_html_report(args.html, result, project)
     if args.format == "json":  # stdout is the document alone, its warnings inside: stderr is for errors
-        sys.stdout.write(render(report))  # the judged warnings are in its diagnostics
+        sys.stdout.writelines(written if written is not None else [render(report)])  # encoded once: --out's text
         return gate(report, args.fail_on_regression)
     if args.format == "markdown":
         print(eval_markdown(result.model))

@@ -17,8 +17,8 @@ Memory does not grow with the sample count (``[eval] bootstrap_samples`` goes to
 1,000,000): the resamples are drawn and averaged a fixed-size batch at a time, from one
 generator, so the draws are the very ones a single call would make; and of the means only
 the order statistics the interval reads are kept — the lowest and highest 2.5%, merged
-batch by batch — and interpolated as ``np.quantile`` does. Small draw sets (the default
-2,000 resamples of a few thousand queries) are cached as counts, since a report draws the
+batch by batch — and interpolated as ``np.quantile`` does. Draw sets up to 128 MiB (the
+default 2,000 resamples of up to 32,000 queries) are cached as counts, since a report draws the
 same ones for every metric, level and breakdown; larger ones are drawn again per call.
 """
 
@@ -31,7 +31,7 @@ import numpy as np
 
 CONFIDENCE = 0.95
 BATCH_CELLS = 1 << 19  # draws (resamples x queries) averaged at once: 4 MiB as floats
-CACHE_BYTES = 64 << 20  # draws kept between calls, as counts, all entries together
+CACHE_BYTES = 128 << 20  # draws kept between calls, as counts, all entries together
 
 
 def bootstrap_cis(values: Sequence[Sequence[float]], samples: int, seed: int, confidence: float = CONFIDENCE,

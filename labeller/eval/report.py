@@ -61,10 +61,21 @@ def render(report: dict) -> str:
     return "".join(render_chunks(report))
 
 
-def write_report(path, report: dict) -> None:
+def write_report(path, report: dict, keep: bool = False) -> list[str]:
     """Written as it is encoded (a 20,000-query report is tens of MB of text: never held
-    whole, nor again as bytes); the same bytes as ``render``."""
-    atomic_write_chunks(path, (piece.encode("utf-8") for piece in render_chunks(report)))
+    whole, nor again as bytes); the same bytes as ``render``. ``keep``: also return the text
+    pieces (joined, ``render``'s text), for a caller that prints the report it wrote: the
+    pure-Python encoder is a fifth of a large eval's time, so the report is encoded once."""
+    kept: list[str] = []
+
+    def encoded() -> Iterator[bytes]:
+        for piece in render_chunks(report):
+            if keep:
+                kept.append(piece)
+            yield piece.encode("utf-8")
+
+    atomic_write_chunks(path, encoded())
+    return kept
 
 
 def make_fingerprint(*, chunker: str, max_chars: int | None, hit_rule: str, retriever: dict, ks: Sequence[int],
@@ -143,12 +154,23 @@ def breakdowns(scores: Sequence[QueryScore], questions: dict, ks: Sequence[int],
         for tag in q.tags or ["(untagged)"]:
             groups["tag"].setdefault(tag, []).append(s)
         groups["hop"].setdefault(q.hop, []).append(s)
+    def group_aggregate(members: Sequence[QueryScore]) -> dict:
+        agg = aggregate(members, ks, samples, seed)
+        if chunk_extra is not None:
+            agg["chunk"].update(chunk_extra(members))
+        return agg
+
+    # A group holding every query (one split, no tags, one hop: the common case) has the same
+    # aggregate each time: bootstrapped once, copied into each such group.
+    whole: dict | None = None
     out: dict[str, dict[str, dict]] = {kind: {} for kind in groups}
     for kind, by in groups.items():
         for name, members in sorted(by.items()):
-            out[kind][name] = agg = aggregate(members, ks, samples, seed)
-            if chunk_extra is not None:
-                agg["chunk"].update(chunk_extra(members))
+            if len(members) == len(scores) and all(a is b for a, b in zip(members, scores)):
+                whole = whole or group_aggregate(members)
+                out[kind][name] = {level: {m: dict(s) for m, s in stats.items()} for level, stats in whole.items()}
+            else:
+                out[kind][name] = group_aggregate(members)
     return out
 
 
