@@ -6,8 +6,9 @@ environment error (permission denied, disk full), 3 an internal error (a bug in 
 141 the reader of the output went away (``labeller build | head -1``).
 
 A sub-command is one module exposing ``register(subparsers)`` (which adds the parser of
-that one name and sets ``func``) plus one line in ``COMMANDS`` below. The table, not the
-folder, says what is a command, so helper modules can live next to the commands.
+that one name and sets ``func``) plus one line in ``COMMANDS`` below: its module, its group
+and its summary for ``labeller --help``. The table, not the folder, says what is a command,
+so helper modules can live next to the commands.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import argparse
 import os
 import sys
 from collections.abc import Callable
-from typing import cast
+from typing import NamedTuple, cast
 
 from labeller import __version__
 from labeller.diagnostics import TerminalConsole, print_bounded, safe_short, shorten
@@ -26,30 +27,58 @@ from labeller.errors import (EXIT_BROKEN_PIPE, EXIT_INTERNAL, EXIT_INVALID, Labe
                              write_crash_report)
 
 
-# sub-command -> the module that registers it, in ``--help`` order; one line registers a sub-command.
-COMMANDS: dict[str, str] = {
-    "annotate": "labeller.commands.annotate",
-    "agreement": "labeller.commands.agreement",
-    "adjudicate": "labeller.commands.adjudicate",
-    "app": "labeller.commands.app",
-    "build": "labeller.commands.build",
-    "chunkers": "labeller.commands.chunkers",
-    "chunks": "labeller.commands.chunks",
-    "config": "labeller.commands.config",
-    "diff": "labeller.commands.diff",
-    "eval": "labeller.commands.eval",
-    "export": "labeller.commands.export",
-    "import": "labeller.commands.import_",
-    "judge": "labeller.commands.judge",
-    "leaks": "labeller.commands.leaks",
-    "merge-driver": "labeller.commands.merge_driver",
-    "new": "labeller.commands.new",
-    "pool": "labeller.commands.pool",
-    "repair": "labeller.commands.repair",
-    "review": "labeller.commands.review",
-    "runs": "labeller.commands.runs",
-    "schema": "labeller.commands.schema",
-    "traffic": "labeller.commands.traffic",
+class Command(NamedTuple):
+    """A sub-command: the module whose ``register(subparsers)`` adds it, the job it serves in
+    ``labeller --help`` (one of ``GROUPS``), and its line there."""
+
+    module: str
+    group: str
+    summary: str
+
+
+GROUPS = ("author", "check in CI", "evaluate", "review", "exchange")
+
+# sub-command -> its Command, in ``--help`` order within each group; one line registers a sub-command.
+COMMANDS: dict[str, Command] = {
+    "app": Command("labeller.commands.app", "author", "open the authoring app (the default command)"),
+    "new": Command("labeller.commands.new", "author", "scaffold an empty project in DIR"),
+    "repair": Command("labeller.commands.repair", "author",
+                   "apply moved and nearest-passage suggestions to questions.jsonl"),
+    "traffic": Command("labeller.commands.traffic", "author",
+                   "sample a query log into a queue of questions to label"),
+    "config": Command("labeller.commands.config", "author",
+                   "show the effective configuration (labeller.toml, defaults, flags)"),
+    "schema": Command("labeller.commands.schema", "author", "print the JSON Schema of a questions.jsonl record"),
+    "build": Command("labeller.commands.build", "check in CI",
+                   "resolve every label and write the golden-set artifact and manifest"),
+    "diff": Command("labeller.commands.diff", "check in CI",
+                   "what changed in the golden set between two versions (git revisions or files)"),
+    "leaks": Command("labeller.commands.leaks", "check in CI",
+                   "find corpus documents that quote two or more golden queries"),
+    "merge-driver": Command("labeller.commands.merge_driver", "check in CI",
+                   "git merge driver: merge questions.jsonl (judgments, reviews) by record"),
+    "eval": Command("labeller.commands.eval", "evaluate",
+                   "score the golden set: recall@k, MRR, nDCG with intervals; regression gate"),
+    "runs": Command("labeller.commands.runs", "evaluate", "list past eval runs and the trend of a metric"),
+    "chunks": Command("labeller.commands.chunks", "evaluate",
+                   "write a chunking of the corpus as a chunk file (JSONL), or place a pipeline's chunk file (--locate)"),
+    "chunkers": Command("labeller.commands.chunkers", "evaluate",
+                   "list the chunkers with their parameters; `chunkers compare` scores several"),
+    "pool": Command("labeller.commands.pool", "evaluate",
+                   "the retrieved chunks no label or judgment covers yet, to judge"),
+    "judge": Command("labeller.commands.judge", "evaluate",
+                   "record verdicts on pooled chunks (judgments.jsonl); judges' agreement"),
+    "review": Command("labeller.commands.review", "review",
+                   "review labels record by record (accept / flag / edit), or --summary"),
+    "annotate": Command("labeller.commands.annotate", "review",
+                   "label the queries blind as a second annotator (--as NAME)"),
+    "agreement": Command("labeller.commands.agreement", "review",
+                   "agreement between questions.jsonl and a second annotator (--with NAME)"),
+    "adjudicate": Command("labeller.commands.adjudicate", "review",
+                   "settle disagreements with a second annotator (--with NAME)"),
+    "import": Command("labeller.commands.import_", "exchange",
+                   "merge labels from another format into questions.jsonl"),
+    "export": Command("labeller.commands.export", "exchange", "write the golden set in another format"),
 }
 
 
@@ -65,8 +94,23 @@ def make_parser(only: str | None = None) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     names = [only] if only in COMMANDS else list(COMMANDS)
     for name in names:
-        cast(Callable[[object], None], load_target(f"{COMMANDS[name]}:register", "labeller.commands"))(sub)
+        cast(Callable[[object], None], load_target(f"{COMMANDS[name].module}:register", "labeller.commands"))(sub)
     return parser
+
+
+def grouped_help() -> str:
+    """``labeller --help``: the commands by the job they serve, from ``COMMANDS`` alone, so it
+    imports no command (every command's imports together take about a second)."""
+    width = max(map(len, COMMANDS)) + 2
+    out = ["usage: labeller [--version] [COMMAND] [options]", "",
+           "Author and keep golden sets for retrieval evaluation over Markdown corpora.",
+           "With no command, `labeller` opens the authoring app on the project in the current folder.", ""]
+    for group in GROUPS:
+        out.append(f"{group}:")
+        out += [f"  {name:<{width}}{cmd.summary}" for name, cmd in COMMANDS.items() if cmd.group == group]
+        out.append("")
+    out.append("`labeller COMMAND --help` describes a command and its options.")
+    return "\n".join(out)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -90,6 +134,9 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run(argv: list[str] | None) -> int:
     argv = (sys.argv[1:] if argv is None else argv) or ["app"]
+    if argv in (["-h"], ["--help"]):
+        print(grouped_help())
+        return 0
     args = make_parser(None if argv[0].startswith("-") else argv[0]).parse_args(argv)
     if args.command is None:  # only options, such as --root: they belong to the app
         args = make_parser("app").parse_args(["app", *argv])

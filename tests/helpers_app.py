@@ -7,6 +7,7 @@ test runs on a copy of the bundled example when it is present.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import shutil
 from pathlib import Path
@@ -242,3 +243,19 @@ def row_on_screen(table, row: int) -> str | None:
     if at is not table:
         return None
     return table.render_line(y - table.content_region.y).text
+
+
+async def run_eval(pilot):
+    """F6, Ctrl+R, and wait for the eval's worker to finish (the bundled example takes a few
+    seconds); the eval screen, its ``result`` set."""
+    await settle(pilot)
+    await pilot.press("f6")
+    await settle(pilot)
+    await pilot.press("ctrl+r")
+    screen = pilot.app.screen
+    for _ in range(600):
+        await settle(pilot)
+        if screen.result is not None:
+            return screen
+        await asyncio.sleep(0.1)
+    raise AssertionError("the eval did not finish")

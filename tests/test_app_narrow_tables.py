@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from helpers_app import make_app, run_async, settle, small  # noqa: F401 (small: a fixture)
+from helpers_app import make_app, run_async, run_eval, settle, small  # noqa: F401 (small: a fixture)
 
 SIZES = [(80, 24), (100, 30), (160, 48)]
 IDS = [f"{w}x{h}" for w, h in SIZES]
@@ -20,14 +20,6 @@ def on_screen(screen, widget) -> bool:
     """Some of the widget is drawn inside the screen, between the header and the key bar."""
     return widget.region.height > 0 and screen.region.overlaps(widget.region)
 
-
-async def run_eval(pilot):
-    await settle(pilot)
-    await pilot.press("f6")
-    await settle(pilot)
-    await pilot.press("ctrl+r")
-    await settle(pilot)
-    return pilot.app.screen
 
 
 @pytest.mark.parametrize("size", SIZES, ids=IDS)

@@ -8,32 +8,17 @@ comment, edit), judge a pool, annotate and adjudicate. Writing a label is
 
 from __future__ import annotations
 
-import asyncio
 
 import pytest
 from rich.cells import cell_len
 
-from helpers_app import (assert_focus_on_screen, copy_bundled_example, make_app,
+from helpers_app import (assert_focus_on_screen, copy_bundled_example, make_app, run_eval,
                          on_screen, row_on_screen, run_async, settle, tab_round)
 from labeller.app.screens.eval import DrillDownScreen
 
 SIZES = [(80, 24), (100, 30)]
 IDS = [f"{w}x{h}" for w, h in SIZES]
 
-
-async def run_eval(pilot):
-    """F6, Ctrl+R, and wait for the eval's worker to finish (the bundled example takes a few seconds)."""
-    await settle(pilot)
-    await pilot.press("f6")
-    await settle(pilot)
-    await pilot.press("ctrl+r")
-    screen = pilot.app.screen
-    for _ in range(600):
-        await settle(pilot)
-        if screen.result is not None:
-            return screen
-        await asyncio.sleep(0.1)
-    raise AssertionError("the eval did not finish")
 
 
 def expected_cells(stat: dict) -> list[str]:

@@ -9,11 +9,10 @@ empty table with no words.
 
 from __future__ import annotations
 
-import asyncio
 
 import pytest
 
-from helpers_app import (copy_bundled_example, make_app, nested_scrolls, row_on_screen, run_async, settle,
+from helpers_app import (copy_bundled_example, make_app, nested_scrolls, row_on_screen, run_async, run_eval, settle,
                          silent_empty_tables, small)  # noqa: F401  (small is a fixture)
 from labeller.app.screens.eval import TAB_KEYS
 from labeller.eval.leaks import CLEAN
@@ -22,19 +21,6 @@ from labeller.eval.present import ReportView
 SIZES = [(80, 24), (120, 40)]
 IDS = [f"{w}x{h}" for w, h in SIZES]
 
-
-async def run_eval(pilot):
-    await settle(pilot)
-    await pilot.press("f6")
-    await settle(pilot)
-    await pilot.press("ctrl+r")
-    screen = pilot.app.screen
-    for _ in range(600):
-        await settle(pilot)
-        if screen.result is not None:
-            return screen
-        await asyncio.sleep(0.1)
-    raise AssertionError("the eval did not finish")
 
 
 def look(widget) -> tuple:

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import labeller.commands
-from labeller.cli import COMMANDS, main
+from labeller.cli import COMMANDS, GROUPS, main
 
 COMMANDS_DIR = Path(labeller.commands.__path__[0])
 
@@ -35,7 +35,7 @@ def imported_modules(path: Path, package: str) -> set[str]:
 
 
 def command_imports() -> set[tuple[str, str]]:
-    commands = set(COMMANDS.values())
+    commands = {c.module for c in COMMANDS.values()}
     found = set()
     for path in sorted(COMMANDS_DIR.rglob("*.py")):
         rel = path.relative_to(COMMANDS_DIR.parent.parent).with_suffix("")
@@ -62,7 +62,7 @@ def test_the_import_walk_sees_every_kind_of_import(tmp_path):
 
 
 def test_every_command_module_registers_exactly_its_own_name():
-    for name, module in COMMANDS.items():
+    for name, (module, _, _) in COMMANDS.items():
         parser = argparse.ArgumentParser()
         sub = parser.add_subparsers(dest="command")
         importlib.import_module(module).register(sub)
@@ -73,7 +73,7 @@ def test_every_module_in_commands_is_a_command_or_a_shared_helper():
     """A command module left out of the table would be dead code; a helper must not register."""
     for path in COMMANDS_DIR.glob("*.py"):
         module = f"labeller.commands.{path.stem}"
-        if path.stem == "__init__" or module in COMMANDS.values():
+        if path.stem == "__init__" or module in {c.module for c in COMMANDS.values()}:
             continue
         assert not hasattr(importlib.import_module(module), "register"), \
             f"{module} defines register() but has no line in labeller.cli.COMMANDS"
@@ -97,6 +97,22 @@ def test_a_sub_command_imports_only_its_own_module():
          "labeller.commands.review_status"]
     assert not {"whoosh", "duckdb", "numpy", "textual"} & set(loaded), loaded
     assert len(loaded_after_parsing("--help")) > len(loaded)  # everything else is there to be left out
+
+
+def test_help_lists_every_command_once_under_its_job_and_imports_none():
+    """``labeller --help`` is the table alone: grouped by job, every command once with its
+    summary, and no command module imported (all of them together cost about a second)."""
+    code = ("import sys; from labeller.cli import main; rc = main(['--help']); "
+            "print('LOADED', *sorted(m for m in sys.modules if m.startswith('labeller.commands.'))); sys.exit(rc)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    text, _, loaded = done.stdout.rpartition("LOADED")
+    assert loaded.split() == []
+    groups = [line[:-1] for line in text.splitlines() if line.endswith(":") and not line.startswith(" ")]
+    assert groups == list(GROUPS)
+    listed = [line.split()[0] for line in text.splitlines() if line.startswith("  ")]
+    assert sorted(listed) == sorted(COMMANDS) and len(listed) == len(set(listed))
+    for name, cmd in COMMANDS.items():
+        assert f"  {name} " in text and cmd.summary in text and cmd.group in GROUPS
 
 
 def test_new_project_git_ignores_what_labeller_caches(tmp_path, capsys):

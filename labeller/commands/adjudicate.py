@@ -16,7 +16,7 @@ from labeller.review.agreement import agreement
 
 
 def register(sub) -> None:
-    p = sub.add_parser("adjudicate", help="settle disagreements with a second annotator (--with NAME)",
+    p = sub.add_parser("adjudicate",
                        description="Show questions.jsonl's spans (A) and NAME's (B) side by side for every record "
                        "where they differ; keep A, keep B, merge, or write a new record. The result is written to "
                        "questions.jsonl and logged as an accept by the adjudicator.")

@@ -20,7 +20,7 @@ from labeller.review.agreement import AgreementReport, agreement
 
 
 def register(sub) -> None:
-    p = sub.add_parser("agreement", help="agreement between questions.jsonl and a second annotator (--with NAME)",
+    p = sub.add_parser("agreement",
                        description="Per record and overall: character-level span F1, exact block match rate, "
                        "Cohen's kappa over (record, block) decisions, and answer-bearing chunk id Jaccard, between "
                        "the labels in questions.jsonl (A) and NAME's annotations (B).")

@@ -16,7 +16,7 @@ from labeller.io import check_output_path
 
 
 def register(sub) -> None:
-    p = sub.add_parser("annotate", help="label the queries blind as a second annotator (--as NAME)",
+    p = sub.add_parser("annotate",
                        description="Open the blind annotation screen: each query is shown without its existing "
                        "labels (and without its expected answer unless --show-answers); type a quote, see it "
                        "resolve, Enter adds it. Locators are saved to golden/annotations/NAME.jsonl, never to "

@@ -9,7 +9,7 @@ from labeller.commands.common import add_root_options
 
 
 def register(sub) -> None:
-    p = sub.add_parser("app", help="open the authoring app (the default command)",
+    p = sub.add_parser("app",
                        description="Open the terminal app on the project in the current folder (or --root): "
                        "write questions, anchor them in the corpus, watch them resolve, save and rebuild.")
     add_root_options(p)

@@ -24,7 +24,7 @@ from labeller.interop.near_duplicates import NearDuplicates, describe, near_dupl
 from labeller.review.log import build_review_summary, unreviewed_or_stale
 
 def register(sub) -> None:
-    p = sub.add_parser("build", help="resolve every label and write the golden-set artifact and manifest",
+    p = sub.add_parser("build",
                        description="Resolve questions.jsonl against the corpus and write golden/golden-set.v1.jsonl "
                        "and its manifest. With --check, rebuild in memory and exit 1 if the committed files differ.")
     add_project_options(p)

@@ -36,7 +36,7 @@ STAGES = {"chunk": "chunking", "index": "indexing", "embed": "embedding", "retri
 
 
 def register(sub) -> None:
-    p = sub.add_parser("chunkers", help="list the chunkers with their parameters; `chunkers compare` scores several",
+    p = sub.add_parser("chunkers",
                        description="List every chunker a --chunker SPEC can name, its parameters and their "
                        "defaults. A spec is name or name:key=value,... `labeller chunkers compare SPEC SPEC ...` "
                        "compares chunkings on the golden set; its options may also stand before `compare` "

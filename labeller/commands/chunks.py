@@ -39,8 +39,7 @@ from labeller.io import atomic_write_bytes
 
 
 def register(sub) -> None:
-    p = sub.add_parser("chunks", help="write a chunking of the corpus as a chunk file (JSONL), or place a "
-                       "pipeline's chunk file (--locate)",
+    p = sub.add_parser("chunks",
                        description="Chunk the corpus with SPEC and write one {id, doc, start, end} line per chunk "
                        "(SPEC §10). `labeller chunkers` lists the chunkers and their parameters. With --locate FILE, "
                        "place the passages of a pipeline's chunk file instead (exact, rendered, aligned: SPEC §10.1) "

@@ -15,7 +15,7 @@ from labeller.display import json_dumps, visible_line
 
 
 def register(sub) -> None:
-    p = sub.add_parser("config", help="show the effective configuration (labeller.toml, defaults, flags)",
+    p = sub.add_parser("config",
                        description="Print every setting of the project after labeller.toml and the flags are "
                        "applied, sorted, each with where it came from (default, labeller.toml or a flag).")
     p.add_argument("--show", action="store_true", help="print the effective configuration (the default action)")

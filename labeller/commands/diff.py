@@ -31,7 +31,7 @@ CHUNK_ID_CHARS = 12  # of a chunk id shown in text and Markdown; JSON has them w
 
 
 def register(sub) -> None:
-    p = sub.add_parser("diff", help="what changed in the golden set between two versions (git revisions or files)",
+    p = sub.add_parser("diff",
                        description="Records added, removed, re-worded, re-anchored (locators edited), moved (same "
                        "locators, other spans), re-chunked (same spans, other chunks) or re-tagged between OLD and "
                        "NEW. Each is a git revision (its committed questions and artifact) or a questions file "

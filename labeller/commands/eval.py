@@ -40,7 +40,7 @@ QUERY_CHARS = 60
 
 
 def register(sub) -> None:
-    p = sub.add_parser("eval", help="score the golden set: recall@k, MRR, nDCG with intervals; regression gate",
+    p = sub.add_parser("eval",
                        description="Build the golden set in memory, retrieve the top k chunks for every query "
                        "(BM25 by default, a TREC run file or a registered retriever) over the project's chunks or a "
                        "chunk file's (--chunks), and report recall@k, success@k, all@k, MRR@k and nDCG@k at chunk "

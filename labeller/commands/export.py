@@ -30,7 +30,7 @@ from labeller.io import atomic_write_bytes
 
 
 def register(sub) -> None:
-    p = sub.add_parser("export", help="write the golden set in another format",
+    p = sub.add_parser("export",
                        description="Build in memory and write the labels in FORMAT. Formats — "
                        f"{describe_formats(Direction.EXPORT)}.")
     add_format_argument(p, Direction.EXPORT)

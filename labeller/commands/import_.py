@@ -29,7 +29,7 @@ from labeller.interop.plan import ImportPlan, plan_import
 
 
 def register(sub) -> None:
-    p = sub.add_parser("import", help="merge labels from another format into questions.jsonl",
+    p = sub.add_parser("import",
                        description="Read FILE in FORMAT, check every record against the corpus, and merge the "
                        f"records that resolve into questions.jsonl. Formats — {describe_formats(Direction.IMPORT)}.")
     add_format_argument(p, Direction.IMPORT)

@@ -40,7 +40,7 @@ class Verdict(BaseModel):
 
 
 def register(sub) -> None:
-    p = sub.add_parser("judge", help="record verdicts on pooled chunks (judgments.jsonl); judges' agreement",
+    p = sub.add_parser("judge",
                        description="Record {query_id, chunk_id, relevant, note?} verdicts on the lines of a pool "
                        "(`labeller pool`) as judgments in golden/judgments.jsonl: spans that survive re-chunking. "
                        "With --agreement, Cohen's kappa between judges who judged the same passages.")

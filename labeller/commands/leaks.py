@@ -23,7 +23,7 @@ from labeller.eval.leaks import CLEAN, LEAK_CHECK, MIN_NEEDLE_CODE_POINTS, find_
 
 
 def register(sub) -> None:
-    p = sub.add_parser("leaks", help="find corpus documents that quote two or more golden queries",
+    p = sub.add_parser("leaks",
                        description=f"Scan every chunk of the corpus for documents that quote two or more golden "
                        f"queries word for word ({LEAK_CHECK}). Such a document is either a note about the "
                        "evaluation or a source the golden file should list as expected. Findings never change "

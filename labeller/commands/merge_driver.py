@@ -25,7 +25,7 @@ MAX_BYTES = MAX_LOG_BYTES
 
 
 def register(sub) -> None:
-    p = sub.add_parser("merge-driver", help="git merge driver: merge questions.jsonl (judgments, reviews) by record",
+    p = sub.add_parser("merge-driver",
                        description="Three-way merge by record id, for git: `git config merge.labeller.driver "
                        "\"labeller merge-driver %%O %%A %%B\"` and `golden/questions.jsonl merge=labeller` in "
                        ".gitattributes. Writes the result to OURS; exit 1 when records conflict.")

@@ -64,7 +64,7 @@ Put your Markdown knowledge base in this folder. Every `.md` file below it is a 
 
 
 def register(sub) -> None:
-    p = sub.add_parser("new", help="scaffold an empty project in DIR")
+    p = sub.add_parser("new")
     p.add_argument("dir", help="folder to create (must not exist or be empty)")
     p.set_defaults(func=run)
 

@@ -25,7 +25,7 @@ from labeller.io import atomic_write_text
 
 
 def register(sub) -> None:
-    p = sub.add_parser("pool", help="the retrieved chunks no label or judgment covers yet, to judge",
+    p = sub.add_parser("pool",
                        description="Pool the systems' top --depth chunks per answerable question (BM25 when no "
                        "--run/--retriever is given), drop those a label or a judgment already covers, and write "
                        "one JSONL line per (question, chunk): {query_id, chunk_id, doc, start, end, text, systems, "

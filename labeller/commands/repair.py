@@ -40,7 +40,7 @@ MAX_COMMENT = 2000  # characters of the review-log comment saying what a repair 
 
 
 def register(sub) -> None:
-    p = sub.add_parser("repair", help="apply moved and nearest-passage suggestions to questions.jsonl",
+    p = sub.add_parser("repair",
                        description="Re-point refused labels the build can repair without a guess: moved ones (the "
                        "quote verbatim in exactly one other document) and, unless --moves, a nearest passage that is "
                        "unique and the only one scoring --min-score or more. Every repaired record is logged as "

@@ -20,7 +20,7 @@ from labeller.review.log import STATUS_LABELS, STATUSES, ReviewLog, read_review_
 from labeller.review.reviewers import default_reviewer
 
 def register(sub) -> None:
-    p = sub.add_parser("review", help="review labels record by record (accept / flag / edit), or --summary",
+    p = sub.add_parser("review",
                        description="Open review mode: each record's query, expected answer and resolved spans in "
                        "context, with chunk boundaries. a accepts, f flags with a comment, e edits the record (which "
                        "then needs re-review), n/p move. By default the queue holds every record not reviewed as it "

@@ -33,7 +33,7 @@ SPARKS = "▁▂▃▄▅▆▇█"
 
 
 def register(sub) -> None:
-    p = sub.add_parser("runs", help="list past eval runs and the trend of a metric",
+    p = sub.add_parser("runs",
                        description="List the runs recorded by `labeller eval` in the run history "
                        "([eval] history, default .labeller/runs.duckdb) with one metric per run and its trend. "
                        "The database is plain DuckDB: query it with SQL for anything else.")

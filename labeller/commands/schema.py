@@ -9,7 +9,7 @@ from labeller.display import json_dumps
 
 
 def register(sub) -> None:
-    p = sub.add_parser("schema", help="print the JSON Schema of a questions.jsonl record")
+    p = sub.add_parser("schema")
     p.set_defaults(func=run)
 
 

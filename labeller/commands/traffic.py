@@ -39,7 +39,7 @@ MAX_SAMPLE = 1_000_000
 
 
 def register(sub) -> None:
-    p = sub.add_parser("traffic", help="sample a query log into a queue of questions to label",
+    p = sub.add_parser("traffic",
                        description="Questions from real traffic: sample a query log (redacted, folded, stratified "
                                    "by frequency) into a queue file, or check a queue file.")
     actions = p.add_subparsers(dest="action", metavar="sample|check|allocate", required=True)
