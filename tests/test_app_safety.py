@@ -239,7 +239,7 @@ async def test_adding_three_questions_adds_three_lines_and_changes_no_other(exam
         for n, src in enumerate(sources, 1):
             await pilot.press("ctrl+n")
             await settle(pilot)
-            await type_into(pilot, "#form-query", f"New question number {n} for the minimal diff test")
+            await paste_into(pilot, "#form-query", f"New question number {n} for the minimal diff test")
             loc = src.locators[0]
             if loc.doc:
                 await paste_into(pilot, "#loc-doc", loc.doc)

@@ -161,12 +161,12 @@ def test_a_build_lists_a_bounded_number_of_occurrences_and_says_so(tmp_path, mon
 
 
 def test_the_help_of_ambiguous_quotes_stops_when_the_build_budget_is_spent(tmp_path, monkeypatch, capsys):
-    assert main(["build", "--check", "--root", str(hostile_project(tmp_path / "a", 3)), "--format", "json"]) == 1
+    assert main(["build", "--check", "--root", str(hostile_project(tmp_path / "a", 2)), "--format", "json"]) == 1
     errors = json.loads(capsys.readouterr().out)["errors"]
     assert not any("work budget" in e["message"] for e in errors)
     assert any(o["extension"] is not None for e in errors for o in e["occurrences"])
     monkeypatch.setattr(build_mod, "BUILD_HELP_BUDGET", 50)
-    assert main(["build", "--check", "--root", str(hostile_project(tmp_path / "b", 3)), "--format", "json"]) == 1
+    assert main(["build", "--check", "--root", str(hostile_project(tmp_path / "b", 2)), "--format", "json"]) == 1
     starved = json.loads(capsys.readouterr().out)["errors"]
     assert [e["kind"] for e in starved] == [e["kind"] for e in errors]
     assert all("the work budget for suggestions is spent" in e["message"] for e in starved)
