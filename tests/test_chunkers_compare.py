@@ -7,10 +7,13 @@ corpus (textual-docs) whose golden set is built here from exact quotes of it.
 
 from __future__ import annotations
 
+import html
 import json
+import re
 import shutil
 from pathlib import Path
 
+import cmarkgfm
 import pytest
 from conftest import REPO, SHARED_CORPORA, write_project
 
@@ -19,6 +22,7 @@ from labeller.config import load_config
 from labeller.core.cache import DigestCache
 from labeller.core.chunkers import chunk_corpus, get_chunker
 from labeller.core.project import Project
+from labeller.diagnostics import ZWJ
 from labeller.eval import retrievers
 from labeller.eval.compare import compare_chunkers, markdown
 
@@ -144,18 +148,41 @@ def test_markdown_is_one_column_per_chunking_and_one_row_per_quantity(tmp_path):
     text = markdown(data)
     lines = text.splitlines()
     table = [line for line in lines if line.startswith("|")]
-    assert table[0] == "| | `sections-v1:size=100000` (baseline) | `recursive-v1:size=60,overlap=0` |"
+    # as GitHub renders the comment (its tag filter lets <br> through)
+    rendered = cmarkgfm.github_flavored_markdown_to_html(text, options=cmarkgfm.Options.CMARK_OPT_UNSAFE)
+    head = [html.unescape(c) for c in re.findall(r"<th>(.*?)</th>", rendered, re.S)]
+    assert head == ["", "sections-v1:size=100000 (baseline)", "recursive-v1:size=60,overlap=0"]
     assert table[1] == "|---|---|---|"
-    assert all(line.count(" | ") == 2 for line in table[2:])  # label + two cells, none broken by a "|"
-    labels = [line.split(" | ")[0].removeprefix("| ") for line in table[2:]]
-    assert labels == ["chunks", "chars min / median / mean", "chars p90 / max", "unreachable spans",
-                      "precision_Ω (ceiling)", "chars recall@budget=100", "chars recall@budget=5000",
-                      "chars recall@1", "chars recall@5", "chars precision@1", "chars precision@5", "chars iou@1",
-                      "chars iou@5", "chunk recall@1 †", "chunk recall@5 †"]
-    omega = next(line for line in table if line.startswith("| precision_Ω"))
-    assert "<br>Δ +" in omega and omega.endswith("* |")  # the delta, marked as excluding zero
+    body = [[html.unescape(c) for c in re.findall(r"<td>(.*?)</td>", row, re.S)]
+            for row in re.findall(r"<tr>(.*?)</tr>", rendered.split("<tbody>")[1], re.S)]
+    assert all(len(row) == 3 for row in body) and len(body) == len(table) - 2  # none broken by a "|"
+    assert [row[0] for row in body] == [
+        "chunks", "chars min / median / mean", "chars p90 / max", "unreachable spans", "precision_Ω (ceiling)",
+        "chars recall@budget=100", "chars recall@budget=5000", "chars recall@1", "chars recall@5",
+        "chars precision@1", "chars precision@5", "chars iou@1", "chars iou@5", "chunk recall@1 †",
+        "chunk recall@5 †"]
+    omega = next(row for row in body if row[0].startswith("precision_Ω"))
+    assert "<br>Δ +" in omega[2] and omega[2].endswith("*")  # the delta, marked as excluding zero
     assert lines[0].startswith("**Chunker comparison** — 12 answerable queries")
-    assert lines[-1] == f"- {data['verdict'][0]['line']}"
+    assert html.unescape(re.findall(r"<li>(.*?)</li>", rendered)[-1]) == data["verdict"][0]["line"]
+
+
+def test_markdown_neutralises_chunking_names_from_the_project(tmp_path):
+    """A chunk file's name is a fork's to choose: in the PR comment it mentions, links and
+    breaks no table, and a very long one is cut (issue 37.5, for `chunkers compare`)."""
+    data = compare_chunkers(verdict_project(tmp_path), ["sections-v1:size=100000", "recursive-v1:size=60,overlap=0"],
+                            ks=[1, 5], budgets=[100, 5000]).data
+    hostile = "@org/team #12 GH-7 a@b.com https://x.y `x` | " + "w" * 10_000
+    data["chunkings"][1]["name"] = hostile
+    data["verdict"][0]["line"] = hostile
+    text = markdown(data)
+    rendered = cmarkgfm.github_flavored_markdown_to_html(text)
+    assert "<a " not in rendered and "href" not in rendered and "<code" not in rendered
+    visible = html.unescape(re.sub(r"<[^>]+>", " ", rendered)).replace(ZWJ, "")
+    assert "@org/team" in visible  # shown as written, but broken for GitHub's mention filter
+    rows = re.findall(r"<tr>(.*?)</tr>", rendered, re.S)
+    assert rows and all(len(re.findall(r"<t[dh]>", row)) == 3 for row in rows)  # no cell broken by the "|"
+    assert len(text) < 20_000  # the name's cell is cut, not the comment stretched
 
 
 def copy_example(tmp_path) -> Path:

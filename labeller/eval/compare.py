@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from labeller import __version__
 from labeller.core.chunkers import chunker_spec, get_chunker
 from labeller.core.project import Project
+from labeller.diagnostics import bounded_comment, markdown_cell, markdown_text
 from labeller.errors import InvalidInput
 from labeller.eval import report as rp
 from labeller.eval.bootstrap import CONFIDENCE, paired_delta_cis
@@ -273,13 +274,15 @@ def rows(data: dict) -> list[tuple[str, list[tuple[str, str]]]]:
     return out
 
 
-def header(data: dict) -> str:
+def header(data: dict, name: Callable[[str], str] = str) -> str:
+    """The comparison's one-line setting; ``name`` renders each name a project chose (the
+    retriever, its analyzer, the baseline chunking): Markdown escapes them."""
     c = data["config"]
     r = c["retriever"]
-    return (f"{c['queries']} answerable queries · retriever {r.get('name')}"
-            f"{' (' + r['analyzer'] + ')' if r.get('analyzer') else ''} over each chunking · "
+    return (f"{c['queries']} answerable queries · retriever {name(str(r.get('name')))}"
+            f"{' (' + name(r['analyzer']) + ')' if r.get('analyzer') else ''} over each chunking · "
             f"{int(c['confidence'] * 100)}% paired bootstrap intervals ({c['bootstrap_samples']} samples, seed "
-            f"{c['seed']}) · Δ against {data['baseline']} · * the interval excludes zero")
+            f"{c['seed']}) · Δ against {name(data['baseline'])} · * the interval excludes zero")
 
 
 FOOTNOTE = ("† not comparable across chunkings: chunk-level recall under the build hit rule rewards bigger "
@@ -287,21 +290,27 @@ FOOTNOTE = ("† not comparable across chunkings: chunk-level recall under the b
 
 
 def markdown(data: dict) -> str:
-    """A table for a pull request: one column per chunking, one row per quantity."""
+    """A table for a pull request: one column per chunking, one row per quantity. Chunking,
+    retriever and analyzer names come from a project's files (untrusted on a fork's pull
+    request), so each is neutralised as in the other PR comments (no mention, reference, link
+    or broken table from a name) and
+    the comment is bounded; the numbers and labels are labeller's own and stay readable."""
     def cell(text: str) -> str:
         return text.replace("|", "\\|")
 
     entries = data["chunkings"]
-    lines = [f"**Chunker comparison** — {header(data)}", "",
-             "| | " + " | ".join(f"`{cell(e['name'])}`" + (" (baseline)" if i == 0 else "")
+    lines = [f"**Chunker comparison** — {header(data, markdown_text)}", "",
+             "| | " + " | ".join(markdown_cell(e["name"]) + (" (baseline)" if i == 0 else "")
                                  for i, e in enumerate(entries)) + " |",
              "|---|" + "---|" * len(entries)]
     for label, cells in rows(data):
         lines.append(f"| {cell(label)} | " + " | ".join(
             cell(v) + (f"<br>{cell(d)}" if d else "") for v, d in cells) + " |")
     lines += ["", FOOTNOTE, ""]
-    lines += [f"- {v['line']}" for v in data["verdict"]]
-    return "\n".join(lines) + "\n"
+    for v in data["verdict"]:  # "<chunking> vs <baseline>: " and then labeller's own words
+        said = v["line"][len(f"{v['chunking']} vs {v['baseline']}: "):]
+        lines.append(f"- {markdown_text(v['chunking'])} vs {markdown_text(v['baseline'])}: {said}")
+    return bounded_comment("\n".join(lines) + "\n", "`labeller chunkers compare --format json`")
 
 
 def budget_plot(data: dict, width: int = 72, height: int = 18) -> str | None:
