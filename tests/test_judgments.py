@@ -1,7 +1,7 @@
 """Pooling, judgments and judged@k (issue 28, SPEC §11) on the bundled handbook with labels removed.
 
-The bundled set is copied to tmp_path and one locator is dropped from every question that has
-several: the incompleteness every real golden set has. Everything the tool says is checked
+The bundled set is copied to tmp_path without its judgments and one locator is dropped from every
+question that has several: the incompleteness every real golden set has. Everything the tool says is checked
 against a computation written here from the chunks' offsets and the label spans alone.
 """
 
@@ -34,9 +34,11 @@ def overlaps(chunk, place) -> bool:
 
 
 def copy_bundled(root: Path) -> Path:
+    """The bundled handbook without the judgments it ships: these tests judge a pool of their own."""
     root.mkdir()
     shutil.copytree(REPO / "corpus", root / "corpus")
     shutil.copytree(REPO / "golden", root / "golden")
+    (root / "golden" / "judgments.jsonl").unlink(missing_ok=True)
     return root
 
 
