@@ -22,6 +22,7 @@ from labeller.core.merge3 import merge_bytes
 from labeller.core.project import Project
 from labeller.diagnostics import markdown_cell
 from labeller.errors import InvalidInput
+from labeller.eval.chunkset import load_chunk_set
 from labeller.eval.retrievers import make_retriever
 from labeller.eval.runner import run_eval
 
@@ -429,11 +430,12 @@ def test_empty_ranks_do_not_count_against_the_floor():
     assert judged_breakdowns_diagnostic(groups(a=0.6), 5)["status"] == "warn"  # no empty ranks known
 
 
-@pytest.mark.parametrize("analyzer", ["auto", "plain"])
-def test_the_bundled_example_is_judged(tmp_path, capsys, analyzer):
-    """The bundled example ships judgments for its pool (BM25 with either analyzer, to the
-    shipped k): every chunk either ranks in its top k is labelled or judged, every judgment
-    resolves, and its eval warns of nothing judged."""
+@pytest.mark.parametrize("analyzer, windows", [("auto", False), ("plain", False), ("auto", True)])
+def test_the_bundled_example_is_judged(tmp_path, capsys, analyzer, windows):
+    """The bundled example ships judgments for its pool (BM25 with either analyzer, and over the
+    1,000-character windows of docs/eval.md's chunk-file example, to the shipped k): every chunk
+    ranked in a top k is labelled or judged, every judgment resolves, and eval warns of nothing
+    judged."""
     root = tmp_path / "example"
     root.mkdir()
     for part in ("corpus", "golden"):
@@ -443,11 +445,20 @@ def test_the_bundled_example_is_judged(tmp_path, capsys, analyzer):
     jset = resolve_judgments(proj, load_judgments(proj), questions)
     assert jset.resolved and not jset.stale
     assert {j.judgment.judge for j in jset.resolved} == {"labeller-maintainers"}
-    result = run_eval(proj, retriever=make_retriever("bm25", proj, analyzer=analyzer))
+    chunks: list[str] = []
+    if windows:
+        path = tmp_path / "windows.jsonl"
+        assert main(["chunks", "--root", str(root), "--chunker", "fixed-chars-v1:size=1000,overlap=500",
+                     "--out", str(path)]) == 0
+        chunks = ["--chunks", str(path)]
+    result = run_eval(proj, chunks=chunks[1] if chunks else None,
+                      retriever=make_retriever("bm25", proj, analyzer=analyzer,
+                                               chunks=load_chunk_set(proj, chunks[1] if chunks else None)))
     shipped = result.report["config"]["shipped_k"]
     for s in result.scores:  # every retrieved chunk in the top k is judged; only empty ranks are not
         assert s.chunk[f"judged@{shipped}"] == pytest.approx(min(len(result.hits[s.query_id]), shipped) / shipped)
     checks = {d["check"]: d["status"] for d in result.report["diagnostics"]}
     assert checks["judged"] == checks["judged_breakdowns"] == "ok"
-    assert main(["eval", "--root", str(root), "--no-history", "--analyzer", analyzer]) == 0
+    capsys.readouterr()
+    assert main(["eval", "--root", str(root), "--no-history", "--analyzer", analyzer, *chunks]) == 0
     assert "judged@" not in capsys.readouterr().err
