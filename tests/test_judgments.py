@@ -1,7 +1,7 @@
 """Pooling, judgments and judged@k (issue 28, SPEC §11) on the bundled handbook with labels removed.
 
-The bundled set is copied to tmp_path and one locator is dropped from every question that has
-several: the incompleteness every real golden set has. Everything the tool says is checked
+The bundled set is copied to tmp_path without its judgments and one locator is dropped from every
+question that has several: the incompleteness every real golden set has. Everything the tool says is checked
 against a computation written here from the chunks' offsets and the label spans alone.
 """
 
@@ -22,6 +22,8 @@ from labeller.core.merge3 import merge_bytes
 from labeller.core.project import Project
 from labeller.diagnostics import markdown_cell
 from labeller.errors import InvalidInput
+from labeller.eval.chunkset import load_chunk_set
+from labeller.eval.retrievers import make_retriever
 from labeller.eval.runner import run_eval
 
 KS = (1, 5, 10)
@@ -34,9 +36,11 @@ def overlaps(chunk, place) -> bool:
 
 
 def copy_bundled(root: Path) -> Path:
+    """The bundled handbook without the judgments it ships: these tests judge a pool of their own."""
     root.mkdir()
     shutil.copytree(REPO / "corpus", root / "corpus")
     shutil.copytree(REPO / "golden", root / "golden")
+    (root / "golden" / "judgments.jsonl").unlink(missing_ok=True)
     return root
 
 
@@ -346,9 +350,14 @@ def test_each_breakdown_group_has_judged_at_k_and_the_floor(judged_set, tmp_path
     judged_lines = (judged_set["reduced"] / "golden" / "judgments.jsonl").read_text(encoding="utf-8").splitlines()
     (root / "golden" / "judgments.jsonl").write_text(
         "".join(line + "\n" for line in judged_lines if split[json.loads(line)["query_id"]] == "dev"), encoding="utf-8")
-    assert main(["eval", "--root", str(root), "--format", "json", "--no-history", "--k", "1,5,10"]) == 0
+    run = tmp_path / "run.txt"
+    assert main(["eval", "--root", str(root), "--format", "json", "--no-history", "--k", "1,5,10",
+                 "--write-run", str(run)]) == 0
     report = json.loads(capsys.readouterr().out)
     shipped = report["config"]["shipped_k"]
+    retrieved: dict[str, int] = {}  # each ranking's length, from the run file
+    for line in run.read_text(encoding="utf-8").splitlines():
+        retrieved[line.split()[0]] = retrieved.get(line.split()[0], 0) + 1
     members: dict[tuple[str, str], list[dict]] = {}
     for q in report["queries"]:
         members.setdefault(("split", q["split"] or "(none)"), []).append(q)
@@ -362,7 +371,10 @@ def test_each_breakdown_group_has_judged_at_k_and_the_floor(judged_set, tmp_path
             mean = sum(q["chunk"][f"judged@{k}"] for q in qs) / len(qs)
             assert chunk[f"judged@{k}"]["value"] == pytest.approx(mean, abs=1e-6) and chunk[f"judged@{k}"]["n"] == len(qs)
     value = {key: report["breakdowns"][key[0]][key[1]]["chunk"][f"judged@{shipped}"]["value"] for key in members}
-    low = [key for key, v in value.items() if v < 0.9]
+    # a rank the ranking leaves empty counts as unjudged in judged@k, but not against the floor
+    empty = {key: sum(max(0, shipped - retrieved.get(q["query_id"], 0)) / shipped for q in qs) / len(qs)
+             for key, qs in members.items()}
+    low = [key for key, v in value.items() if v + empty[key] < 0.9]
     assert ("split", "test") in low and ("split", "dev") not in low  # the set-up did what it says
     (diag,) = [d for d in report["diagnostics"] if d["check"] == "judged_breakdowns"]
     assert (diag["status"], diag["value"]) == ("warn", len(low))
@@ -395,3 +407,58 @@ def test_each_breakdown_group_has_judged_at_k_and_the_floor(judged_set, tmp_path
     assert not any(name.startswith("judged@") for groups in plain["breakdowns"].values() for agg in groups.values()
                    for name in agg["chunk"])
     assert "judged_breakdowns" not in {d["check"] for d in plain["diagnostics"]}
+
+
+def test_empty_ranks_do_not_count_against_the_floor():
+    """judged@k counts a rank the ranking leaves empty as unjudged (SPEC §11), but nothing can
+    be pooled there: a shortfall made of empty ranks alone is said, never warned about."""
+    from labeller.eval.judged import judged_breakdowns_diagnostic, judged_diagnostic
+
+    assert judged_diagnostic(0.6, 5)["status"] == "warn"
+    assert judged_diagnostic(0.6, 5, empty=0.2)["status"] == "warn"  # unjudged chunks fill 0.2 of the top 5
+    short = judged_diagnostic(0.6, 5, empty=0.4)
+    assert short["status"] == "ok" and "only because the rankings leave 0.40 of the top 5 empty" in short["reading"]
+    assert judged_diagnostic(0.95, 5)["status"] == "ok"
+
+    def groups(**values):
+        return {"tag": {g: {"chunk": {"judged@5": {"value": v}}} for g, v in values.items()}}
+
+    ok = judged_breakdowns_diagnostic(groups(a=0.6, b=0.95), 5, {"tag": {"a": 0.4, "b": 0.0}})
+    assert (ok["status"], ok["value"]) == ("ok", 0) and "but 1 (tag a 0.60), below it only because" in ok["reading"]
+    warn = judged_breakdowns_diagnostic(groups(a=0.6, b=0.95), 5, {"tag": {"a": 0.2, "b": 0.0}})
+    assert (warn["status"], warn["value"]) == ("warn", 1) and "(tag a 0.60)" in warn["reading"]
+    assert judged_breakdowns_diagnostic(groups(a=0.6), 5)["status"] == "warn"  # no empty ranks known
+
+
+@pytest.mark.parametrize("analyzer, windows", [("auto", False), ("plain", False), ("auto", True)])
+def test_the_bundled_example_is_judged(tmp_path, capsys, analyzer, windows):
+    """The bundled example ships judgments for its pool (BM25 with either analyzer, and over the
+    1,000-character windows of docs/eval.md's chunk-file example, to the shipped k): every chunk
+    ranked in a top k is labelled or judged, every judgment resolves, and eval warns of nothing
+    judged."""
+    root = tmp_path / "example"
+    root.mkdir()
+    for part in ("corpus", "golden"):
+        shutil.copytree(REPO / part, root / part)
+    proj = project(root)
+    questions = [q.id for q in proj.load_questions().questions]
+    jset = resolve_judgments(proj, load_judgments(proj), questions)
+    assert jset.resolved and not jset.stale
+    assert {j.judgment.judge for j in jset.resolved} == {"labeller-maintainers"}
+    chunks: list[str] = []
+    if windows:
+        path = tmp_path / "windows.jsonl"
+        assert main(["chunks", "--root", str(root), "--chunker", "fixed-chars-v1:size=1000,overlap=500",
+                     "--out", str(path)]) == 0
+        chunks = ["--chunks", str(path)]
+    result = run_eval(proj, chunks=chunks[1] if chunks else None,
+                      retriever=make_retriever("bm25", proj, analyzer=analyzer,
+                                               chunks=load_chunk_set(proj, chunks[1] if chunks else None)))
+    shipped = result.report["config"]["shipped_k"]
+    for s in result.scores:  # every retrieved chunk in the top k is judged; only empty ranks are not
+        assert s.chunk[f"judged@{shipped}"] == pytest.approx(min(len(result.hits[s.query_id]), shipped) / shipped)
+    checks = {d["check"]: d["status"] for d in result.report["diagnostics"]}
+    assert checks["judged"] == checks["judged_breakdowns"] == "ok"
+    capsys.readouterr()
+    assert main(["eval", "--root", str(root), "--no-history", "--analyzer", analyzer, *chunks]) == 0
+    assert "judged@" not in capsys.readouterr().err

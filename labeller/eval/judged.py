@@ -74,31 +74,62 @@ def with_relevant_judgments(rec: RecordResult, judgments: JudgmentSet) -> Record
 LOWER_BOUNDS = "recall and precision are lower bounds; run `labeller pool` and judge the pool"
 
 
-def judged_diagnostic(value: float | None, shipped_k: int) -> dict:
-    """The report's ``judged`` check: below ``JUDGED_FLOOR`` the unjudged chunks may hold answers."""
+def empty_share(flags: Sequence[bool], k: int) -> float:
+    """The share of the top k ranks the ranking leaves empty. ``judged@k`` counts them as
+    unjudged (SPEC §11), but no answer can hide in them: the floor checks set them apart."""
+    return max(0, k - len(flags)) / k
+
+
+def _below_floor(judged: float, empty: float) -> bool:
+    """Unjudged chunks, not empty ranks, keep the share below the floor (with float slack)."""
+    return judged + empty < JUDGED_FLOOR - 1e-9
+
+
+def _empty_note(judged: float, empty: float, k: int) -> str:
+    return (f"below {JUDGED_FLOOR} only because the rankings leave {empty:.2f} of the top {k} empty (a missing rank "
+            f"counts as unjudged); unjudged chunks fill {max(0.0, 1 - judged - empty):.2f} of it")
+
+
+def judged_diagnostic(value: float | None, shipped_k: int, empty: float = 0.0) -> dict:
+    """The report's ``judged`` check: below ``JUDGED_FLOOR`` the unjudged chunks may hold answers.
+    ``empty``: the mean share of the top k the rankings leave empty; a shortfall made of empty
+    ranks alone is said, not warned about (there is nothing to pool)."""
     if value is None:
         return {"check": "judged", "value": None, "status": "n/a", "reading": "not computed: no scored queries"}
-    low = value < JUDGED_FLOOR
-    reading = (f"judged@{shipped_k} = {value:.2f}: " + (
-        f"below {JUDGED_FLOOR}: many retrieved chunks were never judged, so {LOWER_BOUNDS}" if low
-        else "the top chunks are judged"))
+    low = _below_floor(value, empty)
+    if low:
+        reading = (f"judged@{shipped_k} = {value:.2f}: below {JUDGED_FLOOR}: many retrieved chunks were never judged, "
+                   f"so {LOWER_BOUNDS}")
+    elif value < JUDGED_FLOOR:
+        reading = f"judged@{shipped_k} = {value:.2f}: {_empty_note(value, empty, shipped_k)}"
+    else:
+        reading = f"judged@{shipped_k} = {value:.2f}: the top chunks are judged"
     return {"check": "judged", "value": round(value, 6), "status": "warn" if low else "ok", "reading": reading}
 
 
-def judged_breakdowns_diagnostic(breakdowns: dict[str, dict[str, dict]], shipped_k: int) -> dict:
+def judged_breakdowns_diagnostic(breakdowns: dict[str, dict[str, dict]], shipped_k: int,
+                                 empty: dict[str, dict[str, float]] | None = None) -> dict:
     """The ``judged_breakdowns`` check: ``judged_diagnostic``'s floor applied to each split, tag
     and hop group, since a well-judged whole can hide a group nobody judged (a new tag, the test
-    split). ``value``: how many groups are below it; the reading names them, lowest first."""
+    split). ``empty[kind][group]``: the group's mean share of empty ranks in the top k, which
+    does not count against the floor. ``value``: how many groups are below it; the reading names
+    them, lowest first."""
     name = f"judged@{shipped_k}"
-    values = [(agg["chunk"][name]["value"], kind, group) for kind, groups in breakdowns.items()
-              for group, agg in groups.items() if agg["chunk"][name]["value"] is not None]
-    low = sorted(v for v in values if v[0] < JUDGED_FLOOR)
+    values = [(agg["chunk"][name]["value"], kind, group, (empty or {}).get(kind, {}).get(group, 0.0))
+              for kind, groups in breakdowns.items() for group, agg in groups.items()
+              if agg["chunk"][name]["value"] is not None]
     if not values:
         return {"check": "judged_breakdowns", "value": None, "status": "n/a",
                 "reading": "not computed: no scored queries"}
+    low = sorted(v[:3] for v in values if _below_floor(v[0], v[3]))
+    short = sorted(v for v in values if v[0] < JUDGED_FLOOR and not _below_floor(v[0], v[3]))
     if not low:
-        return {"check": "judged_breakdowns", "value": 0, "status": "ok",
-                "reading": f"{name} is at least {JUDGED_FLOOR} in each of the {len(values)} split, tag and hop groups"}
+        reading = f"{name} is at least {JUDGED_FLOOR} in each of the {len(values)} split, tag and hop groups"
+        if short:  # below the floor through empty ranks alone: said, not warned about
+            named = listing([f"{kind} {group} {value:.2f}" for value, kind, group, _ in short], "groups", 10)
+            reading += (f" but {len(short)} ({named}), below it only because their rankings leave ranks of the top "
+                        f"{shipped_k} empty (a missing rank counts as unjudged)")
+        return {"check": "judged_breakdowns", "value": 0, "status": "ok", "reading": reading}
     named = listing([f"{kind} {group} {value:.2f}" for value, kind, group in low], "groups", 10)
     return {"check": "judged_breakdowns", "value": len(low), "status": "warn",
             "reading": f"{name} below {JUDGED_FLOOR} in {len(low)} of {len(values)} split, tag and hop groups "

@@ -142,11 +142,9 @@ def chunking_summary(chunking: Chunking, scores: Sequence[CharScore], unreachabl
             **({"located": chunking.located} if chunking.located is not None else {})}
 
 
-def breakdowns(scores: Sequence[QueryScore], questions: dict, ks: Sequence[int], samples: int, seed: int,
-               chunk_extra: Callable[[Sequence[QueryScore]], dict] | None = None) -> dict:
-    """The aggregate again per split, per tag (a query counts under each of its tags) and per hop;
-    ``chunk_extra(members)``: more chunk-level aggregates of each group (the runner's ``judged@k``,
-    computed by the function that computes the report's, which lives above this module)."""
+def group_members(scores: Sequence[QueryScore], questions: dict) -> dict[str, dict[str, list[QueryScore]]]:
+    """The queries of each split, tag (a query counts under each of its tags) and hop group, in
+    score order: the groups of ``breakdowns``, and of any check made per group."""
     groups: dict[str, dict[str, list[QueryScore]]] = {"split": {}, "tag": {}, "hop": {}}
     for s in scores:
         q = questions[s.query_id]
@@ -154,6 +152,16 @@ def breakdowns(scores: Sequence[QueryScore], questions: dict, ks: Sequence[int],
         for tag in q.tags or ["(untagged)"]:
             groups["tag"].setdefault(tag, []).append(s)
         groups["hop"].setdefault(q.hop, []).append(s)
+    return groups
+
+
+def breakdowns(scores: Sequence[QueryScore], questions: dict, ks: Sequence[int], samples: int, seed: int,
+               chunk_extra: Callable[[Sequence[QueryScore]], dict] | None = None) -> dict:
+    """The aggregate again per split, per tag (a query counts under each of its tags) and per hop;
+    ``chunk_extra(members)``: more chunk-level aggregates of each group (the runner's ``judged@k``,
+    computed by the function that computes the report's, which lives above this module)."""
+    groups = group_members(scores, questions)
+
     def group_aggregate(members: Sequence[QueryScore]) -> dict:
         agg = aggregate(members, ks, samples, seed)
         if chunk_extra is not None:

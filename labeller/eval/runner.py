@@ -11,6 +11,7 @@ from __future__ import annotations
 import gc
 import hashlib
 import math
+from statistics import fmean
 import time
 from contextlib import contextmanager
 from collections.abc import Callable, Iterator, Sequence
@@ -30,7 +31,7 @@ from labeller.eval import report as rp
 from labeller.eval.bootstrap import CONFIDENCE
 from labeller.eval.chars import CharScore, score_chars
 from labeller.eval.chunkset import ChunksSource, ChunkSet, load_chunk_set
-from labeller.eval.judged import condense, judged_aggregate, judged_at, judged_breakdowns_diagnostic, \
+from labeller.eval.judged import condense, empty_share, judged_aggregate, judged_at, judged_breakdowns_diagnostic, \
     judged_diagnostic, judged_flags, judged_places, with_relevant_judgments
 from labeller.eval.leaks import find_leaks
 from labeller.eval.report_model import EvalReport
@@ -212,8 +213,13 @@ def run_eval(project: Project, *, ks: Sequence[int] | None = None, hit_rule: str
     neg_rows = [rp.negative_row(r, hits[r.question.id], shipped_k, chunk_of) for r in negatives]
     answerable_top = [hits[r.question.id][0].score for r in answerable if hits[r.question.id]]
     # With judgments, each split, tag and hop group gets judged@k too: one group may go unjudged.
-    breakdowns = rp.breakdowns(scores, {r.question.id: r.question for r in answerable}, ks, samples, seed,
+    by_id = {r.question.id: r.question for r in answerable}
+    breakdowns = rp.breakdowns(scores, by_id, ks, samples, seed,
                                (lambda members: judged_aggregate(members, ks, samples, seed)) if judging else None)
+    # The ranks a ranking leaves empty count as unjudged in judged@k, not against its floor.
+    empty = {qid: empty_share(f, shipped_k) for qid, f in flags.items()}
+    empty_groups = {kind: {group: fmean([empty[s.query_id] for s in members]) for group, members in groups.items()}
+                    for kind, groups in rp.group_members(scores, by_id).items()}
     report = {
         "schema": rp.SCHEMA,
         "fingerprint": fingerprint,
@@ -233,8 +239,9 @@ def run_eval(project: Project, *, ks: Sequence[int] | None = None, hit_rule: str
         "breakdowns": breakdowns,
         "diagnostics": [*rp.diagnostics(agg["chunk"], ks, shipped_k),
                         rp.negatives_diagnostic(neg_rows, answerable_top),
-                        judged_diagnostic(agg["chunk"][f"judged@{shipped_k}"]["value"], shipped_k),
-                        *([judged_breakdowns_diagnostic(breakdowns, shipped_k)] if judging else [])],
+                        judged_diagnostic(agg["chunk"][f"judged@{shipped_k}"]["value"], shipped_k,
+                                          fmean([empty[s.query_id] for s in scores]) if scores else 0.0),
+                        *([judged_breakdowns_diagnostic(breakdowns, shipped_k, empty_groups)] if judging else [])],
         "queries": [rp.query_row(r, s, hits[r.question.id], shipped_k, chunk_of, c, unreachable[r.question.id])
                     for r, s, c in zip(answerable, scores, char_scores)],
         "negatives": neg_rows,
