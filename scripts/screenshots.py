@@ -2,7 +2,9 @@
 
     python scripts/screenshots.py [--root PROJECT] [--out screenshots]
 
-Also writes ``review.svg`` (review mode) through ``scripts/screenshot_review.py``.
+Also writes ``review.svg`` (review mode) through ``scripts/screenshot_review.py``, and
+``eval-report-html.png``: the bundled example's ``labeller eval --html`` report as headless
+Chromium draws it (Debian's ``chromium``; skipped, with a line saying so, where it is absent).
 
 The real app (``LabellerApp``) runs headless under Textual's test pilot on a throwaway
 copy of the project (typing a quote writes the autosave journal, which must not land
@@ -15,6 +17,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import shutil
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -88,6 +92,26 @@ async def shoot(root: Path, out: Path, size: tuple[int, int] = SIZE) -> list[Pat
     return written
 
 
+CHROMIUM = Path("/usr/bin/chromium")
+HTML_WINDOW = "1280,1500"
+
+
+def shoot_html(root: Path, out: Path) -> Path | None:
+    """The HTML report of the project's default eval, drawn by headless Chromium (the flags
+    keep it off the network and out of the user's profile); None without Chromium."""
+    if not CHROMIUM.exists():
+        return None
+    report = root / "report.html"
+    subprocess.run([sys.executable, "-m", "labeller.cli", "eval", "--root", str(root), "--no-history", "--html",
+                    str(report)], check=True, capture_output=True)
+    path = out / "eval-report-html.png"
+    subprocess.run([str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                    "--disable-component-update", "--disable-sync", "--no-first-run", "--hide-scrollbars",
+                    f"--user-data-dir={root / 'chromium-profile'}", f"--window-size={HTML_WINDOW}",
+                    f"--screenshot={path}", report.as_uri()], check=True, capture_output=True, timeout=120)
+    return path
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--root", default=".", help="project root (default: the current folder)")
@@ -111,6 +135,7 @@ def main() -> None:
         questions = AuthoringSession.open(root).project.load_questions().questions
         multi = next((q.id for q in questions if q.hop == "multi"), None)
         print(screenshot_review(root, out / "review.svg", multi))
+        print(shoot_html(root, out) or f"{CHROMIUM} not found: eval-report-html.png left as it was")
 
 
 if __name__ == "__main__":
