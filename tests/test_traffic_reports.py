@@ -16,6 +16,7 @@ from helpers_app import make_app, nested_scrolls, row_on_screen, run_async, run_
 from test_eval_html import Page
 from test_markdown_safety import links_left, render, text_of
 
+from labeller.app.screens.traffic_estimates import GROUP_WIDTH
 from labeller.cli import main
 from labeller.commands.eval_markdown import eval_markdown
 from labeller.diagnostics import CELL_CHARS, COMMENT_CHARS, TEXT_LIMIT, ZWJ
@@ -156,7 +157,9 @@ def test_the_html_page_holds_both_sections_escaped(tmp_path, capsys):
 
 @run_async
 async def test_the_traffic_tab_shows_every_row_at_80x24(tmp_path):
-    root = traffic_project(tmp_path)
+    """Every row drawn whole: a long tenant name wraps in its column, never widens the table
+    past the screen (where its columns would scroll sideways, out of sight)."""
+    root = traffic_project(tmp_path, ("@team", "a-tenant-whose-name-takes-sixty-characters-of-the-screen-xyz"))
     app = make_app(root)
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await run_eval(pilot)
@@ -168,6 +171,7 @@ async def test_the_traffic_tab_shows_every_row_at_80x24(tmp_path):
         assert table.id == "eval-traffic" and table.row_count == len(t["strata"]) + len(t["tenants"])
         assert nested_scrolls(screen) == [] and silent_empty_tables(screen) == []
         assert table.region.right <= screen.region.right - 1, "the table is wider than the screen"
+        assert table.max_scroll_x == 0, "the table's columns scroll sideways: some are cut"
         words = str(screen.query_one("#eval-traffic-words").render())
         k = screen.session.config.eval.shipped_k
         assert f"traffic-weighted chunk recall@{k}: {t['weighted'][f'recall@{k}']['value']:.3f}" in words
@@ -179,7 +183,8 @@ async def test_the_traffic_tab_shows_every_row_at_80x24(tmp_path):
             await settle(pilot)
             line = row_on_screen(table, i)
             name = str(table.get_row_at(i)[1])
-            assert line is not None and name in line, f"row {i} ({name}) is not drawn whole on the screen"
+            assert line is not None and name[:GROUP_WIDTH] in line, f"row {i} ({name}) is not drawn on the screen"
+            assert table.ordered_rows[i].height == -(-len(name) // GROUP_WIDTH), f"row {i}: {name} not wrapped whole"
             assert want[name][0] in line and want[name][1] in line
 
 
