@@ -177,3 +177,17 @@ def test_a_new_detector_is_one_class_and_one_registry_line(tmp_path, monkeypatch
     monkeypatch.setitem(REGISTRY, "initials", Initials)
     red = Redactor(extra=(PersonNames(make_detector("initials:marker=~", tmp_path)),))
     assert red("ask ~JD about it") == "ask <PERSON> about it" and red.report()["PERSON"] == 1
+
+
+def test_check_out_takes_the_names_out_of_a_warehouse_queue_too(tmp_path, capsys):
+    (tmp_path / "names.txt").write_text("Maria Garcia\n", encoding="utf-8")
+    rc, _, err = _sample(tmp_path, _log(tmp_path), capsys, "--no-redact")
+    assert rc == 0, err
+    assert "Maria Garcia" in (tmp_path / "q.jsonl").read_text(encoding="utf-8")
+    rc = main(["traffic", "check", str(tmp_path / "q.jsonl"), "--root", str(tmp_path), "--out",
+               str(tmp_path / "canonical.jsonl"), "--names", "list:file=names.txt", "--format", "json"])
+    out = capsys.readouterr()
+    assert rc == 0, out.err
+    assert json.loads(out.out)["redaction"]["PERSON"] == 3  # three phrasings, in any case
+    written = (tmp_path / "canonical.jsonl").read_text(encoding="utf-8")
+    assert "Maria Garcia" not in written and "Ask <PERSON> about the reset flow" in written

@@ -16,7 +16,7 @@ from helpers_app import make_app, nested_scrolls, row_on_screen, run_async, run_
 from test_eval_html import Page
 from test_markdown_safety import links_left, render, text_of
 
-from labeller.app.screens.traffic_estimates import GROUP_WIDTH
+from labeller.app.screens.traffic_estimates import GROUP_WIDTH, TrafficEstimatesView
 from labeller.cli import main
 from labeller.commands.eval_markdown import eval_markdown
 from labeller.diagnostics import CELL_CHARS, COMMENT_CHARS, TEXT_LIMIT, ZWJ
@@ -160,6 +160,9 @@ async def test_the_traffic_tab_shows_every_row_at_80x24(tmp_path):
     """Every row drawn whole: a long tenant name wraps in its column, never widens the table
     past the screen (where its columns would scroll sideways, out of sight)."""
     root = traffic_project(tmp_path, ("@team", "a-tenant-whose-name-takes-sixty-characters-of-the-screen-xyz"))
+    assert main(["eval", "--root", str(root), "--no-history", "--subset", "12", "--format", "json", "--out",
+                 str(tmp_path / "subset.json")]) == 0
+    subset_report = EvalReport.model_validate_json((tmp_path / "subset.json").read_text(encoding="utf-8"))
     app = make_app(root)
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await run_eval(pilot)
@@ -186,6 +189,15 @@ async def test_the_traffic_tab_shows_every_row_at_80x24(tmp_path):
             assert line is not None and name[:GROUP_WIDTH] in line, f"row {i} ({name}) is not drawn on the screen"
             assert table.ordered_rows[i].height == -(-len(name) // GROUP_WIDTH), f"row {i}: {name} not wrapped whole"
             assert want[name][0] in line and want[name][1] in line
+        # the app scores the whole set; a report of ``--subset`` shows its strata in the same tab
+        screen.query_one(TrafficEstimatesView).show(subset_report)
+        await settle(pilot)
+        sub = screen.query_one("#eval-subset")
+        strata = subset_report.subset["strata"]
+        assert sub.display and sub.row_count == len(strata) and sub.max_scroll_x == 0
+        assert [[str(c) for c in sub.get_row_at(i)] for i in range(sub.row_count)] == \
+            [[h, str(a), str(b)] for h, (a, b) in sorted(strata.items())]
+        assert f"subset: 12 of {N} records" in str(screen.query_one("#eval-traffic-words").render())
 
 
 @run_async
