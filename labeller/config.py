@@ -249,8 +249,9 @@ class TrafficConfig(_Section):
     splits: dict[str, Annotated[float, Field(ge=0.0, le=1.0)]] = Field(
         default_factory=lambda: {"dev": 0.6, "test": 0.3, "holdout": 0.1})
     """The split each sampled query is assigned by a hash of its fold key (holdout is the canary)."""
-    redact_names: bool = False
-    """Also remove person names (needs presidio-analyzer installed; not a dependency)."""
+    names: Annotated[str, Field(min_length=1, max_length=500)] | None = None
+    """Also remove person names, by the detector this spec names (``presidio``, ``list:file=PATH``;
+    docs/traffic.md); a detector asked for that cannot run stops the run (exit 2). --names overrides it."""
 
     @field_validator("splits")
     @classmethod

@@ -25,9 +25,10 @@ from labeller.display import safe_line, visible_line
 from labeller.errors import EXIT_INVALID, EXIT_OK, EXIT_REFUSED, InvalidInput, LabellerError
 from labeller.eval.html_report import require_charts, write_html_report
 from labeller.eval.leaks import format_warning
-from labeller.eval.present import (ALL_AT_K, CHARS_DELTAS, CHUNK_DELTAS, MAX_TAG_ROWS, PRECISION_OMEGA, GridRow,
-                                   ReportView, answer_ranks, ci_text, inline, mdd_sentence, power_sentence,
-                                   scope_note, value_text)
+from labeller.eval.present import (ALL_AT_K, CHARS_DELTAS, CHUNK_DELTAS, MAX_TAG_ROWS, PRECISION_OMEGA,
+                                   SUBSET_COLUMNS, GridRow, ReportView, answer_ranks, ci_text, inline, mdd_sentence,
+                                   power_sentence, scope_note, subset_rows, subset_sentence, traffic_columns,
+                                   traffic_lines, traffic_rows, value_text)
 from labeller.eval.report_model import Comparison, Delta, Stat
 from labeller.eval.report import read_report, render, write_report
 from labeller.eval.chunkset import load_chunk_set
@@ -328,37 +329,39 @@ def print_report(result: EvalResult) -> None:
     if rep.power is not None:
         out.print(safe_line(power_sentence(rep.power)))
     if rep.subset is not None:
-        out.print(safe_line(subset_sentence(rep.subset)))
+        print_subset(rep.subset)
     if rep.traffic is not None:
         print_traffic(rep.traffic)
 
 
-def subset_sentence(s: dict) -> str:
-    """``--subset N``: what was scored, and the smallest difference it still sees."""
-    of = sum(v[1] for v in s["strata"].values())
-    seen = f"{s['mdd']:.3f}" if s["mdd"] is not None else "(no data)"
-    return (f"subset: {s['n']} of {of} records, stable and stratified over {len(s['strata'])} strata; minimum "
-            f"detectable difference in {s['metric']} at {s['power']:.0%} power: {seen} ({s['variance']})")
+def print_subset(s: dict) -> None:
+    """``--subset N``: its sentence, then how many records each stratum gave."""
+    out = console()
+    out.print(safe_line(subset_sentence(s)))
+    table = Table(title="subset by stratum", title_justify="left")
+    for col in SUBSET_COLUMNS:
+        table.add_column(col, justify="left" if col == "stratum" else "right")
+    for cells in subset_rows(s):
+        table.add_row(*(safe_line(c) for c in cells))
+    out.print(table)
 
 
 def print_traffic(t: dict) -> None:
     """The traffic-weighted estimate (SPEC §14) beside the unweighted mean, then per stratum and
     per tenant, and the tenants whose interval lies below the rest's."""
     out = console()
-    focus = t["metric"]
-    w, u = Stat.model_validate(t["weighted"][focus]), Stat.model_validate(t["unweighted"][focus])
-    out.print(f"traffic-weighted chunk {focus}: {value_text(w)} ({ci_text(w)}) over {t['records']} sampled "
-              f"queries (unweighted {value_text(u)}; {t['authored_left_out']} authored records not in it)")
-    table = Table(title=f"traffic-weighted {focus} by stratum and tenant", title_justify="left")
-    for col in ("by", "group", focus, "95% interval", "n"):
-        table.add_column(col, justify="left" if col in ("by", "group") else "right")
-    for kind, rows in (("stratum", t["strata"]), ("tenant", t["tenants"])):
-        for name, row in rows.items():
-            st = Stat.model_validate(row)
-            table.add_row(kind, safe_line(name), value_text(st) or "-", ci_text(st) or "-", str(st.n))
+    lines = traffic_lines(t)
+    out.print(safe_line(lines[0]))
+    out.print(safe_line(lines[1]), style="dim")
+    columns = traffic_columns(t)
+    table = Table(title=f"traffic-weighted {t['metric']} by stratum and tenant", title_justify="left")
+    for i, col in enumerate(columns):
+        table.add_column(col, justify="left" if i in (0, 1, 5) else "right")
+    for row in traffic_rows(t):
+        table.add_row(*(safe_line(c) for c in row.cells()), style="bold red" if row.below else None)
     out.print(table)
-    if t["below_others"]:
-        out.print(safe_line("below the rest of the traffic: " + ", ".join(t["below_others"])))
+    for line in lines[2:]:
+        out.print(safe_line(line))
 
 
 def print_breakdowns(view: ReportView, shipped: int) -> None:

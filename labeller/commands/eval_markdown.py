@@ -14,12 +14,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from labeller.diagnostics import TEXT_LIMIT, bounded_comment, markdown_cell, markdown_table, more_line
-from labeller.eval.present import (CHARS_DELTAS, CHUNK_DELTAS, MOVED_HEADER, ReportView, answer_ranks, ci_text,
-                                   delta_verdict, inline, mdd_sentence, moved_rows, power_sentence, value_text)
+from labeller.eval.present import (CHARS_DELTAS, CHUNK_DELTAS, MOVED_HEADER, SUBSET_COLUMNS, ReportView, answer_ranks,
+                                   ci_text, delta_verdict, inline, mdd_sentence, moved_rows, power_sentence,
+                                   subset_rows, subset_sentence, traffic_columns, traffic_lines, traffic_rows,
+                                   value_text)
 from labeller.eval.report_model import Comparison, Delta, EvalReport, Stat
 
 TITLE = "### labeller eval"
 DELTA_HEADER = ("metric", "before", "after", "Δ", "95% interval", "verdict")
+SENTENCE_CHARS = 1000  # one sentence of the comment that lists names (the tenants below the rest), escaped
 FULL_REPORT = "`labeller eval --format json` (every query and number) or its HTML report (`--html FILE`)"
 
 
@@ -44,6 +47,8 @@ def eval_markdown(report: EvalReport) -> str:
                      power_sentence(report.power) if report.power is not None else None):
         if sentence is not None:  # a blank line first: a line right after a table would be one of its rows
             lines += ["", markdown_cell(sentence)]
+    lines += _subset(report.subset) if report.subset is not None else []
+    lines += _traffic(report.traffic) if report.traffic is not None else []
     for d in report.diagnostics:  # with judgments: the split, tag and hop groups under the judged floor
         if d.check == "judged_breakdowns" and d.status == "warn":
             lines += ["", f"**warning**: {markdown_cell(d.reading, 1000)}"]
@@ -73,6 +78,29 @@ def _metrics(view: ReportView) -> list[str]:
     cells = ([name, value_text(s) or "no data", f"[{ci}]" if (ci := ci_text(s, ", ", 3)) else "", str(s.n)]
              for name, s in rows)
     return markdown_table(("metric", "value", "95% interval", "n"), cells, len(rows), "metrics", listed=None)
+
+
+def _subset(s: dict) -> list[str]:
+    """``--subset N``: its sentence, then the records taken per stratum (strata come from the
+    log's columns: escaped, and bounded like every table)."""
+    rows = subset_rows(s)
+    return ["", f"**subset**: {markdown_cell(subset_sentence(s), SENTENCE_CHARS)}", "",
+            *markdown_table(SUBSET_COLUMNS, rows, len(rows), "subset strata")]
+
+
+def _traffic(t: dict) -> list[str]:
+    """The traffic-weighted estimate and its estimator, the tenants named below the rest, then
+    one table of strata and one of tenants (the weakest first), each bounded: a log may have
+    thousands of tenants, and their names are the log's, so every one is escaped."""
+    head, estimator, *below = traffic_lines(t)
+    lines = ["", f"**{markdown_cell(head, SENTENCE_CHARS)}**", "", markdown_cell(estimator, SENTENCE_CHARS)]
+    lines += [f"**warning**: {markdown_cell(b, SENTENCE_CHARS)}" for b in below]
+    rows = traffic_rows(t)
+    for by, what in (("stratum", "strata"), ("tenant", "tenants")):
+        mine = [r.cells() for r in rows if r.by == by]
+        if mine:
+            lines += ["", *markdown_table(traffic_columns(t), mine, len(mine), what)]
+    return lines
 
 
 def _comparison_headline(c: Comparison, k: int) -> str:

@@ -30,11 +30,14 @@ from labeller.errors import EXIT_OK, InvalidInput
 from labeller.traffic.design import allocate, read_cells
 from labeller.traffic.normal import fold_key
 from labeller.traffic.queue import read_queue, write_queue
+from labeller.traffic.names import REGISTRY as NAME_DETECTORS
 from labeller.traffic.readers import FORMATS, ROLES, detect_format, iter_rows
 from labeller.traffic.redact import make_redactor
 from labeller.traffic.sample import sample
 
 SALT_ENV = "LABELLER_TRAFFIC_SALT"
+NAMES_HELP = (f"also remove person names with this detector: {', '.join(NAME_DETECTORS)}, as NAME or "
+              "NAME:key=value,... (e.g. list:file=golden/names.txt; default: [traffic] names, none)")
 MAX_SAMPLE = 1_000_000
 
 
@@ -63,6 +66,7 @@ def register(sub) -> None:
     s.add_argument("--stratify-by", choices=("tenant", "feedback", "intent"), help="the column crossing the "
                    "frequency strata (default: [traffic] stratify_by)")
     s.add_argument("--no-redact", action="store_true", help="keep personal data as logged (command line only)")
+    s.add_argument("--names", metavar="DETECTOR", help=NAMES_HELP)
     add_root_options(s)
     add_format_option(s)
     s.set_defaults(func=run_sample)
@@ -74,6 +78,7 @@ def register(sub) -> None:
                    help="also write it as labeller writes a queue (lines sorted, keys sorted), its texts redacted "
                    "again: a warehouse's file made canonical")
     c.add_argument("--no-redact", action="store_true", help="with --out: keep the texts as they are")
+    c.add_argument("--names", metavar="DETECTOR", help="with --out: " + NAMES_HELP)
     add_root_options(c)
     add_format_option(c)
     c.set_defaults(func=run_check)
@@ -94,6 +99,8 @@ def run_sample(args: argparse.Namespace) -> int:
     overrides = {role: getattr(args, role) for role in ROLES if getattr(args, role) is not None}
     if args.stratify_by is not None:
         overrides["stratify_by"] = args.stratify_by
+    if args.names is not None:
+        overrides["names"] = args.names
     traffic = cfg.traffic.model_copy(update=overrides)
     if traffic.stratify_by is not None and getattr(traffic, traffic.stratify_by) is None:
         raise InvalidInput(f"stratify_by is {traffic.stratify_by!r}, but no column is mapped to it "
@@ -101,14 +108,15 @@ def run_sample(args: argparse.Namespace) -> int:
     out = check_output(cfg, args.queue_out, "--out")
     golden = frozenset(fold_key(q.query) for q in load_questions(cfg.questions, cfg.limits).questions) \
         if cfg.questions.exists() else frozenset()
-    redactor = None if args.no_redact else make_redactor(names=traffic.redact_names)
+    redactor = None if args.no_redact else make_redactor(names=traffic.names, root=cfg.root)
     salt = os.environ.get(SALT_ENV, "")
     fmt = detect_format(args.log, args.format_in)
     result = sample(iter_rows(args.log, fmt, traffic), n=args.n, seed=args.seed, cfg=traffic, golden_keys=golden,
                     redact=redactor, salt=salt.encode("utf-8"))
     write_queue(out, result.items)
     report = {**result.report, "queue": str(args.queue_out), "log_hash_salted": bool(salt),
-              "redaction": "off (--no-redact)" if redactor is None else redactor.report()}
+              "redaction": "off (--no-redact)" if redactor is None else redactor.report(),
+              "person_names": None if redactor is None else traffic.names}
     if not salt:
         print(f"warning: ${SALT_ENV} is not set: log_hash is an unkeyed hash, which a short query's text can be "
               "guessed from; set it to a secret kept with the log", file=sys.stderr)
@@ -133,7 +141,9 @@ def _print_sample(report: dict) -> None:
     out.print(t)
     red = report["redaction"]
     out.print("redactions: " + (red if isinstance(red, str) else
-                                ", ".join(f"{k} {v:,}" for k, v in red.items() if v) or "none found"))
+                                ", ".join(f"{k} {v:,}" for k, v in red.items() if v) or "none found")
+              + ("" if isinstance(red, str) else
+                 f"; person names: {safe_line(report['person_names']) if report['person_names'] else 'not looked for'}"))
 
 
 def run_allocate(args: argparse.Namespace) -> int:
@@ -151,7 +161,8 @@ def run_allocate(args: argparse.Namespace) -> int:
 def run_check(args: argparse.Namespace) -> int:
     cfg = config_from(args)  # a bad labeller.toml is refused here as everywhere
     out = check_output(cfg, args.queue_out, "--out") if args.queue_out else None
-    redactor = None if args.no_redact or out is None else make_redactor(names=cfg.traffic.redact_names)
+    names = args.names if args.names is not None else cfg.traffic.names
+    redactor = None if args.no_redact or out is None else make_redactor(names=names, root=cfg.root)
     items = read_queue(args.queue, redactor)
     if out is not None:
         write_queue(out, items)

@@ -28,8 +28,9 @@ from labeller.core.project import Project
 from labeller.diagnostics import more_line, shorten
 from labeller.display import visible, visible_line
 from labeller.eval import charts
-from labeller.eval.present import (CHARS_DELTAS, CHUNK_DELTAS, ReportView, interval, mdd_sentence, number, rank_text,
-                                   value_text)
+from labeller.eval.present import (CHARS_DELTAS, CHUNK_DELTAS, SUBSET_COLUMNS, ReportView, interval, mdd_sentence,
+                                   number, rank_text, subset_rows, subset_sentence, traffic_columns, traffic_lines,
+                                   traffic_rows, value_text)
 from labeller.eval.report_model import EvalReport
 from labeller.eval.runner import EvalResult
 from labeller.io import atomic_write_text
@@ -128,7 +129,8 @@ def render_html(report: EvalReport, passages: dict[str, MissPassages]) -> str:
     fp = report.fingerprint
     body = [f"<h1>labeller eval · {_t(str(fp.retriever.get('name')))} · fingerprint {_t(fp.digest[:12])}</h1>",
             f"<p>{_t(_summary(report))}</p>",
-            *_charts(view), *_metrics(view), *_comparison(view), *_breakdowns(view), *_queries(view),
+            *_charts(view), *_metrics(view), *_comparison(view), *_subset(report), *_traffic(report),
+            *_breakdowns(view), *_queries(view),
             *_misses(view, passages), *_negatives(report), *_diagnostics(report), *_leaks(report, view),
             *_fingerprint(report)]
     script_hash = base64.b64encode(hashlib.sha256(SORT_JS.encode()).digest()).decode()
@@ -205,6 +207,27 @@ def _comparison(view: ReportView) -> list[str]:
     if (sentence := mdd_sentence(c)) is not None:
         out.append(f"<p>{_t(sentence)}</p>")
     return out
+
+
+def _subset(report: EvalReport) -> list[str]:
+    """``--subset N``: what it scored, what it can still detect, and the records per stratum."""
+    s = report.subset
+    if s is None:
+        return []
+    return ["<h2>Subset (--subset)</h2>", f"<p>{_t(subset_sentence(s))}</p>",
+            _table(SUBSET_COLUMNS, subset_rows(s), numeric={1, 2}, sortable=True)]
+
+
+def _traffic(report: EvalReport) -> list[str]:
+    """The traffic-weighted estimate, its estimator, the tenants below the rest, and one row per
+    stratum and tenant (the tenant names are the log's: escaped like every cell)."""
+    t = report.traffic
+    if t is None:
+        return []
+    head, estimator, *below = traffic_lines(t)
+    return ["<h2>Traffic-weighted estimates</h2>", f"<p>{_t(head)}</p>", f"<p class=dim>{_t(estimator)}</p>",
+            *(f'<p class="fail">{_t(b)}</p>' for b in below),
+            _table(traffic_columns(t), (r.cells() for r in traffic_rows(t)), numeric={2, 4}, sortable=True)]
 
 
 def _breakdowns(view: ReportView) -> list[str]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from labeller.diagnostics import listing
 from labeller.eval.measures import FAMILIES
 from labeller.eval.report_model import Aggregate, Comparison, Delta, EvalReport, QueryRow, Stat
 
@@ -273,3 +274,75 @@ class ReportView:
     @property
     def comparison(self) -> Comparison | None:
         return self.report.comparison
+
+
+# -- traffic-weighted estimates and the --subset (SPEC §14) ---------------------------------
+#
+# The report's ``traffic`` and ``subset`` objects, as the lines and rows every view shows: the
+# text report, the Markdown comment, the HTML page and the app's Traffic tab. Tenant and
+# stratum names come from a query log (untrusted): each view escapes them its own way.
+
+SUBSET_COLUMNS = ("stratum", "taken", "of")
+
+
+@dataclass(frozen=True)
+class TrafficRow:
+    """One stratum or tenant: the focus metric's weighted estimate, its interval, how many
+    sampled queries it rests on, and whether its interval lies wholly below the rest's."""
+
+    by: str
+    group: str
+    value: str
+    ci: str
+    n: int
+    below: bool
+
+    def cells(self) -> list[str]:
+        """The row as ``traffic_columns``' text cells."""
+        return [self.by, self.group, self.value, self.ci, str(self.n), "yes" if self.below else ""]
+
+
+def traffic_lines(t: dict) -> list[str]:
+    """What the weighted estimate says, as sentences: the estimate beside the unweighted mean of
+    the same records, the estimator, and the tenants named below the rest (when any)."""
+    focus = t["metric"]
+    w, u = Stat.model_validate(t["weighted"][focus]), Stat.model_validate(t["unweighted"][focus])
+    lines = [f"traffic-weighted {t.get('level', 'chunk')} {focus}: {inline(w)} over {t['records']} sampled queries "
+             f"(unweighted {number(u.value)}; {t.get('authored_left_out', 0)} authored record(s) not in it)",
+             f"estimator: {t['estimator']}"]
+    if t["below_others"]:
+        lines.append(f"below the rest of the traffic ({len(t['below_others'])} tenant(s)): "
+                     + listing(t["below_others"], "tenants"))
+    return lines
+
+
+def traffic_columns(t: dict) -> tuple[str, ...]:
+    """The header of the per-stratum and per-tenant table (the focus metric names its column)."""
+    return ("by", "group", t["metric"], "95% interval", "n", "below rest")
+
+
+def traffic_rows(t: dict) -> list[TrafficRow]:
+    """Every stratum (by name), then every tenant, the weakest first (no data last, ties by
+    name): with many tenants a bounded view shows the ones to read."""
+    below = set(t["below_others"])
+
+    def row(by: str, name: str, raw: dict) -> TrafficRow:
+        s = Stat.model_validate(raw)
+        return TrafficRow(by, name, number(s.value), ci_text(s, ", ", 3) or "-", s.n, by == "tenant" and name in below)
+
+    tenants = sorted(t["tenants"].items(), key=lambda kv: (kv[1]["value"] is None, kv[1]["value"] or 0.0, kv[0]))
+    return [row("stratum", h, s) for h, s in sorted(t["strata"].items())] + [row("tenant", n, s) for n, s in tenants]
+
+
+def subset_sentence(s: dict) -> str:
+    """``--subset N``: what was scored, and the smallest difference it still sees."""
+    of = sum(v[1] for v in s["strata"].values())
+    seen = f"{s['mdd']:.3f}" if s["mdd"] is not None else "(no data)"
+    return (f"subset: {s['n']} of {of} records, stable and stratified over {len(s['strata'])} strata; minimum "
+            f"detectable difference in {s['metric']} at {s['power']:.0%} power: {seen} ({s['variance']})")
+
+
+def subset_rows(s: dict) -> list[list[str]]:
+    """Each stratum of the subset (by name): how many records were taken of how many, as
+    ``SUBSET_COLUMNS``' text cells."""
+    return [[h, str(taken), str(of)] for h, (taken, of) in sorted(s["strata"].items())]

@@ -12,7 +12,8 @@ and flagging every number would bury the real finds (the test holds clean querie
 The detectors run one after another on the text the previous one left, in the order of
 ``DETECTORS``: the most specific first (a URL's credentials before the e-mail address they
 look like, a card before the phone number its digits also match). Person names have no
-pattern; ``PersonNames`` wraps Presidio when it is installed (it is not a dependency).
+pattern: a detector chosen by name (``labeller.traffic.names``: Presidio, a list of names)
+finds them when asked for, and ``PersonNames`` replaces what it found.
 """
 
 from __future__ import annotations
@@ -23,6 +24,9 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
+
+from labeller.traffic.names import NameDetector, make_detector
 
 KINDS = ("EMAIL", "PHONE", "CARD", "IBAN", "IP", "URL", "SECRET", "SSN", "PERSON")
 
@@ -146,7 +150,7 @@ DETECTORS: tuple[Detector, ...] = (
 class Redactor:
     """Replaces personal data with typed placeholders and counts what it replaced.
 
-    ``extra``: more detectors run after the built-in ones (``PersonNames`` when wanted); each
+    ``extra``: more detectors run after the built-in ones (``PersonNames`` when asked for); each
     is a callable ``(text) -> (text, {kind: count})``."""
 
     counts: Counter[str] = field(default_factory=Counter)
@@ -185,36 +189,33 @@ class Redactor:
         return {kind: self.counts.get(kind, 0) for kind in sorted(KINDS)}
 
 
-def make_redactor(names: bool = False) -> Redactor:
-    """The redactor a sampling run uses; ``names`` adds the person-name plug-in (Presidio must be
-    installed: ``InvalidInput`` says so otherwise)."""
-    return Redactor(extra=(PersonNames(),) if names else ())
+def make_redactor(names: str | None = None, root: Path = Path(".")) -> Redactor:
+    """The redactor a sampling run uses; ``names`` adds a person-name detector by its spec
+    (``names.make_detector``: ``InvalidInput`` when it is unknown or cannot run here), a list
+    file of which is read relative to ``root``."""
+    if names is None:
+        return Redactor()
+    return Redactor(extra=(PersonNames(make_detector(names, root)),))
 
 
 class PersonNames:
-    """Person names by Presidio's analyzer, when ``presidio-analyzer`` is installed.
+    """A person-name detector's spans replaced with ``<PERSON>`` and counted: one replacement
+    for every detector (``labeller.traffic.names``), so a new detector only finds spans.
+    Overlapping or touching spans are one name."""
 
-    Names need a trained recogniser (a pattern cannot tell "Rich Text" from "Rich Hickey");
-    Presidio brings one and a spaCy model, hundreds of megabytes labeller does not ship. So
-    this is a plug-in: asked for (``[traffic] redact_names = true``) without Presidio, the run
-    stops and says so rather than silently leaving names in."""
-
-    def __init__(self) -> None:
-        from labeller.errors import InvalidInput
-
-        try:
-            from presidio_analyzer import AnalyzerEngine  # type: ignore[import-not-found]
-        except ImportError:
-            raise InvalidInput("[traffic] redact_names needs presidio-analyzer (and its spaCy model) installed: "
-                               "pip install presidio-analyzer") from None
-        self.engine = AnalyzerEngine()
+    def __init__(self, detector: NameDetector) -> None:
+        self.detector = detector
 
     def __call__(self, text: str) -> tuple[str, dict[str, int]]:
-        found = sorted(self.engine.analyze(text=text, entities=["PERSON"], language="en"),
-                       key=lambda r: r.start, reverse=True)
-        for r in found:
-            text = text[:r.start] + "<PERSON>" + text[r.end:]
-        return text, {"PERSON": len(found)} if found else {}
+        merged: list[list[int]] = []
+        for start, end in sorted(self.detector.find(text)):
+            if merged and start <= merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], end)
+            else:
+                merged.append([start, end])
+        for start, end in reversed(merged):
+            text = text[:start] + "<PERSON>" + text[end:]
+        return text, {"PERSON": len(merged)} if merged else {}
 
 
 def flagged(texts: Iterable[str]) -> int:

@@ -6,7 +6,8 @@ query to its gold spans beside what was retrieved, and the leak report: document
 quote golden queries, each opening on the quoted text in its document. The eval runs over
 the project's own chunks or over a chunk file (SPEC §10, ``labeller eval --chunks``), and
 every result says which chunking it was measured on: chunk-level numbers are relative to
-it, the character ones are not. The Chunkers tab compares chunkings (``chunkers.py``).
+it, the character ones are not. The Chunkers tab compares chunkings (``chunkers.py``); the
+Traffic tab shows the traffic-weighted estimates (``traffic_estimates.py``).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from labeller.app.widgets.fields import SafeInput
 from labeller.app.screens.base import SessionScreen
 from labeller.app.screens.chunkers import ChunkersView
 from labeller.app.screens.host import AppHost
+from labeller.app.screens.traffic_estimates import TrafficEstimatesView
 from labeller.app.session.drilldown import (drill_down, leak_places, record_run, result_age, retriever_choices,
                                            run_eval)
 from labeller.app.session.structure import structure_styles
@@ -59,6 +61,7 @@ TAB_KEYS = (
     ("alt+l", "tab-leaks", "Leaks", "tab", "documents that quote two or more golden queries"),
     ("alt+d", "tab-diagnostics", "Diagnostics", "tab", "the checks the eval read from the golden set"),
     ("alt+k", "tab-chunkers", "Chunkers", "tab", "compare chunkings on the golden set"),
+    ("alt+t", "tab-traffic", "Traffic", "tab", "traffic-weighted recall per stratum and tenant, and the subset's strata"),
 )
 NOT_RUN = "not run yet: ctrl+r runs the eval of questions.jsonl as saved"
 
@@ -134,6 +137,8 @@ class EvalScreen(SessionScreen):
             with TabPane("Chunkers", id="tab-chunkers"):
                 yield ChunkersView(lambda: self.session.project, self.session.config.eval.shipped_k, id="chunkers",
                                    retriever=self.retriever)
+            with TabPane("Traffic", id="tab-traffic"):
+                yield TrafficEstimatesView(NOT_RUN, id="traffic-estimates")
         yield KeyBar()
 
     def on_mount(self) -> None:
@@ -268,6 +273,7 @@ class EvalScreen(SessionScreen):
         self._show_queries(report)
         self._show_leaks(report)
         self._show_diagnostics(report)
+        self.query_one(TrafficEstimatesView).show(report.report)
 
     # -- showing --------------------------------------------------------------------------
 

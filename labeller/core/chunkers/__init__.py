@@ -139,20 +139,21 @@ def chunker_class(name: str) -> type:
                                                         f"{', '.join(sorted(REGISTRY.names()))}"))
 
 
-def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
-    """``"name:key=value,..."`` → ``(name, {key: raw value})``, refusing a malformed spec."""
+def parse_spec(spec: str, what: str = "chunker") -> tuple[str, dict[str, str]]:
+    """``"name:key=value,..."`` → ``(name, {key: raw value})``, refusing a malformed spec (the
+    error names ``what`` it was to choose: a chunker, a person-name detector)."""
     name, colon, rest = spec.partition(":")
     name = name.strip()
     if not _SPEC.fullmatch(name):
-        raise InvalidInput(f"chunker {spec!r}: the name must be lower-case letters, digits, '.', '_' or '-'")
+        raise InvalidInput(f"{what} {spec!r}: the name must be lower-case letters, digits, '.', '_' or '-'")
     params: dict[str, str] = {}
     if colon:
         for item in rest.split(","):
             key, eq, value = (part.strip() for part in item.partition("="))
             if not eq or not key or not value:
-                raise InvalidInput(f"chunker {spec!r}: {item.strip()!r} is not key=value")
+                raise InvalidInput(f"{what} {spec!r}: {item.strip()!r} is not key=value")
             if key in params:
-                raise InvalidInput(f"chunker {spec!r}: {key!r} is given twice")
+                raise InvalidInput(f"{what} {spec!r}: {key!r} is given twice")
             params[key] = value
     return name, params
 
