@@ -100,13 +100,18 @@ class LabellerApp(App):
                 tooltip="Quit (unsaved edits stay in the journal and are offered next time)"),
     ]
 
-    def __init__(self, session: AuthoringSession, *, watch_corpus: bool = True, **kwargs) -> None:
+    def __init__(self, session: AuthoringSession, *, watch_corpus: bool = True, first_mode: str | None = None,
+                 **kwargs) -> None:
         """``watch_corpus=False`` (tests, screenshots) leaves the corpus to ``check_corpus``
-        and the check before every rebuild, so nothing happens on a clock.
+        and the check before every rebuild, so nothing happens on a clock. ``first_mode``: the
+        screen shown first instead of the question list (``labeller app --queue``: the queue).
 
         Reads the user's keymap first: an unknown binding id there is an ``InvalidInput``
         (exit 2) before anything is shown."""
         keymap = load_keymap(binding_ids)
+        if first_mode is not None:
+            assert first_mode in self.MODES, first_mode
+            self.DEFAULT_MODE = first_mode  # Textual's own knob, read by App.__init__
         super().__init__(**kwargs)
         self.keymap = keymap
         self.settings, self._settings_problem = load_settings()
