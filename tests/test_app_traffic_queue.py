@@ -172,7 +172,7 @@ async def label_every_item(pilot, plan: dict[str, tuple], before: str) -> None:
             await pilot.press("p")
             await settle(pilot)
             passages = app.screen.query_one("#traffic-passages")
-            assert [str(passages.get_option_at_index(i).prompt) for i in range(passages.option_count)] == [
+            assert [passages.render_line(y).text.strip() for y in range(passages.option_count)] == [  # as drawn
                 "1. chunk-17 (0.82) → guide/rotate.md:7 [exact]",
                 "2. chunk-99 (0.1): not placed: text not found in the corpus (not a…"]
             assert_focus_on_screen(app, "traffic-passages")
