@@ -112,9 +112,10 @@ class TrafficScreen(SessionScreen):
         if states:
             table.move_cursor(row=max(0, min(row, len(states) - 1)))
         unsaved = sum(st.unsaved for st in states)
-        summary.update(fmt(f"$path · {len(states)} items: "
-                           + ", ".join(f"{counts[k]} {k}" for k in SUMMARY_ORDER if k in counts)
-                           + (f" · {unsaved} unsaved" if unsaved else ""), path=self.queue.path.name))
+        table.border_title = visible_line(f"traffic queue · {self.queue.path.name}")  # the counts get the line
+        summary.update(Content(f"{len(states)} items: "
+                               + ", ".join(f"{counts[k]} {k}" for k in SUMMARY_ORDER if k in counts)
+                               + (f" · {unsaved} unsaved" if unsaved else "")))
         self._show_item(self.current_id)
 
     def on_screen_resume(self) -> None:
