@@ -8,6 +8,7 @@ import json
 import pytest
 
 from helpers_app import assert_focus_on_screen, make_app, run_async, settle, write_small_project
+from labeller.app.session.drafts import LocatorDraft
 from labeller.app.session.session import AuthoringSession
 from labeller.app.session.traffic_queue import TrafficQueue, attach_queue, queue_path
 from labeller.errors import InvalidInput
@@ -231,6 +232,10 @@ def test_verdict_toggles_and_refuses_a_labelled_item(project):
     assert queue.take("t-000000000002", session) == rid  # one draft per item
     st = queue.state("t-000000000002", session)
     assert (st.record, st.label, st.kind, st.unsaved) == (rid, f"{rid} incomplete", "in progress", True)
+    session.update(rid, locators=(LocatorDraft(quote="Tuesday"),))  # not resolved yet: this session read no corpus
+    st = queue.state("t-000000000002", session)
+    assert (st.label, st.kind, st.done) == (f"{rid} …", "resolving", False)
+    session.undo()  # the locator
     with pytest.raises(InvalidInput, match=f"labelled as {rid}"):
         queue.set_verdict("t-000000000002", "out_of_scope", session.drafts)
     session.undo()  # one step: the draft gone, the item is open again (found from the drafts, never kept aside)

@@ -109,10 +109,9 @@ class LabellerApp(App):
         Reads the user's keymap first: an unknown binding id there is an ``InvalidInput``
         (exit 2) before anything is shown."""
         keymap = load_keymap(binding_ids)
-        if first_mode is not None:
-            assert first_mode in self.MODES, first_mode
-            self.DEFAULT_MODE = first_mode  # Textual's own knob, read by App.__init__
+        assert first_mode is None or first_mode in self.MODES, first_mode
         super().__init__(**kwargs)
+        self.first_mode = first_mode
         self.keymap = keymap
         self.settings, self._settings_problem = load_settings()
         self.session = session
@@ -129,6 +128,8 @@ class LabellerApp(App):
 
     def on_mount(self) -> None:
         self.set_keymap(self.keymap)
+        if self.first_mode is not None:
+            self.switch_mode(self.first_mode)  # before the journal's question, which then shows over it
         if self._settings_problem:
             self.notify(visible_line(self._settings_problem), severity="warning", timeout=10, markup=False)
         if self.settings.theme in self.available_themes:

@@ -21,7 +21,7 @@ from textual.widgets import DataTable, Header, Input, OptionList, Static, Tabbed
 from textual.widgets.option_list import Option
 
 from labeller.app.screens.base import LatestOnly, SessionScreen
-from labeller.app.session.traffic_queue import VERDICTS, PlacedPassage, TrafficQueue, queue_path
+from labeller.app.session.traffic_queue import RESOLVING, VERDICTS, PlacedPassage, TrafficQueue, queue_path
 from labeller.app.widgets.corpus import SearchPanel
 from labeller.app.widgets.key_bar import KeyBar
 from labeller.app.widgets.markup import fmt, fmt_block
@@ -276,7 +276,7 @@ class TrafficScreen(SessionScreen):
 
 WHY_CHARS = 36
 COLUMNS = ("status", "stratum", "weight", "query")
-SUMMARY_ORDER = ("labelled", "in progress", "open", *VERDICTS.values())
+SUMMARY_ORDER = ("labelled", "in progress", RESOLVING, "open", *VERDICTS.values())
 
 
 def passage_line(p: PlacedPassage) -> str:

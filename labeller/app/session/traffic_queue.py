@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from labeller.app.session.statuses import STATUS_RESOLVED, STATUS_UNANSWERABLE
+from labeller.app.session.statuses import STATUS_PENDING, STATUS_RESOLVED, STATUS_UNANSWERABLE
 from labeller.core.models import TrafficProvenance
 from labeller.core.passages import Passage, PassageLocator, Placement
 from labeller.core.vocab import Place
@@ -38,6 +38,7 @@ DEFAULT_QUEUE = Path("golden") / "traffic-queue.jsonl"  # where `labeller traffi
 VERDICTS = {"out_of_scope": "out of scope", "unclear": "unclear"}
 OPEN = "open"
 NEGATIVE = "negative"  # an unanswerable record's state: the corpus does not answer the query
+RESOLVING = "resolving"
 DONE = frozenset({STATUS_RESOLVED, NEGATIVE, *VERDICTS.values()})
 
 
@@ -63,9 +64,12 @@ class ItemState:
 
     @property
     def kind(self) -> str:
-        """The summary's count it adds to."""
+        """The summary's count it adds to (a record not resolved yet, as while the corpus is
+        read at start, is neither labelled nor in progress)."""
         if self.record is None:
             return self.state
+        if self.state == STATUS_PENDING:
+            return RESOLVING
         return "labelled" if self.done else "in progress"
 
 
