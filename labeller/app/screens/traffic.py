@@ -1,13 +1,17 @@
 """The traffic queue (issue 39.4): label the queries sampled from a query log.
 
 The list is the queue file's items (already redacted) with their stratum, weight (1/π) and
-where each stands: open, the record made from it, or the verdict kept in the queue file.
+where each stands: open, the verdict kept in the queue file, or the record made from it and
+that record's status (``hb-093 resolved``); the line above counts them and the unsaved records.
 Enter (or l) makes the item a draft question (query, split and provenance filled in) and opens the
-editor on it with the corpus search already run on the query; ``n`` makes it a negative
-record without leaving the list; ``o`` / ``u`` mark it out of scope / unclear in the queue
-file (again: cleared). Below the list, the pipeline's own retrieved passages of the item,
-placed in the corpus by the passage locator: ``p`` goes to them, Enter on one opens the item
-in the editor at that passage. The state is ``labeller.app.session.traffic_queue``'s.
+editor on it with the corpus search already run on the query and its hits in view (at 80
+columns, the editor's full-width corpus view); ``n`` makes it a negative record without
+leaving the list; ``o`` / ``u`` mark it out of scope / unclear in the queue file (again:
+cleared). Each of those, and coming back from the editor with the item labelled, puts the
+cursor on the next item left to do, so a queue is walked with Enter and F10 alone. Below the
+list, the pipeline's own retrieved passages of the item, placed in the corpus by the passage
+locator: ``p`` goes to them, Enter on one opens the item in the editor at that passage. The
+state is ``labeller.app.session.traffic_queue``'s.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from textual.widgets import DataTable, Header, Input, OptionList, Static, Tabbed
 from textual.widgets.option_list import Option
 
 from labeller.app.screens.base import LatestOnly, SessionScreen
-from labeller.app.session.traffic_queue import RESOLVING, VERDICTS, PlacedPassage, TrafficQueue, queue_path
+from labeller.app.session.traffic_queue import KINDS, PlacedPassage, TrafficQueue, queue_path
 from labeller.app.widgets.corpus import SearchPanel
 from labeller.app.widgets.key_bar import KeyBar
 from labeller.app.widgets.markup import fmt, fmt_block
@@ -114,7 +118,7 @@ class TrafficScreen(SessionScreen):
         unsaved = sum(st.unsaved for st in states)
         table.border_title = visible_line(f"traffic queue · {self.queue.path.name}")  # the counts get the line
         summary.update(Content(f"{len(states)} items: "
-                               + ", ".join(f"{counts[k]} {k}" for k in SUMMARY_ORDER if k in counts)
+                               + ", ".join(f"{counts[k]} {k}" for k in KINDS if k in counts)
                                + (f" · {unsaved} unsaved" if unsaved else "")))
         self._show_item(self.current_id)
 
@@ -276,7 +280,6 @@ class TrafficScreen(SessionScreen):
 
 WHY_CHARS = 36
 COLUMNS = ("status", "stratum", "weight", "query")
-SUMMARY_ORDER = ("labelled", "in progress", RESOLVING, "open", *VERDICTS.values())
 
 
 def passage_line(p: PlacedPassage) -> str:

@@ -9,7 +9,9 @@ written atomically, and nothing in the golden set.
 
 Which item a draft came from is read from the drafts themselves (same log hash and stratum),
 never kept beside them: undo, a deleted draft or a restored journal change it without this
-model being told. The model holds no UI; the app's traffic screen shows it.
+model being told. ``states`` says where every item stands (open, a verdict, or its record's
+status), for the list and its counts; ``next_to_do`` is the item the list goes on to once one
+is done. The model holds no UI; the app's traffic screen shows it.
 """
 
 from __future__ import annotations
@@ -38,8 +40,9 @@ DEFAULT_QUEUE = Path("golden") / "traffic-queue.jsonl"  # where `labeller traffi
 VERDICTS = {"out_of_scope": "out of scope", "unclear": "unclear"}
 OPEN = "open"
 NEGATIVE = "negative"  # an unanswerable record's state: the corpus does not answer the query
-RESOLVING = "resolving"
 DONE = frozenset({STATUS_RESOLVED, NEGATIVE, *VERDICTS.values()})
+LABELLED, IN_PROGRESS, RESOLVING = "labelled", "in progress", "resolving"
+KINDS = (LABELLED, IN_PROGRESS, RESOLVING, OPEN, *VERDICTS.values())  # what the screen counts, in this order
 
 
 @dataclass(frozen=True)
@@ -70,7 +73,7 @@ class ItemState:
             return self.state
         if self.state == STATUS_PENDING:
             return RESOLVING
-        return "labelled" if self.done else "in progress"
+        return LABELLED if self.done else IN_PROGRESS
 
 
 @dataclass(frozen=True)
