@@ -103,7 +103,8 @@ def test_from_a_log_file_to_ten_labelled_questions_by_keyboard(tmp_path, monkeyp
                  "--tenant", "tenant", "--doc-ids", "ids", "--doc-texts", "texts", "--doc-scores", "scores"]) == 0
     assert "4 requests of golden-set queries left out" in capsys.readouterr().out
     queue = read_queue(qpath, None)
-    assert next(it for it in queue if it.retrieved).retrieved[1].text == "nothing like this is in the corpus; call <PHONE>"
+    passages = next(it for it in queue if it.retrieved).retrieved
+    assert passages[1].text == "nothing like this is in the corpus; call <PHONE>"
     raw_of = {q.replace(EMAIL, "<EMAIL>").replace(PHONE_NO, "<PHONE>"): q for q, _, _ in LOG}
     plan = {it.id: dict((q, a) for q, _, a in LOG)[raw_of[it.query]] for it in queue}
     assert [a[0] for a in plan.values()].count("negative") == 3 and len(plan) == 12
@@ -131,8 +132,9 @@ def test_from_a_log_file_to_ten_labelled_questions_by_keyboard(tmp_path, monkeyp
     for r in new:
         it = next(i for i in queue if i.query == r["query"])
         raw = raw_of[it.query]
-        assert r["traffic"] == {"stratum": it.stratum, "pi": it.pi, "frequency": it.frequency,
-                                "log_hash": salted_hash(SALT.encode(), raw), **({"tenant": "acme"} if it.tenant else {})}
+        assert r["traffic"] == {"stratum": it.stratum, "pi": it.pi, "frequency": it.frequency,  # and no text
+                                "log_hash": salted_hash(SALT.encode(), raw),
+                                **({"tenant": "acme"} if it.tenant else {})}
         assert r["split"] == it.split
         action = plan[it.id]
         if action[0] == "negative":
