@@ -100,14 +100,18 @@ class LabellerApp(App):
                 tooltip="Quit (unsaved edits stay in the journal and are offered next time)"),
     ]
 
-    def __init__(self, session: AuthoringSession, *, watch_corpus: bool = True, **kwargs) -> None:
+    def __init__(self, session: AuthoringSession, *, watch_corpus: bool = True, first_mode: str | None = None,
+                 **kwargs) -> None:
         """``watch_corpus=False`` (tests, screenshots) leaves the corpus to ``check_corpus``
-        and the check before every rebuild, so nothing happens on a clock.
+        and the check before every rebuild, so nothing happens on a clock. ``first_mode``: the
+        screen shown first instead of the question list (``labeller app --queue``: the queue).
 
         Reads the user's keymap first: an unknown binding id there is an ``InvalidInput``
         (exit 2) before anything is shown."""
         keymap = load_keymap(binding_ids)
+        assert first_mode is None or first_mode in self.MODES, first_mode
         super().__init__(**kwargs)
+        self.first_mode = first_mode
         self.keymap = keymap
         self.settings, self._settings_problem = load_settings()
         self.session = session
@@ -124,6 +128,8 @@ class LabellerApp(App):
 
     def on_mount(self) -> None:
         self.set_keymap(self.keymap)
+        if self.first_mode is not None:
+            self.switch_mode(self.first_mode)  # before the journal's question, which then shows over it
         if self._settings_problem:
             self.notify(visible_line(self._settings_problem), severity="warning", timeout=10, markup=False)
         if self.settings.theme in self.available_themes:

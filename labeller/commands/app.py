@@ -14,8 +14,8 @@ def register(sub) -> None:
                        "write questions, anchor them in the corpus, watch them resolve, save and rebuild.")
     add_root_options(p)
     p.add_argument("--queue", type=Path, metavar="QUEUE",
-                   help="the traffic queue to label (F10; `labeller traffic sample --out`); default: "
-                        "golden/traffic-queue.jsonl when the project has one")
+                   help="the traffic queue to label (`labeller traffic sample --out`): the app opens on it (F10); "
+                        "default: golden/traffic-queue.jsonl when the project has one")
     p.set_defaults(func=run)
 
 
@@ -28,11 +28,13 @@ def run(args: argparse.Namespace) -> int:
     from labeller.app.session.session import AuthoringSession
 
     session = AuthoringSession.open(args.root, allow_outside=args.allow_outside)
+    first_mode = None
     if getattr(args, "queue", None) is not None:  # plain `labeller` has no --queue
         from labeller.app.session.traffic_queue import attach_queue
 
         attach_queue(session, args.queue)
-    app = LabellerApp(session)
+        first_mode = "traffic"  # asked for a queue: it is what the app opens on
+    app = LabellerApp(session, first_mode=first_mode)
     app.run()
     if app.refusal is not None:
         raise app.refusal

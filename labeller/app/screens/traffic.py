@@ -1,16 +1,22 @@
 """The traffic queue (issue 39.4): label the queries sampled from a query log.
 
 The list is the queue file's items (already redacted) with their stratum, weight (1/π) and
-where each stands: open, the record made from it, or the verdict kept in the queue file.
+where each stands: open, the verdict kept in the queue file, or the record made from it and
+that record's status (``hb-093 resolved``); the line above counts them and the unsaved records.
 Enter (or l) makes the item a draft question (query, split and provenance filled in) and opens the
-editor on it with the corpus search already run on the query; ``n`` makes it a negative
-record without leaving the list; ``o`` / ``u`` mark it out of scope / unclear in the queue
-file (again: cleared). Below the list, the pipeline's own retrieved passages of the item,
-placed in the corpus by the passage locator: ``p`` goes to them, Enter on one opens the item
-in the editor at that passage. The state is ``labeller.app.session.traffic_queue``'s.
+editor on it with the corpus search already run on the query and its hits in view (at 80
+columns, the editor's full-width corpus view); ``n`` makes it a negative record without
+leaving the list; ``o`` / ``u`` mark it out of scope / unclear in the queue file (again:
+cleared). Each of those, and coming back from the editor with the item labelled, puts the
+cursor on the next item left to do, so a queue is walked with Enter and F10 alone. Below the
+list, the pipeline's own retrieved passages of the item, placed in the corpus by the passage
+locator: ``p`` goes to them, Enter on one opens the item in the editor at that passage. The
+state is ``labeller.app.session.traffic_queue``'s.
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING, cast
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -19,13 +25,16 @@ from textual.widgets import DataTable, Header, Input, OptionList, Static, Tabbed
 from textual.widgets.option_list import Option
 
 from labeller.app.screens.base import LatestOnly, SessionScreen
-from labeller.app.session.traffic_queue import PlacedPassage, TrafficQueue, queue_path
+from labeller.app.session.traffic_queue import KINDS, PlacedPassage, TrafficQueue, queue_path
 from labeller.app.widgets.corpus import SearchPanel
 from labeller.app.widgets.key_bar import KeyBar
 from labeller.app.widgets.markup import fmt, fmt_block
 from labeller.app.widgets.table import Table
 from labeller.display import safe_line, visible_line
 from labeller.errors import LabellerError
+
+if TYPE_CHECKING:
+    from labeller.app.screens.author import AuthorScreen
 
 
 class TrafficScreen(SessionScreen):
@@ -49,6 +58,7 @@ class TrafficScreen(SessionScreen):
         self.queue: TrafficQueue | None = None
         self.problem = ""
         self._shown_passages: list[PlacedPassage] = []
+        self._sent: str | None = None  # the item last opened in the editor
         self._placing = LatestOnly(self, "traffic-passages", self._compute_placed, self._apply_placed)
 
     def compose(self) -> ComposeResult:
@@ -61,7 +71,6 @@ class TrafficScreen(SessionScreen):
 
     def on_mount(self) -> None:
         table = self.query_one("#traffic-items", DataTable)
-        table.add_columns("status", "stratum", "weight", "query")
         table.border_title = "traffic queue"
         self.query_one("#traffic-passages", OptionList).border_title = "retrieved passages (p)"
         self._load()
@@ -91,25 +100,39 @@ class TrafficScreen(SessionScreen):
             return
         table = self.query_one("#traffic-items", DataTable)
         row = table.cursor_row
-        table.clear()
+        table.clear(columns=True)  # the columns made again: their widths fit what is shown now
+        table.add_columns(*COLUMNS)
         summary = self.query_one("#traffic-summary", Static)
         if self.queue is None:
             summary.update(visible_line(self.problem))
             self._show_item(None)
             return
-        drafts = self.session.drafts
-        records = self.queue.records(drafts)
+        states = self.queue.states(self.session)
         counts: dict[str, int] = {}
-        for it in self.queue.items:
-            status = self.queue.status(it, drafts, records)
-            kind = "labelled" if it.id in records else status
-            counts[kind] = counts.get(kind, 0) + 1
-            table.add_row(safe_line(status), safe_line(it.stratum), f"{1 / it.pi:.1f}", safe_line(it.query), key=it.id)
-        if self.queue.items:
-            table.move_cursor(row=max(0, min(row, len(self.queue.items) - 1)))
-        summary.update(fmt(f"$path · {len(self.queue.items)} items: "
-                           + ", ".join(f"{n} {k}" for k, n in sorted(counts.items())), path=self.queue.path.name))
+        for st in states:
+            counts[st.kind] = counts.get(st.kind, 0) + 1
+            table.add_row(safe_line(st.label), safe_line(st.item.stratum), f"{1 / st.item.pi:.1f}",
+                          safe_line(st.item.query), key=st.item.id)
+        if states:
+            table.move_cursor(row=max(0, min(row, len(states) - 1)))
+        unsaved = sum(st.unsaved for st in states)
+        table.border_title = visible_line(f"traffic queue · {self.queue.path.name}")  # the counts get the line
+        summary.update(Content(f"{len(states)} items: "
+                               + ", ".join(f"{counts[k]} {k}" for k in KINDS if k in counts)
+                               + (f" · {unsaved} unsaved" if unsaved else "")))
         self._show_item(self.current_id)
+
+    def on_screen_resume(self) -> None:
+        """Back from the editor: once the item sent there is labelled, the list is on the next
+        item left to do and has the focus, so Enter goes on with it; an item left unfinished
+        stays under the cursor, its status saying what it lacks. (The base class's handler,
+        which Textual calls after this one, redraws the list.)"""
+        sent, self._sent = self._sent, None
+        if sent is None or self.queue is None or sent != self.current_id:
+            return
+        if self.queue.state(sent, self.session).done:
+            self._go_on(sent)
+        self.query_one("#traffic-items", DataTable).focus()
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         self._show_item(None if event.row_key is None else event.row_key.value)
@@ -149,7 +172,7 @@ class TrafficScreen(SessionScreen):
         self._shown_passages = result
         passages = self.query_one("#traffic-passages", OptionList)
         passages.clear_options()
-        passages.add_options([Option(passage_line(p), id=str(p.rank)) for p in result])
+        passages.add_options([Option(Content(passage_line(p)), id=str(p.rank)) for p in result])
 
     # -- actions --------------------------------------------------------------------------
 
@@ -183,7 +206,8 @@ class TrafficScreen(SessionScreen):
             return
         self.labeller.records_changed([rid])
         self.notify(f"{rid}: a negative record (save with ctrl+s)")
-        self._next_row()
+        self.refresh_from_session()
+        self._go_on(item_id)
 
     def action_verdict(self, verdict: str) -> None:
         item_id = self.current_id
@@ -197,11 +221,15 @@ class TrafficScreen(SessionScreen):
             return
         self.refresh_from_session()
         if not again:
-            self._next_row()
+            self._go_on(item_id)
 
-    def _next_row(self) -> None:
-        self.refresh_from_session()
-        self.query_one("#traffic-items", DataTable).action_cursor_down()
+    def _go_on(self, item_id: str) -> None:
+        """The cursor to the next item left to do after ``item_id`` (none left: it stays)."""
+        assert self.queue is not None
+        nxt = self.queue.next_to_do(item_id, self.session)
+        if nxt is not None:
+            table = self.query_one("#traffic-items", DataTable)
+            table.move_cursor(row=table.get_row_index(nxt))
 
     def action_passages(self) -> None:
         passages = self.query_one("#traffic-passages", OptionList)
@@ -230,24 +258,28 @@ class TrafficScreen(SessionScreen):
     def _to_editor(self, record_id: str, passage: PlacedPassage | None) -> None:
         """Open the draft in the editor, the search run on its query, and show ``passage``."""
         query = self.session.drafts[record_id].query
-        self.labeller.open_record(record_id)
-        self.app.call_after_refresh(self._in_editor, query, passage)
+        self._sent = self.current_id
+        self.labeller.open_record(record_id)  # switches to the editor now; it opens the record on resuming
+        if self.app.current_mode == "author":
+            # queued behind the editor's resume, which puts the focus on the query field
+            editor = cast("AuthorScreen", self.app.screen)
+            editor.call_later(self._in_editor, editor, query, passage)
 
-    def _in_editor(self, query: str, passage: PlacedPassage | None) -> None:
-        editor = self.app.screen
-        panels = editor.query(SearchPanel)
-        if not panels:
-            return
-        editor.query_one(TabbedContent).active = "tab-search"
-        box = editor.query_one("#search-input", Input)
-        box.value = query  # the panel posts its Query: the editor searches as if it were typed
+    @staticmethod
+    def _in_editor(editor: "AuthorScreen", query: str, passage: PlacedPassage | None) -> None:
+        """The search run on the query; its hits in view (at 80 columns, the corpus view in
+        place of the document: Enter on a hit opens it), or the chosen passage marked."""
         if passage is not None and passage.place is not None:
+            editor.query_one(TabbedContent).active = "tab-search"
             place = passage.place
             editor.post_message(SearchPanel.HitChosen(place.doc, place.start, place.end))
         else:
-            box.focus()
+            editor.action_focus_search()  # shows the search pane (or view) and moves the focus there
+        # the panel posts its Query: the editor searches as if it were typed
+        editor.query_one("#search-input", Input).value = query
 
 WHY_CHARS = 36
+COLUMNS = ("status", "stratum", "weight", "query")
 
 
 def passage_line(p: PlacedPassage) -> str:

@@ -9,7 +9,9 @@ written atomically, and nothing in the golden set.
 
 Which item a draft came from is read from the drafts themselves (same log hash and stratum),
 never kept beside them: undo, a deleted draft or a restored journal change it without this
-model being told. The model holds no UI; the app's traffic screen shows it.
+model being told. ``states`` says where every item stands (open, a verdict, or its record's
+status), for the list and its counts; ``next_to_do`` is the item the list goes on to once one
+is done. The model holds no UI; the app's traffic screen shows it.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from labeller.app.session.statuses import STATUS_PENDING, STATUS_RESOLVED, STATUS_UNANSWERABLE
 from labeller.core.models import TrafficProvenance
 from labeller.core.passages import Passage, PassageLocator, Placement
 from labeller.core.vocab import Place
@@ -35,6 +38,42 @@ if TYPE_CHECKING:
 
 DEFAULT_QUEUE = Path("golden") / "traffic-queue.jsonl"  # where `labeller traffic sample` is shown writing it
 VERDICTS = {"out_of_scope": "out of scope", "unclear": "unclear"}
+OPEN = "open"
+NEGATIVE = "negative"  # an unanswerable record's state: the corpus does not answer the query
+DONE = frozenset({STATUS_RESOLVED, NEGATIVE, *VERDICTS.values()})
+LABELLED, IN_PROGRESS, RESOLVING = "labelled", "in progress", "resolving"
+KINDS = (LABELLED, IN_PROGRESS, RESOLVING, OPEN, *VERDICTS.values())  # what the screen counts, in this order
+
+
+@dataclass(frozen=True)
+class ItemState:
+    """Where one item stands: ``open``, a verdict's words, or the record made from it and that
+    record's status (``resolved``, ``negative``, ``incomplete``, ``not found``, …)."""
+
+    item: QueueItem
+    record: str | None  # the draft made from it
+    state: str
+    unsaved: bool  # its record has changes not yet in questions.jsonl
+
+    @property
+    def done(self) -> bool:
+        """Nothing left to do here: an anchored or negative record, or a verdict."""
+        return self.state in DONE
+
+    @property
+    def label(self) -> str:
+        """The list's status cell: ``hb-093 resolved``, ``hb-095 negative``, ``open``."""
+        return self.state if self.record is None else f"{self.record} {self.state}"
+
+    @property
+    def kind(self) -> str:
+        """The summary's count it adds to (a record not resolved yet, as while the corpus is
+        read at start, is neither labelled nor in progress)."""
+        if self.record is None:
+            return self.state
+        if self.state == STATUS_PENDING:
+            return RESOLVING
+        return LABELLED if self.done else IN_PROGRESS
 
 
 @dataclass(frozen=True)
@@ -45,7 +84,7 @@ class PlacedPassage:
     id: str | None
     score: float | None
     place: Place | None
-    line: int | None  # the place's first line in its document
+    line: int | None  # the place's first line in its document, 1-based as the editor shows it
     how: str  # the locator's tier, or why the passage has no place
 
 
@@ -98,12 +137,29 @@ class TrafficQueue:
                 out.setdefault(by_key[key], rid)
         return out
 
-    def status(self, item: QueueItem, drafts: Mapping[str, "Draft"], records: dict[str, str] | None = None) -> str:
-        """``open``, the verdict's words, or the record made from it (``q012``, ``q012 negative``)."""
-        rid = (self.records(drafts) if records is None else records).get(item.id)
-        if rid is not None:
-            return f"{rid} negative" if drafts[rid].unanswerable else rid
-        return VERDICTS[item.verdict] if item.verdict else "open"
+    def states(self, session: "AuthoringSession") -> list["ItemState"]:
+        """Where every item stands, in the queue's order (the list and its counts draw these)."""
+        records = self.records(session.drafts)
+        out = []
+        for it in self.items:
+            rid = records.get(it.id)
+            if rid is None:
+                out.append(ItemState(it, None, VERDICTS[it.verdict] if it.verdict else OPEN, False))
+                continue
+            status = session.status(rid)[0]
+            out.append(ItemState(it, rid, NEGATIVE if status == STATUS_UNANSWERABLE else status,
+                                 session.is_dirty(rid)))
+        return out
+
+    def state(self, item_id: str, session: "AuthoringSession") -> "ItemState":
+        return next(s for s in self.states(session) if s.item.id == item_id)
+
+    def next_to_do(self, after: str, session: "AuthoringSession") -> str | None:
+        """The first item after ``after`` (round to the start) with something left to do, or
+        None when every item is done: where the list goes once an item is labelled."""
+        states = self.states(session)
+        at = next(i for i, s in enumerate(states) if s.item.id == after)
+        return next((s.item.id for s in states[at + 1:] + states[:at] if not s.done), None)
 
     # -- labelling ----------------------------------------------------------------------------
 
@@ -162,8 +218,8 @@ class TrafficQueue:
         for rank, r in enumerate(item.retrieved, start=1):
             got = where.get(id(r), "the log carried no text for it")
             if isinstance(got, Placement):
-                placed.append(PlacedPassage(rank, r.id, r.score, got.place, corpus[got.place.doc].line_of(got.place.start),
-                                            got.tier))
+                line = corpus[got.place.doc].line_of(got.place.start) + 1  # line_of counts from 0
+                placed.append(PlacedPassage(rank, r.id, r.score, got.place, line, got.tier))
             else:
                 placed.append(PlacedPassage(rank, r.id, r.score, None, None, str(got)))
         self._placed[item_id] = placed
