@@ -18,6 +18,7 @@ from itertools import islice
 from typing import TypeVar
 
 from rich.console import Console
+from rich.text import Text
 
 from labeller.display import safe_line, visible_line
 
@@ -113,6 +114,16 @@ def print_bounded(console: Console, lines: Iterable[str], total: int, what: str,
     tail = more_line(shown, total, what, listed)
     if tail:
         console.print(f"[dim]{tail}[/]", soft_wrap=True)
+
+
+def print_with_command(console: Console, message: str, command: str) -> None:
+    """A message (Rich markup) that tells the reader to run ``command``, the command on a line
+    of its own: Rich wraps a long line between words, and a command inside the sentence was cut
+    in two (issue 38: "`labeller" at the end of one line, "build`" on the next). The message
+    still wraps, between its own words; the command line is never wrapped by Rich, so at worst
+    a terminal narrower than the command folds it, which copying puts back together."""
+    console.print(message)
+    console.print(Text(f"    {command}"), soft_wrap=True)
 
 
 def print_kind(console: Console, found: Bounded[T], render: Callable[[T], str], what: str, *,

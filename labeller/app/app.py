@@ -38,6 +38,7 @@ from labeller.app.widths import BREAKPOINTS
 from labeller.app.screens.modes import SCREENS
 from labeller.app.screens.base import SessionScreen
 from labeller.app.screens.dialogs import quit_dialog, restore_dialog
+from labeller.app.session.journal_diff import journal_changes
 from labeller.app.screens.field_keys import after_typed_keys
 from labeller.app.screens.host import BindingGroups
 from labeller.app.widgets.markup import visible_line
@@ -144,7 +145,7 @@ class LabellerApp(App):
             entry = None
         if entry is not None and (entry.drafts or entry.deleted):
             changed = entry.base_sha256 != self.session.qfile.source_sha256
-            self.push_screen(restore_dialog(entry.record_ids, entry.deleted, entry.questions, changed),
+            self.push_screen(restore_dialog(journal_changes(entry, self.session.drafts), entry.questions, changed),
                              partial(self._restore_chosen, entry))
         else:
             self._prepare_when_shown = True

@@ -48,10 +48,6 @@ class JournalEntry:
         return {"format": JOURNAL_FORMAT, "questions": self.questions, "base_sha256": self.base_sha256,
                 "drafts": self.drafts, "deleted": self.deleted}
 
-    @property
-    def record_ids(self) -> list[str]:
-        return [str(d.get("id")) for d in self.drafts]
-
 
 class Journal:
     """One journal file for one project (``config.layout.journal``)."""

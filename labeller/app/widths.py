@@ -22,6 +22,10 @@ BREAKPOINTS = [(edge, f"-{name}") for name, edge in WIDTH_CLASSES]
 # where the corpus pane may sit beside the document, and whether it does unless the author chose
 SIDE_PANE = {"medium": False, "wide": True}
 PANE_CHOICES = ("shown", "hidden")
+# where the eval's recall@k curve shows, beside the metrics table (with the character table
+# under it); narrower, the tables stand one above the other at full width and a line says
+# where the curve went (issue 38.10: the README said 120 while the curve needed 140)
+CURVE_COLUMNS = 120
 
 
 def width_class(columns: int) -> str:

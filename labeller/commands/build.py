@@ -17,7 +17,7 @@ from labeller.core.build import build, write_artifacts
 from labeller.core.check import Drift, check
 from labeller.core.judgments import stale_judgments
 from labeller.core.hitrules import hit_rule_forms
-from labeller.diagnostics import Bounded, listing, print_bounded, print_kind, safe_short
+from labeller.diagnostics import Bounded, listing, print_bounded, print_kind, print_with_command, safe_short
 from labeller.display import json_dumps, safe_line
 from labeller.errors import EXIT_OK, EXIT_REFUSED, InvalidInput
 from labeller.interop.near_duplicates import NearDuplicates, describe, near_duplicates
@@ -103,8 +103,8 @@ def print_stale(stale: list[dict]) -> None:
     if not stale:
         return
     err = console(stderr=True)
-    err.print(f"[bold red]stale judgments:[/] {len(stale)} judgment(s) no longer resolve; judge those passages "
-              "again (`labeller pool` lists them)")
+    print_with_command(err, f"[bold red]stale judgments:[/] {len(stale)} judgment(s) no longer resolve; judge "
+                       "those passages again (this lists them):", "labeller pool")
     print_bounded(err, (f"  {safe_short(describe_stale(j))}" for j in stale), len(stale), "stale judgments")
 
 
@@ -152,8 +152,8 @@ def print_drift(drift: Drift) -> None:
         out.print("[green]up to date:[/] the committed artifact and manifest match a fresh build")
         return
     err = console(stderr=True)
-    err.print("[bold red]drift:[/] the committed golden set does not match a fresh build "
-              "(run `labeller build` and commit the result)")
+    print_with_command(err, "[bold red]drift:[/] the committed golden set does not match a fresh build; run this "
+                       "and commit the result:", "labeller build")
     print_bounded(err, (f"  {safe_short(p)}" for p in drift.problems), drift.problems.total,
                   "problems with the committed artifact", listed=len(drift.problems))
     for label, items in drift.change_rows():

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from labeller.commands.common import console
-from labeller.diagnostics import print_bounded, safe_short
+from labeller.diagnostics import print_bounded, print_with_command, safe_short
 from labeller.review.log import STATUS_LABELS, STATUSES
 
 
@@ -19,7 +19,7 @@ def print_pending(pending: dict[str, str]) -> None:
     if not pending:
         return
     err = console(stderr=True)
-    err.print(f"[bold red]not reviewed:[/] {len(pending)} record(s) are unreviewed, flagged or changed since their "
-              "review (labeller review)")
+    print_with_command(err, f"[bold red]not reviewed:[/] {len(pending)} record(s) are unreviewed, flagged or changed "
+                       "since their review; review them with:", "labeller review")
     print_bounded(err, (f"  {safe_short(rid)}: {STATUS_LABELS[status]}" for rid, status in pending.items()),
                   len(pending), "records not reviewed")

@@ -47,12 +47,13 @@ class Choice(ModalScreen[str | None]):
             self.dismiss(None)
 
 
-def restore_dialog(ids: list[str], deleted: list[str], questions: str, changed_since: bool) -> Choice:
-    listed = ", ".join(ids[:12]) + (" …" if len(ids) > 12 else "")
-    body = fmt(f"The journal holds unsaved edits from a previous session of [b]$questions[/b]:\n"
-               f"{len(ids)} edited or new record(s): $listed", questions=questions, listed=listed or "-")
-    if deleted:
-        body += fmt(f"\n{len(deleted)} deleted record(s): $ids", ids=", ".join(deleted[:12]))
+def restore_dialog(changes: list[str], questions: str, changed_since: bool) -> Choice:
+    """``changes``: one line per record the journal holds, saying what restoring it changes
+    (``session.journal_diff.journal_changes``), not just its id (issue 38.12)."""
+    body = fmt("The journal holds unsaved edits from a previous session of [b]$questions[/b]; restoring "
+               "puts back, per record:", questions=questions)
+    for line in changes:
+        body += fmt("\n- $line", line=line)
     if changed_since:
         body += Content.from_markup("\n\n[$warning]The questions file changed on disk since then; restoring puts "
                                     "your edited records over the current file.[/]")

@@ -16,9 +16,11 @@ from collections.abc import Sequence
 from functools import partial
 from typing import TYPE_CHECKING, cast
 
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, VerticalScroll
+from textual.color import Color
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import (Button, DataTable, Header, Input, ProgressBar, Select, Static, TabbedContent,
@@ -37,6 +39,7 @@ from labeller.app.widgets.key_bar import KeyBar
 from labeller.app.widgets.document_view import DocumentView, Mark
 from labeller.app.widgets.markup import fmt, visible, visible_line
 from labeller.app.widgets.table import Table
+from labeller.app.widths import CURVE_COLUMNS
 from labeller.display import safe_line
 from labeller.errors import LabellerError
 from labeller.eval.leaks import CLEAN
@@ -64,6 +67,11 @@ TAB_KEYS = (
     ("alt+t", "tab-traffic", "Traffic", "tab", "traffic-weighted recall per stratum and tenant, and the subset's strata"),
 )
 NOT_RUN = "not run yet: ctrl+r runs the eval of questions.jsonl as saved"
+CURVE_NOTE = (f"the recall@k curve shows at {CURVE_COLUMNS} columns or wider; its points are the recall@k rows "
+              "of the table above")
+# the two curves: (level, plotext marker, its glyph in the legend, theme colour, legend words)
+CURVES = (("chunk", "braille", "⢕⢕", "accent", "chunk level"),
+          ("doc", "dot", "••", "success", "document level"))
 
 
 def chunking_line(chunking: ChunkingSummary, path: str | None) -> Content:
@@ -122,9 +130,12 @@ class EvalScreen(SessionScreen):
             yield Static(NOT_RUN, id="eval-status")
         yield Static("", id="eval-chunking")
         with Horizontal(id="eval-top"):
-            yield PlotextPlot(id="eval-plot")
             yield Table(id="eval-metrics", cursor_type="row", zebra_stripes=True)
-            yield Table(id="eval-chars", cursor_type="row", zebra_stripes=True)
+            with Vertical(id="eval-side"):
+                yield PlotextPlot(id="eval-plot")
+                yield Static("", id="eval-legend")
+                yield Static(CURVE_NOTE, id="eval-curve-note")
+                yield Table(id="eval-chars", cursor_type="row", zebra_stripes=True)
         with TabbedContent(id="eval-tabs"):
             with TabPane("Queries", id="tab-queries"):
                 yield Static(NOT_RUN, id="eval-queries-empty")
@@ -140,6 +151,17 @@ class EvalScreen(SessionScreen):
             with TabPane("Traffic", id="tab-traffic"):
                 yield TrafficEstimatesView(NOT_RUN, id="traffic-estimates")
         yield KeyBar()
+
+    def on_compose(self) -> None:
+        self._curve_class(self.app.size.width)  # before the first frame, as the width class is (base.py)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._curve_class(event.size.width)
+
+    def _curve_class(self, width: int) -> None:
+        """``-curve`` on the screen where the recall@k curve fits beside the metrics table
+        (``widths.CURVE_COLUMNS``); eval.tcss lays the tables out by it."""
+        self.set_class(width >= CURVE_COLUMNS, "-curve")
 
     def on_mount(self) -> None:
         self.query_one("#eval-metrics", DataTable).add_columns("metric", "chunk level", "document level")
@@ -306,15 +328,21 @@ class EvalScreen(SessionScreen):
         plt = plot.plt
         plt.clear_data()
         plt.clear_figure()
-        # k values are far apart (1 ... 50): plot them at even steps, labelled with their k
-        for level, marker in (("chunk", "braille"), ("doc", "dot")):
+        legend = []
+        # k values are far apart (1 ... 50): plot them at even steps, labelled with their k. The
+        # legend is a line under the plot, not plotext's own, which it draws inside the plot's
+        # top left corner, over the 1.0 line a good curve reaches (issue 38.10)
+        for level, marker, glyph, colour, words in CURVES:
             pts = report.recall_curve(level)
             if pts:
-                plt.plot([i for i, _ in pts], [v for _, v in pts], marker=marker, label=f"{level} recall@k")
+                rgb = Color.parse(self.app.theme_variables[colour])
+                plt.plot([i for i, _ in pts], [v for _, v in pts], marker=marker, color=rgb.rgb)
+                legend.append(fmt(f"[b {rgb.hex}]{glyph}[/] $words", words=words))
         plt.xticks(list(range(len(ks))), [str(k) for k in ks])
         plt.ylim(0, 1)
         plt.title(f"recall@k ({report.report.fingerprint.hit_rule})")
         plot.refresh()
+        self.query_one("#eval-legend", Static).update(Content("   ").join(legend))
 
     def _show_metrics(self, report: ReportView) -> None:
         table = self.query_one("#eval-metrics", DataTable)

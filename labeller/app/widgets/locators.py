@@ -14,6 +14,7 @@ from labeller.app.widgets.fields import SafeInput
 from labeller.app.widgets.markup import display_line
 from labeller.app.widgets.question_list import status_text
 from labeller.app.widgets.table import Table
+from labeller.app.widgets.tick_box import TickBox
 from labeller.display import safe_line
 
 
@@ -94,7 +95,7 @@ class LocatorForm(Vertical):
             yield Label("doc", classes="field-label")
             yield SafeInput(placeholder="optional: pin to one document", id="loc-doc", compact=True,
                             suggester=SuggestFromList(list(self._doc_shown), case_sensitive=True))
-            yield Checkbox("exact", id="loc-exact", compact=True)
+            yield TickBox("exact", id="loc-exact", compact=True)
         with Horizontal(classes="field"):
             yield Label("context", classes="field-label")
             yield SafeInput(placeholder="optional: text just before the quote", id="loc-prefix", compact=True)
@@ -102,7 +103,7 @@ class LocatorForm(Vertical):
         with Horizontal(classes="field"):
             yield Label("heading", classes="field-label")
             yield SafeInput(placeholder="or: a whole section (needs doc)", id="loc-heading", compact=True)
-            yield Checkbox("whole doc", id="loc-whole", compact=True,
+            yield TickBox("whole doc", id="loc-whole", compact=True,
                            tooltip="label the whole document (SPEC §2.1): only with no quote and no heading")
 
     def load(self, loc: LocatorDraft | None) -> None:

@@ -30,12 +30,19 @@ EMPTY_LOCATOR = ("empty locator: select the answer in the document, or type its 
                  "([b]alt+w[/b]); [b]ctrl+l[/b] adds another locator")
 
 
-# what each colour in the document view means (the component classes of DocumentView)
-LEGEND = Content.from_markup(
-    "[dim]colours:[/] [on $accent] quote [/] [on $success-muted] span [/] [on $primary-muted] chunk [/] "
-    "[on $secondary-muted] the record's other spans [/] [b u on $warning-muted] occurrence [/] "
-    "[on $warning-muted] search hit · suggestion · unlabelled [/] [b $secondary]▐[/] in the gutter: "
-    "other questions' labels")
+# What each colour in the document view means (the component classes of DocumentView), one
+# line per colour (issue 38.12: as one run-on paragraph it was read as a sentence, not as a key):
+# the sample in its colour, then what it marks. Each line fits the record column at 80 columns.
+LEGEND_ROWS = (("on $accent", "quote", "the quoted words"), ("on $success-muted", "span", "the answer span"),
+               ("on $primary-muted", "chunk", "its chunk(s)"), ("on $secondary-muted", "other", "other locators"),
+               ("b u on $warning-muted", "occurrence", "each place found"),
+               ("on $warning-muted", "search hit", "a search result"),
+               ("on $warning-muted", "suggestion", "a suggested span"),
+               ("on $warning-muted", "unlabelled", "not labelled yet"))
+LEGEND = Content("\n").join([
+    Content.from_markup("[dim]colours in the document[/]"),
+    *(fmt(f"[{style}] $name[/] $meaning", name=f"{name:<10}", meaning=meaning) for style, name, meaning in LEGEND_ROWS),
+    fmt("[b $secondary]▐[/] $name $meaning", name=f"{'gutter':<9}", meaning="other questions")])
 
 
 def in_context(text: str, start: int, end: int) -> Content:
@@ -154,6 +161,9 @@ class PreviewPanel(Vertical, can_focus=True):
         if r.kind == "not_found":
             lines.append(Content("nearest passages (Enter or ctrl+g accepts one):" if r.suggestions
                                  else "no passage is close enough to suggest"))
+        elif r.kind == "ambiguous" and p.pins:  # the list starts with documents, not occurrences (issue 38.12)
+            lines.append(Content("pin to a document, or pick an occurrence (Enter or ctrl+g): a pin writes the "
+                                 "document, an occurrence its context; the quote stays:"))
         elif r.kind == "ambiguous":
             lines.append(Content("occurrences (Enter or ctrl+g picks one: its context is written, the quote stays):"))
         elif r.suggestions:

@@ -15,6 +15,7 @@ from labeller.app.session.drafts import Draft
 from labeller.app.widgets.fields import SafeInput
 from labeller.app.widgets.fields_area import SafeTextArea
 from labeller.app.widgets.markup import fmt
+from labeller.app.widgets.tick_box import TickBox
 
 
 class QuestionForm(Vertical):
@@ -51,7 +52,7 @@ class QuestionForm(Vertical):
             yield SafeInput(placeholder="comma separated", id="form-tags", compact=True)
         with Horizontal(classes="field flag"):  # a row of its own: never pushed out of a narrow column
             yield Label("", classes="field-label")
-            yield Checkbox("unanswerable", id="form-unanswerable", compact=True)
+            yield TickBox("unanswerable", id="form-unanswerable", compact=True)
 
     def load(self, draft: Draft) -> None:
         """Show ``draft`` without echoing the values back as edits."""
