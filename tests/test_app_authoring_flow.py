@@ -278,7 +278,7 @@ async def test_empty_states_say_what_to_do_next(tmp_path):
         assert "ctrl+n" in str(app.screen.query_one("#question-detail").visual)
         await pilot.press("f3")
         await settle(pilot)
-        assert isinstance(app.screen, AuthorScreen) and "ctrl+n" in app.screen.sub_title
+        assert isinstance(app.screen, AuthorScreen) and "ctrl+n" in app.screen.status_text  # its status line
         await pilot.press("ctrl+n")
         await settle(pilot)
         assert "ctrl+l" in status_text(app), "a question without locators says how to add one"

@@ -3,7 +3,9 @@
 * "Reload corpus" has a key (F8, id ``app.reload_corpus``, remappable) shown in the key
   bar, F1 and the palette; pressing it after editing a document re-resolves the labels;
 * the key bar wraps its keys onto more rows and never cuts a label short, at 80, 100 and
-  160 columns on every screen, and lays itself out again when the terminal is resized;
+  160 columns on every screen, and lays itself out again when the terminal is resized; it
+  takes at most two rows (issue 38): where more would be needed, it leaves out whole groups
+  of keys reached another way (the screen keys F2-F10 first), each still in F1 and the palette;
 * records whose expected answer is empty (the build summary's ``no_answer``) are marked
   in the question list, and the status filter "no answer" lists only them.
 """
@@ -18,7 +20,7 @@ from helpers_app import make_app, run_async, settle, write_small_project
 from labeller.app.session.filters import NO_ANSWER, QuestionFilter, no_answer
 from labeller.app.session.drafts import Draft
 from labeller.app.settings import KEYMAP_FILE, config_dir
-from labeller.app.widgets.key_bar import KeyBar, wrap_keys
+from labeller.app.widgets.key_bar import MAX_ROWS, SPARE, KeyBar, spared, wrap_keys
 from labeller.app.widgets.question_list import QuestionTable
 from labeller.core.models import Question
 
@@ -39,17 +41,29 @@ def bar_lines(screen) -> list[str]:
 
 
 def expected_labels(app) -> list[str]:
-    """"<key> <description>" of every binding the screen shows in its footer, the palette's included."""
+    """"<key> <description>" of every binding the screen shows in its footer, the palette's included,
+    but for those the bar left out at this width."""
+    left_out = set(app.screen.query_one(KeyBar).left_out)
     return [f"{app.get_key_display(b)} {b.description}" for _, b, _, _ in app.screen.active_bindings.values()
-            if b.show or b.key == app.COMMAND_PALETTE_BINDING]
+            if (b.show or b.key == app.COMMAND_PALETTE_BINDING) and (b.id is None or b.id not in left_out)]
 
 
 def assert_every_label_whole(app) -> None:
     lines = bar_lines(app.screen)
     labels = expected_labels(app)
-    assert len(labels) >= 10
+    assert len(labels) >= 7
     cut = [label for label in labels if not any(label in line for line in lines)]
     assert not cut, f"labels cut or missing in the key bar at {app.size.width} columns: {cut}\n" + "\n".join(lines)
+    assert len(lines) <= MAX_ROWS, "\n".join(lines)
+    # what the bar leaves out is a spare group's, named in F1 and the palette, and never Help or Save
+    left_out = app.screen.query_one(KeyBar).left_out
+    help_ids = {binding_id for _, rows in app.help_groups() for _, _, binding_id in rows}
+    palette = {c.title for c in app.get_system_commands(app.screen)}
+    bindings = {b.id: b for _, b, _, _ in app.screen.active_bindings.values() if b.id}
+    for binding_id in left_out:
+        assert any(group(binding_id) for group in SPARE) and binding_id in help_ids, binding_id
+        assert any(bindings[binding_id].description in title for title in palette), binding_id
+    assert not {"go.help", "app.save"} & set(left_out)
 
 
 # -- the key bar -------------------------------------------------------------------------------
@@ -59,6 +73,13 @@ def test_wrap_keys_fills_each_row_and_keeps_the_order():
     assert wrap_keys([10, 10, 11], 30) == [[0, 1], [2]]
     assert wrap_keys([40, 5], 30) == [[0], [1]]  # too wide for any row: a row of its own
     assert wrap_keys([], 30) == []
+
+
+def test_spared_leaves_out_whole_groups_in_order_only_when_needed():
+    ids = ["screen.own", "go.help", "go.questions", "go.author", "app.save", "app.undo", ""]
+    assert spared(ids, [10] * 7, 70) == set()  # all fit one row
+    assert spared(ids, [10] * 7, 30) == {2, 3}  # the screen keys go, together; F1 Help stays
+    assert spared(ids, [10] * 7, 20) == {2, 3, 5}  # then undo; Save, Help and the screen's own stay
 
 
 @pytest.mark.parametrize("size", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
@@ -83,15 +104,16 @@ async def test_the_key_bar_wraps_again_when_the_terminal_is_resized(small):
     app = make_app(small)
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot)
-        wide = len(bar_lines(app.screen))
+        wide = bar_lines(app.screen)
+        assert not app.screen.query_one(KeyBar).left_out  # every key fits at 160 columns
         await pilot.resize_terminal(80, 24)
         await settle(pilot)
         assert_every_label_whole(app)
-        assert len(bar_lines(app.screen)) > wide
+        assert "go.eval" in app.screen.query_one(KeyBar).left_out  # laid out again for 80 columns
         await pilot.resize_terminal(160, 48)
         await settle(pilot)
         assert_every_label_whole(app)
-        assert len(bar_lines(app.screen)) == wide
+        assert bar_lines(app.screen) == wide
 
 
 # -- Reload corpus on a key ----------------------------------------------------------------------

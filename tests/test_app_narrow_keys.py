@@ -100,6 +100,7 @@ async def test_ambiguous_occurrences_wrap_under_their_labels_at_80_columns(many)
         app.open_record("q001")
         await settle(pilot)
         await type_into(pilot, "#loc-quote", "keys rotate")
+        await pilot.press("escape")  # to the document: the record beside it, in its narrow column
         await settle(pilot)
         options = app.screen.query_one(OptionList)
         width = options.scrollable_content_region.width

@@ -553,13 +553,16 @@ def binding_ids() -> set[str]:
 
 def binding_groups(keymap: dict[str, str] | None = None, *, with_ids: bool = False) -> list:
     """Every key of the app by where it applies (keys as ``keymap`` remaps them): rows of
-    (key, what it does) for the README table, plus the binding's id for the help screen."""
+    (key, what it does) for the README table, plus the binding's id for the help screen, whose
+    compact table says what a key does by the binding's short name (the palette explains it)."""
     keymap = keymap or {}
     groups: dict[str, list] = {}
     for where, b in scoped_bindings():
-        row = (key_display(keymap.get(b.id, b.key) if b.id else b.key), b.tooltip or b.description)
+        does = b.description if with_ids else b.tooltip or b.description
+        row = (key_display(keymap.get(b.id, b.key) if b.id else b.key), does)
         groups.setdefault(where, []).append(row + (b.id or "",) if with_ids else row)
-    fixed = [(key_display(App.COMMAND_PALETTE_BINDING), "Command palette: every action by name"),
+    palette = "Command palette" if with_ids else "Command palette: every action by name"
+    fixed = [(key_display(App.COMMAND_PALETTE_BINDING), palette),
              ("tab / shift+tab", "Move between fields")]
     groups["everywhere"] += [row + ("",) if with_ids else row for row in fixed]
     dialogs = [("esc", "Cancel"), ("enter", "Press the focused button")]

@@ -2,7 +2,12 @@
 
 Left: the document tree and the corpus search. Middle: the document view, where a
 selection becomes the quote of the active locator. Right: the record's fields, its
-locators and the live resolution of the active one, with the core's suggestions.
+locators and the live resolution of the active one, with the core's suggestions. Above
+them, the record's status in a line of its own, wrapped (a title cut it with "…").
+
+Below 100 columns the two swap (issue 38): while a field of the record has the focus the
+record has the whole width, so a query, a placeholder or a hint is read whole; with the
+focus in the document (Esc, a selection, a search hit) the document is back beside it.
 
 Every change goes to the session first (which journals it), then resolution runs in a
 worker (``LatestOnly``), so typing never waits for the core and nothing typed is lost.
@@ -12,9 +17,10 @@ from __future__ import annotations
 
 from functools import partial
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import VerticalScroll
+from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Header, Input, Static, TabbedContent, TabPane
 
 from labeller.app.screens.ask import Ask
@@ -41,6 +47,7 @@ from labeller.app.widgets.panes import Panes
 from labeller.app.widths import SIDE_PANE, side_pane_shown, width_class
 
 SEARCH_HITS = 20
+RECORD_VIEW = "-record-view"  # author.tcss: the record alone at full width (below 100 columns)
 NO_LOCATOR = ("no locator: the answer is nowhere in the corpus yet; ctrl+l adds one, "
               "or mark the record unanswerable")
 
@@ -61,6 +68,7 @@ class AuthorScreen(SessionScreen):
         self.active = 0
         self.preview: Preview | None = None
         self.statuses: list[str] = []
+        self.status_text = ""  # what the status line shows: the open record's id, status and why
         # where the author last put the active quote (a selection or a nudge): which of
         # several occurrences they meant, and where a nudge starts from
         self.anchor_hint: tuple[str, int, int] | None = None
@@ -85,20 +93,22 @@ class AuthorScreen(SessionScreen):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        with TabbedContent(id="left"):
-            with TabPane("Files", id="tab-files"):
-                yield CorpusTree(id="corpus-tree")
-            with TabPane("Search", id="tab-search"):
-                yield SearchPanel(id="search")
-        yield DocumentView(id="document")
-        with VerticalScroll(id="right"):
-            yield QuestionForm(id="form")
-            yield LocatorTable(id="locators")
-            yield Static(NO_LOCATOR, id="locators-empty")
-            yield LocatorForm(sorted(self.session.project.corpus.docs), id="locator-form")
-            yield Static("[b]⚠ the query copies the wording of its answer[/b]", id="copy-warning")
-            yield PreviewPanel(id="preview")
-            yield Static(LEGEND, id="legend")
+        yield Static("", id="record-status")
+        with Horizontal(id="panes"):
+            with TabbedContent(id="left"):
+                with TabPane("Files", id="tab-files"):
+                    yield CorpusTree(id="corpus-tree")
+                with TabPane("Search", id="tab-search"):
+                    yield SearchPanel(id="search")
+            yield DocumentView(id="document")
+            with VerticalScroll(id="right"):
+                yield QuestionForm(id="form")
+                yield LocatorTable(id="locators")
+                yield Static(NO_LOCATOR, id="locators-empty")
+                yield LocatorForm(sorted(self.session.project.corpus.docs), id="locator-form")
+                yield Static("[b]⚠ the query copies the wording of its answer[/b]", id="copy-warning")
+                yield PreviewPanel(id="preview")
+                yield Static(LEGEND, id="legend")
         yield KeyBar()
 
     def on_mount(self) -> None:
@@ -114,6 +124,23 @@ class AuthorScreen(SessionScreen):
 
     def on_resize(self) -> None:
         self.panes.lay_out()
+        self._fit_record()
+
+    def on_descendant_focus(self) -> None:
+        self._fit_record()
+
+    def _fit_record(self) -> None:
+        """Below 100 columns, the record alone at full width while one of its fields has the
+        focus (the screen's ``-record-view`` class), the document beside it otherwise."""
+        focused = self.focused
+        alone = (width_class(self.app.size.width) == "narrow" and not self.panes.viewing
+                 and focused is not None and self.query_one("#right") in focused.ancestors)
+        self.set_class(alone, RECORD_VIEW)
+        view = self.query_one(DocumentView)
+        if not self.panes.viewing and view.display == alone:
+            view.display = not alone
+            if not alone and view.doc is not None:  # back beside the record: the cursor where it was
+                self.call_after_refresh(view.scroll_cursor_visible, center=True)
 
     def toggle_corpus_pane(self) -> None:
         """F9: the side pane where the width class has one (remembered for that class), else
@@ -166,7 +193,8 @@ class AuthorScreen(SessionScreen):
         loc_form = self.query_one(LocatorForm)
         table = self.query_one(LocatorTable)
         if self.record_id is None:
-            self.sub_title = ("no corpus documents: add Markdown files to the corpus folder, then press f8"
+            self.sub_title = ""
+            self._show_status("no corpus documents: add Markdown files to the corpus folder, then press f8"
                               if not len(self.session.project.corpus)
                               else "no question open: press ctrl+n to create one, F2 lists them")
             loc_form.disabled = True
@@ -190,14 +218,21 @@ class AuthorScreen(SessionScreen):
         self.query_one("#locators-empty").display = not draft.locators
 
     def _update_title(self) -> None:
+        """The record's id in the title, its status (and why) in the status line, whole."""
         record_id, _ = self._open()
         status, why = self.session.status(record_id)
-        if status == STATUS_PENDING and self.sub_title:
+        if status == STATUS_PENDING and self.status_text.startswith(f"{record_id} · "):
             return  # keep the last status until the record is resolved again: no flicker
         dirty = " · unsaved" if self.session.is_dirty(record_id) else ""
-        title = visible_line(f"{record_id} · {status}{dirty}" + (f" · {why}" if why else ""))
-        if title != self.sub_title:
-            self.sub_title = title
+        if self.sub_title != visible_line(record_id):
+            self.sub_title = visible_line(record_id)
+        self._show_status(f"{record_id} · {status}{dirty}" + (f" · {why}" if why else ""))
+
+    def _show_status(self, text: str) -> None:
+        line = visible_line(text)
+        if line != self.status_text:
+            self.status_text = line
+            self.query_one("#record-status", Static).update(Text(line))
 
     @property
     def draft(self) -> Draft | None:

@@ -1,8 +1,9 @@
 """F1: every key binding of the app, where it applies, what it does, and its id.
 
-The rows wrap to the terminal's width (a table of cells would cut the longer ones off
-on an 80-column terminal); the id is what a keymap file names to move a key
-(``labeller.app.settings``).
+A compact table, one line per key (issue 38: the long explanations wrapped into 2-4 lines while
+the id column sat half empty, six keys a page at 80×24): the key, the binding's short name and
+its id, which is what a keymap file names to move a key (``labeller.app.settings``). The long
+explanation of each action is the palette's (ctrl+p), beside its name.
 """
 
 from __future__ import annotations
@@ -29,18 +30,18 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog help"):
-            yield Static("[b]labeller keys[/b]  ·  Escape or F1 closes  ·  ctrl+p lists every command",
+            yield Static("[b]labeller keys[/b] · Esc or F1 closes · ctrl+p: every action, explained",
                          classes="dialog-title")
             with VerticalScroll(id="help-scroll"):
                 yield Static(self._table(), id="help-keys")
-            yield Static(Text(f"Move a key: [keymap] <id> = \"<keys>\" in $XDG_CONFIG_HOME/labeller/{KEYMAP_FILE} "
-                              f"(~/.config/labeller/{KEYMAP_FILE})", style="dim"), id="help-keymap")
+            yield Static(Text(f"Move a key: [keymap] <id> = \"<keys>\" in ~/.config/labeller/{KEYMAP_FILE} "
+                              "($XDG_CONFIG_HOME/labeller)", style="dim"), id="help-keymap")
 
     def _table(self) -> Group:
         """One table per place, under its name, the columns alike in all of them. The id is never
         wrapped or cut (it is typed into keymap.toml as shown) and a key wraps only at its " / ";
-        what a key does takes the width left and wraps (issue 27: at 80 columns a fourth column
-        for the place folded ids as ``app.new_questio`` / ``n``)."""
+        what a key does is the binding's short name, one line, the width left (issue 27: at 80
+        columns a fourth column for the place folded ids as ``app.new_questio`` / ``n``)."""
         key_width = max((len(part) for _, rows in self._groups for key, _, _ in rows for part in key.split(" / ")),
                         default=1)
         id_width = max((len(binding_id) for _, rows in self._groups for _, _, binding_id in rows), default=1)
@@ -51,7 +52,7 @@ class HelpScreen(ModalScreen[None]):
             table = Table(title=Text(where, style="bold"), title_justify="left", expand=True, box=None,
                           show_edge=False, pad_edge=False, show_header=n == 0, header_style="bold")
             table.add_column("key", width=key_width, overflow="fold", style="bold")
-            table.add_column("does", ratio=1, overflow="fold")
+            table.add_column("does", ratio=1, no_wrap=True, overflow="ellipsis")
             table.add_column("id", width=id_width, no_wrap=True, style="dim")
             for key, what, binding_id in rows:
                 table.add_row(Text(key), Text(what), Text(binding_id))

@@ -7,9 +7,19 @@ per row cuts the longer labels ("Delete question" became "Delete ques"). The key
 wraps the keys as text wraps words: each key keeps its whole label, and a key that would
 run past the right edge starts the next row. The rows are laid out again when the width
 changes.
+
+At most ``MAX_ROWS`` rows (issue 38: at 80 columns every footer took three rows of a 24-row
+terminal): where the keys need more, the bar leaves out whole groups of keys that are reached
+another way, in the order of ``SPARE`` (first the screen keys F2-F10, which F1 lists first and
+the palette names, then undo and reload), until the rest fits. Whole groups, so a key is
+either in the footer of every screen at that width or of none. The screen's own keys, F1 Help,
+Save and the palette always stay; every key left out is still a named, remappable binding in
+F1 and the palette.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from rich.cells import cell_len
 from textual import events
@@ -24,11 +34,32 @@ from labeller.app.widgets.textual_adapter import FooterKey, bindings_ready
 # draws the command-palette key the same way (Textual's footer docks it on the right, compact
 # and with a border), so this is every key's width. tests/test_app_layout.py checks the rendered bar, so a Textual change shows.
 KEY_PADDING = 3
+MAX_ROWS = 2
+
+
+def _screen_keys(binding_id: str) -> bool:
+    return binding_id.startswith("go.") and binding_id != "go.help"
+
+
+# the groups of keys the bar may leave out, first left out first (binding ids; see the docstring)
+SPARE: tuple[Callable[[str], bool], ...] = (_screen_keys, {"app.undo", "app.reload_corpus"}.__contains__)
 
 
 def key_width(key: FooterKey) -> int:
     """Columns the key takes on screen: its key, its description and their padding."""
     return cell_len(key.key_display) + cell_len(key.description) + KEY_PADDING
+
+
+def spared(ids: list[str], widths: list[int], width: int) -> set[int]:
+    """Indices of the keys left out so that the rest fits ``MAX_ROWS`` rows of ``width``:
+    none if all fit, else the first groups of ``SPARE`` (whole) until the rest fits or none
+    is left to leave out."""
+    out: set[int] = set()
+    for group in SPARE:
+        if len(wrap_keys([w for i, w in enumerate(widths) if i not in out], width)) <= MAX_ROWS:
+            break
+        out |= {i for i, binding_id in enumerate(ids) if group(binding_id)}
+    return out
 
 
 def wrap_keys(widths: list[int], width: int) -> list[list[int]]:
@@ -65,6 +96,7 @@ class KeyBar(Footer):
         super().__init__(*args, **kwargs)
         self._laid_out_for = 0  # the width the rows were made for
         self._shown: tuple = ()  # the bindings the rows show
+        self.left_out: tuple[str, ...] = ()  # ids of the keys left out at this width (``SPARE``)
 
     def _bar_width(self) -> int:
         return self.size.width or self.app.size.width
@@ -82,9 +114,21 @@ class KeyBar(Footer):
                 key.set_reactive(FooterKey.compact, self.compact)
                 key.set_class(self.compact, "-compact", update=False)
         self._laid_out_for = width = self._bar_width()
+        ids = [self._binding_id(k) for k in keys]
         widths = [key_width(k) if isinstance(k, FooterKey) else width for k in keys]
+        out = spared(ids, widths, width)
+        self.left_out = tuple(ids[i] for i in sorted(out))
+        keys = [k for i, k in enumerate(keys) if i not in out]
+        widths = [w for i, w in enumerate(widths) if i not in out]
         for row in wrap_keys(widths, width):
             yield HorizontalGroup(*(keys[i] for i in row))
+
+    def _binding_id(self, key: Widget) -> str:
+        """The id of the binding a footer key stands for ("" for the palette's key and the rest)."""
+        if not isinstance(key, FooterKey) or not bindings_ready(self):
+            return ""
+        found = self.screen.active_bindings.get(key.key)
+        return (found[1].id or "") if found is not None else ""
 
     @staticmethod
     def _what_shows(screen) -> tuple:

@@ -87,24 +87,30 @@ class LocatorForm(Vertical):
         self._doc_shown = {display_line(d): d for d in doc_ids}
 
     def compose(self) -> ComposeResult:
+        """Laid out as ``QuestionForm``'s fields (a label beside or above its control); the two
+        context boxes each under their own label, "before" and "after" the quote."""
         with Horizontal(classes="field"):
             yield Label("quote", classes="field-label")
-            yield SafeInput(placeholder="exact words of the answer, or select text in the document", id="loc-quote",
-                            compact=True)
+            yield SafeInput(placeholder="exact words, or select in the document", id="loc-quote", compact=True)
         with Horizontal(classes="field"):
             yield Label("doc", classes="field-label")
-            yield SafeInput(placeholder="optional: pin to one document", id="loc-doc", compact=True,
-                            suggester=SuggestFromList(list(self._doc_shown), case_sensitive=True))
-            yield TickBox("exact", id="loc-exact", compact=True)
-        with Horizontal(classes="field"):
-            yield Label("context", classes="field-label")
-            yield SafeInput(placeholder="optional: text just before the quote", id="loc-prefix", compact=True)
-            yield SafeInput(placeholder="… just after it", id="loc-suffix", compact=True)
+            with Horizontal(classes="controls"):
+                yield SafeInput(placeholder="optional: pin to one document", id="loc-doc", compact=True,
+                                suggester=SuggestFromList(list(self._doc_shown), case_sensitive=True))
+                yield TickBox("exact", id="loc-exact", compact=True)
+        with Horizontal(classes="field-row"):
+            with Horizontal(classes="field"):
+                yield Label("before", classes="field-label")
+                yield SafeInput(placeholder="optional context", id="loc-prefix", compact=True)
+            with Horizontal(classes="field"):
+                yield Label("after", classes="field-label short")
+                yield SafeInput(placeholder="optional context", id="loc-suffix", compact=True)
         with Horizontal(classes="field"):
             yield Label("heading", classes="field-label")
-            yield SafeInput(placeholder="or: a whole section (needs doc)", id="loc-heading", compact=True)
-            yield TickBox("whole doc", id="loc-whole", compact=True,
-                           tooltip="label the whole document (SPEC §2.1): only with no quote and no heading")
+            with Horizontal(classes="controls"):
+                yield SafeInput(placeholder="or a whole section (needs doc)", id="loc-heading", compact=True)
+                yield TickBox("whole doc", id="loc-whole", compact=True,
+                               tooltip="label the whole document (SPEC §2.1): only with no quote and no heading")
 
     def load(self, loc: LocatorDraft | None) -> None:
         loc = loc or LocatorDraft()

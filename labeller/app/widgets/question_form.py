@@ -31,33 +31,36 @@ class QuestionForm(Vertical):
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self.record_id: str | None = None
+        self.border_title = "no question open"  # the form's title on its border: no row of its own
 
     def compose(self) -> ComposeResult:
-        yield Label("no question open", id="form-title")
+        """Each field is a label and its control (``.field``): beside it where the record has the
+        width, above it in a narrow column (author.tcss); two short fields share a ``.field-row``."""
         with Horizontal(classes="field"):
             yield Label("query", classes="field-label")
             yield SafeInput(placeholder="what a user would type", id="form-query", compact=True)
         with Horizontal(classes="field tall"):
             yield Label("answer", classes="field-label")
             yield SafeTextArea("", id="form-answer", soft_wrap=True, show_line_numbers=False)
-        with Horizontal(classes="field choices"):
-            yield Label("hop", classes="field-label")
-            yield Select([("single", "single"), ("multi", "multi")], allow_blank=False, value="single",
-                         id="form-hop", compact=True)
-            yield Label("split", classes="field-label short")
-            yield Select([(s, s) for s in ("dev", "test", "holdout")], prompt="none", id="form-split",
-                         compact=True)
+        with Horizontal(classes="field-row"):
+            with Horizontal(classes="field"):
+                yield Label("hop", classes="field-label")
+                yield Select([("single", "single"), ("multi", "multi")], allow_blank=False, value="single",
+                             id="form-hop", compact=True)
+            with Horizontal(classes="field"):
+                yield Label("split", classes="field-label short")
+                yield Select([(s, s) for s in ("dev", "test", "holdout")], prompt="none", id="form-split",
+                             compact=True)
         with Horizontal(classes="field"):
             yield Label("tags", classes="field-label")
-            yield SafeInput(placeholder="comma separated", id="form-tags", compact=True)
-        with Horizontal(classes="field flag"):  # a row of its own: never pushed out of a narrow column
-            yield Label("", classes="field-label")
-            yield TickBox("unanswerable", id="form-unanswerable", compact=True)
+            with Horizontal(classes="controls"):
+                yield SafeInput(placeholder="comma separated", id="form-tags", compact=True)
+                yield TickBox("unanswerable", id="form-unanswerable", compact=True)
 
     def load(self, draft: Draft) -> None:
         """Show ``draft`` without echoing the values back as edits."""
         self.record_id = draft.id
-        self.query_one("#form-title", Label).update(fmt("question [b]$id[/b]", id=draft.id))
+        self.border_title = fmt("question [b]$id[/b]", id=draft.id)
         with self.prevent(Input.Changed, TextArea.Changed, Select.Changed, Checkbox.Changed):
             query = self.query_one("#form-query", SafeInput)
             if query.raw != draft.query:

@@ -39,10 +39,11 @@ class FilterBar(Horizontal):
             self.filter = flt
 
     def compose(self) -> ComposeResult:
-        yield SafeInput(placeholder="filter: words in id, query, answer, tags", id="filter-text")
-        yield Select([], prompt="tag", id="filter-tag")
-        yield Select([(s, s) for s in ("dev", "test", "holdout")], prompt="split", id="filter-split")
-        yield Select([(s, s) for s in (*STATUSES, NO_ANSWER)], prompt="status", id="filter-status")
+        # compact (one row, not three): at 80×24 the list keeps its rows (issue 38)
+        yield SafeInput(placeholder="filter: id, query, answer, tags", id="filter-text", compact=True)
+        yield Select([], prompt="tag", id="filter-tag", compact=True)
+        yield Select([(s, s) for s in ("dev", "test", "holdout")], prompt="split", id="filter-split", compact=True)
+        yield Select([(s, s) for s in (*STATUSES, NO_ANSWER)], prompt="status", id="filter-status", compact=True)
 
     def set_tags(self, tags: list[str]) -> None:
         select = self.query_one("#filter-tag", Select)
