@@ -44,26 +44,3 @@ def write_log(path: Path, lines: int) -> None:
         if statement.strip():
             con.execute(statement)
     con.close()
-
-
-def measure(bench) -> None:
-    """The figure, on the synthetic project only (it is about the log's size, not the corpus)."""
-    if not bench.name.startswith("synthetic"):
-        return
-    from run import _children_cpu, cli, peak_mb
-
-    lines = SMOKE_LINES if bench.smoke else LINES
-    log = bench.root / "traffic.parquet"
-    write_log(log, lines)
-    label = f"traffic sample --n {SAMPLE:,}, a {lines:,}-line Parquet log ({log.stat().st_size / 2**20:,.0f} MiB)"
-    secs = bench.fig("traffic_sample_s", label, "s")
-    mem = bench.fig("traffic_sample_peak_mb", f"peak memory, {label}", "MB", TARGET_MB)
-    cmd = cli("traffic", "sample", str(log), "--root", ".", "--n", str(SAMPLE), "--out", "traffic-queue.jsonl",
-              "--tenant", "tenant", "--feedback", "feedback", "--stratify-by", "tenant", "--format", "json")
-    for _ in range(1 if bench.smoke else bench.repeat):
-        cpu = _children_cpu()
-        peak, elapsed = peak_mb(cmd, bench.root)
-        secs.cpu.append(_children_cpu() - cpu)
-        secs.runs.append(elapsed)
-        mem.runs.append(peak)
-    log.unlink()

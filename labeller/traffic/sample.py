@@ -1,7 +1,8 @@
 """The sampling pass: a log of any size in, a queue of ``n`` folded queries out.
 
 Each request is redacted and folded as it streams past (``redact``, ``normal``) and only then
-kept, in a DuckDB table of the process's own (memory bounded by ``MEMORY_LIMIT``; what does
+kept, in a DuckDB table of the process's own (identical requests arrive counted, as one row:
+``readers``; the work is per distinct request, the counts per request) (memory bounded by ``MEMORY_LIMIT``; what does
 not fit spills to a private temporary folder, and what spills is already redacted). DuckDB
 then folds the requests (``GROUP BY`` fold key and tenant: frequency summed, the first-seen
 phrasing kept) and places every folded query in its band by the traffic ahead of it (a
@@ -22,7 +23,7 @@ import heapq
 import hmac
 import json
 import tempfile
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -33,6 +34,7 @@ from labeller.traffic.design import Cell, allocate, band, cell_factor, cell_name
 from labeller.traffic.normal import fold_key, normalise
 from labeller.traffic.queue import QueueItem, Retrieved
 from labeller.traffic.readers import LogRow
+from labeller.traffic.redact import Redactor
 
 MEMORY_LIMIT = "512MB"
 INSERT_BATCH = 50_000
@@ -50,19 +52,21 @@ def salted_hash(salt: bytes, text: str) -> str:
 
 
 def sample(rows: Iterable[LogRow], *, n: int, seed: int, cfg: TrafficConfig, golden_keys: frozenset[str],
-           redact: Callable[[str], str] | None, salt: bytes) -> Sampled:
+           redact: Redactor | None, salt: bytes) -> Sampled:
     """Draw the queue (see the module docstring). ``redact`` None: the text is kept as logged
     (``--no-redact``, the command line's choice only)."""
     import duckdb
 
-    keep = redact or (lambda s: s)
+    def keep(text: str, times: int) -> str:
+        return text if redact is None else redact(text, times)
+
     column = cfg.stratify_by if cfg.stratify_by in ("tenant", "intent") else None  # feedback: the |negative cell
     negatives = {v.casefold() for v in cfg.negative_feedback}
     with tempfile.TemporaryDirectory(prefix="labeller-traffic-") as spill:
         con = duckdb.connect(config={"threads": 2, "memory_limit": MEMORY_LIMIT, "temp_directory": spill,
                                      "preserve_insertion_order": False})
         try:
-            con.execute("CREATE TABLE lines (line BIGINT, key VARCHAR, query VARCHAR, tenant VARCHAR, "
+            con.execute("CREATE TABLE lines (line BIGINT, n BIGINT, key VARCHAR, query VARCHAR, tenant VARCHAR, "
                         "intent VARCHAR, neg BOOLEAN, hash VARCHAR, docs VARCHAR)")
             counts = {"requests": 0, "golden_requests": 0}
             batch: list[tuple] = []
@@ -72,28 +76,31 @@ def sample(rows: Iterable[LogRow], *, n: int, seed: int, cfg: TrafficConfig, gol
                     return
                 cols = list(zip(*batch))
                 data = {name: np.array(values, dtype=object) for name, values in
-                        zip(("line", "key", "query", "tenant", "intent", "neg", "hash", "docs"), cols)}
+                        zip(("line", "n", "key", "query", "tenant", "intent", "neg", "hash", "docs"), cols)}
                 data["line"] = np.array(cols[0], dtype=np.int64)
-                data["neg"] = np.array(cols[5], dtype=bool)
+                data["n"] = np.array(cols[1], dtype=np.int64)
+                data["neg"] = np.array(cols[6], dtype=bool)
                 con.register("incoming", data)
                 con.execute("INSERT INTO lines SELECT * FROM incoming")
                 con.unregister("incoming")
                 batch.clear()
 
             for row in rows:
-                counts["requests"] += 1
-                text = normalise(keep(row.query))
+                times = row.count
+                counts["requests"] += times
+                text = normalise(keep(row.query, times))
                 key = fold_key(text)
                 if key in golden_keys:
-                    counts["golden_requests"] += 1
+                    counts["golden_requests"] += times
                     continue
                 fb = row.feedback
                 neg = fb is not None and fb.strip().casefold() in negatives
-                docs = json_dumps([{"id": d.id, "text": None if d.text is None else keep(d.text), "score": d.score}
-                                   for d in row.docs]) if row.docs else None
-                tenant = None if row.tenant is None else keep(row.tenant)  # written (and named) as given: redacted too
-                intent = None if row.intent is None else keep(row.intent)
-                batch.append((row.line, key, text, tenant, intent, neg, salted_hash(salt, row.query), docs))
+                docs = json_dumps([{"id": d.id, "text": None if d.text is None else keep(d.text, times),
+                                    "score": d.score} for d in row.docs]) if row.docs else None
+                # written (and named) as given: redacted too
+                tenant = None if row.tenant is None else keep(row.tenant, times)
+                intent = None if row.intent is None else keep(row.intent, times)
+                batch.append((row.line, times, key, text, tenant, intent, neg, salted_hash(salt, row.query), docs))
                 if len(batch) >= INSERT_BATCH:
                     flush()
             flush()
@@ -103,7 +110,7 @@ def sample(rows: Iterable[LogRow], *, n: int, seed: int, cfg: TrafficConfig, gol
 
 
 def _draw(con, *, n: int, seed: int, cfg: TrafficConfig, column: str | None, counts: dict) -> Sampled:
-    con.execute("CREATE TABLE units AS SELECT key, tenant, count(*) AS freq, bool_or(neg) AS neg, "
+    con.execute("CREATE TABLE units AS SELECT key, tenant, sum(n)::BIGINT AS freq, bool_or(neg) AS neg, "
                 "arg_min(query, line) AS query, arg_min(hash, line) AS hash, arg_min(docs, line) AS docs, "
                 "arg_min(intent, line) AS intent FROM lines GROUP BY key, tenant")
     con.execute("DROP TABLE lines")
