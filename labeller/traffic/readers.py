@@ -32,7 +32,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from labeller.config import TrafficConfig
 from labeller.errors import InvalidInput
@@ -55,10 +55,9 @@ class Doc:
     score: float | None
 
 
-@dataclass(frozen=True)
-class LogRow:
+class LogRow(NamedTuple):
     """One request of the log as read, or ``count`` identical ones (unredacted: the caller redacts
-    before keeping any of it)."""
+    before keeping any of it). A named tuple: one is made per distinct request of the log."""
 
     line: int  # 1-based, in the file's order (of the first of the ``count``)
     query: str

@@ -48,7 +48,7 @@ class Sampled:
 
 def salted_hash(salt: bytes, text: str) -> str:
     """HMAC-SHA256 of the raw query keyed by the salt, 32 hex digits (docs/traffic.md)."""
-    return hmac.new(salt, text.encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()[:32]
+    return hmac.digest(salt, text.encode("utf-8", "surrogatepass"), "sha256").hex()[:32]
 
 
 def sample(rows: Iterable[LogRow], *, n: int, seed: int, cfg: TrafficConfig, golden_keys: frozenset[str],
@@ -117,15 +117,16 @@ def _draw(con, *, n: int, seed: int, cfg: TrafficConfig, column: str | None, cou
     total = con.execute("SELECT coalesce(sum(freq), 0), count(*) FROM units").fetchone()
     traffic, n_units = int(total[0]), int(total[1])
     sizes: dict[str, list[int]] = {}  # cell -> [folded queries, requests]
-    for cell, r in _cells(con, cfg, column, traffic):  # the first pass: how big each cell is
+    for cell, freq, _ in _cells(con, cfg, column, traffic):  # the first pass: how big each cell is
         c = sizes.setdefault(cell, [0, 0])
         c[0] += 1
-        c[1] += r[2]
+        c[1] += freq
     cells = [Cell(name, u, t, cell_factor(name, cfg.tail_factor, cfg.negative_factor))
              for name, (u, t) in sorted(sizes.items())]
     take = allocate(cells, n)
     reservoirs: dict[str, list[tuple[_Desc, tuple]]] = {}  # cell -> the kept, largest priority on top
-    for cell, r in _cells(con, cfg, column, traffic):  # the second: a reservoir per cell
+    # the second pass: a reservoir per cell
+    for cell, _, r in _cells(con, cfg, column, traffic, "key, tenant, freq, neg, query, hash, docs, intent"):
         k = take[cell]
         if k == 0:
             continue
@@ -153,17 +154,19 @@ def _draw(con, *, n: int, seed: int, cfg: TrafficConfig, column: str | None, cou
     return Sampled(items, report)
 
 
-def _cells(con, cfg: TrafficConfig, column: str | None, traffic: int) -> Iterator[tuple[str, tuple]]:
-    """Every folded query with its cell, streamed: the band from the traffic ahead of it (a
-    window sum in DuckDB), the cell from ``design`` (the one definition of both)."""
+def _cells(con, cfg: TrafficConfig, column: str | None, traffic: int,
+           fields: str = "NULL") -> Iterator[tuple[str, int, tuple]]:
+    """Every folded query's cell and frequency, and its ``fields``, streamed: the band from the
+    traffic ahead of it (a window sum in DuckDB), the cell from ``design`` (the one definition of
+    both). The counting pass asks for no fields: a text fetched is a Python string made."""
     cur = con.cursor().execute(
-        "SELECT key, tenant, freq, neg, query, hash, docs, intent, " + (column or "NULL") + ", coalesce(sum(freq) "
-        "OVER (ORDER BY freq DESC, key, tenant NULLS FIRST ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) "
-        "FROM units")
+        "SELECT freq, neg, " + (column or "NULL") + ", coalesce(sum(freq) OVER (ORDER BY freq DESC, key, tenant "
+        "NULLS FIRST ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0), " + fields + " FROM units")
+    head, torso = cfg.head_share, cfg.torso_share
     while batch := cur.fetchmany(INSERT_BATCH):
         for r in batch:
-            yield cell_name(band(r[9], traffic, cfg.head_share, cfg.torso_share), bool(r[3]), column,
-                            None if column is None else r[8]), r
+            yield cell_name(band(r[3], traffic, head, torso), bool(r[1]), column, None if column is None else r[2]), \
+                r[0], r[4:]
 
 
 class _Desc:
