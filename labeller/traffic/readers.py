@@ -7,7 +7,7 @@ DuckDB reads that very descriptor (``/dev/fd/N``), so the file checked is the fi
 A log repeats itself (the head of the traffic is a few queries asked millions of times), and
 what the sampling pass does to a request (redact, normalise, fold, hash) depends only on its
 logged values. So identical requests are counted here, a window of lines at a time, and each
-comes out once with its count and its first line (``LogRow.count``): the per-request work is
+comes out once with how often it was logged (``LogRow.times``) and its first line: the work is
 done per distinct request. The window holds at most ``FOLD_DISTINCT`` distinct requests (then
 it is handed on and begun again), so memory stays bounded whatever the log's variety; a
 request repeated across windows comes out once per window, which changes nothing downstream
@@ -56,16 +56,16 @@ class Doc:
 
 
 class LogRow(NamedTuple):
-    """One request of the log as read, or ``count`` identical ones (unredacted: the caller redacts
+    """One request of the log as read, or ``times`` identical ones (unredacted: the caller redacts
     before keeping any of it). A named tuple: one is made per distinct request of the log."""
 
-    line: int  # 1-based, in the file's order (of the first of the ``count``)
+    line: int  # 1-based, in the file's order (of the first of the ``times``)
     query: str
     tenant: str | None = None
     feedback: str | None = None
     intent: str | None = None
     docs: tuple[Doc, ...] = ()
-    count: int = 1
+    times: int = 1
 
 
 def detect_format(path: Path, given: str | None) -> str:

@@ -86,7 +86,7 @@ def sample(rows: Iterable[LogRow], *, n: int, seed: int, cfg: TrafficConfig, gol
                 batch.clear()
 
             for row in rows:
-                times = row.count
+                times = row.times
                 counts["requests"] += times
                 text = normalise(keep(row.query, times))
                 key = fold_key(text)
