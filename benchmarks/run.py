@@ -885,7 +885,8 @@ def main(argv: list[str] | None = None) -> int:
             for step in steps:
                 # the app, hostile and traffic figures are about the synthetic corpus, the bundled example
                 # and a generated log; a smoke run evaluates the synthetic corpus only, to stay within a minute
-                if step not in ("app", "hostile", "repair", "traffic") and not (args.smoke and step in ("eval", "foreign", "compare")):
+                if step not in ("app", "hostile", "repair", "traffic") and \
+                        not (args.smoke and step in ("eval", "foreign", "compare")):
                     getattr(rb, step)()
                     progress(rb.figures, figures, results, args.json)
             figures += rb.figures
