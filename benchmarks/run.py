@@ -39,10 +39,11 @@ REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 
 import synth  # noqa: E402
+import traffic_log  # noqa: E402
 
 PACKAGES = ("labeller", "textual", "rich", "markdown-it-py", "mdit-py-plugins", "pyahocorasick", "rapidfuzz",
             "pydantic", "whoosh-reloaded", "PyStemmer", "PyYAML", "duckdb")
-STEPS = ("builds", "resolve", "leaks", "eval", "foreign", "compare", "app", "hostile", "repair")
+STEPS = ("builds", "resolve", "leaks", "eval", "foreign", "compare", "app", "hostile", "repair", "traffic")
 # The chunkings `chunkers compare` is benchmarked on: the project's own and three of the family.
 COMPARE_SPECS = ("md-struct-v1", "recursive-v1:size=800,overlap=200", "fixed-chars-v1:size=1000,overlap=200",
                  "words-v1:size=200,overlap=40")
@@ -151,11 +152,13 @@ def clear_cache(root: Path) -> None:
 # -- figures ------------------------------------------------------------------------------
 
 class Bench:
-    def __init__(self, name: str, root: Path, repeat: int, smoke: bool) -> None:
+    def __init__(self, name: str, root: Path, repeat: int, smoke: bool,
+                 traffic_lines: int = traffic_log.LINES) -> None:
         self.name = name
         self.root = root
         self.repeat = repeat
         self.smoke = smoke
+        self.traffic_lines = traffic_lines
         self.figures: list[Figure] = []
 
     def fig(self, key: str, label: str, unit: str, target: float | None = None, higher: bool = False,
@@ -264,6 +267,31 @@ class Bench:
             f.note = (f"{summary['moved']} locators re-pointed ({moved} quote labels in the renamed documents), "
                       f"{summary['left']} left; issue 35's bound is for a 1.2 MB corpus")
         shutil.rmtree(copy, ignore_errors=True)
+
+    # traffic --------------------------------------------------------------------------
+    def traffic(self) -> None:
+        """Issue 39: ``labeller traffic sample`` on a generated Parquet log of ``traffic_lines``
+        requests (traffic_log.py), timed with its peak memory in a subprocess, as a user runs it.
+        Run on the synthetic project only (``main``): the figure is about the log, not the corpus."""
+        lines = traffic_log.SMOKE_LINES if self.smoke else self.traffic_lines
+        log = self.root / "traffic.parquet"
+        traffic_log.write_log(log, lines)
+        label = (f"traffic sample --n {traffic_log.SAMPLE:,}, a {lines:,}-line Parquet log "
+                 f"({log.stat().st_size / 2**20:,.0f} MiB)")
+        secs = self.fig("traffic_sample_s", label, "s")
+        mem = self.fig("traffic_sample_peak_mb", f"peak memory, {label}", "MB", traffic_log.TARGET_MB)
+        cmd = cli("traffic", "sample", str(log), "--root", ".", "--n", str(traffic_log.SAMPLE), "--out",
+                  "traffic-queue.jsonl", "--tenant", "tenant", "--feedback", "feedback", "--stratify-by", "tenant",
+                  "--format", "json")
+        try:
+            for _ in range(self.repeat):
+                cpu = _children_cpu()
+                peak, elapsed = peak_mb(cmd, self.root)
+                secs.cpu.append(_children_cpu() - cpu)
+                secs.runs.append(elapsed)
+                mem.runs.append(peak)
+        finally:
+            log.unlink()
 
     # resolve ------------------------------------------------------------------------
     def resolve(self, n: int = 500) -> None:
@@ -621,7 +649,6 @@ class Bench:
 STEPS, Bench.big_inputs = (*STEPS, "big_inputs"), __import__("big_inputs").measure  # run file, chunks, bootstrap
 STEPS, Bench.scoring = (*STEPS, "scoring"), __import__("scoring").figures  # labeller vs ranx vs ir_measures
 STEPS, Bench.eval_whole = (*STEPS, "eval_whole"), __import__("eval_whole").figures  # the whole command vs ranx's
-STEPS, Bench.traffic = (*STEPS, "traffic"), __import__("traffic_log").measure  # traffic sample of a Parquet log
 
 
 def naive_found_per_document(chunks, needle_list) -> dict[str, set[int]]:
@@ -786,8 +813,9 @@ def main(argv: list[str] | None = None) -> int:
                     "../shared/corpora/textual-docs relative to the repository when present)")
     ap.add_argument("--questions", type=int, help="golden questions per corpus (default 1000; 200 with --smoke)")
     ap.add_argument("--seed", type=int, default=20260101)
-    ap.add_argument("--traffic-lines", type=int, default=10_000_000, help="lines of the generated query log the "
-                    "traffic figure samples (default 10,000,000; a smoke run uses 20,000)")
+    ap.add_argument("--traffic-lines", type=int, default=traffic_log.LINES, help="lines of the generated query log "
+                    f"the traffic figure samples (default {traffic_log.LINES:,}; a smoke run uses "
+                    f"{traffic_log.SMOKE_LINES:,})")
     ap.add_argument("--smoke", action="store_true", help="CI mode: every step runs once; times are not judged")
     ap.add_argument("--keep", help="write the projects here instead of a temporary folder, and keep them")
     ap.add_argument("--only", help=f"comma-separated steps to run (default all: {','.join(STEPS)})")
@@ -804,7 +832,6 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"--only takes {','.join(STEPS)}")
     if args.smoke:
         args.repeat = 1
-    __import__("traffic_log").LINES = args.traffic_lines
     if args.questions is None:
         args.questions = 200 if args.smoke else 1000
     corpora = args.corpora if args.corpora is not None else [str(REPO.parent / "shared" / "corpora" / "textual-docs")]
@@ -835,7 +862,7 @@ def main(argv: list[str] | None = None) -> int:
         shutil.rmtree(root, ignore_errors=True)
         results["corpora"]["synthetic"] = synthetic_project(size, root, args.questions, args.seed)
         print(f"synthetic corpus: {results['corpora']['synthetic']}", flush=True)
-        b = Bench(f"synthetic {args.size}", root, args.repeat, args.smoke)
+        b = Bench(f"synthetic {args.size}", root, args.repeat, args.smoke, args.traffic_lines)
         for step in steps:
             if step == "app":
                 b.app(REPO if (REPO / "golden" / "questions.jsonl").exists() else None)
@@ -856,9 +883,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{src.name}: {results['corpora'][src.name]}", flush=True)
             rb = Bench(src.name, root, args.repeat, args.smoke)
             for step in steps:
-                # the app and hostile figures are about the synthetic corpus and the bundled example; a
-                # smoke run evaluates the synthetic corpus only, to stay within a minute
-                if step not in ("app", "hostile", "repair") and not (args.smoke and step in ("eval", "foreign", "compare")):
+                # the app, hostile and traffic figures are about the synthetic corpus, the bundled example
+                # and a generated log; a smoke run evaluates the synthetic corpus only, to stay within a minute
+                if step not in ("app", "hostile", "repair", "traffic") and \
+                        not (args.smoke and step in ("eval", "foreign", "compare")):
                     getattr(rb, step)()
                     progress(rb.figures, figures, results, args.json)
             figures += rb.figures

@@ -253,16 +253,44 @@ def test_the_warehouse_sql_in_the_docs_draws_the_same_queue(tmp_path, capsys, mo
 
 
 def test_batch_sizes_do_not_change_the_queue(tmp_path, capsys, monkeypatch):
-    """Requests inserted and folded queries streamed a few at a time (as a large log is) give
-    the queue one batch gives."""
+    """Requests counted, inserted and folded queries streamed a few at a time (as a large log
+    is) give the queue and the report one batch gives."""
     from labeller.traffic import readers, sample
 
     log = write_log(tmp_path, traffic_rows(n=800), "jsonl")
-    run_sample(tmp_path / "a", log, capsys, n=40)
+    one = run_sample(tmp_path / "a", log, capsys, n=40)
     monkeypatch.setattr(sample, "INSERT_BATCH", 7)
     monkeypatch.setattr(readers, "BATCH", 5)
-    run_sample(tmp_path / "b", log, capsys, n=40)
+    monkeypatch.setattr(readers, "FOLD_DISTINCT", 3)
+    few = run_sample(tmp_path / "b", log, capsys, n=40)
     assert (tmp_path / "a" / "queue.jsonl").read_bytes() == (tmp_path / "b" / "queue.jsonl").read_bytes()
+    assert {**one, "queue": ""} == {**few, "queue": ""}
+
+
+@pytest.mark.parametrize("window", [100, 1])
+def test_identical_requests_are_worked_once_and_counted_each_time(tmp_path, capsys, monkeypatch, window):
+    """The reader hands identical requests on counted (one row, its count, its first line), so
+    the redaction and the fold are done once per distinct request; the report's requests and
+    redactions and each item's frequency still count every request, whatever the window."""
+    from labeller.traffic import readers
+
+    monkeypatch.setattr(readers, "FOLD_DISTINCT", window)
+    mail = "Mail jo@example.com about the reset"
+    rows = [(mail, "acme")] * 5 + [(mail.lower(), "acme")] * 2 + [(mail, "blue")] * 3 + [("plain question", "acme")] * 4
+    random.Random(2).shuffle(rows)
+    log = tmp_path / "log.jsonl"  # text columns only: the rows are their own identity
+    log.write_text("".join(json.dumps({"query": q, "tenant": t}) + "\n" for q, t in rows), encoding="utf-8")
+    root = tmp_path / "p"
+    root.mkdir()
+    assert main(["traffic", "sample", str(log), "--root", str(root), "--n", "100", "--out", str(root / "q.jsonl"),
+                 "--tenant", "tenant", "--format", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["requests"] == len(rows) and report["redaction"]["EMAIL"] == 10
+    items = [json.loads(line) for line in (root / "q.jsonl").read_text(encoding="utf-8").splitlines()]
+    first = {t: next(q for q, tt in rows if tt == t and q != "plain question") for t in ("acme", "blue")}
+    assert sorted((it["tenant"], it["frequency"], it["query"]) for it in items) == [
+        ("acme", 4, "plain question"), ("acme", 7, first["acme"].replace("jo@example.com", "<EMAIL>")),
+        ("blue", 3, first["blue"].replace("jo@example.com", "<EMAIL>"))]
 
 
 def test_check_out_writes_a_warehouse_queue_canonical_and_redacted(tmp_path, capsys):

@@ -1,9 +1,19 @@
 """Reading traffic where it is: a query log (JSONL, CSV, Parquet) or a trace export.
 
 Logs are read through DuckDB, which streams a file of any size in batches (Parquet by row
-group): nothing here holds more than one batch of rows. The log is opened once with
-``io.open_untrusted`` (a regular file, no symlink) and DuckDB reads that very descriptor
-(``/dev/fd/N``), so the file checked is the file read.
+group). The log is opened once with ``io.open_untrusted`` (a regular file, no symlink) and
+DuckDB reads that very descriptor (``/dev/fd/N``), so the file checked is the file read.
+
+A log repeats itself (the head of the traffic is a few queries asked millions of times), and
+what the sampling pass does to a request (redact, normalise, fold, hash) depends only on its
+logged values. So identical requests are counted here, a window of lines at a time, and each
+comes out once with how often it was logged (``LogRow.times``) and its first line: the work is
+done per distinct request. The window holds at most ``FOLD_DISTINCT`` distinct requests (then
+it is handed on and begun again), so memory stays bounded whatever the log's variety; a
+request repeated across windows comes out once per window, which changes nothing downstream
+(counts add up, the first line is the smallest). The counting is in Python, not a DuckDB
+``GROUP BY``, because a ``GROUP BY`` larger than memory spills to disk, and this is the
+unredacted log: nothing of it may be written anywhere.
 
 A trace export is OpenInference's: a RETRIEVER span carries the query in ``input.value`` and
 what the pipeline retrieved in ``retrieval.documents.<i>.document.id`` / ``.content`` /
@@ -22,7 +32,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from labeller.config import TrafficConfig
 from labeller.errors import InvalidInput
@@ -31,6 +41,7 @@ from labeller.io import open_regular_file, parse_json
 MAX_LOG_BYTES = 1 << 44  # 16 TiB: a bound only against a device posing as a file; logs stream
 MAX_SPAN_LINE = 64 << 20  # one exported line (a trace batch) at most
 BATCH = 8192
+FOLD_DISTINCT = 20_000  # distinct requests one counting window holds (see the module docstring)
 FORMATS = ("jsonl", "csv", "parquet", "spans")
 ROLES = ("query", "tenant", "feedback", "intent", "doc_ids", "doc_texts", "doc_scores")
 _SUFFIX = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl", ".csv": "csv", ".tsv": "csv",
@@ -44,16 +55,17 @@ class Doc:
     score: float | None
 
 
-@dataclass(frozen=True)
-class LogRow:
-    """One request of the log, as read (unredacted: the caller redacts before keeping any of it)."""
+class LogRow(NamedTuple):
+    """One request of the log as read, or ``times`` identical ones (unredacted: the caller redacts
+    before keeping any of it). A named tuple: one is made per distinct request of the log."""
 
-    line: int  # 1-based, in the file's order
+    line: int  # 1-based, in the file's order (of the first of the ``times``)
     query: str
     tenant: str | None = None
     feedback: str | None = None
     intent: str | None = None
     docs: tuple[Doc, ...] = ()
+    times: int = 1
 
 
 def detect_format(path: Path, given: str | None) -> str:
@@ -98,7 +110,8 @@ def _scan(fmt: str, source: str) -> str:
 
 
 def _duck_rows(con, path: Path, scan: str, columns: TrafficConfig) -> Iterator[LogRow]:
-    have = [r[0] for r in con.execute(f"DESCRIBE SELECT * FROM {scan}").fetchall()]
+    described = {r[0]: r[1] for r in con.execute(f"DESCRIBE SELECT * FROM {scan}").fetchall()}
+    have = list(described)
     wanted = {role: getattr(columns, role) for role in ROLES if getattr(columns, role) is not None}
     for role, name in sorted(wanted.items()):
         if name not in have:
@@ -108,19 +121,39 @@ def _duck_rows(con, path: Path, scan: str, columns: TrafficConfig) -> Iterator[L
     roles = list(wanted)
     select = ", ".join('"' + wanted[r].replace('"', '""') + '"' for r in roles)
     cur = con.execute(f"SELECT {select} FROM {scan}")
-    at = {r: roles.index(r) for r in roles}
-    q, t, f, i = at["query"], at.get("tenant"), at.get("feedback"), at.get("intent")
-    has_docs = any(r in at for r in ("doc_ids", "doc_texts", "doc_scores"))
+    # Text columns are their own identity; any other value (a list of passage ids, a number) is
+    # told apart by its repr, which separates what == joins and prints apart (0.0 and -0.0)
+    by_repr = any(described[wanted[r]] != "VARCHAR" for r in roles)
     line = 0
+    window: dict[Any, list] = {}  # the values -> [first line, count, values]
     while batch := cur.fetchmany(BATCH):
         for values in batch:
             line += 1
-            query = values[q]
-            if query is None or not str(query).strip():
-                continue
-            yield LogRow(line, str(query), None if t is None else _text(values[t]),
-                         None if f is None else _text(values[f]), None if i is None else _text(values[i]),
-                         _docs(dict(zip(roles, values)), path, line) if has_docs else ())
+            key = repr(values) if by_repr else values
+            seen = window.get(key)
+            if seen is None:
+                window[key] = [line, 1, values]
+            else:
+                seen[1] += 1
+        if len(window) >= FOLD_DISTINCT:
+            yield from _counted(window, roles, path)
+            window = {}
+    yield from _counted(window, roles, path)
+
+
+def _counted(window: dict[Any, list], roles: list[str], path: Path) -> Iterator[LogRow]:
+    """The window's distinct requests as rows, in the order of their first lines (so a bad value
+    is reported at its first line, as a line-by-line reader would); blank queries skipped."""
+    at = {r: roles.index(r) for r in roles}
+    q, t, f, i = at["query"], at.get("tenant"), at.get("feedback"), at.get("intent")
+    has_docs = any(r in at for r in ("doc_ids", "doc_texts", "doc_scores"))
+    for line, count, values in window.values():
+        query = values[q]
+        if query is None or not str(query).strip():
+            continue
+        yield LogRow(line, str(query), None if t is None else _text(values[t]),
+                     None if f is None else _text(values[f]), None if i is None else _text(values[i]),
+                     _docs(dict(zip(roles, values)), path, line) if has_docs else (), count)
 
 
 def _text(value: Any) -> str | None:

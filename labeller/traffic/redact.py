@@ -96,18 +96,26 @@ _TOKEN_PARAMS = (r"token|access_token|id_token|refresh_token|api_key|apikey|key|
 
 @dataclass(frozen=True)
 class Detector:
-    """A kind, its pattern, the check a match must pass, and ``hints``: substrings one of which
-    every match contains (``"0"`` .. ``"9"`` for a digit), tested first because ``in`` is far
-    cheaper than a regex search and most text holds none of them."""
+    """A kind, its pattern, the check a match must pass, and two cheap tests that rule a text out
+    before the pattern is searched (most text holds nothing to find): ``hints``, substrings one
+    of which every match contains (``"0"`` .. ``"9"`` for a digit), and ``min_digits``, the
+    digits every valid match has (a card's 13, a phone number's 10). Replacing a match never
+    adds a digit, so the digits of the text as given bound those of what each detector sees."""
 
     kind: str
     pattern: re.Pattern[str]
     valid: Callable[[str], bool] = lambda _: True
     hints: tuple[str, ...] = ()
+    min_digits: int = 0
+    hint: re.Pattern[str] | None = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:  # the hints as one search (a generator over them costs more than it saves)
+        object.__setattr__(self, "hint", re.compile("|".join(map(re.escape, self.hints))) if self.hints else None)
 
 
 _DIGITS = tuple("0123456789")
 _DIGIT = re.compile(r"[0-9]")
+_NOT_DIGIT = re.compile(r"\D+")
 
 
 DETECTORS: tuple[Detector, ...] = (
@@ -130,19 +138,20 @@ DETECTORS: tuple[Detector, ...] = (
     Detector("SECRET", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),  # a JWT
              hints=("eyJ",)),
     # an IBAN in groups of four (spaced or not) and a short last group, so a number after it is not taken along
-    Detector("IBAN", re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?\b"), iban_ok, _DIGITS),
+    Detector("IBAN", re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?\b"), iban_ok, _DIGITS,
+             2),
     # a card as it is written: 4-4-4-4 (19 digits only unbroken), Amex's 4-6-5, or 13..19 digits in one run
     Detector("CARD", re.compile(r"(?<![\d-])(?:\d{4}([ -]?)\d{4}\1\d{4}\1\d{4}(?:(?<=\d{4})\d{1,3})?|\d{4}([ -]?)\d{6}\2\d{5}|"
-                                r"\d{13,19})(?![\d-])"), _card_ok, _DIGITS),
-    Detector("SSN", re.compile(r"(?<![\d-])\d{3}([- ])\d{2}\1\d{4}(?![\d-])"), ssn_ok, _DIGITS),
+                                r"\d{13,19})(?![\d-])"), _card_ok, _DIGITS, 13),
+    Detector("SSN", re.compile(r"(?<![\d-])\d{3}([- ])\d{2}\1\d{4}(?![\d-])"), ssn_ok, _DIGITS, 9),
     Detector("IP", re.compile(r"(?<![\w:.])(?:[0-9A-Fa-f]{0,4}:){2,7}(?:[0-9A-Fa-f]{1,4}|(?:\d{1,3}\.){3}\d{1,3})?"
                               r"(?![\w:])"), lambda s: len(s) >= 6 and re.search(r"\d", s) is not None and _ip_ok(s), (":",)),
-    Detector("IP", re.compile(r"(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?!\w|\.\d)"), _ip_ok, _DIGITS),
+    Detector("IP", re.compile(r"(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?!\w|\.\d)"), _ip_ok, _DIGITS, 4),
     # not the tail of a run of 4-digit groups (a number that failed its card checksum)
     Detector("PHONE", re.compile(r"(?<![\w+])(?<!\d{4}[ .-])(?:\+\d{1,3}[ .-]?)?(?:\(\d{2,4}\)[ .-]?)?\d{2,4}"
                                  r"(?:[ .-]\d{2,4}){1,4}(?![\w])|(?<![\w+])\+\d{10,15}\b"), _phone_ok,
-             _DIGITS),
-    Detector("SECRET", re.compile(r"(?<![\w/+=-])[A-Za-z0-9_+/=-]{24,}(?![\w/+=-])"), _secret_like, _DIGITS),
+             _DIGITS, 10),
+    Detector("SECRET", re.compile(r"(?<![\w/+=-])[A-Za-z0-9_+/=-]{24,}(?![\w/+=-])"), _secret_like, _DIGITS, 1),
 )
 
 
@@ -156,20 +165,22 @@ class Redactor:
     counts: Counter[str] = field(default_factory=Counter)
     extra: tuple[Callable[[str], tuple[str, dict[str, int]]], ...] = ()
 
-    def __call__(self, text: str) -> str:
-        digit = _DIGIT.search(text) is not None
+    def __call__(self, text: str, times: int = 1) -> str:
+        """``text`` redacted; what was found counts ``times`` (the requests that carried this text:
+        the sampling pass redacts each distinct request once)."""
+        digits = len(_NOT_DIGIT.sub("", text)) if _DIGIT.search(text) is not None else 0
         for det in DETECTORS:
             if det.hints is _DIGITS:
-                if digit:
-                    text = self._apply(det, text)
-            elif not det.hints or any(h in text for h in det.hints):
-                text = self._apply(det, text)
+                if digits and digits >= det.min_digits:
+                    text = self._apply(det, text, times)
+            elif det.hint is None or det.hint.search(text) is not None:
+                text = self._apply(det, text, times)
         for plugin in self.extra:
             text, found = plugin(text)
-            self.counts.update(found)
+            self.counts.update({kind: n * times for kind, n in found.items()})
         return text
 
-    def _apply(self, det: Detector, text: str) -> str:
+    def _apply(self, det: Detector, text: str, times: int) -> str:
         """Every valid match of ``det`` replaced. A candidate that fails its check is retried
         one character further on, not skipped whole: in "exit 1 4111-1111-1111-1111" the
         first candidate takes the "1" along and fails Luhn, the card inside it does not."""
@@ -178,7 +189,7 @@ class Redactor:
         while (m := det.pattern.search(text, at)) is not None:
             if det.valid(m.group(0)):
                 out += [text[kept:m.start()], f"<{det.kind}>"]
-                self.counts[det.kind] += 1
+                self.counts[det.kind] += times
                 kept = at = max(m.end(), m.start() + 1)
             else:
                 at = m.start() + 1
