@@ -83,7 +83,10 @@ def test_fewer_than_one_percent_of_clean_queries_are_flagged():
     ("ssn 123-45-6789", "SSN"), ("ping 10.0.0.12", "IP"), ("ping 2001:db8::8a2e:370:7334", "IP"),
     ("https://bob:hunter2@git.example.com/x", "URL"), ("GET https://a.io/b?api_key=abc123def", "URL"),
     ("AKIAIOSFODNN7EXAMPLE", "SECRET"), ("token Zx8Kq2mP9vL4nR7tY1wB3cF6hJ0d", "SECRET"),
-    ("bob@example.org", "EMAIL"), ("+44 20 7946 0958", "PHONE")])
+    ("bob@example.org", "EMAIL"), ("+44 20 7946 0958", "PHONE"),
+    # full-width digits (a Japanese or Chinese keyboard's): the same numbers, so the same placeholders
+    ("card ４１１１ １１１１ １１１１ １１１１", "CARD"), ("call ０９０-１２３４-５６７８", "PHONE"),
+    ("ssn ０７８-０５-１１２０", "SSN")])
 def test_each_kind_becomes_its_placeholder(text, kind):
     r = Redactor()
     assert f"<{kind}>" in r(text)

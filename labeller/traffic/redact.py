@@ -114,7 +114,7 @@ class Detector:
 
 
 _DIGITS = tuple("0123456789")
-_DIGIT = re.compile(r"[0-9]")
+_DIGIT = re.compile(r"\d")  # any decimal digit, as the patterns' \d reads them (full-width ones too)
 _NOT_DIGIT = re.compile(r"\D+")
 
 
