@@ -182,9 +182,11 @@ def figures() -> dict[str, dict]:
 
     with tempfile.TemporaryDirectory() as tmp:
         made = {corpus: project_for(Path(tmp), corpus) for corpus in CORPORA}
-        return {f"{corpus}/{chunker}{'-contextualized' if ctx else ''}":
-                {k: (len(v) if isinstance(v, list) else v) for k, v in measure(made[corpus], corpus, chunker, ctx).items()}
-                for corpus, chunker, ctx in CASES}
+        measured = {(corpus, chunker, ctx): measure(made[corpus], corpus, chunker, ctx)
+                    for corpus, chunker, ctx in CASES}
+    return {f"{corpus}/{chunker}{'-contextualized' if ctx else ''}":
+            {k: (len(v) if isinstance(v, list) else v) for k, v in got.items()}
+            for (corpus, chunker, ctx), got in measured.items()}
 
 
 if __name__ == "__main__":
