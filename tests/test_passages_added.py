@@ -95,3 +95,20 @@ def test_a_rendered_placement_is_verified_on_the_rendered_words_too():
     for text in ("responds to keys and mouse events (Input)", "shows a list of ListItems here."):
         got = place(corpus, text, doc="m.md")  # the source's words split "I nput", "ListItem s"
         assert isinstance(got, Placement) and got.tier == "rendered" and not got.added, text
+
+
+def test_a_heading_path_before_a_short_chunk_is_never_its_place():
+    """docling's ``contextualize``: every chunk under a heading repeats its path. A short
+    chunk after the first under it (a tab label, here) is outweighed by its path: the path
+    alone places, on the heading the previous chunk already passed, with the chunk itself
+    as "added" text — and the source's next text after the heading is that first chunk, not
+    this one. Neither may stand: the chunk is left unplaced, never put on the heading."""
+    doc = ("# Margin settings\n\n## Basic usage example\n\nIn the example below we add a large margin to a label.\n\n"
+           '=== "Output"\n\n    the output\n')
+    corpus = Corpus.from_documents([make_document("m.md", doc)])
+    path = "Margin settings\nBasic usage example\n"
+    first, second = PassageLocator(corpus).place(
+        [Passage("m.md", path + "In the example below we add a large margin to a label."),
+         Passage("m.md", path + '=== "Output"')], ordered=True)
+    assert isinstance(first, Placement) and doc[first.place.start:first.place.end].endswith("large margin to a label.")
+    assert isinstance(second, str), (second, doc[second.place.start:second.place.end])

@@ -315,7 +315,8 @@ class PassageLocator:
                 got = self._in_order(Passage(p.doc, part), previous, resume, aligned=False, tiers=(tier,))
                 if isinstance(got, Placement):
                     got = self._verified(part, got)
-                if isinstance(got, Placement) and self._added_is_new(text[lead:start], text[end:full], got.place):
+                if isinstance(got, Placement) and _advances(got.place, previous) and \
+                        self._added_is_new(text[lead:start], text[end:full], got.place):
                     return Placement(got.place, got.tier, None, start - lead, full - end)
         return None
 
@@ -324,16 +325,20 @@ class PassageLocator:
         markup is not text a pipeline added) and they are not, half of them or more in order,
         the source's words next to where the part was placed (within four times their length
         plus ``5 × SPAN_SLACK`` characters: link targets, HTML tags and indentation sit between)."""
+        return bool(words(before) or words(after)) and not self._beside(before, after, place)
+
+    def _beside(self, before: str, after: str, place: Place) -> bool:
+        """Whether ``before`` or ``after`` is, half of its words or more in order, the
+        source's words next to ``place`` (see ``_added_is_new``): then it is source text the
+        cut left out, not text a pipeline added, and the part is not the passage's source."""
         src = self.corpus[place.doc].text
-        if not words(before) and not words(after):
-            return False
         reach = (4 * len(before) + 5 * SPAN_SLACK, 4 * len(after) + 5 * SPAN_SLACK)
         for added, beside in ((before, src[max(0, place.start - reach[0]):place.start]),
                               (after, src[place.end:place.end + reach[1]])):
             aw = words(added)
             if aw and 2 * LCSseq.similarity(aw, words(beside)) >= len(aw):
-                return False
-        return True
+                return True
+        return False
 
     def _with_added(self, p: Passage, why: str, previous: dict[str, int],
                     resume: dict[tuple[str, str], tuple[int, int]]) -> Placement | str:
@@ -369,7 +374,8 @@ class PassageLocator:
             got = self._in_order(Passage(doc_id, part), dict(previous), {}, aligned=False)
             if isinstance(got, Placement):
                 got = self._verified(part, got)
-            if isinstance(got, Placement):
+            if isinstance(got, Placement) and _advances(got.place, previous) and \
+                    not self._beside("", text[end:full], got.place):
                 return Placement(got.place, got.tier, None, max(0, start - lead), max(0, full - end))
         start, end = spans[i0][0], spans[i1][1]
         n_part = i1 - i0 + 1
@@ -377,8 +383,10 @@ class PassageLocator:
                         max(0, start - lead), max(0, full - end))
         if (end - start) * 2 < full - lead or matched < math.ceil(self.min_share * n_part - 1e-9):
             return refused(best)
-        if got.place.start < previous.get(doc_id, 0):
-            return refused(best, f" at or after the previous chunk of {doc_id}")
+        if not _advances(got.place, previous):
+            return refused(best, f" after the previous chunk of {doc_id}")
+        if self._beside("", text[end:full], got.place):
+            return refused(best, " with only added text after it (what follows it is the source's next text)")
         checked = self._verified(text[start:end], got)
         return checked if isinstance(checked, Placement) else checked + best
 
@@ -436,6 +444,14 @@ class PassageLocator:
             after = f", none of them at or after the previous chunk of {p.doc}"
         return (f"text is ambiguous{how}: found {len(cands)} times {where}, at {at}{more}{after}; give its doc, "
                 "or start and end")
+
+
+def _advances(place: Place, previous: dict[str, int]) -> bool:
+    """Whether a source part placed with added text starts after the previous chunk of its
+    document (in file order; any place when none came before). A part found only at or
+    before it is text the previous chunk already passed — a heading a pipeline repeats in
+    each chunk's path, say — not this chunk's source."""
+    return place.doc not in previous or place.start > previous[place.doc]
 
 
 _NOT_LITERAL = "text not found as written or in the rendered text"  # ``_in_order`` without the aligned tier
