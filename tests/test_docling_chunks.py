@@ -3,8 +3,9 @@
 docling (its Markdown conversion, then ``HierarchicalChunker`` and ``HybridChunker``) is not in
 the project's extras: it pulls torch and its model packages. Its chunk files were written
 once in a scratch environment by scripts/make_docling_chunks.py and committed, with the
-versions that wrote them, in tests/fixtures/pipelines/docling/ (five bundled documents and
-the Textual slice of tests/conftest.py). Row ``i`` of ``NAME-contextualized.jsonl`` is row
+versions that wrote them, in tests/fixtures/pipelines/docling/ (five bundled documents; the
+Textual slice's figures in docs/performance.md come from the same script run on
+../shared/corpora, whose pages are never copied into the project). Row ``i`` of ``NAME-contextualized.jsonl`` is row
 ``i`` of ``NAME.jsonl`` with docling's heading path prepended.
 
 Each placement is checked without the locator. A chunk's *source range* is found by a plain
@@ -24,14 +25,14 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import REPO, TEXTUAL
+from conftest import REPO
 from test_pipeline_chunks import placement_problem, project_for
 
 from labeller.core.chunkfile import place_chunk_file
 from labeller.core.project import Project
 
 FIXTURES = REPO / "tests" / "fixtures" / "pipelines" / "docling"
-CORPORA = ("bundled", "textual-docs")
+CORPORA = ("bundled",)
 CHUNKERS = ("hierarchical", "hybrid")
 CASES = [(corpus, chunker, ctx) for corpus in CORPORA for chunker in CHUNKERS for ctx in (False, True)]
 _WORD = re.compile(r"[^\W_]+")
@@ -40,8 +41,6 @@ Words = list[tuple[str, int, int]]
 
 @pytest.fixture(scope="session")
 def projects(tmp_path_factory) -> dict[str, Project]:
-    if not TEXTUAL.is_dir():
-        pytest.skip("../shared/corpora/textual-docs is not present (the project's CI has it beside the clone)")
     root = tmp_path_factory.mktemp("docling")
     return {corpus: project_for(root, corpus) for corpus in CORPORA}
 
