@@ -49,22 +49,49 @@ class LastBuild:
             return None
         return self.old_texts({doc_id: sha}).get(doc_id)
 
-    def stood_elsewhere(self, record_id: str, index: int, doc_id: str, quote: str) -> bool:
-        """Whether ``quote`` occurred in ``doc_id`` at the last build somewhere other than the
-        span of locator ``index`` of ``record_id`` (False when the last build is not known)."""
+    def _span(self, record_id: str, index: int) -> dict | None:
+        """Locator ``index`` of ``record_id``'s span at the last build (None when not known)."""
         record = self.records.get(record_id)
         spans = record.get("answer_spans") if isinstance(record, dict) else None
         if not isinstance(spans, list) or not 0 <= index < len(spans) or not isinstance(spans[index], dict):
+            return None
+        return spans[index]
+
+    def quote_then(self, record_id: str, index: int, quote: str) -> tuple[str, int, int] | None:
+        """Where ``quote`` stood at the last build: its document and its range in the text then,
+        when it occurred exactly once in locator ``index``'s span (a span is the quote's block or
+        blocks); None when that is not known."""
+        span = self._span(record_id, index)
+        if span is None:
+            return None
+        doc_id, start, end = span.get("doc_id"), span.get("char_start"), span.get("char_end")
+        if not isinstance(doc_id, str) or not isinstance(start, int) or not isinstance(end, int) \
+                or not quote.split():
+            return None
+        text = self.text(doc_id)
+        if text is None:
+            return None
+        found = [m for m in _pattern(quote).finditer(text, max(0, start), max(0, end))]
+        return (doc_id, found[0].start(), found[0].end()) if len(found) == 1 else None
+
+    def stood_elsewhere(self, record_id: str, index: int, doc_id: str, quote: str) -> bool:
+        """Whether ``quote`` occurred in ``doc_id`` at the last build somewhere other than the
+        span of locator ``index`` of ``record_id`` (False when the last build is not known)."""
+        span = self._span(record_id, index)
+        if span is None:
             return False
-        span = spans[index]
         text = self.text(doc_id)
         if text is None or not quote.split():
             return False
         own = (span.get("doc_id"), span.get("char_start"), span.get("char_end"))
-        pattern = re.compile(r"\s+".join(map(re.escape, quote.split())))
-        for m in pattern.finditer(text):
+        for m in _pattern(quote).finditer(text):
             inside = (own[0] == doc_id and isinstance(own[1], int) and isinstance(own[2], int)
                       and m.start() < own[2] and own[1] < m.end())
             if not inside:
                 return True
         return False
+
+
+def _pattern(quote: str) -> re.Pattern:
+    """The quote's words with any whitespace run between them (SPEC §2's folding)."""
+    return re.compile(r"\s+".join(map(re.escape, quote.split())))
