@@ -127,6 +127,11 @@ def test_the_json_report_says_what_was_applied_and_what_was_left(root, capsys):
          "kind": "unknown_doc",
          "reason": "the quote is verbatim in 2 other documents (faq.md, guide.md): a person picks one"}]
     assert report["summary"] == {"applied": 4, "records": 4, "left": 2, "moved": 3, "nearest": 1}
+    # its document renamed and the quote edited: followed from where it stood into the renamed file
+    (sleep,) = [f for f in report["applied"] if f["id"] == "r-sleep"]
+    assert sleep == {"id": "r-sleep", "locator_index": 0, "kind": "nearest", "score": 100.0, "at_old_place": True,
+                     "old": {"doc": "ch01.md", "quote": "Cats sleep sixteen hours a day."},
+                     "new": {"doc": "ch02.md", "quote": "Cats sleep up to sixteen hours a day."}}
 
 
 def test_every_repaired_record_is_marked_changed_since_review(root, capsys):

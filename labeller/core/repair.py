@@ -136,6 +136,10 @@ def plan_repair(project: Project, records: Iterable[RecordResult], ids: Iterable
             raise InvalidInput("no such record in the questions file", record_id=rid)
     plan = RepairPlan()
     old_places = OldPlaces()
+    if last_build is not None and not moves_only:
+        last_build.read_ahead(doc for rec in by_id.values() if wanted is None or rec.question.id in wanted
+                              for i in range(len(rec.question.locators)) if rec.refusals
+                              and (doc := last_build.span_doc(rec.question.id, i)) is not None)
     candidates: dict[str, list[Fix]] = {}
     for rec in by_id.values():
         if not rec.refusals or (wanted is not None and rec.question.id not in wanted):
