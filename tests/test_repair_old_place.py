@@ -30,6 +30,19 @@ def test_words_inserted_into_the_answer_do_not_lower_the_score():
     assert fuzz.partial_ratio(GREW_FROM, GREW_TO) < 80  # the build's nearest-passage score leaves it
 
 
+def test_words_inserted_past_the_quotes_own_length_count_as_missing():
+    """A paragraph rewritten around a few of the quote's words (held-out reference, tokens.md: a
+    deleted quote's common tokens scattered over a new 208-character passage scored 86.8 before
+    this rule, and was applied)."""
+    quote = "alpha beta"  # 9 token characters
+    assert kept_score(quote, "alpha one two beta") == 100.0  # 6 inserted: free
+    assert kept_score(quote, "alpha onetwothree four beta") == round(100 * 9 / (9 + 15 - 9), 1)
+    assert kept_score("the `U+005C` character, the line-break, and",
+                      "`U+000A` (LF), are allowed in string literals. The character `U+000D` (CR) may not appear in "
+                      "a string literal. When an unescaped `U+005C` character (`\\`) occurs immediately before a "
+                      "line break, the line break") < 50
+
+
 def test_words_of_the_quote_that_are_gone_lower_it_by_their_length():
     # "quick" (5 of 16 token characters) is gone
     assert kept_score("the quick brown fox", "the brown fox") == round(100 * 11 / 16, 1)

@@ -17,8 +17,10 @@ offset), ``repair`` follows the old span through the edit:
   kept: no place (the span was deleted or rewritten beyond recognition).
 - **Its score** (``kept_score``): the share of the quote's token characters that the passage
   holds in the quote's order (difflib's matching blocks), 0-100. It measures what the author
-  quoted, not how alike two strings are: words inserted into the answer do not lower it,
-  words of the quote that are gone do.
+  quoted, not how alike two strings are: words of the quote that are gone lower it, words
+  inserted into the answer do not while the passage stays at most twice the quote (past that,
+  each inserted character counts as a missing one: a paragraph rewritten around a few of the
+  quote's common words, "the", "`", "character", is not the quote).
 
 The place is what makes a lenient score safe: the passage is what the label's own words
 became, bounded by the unchanged text around them, never a look-alike elsewhere in the page.
@@ -47,8 +49,10 @@ def _tokens(text: str) -> list[re.Match]:
 
 def kept_score(quote: str, passage: str) -> float:
     """The share (0-100, one decimal) of the quote's token characters that ``passage`` holds
-    in the quote's order, letter case ignored: words inserted into the passage do not count
-    against it, the quote's words missing from it do."""
+    in the quote's order, letter case ignored. The quote's words missing from the passage count
+    against it; words inserted into it do not, up to as many characters as the quote's own (the
+    passage is still mostly the quote), and each inserted character past that counts as one
+    missing: a paragraph rewritten around a few of the quote's words is not the quote."""
     q = [m.group().casefold() for m in _TOKEN.finditer(quote)]
     p = [m.group().casefold() for m in _TOKEN.finditer(passage)]
     total = sum(map(len, q))
@@ -56,7 +60,8 @@ def kept_score(quote: str, passage: str) -> float:
         return 0.0
     matcher = difflib.SequenceMatcher(None, q, p, autojunk=False)
     kept = sum(len(t) for a, _, n in matcher.get_matching_blocks() for t in q[a:a + n])
-    return round(100.0 * kept / total, 1)
+    excess = max(0, sum(map(len, p)) - kept - total)
+    return round(100.0 * kept / (total + excess), 1)
 
 
 class _Compared:
