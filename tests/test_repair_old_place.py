@@ -92,7 +92,10 @@ def test_words_that_moved_within_their_paragraph_are_found_again(monkeypatch):
 def test_the_comparison_is_bounded(monkeypatch):
     old = f"Write a function {GREW_FROM} word.\n"
     new = f"Write a function {GREW_TO} word.\n"
-    assert place_text(old, GREW_FROM, new, OldPlaces(budget=10)) is None  # past the repair's budget
+    assert OldPlaces().comparable(("d.md", "d.md"), old, new)
+    spent = OldPlaces(budget=10)
+    assert place_text(old, GREW_FROM, new, spent) is None  # past the repair's budget
+    assert not spent.comparable(("d.md", "d.md"), old, new)
     monkeypatch.setattr(old_place, "MAX_DIFF_TOKENS", 5)
     assert place_text(old, GREW_FROM, new) is None  # a text past the bound
 

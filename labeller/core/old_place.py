@@ -96,6 +96,10 @@ class OldPlaces:
                 self._pairs[key] = _Compared(a, b, matcher.get_matching_blocks())
         return self._pairs[key]
 
+    def comparable(self, key: tuple[str, str], old: str, new: str) -> bool:
+        """Whether the pair is within the comparison's bounds (``place`` can say where)."""
+        return self._compared(key, old, new) is not None
+
     def place(self, key: tuple[str, str], old: str, start: int, end: int, new: str) -> tuple[int, int] | None:
         """Where the words of ``old[start:end]`` (a span of a document's text then) stand in
         ``new`` (its text now): from the first token of the span the comparison keeps to the
