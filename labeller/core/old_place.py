@@ -32,6 +32,7 @@ of texts is compared once however many of its labels broke.
 
 from __future__ import annotations
 
+import bisect
 import difflib
 import re
 
@@ -65,19 +66,34 @@ def kept_score(quote: str, passage: str) -> float:
 
 
 class _Compared:
-    """One pair of texts compared: their tokens, the matching blocks, and which tokens of
-    each the comparison aligned."""
+    """One pair of texts compared: their tokens (and where each starts), each old token's
+    aligned new token (-1: none), which new tokens are aligned, and where the new text's
+    blank lines are: what ``OldPlaces.place`` looks up for each span, by bisection, so that
+    many labels of one page cost little more than one."""
 
-    def __init__(self, a: list[re.Match], b: list[re.Match], blocks: list) -> None:
-        self.a, self.b, self.blocks = a, b, blocks
-        self.old_aligned, self.new_aligned = bytearray(len(a)), bytearray(len(b))
+    def __init__(self, a: list[re.Match], b: list[re.Match], blocks: list, new: str) -> None:
+        self.a, self.b = a, b
+        self.a_starts, self.b_starts = [t.start() for t in a], [t.start() for t in b]
+        self.new_of = [-1] * len(a)
+        self.new_aligned = bytearray(len(b))
         for i, j, n in blocks:
-            self.old_aligned[i:i + n] = self.new_aligned[j:j + n] = b"\x01" * n
+            self.new_of[i:i + n] = range(j, j + n)
+            self.new_aligned[j:j + n] = b"\x01" * n
+        self.blank_lines = [(m.start(), m.end()) for m in _BLANK_LINE.finditer(new)]
+
+    def paragraph(self, start: int, end: int, length: int) -> tuple[int, int]:
+        """``[start, end)`` of the new text widened to the blank lines around it."""
+        k = bisect.bisect_left(self.blank_lines, (start, -1))
+        lo = self.blank_lines[k - 1][1] if k else 0
+        while k < len(self.blank_lines) and self.blank_lines[k][0] < end:
+            k += 1
+        hi = self.blank_lines[k][0] if k < len(self.blank_lines) else length
+        return min(lo, start), max(hi, end)
 
 
 class OldPlaces:
     """Where old spans stand now: each (text then, text now) pair compared once, within
-    ``DIFF_BUDGET`` for all of them."""
+    ``DIFF_BUDGET`` for all of them (the second look for moved words is charged to it too)."""
 
     def __init__(self, budget: int = DIFF_BUDGET) -> None:
         self.left = budget
@@ -93,7 +109,7 @@ class OldPlaces:
                 self.left -= cost
                 matcher = difflib.SequenceMatcher(None, [m.group().casefold() for m in a],
                                                   [m.group().casefold() for m in b])
-                self._pairs[key] = _Compared(a, b, matcher.get_matching_blocks())
+                self._pairs[key] = _Compared(a, b, matcher.get_matching_blocks(), new)
         return self._pairs[key]
 
     def comparable(self, key: tuple[str, str], old: str, new: str) -> bool:
@@ -109,18 +125,24 @@ class OldPlaces:
         A comparison keeps words in one order: words of the span that moved within their
         sentence ("X to do Y" rewritten "To do Y, X") are left over. They are looked for
         again among the new words of the paragraph the kept ones stand in that the comparison
-        left unaligned, in runs of ``MIN_MOVED_RUN`` tokens or more (fewer may be chance)."""
+        left unaligned (within ``MOVED_REACH`` times the span's length of them), in runs of
+        ``MIN_MOVED_RUN`` tokens or more (fewer may be chance)."""
         c = self._compared(key, old, new)
         if c is None:
             return None
-        inside = [start <= t.start() and t.end() <= end for t in c.a]
-        kept = [j + k for i, j, n in c.blocks for k in range(n) if inside[i + k]]
+        span = [i for i in range(bisect.bisect_left(c.a_starts, start), bisect.bisect_left(c.a_starts, end))
+                if c.a[i].end() <= end]
+        kept = [c.new_of[i] for i in span if c.new_of[i] >= 0]
         if not kept:
             return None
-        lo, hi = _paragraph(new, c.b[kept[0]].start(), c.b[kept[-1]].end())
-        left_old = [i for i, t in enumerate(c.a) if inside[i] and not c.old_aligned[i]]
-        left_new = [j for j, t in enumerate(c.b) if lo <= t.start() and t.end() <= hi and not c.new_aligned[j]]
-        if left_old and left_new:
+        lo, hi = c.paragraph(c.b[kept[0]].start(), c.b[kept[-1]].end(), len(new))
+        left_old = [i for i in span if c.new_of[i] < 0]
+        reach = MOVED_REACH * len(span)
+        first = max(bisect.bisect_left(c.b_starts, lo), kept[0] - reach)
+        last = min(bisect.bisect_left(c.b_starts, hi), kept[-1] + reach + 1)
+        left_new = [j for j in range(first, last) if c.b[j].end() <= hi and not c.new_aligned[j]]
+        if left_old and left_new and len(left_old) * len(left_new) <= self.left:
+            self.left -= len(left_old) * len(left_new)
             again = difflib.SequenceMatcher(None, [c.a[i].group().casefold() for i in left_old],
                                             [c.b[j].group().casefold() for j in left_new], autojunk=False)
             kept += [left_new[j + k] for _, j, n in again.get_matching_blocks() if n >= MIN_MOVED_RUN
@@ -134,11 +156,5 @@ class OldPlaces:
 
 
 MIN_MOVED_RUN = 3  # tokens in a run of the span's words found again in its paragraph, at least
+MOVED_REACH = 4  # ... looked for within this many times the span's length (in tokens) of its kept words
 _BLANK_LINE = re.compile(r"\n[^\S\n]*\n")
-
-
-def _paragraph(text: str, start: int, end: int) -> tuple[int, int]:
-    """``[start, end)`` widened to the blank lines around it (the paragraph it is in)."""
-    before = [m.end() for m in _BLANK_LINE.finditer(text, 0, start)]
-    after = _BLANK_LINE.search(text, end)
-    return (before[-1] if before else 0), (after.start() if after else len(text))
