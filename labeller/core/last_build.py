@@ -18,7 +18,7 @@ added since), nothing is known and nothing is refused on this ground.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from labeller.core.corpus import Corpus
 from labeller.core.drift_classes import OldTexts
@@ -38,23 +38,21 @@ class LastBuild:
             self._texts[doc_id] = self._read(doc_id)
         return self._texts[doc_id]
 
-    def read_ahead(self, doc_ids) -> None:
-        """Read the texts then of ``doc_ids`` at once: one question to git for all of them (each
-        costs a few processes), where asking per document cost seconds on a real history."""
-        wanted = {}
+    def read_ahead(self, doc_ids: Iterable[str]) -> None:
+        """Read the texts then of ``doc_ids`` at once: one question to git for all the changed
+        ones (each question costs a few processes: asked per document, seconds on a real history)."""
+        changed: dict[str, str] = {}
         for doc_id in dict.fromkeys(doc_ids):
             if doc_id in self._texts:
                 continue
-            info = self.docs.get(doc_id)
-            sha = info.get("sha256") if isinstance(info, dict) else None
-            if isinstance(sha, str) and not (doc_id in self.corpus.docs and self.corpus[doc_id].sha256 == sha):
-                wanted[doc_id] = sha
+            sha = self._sha(doc_id)
+            if sha is not None and self.old_texts is not None and not self._unchanged(doc_id, sha):
+                changed[doc_id] = sha
             else:
                 self._texts[doc_id] = self._read(doc_id)
-        if wanted:
-            found = self.old_texts(wanted) if self.old_texts is not None else {}
-            for doc_id in wanted:
-                self._texts[doc_id] = found.get(doc_id)
+        found = self.old_texts(changed) if changed and self.old_texts is not None else {}
+        for doc_id in changed:
+            self._texts[doc_id] = found.get(doc_id)
 
     def span_doc(self, record_id: str, index: int) -> str | None:
         """The document of locator ``index`` of ``record_id``'s span at the last build."""
@@ -62,12 +60,20 @@ class LastBuild:
         doc_id = span.get("doc_id") if span is not None else None
         return doc_id if isinstance(doc_id, str) else None
 
-    def _read(self, doc_id: str) -> str | None:
+    def _sha(self, doc_id: str) -> str | None:
+        """``doc_id``'s sha256 at the last build (the committed manifest's), if it has one."""
         info = self.docs.get(doc_id)
         sha = info.get("sha256") if isinstance(info, dict) else None
-        if not isinstance(sha, str):
+        return sha if isinstance(sha, str) else None
+
+    def _unchanged(self, doc_id: str, sha: str) -> bool:
+        return doc_id in self.corpus.docs and self.corpus[doc_id].sha256 == sha
+
+    def _read(self, doc_id: str) -> str | None:
+        sha = self._sha(doc_id)
+        if sha is None:
             return None
-        if doc_id in self.corpus.docs and self.corpus[doc_id].sha256 == sha:
+        if self._unchanged(doc_id, sha):
             return self.corpus[doc_id].text
         if self.old_texts is None:
             return None
@@ -95,7 +101,7 @@ class LastBuild:
         text = self.text(doc_id)
         if text is None:
             return None
-        found = [m for m in _pattern(quote).finditer(text, max(0, start), max(0, end))]
+        found = list(_pattern(quote).finditer(text, max(0, start), max(0, end)))
         return (doc_id, found[0].start(), found[0].end()) if len(found) == 1 else None
 
     def stood_elsewhere(self, record_id: str, index: int, doc_id: str, quote: str) -> bool:

@@ -137,9 +137,10 @@ def plan_repair(project: Project, records: Iterable[RecordResult], ids: Iterable
     plan = RepairPlan()
     old_places = OldPlaces()
     if last_build is not None and not moves_only:
-        last_build.read_ahead(doc for rec in by_id.values() if wanted is None or rec.question.id in wanted
-                              for i in range(len(rec.question.locators)) if rec.refusals
-                              and (doc := last_build.span_doc(rec.question.id, i)) is not None)
+        broken = [rec.question for rec in by_id.values()
+                  if rec.refusals and (wanted is None or rec.question.id in wanted)]
+        last_build.read_ahead(doc for question in broken for i in range(len(question.locators))
+                              if (doc := last_build.span_doc(question.id, i)) is not None)
     candidates: dict[str, list[Fix]] = {}
     for rec in by_id.values():
         if not rec.refusals or (wanted is not None and rec.question.id not in wanted):
@@ -241,7 +242,9 @@ def _nearest(refusal: Refusal, index: int, min_score: float, last_build: LastBui
                "this label: it is other text, not the quote edited"
     if words_here is not None:
         hit = resolver.index.first(fold_quote(sug["quote"]), sug["doc"])
-        if hit is None or hit.doc_id != words_here.doc or not (hit.start < words_here.end and words_here.start < hit.end):
+        overlaps = hit is not None and hit.doc_id == words_here.doc and hit.start < words_here.end \
+            and words_here.start < hit.end
+        if not overlaps:
             return f"the nearest passage ({sug['score']}) is away from where most of the quote's words still stand " \
                    "(edited there): it is other text"
     new = Locator(doc=sug["doc"], quote=sug["quote"], exact=loc.exact)
