@@ -92,7 +92,10 @@ def test_repair_moves_repoints_every_move_to_the_same_text(root, capsys):
             assert project.corpus[span.doc_id].text[span.start:span.end] == CH01[old["char_start"]:old["char_end"]]
 
 
-def test_nearest_passages_need_the_minimum_score(root, capsys):
+def test_nearest_passages_need_the_minimum_score(tmp_path, capsys, monkeypatch):
+    # no repository: the text of the last build is not to be had, so the build's nearest passages decide
+    monkeypatch.setenv("LABELLER_REVIEWER", "repair-bot")
+    root = reorganised(tmp_path, capsys, use_git=False)
     _, built = cli_json(capsys, "build", "--root", root)
     score = next(e for e in built["errors"] if e["id"] == "r-sleep")["suggestions"][0]["score"]
     rc, report = cli_json(capsys, "repair", "r-sleep", "--min-score", str(score + 0.1), "--dry-run", "--root", root)
@@ -117,11 +120,18 @@ def test_the_json_report_says_what_was_applied_and_what_was_left(root, capsys):
                                     "new": {"doc": "ch02.md", "quote": "quick brown fox"}}
     assert report["left"] == [
         {"id": "r-run", "locator_index": 0, "locator": {"doc": "guide.md", "quote": "Run labeller build in the root."},
-         "kind": "not_found", "reason": "no suggestion"},
+         "kind": "not_found",
+         # a "." of the deleted sentence's is all the page kept where it stood
+         "reason": "no suggestion; where it stood, the passage keeps 3.8% of the quote: below 80"},
         {"id": "r-note", "locator_index": 0, "locator": {"doc": "notes.md", "quote": "A shared note about limits."},
          "kind": "unknown_doc",
          "reason": "the quote is verbatim in 2 other documents (faq.md, guide.md): a person picks one"}]
     assert report["summary"] == {"applied": 4, "records": 4, "left": 2, "moved": 3, "nearest": 1}
+    # its document renamed and the quote edited: followed from where it stood into the renamed file
+    (sleep,) = [f for f in report["applied"] if f["id"] == "r-sleep"]
+    assert sleep == {"id": "r-sleep", "locator_index": 0, "kind": "nearest", "score": 100.0, "at_old_place": True,
+                     "old": {"doc": "ch01.md", "quote": "Cats sleep sixteen hours a day."},
+                     "new": {"doc": "ch02.md", "quote": "Cats sleep up to sixteen hours a day."}}
 
 
 def test_every_repaired_record_is_marked_changed_since_review(root, capsys):

@@ -168,6 +168,28 @@ def test_a_label_resolving_away_from_its_words_is_a_silent_move():
     assert wrong["repaired_by"] == ["moves"] and wrong["repair_correct"] is False
 
 
+def test_an_edit_repair_is_right_only_where_its_new_quote_stands_in_the_truths_range():
+    """The span is the quote's whole block, so overlapping the truth's range says little: the
+    repaired quote itself, found in the text, must stand mostly inside it."""
+    text = "# A\n\nOne two three four five. Six seven eight nine ten.\n"
+    block = {"doc_id": "a.md", "char_start": 5, "char_end": len(text) - 1, "block": "paragraph"}
+    label = survival.Label("sv-001", "a.md", "two three four", 0, 1)
+    words = text.index("two three four")
+    fate = Fate(EDITED, "a.md", words, words + len("two three four five"))
+    old = {"doc": "a.md", "quote": "two three four"}
+
+    def judged(quote: str, **context: str) -> bool:
+        new = {"doc": "a.md", "quote": quote, **context}
+        return survival.judge(label, fate, "not_found", None, block, old, old, new, None, {"a.md": text})[
+            "repair_correct"]
+
+    assert judged("two three four five")
+    assert not judged("seven eight nine")  # same block, other words: wrong
+    assert judged("e", prefix="fiv", suffix=". Six") is True  # context picks the one inside
+    assert not judged("e")  # several in the block, no context: not the quote's place
+    assert survival.quote_range(text, block, {"quote": "three four"}) == (words + 4, words + 14)
+
+
 def test_the_report_is_deterministic(history, report, tmp_path):
     git_dir, base, later = history
     again = survival.survive(git_dir, "docs", base, [later], 100, 7, tmp_path, "synthetic")

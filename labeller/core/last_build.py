@@ -18,7 +18,7 @@ added since), nothing is known and nothing is refused on this ground.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from labeller.core.corpus import Corpus
 from labeller.core.drift_classes import OldTexts
@@ -38,33 +38,90 @@ class LastBuild:
             self._texts[doc_id] = self._read(doc_id)
         return self._texts[doc_id]
 
-    def _read(self, doc_id: str) -> str | None:
+    def read_ahead(self, doc_ids: Iterable[str]) -> None:
+        """Read the texts then of ``doc_ids`` at once: one question to git for all the changed
+        ones (each question costs a few processes: asked per document, seconds on a real history)."""
+        changed: dict[str, str] = {}
+        for doc_id in dict.fromkeys(doc_ids):
+            if doc_id in self._texts:
+                continue
+            sha = self._sha(doc_id)
+            if sha is not None and self.old_texts is not None and not self._unchanged(doc_id, sha):
+                changed[doc_id] = sha
+            else:
+                self._texts[doc_id] = self._read(doc_id)
+        found = self.old_texts(changed) if changed and self.old_texts is not None else {}
+        for doc_id in changed:
+            self._texts[doc_id] = found.get(doc_id)
+
+    def span_doc(self, record_id: str, index: int) -> str | None:
+        """The document of locator ``index`` of ``record_id``'s span at the last build."""
+        span = self._span(record_id, index)
+        doc_id = span.get("doc_id") if span is not None else None
+        return doc_id if isinstance(doc_id, str) else None
+
+    def _sha(self, doc_id: str) -> str | None:
+        """``doc_id``'s sha256 at the last build (the committed manifest's), if it has one."""
         info = self.docs.get(doc_id)
         sha = info.get("sha256") if isinstance(info, dict) else None
-        if not isinstance(sha, str):
+        return sha if isinstance(sha, str) else None
+
+    def _unchanged(self, doc_id: str, sha: str) -> bool:
+        return doc_id in self.corpus.docs and self.corpus[doc_id].sha256 == sha
+
+    def _read(self, doc_id: str) -> str | None:
+        sha = self._sha(doc_id)
+        if sha is None:
             return None
-        if doc_id in self.corpus.docs and self.corpus[doc_id].sha256 == sha:
+        if self._unchanged(doc_id, sha):
             return self.corpus[doc_id].text
         if self.old_texts is None:
             return None
         return self.old_texts({doc_id: sha}).get(doc_id)
 
-    def stood_elsewhere(self, record_id: str, index: int, doc_id: str, quote: str) -> bool:
-        """Whether ``quote`` occurred in ``doc_id`` at the last build somewhere other than the
-        span of locator ``index`` of ``record_id`` (False when the last build is not known)."""
+    def _span(self, record_id: str, index: int) -> dict | None:
+        """Locator ``index`` of ``record_id``'s span at the last build (None when not known)."""
         record = self.records.get(record_id)
         spans = record.get("answer_spans") if isinstance(record, dict) else None
         if not isinstance(spans, list) or not 0 <= index < len(spans) or not isinstance(spans[index], dict):
+            return None
+        return spans[index]
+
+    def quote_then(self, record_id: str, index: int, quote: str) -> tuple[str, int, int] | None:
+        """Where ``quote`` stood at the last build: its document and its range in the text then,
+        when it occurred exactly once in locator ``index``'s span (a span is the quote's block or
+        blocks); None when that is not known."""
+        span = self._span(record_id, index)
+        if span is None:
+            return None
+        doc_id, start, end = span.get("doc_id"), span.get("char_start"), span.get("char_end")
+        if not isinstance(doc_id, str) or not isinstance(start, int) or not isinstance(end, int) \
+                or not quote.split():
+            return None
+        text = self.text(doc_id)
+        if text is None:
+            return None
+        found = list(_pattern(quote).finditer(text, max(0, start), max(0, end)))
+        return (doc_id, found[0].start(), found[0].end()) if len(found) == 1 else None
+
+    def stood_elsewhere(self, record_id: str, index: int, doc_id: str, quote: str) -> bool:
+        """Whether ``quote`` occurred in ``doc_id`` at the last build somewhere other than the
+        span of locator ``index`` of ``record_id`` (False when the last build is not known)."""
+        span = self._span(record_id, index)
+        if span is None:
             return False
-        span = spans[index]
         text = self.text(doc_id)
         if text is None or not quote.split():
             return False
         own = (span.get("doc_id"), span.get("char_start"), span.get("char_end"))
-        pattern = re.compile(r"\s+".join(map(re.escape, quote.split())))
-        for m in pattern.finditer(text):
+        for m in _pattern(quote).finditer(text):
             inside = (own[0] == doc_id and isinstance(own[1], int) and isinstance(own[2], int)
                       and m.start() < own[2] and own[1] < m.end())
             if not inside:
                 return True
         return False
+
+
+def _pattern(quote: str) -> re.Pattern:
+    """The quote's words with any whitespace run between them (SPEC §2's folding)."""
+    return re.compile(r"\s+".join(map(re.escape, quote.split())))

@@ -11,6 +11,12 @@ refusal as its reason. A nearest passage that already stood in its document at t
 away from the label's own span, is other text, not the edited quote, and is left too
 (``core.last_build``). Every locator left says why, so a report can say what needs a person.
 
+Where the last build knows where the quote stood (its span, and its document's text then), the
+passage at that place now comes first (``core.old_place``): the words the old span became,
+scored by the share of the quote it keeps. It is applied at or above the minimum like any
+nearest passage, pinned by the shortest context when its text is not unique; a passage there
+that falls short leaves the build's nearest passages to decide, as without a last build.
+
 The plan only computes records; writing them is the caller's: the CLI through
 ``questions.write_questions`` (the app's own minimal, atomic, comment-keeping writer), the app
 into its drafts, one undo step.
@@ -21,15 +27,18 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from labeller.core.anchors import fold_quote
 from labeller.core.build import RecordResult, resolve_record
-from labeller.core.context import locator_needles
+from labeller.core.context import locator_needles, pick_occurrence
 from labeller.core.last_build import LastBuild
 from labeller.core.models import Locator, Question
 from labeller.core.moves import is_move
+from labeller.core.old_place import OldPlaces, kept_score
 from labeller.core.project import Project
-from labeller.core.resolve import Refusal
+from labeller.core.resolve import Refusal, Resolver
 from labeller.core.suggest import NEAREST_SPENT
-from labeller.core.vocab import RefusalKind
+from labeller.core.suggest_cut import edge_punctuation, pieces
+from labeller.core.vocab import Place, RefusalKind
 from labeller.errors import InvalidInput
 
 MOVED = "moved"
@@ -39,7 +48,8 @@ DEFAULT_MIN_SCORE = 80.0
 
 @dataclass(frozen=True)
 class Fix:
-    """One locator re-pointed: ``kind`` is ``moved`` or ``nearest`` (with its ``score``)."""
+    """One locator re-pointed: ``kind`` is ``moved`` or ``nearest`` (with its ``score``, and
+    whether the passage is the one where the quote stood, scored by ``old_place.kept_score``)."""
 
     record_id: str
     index: int
@@ -47,17 +57,21 @@ class Fix:
     old: Locator
     new: Locator
     score: float | None = None
+    at_old_place: bool = False  # the passage where the quote stood at the last build (``core.old_place``)
 
     def describe(self) -> str:
         if self.kind == MOVED:
             return f"moved {self.old.doc} → {self.new.doc}"
-        return f"nearest passage ({self.score}) {self.new.describe()}"
+        where = "where it stood, " if self.at_old_place else ""
+        return f"nearest passage ({where}{self.score}) {self.new.describe()}"
 
     def as_json(self) -> dict:
         out = {"id": self.record_id, "locator_index": self.index, "kind": self.kind, "old": self.old.as_json(),
                "new": self.new.as_json()}
         if self.score is not None:
             out["score"] = self.score
+        if self.at_old_place:
+            out["at_old_place"] = True
         return out
 
 
@@ -121,6 +135,12 @@ def plan_repair(project: Project, records: Iterable[RecordResult], ids: Iterable
         if rid not in by_id:
             raise InvalidInput("no such record in the questions file", record_id=rid)
     plan = RepairPlan()
+    old_places = OldPlaces()
+    if last_build is not None and not moves_only:
+        broken = [rec.question for rec in by_id.values()
+                  if rec.refusals and (wanted is None or rec.question.id in wanted)]
+        last_build.read_ahead(doc for question in broken for i in range(len(question.locators))
+                              if (doc := last_build.span_doc(question.id, i)) is not None)
     candidates: dict[str, list[Fix]] = {}
     for rec in by_id.values():
         if not rec.refusals or (wanted is not None and rec.question.id not in wanted):
@@ -128,7 +148,7 @@ def plan_repair(project: Project, records: Iterable[RecordResult], ids: Iterable
         used: set[int] = set()
         for refusal in rec.refusals:
             index = _locator_index(rec.question, refusal, used)
-            fix_or_reason = _choose(refusal, index, moves_only, min_score, last_build)
+            fix_or_reason = _choose(refusal, index, moves_only, min_score, last_build, project.resolver, old_places)
             if isinstance(fix_or_reason, Fix):
                 candidates.setdefault(rec.question.id, []).append(fix_or_reason)
             else:
@@ -165,7 +185,7 @@ def _locator_index(question: Question, refusal: Refusal, used: set[int]) -> int 
 
 
 def _choose(refusal: Refusal, index: int | None, moves_only: bool, min_score: float,
-            last_build: LastBuild | None) -> Fix | str:
+            last_build: LastBuild | None, resolver: Resolver, old_places: OldPlaces) -> Fix | str:
     """The fix for one refused locator, or why there is none."""
     loc = refusal.locator
     rid = str(refusal.record_id)
@@ -181,6 +201,26 @@ def _choose(refusal: Refusal, index: int | None, moves_only: bool, min_score: fl
         return "no moved suggestion (the quote is not verbatim in one other document)"
     if refusal.kind not in (RefusalKind.NOT_FOUND, RefusalKind.UNKNOWN_DOC):
         return f"{refusal.kind}: no suggestion repair applies ({refusal.message})"
+    old = _at_old_place(resolver, refusal, index, min_score, last_build, old_places) if last_build else None
+    if old is not None and old.fix is not None:
+        return old.fix
+    words_here = old.place if old is not None and old.score is not None and old.score >= KEPT_HERE else None
+    reason = _nearest(refusal, index, min_score, last_build, resolver, words_here)
+    return reason if isinstance(reason, Fix) or old is None else f"{reason}; {old.reason}"
+
+
+# A nearest passage away from the place where at least this share of the quote's words still
+# stand (``old_place.kept_score``) is a look-alike: the quote was edited there, not moved.
+KEPT_HERE = 50.0
+
+
+def _nearest(refusal: Refusal, index: int, min_score: float, last_build: LastBuild | None, resolver: Resolver,
+             words_here: Place | None) -> Fix | str:
+    """The build's nearest passage that is unique, the only one at or above ``min_score``, new
+    since the last build, and not away from ``words_here`` (where most of the quote's words
+    still stand, when that is known), or why there is none."""
+    loc = refusal.locator
+    rid = str(refusal.record_id)
     scored = [s for s in refusal.suggestions if "score" in s and "quote" in s]
     if not scored:
         if NEAREST_SPENT in refusal.message:
@@ -200,8 +240,81 @@ def _choose(refusal: Refusal, index: int | None, moves_only: bool, min_score: fl
     if last_build is not None and last_build.stood_elsewhere(rid, index, sug["doc"], sug["quote"]):
         return f"the nearest passage ({sug['score']}) already stood in {sug['doc']} at the last build, away from " \
                "this label: it is other text, not the quote edited"
+    if words_here is not None:
+        hit = resolver.index.first(fold_quote(sug["quote"]), sug["doc"])
+        overlaps = hit is not None and hit.doc_id == words_here.doc and hit.start < words_here.end \
+            and words_here.start < hit.end
+        if not overlaps:
+            return f"the nearest passage ({sug['score']}) is away from where most of the quote's words still stand " \
+                   "(edited there): it is other text"
     new = Locator(doc=sug["doc"], quote=sug["quote"], exact=loc.exact)
     return Fix(rid, index, NEAREST, loc, new, sug["score"])
+
+
+# Characters of a passage at the old place scored at most: its words are the quote's, a few more.
+MAX_PLACE_CHARS = 20_000
+
+
+@dataclass(frozen=True)
+class _OldPlace:
+    """What ``_at_old_place`` found: the fix, or why none (with the passage's place and score
+    when it has one)."""
+
+    fix: Fix | None = None
+    reason: str = ""
+    place: Place | None = None
+    score: float | None = None
+
+
+def _at_old_place(resolver: Resolver, refusal: Refusal, index: int, min_score: float, last_build: LastBuild,
+                  old_places: OldPlaces) -> _OldPlace | None:
+    """The passage where the quote stood at the last build, as its words are now
+    (``core.old_place``), applied if it keeps at least ``min_score`` of the quote, lies in one
+    block, and one locator (the passage, with the shortest context when it is not unique)
+    resolves to it; otherwise why not; None when that place is not known (no last build of this
+    label, its text then not to be had, or its document gone with no renamed one suggested)."""
+    loc = refusal.locator
+    rid = str(refusal.record_id)
+    if loc.quote is None:
+        return None
+    then = last_build.quote_then(rid, index, loc.quote)
+    old_text = last_build.text(then[0]) if then is not None else None
+    new_doc = loc.doc if loc.doc in resolver.corpus.docs else _renamed(refusal)
+    if then is None or old_text is None or new_doc is None:
+        return None
+    new_text = resolver.corpus[new_doc].text
+    where = old_places.place((then[0], new_doc), old_text, then[1], then[2], new_text)
+    if where is None:
+        if not old_places.comparable((then[0], new_doc), old_text, new_text):
+            return _OldPlace(reason=f"where it stood is not known: {new_doc} is past the bounds of a word comparison")
+        return _OldPlace(reason="none of the quote's words stand where it stood")
+    s, e = edge_punctuation(new_text, *where, fold_quote(loc.quote))
+    if e - s > MAX_PLACE_CHARS or len(pieces(new_text, s, e)) != 1:
+        return _OldPlace(reason="where it stood, its words now run across blocks")
+    passage = fold_quote(new_text[s:e])
+    score = kept_score(loc.quote, passage)
+    here = Place(new_doc, s, e)
+    if score < min_score:
+        return _OldPlace(None, f"where it stood, the passage keeps {score}% of the quote: below {min_score:g}",
+                         here, score)
+    if last_build.stood_elsewhere(rid, index, new_doc, passage):
+        return _OldPlace(None, f"where it stood, the passage ({score}) also stood elsewhere in {new_doc} at the "
+                         "last build", here, score)
+    try:
+        new = pick_occurrence(resolver.index, Locator(doc=new_doc, quote=passage, exact=loc.exact), here)
+    except ValueError:  # the passage's text, as a quote, does not fold to itself at this place
+        new = None
+    if new is None:
+        return _OldPlace(None, f"where it stood, the passage ({score}) occurs elsewhere too and no context singles "
+                         "it out", here, score)
+    return _OldPlace(Fix(rid, index, NEAREST, loc, new, score, at_old_place=True))
+
+
+def _renamed(refusal: Refusal) -> str | None:
+    """The renamed document a gone document's nearest passages were looked for in (each is
+    there, ``core.moves``), or None."""
+    docs = {s.get("doc") for s in refusal.suggestions if "score" in s}
+    return next(iter(docs)) if len(docs) == 1 and None not in docs else None
 
 
 def _verified(project: Project, questions: dict[str, Question], candidates: dict[str, list[Fix]],

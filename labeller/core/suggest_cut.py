@@ -125,7 +125,7 @@ def snap_to_quote(text: str, start: int, end: int, folded: str) -> tuple[int, in
     """``[start, end)`` (a piece cut at word edges) fitted to the quote: whole words dropped
     from either edge while that brings the passage closer to the quote as a whole (rapidfuzz's
     ratio, up to ``MAX_SNAP_WORDS``; never below the quote's length, never half a code span),
-    then the punctuation at either edge the quote does not have there (``_edge_punctuation``).
+    then the punctuation at either edge the quote does not have there (``edge_punctuation``).
     Never empty: a piece that would be stays as it is."""
     def fit(span: tuple[int, int]) -> float:
         return fuzz.ratio(folded, _WS_RUN.sub(" ", text[span[0]:span[1]]))
@@ -144,7 +144,7 @@ def snap_to_quote(text: str, start: int, end: int, folded: str) -> tuple[int, in
         if scored is None or scored[0] <= best:
             break
         best, span = scored
-    return _edge_punctuation(text, *span, folded)
+    return edge_punctuation(text, *span, folded)
 
 
 def _without_last_word(text: str, start: int, end: int) -> tuple[int, int] | None:
@@ -169,7 +169,7 @@ def _is_punctuation(ch: str) -> bool:
     return unicodedata.category(ch).startswith("P")
 
 
-def _edge_punctuation(text: str, start: int, end: int, folded: str) -> tuple[int, int]:
+def edge_punctuation(text: str, start: int, end: int, folded: str) -> tuple[int, int]:
     """Without the punctuation at its end (and start) that the quote's end (start) does not
     have: a run the quote's own run begins (ends) is kept as far as the quote's goes, any
     other run goes whole (``JSON,`` for ``JSON`` → ``JSON``; ``model.)`` for ``model.`` →

@@ -1,0 +1,160 @@
+"""Where a label's old span stands now, and how much of its quote is kept there (issue 35).
+
+``repair`` re-points a label whose quote was edited. The nearest passages the build suggests
+are found by resembling the quote (rapidfuzz's partial ratio, a window as long as the quote):
+an answer that grew words ("that takes a string *of words separated by spaces* and returns the
+first") scores below 80 however faithful it is, and a sentence repeated in the page makes two
+passages score alike. The last build knows more: where the label stood, in the text its
+document had then (``core.last_build``). As an annotation tool re-anchors a quote with a
+position hint beside the fuzzy match (Hypothesis: the quote, its prefix and suffix, and the old
+offset), ``repair`` follows the old span through the edit:
+
+- **Its place now** (``OldPlaces.place``): the document's text then and now are compared word by
+  word (tokens: runs of word characters, or one other non-space character; letter case ignored;
+  difflib's sequence matcher with its junk heuristic, so that the common words of a page cannot
+  anchor a match on their own). The span's tokens that the comparison keeps are where its words
+  now stand; the place runs from the first of them to the last, widened to whole words. Nothing
+  kept: no place (the span was deleted or rewritten beyond recognition).
+- **Its score** (``kept_score``): the share of the quote's token characters that the passage
+  holds in the quote's order (difflib's matching blocks), 0-100. It measures what the author
+  quoted, not how alike two strings are: words of the quote that are gone lower it, words
+  inserted into the answer do not while the passage stays at most twice the quote (past that,
+  each inserted character counts as a missing one: a paragraph rewritten around a few of the
+  quote's common words, "the", "`", "character", is not the quote).
+
+The place is what makes a lenient score safe: the passage is what the label's own words
+became, bounded by the unchanged text around them, never a look-alike elsewhere in the page.
+The comparison is bounded: a document of more than ``MAX_DIFF_TOKENS`` tokens, or one past the
+repair's ``DIFF_BUDGET`` (the sequence matcher's cost grows with the product of the two
+lengths), gets no place, and ``repair`` falls back to the build's nearest passages. Each pair
+of texts is compared once however many of its labels broke.
+"""
+
+from __future__ import annotations
+
+import bisect
+import difflib
+import re
+
+_TOKEN = re.compile(r"\w+|[^\w\s]")
+MAX_DIFF_TOKENS = 20_000  # tokens of one text compared at most (~100 KB; a real page: up to 12,000)
+# Token pairs (old × new length, summed) one repair compares at most: ~10 s on a hostile text
+# (measured: 50,000 random tokens of 101 kinds a side, 2.5 G pairs, took 15 s), while the 105
+# pages of the 1 MB Rust book, every one broken at once, would be 1.1 G.
+DIFF_BUDGET = 1_500_000_000
+
+
+def _tokens(text: str) -> list[re.Match]:
+    return list(_TOKEN.finditer(text))
+
+
+def kept_score(quote: str, passage: str) -> float:
+    """The share (0-100, one decimal) of the quote's token characters that ``passage`` holds
+    in the quote's order, letter case ignored. The quote's words missing from the passage count
+    against it; words inserted into it do not, up to as many characters as the quote's own (the
+    passage is still mostly the quote), and each inserted character past that counts as one
+    missing: a paragraph rewritten around a few of the quote's words is not the quote."""
+    q = [m.group().casefold() for m in _TOKEN.finditer(quote)]
+    p = [m.group().casefold() for m in _TOKEN.finditer(passage)]
+    total = sum(map(len, q))
+    if not total:
+        return 0.0
+    matcher = difflib.SequenceMatcher(None, q, p, autojunk=False)
+    kept = sum(len(t) for a, _, n in matcher.get_matching_blocks() for t in q[a:a + n])
+    excess = max(0, sum(map(len, p)) - kept - total)
+    return round(100.0 * kept / (total + excess), 1)
+
+
+class _Compared:
+    """One pair of texts compared: their tokens (and where each starts), each old token's
+    aligned new token (-1: none), which new tokens are aligned, and where the new text's
+    blank lines are: what ``OldPlaces.place`` looks up for each span, by bisection, so that
+    many labels of one page cost little more than one."""
+
+    def __init__(self, a: list[re.Match], b: list[re.Match], blocks: list, new: str) -> None:
+        self.a, self.b = a, b
+        self.a_starts, self.b_starts = [t.start() for t in a], [t.start() for t in b]
+        self.new_of = [-1] * len(a)
+        self.new_aligned = bytearray(len(b))
+        for i, j, n in blocks:
+            self.new_of[i:i + n] = range(j, j + n)
+            self.new_aligned[j:j + n] = b"\x01" * n
+        self.blank_lines = [(m.start(), m.end()) for m in _BLANK_LINE.finditer(new)]
+
+    def paragraph(self, start: int, end: int, length: int) -> tuple[int, int]:
+        """``[start, end)`` of the new text widened to the blank lines around it."""
+        k = bisect.bisect_left(self.blank_lines, (start, -1))
+        lo = self.blank_lines[k - 1][1] if k else 0
+        while k < len(self.blank_lines) and self.blank_lines[k][0] < end:
+            k += 1
+        hi = self.blank_lines[k][0] if k < len(self.blank_lines) else length
+        return min(lo, start), max(hi, end)
+
+
+class OldPlaces:
+    """Where old spans stand now: each (text then, text now) pair compared once, within
+    ``DIFF_BUDGET`` for all of them (the second look for moved words is charged to it too)."""
+
+    def __init__(self, budget: int = DIFF_BUDGET) -> None:
+        self.left = budget
+        self._pairs: dict[tuple[str, str], _Compared | None] = {}
+
+    def _compared(self, key: tuple[str, str], old: str, new: str) -> _Compared | None:
+        if key not in self._pairs:
+            a, b = _tokens(old), _tokens(new)
+            cost = len(a) * len(b)
+            if max(len(a), len(b)) > MAX_DIFF_TOKENS or cost > self.left:
+                self._pairs[key] = None
+            else:
+                self.left -= cost
+                matcher = difflib.SequenceMatcher(None, [m.group().casefold() for m in a],
+                                                  [m.group().casefold() for m in b])
+                self._pairs[key] = _Compared(a, b, matcher.get_matching_blocks(), new)
+        return self._pairs[key]
+
+    def comparable(self, key: tuple[str, str], old: str, new: str) -> bool:
+        """Whether the pair is within the comparison's bounds (``place`` can say where)."""
+        return self._compared(key, old, new) is not None
+
+    def place(self, key: tuple[str, str], old: str, start: int, end: int, new: str) -> tuple[int, int] | None:
+        """Where the words of ``old[start:end]`` (a span of a document's text then) stand in
+        ``new`` (its text now): from the first token of the span the comparison keeps to the
+        last, widened to whole words (runs of non-space characters); ``None`` when it keeps
+        none, or the texts are past the bounds. ``key`` names the pair (the documents' ids).
+
+        A comparison keeps words in one order: words of the span that moved within their
+        sentence ("X to do Y" rewritten "To do Y, X") are left over. They are looked for
+        again among the new words of the paragraph the kept ones stand in that the comparison
+        left unaligned (within ``MOVED_REACH`` times the span's length of them), in runs of
+        ``MIN_MOVED_RUN`` tokens or more (fewer may be chance)."""
+        c = self._compared(key, old, new)
+        if c is None:
+            return None
+        span = [i for i in range(bisect.bisect_left(c.a_starts, start), bisect.bisect_left(c.a_starts, end))
+                if c.a[i].end() <= end]
+        kept = [c.new_of[i] for i in span if c.new_of[i] >= 0]
+        if not kept:
+            return None
+        lo, hi = c.paragraph(c.b[kept[0]].start(), c.b[kept[-1]].end(), len(new))
+        left_old = [i for i in span if c.new_of[i] < 0]
+        reach = MOVED_REACH * len(span)
+        first = max(bisect.bisect_left(c.b_starts, lo), kept[0] - reach)
+        last = min(bisect.bisect_left(c.b_starts, hi), kept[-1] + reach + 1)
+        left_new = [j for j in range(first, last) if c.b[j].end() <= hi and not c.new_aligned[j]]
+        if left_old and left_new and len(left_old) * len(left_new) <= self.left:
+            self.left -= len(left_old) * len(left_new)
+            again = difflib.SequenceMatcher(None, [c.a[i].group().casefold() for i in left_old],
+                                            [c.b[j].group().casefold() for j in left_new], autojunk=False)
+            kept += [left_new[j + k] for _, j, n in again.get_matching_blocks() if n >= MIN_MOVED_RUN
+                     for k in range(n)]
+        s, e = c.b[min(kept)].start(), c.b[max(kept)].end()
+        while s > 0 and not new[s - 1].isspace():
+            s -= 1
+        while e < len(new) and not new[e].isspace():
+            e += 1
+        return s, e
+
+
+MIN_MOVED_RUN = 3  # tokens in a run of the span's words found again in its paragraph, at least
+MOVED_REACH = 4  # ... looked for within this many times the span's length (in tokens) of its kept words
+_BLANK_LINE = re.compile(r"\n[^\S\n]*\n")

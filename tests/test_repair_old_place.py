@@ -1,0 +1,205 @@
+"""``repair`` follows an edited quote from where it stood at the last build (``core.old_place``):
+the passage its words became, scored by the share of the quote it keeps, pinned by context when
+its text is not unique; and a nearest passage away from where most of the quote's words still
+stand is left (issue 35's edit repairs)."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+from rapidfuzz import fuzz
+
+from conftest import q, write_project
+from helpers_interop import cli_json, questions_of
+from helpers_moves import git
+from labeller.core import old_place
+from labeller.core.old_place import OldPlaces, kept_score
+
+needs_git = pytest.mark.skipif(subprocess.run(["git", "--version"], capture_output=True).returncode != 0,
+                               reason="git is not installed")
+
+GREW_FROM = "that takes a string and returns the first"
+GREW_TO = "that takes a string of words separated by spaces and returns the first"
+
+
+# -- the score ---------------------------------------------------------------------------------
+
+def test_words_inserted_into_the_answer_do_not_lower_the_score():
+    assert kept_score(GREW_FROM, GREW_TO) == 100.0
+    assert fuzz.partial_ratio(GREW_FROM, GREW_TO) < 80  # the build's nearest-passage score leaves it
+
+
+def test_words_inserted_past_the_quotes_own_length_count_as_missing():
+    """A paragraph rewritten around a few of the quote's words (held-out reference, tokens.md: a
+    deleted quote's common tokens scattered over a new 208-character passage scored 86.8 before
+    this rule, and was applied)."""
+    quote = "alpha beta"  # 9 token characters
+    assert kept_score(quote, "alpha one two beta") == 100.0  # 6 inserted: free
+    assert kept_score(quote, "alpha onetwothree four beta") == round(100 * 9 / (9 + 15 - 9), 1)
+    assert kept_score("the `U+005C` character, the line-break, and",
+                      "`U+000A` (LF), are allowed in string literals. The character `U+000D` (CR) may not appear in "
+                      "a string literal. When an unescaped `U+005C` character (`\\`) occurs immediately before a "
+                      "line break, the line break") < 50
+
+
+def test_words_of_the_quote_that_are_gone_lower_it_by_their_length():
+    # "quick" (5 of 16 token characters) is gone
+    assert kept_score("the quick brown fox", "the brown fox") == round(100 * 11 / 16, 1)
+    assert kept_score("the quick brown fox", "") == 0.0
+
+
+def test_the_score_keeps_the_quotes_order_and_ignores_letter_case():
+    assert kept_score("To describe this", "to describe this") == 100.0
+    assert kept_score("alpha beta gamma delta", "delta gamma beta alpha") == round(100 * 5 / 19, 1)
+
+
+# -- the place ---------------------------------------------------------------------------------
+
+def place_text(old: str, quote: str, new: str, places: OldPlaces | None = None) -> str | None:
+    start = old.index(quote)
+    where = (places or OldPlaces()).place(("d.md", "d.md"), old, start, start + len(quote), new)
+    return None if where is None else new[where[0]:where[1]]
+
+
+def test_the_place_is_what_the_spans_words_became():
+    old = f"# Slices\n\nWrite a function {GREW_FROM} word.\n\nThe end.\n"
+    new = f"# Slices\n\nA new paragraph.\n\nWrite a function {GREW_TO} word.\n\nThe end.\n"
+    assert place_text(old, GREW_FROM, new) == GREW_TO
+
+
+def test_a_deleted_span_has_no_place():
+    old = "# Cache\n\nIntro.\n\nThe cache lives under the XDG folder.\n\nOutro.\n"
+    new = "# Cache\n\nIntro.\n\nOutro.\n"
+    assert place_text(old, "The cache lives under the XDG folder.", new) is None
+
+
+REORDERED_OLD = ("Alan Kay coined the term in 1967 to describe this architecture. Many definitions describe what "
+                 "it is.\n")
+REORDERED_NEW = ("To describe this architecture, Alan Kay coined the term in 1967. Many definitions describe what "
+                 "it is.\n")
+REORDERED_QUOTE = "to describe this architecture. Many definitions describe"
+
+
+def test_words_that_moved_within_their_paragraph_are_found_again(monkeypatch):
+    assert place_text(REORDERED_OLD, REORDERED_QUOTE, REORDERED_NEW) == \
+        "To describe this architecture, Alan Kay coined the term in 1967. Many definitions describe"
+    # one comparison alone keeps one order: the moved words are left out
+    monkeypatch.setattr(old_place, "MIN_MOVED_RUN", 10 ** 6)
+    assert place_text(REORDERED_OLD, REORDERED_QUOTE, REORDERED_NEW) == "1967. Many definitions describe"
+
+
+def test_the_comparison_is_bounded(monkeypatch):
+    old = f"Write a function {GREW_FROM} word.\n"
+    new = f"Write a function {GREW_TO} word.\n"
+    assert OldPlaces().comparable(("d.md", "d.md"), old, new)
+    spent = OldPlaces(budget=10)
+    assert place_text(old, GREW_FROM, new, spent) is None  # past the repair's budget
+    assert not spent.comparable(("d.md", "d.md"), old, new)
+    monkeypatch.setattr(old_place, "MAX_DIFF_TOKENS", 5)
+    assert place_text(old, GREW_FROM, new) is None  # a text past the bound
+
+
+# -- repair --------------------------------------------------------------------------------------
+
+def edited_project(tmp_path, capsys, monkeypatch, before: str, after: str, quote: str):
+    """A git work tree whose last build (committed) labels ``quote`` in ``page.md``, then the
+    page edited to ``after`` and committed; and the build's report of the refused label."""
+    monkeypatch.setenv("LABELLER_REVIEWER", "repair-bot")
+    root = write_project(tmp_path / "proj", {"page.md": before}, [q("r-1", {"doc": "page.md", "quote": quote})])
+    assert cli_json(capsys, "build", "--root", root)[0] == 0
+    git(root, "init", "-q")
+    git(root, "config", "user.email", "t@example.com")
+    git(root, "config", "user.name", "t")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "built")
+    (root / "corpus/page.md").write_text(after, encoding="utf-8")
+    git(root, "commit", "-q", "-am", "edited")
+    _, built = cli_json(capsys, "build", "--root", root)
+    (error,) = built["errors"]
+    return root, error
+
+
+def repaired_span_text(root) -> str:
+    """The text of r-1's span after ``labeller build`` (its block), to see where it points."""
+    from labeller.config import load_config
+    from labeller.core.build import build
+    from labeller.core.project import Project
+
+    project = Project(load_config(root))
+    (rec,) = build(project, project.load_questions().questions).records
+    assert not rec.refusals
+    (span,) = rec.spans
+    return project.corpus[span.doc_id].text[span.start:span.end]
+
+
+@needs_git
+def test_an_answer_that_grew_words_is_repaired_where_it_stood(tmp_path, capsys, monkeypatch):
+    before = f"# Slices\n\nHere is a problem: write a function {GREW_FROM} word.\n\nThe end.\n"
+    after = before.replace(GREW_FROM, GREW_TO)
+    root, error = edited_project(tmp_path, capsys, monkeypatch, before, after, GREW_FROM)
+    assert max(s["score"] for s in error["suggestions"]) < 80  # the build's nearest passages fall short
+    rc, report = cli_json(capsys, "repair", "--min-score", "80", "--root", root)
+    assert rc == 0, report["left"]
+    (fix,) = report["applied"]
+    assert fix["at_old_place"] and fix["score"] == 100.0
+    assert fix["new"] == {"doc": "page.md", "quote": GREW_TO}
+    assert questions_of(root)[0]["locators"] == [fix["new"]]
+
+
+# The labelled sentence edited in place (words inserted), and a look-alike added elsewhere: the
+# build's nearest passages rank the look-alike first, and only it scores 80.
+CACHE_QUOTE = "The cache lives under the XDG folder on Linux."
+CACHE_BEFORE = f"# Cache\n\n{CACHE_QUOTE} It is safe to delete.\n\n## Other systems\n\nSee the notes.\n"
+CACHE_EDITED = "The cache lives, unless an environment variable names another, under the XDG folder on Linux."
+CACHE_AFTER = (f"# Cache\n\n{CACHE_EDITED} It is safe to delete.\n\n## Other systems\n\nSee the notes.\n\n"
+               "The cache lives under the XDG folder on BSD.\n")
+
+
+@needs_git
+def test_the_place_where_the_quote_stood_beats_a_look_alike(tmp_path, capsys, monkeypatch):
+    root, error = edited_project(tmp_path, capsys, monkeypatch, CACHE_BEFORE, CACHE_AFTER, CACHE_QUOTE)
+    above = [s for s in error["suggestions"] if s["score"] >= 80]
+    assert [s["quote"] for s in above] == ["The cache lives under the XDG folder on BSD."]  # the trap
+    rc, report = cli_json(capsys, "repair", "--min-score", "80", "--root", root)
+    assert rc == 0, report["left"]
+    (fix,) = report["applied"]
+    assert fix["new"]["quote"] == CACHE_EDITED and fix.get("at_old_place")  # not the look-alike
+    assert "It is safe to delete." in repaired_span_text(root)
+
+
+# The labelled sentence rewritten in place (most of its words kept, short of 80), and a
+# look-alike added elsewhere that the build's nearest passages score above 80.
+RULE_QUOTE = "the build refuses a label whose quote occurs twice in the corpus"
+RULE_BEFORE = f"# Rules\n\nIn short, {RULE_QUOTE} and says where.\n\n## Glossary\n\nTerms.\n"
+RULE_AFTER = ("# Rules\n\nIn short, the build now rejects each label whose quote appears twice or more in the "
+              "corpus and says where.\n\n## Glossary\n\nTerms.\n\n"
+              "Note that the build refuses a label whose quote occurs twice in the glossary.\n")
+
+
+@needs_git
+def test_a_nearest_passage_away_from_where_the_quotes_words_still_stand_is_left(tmp_path, capsys, monkeypatch):
+    root, error = edited_project(tmp_path, capsys, monkeypatch, RULE_BEFORE, RULE_AFTER, RULE_QUOTE)
+    above = [s for s in error["suggestions"] if s["score"] >= 80]
+    assert len(above) == 1 and above[0]["quote"].endswith("in the glossary") and above[0]["unique"]  # the trap
+    rc, report = cli_json(capsys, "repair", "--min-score", "80", "--root", root)
+    assert rc == 1 and not report["applied"]
+    (left,) = report["left"]
+    assert "away from where most of the quote's words still stand" in left["reason"]
+    assert "where it stood, the passage keeps 73.6% of the quote: below 80" in left["reason"]
+    assert questions_of(root)[0]["locators"] == [{"doc": "page.md", "quote": RULE_QUOTE}]
+
+
+@needs_git
+def test_a_passage_that_is_not_unique_is_pinned_by_context(tmp_path, capsys, monkeypatch):
+    quote = "Each page shows ten items"
+    before = f"# Paging\n\n{quote} by default.\n\n## Print\n\nThe print view is plain.\n"
+    after = ("# Paging\n\nEach page shows up to ten items by default.\n\n## Print\n\n"
+             "Each page shows up to ten items in the print view.\n")
+    root, _ = edited_project(tmp_path, capsys, monkeypatch, before, after, quote)
+    rc, report = cli_json(capsys, "repair", "--min-score", "80", "--root", root)
+    assert rc == 0, report["left"]
+    (fix,) = report["applied"]
+    assert fix["new"]["quote"] == "Each page shows up to ten items"
+    assert {"prefix", "suffix"} & set(fix["new"])  # the context that picks the paragraph it stood in
+    assert repaired_span_text(root).endswith("by default.\n")
