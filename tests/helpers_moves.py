@@ -13,7 +13,7 @@ import subprocess
 from pathlib import Path
 
 from conftest import q, write_project
-from helpers_interop import cli
+from helpers_interop import cli, cli_json
 
 CH01 = ("# Chapter one\n\nThe quick brown fox jumps over the lazy dog.\n\n"
         "A second paragraph about cats and their habits.\n\nCats sleep sixteen hours a day.\n")
@@ -64,3 +64,22 @@ def reorganised(tmp_path: Path, capsys, *, use_git: bool = True) -> Path:
         git(root, "add", "-A")
         git(root, "commit", "-q", "-m", "reorganised")
     return root
+
+
+def edited_project(tmp_path: Path, capsys, monkeypatch, before: str, after: str, quote: str, doc: str = "page.md",
+                   rid: str = "r-1"):
+    """A git work tree whose last build (committed) labels ``quote`` in ``doc``, then the
+    page edited to ``after`` and committed; and the build's report of the refused label."""
+    monkeypatch.setenv("LABELLER_REVIEWER", "repair-bot")
+    root = write_project(tmp_path / "proj", {doc: before}, [q(rid, {"doc": doc, "quote": quote})])
+    assert cli_json(capsys, "build", "--root", root)[0] == 0
+    git(root, "init", "-q")
+    git(root, "config", "user.email", "t@example.com")
+    git(root, "config", "user.name", "t")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "built")
+    (root / "corpus" / doc).write_text(after, encoding="utf-8")
+    git(root, "commit", "-q", "-am", "edited")
+    _, built = cli_json(capsys, "build", "--root", root)
+    (error,) = built["errors"]
+    return root, error

@@ -219,23 +219,11 @@ def test_a_nearest_passage_that_stood_elsewhere_at_the_last_build_is_left(tmp_pa
     """The survival benchmark's one wrong repair: a deleted sentence re-pointed at 95.7 to a
     similar one the page had always held. Only text that is new since the last build (or the
     label's own old span) can be where an edited quote went."""
-    from conftest import q, write_project
-    from helpers_moves import git
+    from helpers_moves import edited_project
 
-    monkeypatch.setenv("LABELLER_REVIEWER", "repair-bot")
     quote = "There are two underlying thread safe data structures"
-    root = write_project(tmp_path / "proj", {"parallel.md": THREADS},
-                         [q("r-threads", {"doc": "parallel.md", "quote": quote})])
-    assert cli(capsys, "build", "--root", root)[0] == 0
-    git(root, "init", "-q")
-    git(root, "config", "user.email", "t@example.com")
-    git(root, "config", "user.name", "t")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "built")
-    (root / "corpus/parallel.md").write_text(edit, encoding="utf-8")
-    git(root, "commit", "-q", "-am", "edited")
-    _, build_report = cli_json(capsys, "build", "--root", root)
-    (error,) = build_report["errors"]
+    root, error = edited_project(tmp_path, capsys, monkeypatch, THREADS, edit, quote, doc="parallel.md",
+                                 rid="r-threads")
     assert error["suggestions"][0]["score"] >= 80  # a passage the default bar would take
     rc, report = cli_json(capsys, "repair", "--min-score", "80", "--root", root)
     if applied:

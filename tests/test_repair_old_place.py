@@ -12,7 +12,7 @@ from rapidfuzz import fuzz
 
 from conftest import q, write_project
 from helpers_interop import cli_json, questions_of
-from helpers_moves import git
+from helpers_moves import edited_project, git
 from labeller.core import old_place
 from labeller.core.old_place import OldPlaces, kept_score
 
@@ -101,24 +101,6 @@ def test_the_comparison_is_bounded(monkeypatch):
 
 
 # -- repair --------------------------------------------------------------------------------------
-
-def edited_project(tmp_path, capsys, monkeypatch, before: str, after: str, quote: str):
-    """A git work tree whose last build (committed) labels ``quote`` in ``page.md``, then the
-    page edited to ``after`` and committed; and the build's report of the refused label."""
-    monkeypatch.setenv("LABELLER_REVIEWER", "repair-bot")
-    root = write_project(tmp_path / "proj", {"page.md": before}, [q("r-1", {"doc": "page.md", "quote": quote})])
-    assert cli_json(capsys, "build", "--root", root)[0] == 0
-    git(root, "init", "-q")
-    git(root, "config", "user.email", "t@example.com")
-    git(root, "config", "user.name", "t")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "built")
-    (root / "corpus/page.md").write_text(after, encoding="utf-8")
-    git(root, "commit", "-q", "-am", "edited")
-    _, built = cli_json(capsys, "build", "--root", root)
-    (error,) = built["errors"]
-    return root, error
-
 
 def repaired_span_text(root) -> str:
     """The text of r-1's span after ``labeller build`` (its block), to see where it points."""
