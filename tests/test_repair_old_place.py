@@ -10,7 +10,6 @@ import subprocess
 import pytest
 from rapidfuzz import fuzz
 
-from conftest import q, write_project
 from helpers_interop import cli_json, questions_of
 from helpers_moves import edited_project, git
 from labeller.core import old_place
