@@ -112,10 +112,15 @@ _CONTAINERS = (dict, list, tuple)
 
 
 def _nested(o) -> bool:
-    """``o`` is a container holding a container (so walked here, not encoded in one C call)."""
+    """``o`` is a container holding a container (so walked here, not encoded in one C call).
+    The values' distinct types are few: each is looked at once."""
     if isinstance(o, dict):
-        return any(isinstance(v, _CONTAINERS) for v in o.values())
-    return isinstance(o, (list, tuple)) and any(isinstance(v, _CONTAINERS) for v in o)
+        values = o.values()
+    elif isinstance(o, (list, tuple)):
+        values = o
+    else:
+        return False
+    return any(issubclass(t, _CONTAINERS) for t in set(map(type, values)))
 
 
 def _flat(o, depth: int, indent: int, sort_keys: bool, flat: dict[int, json.JSONEncoder]) -> str:
