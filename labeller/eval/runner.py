@@ -14,7 +14,7 @@ import math
 from statistics import fmean
 import time
 from contextlib import contextmanager
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import cast
@@ -205,8 +205,7 @@ def run_eval(project: Project, *, ks: Sequence[int] | None = None, hit_rule: str
     rp.settle([agg, breakdowns, chunking])
     check_sanity(scores, {level: agg[level] for level in LEVELS}, ks)  # the character level has no such rule
 
-    ranks = {qid: _doc_best_ranks(hs, pos.first) for qid, hs in hits.items()}
-    findings = find_leaks(project.all_chunks, built.records, ranks)
+    findings = find_leaks(project.all_chunks, built.records, _DocBestRanks(hits, pos.first))
 
     max_chars = project.chunker.settings.get("max_chars")  # an int where the chunker has the setting
     fingerprint = rp.make_fingerprint(
@@ -328,6 +327,26 @@ def _doc_best_ranks(hits: list[Hit], first_chunk: dict) -> dict[str, int]:
     for rank, h in enumerate(hits, 1):
         best.setdefault(first_chunk[h.chunk_id].doc_id, rank)
     return best
+
+
+class _DocBestRanks(Mapping[str, dict[str, int]]):
+    """``_doc_best_ranks`` of each query's hits, worked out when asked: the leak report reads
+    only the queries that quote a leaking document (most runs, none)."""
+
+    def __init__(self, hits: dict[str, list[Hit]], first_chunk: dict) -> None:
+        self.hits, self.first_chunk = hits, first_chunk
+        self.known: dict[str, dict[str, int]] = {}
+
+    def __getitem__(self, query_id: str) -> dict[str, int]:
+        if query_id not in self.known:
+            self.known[query_id] = _doc_best_ranks(self.hits[query_id], self.first_chunk)
+        return self.known[query_id]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.hits)
+
+    def __len__(self) -> int:
+        return len(self.hits)
 
 
 def _rel(path: Path, root: Path) -> str:
