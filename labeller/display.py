@@ -115,12 +115,12 @@ def _nested(o) -> bool:
     """``o`` is a container holding a container (so walked here, not encoded in one C call).
     The values' distinct types are few: each is looked at once."""
     if isinstance(o, dict):
-        values = o.values()
+        types = set(map(type, o.values()))
     elif isinstance(o, (list, tuple)):
-        values = o
+        types = set(map(type, o))
     else:
         return False
-    return any(issubclass(t, _CONTAINERS) for t in set(map(type, values)))
+    return any(issubclass(t, _CONTAINERS) for t in types)
 
 
 def _flat(o, depth: int, indent: int, sort_keys: bool, flat: dict[int, json.JSONEncoder]) -> str:
