@@ -97,7 +97,7 @@ def json_chunks(value, *, indent: int, sort_keys: bool = False, batch: int = 1 <
     flat: dict[int, json.JSONEncoder] = {}
     try:
         if _nested(value):
-            for _ in _encode(value, 0, indent, sort_keys, flat, set(), out):
+            for _ in _encode(value, 0, indent, sort_keys, flat, {}, set(), out):
                 if len(out) >= batch:
                     yield escape_invisible("".join(out))
                     out.clear()
@@ -136,8 +136,8 @@ def _flat(o, depth: int, indent: int, sort_keys: bool, flat: dict[int, json.JSON
     return text[0] + "\n" + " " * (indent * (depth + 1)) + text[1:-1] + "\n" + " " * (indent * depth) + text[-1]
 
 
-def _encode(o, depth: int, indent: int, sort_keys: bool, flat: dict[int, json.JSONEncoder], seen: set[int],
-            out: list[str]) -> Iterator[None]:
+def _encode(o, depth: int, indent: int, sort_keys: bool, flat: dict[int, json.JSONEncoder],
+            keys: dict[tuple[type, object], str], seen: set[int], out: list[str]) -> Iterator[None]:
     """Append the JSON of ``o``, a container holding containers, at ``depth`` to ``out``, as
     ``json``'s pure encoder writes it; yields once written, so a caller can pass it on."""
     if id(o) in seen:
@@ -150,13 +150,16 @@ def _encode(o, depth: int, indent: int, sort_keys: bool, flat: dict[int, json.JS
     for item in (sorted(o.items()) if sort_keys else o.items()) if keyed else o:
         if keyed:
             key, v = item
-            out.append(separator + _flat(_json_key(key), 0, indent, sort_keys, flat) + ": ")
+            text = keys.get((type(key), key))  # a report repeats its keys in every row (True == 1: typed)
+            if text is None:
+                text = keys[(type(key), key)] = _flat(_json_key(key), 0, indent, sort_keys, flat)
+            out.append(separator + text + ": ")
         else:
             v = item
             out.append(separator)
         separator = "," + inner
         if _nested(v):
-            yield from _encode(v, depth + 1, indent, sort_keys, flat, seen, out)
+            yield from _encode(v, depth + 1, indent, sort_keys, flat, keys, seen, out)
         else:
             out.append(_flat(v, depth + 1, indent, sort_keys, flat))
     out.append("\n" + " " * (indent * depth) + ("}" if keyed else "]"))

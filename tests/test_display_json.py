@@ -46,3 +46,9 @@ def test_a_large_nested_value_comes_in_several_pieces_that_join_to_the_text():
     pieces = list(json_chunks(value, indent=2, sort_keys=True, batch=64))
     assert len(pieces) > 1
     assert "".join(pieces) == json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False)
+
+
+def test_keys_equal_in_python_but_written_differently_keep_their_own_text():
+    """``1``, ``True`` and ``1.0`` are one dict key to Python but ``"1"``, ``"true"`` and ``"1.0"`` in JSON."""
+    value = [{1: [0]}, {True: [0]}, {1.0: [0]}, {0: [0]}, {False: [0]}, {None: [0]}]
+    assert "".join(json_chunks(value, indent=2)) == json_dumps(value, indent=2)
