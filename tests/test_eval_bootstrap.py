@@ -158,7 +158,8 @@ def test_gathered_intervals_are_the_separate_calls_intervals_bit_for_bit():
     b = np.column_stack([a[:, 1], (rng.random(300) < 0.4).astype(float)])  # a's second column again
     c = np.column_stack([rng.random(300), np.where(rng.random(300) < 0.01, np.nan, 1.0)])
     d = rng.random((57, 2))  # another draw set: another n
-    asks = [(a, 1999, 7), (b, 1999, 7), (c, 1999, 7), (d, 1999, 7), (a, 1999, 8), (a[:0], 1999, 7)]
+    asks = [(a, 1999, 7), (b, 1999, 7), (c, 1999, 7), (d, 1999, 7), (a, 1999, 8), (a[:0], 1999, 7),
+            (a[:, :0], 1999, 9)]
     separate = [bootstrap_cis(m, s, seed) for m, s, seed in asks]
     with bootstrap.gathered():
         pending = [bootstrap_cis(m, s, seed) for m, s, seed in asks]

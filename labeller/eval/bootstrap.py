@@ -90,6 +90,8 @@ def gathered() -> Iterator[None]:
         where: list[list[int]] = []
         for matrix, _ in items:
             where.append([columns.setdefault(np.ascontiguousarray(col).tobytes(), len(columns)) for col in matrix.T])
+        if not columns:  # matrices of no column: nothing to answer
+            continue
         order = sorted(columns.items(), key=lambda kv: kv[1])
         whole = np.stack([np.frombuffer(b) for b, _ in order], axis=1)
         cis = _intervals(whole, samples, seed, confidence, batch_cells)
