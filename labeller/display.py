@@ -10,7 +10,6 @@ import json
 import math
 import re
 from collections.abc import Iterator
-from itertools import islice
 from typing import NoReturn
 
 from rich.markup import escape
@@ -82,23 +81,105 @@ def json_dumps(value, **kw) -> str:
     return escape_invisible(text)
 
 
-def json_chunks(value, batch: int = 1 << 16, **kw) -> Iterator[str]:
-    """``json_dumps(value, **kw)`` as consecutive pieces (joined, the very same text), so a
-    large document is written as it is encoded, never held whole. ``indent`` must be given:
-    only then does ``json.dumps`` itself encode piece by piece (in pure Python), so the
-    pieces are its text. A non-finite number fails as in ``json_dumps``, after some pieces
-    were yielded: the writer must drop what it wrote (``atomic_write_chunks`` does)."""
-    if kw.get("indent") is None:
-        raise ValueError("json_chunks needs an indent (json.dumps encodes whole without one)")
-    pieces = json.JSONEncoder(ensure_ascii=False, allow_nan=False, **kw).iterencode(value)
+def json_chunks(value, *, indent: int, sort_keys: bool = False, batch: int = 1 << 14) -> Iterator[str]:
+    """``json_dumps(value, indent=indent, sort_keys=sort_keys)`` as consecutive pieces (joined,
+    the very same text), so a large document is written as it is encoded, never held whole.
+
+    ``json.dumps`` with an indent encodes in pure Python, a value at a time (the larger part of
+    writing a 20,000-query report). Its C encoder takes no indent, but its item separator may
+    hold the newline and the spaces of one depth: so each container whose items are all
+    scalars (a query's metrics, a span, a list of ranks) is encoded in one C call at its
+    depth, and only the containers above them are walked here, writing what the pure encoder
+    writes around them (``tests/test_display_json.py`` compares the two on random values).
+    A non-finite number fails as in ``json_dumps``, after some pieces were yielded: the
+    writer must drop what it wrote (``atomic_write_chunks`` does)."""
+    out: list[str] = []
+    flat: dict[int, json.JSONEncoder] = {}
     try:
-        while True:
-            text = "".join(islice(pieces, batch))
-            if not text:
-                return
-            yield escape_invisible(text)
+        if _nested(value):
+            for _ in _encode(value, 0, indent, sort_keys, flat, {}, set(), out):
+                if len(out) >= batch:
+                    yield escape_invisible("".join(out))
+                    out.clear()
+        else:
+            out.append(_flat(value, 0, indent, sort_keys, flat))
+        yield escape_invisible("".join(out))
     except ValueError:
         _raise_non_finite(value)
+
+
+_CONTAINERS = (dict, list, tuple)
+
+
+def _nested(o) -> bool:
+    """``o`` is a container holding a container (so walked here, not encoded in one C call).
+    The values' distinct types are few: each is looked at once."""
+    if isinstance(o, dict):
+        types = set(map(type, o.values()))
+    elif isinstance(o, (list, tuple)):
+        types = set(map(type, o))
+    else:
+        return False
+    return any(issubclass(t, _CONTAINERS) for t in types)
+
+
+def _flat(o, depth: int, indent: int, sort_keys: bool, flat: dict[int, json.JSONEncoder]) -> str:
+    """A scalar, or a container of scalars, at ``depth``: one call of the C encoder whose item
+    separator is a newline and the indent of ``depth + 1``."""
+    enc = flat.get(depth)
+    if enc is None:
+        enc = flat[depth] = json.JSONEncoder(ensure_ascii=False, allow_nan=False, sort_keys=sort_keys,
+                                             separators=(",\n" + " " * (indent * (depth + 1)), ": "))
+    text = enc.encode(o)
+    if not isinstance(o, _CONTAINERS) or not o:
+        return text
+    return text[0] + "\n" + " " * (indent * (depth + 1)) + text[1:-1] + "\n" + " " * (indent * depth) + text[-1]
+
+
+def _encode(o, depth: int, indent: int, sort_keys: bool, flat: dict[int, json.JSONEncoder],
+            keys: dict[tuple[type, object], str], seen: set[int], out: list[str]) -> Iterator[None]:
+    """Append the JSON of ``o``, a container holding containers, at ``depth`` to ``out``, as
+    ``json``'s pure encoder writes it; yields once written, so a caller can pass it on."""
+    if id(o) in seen:
+        raise ValueError("Circular reference detected")
+    seen.add(id(o))
+    inner = "\n" + " " * (indent * (depth + 1))
+    separator = inner
+    keyed = isinstance(o, dict)
+    out.append("{" if keyed else "[")
+    for item in (sorted(o.items()) if sort_keys else o.items()) if keyed else o:
+        if keyed:
+            key, v = item
+            text = keys.get((type(key), key))  # a report repeats its keys in every row (True == 1: typed)
+            if text is None:
+                text = keys[(type(key), key)] = _flat(_json_key(key), 0, indent, sort_keys, flat)
+            out.append(separator + text + ": ")
+        else:
+            v = item
+            out.append(separator)
+        separator = "," + inner
+        if _nested(v):
+            yield from _encode(v, depth + 1, indent, sort_keys, flat, keys, seen, out)
+        else:
+            out.append(_flat(v, depth + 1, indent, sort_keys, flat))
+    out.append("\n" + " " * (indent * depth) + ("}" if keyed else "]"))
+    seen.discard(id(o))
+    yield
+
+
+def _json_key(key) -> str:
+    """A dict key as ``json`` writes it: a string as is, a number's repr, true/false/null."""
+    if isinstance(key, str):
+        return key
+    if isinstance(key, float):
+        if not math.isfinite(key):
+            raise ValueError("Out of range float values are not JSON compliant: " + repr(key))
+        return float.__repr__(key)
+    if key is True or key is False or key is None:
+        return json.dumps(key)
+    if isinstance(key, int):
+        return int.__repr__(key)
+    raise TypeError(f"keys must be str, int, float, bool or None, not {key.__class__.__name__}")
 
 
 def _raise_non_finite(value) -> NoReturn:

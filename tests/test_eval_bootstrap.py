@@ -147,3 +147,22 @@ def test_intervals_are_bit_identical_under_every_blas_kernel_simd_level_and_thre
                               check=True)
         outputs[tuple(sorted(setting.items()))] = done.stdout
     assert len(set(outputs.values())) == 1, {k: v[:200] for k, v in outputs.items()}
+
+
+def test_gathered_intervals_are_the_separate_calls_intervals_bit_for_bit():
+    """Asked inside ``gathered()``, each call's columns are answered in one pass per draw set
+    (several matrices, a column asked twice, a NaN column, another query count, another seed):
+    every interval is the one its own call gives."""
+    rng = np.random.default_rng(5)
+    a = rng.random((300, 3))
+    b = np.column_stack([a[:, 1], (rng.random(300) < 0.4).astype(float)])  # a's second column again
+    c = np.column_stack([rng.random(300), np.where(rng.random(300) < 0.01, np.nan, 1.0)])
+    d = rng.random((57, 2))  # another draw set: another n
+    asks = [(a, 1999, 7), (b, 1999, 7), (c, 1999, 7), (d, 1999, 7), (a, 1999, 8), (a[:0], 1999, 7),
+            (a[:, :0], 1999, 9)]
+    separate = [bootstrap_cis(m, s, seed) for m, s, seed in asks]
+    with bootstrap.gathered():
+        pending = [bootstrap_cis(m, s, seed) for m, s, seed in asks]
+        assert all(p.ci is None for cis in pending for p in cis if p is not None)
+    got = [[p if p is None else p.ci for p in cis] for cis in pending]
+    assert repr(got) == repr(separate)  # repr: NaN equals NaN, and every bit of each float counts

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from labeller.core.chunkfile import Chunking, ChunkRange
 from labeller.core.vocab import Place
@@ -12,6 +14,19 @@ from labeller.eval.chars import budget_recall, overlap, score_chars, size, union
 # w0 [0,20) w1 [10,30) w2 [20,40) ... w8 [80,100).
 WINDOWS = Chunking("windows", [ChunkRange(f"w{i}", Place("d", 10 * i, 10 * i + 20)) for i in range(9)], "file")
 SPAN = [Place("d", 25, 45)]  # 20 characters
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.builds(lambda d, s, n: Place(d, s, s + n), st.sampled_from("abc"), st.integers(0, 60),
+                          st.integers(1, 15)), max_size=25))
+def test_union_is_each_documents_characters_as_sorted_disjoint_ranges(places):
+    u = union(places)
+    for doc in "abc":
+        chars = {i for p in places if p.doc == doc for i in range(p.start, p.end)}
+        ranges = u.get(doc, [])
+        assert {i for s, e in ranges for i in range(s, e)} == chars
+        assert all(e1 < s2 for (_, e1), (s2, _) in zip(ranges, ranges[1:]))  # sorted, apart (touching ones merge)
+    assert set(u) == {p.doc for p in places}
 
 
 def w(i: int) -> list[Place]:

@@ -219,6 +219,9 @@ def test_leak_findings_warn_never_change_the_exit_code_and_are_recorded(tmp_path
     assert rc == 0
     assert [f["path"] for f in report["findings"]] == ["notes.md"]
     assert {q["query_id"] for q in report["findings"][0]["quoted"]} == {"q03", "q04"}
+    rows = {r["query_id"]: r["retrieved"] for r in report["queries"]}
+    for q in report["findings"][0]["quoted"]:  # the best rank of a notes.md chunk in the query's ranking
+        assert q["rank_in_top_k"] == min(r["rank"] for r in rows[q["query_id"]] if r["doc_id"] == "notes.md")
     assert out.err == "" and [w.split(":")[0] for w in report["warnings"]] == ["golden-queries-quoted"]
     assert "findings" not in report["fingerprint"]
     con = duckdb.connect(str(root / ".labeller" / "runs.duckdb"))

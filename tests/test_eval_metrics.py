@@ -255,3 +255,29 @@ def test_span_to_chunk_mapping_equals_a_scan_of_every_chunk(placed, spans, ranke
     assert span_hit_ranks(ranked, refs, pos, hit_rule) == _scan_hit_ranks(ranked, refs, pos, hit_rule)
     firsts = [pos.positions[c][0][0] for c in ranked if c in pos.positions]
     assert distinct_docs(ranked, pos) == list(dict.fromkeys(firsts))
+
+
+@pytest.mark.parametrize("rule", ["any_overlap", "span_containment"])
+def test_judged_flags_are_each_chunks_own_judged_test_spread_ids_included(rule):
+    """``judged_flags`` skips chunks in documents without a place: the flags must still be
+    ``is_judged`` of each chunk, an id placed in two documents (``spread``) and an unknown id included."""
+    from labeller.core.vocab import Place
+    from labeller.eval.judged import is_judged, judged_flags
+
+    rng = random.Random(11)
+    chunks = synthetic_corpus(rng) + [chunk("twice", "d0.md", 0, 90), chunk("twice", "d5.md", 300, 390, 3)]
+    pos, hit_rule = ChunkPositions(chunks), parse_hit_rule(rule)
+    assert "twice" in pos.spread
+    ids = [c.chunk_id for c in chunks] + ["unknown"]
+    seen = []
+    for i in range(30):
+        places = [Place(f"d{rng.randrange(6)}.md", s, s + rng.randint(1, 150)) for s in rng.sample(range(700), 3)]
+        if i == 0:  # only in the spread id's second document: judged by its second position
+            places = [Place("d5.md", 320, 330)]
+        ranked = rng.sample(ids, 20) + ["twice"]
+        flags = judged_flags(ranked, places, pos, hit_rule)
+        assert flags == [is_judged(cid, places, pos, hit_rule) for cid in ranked]
+        seen += flags
+        if i == 0:
+            assert flags[-1]
+    assert any(seen) and not all(seen)

@@ -20,12 +20,21 @@ the order statistics the interval reads are kept — the lowest and highest 2.5%
 batch by batch — and interpolated as ``np.quantile`` does. Draw sets up to 128 MiB (the
 default 2,000 resamples of up to 32,000 queries) are cached as counts, since a report draws the
 same ones for every metric, level and breakdown; larger ones are drawn again per call.
+
+A report asks for intervals in many calls (each level, the character metrics, judged@k, each
+breakdown group, the chunking's ceiling) with the same queries and seed, so the same draws:
+inside ``gathered()`` each call only records its columns (``Pending``), and when the block
+ends every column asked of one draw set is answered by a single pass over those draws, one
+product per batch. Each column's limbs, exact sums and order statistics are its own, so an
+interval is the very one a separate call gives, bit for bit; a column asked twice is computed once.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 import numpy as np
 
@@ -46,6 +55,53 @@ def bootstrap_cis(values: Sequence[Sequence[float]], samples: int, seed: int, co
     if matrix.ndim != 2 or matrix.shape[0] == 0:
         width = matrix.shape[1] if matrix.ndim == 2 else 0
         return [None] * width
+    asks = _GATHERING.get()
+    if asks is not None:
+        pending = [Pending() for _ in range(matrix.shape[1])]
+        asks.setdefault((matrix.shape[0], samples, seed, confidence, batch_cells), []).append((matrix, pending))
+        return pending  # type: ignore[return-value]  # read only through report._stat, settled after the block
+    return _intervals(matrix, samples, seed, confidence, batch_cells)
+
+
+class Pending:
+    """One column's interval asked inside ``gathered()``: ``ci`` is set when the block ends."""
+
+    __slots__ = ("ci",)
+
+    def __init__(self) -> None:
+        self.ci: tuple[float, float] | None = None
+
+
+_GATHERING: ContextVar[dict | None] = ContextVar("bootstrap_gathering", default=None)
+
+
+@contextmanager
+def gathered() -> Iterator[None]:
+    """``bootstrap_cis`` inside the block returns ``Pending`` intervals; when it ends (without
+    an error) every column asked of one draw set is answered in one pass over the draws."""
+    asks: dict[tuple, list[tuple[np.ndarray, list[Pending]]]] = {}
+    token = _GATHERING.set(asks)
+    try:
+        yield
+    finally:
+        _GATHERING.reset(token)
+    for (_, samples, seed, confidence, batch_cells), items in asks.items():
+        columns: dict[bytes, int] = {}  # a column asked twice (the whole-set breakdown group) is computed once
+        where: list[list[int]] = []
+        for matrix, _ in items:
+            where.append([columns.setdefault(np.ascontiguousarray(col).tobytes(), len(columns)) for col in matrix.T])
+        if not columns:  # matrices of no column: nothing to answer
+            continue
+        order = sorted(columns.items(), key=lambda kv: kv[1])
+        whole = np.stack([np.frombuffer(b) for b, _ in order], axis=1)
+        cis = _intervals(whole, samples, seed, confidence, batch_cells)
+        for (_, pending), slots in zip(items, where):
+            for p, j in zip(pending, slots):
+                p.ci = cis[j]
+
+
+def _intervals(matrix: np.ndarray, samples: int, seed: int, confidence: float,
+               batch_cells: int) -> list[tuple[float, float] | None]:
     n = matrix.shape[0]
     alpha = (1.0 - confidence) / 2.0
     low, high = _Quantile(samples, alpha), _Quantile(samples, 1.0 - alpha)

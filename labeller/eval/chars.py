@@ -23,20 +23,22 @@ Union = dict[str, list[tuple[int, int]]]  # per document, sorted disjoint [start
 
 
 def union(places: Iterable[Place]) -> Union:
-    """Merge ranges per document (touching ranges merge too: sizes are all that matter)."""
-    by_doc: dict[str, list[tuple[int, int]]] = {}
-    for p in places:
-        by_doc.setdefault(p.doc, []).append((p.start, p.end))
+    """Merge ranges per document (touching ranges merge too: sizes are all that matter): one
+    sort of every place, then one pass."""
     out: Union = {}
-    for doc, ivs in by_doc.items():
-        ivs.sort()
-        merged = [list(ivs[0])]
-        for s, e in ivs[1:]:
-            if s <= merged[-1][1]:
-                merged[-1][1] = max(merged[-1][1], e)
-            else:
-                merged.append([s, e])
-        out[doc] = [(s, e) for s, e in merged]
+    ivs: list[tuple[int, int]] = []
+    doc = None
+    lo = hi = 0
+    for d, s, e in sorted(places):
+        if d == doc and s <= hi:
+            if e > hi:
+                hi = e
+                ivs[-1] = (lo, hi)
+            continue
+        if d != doc:
+            doc, ivs = d, out.setdefault(d, [])
+        lo, hi = s, e
+        ivs.append((lo, hi))
     return out
 
 

@@ -55,8 +55,9 @@ class ChunkSet:
         return f"chunking {self.chunking.name!r} ({self.chunking.n_chunks} chunks, digest " \
                f"{self.chunking.digest[:12]})"
 
-    def places(self, chunk_id: str) -> list[Place]:
-        return [Place(*p) for p in self.positions.positions.get(chunk_id, ())]
+    def places(self, chunk_id: str) -> Sequence[Place]:
+        """Every place of the chunk (none for an unknown id): the positions' own list, not to be changed."""
+        return self.positions.positions.get(chunk_id, ())
 
     @cached_property
     def _by_place(self) -> dict[Place, str]:

@@ -40,7 +40,11 @@ def is_judged(chunk_id: str, places: Sequence[Place], pos: ChunkPositions, rule:
 
 
 def judged_flags(ranked: Sequence[str], places: Sequence[Place], pos: ChunkPositions, rule: HitRule) -> list[bool]:
-    return [is_judged(cid, places, pos, rule) for cid in ranked]
+    """``is_judged`` of each ranked chunk; one in no document that holds a place (most of a
+    ranking: ``pos.doc`` names a chunk's one document unless it is ``spread``) is not judged."""
+    docs = {p.doc for p in places}
+    doc_of, spread = pos.doc.get, pos.spread
+    return [(doc_of(cid) in docs or cid in spread) and is_judged(cid, places, pos, rule) for cid in ranked]
 
 
 def judged_at(flags: Sequence[bool], ks: Sequence[int]) -> dict[str, float]:

@@ -49,13 +49,13 @@ class ChunkPositions:
     """Every position of every chunk id: ids can repeat (identical text in one document)."""
 
     def __init__(self, chunks: Sequence[Chunk], chunking: Chunking | None = None) -> None:
-        self.positions: dict[str, list[tuple[str, int, int]]] = {}
+        self.positions: dict[str, list[Place]] = {}  # read-only lists, handed out as they are
         self.by_doc: dict[str, list[Chunk]] = {}
         self.first: dict[str, Chunk] = {}  # the first position of each id, to show a retrieved id
         self.doc: dict[str, str] = {}  # the document of each id's first position (a ranking's documents by one map)
         self.spread: set[str] = set()  # ids placed in more than one document (rare): every place is looked at
         for c in chunks:
-            self.positions.setdefault(c.chunk_id, []).append((c.doc_id, c.start, c.end))
+            self.positions.setdefault(c.chunk_id, []).append(Place(c.doc_id, c.start, c.end))
             self.by_doc.setdefault(c.doc_id, []).append(c)
             if self.doc.setdefault(c.chunk_id, c.doc_id) != c.doc_id:
                 self.spread.add(c.chunk_id)

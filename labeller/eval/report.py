@@ -27,7 +27,7 @@ from labeller import __version__
 from labeller.display import json_chunks
 from labeller.errors import InvalidInput
 from labeller.core.chunkfile import Chunking
-from labeller.eval.bootstrap import bootstrap_cis, paired_delta_cis
+from labeller.eval.bootstrap import Pending, bootstrap_cis, paired_delta_cis
 from labeller.eval.chars import CharScore, char_metric_names
 from labeller.eval.metrics import LEVELS, QueryScore, measures
 from labeller.eval.power import mdd
@@ -95,10 +95,29 @@ def stat(values: list[float], ci: tuple[float, float] | None) -> dict:
     return _stat(values, ci)
 
 
-def _stat(values: list[float], ci: tuple[float, float] | None) -> dict:
+def _stat(values: list[float], ci: tuple[float, float] | Pending | None) -> dict:
     mean = math.fsum(values) / len(values) if values else None
+    if isinstance(ci, Pending):  # asked inside bootstrap.gathered(): ``settle`` writes the bounds
+        return {"value": rnd(mean), "ci_low": ci, "ci_high": ci, "n": len(values)}
     return {"value": rnd(mean), "ci_low": rnd(ci[0]) if ci else None, "ci_high": rnd(ci[1]) if ci else None,
             "n": len(values)}
+
+
+def settle(tree):
+    """``tree`` (aggregates, breakdowns: dicts and lists) with every interval asked inside
+    ``bootstrap.gathered()`` written in, once that block has ended; returns ``tree``. A copied
+    aggregate holds the same ``Pending``, so each copy is settled too."""
+    if isinstance(tree, dict):
+        ci = tree.get("ci_low")
+        if isinstance(ci, Pending):
+            tree["ci_low"], tree["ci_high"] = (rnd(ci.ci[0]), rnd(ci.ci[1])) if ci.ci else (None, None)
+        else:
+            for v in tree.values():
+                settle(v)
+    elif isinstance(tree, list):
+        for v in tree:
+            settle(v)
+    return tree
 
 
 def level_aggregate(scores: Sequence[QueryScore], level: str, ks: Sequence[int], samples: int,

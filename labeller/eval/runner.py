@@ -14,7 +14,7 @@ import math
 from statistics import fmean
 import time
 from contextlib import contextmanager
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import cast
@@ -28,14 +28,14 @@ from labeller.core.project import Project
 from labeller.core.vocab import SPLITS, Place
 from labeller.errors import InvalidInput
 from labeller.eval import report as rp
-from labeller.eval.bootstrap import CONFIDENCE
+from labeller.eval.bootstrap import CONFIDENCE, gathered
 from labeller.eval.chars import CharScore, score_chars
 from labeller.eval.chunkset import ChunksSource, ChunkSet, load_chunk_set
 from labeller.eval.judged import condense, empty_share, judged_aggregate, judged_at, judged_breakdowns_diagnostic, \
     judged_diagnostic, judged_flags, judged_places, with_relevant_judgments
 from labeller.eval.leaks import find_leaks
 from labeller.eval.report_model import EvalReport
-from labeller.eval.metrics import QueryScore, check_sanity, measures, score_query, unreachable_spans
+from labeller.eval.metrics import LEVELS, QueryScore, check_sanity, measures, score_query, unreachable_spans
 from labeller.eval.power import mdd, questions_needed
 from labeller.eval.subset import stable_subset
 from labeller.eval.weighted import TrafficUnit, traffic_estimates
@@ -192,15 +192,21 @@ def run_eval(project: Project, *, ks: Sequence[int] | None = None, hit_rule: str
     for s in scores:
         s.chunk.update(judged_at(flags[s.query_id], ks))  # of the ranking as retrieved, condensed or not
     samples, seed = cfg.bootstrap_samples, cfg.seed
-    agg = rp.aggregate(scores, ks, samples, seed)
-    check_sanity(scores, agg, ks)  # the rank-based levels; the character level has no such rule
-    agg["chunk"].update(judged_aggregate(scores, ks, samples, seed))
-    agg["chars"] = rp.chars_aggregate(char_scores, ks, budgets, samples, seed)
-
-    ranks = {qid: _doc_best_ranks(hs, pos.first) for qid, hs in hits.items()}
-    findings = find_leaks(project.all_chunks, built.records, ranks)
-
     judging = bool(judgments.resolved) or condensed  # judgments count in this run
+    by_id = {r.question.id: r.question for r in answerable}
+    with gathered():  # every interval below from one pass over the draws (bootstrap's docstring)
+        agg = rp.aggregate(scores, ks, samples, seed)
+        agg["chunk"].update(judged_aggregate(scores, ks, samples, seed))
+        agg["chars"] = rp.chars_aggregate(char_scores, ks, budgets, samples, seed)
+        # With judgments, each split, tag and hop group gets judged@k too: one group may go unjudged.
+        breakdowns = rp.breakdowns(scores, by_id, ks, samples, seed,
+                                   (lambda members: judged_aggregate(members, ks, samples, seed)) if judging else None)
+        chunking = rp.chunking_summary(chunk_set.chunking, char_scores, unreachable, samples, seed)
+    rp.settle([agg, breakdowns, chunking])
+    check_sanity(scores, {level: agg[level] for level in LEVELS}, ks)  # the character level has no such rule
+
+    findings = find_leaks(project.all_chunks, built.records, _DocBestRanks(hits, pos.first))
+
     max_chars = project.chunker.settings.get("max_chars")  # an int where the chunker has the setting
     fingerprint = rp.make_fingerprint(
         chunker=project.chunker.name, max_chars=max_chars if isinstance(max_chars, int) else None, hit_rule=rule.name,
@@ -212,10 +218,6 @@ def run_eval(project: Project, *, ks: Sequence[int] | None = None, hit_rule: str
     chunk_of = pos.first.__getitem__
     neg_rows = [rp.negative_row(r, hits[r.question.id], shipped_k, chunk_of) for r in negatives]
     answerable_top = [hits[r.question.id][0].score for r in answerable if hits[r.question.id]]
-    # With judgments, each split, tag and hop group gets judged@k too: one group may go unjudged.
-    by_id = {r.question.id: r.question for r in answerable}
-    breakdowns = rp.breakdowns(scores, by_id, ks, samples, seed,
-                               (lambda members: judged_aggregate(members, ks, samples, seed)) if judging else None)
     # The ranks a ranking leaves empty count as unjudged in judged@k, not against its floor.
     empty = {qid: empty_share(f, shipped_k) for qid, f in flags.items()}
     empty_groups = {kind: {group: fmean([empty[s.query_id] for s in members]) for group, members in groups.items()}
@@ -233,8 +235,7 @@ def run_eval(project: Project, *, ks: Sequence[int] | None = None, hit_rule: str
                    "judgments": {"resolved": len(judgments.resolved), "stale": len(judgments.stale),
                                  "relevant": sum(1 for j in judgments.resolved if j.judgment.relevant)}},
         "aggregate": agg,
-        "chunking": rp.chunking_summary(chunk_set.chunking, char_scores, unreachable, samples, seed)
-        | ({"unplaced": unplaced_summary(chunk_set.chunking.unplaced, hits, scores, shipped_k)}
+        "chunking": chunking | ({"unplaced": unplaced_summary(chunk_set.chunking.unplaced, hits, scores, shipped_k)}
            if chunk_set.chunking.unplaced else {}),
         "breakdowns": breakdowns,
         "diagnostics": [*rp.diagnostics(agg["chunk"], ks, shipped_k),
@@ -326,6 +327,26 @@ def _doc_best_ranks(hits: list[Hit], first_chunk: dict) -> dict[str, int]:
     for rank, h in enumerate(hits, 1):
         best.setdefault(first_chunk[h.chunk_id].doc_id, rank)
     return best
+
+
+class _DocBestRanks(Mapping[str, dict[str, int]]):
+    """``_doc_best_ranks`` of each query's hits, worked out when asked: the leak report reads
+    only the queries that quote a leaking document (most runs, none)."""
+
+    def __init__(self, hits: dict[str, list[Hit]], first_chunk: dict) -> None:
+        self.hits, self.first_chunk = hits, first_chunk
+        self.known: dict[str, dict[str, int]] = {}
+
+    def __getitem__(self, query_id: str) -> dict[str, int]:
+        if query_id not in self.known:
+            self.known[query_id] = _doc_best_ranks(self.hits[query_id], self.first_chunk)
+        return self.known[query_id]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.hits)
+
+    def __len__(self) -> int:
+        return len(self.hits)
 
 
 def _rel(path: Path, root: Path) -> str:
