@@ -32,6 +32,7 @@ sys.path.insert(0, str(HERE))
 
 import peers  # noqa: E402
 import run  # noqa: E402
+import synth  # noqa: E402
 
 HEADING = (0.1, 0.15, 0.25, 0.35)
 BREADCRUMB = (0.05, 0.1, 0.15, 0.2, 0.25)
@@ -47,9 +48,11 @@ FULL = {"analyzers": ANALYZERS, "k1_b": K1_B, "heading": HEADING, "breadcrumb": 
 
 
 def sets(work: Path, corpora: list[Path], n_questions: int, seeds: Sequence[int],
-         projects: Sequence[Path] = ()) -> dict[str, Path]:
+         projects: Sequence[Path] = (), sentences: Sequence[Path] = (), n_sentences: int = 200) -> dict[str, Path]:
     """Each set's project folder (a copy), by name: one generated question set per corpus and
-    seed (named ``corpus@seed`` when there are several seeds)."""
+    seed (named ``corpus@seed`` when there are several seeds), and one sentence-style set per
+    ``sentences`` folder and seed (``synth.sentence_questions_for_corpus``; named after the
+    folder, or its parent's name when the folder is an mdBook's ``src``)."""
     found = {}
     bundled = work / "bundled"
     for part in ("corpus", "golden"):
@@ -64,6 +67,12 @@ def sets(work: Path, corpora: list[Path], n_questions: int, seeds: Sequence[int]
         for seed in seeds:
             name = src.name if len(seeds) == 1 else f"{src.name}@{seed}"
             run.real_project(src, work / name, n_questions, seed)
+            found[name] = work / name
+    for src in sentences:
+        for seed in seeds:
+            label = f"{(src.parent if src.name == 'src' else src).name} sentences"
+            name = label if len(seeds) == 1 else f"{label}@{seed}"
+            run.real_project(src, work / name, n_sentences, seed, synth.sentence_questions_for_corpus)
             found[name] = work / name
     for src in projects:
         for part in ("corpus", "golden"):
@@ -111,7 +120,11 @@ def main() -> None:
                     help="a real corpus folder (repeatable; default ../shared/corpora/textual-docs)")
     ap.add_argument("--project", action="append", type=Path, default=[],
                     help="a project folder with its own questions (corpus/ + golden/; repeatable)")
+    ap.add_argument("--sentences", action="append", type=Path, default=[],
+                    help="a real corpus folder given sentence-style questions (4–6 content words of one sentence, "
+                    "in order; repeatable), e.g. a technical book's src/")
     ap.add_argument("--questions", type=int, default=1000)
+    ap.add_argument("--sentence-questions", type=int, default=200)
     ap.add_argument("--seed", type=int, action="append",
                     help="question-set seed (repeatable: one generated set per corpus and seed; default run.py's "
                     "20260101)")
@@ -119,9 +132,11 @@ def main() -> None:
     ap.add_argument("--grid", choices=("full", "small"), default="full",
                     help="small: the default and its neighbours only (48 settings)")
     args = ap.parse_args()
-    corpora = args.corpora or ([] if args.project else [REPO.parent / "shared" / "corpora" / "textual-docs"])
+    corpora = args.corpora or ([] if args.project or args.sentences else
+                               [REPO.parent / "shared" / "corpora" / "textual-docs"])
     with tempfile.TemporaryDirectory(prefix="labeller-tuning-") as tmp:
-        found = sets(Path(tmp), corpora, args.questions, args.seed or [20260101], args.project)
+        found = sets(Path(tmp), corpora, args.questions, args.seed or [20260101], args.project, args.sentences,
+                     args.sentence_questions)
         ours: dict[str, dict[tuple, float]] = {}
         bars: dict[str, list[peers.EngineRun]] = {}
         for name, root in found.items():
