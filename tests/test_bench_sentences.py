@@ -92,3 +92,15 @@ def test_the_set_is_the_same_for_a_seed_and_every_question_resolves(tmp_path):
     records = build(project, project.load_questions().questions).records
     assert len(records) == 6 and all(r.chunk_ids and not r.refusals for r in records)
     shutil.rmtree(tmp_path / "b")
+
+
+def test_bm25_tuning_adds_one_sentence_set_per_corpus_and_seed_named_after_the_book(tmp_path):
+    import bm25_tuning
+
+    book = _corpus(tmp_path / "book" / "src")  # an mdBook's src/: the set is named after the book
+    found = bm25_tuning.sets(tmp_path / "work", [], 0, [1, 2], sentences=[book], n_sentences=4)
+    assert list(found) == ["bundled handbook", "mixed_ja", "book sentences@1", "book sentences@2"]
+    chunks, queries, golden = bm25_tuning.load(found["book sentences@1"])
+    assert len(queries) == len(golden) == 4
+    recalls = bm25_tuning.labeller_recalls(chunks, queries, golden, bm25_tuning.SMALL)
+    assert all(0.0 <= r <= 1.0 for r in recalls.values()) and max(recalls.values()) == 1.0
