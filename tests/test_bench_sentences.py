@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import sys
 from pathlib import Path
 
@@ -91,7 +90,6 @@ def test_the_set_is_the_same_for_a_seed_and_every_question_resolves(tmp_path):
     project = Project(load_config(tmp_path / "a"))
     records = build(project, project.load_questions().questions).records
     assert len(records) == 6 and all(r.chunk_ids and not r.refusals for r in records)
-    shutil.rmtree(tmp_path / "b")
 
 
 def test_bm25_tuning_adds_one_sentence_set_per_corpus_and_seed_named_after_the_book(tmp_path):
