@@ -1,15 +1,20 @@
-"""The default BM25's settings on evidence (issue 29.4): labeller's recall@5 for each setting
+"""The default BM25's settings on evidence (issues 29.4, 37.6): labeller's recall@5 for each setting
 tried, on every outside set at hand, beside tantivy and bm25s out of the box on the same chunks.
 
     python benchmarks/bm25_tuning.py [--corpora ../shared/corpora/textual-docs] [--questions 1000]
     python benchmarks/bm25_tuning.py --project DIR [--grid small]   # a project with its own questions
+    python benchmarks/bm25_tuning.py --sentences BOOK/src --sentence-questions 1000 --seed 1 --seed 2
 
 Sets: the bundled handbook (``corpus/`` + ``golden/``) and ``tests/fixtures/mixed_ja``, both
 copied to a temporary folder (never touched where they are), and each real corpus given
 with ``--corpora`` with a generated question set (``run.real_project``, the benchmark's own:
-queries are words of the answer's line), and each project given with ``--project`` (corpus/ +
+queries are words of the answer's line), each corpus given with ``--sentences`` with
+sentence-style questions (``synth.sentence_questions_for_corpus``: 4–6 content words of one
+prose sentence in order, code identifiers as written; issue 37.6, e.g. a technical book read
+from a path, never copied into this repository), and each project given with ``--project`` (corpus/ +
 golden/, its own questions, e.g. an outside set converted by ``outside_sets.py``; copied; the
-Textual docs are then left out unless ``--corpora`` names them). Recall@5 is ``peers``' (answer-bearing chunks in
+Textual docs are then left out unless ``--corpora`` or ``--sentences`` names a corpus). Sets
+held out of a choice are a second run after it, with other seeds (and corpora). Recall@5 is ``peers``' (answer-bearing chunks in
 the top 5, mean over answerable records), the same number for every engine. A setting is
 field weights (heading, breadcrumb; body 1) × analyzer × k1/b. The table it prints is the one in
 docs/performance.md; the bar is the best peer configuration of each set, and a setting's
@@ -32,6 +37,7 @@ sys.path.insert(0, str(HERE))
 
 import peers  # noqa: E402
 import run  # noqa: E402
+import synth  # noqa: E402
 
 HEADING = (0.1, 0.15, 0.25, 0.35)
 BREADCRUMB = (0.05, 0.1, 0.15, 0.2, 0.25)
@@ -44,12 +50,18 @@ K1_B = (*itertools.product((0.9, 1.0, 1.2, 1.5), (0.5, 0.6, 0.75, 0.85)), (0.9, 
 SMALL = {"analyzers": ANALYZERS[:1], "k1_b": ((0.9, 0.85), (1.0, 0.85), (0.9, 0.75), (1.2, 0.75)),
          "heading": (0.15, 0.25, 0.35), "breadcrumb": (0.05, 0.1, 0.15, 0.2)}
 FULL = {"analyzers": ANALYZERS, "k1_b": K1_B, "heading": HEADING, "breadcrumb": BREADCRUMB}
+# --grid fine: a finer step around the small grid's best (issue 37.6; 192 settings)
+FINE = {"analyzers": ANALYZERS[:1], "k1_b": tuple(itertools.product((0.8, 0.9, 1.0, 1.1), (0.7, 0.75, 0.8, 0.85))),
+        "heading": (0.2, 0.25, 0.3), "breadcrumb": (0.05, 0.1, 0.15, 0.2)}
+GRIDS = {"full": FULL, "small": SMALL, "fine": FINE}
 
 
 def sets(work: Path, corpora: list[Path], n_questions: int, seeds: Sequence[int],
-         projects: Sequence[Path] = ()) -> dict[str, Path]:
+         projects: Sequence[Path] = (), sentences: Sequence[Path] = (), n_sentences: int = 200) -> dict[str, Path]:
     """Each set's project folder (a copy), by name: one generated question set per corpus and
-    seed (named ``corpus@seed`` when there are several seeds)."""
+    seed (named ``corpus@seed`` when there are several seeds), and one sentence-style set per
+    ``sentences`` folder and seed (``synth.sentence_questions_for_corpus``; named after the
+    folder, or its parent's name when the folder is an mdBook's ``src``)."""
     found = {}
     bundled = work / "bundled"
     for part in ("corpus", "golden"):
@@ -64,6 +76,12 @@ def sets(work: Path, corpora: list[Path], n_questions: int, seeds: Sequence[int]
         for seed in seeds:
             name = src.name if len(seeds) == 1 else f"{src.name}@{seed}"
             run.real_project(src, work / name, n_questions, seed)
+            found[name] = work / name
+    for src in sentences:
+        for seed in seeds:
+            label = f"{(src.parent if src.name == 'src' else src).name} sentences"
+            name = label if len(seeds) == 1 else f"{label}@{seed}"
+            run.real_project(src, work / name, n_sentences, seed, synth.sentence_questions_for_corpus)
             found[name] = work / name
     for src in projects:
         for part in ("corpus", "golden"):
@@ -111,17 +129,24 @@ def main() -> None:
                     help="a real corpus folder (repeatable; default ../shared/corpora/textual-docs)")
     ap.add_argument("--project", action="append", type=Path, default=[],
                     help="a project folder with its own questions (corpus/ + golden/; repeatable)")
+    ap.add_argument("--sentences", action="append", type=Path, default=[],
+                    help="a real corpus folder given sentence-style questions (4–6 content words of one sentence, "
+                    "in order; repeatable), e.g. a technical book's src/")
     ap.add_argument("--questions", type=int, default=1000)
+    ap.add_argument("--sentence-questions", type=int, default=200)
     ap.add_argument("--seed", type=int, action="append",
                     help="question-set seed (repeatable: one generated set per corpus and seed; default run.py's "
                     "20260101)")
     ap.add_argument("--top", type=int, default=15, help="settings shown, best worst-gap first")
-    ap.add_argument("--grid", choices=("full", "small"), default="full",
-                    help="small: the default and its neighbours only (48 settings)")
+    ap.add_argument("--grid", choices=tuple(GRIDS), default="full",
+                    help="small: the default and its neighbours only (48 settings); fine: a finer step around them "
+                    "(192)")
     args = ap.parse_args()
-    corpora = args.corpora or ([] if args.project else [REPO.parent / "shared" / "corpora" / "textual-docs"])
+    corpora = args.corpora or ([] if args.project or args.sentences else
+                               [REPO.parent / "shared" / "corpora" / "textual-docs"])
     with tempfile.TemporaryDirectory(prefix="labeller-tuning-") as tmp:
-        found = sets(Path(tmp), corpora, args.questions, args.seed or [20260101], args.project)
+        found = sets(Path(tmp), corpora, args.questions, args.seed or [20260101], args.project, args.sentences,
+                     args.sentence_questions)
         ours: dict[str, dict[tuple, float]] = {}
         bars: dict[str, list[peers.EngineRun]] = {}
         for name, root in found.items():
@@ -129,7 +154,7 @@ def main() -> None:
             print(f"{name}: {len(chunks):,} chunks, {len(golden):,} answerable of {len(queries):,} queries",
                   flush=True)
             bars[name] = peers.own_text_runs(chunks, queries, golden)
-            ours[name] = labeller_recalls(chunks, queries, golden, SMALL if args.grid == "small" else FULL)
+            ours[name] = labeller_recalls(chunks, queries, golden, GRIDS[args.grid])
     names = list(found)
     print("\n| peer (own tokenizer, defaults) | " + " | ".join(names) + " |")
     print("|---|" + "---:|" * len(names))

@@ -689,10 +689,11 @@ def synthetic_project(size: int, root: Path, n_questions: int, seed: int) -> dic
             "generated_in_s": round(time.perf_counter() - t, 2), "seed": seed}
 
 
-def real_project(src: Path, root: Path, n_questions: int, seed: int) -> dict:
-    """A copy of a real corpus and questions quoting distinctive passages of it."""
+def real_project(src: Path, root: Path, n_questions: int, seed: int, make=None) -> dict:
+    """A copy of a real corpus and questions quoting distinctive passages of it (``make``:
+    ``synth.questions_for_corpus``, or another generator with its signature)."""
     shutil.copytree(src, root / "corpus", symlinks=True, ignore=shutil.ignore_patterns(".git"))
-    questions = synth.questions_for_corpus(root / "corpus", n_questions, seed)
+    questions = (make or synth.questions_for_corpus)(root / "corpus", n_questions, seed)
     (root / "golden").mkdir(parents=True, exist_ok=True)
     (root / "golden" / "questions.jsonl").write_text(
         "".join(json.dumps(q, ensure_ascii=False) + "\n" for q in questions), encoding="utf-8")

@@ -475,3 +475,78 @@ def questions_for_corpus(corpus_root: Path, n: int, seed: int) -> list[dict]:
         d.candidates = [c for c in d.candidates if c.quote in unique and len(c.context) >= 3
                         and isinstance(resolver.resolve(Locator(doc=c.doc_id, quote=c.quote)), Span)]
     return make_questions(docs, n, rng)
+
+
+# -- sentence-style questions over a real corpus (issue 37.6) ---------------------------------
+
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*\[“\"(])")
+_MARKUP = re.compile(r"<!--.*?-->|(?<!\w)</?[A-Za-z][^>]*>|\]\[[^\]]*\]|\]\([^)]*\)|[`*\[\]]")
+_RULE = re.compile(r"r\[[\w.-]+\]")  # mdBook-spec's rule anchor, a line of its own (the Rust reference)
+_EDGE = "\"'“”‘’()[]{},.;:!?*_"
+
+
+def content_words(sentence: str) -> list[str]:
+    """A sentence's words as a reader would type them, Markdown markup left out (backticks,
+    emphasis, link targets, HTML), stop words and contractions ("won't") dropped, a possessive's
+    "'s" cut; code identifiers (``Vec<T>``, ``std::io``, ``read_line``) kept as written."""
+    from labeller.eval.analysis import STOP_WORDS
+
+    words = (w.replace("’", "'").strip(_EDGE).removesuffix("'s") for w in _MARKUP.sub(" ", sentence).split())
+    return [w for w in words if any(ch.isalnum() for ch in w) and w.lower() not in STOP_WORDS
+            and not (len(w) == 1 and w.isalpha()) and not ("'" in w and w[0].isalpha())]
+
+
+def _prose_sentences(text: str) -> list[str]:
+    """The sentences of a document's paragraphs (outside code fences, headings, lists, tables,
+    HTML and mdBook directives), each as it stands in the text."""
+    out: list[str] = []
+    para: list[str] = []
+    fenced = False
+    for line in [*text.split("\n"), ""]:
+        if _FENCE.match(line):
+            fenced, para = not fenced, []
+            continue
+        if fenced:
+            continue
+        s = line.strip()
+        if not s or s[0] in "#|<{>" or s.startswith(("- ", "* ", "[")) or s[0].isdigit() or _RULE.fullmatch(s):
+            if para:
+                out += _SENTENCE_END.split(" ".join(para))
+            para = []
+            continue
+        para.append(s)
+    return out
+
+
+def sentence_questions_for_corpus(corpus_root: Path, n: int, seed: int) -> list[dict]:
+    """Golden questions whose query is 4–6 content words of one prose sentence, in the
+    sentence's order, and whose locator quotes that sentence (kept only when it occurs once
+    in the corpus and labeller resolves it): how a reader who half remembers a line of a
+    technical book searches for it (issue 37.6's held-out book)."""
+    from labeller.core.chunkers import chunk_corpus, get_chunker
+    from labeller.core.corpus import load_corpus
+    from labeller.core.models import Locator
+    from labeller.core.resolve import Resolver, Span
+
+    rng = random.Random(seed)
+    corpus = load_corpus(corpus_root)
+    pool = [s for d in corpus for s in _prose_sentences(d.text)
+            if 6 <= len(content_words(s)) and len(s.split()) <= 60]
+    rng.shuffle(pool)
+    chunker = get_chunker("md-struct-v1", max_chars=1800)
+    resolver = Resolver(corpus, chunk_corpus(corpus, chunker), chunker)
+    out: list[dict] = []
+    queries: set[str] = set()
+    for sentence in pool:
+        if len(out) == n:
+            break
+        words = content_words(sentence)
+        k = rng.randint(4, 6)
+        query = " ".join(words[i] for i in sorted(rng.sample(range(len(words)), k)))
+        if query in queries or not isinstance(resolver.resolve(Locator(quote=sentence)), Span):
+            continue
+        queries.add(query)
+        out.append({"id": f"s{len(out) + 1:04d}", "query": query, "expected_answer": sentence,
+                    "locators": [{"quote": sentence}], "tags": ["sentence"], "split": ("dev", "test")[len(out) % 2]})
+    return out

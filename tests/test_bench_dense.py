@@ -32,3 +32,32 @@ def test_each_cut_off_asked_for_is_reported_for_every_retriever(tmp_path, tiny_m
         assert sorted(k for k in r if "@" in k) == ["chunk_recall@1", "chunk_recall@5", "doc_recall@1", "doc_recall@5"]
         assert r["doc_recall@1"] <= r["doc_recall@5"] and r["queries"] == 4
     assert recall["bm25"]["doc_recall@1"] == 1.0  # each query's word is in its note only
+
+
+def test_the_fusion_benchmark_computes_labellers_own_hybrid_and_measures_gaps_to_the_better_member(tmp_path,
+                                                                                                  tiny_model):
+    require_dense()
+    import fusion
+
+    notes = tmp_path / "notes"
+    (notes / "corpus").mkdir(parents=True)
+    topics = ("burn rate and runway", "vpn and remote work", "api versioning", "raft leader", "cap theorem")
+    for i, topic in enumerate(topics):
+        (notes / "corpus" / f"n{i}.md").write_text(f"# Note {i}\n\nThis note is about {topic}.\n\n## More\n\n"
+                                                   f"Other words on {topic.split()[-1]} and the team.\n")
+    outside_sets.write_questions(notes, [
+        {"id": f"q-{i}", "query": q, "expected_answer": "", "locators": [{"doc": f"n{i}.md"}]}
+        for i, q in enumerate(("runway", "remote vpn", "versioning", "leader", "theorem"))], Counter())
+    root = dense.copy_project(notes, tmp_path / "p", TINY, "", "")
+    shutil.copytree(tiny_model, root / TINY)
+    golden, doc_of, runs = fusion.rankings(root)
+    assert sorted(runs) == ["bm25", "dense", "hybrid"] and len(golden) == 5
+    assert fusion.rrf(runs, 60, 1.0) == runs["hybrid"]  # the [retriever.fusion] default, recomputed
+    heavy = fusion.rrf(runs, 60, 1e6)  # the dense weight applied to the dense member: its order wins
+    assert {q: ids[:len(runs["dense"][q])] for q, ids in heavy.items()} == runs["dense"] != runs["bm25"]
+    rows = {name: (figures, gap) for name, figures, gap in fusion.table({"notes": (golden, doc_of, runs)})}
+    assert rows["bm25"][1] is None and rows["dense"][1] is None
+    assert rows["bm25"][0][1] == 1.0  # doc success@5: each query's word is in its note only
+    for name, (figures, gap) in rows.items():
+        better = [max(b, d) for b, d in zip(rows["bm25"][0], rows["dense"][0])]
+        assert gap is None or gap == max(b - f for b, f in zip(better, figures))
