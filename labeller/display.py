@@ -139,7 +139,8 @@ def _flat(o, depth: int, indent: int, sort_keys: bool, flat: dict[int, json.JSON
 def _encode(o, depth: int, indent: int, sort_keys: bool, flat: dict[int, json.JSONEncoder],
             keys: dict[tuple[type, object], str], seen: set[int], out: list[str]) -> Iterator[None]:
     """Append the JSON of ``o``, a container holding containers, at ``depth`` to ``out``, as
-    ``json``'s pure encoder writes it; yields once written, so a caller can pass it on."""
+    ``json``'s pure encoder writes it; yields after each item and once written, so a caller can
+    pass on what is written so far."""
     if id(o) in seen:
         raise ValueError("Circular reference detected")
     seen.add(id(o))
@@ -162,6 +163,7 @@ def _encode(o, depth: int, indent: int, sort_keys: bool, flat: dict[int, json.JS
             yield from _encode(v, depth + 1, indent, sort_keys, flat, keys, seen, out)
         else:
             out.append(_flat(v, depth + 1, indent, sort_keys, flat))
+            yield  # a long list of flat rows (a report's queries) is passed on as it grows
     out.append("\n" + " " * (indent * depth) + ("}" if keyed else "]"))
     seen.discard(id(o))
     yield
