@@ -84,6 +84,21 @@ def _fresh_app_settings():
         (config_dir() / name).unlink(missing_ok=True)
 
 
+@pytest.fixture(autouse=True)
+def _no_heap_freeze(request, monkeypatch):
+    """The app freezes the heap after each load (``labeller.app.app._freeze_heap``): it
+    unfreezes and collects *every* object of the process first. In a user's process that is
+    the app's own heap; in a test worker it is pytest's, every test module's and whatever
+    heavy library an earlier test imported (torch, spaCy, LlamaIndex): 0.1-0.6 s of CPU at
+    each app start, hundreds of times a run. Freezing only moves objects out of the cycle
+    collector's reach (nothing a test can see), so here it is skipped, except in the tests
+    marked ``real_heap_freeze``, which check the freeze itself."""
+    if request.node.get_closest_marker("real_heap_freeze") is None:
+        import labeller.app.app
+
+        monkeypatch.setattr(labeller.app.app, "_freeze_heap", lambda: None)
+
+
 @pytest.fixture
 def make_project(tmp_path):
     def factory(docs, questions=(), toml=None, name="proj") -> Project:
