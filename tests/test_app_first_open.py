@@ -7,6 +7,7 @@ changed while the screen did not exist yet."""
 
 from __future__ import annotations
 
+import pytest
 from textual.app import App
 
 from helpers_app import make_app, run_async, settle, small  # noqa: F401
@@ -103,6 +104,7 @@ async def test_an_app_closing_as_the_corpus_is_read_adds_no_screen_to_the_ones_i
     assert arrived and "author" not in app._screen_stacks and app.return_code == 0
 
 
+@pytest.mark.real_heap_freeze
 @run_async
 async def test_the_loaded_project_is_frozen_out_of_the_cycle_collector(small):
     """After each load the heap is frozen (``app._freeze_heap``), so a full collection, which
