@@ -195,6 +195,19 @@ def test_a_missing_column_is_invalid_input_naming_it(tmp_path, capsys):
     assert not (tmp_path / "p" / "q.jsonl").exists()
 
 
+def test_a_log_line_that_is_not_json_is_named_by_its_line(tmp_path, capsys):
+    """DuckDB's own message names the descriptor it read (``/dev/fd/N``) and counts one line
+    more: the refusal names the log and the line a person would look at."""
+    log = tmp_path / "log.jsonl"
+    log.write_text('{"query": "a"}\n\n{"query": "b"}\nnot json\n{"query": "c"}\n', encoding="utf-8")
+    (tmp_path / "p").mkdir()
+    rc = main(["traffic", "sample", str(log), "--root", str(tmp_path / "p"), "--n", "2",
+               "--out", str(tmp_path / "p" / "q.jsonl")])
+    err = capsys.readouterr().err
+    assert rc == 2 and "log.jsonl" in err and "line 4 is not JSON" in err and "/dev/fd" not in err
+    assert not (tmp_path / "p" / "q.jsonl").exists()
+
+
 def test_check_reads_a_queue_and_names_a_bad_line(tmp_path, capsys):
     root = tmp_path / "p"
     run_sample(root, write_log(tmp_path, traffic_rows(), "jsonl"), capsys, n=20)

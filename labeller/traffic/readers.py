@@ -27,6 +27,7 @@ and ``retrieval.documents`` is a list of ``{"document.id": ...}`` objects.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Iterator
@@ -92,10 +93,27 @@ def iter_rows(path: Path, fmt: str, columns: TrafficConfig) -> Iterator[LogRow]:
         try:
             yield from _duck_rows(con, path, _scan(fmt, source), columns)
         except duckdb.Error as exc:
-            raise InvalidInput(f"cannot read the log as {fmt}: {str(exc).splitlines()[0][:300]}", path=str(path)) \
-                from None
+            said = str(exc).splitlines()[0].replace(f'"{source}"', "the log")  # DuckDB names the descriptor
+            where = _first_bad_line(fh) if fmt == "jsonl" else None
+            raise InvalidInput(f"cannot read the log as {fmt}: {where or said[:300]}", path=str(path)) from None
         finally:
             con.close()
+
+
+def _first_bad_line(fh) -> str | None:
+    """Where a JSONL log stops being one JSON object a line, as a person counts lines (DuckDB's
+    own message counts one more, and names the descriptor it read): the line and why."""
+    fh.seek(0)
+    for n, raw in enumerate(fh, 1):
+        if not raw.strip():
+            continue
+        try:
+            value = json.loads(raw)
+        except ValueError as exc:
+            return f"line {n} is not JSON ({str(exc)[:200]})"
+        if not isinstance(value, dict):
+            return f"line {n} is a JSON {type(value).__name__}, not an object"
+    return None
 
 
 def _scan(fmt: str, source: str) -> str:
