@@ -26,8 +26,11 @@ def run(args: argparse.Namespace) -> int:
     # refusal is raised here to be reported the same way.
     from labeller.app.app import LabellerApp
     from labeller.app.session.session import AuthoringSession
+    from labeller.commands.committed_corpus import last_build
 
-    session = AuthoringSession.open(args.root, allow_outside=args.allow_outside)
+    # the committed build, read through git here (the app never imports a command): where each
+    # label stood, so that the app's suggestions are `labeller repair`'s
+    session = AuthoringSession.open(args.root, allow_outside=args.allow_outside, last_build_reader=last_build)
     first_mode = None
     if getattr(args, "queue", None) is not None:  # plain `labeller` has no --queue
         from labeller.app.session.traffic_queue import attach_queue

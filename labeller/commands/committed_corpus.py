@@ -16,8 +16,13 @@ from collections.abc import Mapping
 
 from labeller.commands.git_blobs import commits_touching, git_installed, read_blobs, regular_files
 from labeller.core.canon import canonicalize, sha256_hex
+from labeller.core.check import committed_records
+from labeller.core.committed import read_committed
 from labeller.core.drift_classes import OldTexts
+from labeller.core.last_build import LastBuild
 from labeller.core.project import Project
+from labeller.errors import InvalidInput
+from labeller.io import parse_json
 from labeller.layout import GIT_MARKER, in_repo, project_tree
 
 MANIFEST_REVISIONS = 3  # of the manifest's last commits tried, after HEAD
@@ -62,3 +67,21 @@ def committed_texts(project: Project) -> OldTexts | None:
         return found
 
     return old_texts
+
+
+def last_build(project: Project) -> LastBuild | None:
+    """The committed build (artifact, manifest, and the corpus then through git: ``labeller
+    repair``'s, and the app's suggestions, handed in by ``labeller app``), or None when
+    there is none to read: a damaged committed file only means nothing is known of it."""
+    layout = project.config.layout
+    artifact, manifest = read_committed(layout.artifact), read_committed(layout.manifest)
+    if artifact is None or manifest is None:
+        return None
+    try:
+        records = committed_records(artifact, [], layout.artifact)
+        docs = parse_json(manifest).get("docs")
+    except (InvalidInput, AttributeError):
+        return None
+    if not isinstance(docs, dict):
+        return None
+    return LastBuild(records, docs, project.corpus, committed_texts(project))

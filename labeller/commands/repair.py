@@ -17,21 +17,17 @@ import sys
 
 from rich.table import Table
 
-from labeller.commands.committed_corpus import committed_texts
+from labeller.commands.committed_corpus import last_build
 from labeller.commands.common import add_format_option, add_project_options, console, project_from
 from labeller.core.build import build
-from labeller.core.check import committed_records
-from labeller.core.committed import read_committed
-from labeller.core.last_build import LastBuild
 from labeller.core.models import Locator, Question
-from labeller.core.project import Project
 from labeller.core.questions import QuestionsFile, prepare_questions, write_questions
 from labeller.core.repair import DEFAULT_MIN_SCORE, Fix, RepairPlan, plan_repair
 from labeller.core.vocab import RefusalKind
 from labeller.diagnostics import print_bounded, safe_short, shorten
 from labeller.display import json_dumps, safe_line, visible
 from labeller.errors import EXIT_INVALID, EXIT_OK, EXIT_REFUSED, InvalidInput
-from labeller.io import check_output_path, parse_json
+from labeller.io import check_output_path
 from labeller.review.log import append_reviews, new_entry
 from labeller.review.reviewers import default_reviewer
 
@@ -99,23 +95,6 @@ def run(args: argparse.Namespace) -> int:
     if any(x.kind == RefusalKind.INVALID for x in plan.left):
         return EXIT_INVALID  # as the build: a locator that is invalid input, not a label to repair
     return EXIT_REFUSED if plan.left else EXIT_OK
-
-
-def last_build(project: Project) -> LastBuild | None:
-    """The committed build (artifact, manifest, and the corpus then through git), or None when
-    there is none to read: a damaged committed file only means nothing is known of it."""
-    layout = project.config.layout
-    artifact, manifest = read_committed(layout.artifact), read_committed(layout.manifest)
-    if artifact is None or manifest is None:
-        return None
-    try:
-        records = committed_records(artifact, [], layout.artifact)
-        docs = parse_json(manifest).get("docs")
-    except (InvalidInput, AttributeError):
-        return None
-    if not isinstance(docs, dict):
-        return None
-    return LastBuild(records, docs, project.corpus, committed_texts(project))
 
 
 def unified_diff(before: QuestionsFile, after: QuestionsFile, rel: str) -> str:

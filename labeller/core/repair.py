@@ -36,7 +36,7 @@ from labeller.core.moves import is_move
 from labeller.core.old_place import OldPlaces, kept_score
 from labeller.core.project import Project
 from labeller.core.resolve import Refusal, Resolver
-from labeller.core.suggest import NEAREST_SPENT
+from labeller.core.suggest import NEAREST_SPENT, close_to_best
 from labeller.core.suggest_cut import edge_punctuation, pieces
 from labeller.core.vocab import Place, RefusalKind
 from labeller.errors import InvalidInput
@@ -175,6 +175,48 @@ def repaired(question: Question, fixes: list[Fix]) -> Question:
     return question.model_copy(update={"locators": locators})
 
 
+@dataclass(frozen=True)
+class Offered:
+    """One refused locator's suggestions as ``repair`` ranks them (``offered``): ``fixes`` best
+    first, the first being the one ``repair`` applies unless ``reason`` says why it applies none."""
+
+    fixes: list[Fix]
+    reason: str = ""
+
+    @property
+    def applied(self) -> Fix | None:
+        return self.fixes[0] if self.fixes and not self.reason else None
+
+
+def offered(project: Project, question: Question, refusal: Refusal, *, min_score: float = DEFAULT_MIN_SCORE,
+            last_build: LastBuild | None = None) -> Offered:
+    """The suggestions for one refused locator of ``question`` (``refusal`` with the build's
+    suggestions and moves), for a person to pick from (the app): what ``plan_repair`` applies
+    first, then a move, the passage where the quote stood (whatever its score) and the build's
+    nearest passages, best first; a scored one more than ``MAX_SCORE_GAP`` below the first
+    scored one is left out (``suggest.close_to_best``), and each new locator is offered once."""
+    plan = plan_repair(project, [RecordResult(question, refusals=[refusal])], [question.id], min_score=min_score,
+                       last_build=last_build)
+    index = _locator_index(question, refusal, set())
+    reason = plan.left[0].reason if plan.left else ""
+    if index is None:
+        return Offered([], reason)
+    others = [_moved_fix(refusal, index, s) for s in refusal.suggestions if is_move(s)]
+    scored = [_nearest_fix(refusal, index, s) for s in refusal.suggestions if "score" in s and "quote" in s]
+    if last_build is not None and refusal.kind in (RefusalKind.NOT_FOUND, RefusalKind.UNKNOWN_DOC):
+        old = _at_old_place(project.resolver, refusal, index, 0.0, last_build, OldPlaces())
+        if old is not None and old.fix is not None:
+            scored.insert(0, old.fix)
+    others += sorted(scored, key=lambda f: -(f.score or 0.0))  # stable: where it stood first on a tie
+    ranked: dict[Locator, Fix] = {}
+    for f in [*plan.fixes, *others]:
+        ranked.setdefault(f.new, f)  # each new locator once, as it first comes
+    fixes = list(ranked.values())
+    near = close_to_best([({"score": f.score, "at": i}, None) for i, f in enumerate(fixes) if f.score is not None])
+    shown = {d["at"] for d, _ in near}
+    return Offered([f for i, f in enumerate(fixes) if f.score is None or i in shown], reason)
+
+
 def _locator_index(question: Question, refusal: Refusal, used: set[int]) -> int | None:
     """The position of the refused locator in its record (the first equal one not yet taken)."""
     for i, loc in enumerate(question.locators):
@@ -187,13 +229,11 @@ def _locator_index(question: Question, refusal: Refusal, used: set[int]) -> int 
 def _choose(refusal: Refusal, index: int | None, moves_only: bool, min_score: float,
             last_build: LastBuild | None, resolver: Resolver, old_places: OldPlaces) -> Fix | str:
     """The fix for one refused locator, or why there is none."""
-    loc = refusal.locator
-    rid = str(refusal.record_id)
     if index is None:
         return "the locator is not in its record"
     moves = [s for s in refusal.suggestions if is_move(s)]
     if moves:
-        return Fix(rid, index, MOVED, loc, loc.model_copy(update={"doc": moves[0]["doc"]}))
+        return _moved_fix(refusal, index, moves[0])
     if refusal.found_in:
         return f"the quote is verbatim in {len(refusal.found_in)} other documents ({', '.join(refusal.found_in)}): " \
                "a person picks one"
@@ -219,7 +259,6 @@ def _nearest(refusal: Refusal, index: int, min_score: float, last_build: LastBui
     """The build's nearest passage that is unique, the only one at or above ``min_score``, new
     since the last build, and not away from ``words_here`` (where most of the quote's words
     still stand, when that is known), or why there is none."""
-    loc = refusal.locator
     rid = str(refusal.record_id)
     scored = [s for s in refusal.suggestions if "score" in s and "quote" in s]
     if not scored:
@@ -247,8 +286,20 @@ def _nearest(refusal: Refusal, index: int, min_score: float, last_build: LastBui
         if not overlaps:
             return f"the nearest passage ({sug['score']}) is away from where most of the quote's words still stand " \
                    "(edited there): it is other text"
+    return _nearest_fix(refusal, index, sug)
+
+
+def _moved_fix(refusal: Refusal, index: int, sug: dict) -> Fix:
+    """A moved suggestion as a fix: only the locator's ``doc`` changes."""
+    loc = refusal.locator
+    return Fix(str(refusal.record_id), index, MOVED, loc, loc.model_copy(update={"doc": sug["doc"]}))
+
+
+def _nearest_fix(refusal: Refusal, index: int, sug: dict) -> Fix:
+    """A nearest passage of the build as a fix: the passage, pinned to its document."""
+    loc = refusal.locator
     new = Locator(doc=sug["doc"], quote=sug["quote"], exact=loc.exact)
-    return Fix(rid, index, NEAREST, loc, new, sug["score"])
+    return Fix(str(refusal.record_id), index, NEAREST, loc, new, sug["score"])
 
 
 # Characters of a passage at the old place scored at most: its words are the quote's, a few more.

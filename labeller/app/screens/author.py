@@ -271,7 +271,7 @@ class AuthorScreen(SessionScreen):
         return live_preview(self.session.project, draft, index)
 
     def _compute_suggestions(self, draft: Draft, index: int, interim) -> Preview:
-        return preview_locator(self.session.project, draft, index)
+        return preview_locator(self.session.project, draft, index, last_build=self.session.committed_build())
 
     def _apply_preview(self, args: tuple, result) -> None:
         draft, index = args

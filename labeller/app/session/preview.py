@@ -2,7 +2,10 @@
 
 No rule is decided here. A locator is resolved by the core's ``resolve_record`` (what
 ``labeller build`` runs) and ``Resolver.locate``, its suggestions come from the core's
-``suggest``, so the preview can never disagree with the build; this module only adds what
+``suggest`` (with the build's moves, ``core.moves``), and a refused quote's suggestions are
+ranked by ``labeller repair``'s own ``core.repair.offered`` (a move, the passage where the quote
+stood at the last build, the nearest passages; the first is what ``repair`` applies), so the
+preview can never disagree with the build or with ``repair``; this module only adds what
 an author needs while typing: the chunk boundaries of the span, the copy warning, and the
 order of the answers (a quick "not found" / "ambiguous", then the bare resolution, then
 the slower suggestions).
@@ -19,8 +22,11 @@ from rapidfuzz import fuzz, utils
 from labeller.app.session.drafts import INCOMPLETE, Draft, LocatorDraft, plain_problems
 from labeller.app.session.statuses import STATUS_INCOMPLETE, STATUS_RESOLVED
 from labeller.core.build import RecordResult, resolve_record
+from labeller.core.last_build import LastBuild
 from labeller.core.models import Locator
+from labeller.core.moves import MOVABLE, find_moves
 from labeller.core.project import Project
+from labeller.core.repair import Offered, offered
 from labeller.core.resolve import MAX_LISTED_OCCURRENCES, Refusal, Span
 from labeller.core.suggest import suggest
 from labeller.core.vocab import Place, RefusalKind
@@ -75,6 +81,10 @@ class Preview:
     occurrences: tuple[Place, ...] = ()  # with ``pending``: where the quote occurs
     places: tuple[Place, ...] = ()  # where the suggested passages are
     pins: tuple[Place, ...] = ()  # an ambiguous quote's one occurrence in each document that pinning resolves
+    # a refused quote's suggestions as ``labeller repair`` ranks them, and where each new
+    # locator resolves (None: not to one place)
+    offered: Offered | None = None
+    offer_places: tuple[Place | None, ...] = ()
 
     @property
     def status(self) -> str:
@@ -130,13 +140,17 @@ def quick_preview(project: Project, draft: Draft, index: int) -> Preview | None:
     return Preview(draft.id, index, ld, pending=found.kind, occurrences=found.places)
 
 
-def preview_locator(project: Project, draft: Draft, index: int, *, suggestions: bool = True) -> Preview:
+def preview_locator(project: Project, draft: Draft, index: int, *, suggestions: bool = True,
+                    last_build: LastBuild | None = None) -> Preview:
     """Resolve one locator of a draft exactly as ``labeller build`` would (``resolve_record``).
 
     In two phases: the bare resolution first (``suggestions=False``: a refusal without its
-    help, marked ``pending``, shown at once), then the same with the core's ``suggest()``
-    (nearest passages and where they lie, unique extensions, a section locator), which a
-    worker computes while the author reads the first answer."""
+    help, marked ``pending``, shown at once), then the same with the core's ``suggest()`` and
+    the build's moves (nearest passages and where they lie, unique extensions, a section
+    locator, the document the quote moved to), which a worker computes while the author reads
+    the first answer. A quote refused in a draft that is a valid record also gets ``repair``'s
+    ranking (``core.repair.offered``; ``last_build``, the committed build, gives the passage
+    where the quote stood)."""
     ld = draft.locators[index]
     if ld.incomplete:  # a doc and nothing else: half-written, not a whole-document label
         return Preview(draft.id, index, ld, error=INCOMPLETE)
@@ -151,14 +165,32 @@ def preview_locator(project: Project, draft: Draft, index: int, *, suggestions: 
     if rec.refusals:
         if not suggestions:
             return Preview(draft.id, index, ld, refusal=rec.refusals[0], pending=rec.refusals[0].kind)
-        refusal = suggest(project.resolver, rec.refusals[0])
+        (refusal,) = find_moves(project, [suggest(project.resolver, rec.refusals[0])])
+        offers, places = repair_offers(project, draft, refusal, last_build)
         return Preview(draft.id, index, ld, refusal=refusal, places=refusal.suggested_places,
-                       pins=pin_suggestions(project, refusal))
+                       pins=pin_suggestions(project, refusal), offered=offers, offer_places=places)
     span = rec.spans[0]
     text = project.corpus[span.doc_id].text[span.start:span.end]
     return Preview(draft.id, index, ld, span=span, chunks=chunk_infos(project, span.doc_id, rec.chunk_ids),
                    coverage=rec.coverage[0], copy_score=copy_score(draft.query, text) if draft.query.strip()
                    else None)
+
+
+def repair_offers(project: Project, draft: Draft, refusal: Refusal,
+                  last_build: LastBuild | None) -> tuple[Offered | None, tuple[Place | None, ...]]:
+    """``repair``'s suggestions for a quote refused in its document (``core.repair.offered``),
+    and where each one's new locator resolves; none for a draft that is not a record yet."""
+    if refusal.kind not in MOVABLE or draft.problems():
+        return None, ()
+    offers = offered(project, draft.to_question(), refusal, last_build=last_build)
+    places = []
+    for f in offers.fixes:
+        try:
+            found = project.resolver.locate(f.new, draft.id)
+        except InvalidInput:
+            found = None
+        places.append(found if isinstance(found, Place) else None)
+    return offers, tuple(places)
 
 
 def pin_suggestions(project: Project, refusal: Refusal) -> tuple[Place, ...]:

@@ -29,12 +29,18 @@ from labeller.core.canon import sha256_hex
 from labeller.core.models import Question
 from labeller.core.project import Project
 from labeller.core.questions import QuestionsFile, questions_text, write_questions
+from labeller.diagnostics import shorten
 from labeller.errors import InvalidInput, LabellerError
 from labeller.io import read_regular_file
+from labeller.review.log import append_reviews, new_entry
+from labeller.review.reviewers import default_reviewer
 
 if TYPE_CHECKING:  # the build is imported by the rebuild (a worker), not with the session at start-up
     from labeller.core.build import BuildResult
+    from labeller.core.repair import Fix
     from labeller.core.resolve import Refusal
+
+MAX_REPAIR_COMMENT = 2000  # characters of the review-log comment saying which suggestions were accepted
 
 
 @dataclass
@@ -54,6 +60,8 @@ class SaveOutcome:
     generation: int = 0
     committed: "CommittedState | None" = None
     fresh_project: "Project | None" = None  # the corpus changed on disk: the rebuild read it again
+    repaired: list[str] = field(default_factory=list)  # records logged as edited: a suggestion of repair's accepted
+    review_problem: str = ""  # why they could not be logged
 
     def message(self) -> str:
         if self.conflict:
@@ -67,6 +75,10 @@ class SaveOutcome:
                               for p in self.file_problems[:3])
             return f"not saved: {probs}"
         parts = ["saved questions.jsonl"]
+        if self.repaired:
+            parts.append(f"{len(self.repaired)} repaired record(s) logged as edited (changed since review)")
+        if self.review_problem:
+            parts.append(f"review log NOT written: {self.review_problem}")
         if self.held_back:
             parts.append(f"{len(self.held_back)} unfinished draft(s) kept in the journal, not written: "
                          + ", ".join(sorted(self.held_back)))
@@ -106,8 +118,11 @@ class _Session(Protocol):
     journal: Journal
     history: History
     committed: CommittedState
+    reviewer: str | None
+    repairs: dict[str, dict[int, Fix]]
     _save_generation: int
     _rebuild_lock: threading.Lock
+    _committed_build: tuple | None
 
     @property
     def dirty(self) -> bool: ...
@@ -128,6 +143,7 @@ class _Session(Protocol):
     def _reapply(self, entry: JournalEntry, put: Callable[..., None]) -> list[str]: ...
     def disk_changed(self) -> bool: ...
     def questions_to_write(self, held_back: dict[str, list[str]] | None = None) -> list[Question]: ...
+    def log_repairs(self, before: dict[str, Question], written: list[Question], out: SaveOutcome) -> None: ...
 
 
 class SavingMixin:
@@ -234,6 +250,7 @@ class SavingMixin:
             out.file_problems = exc.details or [{"message": str(exc)}]
             return out
         drafts = self.drafts
+        before = self.baseline
         self._set_file(written)
         for rid, d in drafts.items():  # unfinished drafts stay as they were, in the journal
             if rid in out.held_back:
@@ -243,7 +260,34 @@ class SavingMixin:
         self._save_generation += 1
         out.generation = self._save_generation
         self.write_journal()
+        self.log_repairs(before, questions, out)
         return out
+
+    def log_repairs(self: _Session, before: dict[str, Question], written: list[Question], out: SaveOutcome) -> None:
+        """As ``labeller repair`` does: an ``edit`` in the review log for each record just saved
+        with a suggestion of repair's it accepted still in place, pinning the version before (the
+        file's, ``before``), so that it reads *changed since review* until someone reads it. A
+        record held back (not valid yet) keeps its accepted fixes for the save that writes it."""
+        saved = {q.id: q for q in written}
+        entries = []
+        for rid in [r for r in self.repairs if r not in out.held_back]:
+            fixes, q, old = self.repairs.pop(rid), saved.get(rid), before.get(rid)
+            if q is None or old is None or q == old:
+                continue
+            kept = [f for i, f in sorted(fixes.items()) if i < len(q.locators) and q.locators[i] == f.new]
+            if kept:
+                entries.append((old, "labeller app: " + "; ".join(f.describe() for f in kept)))
+        if not entries:
+            return
+        try:
+            reviewer = default_reviewer(self.reviewer)
+            append_reviews(self.config.layout.review_log, [new_entry(old, reviewer, "edit",
+                                                                     shorten(comment, MAX_REPAIR_COMMENT))
+                                                           for old, comment in entries])
+        except (LabellerError, OSError) as exc:
+            out.review_problem = str(exc)
+            return
+        out.repaired = [old.id for old, _ in entries]
 
     def merge_with_disk(self: _Session) -> DiskMerge:
         """The file on disk now compared with the app's drafts, record by record (the
@@ -329,6 +373,7 @@ class SavingMixin:
             self.store(out.build)
         if out.committed is not None:
             self.committed = out.committed
+            self._committed_build = None  # a new last build: read again when asked
 
     def reload(self: _Session) -> list[str]:
         """Load questions.jsonl again from disk and put the author's edits back on top of it.

@@ -43,6 +43,12 @@ from labeller.review.log import STATUS_LABELS, ReviewLog, read_review_log
 
 if TYPE_CHECKING:  # the resolving half of the core is imported by the worker that first resolves
     from labeller.core.build import BuildResult, RecordResult
+    from labeller.core.last_build import LastBuild
+    from labeller.core.repair import Fix
+
+# Reads the committed build (its spans, and the corpus then through git) for ``repair``'s
+# suggestions; the commands hold the git reading, so ``labeller app`` hands it in.
+LastBuildReader = Callable[[Project], "LastBuild | None"]
 
 
 class AuthoringSession(SavingMixin):
@@ -55,12 +61,18 @@ class AuthoringSession(SavingMixin):
     """
 
     def __init__(self, project: Project, qfile: QuestionsFile, journal: Journal | None = None,
-                 searcher_factory: Callable[[Project], Searcher] = default_searcher) -> None:
+                 searcher_factory: Callable[[Project], Searcher] = default_searcher,
+                 last_build_reader: LastBuildReader | None = None) -> None:
         self.project = project
         self.config = project.config
         self.journal = journal if journal is not None else Journal(self.config.layout.journal)
         self._searcher_factory = searcher_factory
         self._searcher: Searcher | None = None
+        self._last_build_reader = last_build_reader
+        self._committed_build: tuple[Project, LastBuild | None] | None = None  # read for this project
+        # suggestions accepted (``repair``'s fixes), per record and locator: the new locator and
+        # what it was, logged as an ``edit`` in the review log when the record is saved with it
+        self.repairs: dict[str, dict[int, Fix]] = {}
         self.results: dict[str, RecordResult] = {}
         self.committed = CommittedState()
         self.ready = False  # chunks, quote index and statuses computed
@@ -345,6 +357,26 @@ class AuthoringSession(SavingMixin):
         self.update(record_id, coalesce=False,
                     locators=tuple(loc for i, loc in enumerate(d.locators) if i != index))
 
+    def committed_build(self) -> LastBuild | None:
+        """The committed build (``repair``'s ``last_build``: where each label stood, and the
+        corpus then), read once per corpus loaded; None without a reader or a committed build."""
+        cached = self._committed_build
+        if self._last_build_reader is None:
+            return None
+        if cached is None or cached[0] is not self.project:
+            project = self.project
+            cached = self._committed_build = (project, self._last_build_reader(project))
+        return cached[1]
+
+    def accept_fix(self, record_id: str, index: int, fix: Fix) -> LocatorDraft:
+        """Accept one of ``repair``'s suggestions (``core.repair.offered``): the locator
+        becomes the fix's, exactly what ``labeller repair`` writes, and the record is logged as
+        edited when it is saved with it (``log_repairs``), so that it reads *changed since review*."""
+        new = LocatorDraft.from_locator(fix.new)
+        self.set_locator(record_id, index, new, coalesce=False)
+        self.repairs.setdefault(record_id, {})[index] = fix
+        return new
+
     def apply_suggestion(self, record_id: str, index: int, suggestion: dict) -> LocatorDraft:
         """Accept one of the core's suggestions for a refused locator (never done on its own).
 
@@ -355,6 +387,8 @@ class AuthoringSession(SavingMixin):
         pins it by context, so the span never widens; the longer quote is the fallback only
         where no context singles the occurrence out. An accepted passage pins its document.
         """
+        if "fix" in suggestion:  # one of ``repair``'s (``preview.repair_offers``)
+            return self.accept_fix(record_id, index, suggestion["fix"])
         old = self.drafts[record_id].locators[index]
         context = suggestion.get("context")
         if suggestion.get("kind") == "moved":  # the quote verbatim in another document: only the doc changes
@@ -398,7 +432,7 @@ class AuthoringSession(SavingMixin):
         fixes = [f for f in plan.fixes if (f.old.doc, f.new.doc) == (old_doc, new_doc)]
         with self.history.step():
             for f in fixes:
-                self.set_locator(f.record_id, f.index, LocatorDraft.from_locator(f.new), coalesce=False)
+                self.accept_fix(f.record_id, f.index, f)
         return list(dict.fromkeys(f.record_id for f in fixes))
 
     def locate_suggestion(self, suggestion: dict) -> Place | None:
@@ -465,4 +499,5 @@ class AuthoringSession(SavingMixin):
         ``compute`` follow."""
         self.project = project if project is not None else Project(self.config, self.project.cache)
         self._searcher = None
+        self._committed_build = None
         self.ready = False

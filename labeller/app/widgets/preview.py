@@ -18,6 +18,8 @@ from textual.widgets.option_list import Option
 from labeller.app.widgets.chunk_names import chunk_name, short_id
 from labeller.app.session.drafts import LocatorDraft
 from labeller.app.session.preview import COPY_WARN_THRESHOLD, Preview
+from labeller.core.moves import MOVED, is_move
+from labeller.core.repair import Fix
 from labeller.core.resolve import MAX_LISTED_OCCURRENCES
 from labeller.core.corpus import Corpus
 from labeller.core.vocab import Place
@@ -52,6 +54,21 @@ def in_context(text: str, start: int, end: int) -> Content:
     line_end = len(text) if line_end == -1 else line_end
     return fmt("…$left[b u]$mid[/]$right…", left=text[max(line_start, start - CONTEXT_CHARS):start],
                mid=text[start:end], right=text[end:min(line_end, end + CONTEXT_CHARS)])
+
+
+def _fix_prompt(fix: Fix, place: Place | None, corpus: Corpus) -> tuple[Content, list[Content]]:
+    """A suggestion of ``repair``'s: its kind, score and place, then the locator's text now and
+    as the fix would write it (a new document, or a new quote with the context that picks it)."""
+    kind = "moved" if fix.kind == MOVED else "where it stood" if fix.at_old_place else "nearest passage"
+    score = f" ({fix.score})" if fix.score is not None else ""
+    where = corpus[place.doc].where(place.start) if place is not None else fix.new.doc or ""
+    flag = "" if place is not None else " [dim](not unique)[/]"
+    head = fmt(f"[b]$kind[/]{score} $where{flag}", kind=kind, where=where)
+    if fix.kind == MOVED:
+        return head, [fmt("[dim]$old →[/] [$success]$new[/]", old=fix.old.doc or "", new=fix.new.doc or "")]
+    ctx = "".join(f" {k} {v!r}" for k, v in (("prefix", fix.new.prefix), ("suffix", fix.new.suffix)) if v is not None)
+    return head, [fmt("[dim]was:[/] $old", old=fix.old.quote or ""),
+                  fmt("[dim]now:[/] [$warning]$new[/][dim]$ctx[/]", new=fix.new.quote or "", ctx=ctx)]
 
 
 class PreviewPanel(Vertical, can_focus=True):
@@ -158,7 +175,11 @@ class PreviewPanel(Vertical, can_focus=True):
         r = p.refusal
         assert r is not None, "a preview without an error, a span or a pending kind carries its refusal"
         lines = [fmt(f"[b red]✗ {r.kind.replace('_', ' ')}[/]: $message", message=r.message)]
-        if r.kind == "not_found":
+        if p.offered is not None and p.offered.fixes:  # ranked as `labeller repair` ranks them
+            lines.append(Content("suggestions, as `labeller repair` ranks them (Enter or ctrl+g accepts one):"))
+            lines.append(Content.from_markup("[dim]repair applies 1[/]") if p.offered.applied is not None
+                         else fmt("[dim]repair leaves it: $reason[/]", reason=p.offered.reason))
+        elif r.kind == "not_found":
             lines.append(Content("nearest passages (Enter or ctrl+g accepts one):" if r.suggestions
                                  else "no passage is close enough to suggest"))
         elif r.kind == "ambiguous" and p.pins:  # the list starts with documents, not occurrences (issue 38.12)
@@ -199,7 +220,14 @@ class PreviewPanel(Vertical, can_focus=True):
                 rows.append(occ)
                 places.append(Place(occ["doc"], occ["char_start"], occ["char_end"]))
         else:
+            offers = p.offered.fixes if p.offered is not None else []
+            for fix, place in zip(offers, p.offer_places):
+                prompts.append(_fix_prompt(fix, place, corpus))
+                rows.append({"fix": fix})
+                places.append(place)
             for sug in r.suggestions:
+                if offers and (is_move(sug) or "score" in sug):
+                    continue  # one of repair's, ranked above
                 if "quote" in sug:
                     flag = "" if sug["unique"] else " [dim](not unique)[/]"
                     score = f" ({sug['score']})" if "score" in sug else ""  # an exact copy in another context has none

@@ -1,0 +1,109 @@
+"""The author screen's suggestions for a refused quote are ``labeller repair``'s (issue 35.3): the
+passage where the quote stood at the last build comes first when ``repair`` applies it, with its
+kind, score and the old and new text; accepting it writes the line ``repair`` writes, and the
+record is logged as edited (changed since review)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import pytest
+
+from helpers_app import run_async, settle
+from helpers_interop import cli, cli_json
+from helpers_moves import edited_project
+from labeller.app.app import LabellerApp
+from labeller.app.session.session import AuthoringSession
+from labeller.app.widgets.document_view import DocumentView
+from labeller.app.widgets.preview import PreviewPanel
+from labeller.commands.committed_corpus import last_build
+from labeller.core.models import Question
+from labeller.core.questions import load_questions
+from labeller.review.log import read_review_log
+
+pytestmark = pytest.mark.skipif(subprocess.run(["git", "--version"], capture_output=True).returncode != 0,
+                                reason="git is not installed")
+
+# The labelled sentence edited in place (words inserted), and a look-alike added elsewhere: the
+# build's nearest passages rank the look-alike first; repair follows the quote to where it stood.
+QUOTE = "The cache lives under the XDG folder on Linux."
+BEFORE = f"# Cache\n\n{QUOTE} It is safe to delete.\n\n## Other systems\n\nSee the notes.\n"
+EDITED = "The cache lives, unless an environment variable names another, under the XDG folder on Linux."
+LOOK_ALIKE = "The cache lives under the XDG folder on BSD."
+AFTER = f"# Cache\n\n{EDITED} It is safe to delete.\n\n## Other systems\n\nSee the notes.\n\n{LOOK_ALIKE}\n"
+
+
+def status_text(app) -> str:
+    return str(app.screen.query_one("#preview-status").visual)
+
+
+@run_async
+async def test_the_first_suggestion_is_what_repair_applies_and_accepting_it_writes_repairs_line(
+        tmp_path, capsys, monkeypatch):
+    root, error = edited_project(tmp_path, capsys, monkeypatch, BEFORE, AFTER, QUOTE)
+    assert error["suggestions"][0]["quote"] == LOOK_ALIKE  # the build's own first nearest passage: the trap
+    twin = tmp_path / "twin"
+    shutil.copytree(root, twin, symlinks=True)
+    rc, dry = cli_json(capsys, "repair", "--dry-run", "--root", twin)
+    assert rc == 0, dry["left"]
+    (fix,) = dry["applied"]
+    assert fix["at_old_place"] and fix["new"]["quote"] == EDITED
+    rc, _, err = cli(capsys, "repair", "--root", twin)
+    assert rc == 0, err
+
+    app = LabellerApp(AuthoringSession.open(root, last_build_reader=last_build), watch_corpus=False)
+    async with app.run_test(size=(150, 45)) as pilot:
+        await settle(pilot)
+        app.open_record("r-1", app.session.first_refused_locator("r-1"))
+        await settle(pilot)
+        screen = app.screen
+        offers = screen.preview.offered
+        assert offers is not None and offers.applied is not None
+        first = offers.fixes[0]
+        assert (first.index, first.new.as_json(), first.score) == (fix["locator_index"], fix["new"], fix["score"])
+        assert first.at_old_place
+        panel = screen.query_one(PreviewPanel)
+        assert panel._suggestions[0] == {"fix": first}  # the list's first row
+        assert [f.new.quote for f in offers.fixes].index(LOOK_ALIKE) > 0  # offered, below
+        text = status_text(app)
+        assert "repair applies 1" in text
+        shown = str(panel.query_one("#preview-suggestions").get_option_at_index(0).prompt.laid_out(200))
+        assert "where it stood" in shown and f"({fix['score']})" in shown
+        assert QUOTE in shown and EDITED in shown  # the old text and the new
+        screen.query_one(DocumentView).focus()
+        await pilot.press("1")
+        await settle(pilot)
+        assert screen.preview.status == "resolved"
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+    assert (root / "golden/questions.jsonl").read_bytes() == (twin / "golden/questions.jsonl").read_bytes()
+    mine, theirs = (read_review_log(r / "golden/reviews.jsonl") for r in (root, twin))
+    (entry,) = mine.entries
+    assert (entry.decision, entry.record_digest) == ("edit", theirs.entries[0].record_digest)  # the version before
+    saved = load_questions(root / "golden/questions.jsonl").questions
+    assert mine.status(saved[0]) == "needs_rereview"
+
+
+def test_offered_orders_as_repair_and_hides_passages_far_below_the_first(tmp_path, capsys, monkeypatch):
+    """``core.repair.offered`` alone: repair's fix first, a scored suggestion more than
+    ``MAX_SCORE_GAP`` below it left out."""
+    from labeller.config import load_config
+    from labeller.core.build import build
+    from labeller.core.project import Project
+    from labeller.core.repair import offered
+    from labeller.core.suggest import MAX_SCORE_GAP
+
+    root, _ = edited_project(tmp_path, capsys, monkeypatch, BEFORE, AFTER, QUOTE)
+    project = Project(load_config(root))
+    (rec,) = build(project, project.load_questions().questions).records
+    question: Question = rec.question
+    (refusal,) = rec.refusals
+    without = offered(project, question, refusal)  # no last build: the build's nearest passages decide
+    assert without.applied is without.fixes[0] and without.fixes[0].new.quote == LOOK_ALIKE  # repair's, too
+    assert all(not f.at_old_place for f in without.fixes)
+    offers = offered(project, question, refusal, last_build=last_build(project))
+    assert offers.applied is offers.fixes[0] and offers.fixes[0].new.quote == EDITED
+    top = offers.fixes[0].score
+    assert all(f.score >= top - MAX_SCORE_GAP for f in offers.fixes)
+    assert len({f.new for f in offers.fixes}) == len(offers.fixes)
