@@ -67,7 +67,7 @@ async def test_the_first_suggestion_is_what_repair_applies_and_accepting_it_writ
         assert panel._suggestions[0] == {"fix": first}  # the list's first row
         assert [f.new.quote for f in offers.fixes].index(LOOK_ALIKE) > 0  # offered, below
         text = status_text(app)
-        assert "repair applies 1" in text
+        assert "`labeller repair` would apply 1" in text
         shown = str(panel.query_one("#preview-suggestions").get_option_at_index(0).prompt.laid_out(200))
         assert "where it stood" in shown and f"({fix['score']})" in shown
         assert QUOTE in shown and EDITED in shown  # the old text and the new

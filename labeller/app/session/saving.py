@@ -122,7 +122,6 @@ class _Session(Protocol):
     repairs: dict[str, dict[int, Fix]]
     _save_generation: int
     _rebuild_lock: threading.Lock
-    _committed_build: tuple | None
 
     @property
     def dirty(self) -> bool: ...
@@ -373,7 +372,6 @@ class SavingMixin:
             self.store(out.build)
         if out.committed is not None:
             self.committed = out.committed
-            self._committed_build = None  # a new last build: read again when asked
 
     def reload(self: _Session) -> list[str]:
         """Load questions.jsonl again from disk and put the author's edits back on top of it.

@@ -69,7 +69,9 @@ class AuthoringSession(SavingMixin):
         self._searcher_factory = searcher_factory
         self._searcher: Searcher | None = None
         self._last_build_reader = last_build_reader
-        self._committed_build: tuple[Project, LastBuild | None] | None = None  # read for this project
+        # the committed build as read for this project and committed state (a rebuild that
+        # writes the artifact replaces the state: read again when next asked)
+        self._committed_build: tuple[Project, CommittedState, LastBuild | None] | None = None
         # suggestions accepted (``repair``'s fixes), per record and locator: the new locator and
         # what it was, logged as an ``edit`` in the review log when the record is saved with it
         self.repairs: dict[str, dict[int, Fix]] = {}
@@ -359,14 +361,15 @@ class AuthoringSession(SavingMixin):
 
     def committed_build(self) -> LastBuild | None:
         """The committed build (``repair``'s ``last_build``: where each label stood, and the
-        corpus then), read once per corpus loaded; None without a reader or a committed build."""
+        corpus then), read once per corpus loaded and build committed; None without a reader or a
+        committed build."""
         cached = self._committed_build
         if self._last_build_reader is None:
             return None
-        if cached is None or cached[0] is not self.project:
-            project = self.project
-            cached = self._committed_build = (project, self._last_build_reader(project))
-        return cached[1]
+        if cached is None or cached[0] is not self.project or cached[1] is not self.committed:
+            project, committed = self.project, self.committed
+            cached = self._committed_build = (project, committed, self._last_build_reader(project))
+        return cached[2]
 
     def accept_fix(self, record_id: str, index: int, fix: Fix) -> LocatorDraft:
         """Accept one of ``repair``'s suggestions (``core.repair.offered``): the locator
@@ -499,5 +502,4 @@ class AuthoringSession(SavingMixin):
         ``compute`` follow."""
         self.project = project if project is not None else Project(self.config, self.project.cache)
         self._searcher = None
-        self._committed_build = None
         self.ready = False

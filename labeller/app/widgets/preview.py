@@ -177,8 +177,8 @@ class PreviewPanel(Vertical, can_focus=True):
         lines = [fmt(f"[b red]✗ {r.kind.replace('_', ' ')}[/]: $message", message=r.message)]
         if p.offered is not None and p.offered.fixes:  # ranked as `labeller repair` ranks them
             lines.append(Content("suggestions, as `labeller repair` ranks them (Enter or ctrl+g accepts one):"))
-            lines.append(Content.from_markup("[dim]repair applies 1[/]") if p.offered.applied is not None
-                         else fmt("[dim]repair leaves it: $reason[/]", reason=p.offered.reason))
+            lines.append(Content.from_markup("[dim]`labeller repair` would apply 1[/]") if p.offered.applied is not None
+                         else fmt("[dim]`labeller repair` leaves it: $reason[/]", reason=p.offered.reason))
         elif r.kind == "not_found":
             lines.append(Content("nearest passages (Enter or ctrl+g accepts one):" if r.suggestions
                                  else "no passage is close enough to suggest"))
