@@ -1,5 +1,7 @@
 """Applying the build's suggestions in bulk (SPEC §13): ``labeller repair`` and the app's
-broken-label view share this one plan.
+broken-label view share this one plan, and the app's list of a refused quote's suggestions is
+ranked by it (``offered``: what the plan applies first), so that the app's first suggestion is
+the one ``repair`` applies, when it applies one.
 
 A suggestion is applied only when it cannot be a guess: a ``moved`` one (the quote found
 verbatim in exactly one other document: only the locator's ``doc`` changes), or a nearest
