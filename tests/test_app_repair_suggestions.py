@@ -107,3 +107,21 @@ def test_offered_orders_as_repair_and_hides_passages_far_below_the_first(tmp_pat
     top = offers.fixes[0].score
     assert all(f.score >= top - MAX_SCORE_GAP for f in offers.fixes)
     assert len({f.new for f in offers.fixes}) == len(offers.fixes)
+
+
+@run_async
+async def test_the_broken_label_view_lists_the_same_suggestions(tmp_path, capsys, monkeypatch):
+    """F5's detail of the highlighted record: repair's ranking too, the passage where the quote
+    stood first, said to be what repair applies."""
+    root, _ = edited_project(tmp_path, capsys, monkeypatch, BEFORE, AFTER, QUOTE)
+    app = LabellerApp(AuthoringSession.open(root, last_build_reader=last_build), watch_corpus=False)
+    async with app.run_test(size=(150, 45)) as pilot:
+        await settle(pilot)
+        await pilot.press("f5")
+        await settle(pilot)
+        detail = str(app.screen.query_one("#broken-detail").visual)
+        lines = [line.strip() for line in detail.splitlines()]
+        first = next(i for i, line in enumerate(lines) if line.startswith(("where it stood", "nearest passage")))
+        assert lines[first].startswith("where it stood (") and EDITED in lines[first]
+        assert any(line.startswith("nearest passage (") and LOOK_ALIKE in line for line in lines[first + 1:])
+        assert "`labeller repair` would apply the first" in lines

@@ -1,7 +1,10 @@
 """Broken labels: what no longer resolves, stale ones (the corpus moved under them) first.
 
 The list is the walk: Enter opens a record in the editor on its first refused locator,
-with the core's suggestions ready to accept; ctrl+b there goes on to the next one. Above it,
+with the core's suggestions ready to accept; ctrl+b there goes on to the next one. Under it,
+the highlighted record's refusals, each with its suggestions as ``labeller repair`` ranks them
+(``core.repair.offered``, in a worker: the first is what repair applies), as the editor lists
+them. Above it,
 when the corpus was reorganised, the moved labels grouped per pair of documents (``ch17.md →
 ch18.md: 9 labels``): one key re-points the group under the cursor, with ``labeller repair
 --moves``'s plan (the session's ``accept_moves``), as one undo step the author then saves.
@@ -14,11 +17,12 @@ from textual.binding import Binding
 from textual.content import Content
 from textual.widgets import DataTable, Header, Static
 
-from labeller.app.screens.base import SessionScreen
+from labeller.app.screens.base import LatestOnly, SessionScreen
 from labeller.app.widgets.question_list import status_text
 from labeller.app.widgets.markup import fmt
 from labeller.app.widgets.table import Table
 from labeller.app.widgets.key_bar import KeyBar
+from labeller.app.widgets.preview import fix_kind
 from labeller.core.moves import group_line
 from labeller.display import safe_line, visible_line
 
@@ -31,6 +35,10 @@ class StaleScreen(SessionScreen):
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self._groups: list[dict] = []  # the moves shown, in the moves table's order
+        # repair's suggestions per refusal of a record, for the result they were computed from
+        self._offers: dict[str, tuple[object, list]] = {}
+        self._offering = LatestOnly(self, "offers", self._compute_offers, self._apply_offers)
+        self._shown: str | None = None  # the record whose detail is shown
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -109,15 +117,46 @@ class StaleScreen(SessionScreen):
             return
         self._detail(event.row_key.value)
 
+    def _compute_offers(self, rid: str, result, interim) -> list:
+        return self.session.record_offers(rid)
+
+    def _apply_offers(self, args: tuple, offers) -> None:
+        rid, result = args
+        if isinstance(offers, Exception):
+            self.labeller.notify(visible_line(f"suggestions failed: {offers}"), severity="error", markup=False)
+            return
+        self._offers[rid] = (result, offers)
+        if self._shown == rid:
+            self._detail(rid)
+
     def _detail(self, rid: str | None) -> None:
         detail = self.query_one("#broken-detail", Static)
         res = self.session.result(rid) if rid else None
+        self._shown = rid
         if res is None:
             detail.update("")
             return
+        assert rid is not None
+        known = self._offers.get(rid)
+        offers = known[1] if known is not None and known[0] is res else None
+        if offers is None:
+            self._offering.request(rid, res)
         lines = [fmt("[b]$id[/b]: $query", id=rid, query=res.question.query)]
-        for r in res.refusals:
+        for i, r in enumerate(res.refusals):
             lines.append(fmt(f"  [$error]{r.kind}[/] $loc: $message", loc=r.locator.describe(), message=r.message))
+            offered, places = offers[i] if offers is not None else (None, ())
+            if offered is not None and offered.fixes:
+                for fix, place in list(zip(offered.fixes, places))[:3]:
+                    score = f" ({fix.score})" if fix.score is not None else ""
+                    where = self.session.project.corpus[place.doc].where(place.start) if place else fix.new.doc
+                    if fix_kind(fix) == "moved":
+                        where = f"{fix.old.doc} → {where}"
+                    lines.append(fmt(f"    $kind{score}: $where [$warning]$quote[/]", kind=fix_kind(fix),
+                                     where=where or "", quote=fix.new.quote or fix.new.heading or ""))
+                lines.append(Content.from_markup("    [dim]`labeller repair` would apply the first[/]")
+                             if offered.applied is not None
+                             else fmt("    [dim]`labeller repair` leaves it: $reason[/]", reason=offered.reason))
+                continue
             for sug in r.suggestions[:3]:
                 if sug.get("kind") == "moved":
                     lines.append(fmt("    moved: $old → [$success]$where[/]", old=sug["from"], where=sug["where"]))

@@ -44,7 +44,7 @@ from labeller.review.log import STATUS_LABELS, ReviewLog, read_review_log
 if TYPE_CHECKING:  # the resolving half of the core is imported by the worker that first resolves
     from labeller.core.build import BuildResult, RecordResult
     from labeller.core.last_build import LastBuild
-    from labeller.core.repair import Fix
+    from labeller.core.repair import Fix, Offered
 
 # Reads the committed build (its spans, and the corpus then through git) for ``repair``'s
 # suggestions; the commands hold the git reading, so ``labeller app`` hands it in.
@@ -370,6 +370,19 @@ class AuthoringSession(SavingMixin):
             project, committed = self.project, self.committed
             cached = self._committed_build = (project, committed, self._last_build_reader(project))
         return cached[2]
+
+    def record_offers(self, record_id: str) -> list[tuple[Offered | None, tuple[Place | None, ...]]]:
+        """``repair``'s suggestions for each refused locator of the record as last built (the
+        build's suggestions and moves, ranked by ``core.repair.offered``; ``None`` for a refusal
+        repair has none for), and where each one's new locator resolves. Slow (git, a word
+        comparison): a worker's job."""
+        from labeller.app.session.preview import repair_offers
+
+        res = self.result(record_id)
+        if res is None:
+            return []
+        last = self.committed_build()
+        return [repair_offers(self.project, self.drafts[record_id], r, last) for r in res.refusals]
 
     def accept_fix(self, record_id: str, index: int, fix: Fix) -> LocatorDraft:
         """Accept one of ``repair``'s suggestions (``core.repair.offered``): the locator
