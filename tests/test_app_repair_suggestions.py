@@ -125,3 +125,30 @@ async def test_the_broken_label_view_lists_the_same_suggestions(tmp_path, capsys
         assert lines[first].startswith("where it stood (") and EDITED in lines[first]
         assert any(line.startswith("nearest passage (") and LOOK_ALIKE in line for line in lines[first + 1:])
         assert "`labeller repair` would apply the first" in lines
+
+
+GREW_FROM = "that takes a string and returns the first"
+GREW_TO = "that takes a string of words separated by spaces and returns the first"
+
+
+def test_a_nearest_passage_far_below_where_the_quote_stood_is_not_offered(tmp_path, capsys, monkeypatch):
+    """An answer that grew words: where it stood keeps all of the quote (100), the build's nearest
+    passage scores under 80, more than ``MAX_SCORE_GAP`` below: only the first is offered."""
+    from labeller.config import load_config
+    from labeller.core.build import build
+    from labeller.core.project import Project
+    from labeller.core.repair import offered
+    from labeller.core.suggest import MAX_SCORE_GAP
+
+    before = f"# Slices\n\nHere is a problem: write a function {GREW_FROM} word.\n\nThe end.\n"
+    root, error = edited_project(tmp_path, capsys, monkeypatch, before, before.replace(GREW_FROM, GREW_TO), GREW_FROM)
+    best_nearest = max(s["score"] for s in error["suggestions"])
+    project = Project(load_config(root))
+    (rec,) = build(project, project.load_questions().questions).records
+    (refusal,) = rec.refusals
+    without = offered(project, rec.question, refusal)
+    assert without.applied is None and without.fixes and without.fixes[0].score == best_nearest
+    offers = offered(project, rec.question, refusal, last_build=last_build(project))
+    (fix,) = offers.fixes
+    assert offers.applied is fix and fix.at_old_place and fix.score == 100.0 and fix.new.quote == GREW_TO
+    assert best_nearest < 100.0 - MAX_SCORE_GAP  # what the rule left out
