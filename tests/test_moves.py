@@ -229,3 +229,18 @@ def test_a_file_split_in_two_is_paired_with_neither(tmp_path, capsys):
     _, report = cli_json(capsys, "build", "--root", root)
     r1 = errors_by_id(report)["r1"]
     assert "renamed" not in r1["message"] and r1["suggestions"] == []
+
+
+def test_the_text_pairs_a_gone_page_with_one_new_page_only_when_that_is_clear():
+    from labeller.core.renames import MAX_HOLDERS, similar_pairs
+
+    first, second = CHAPTER, CHAPTER.replace("Section", "Part").replace("covers", "explains")
+    assert similar_pairs({"ch18.md": CHAPTER}, {"ch19.md": RENUMBERED, "other.md": "# Other\n\nUnrelated.\n"}) == \
+        {"ch18.md": "ch19.md"}
+    # two gone pages merged into one: it holds more of the first, which alone is paired with it
+    merged = RENUMBERED + "\n" + "\n\n".join(second.split("\n\n")[1:4]) + "\n"
+    assert similar_pairs({"a.md": first, "b.md": second}, {"merged.md": merged}) == {"a.md": "merged.md"}
+    # the page copied into many new ones: its sequences say nothing of where it went
+    copies = {f"copy{i}.md": RENUMBERED for i in range(MAX_HOLDERS + 1)}
+    assert similar_pairs({"ch18.md": CHAPTER}, copies) == {}
+    assert similar_pairs({"ch18.md": CHAPTER}, dict(list(copies.items())[:2])) == {}  # two equal candidates
