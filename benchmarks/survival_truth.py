@@ -126,13 +126,17 @@ class Alignment:
 
     @classmethod
     def of(cls, old: Words | None, new: Words) -> "Alignment":
-        old_tokens = old.tokens if old is not None else ()
-        aligned = cls([None] * len(old_tokens), [None] * len(new.tokens))
-        aligned._match(old_tokens, new.tokens, range(len(old_tokens)), range(len(new.tokens)), 1)
+        return cls.between(old.tokens if old is not None else (), new.tokens)
+
+    @classmethod
+    def between(cls, old_tokens: tuple[str, ...], new_tokens: tuple[str, ...]) -> "Alignment":
+        """Two token sequences aligned: one pass, then the passes over what is left."""
+        aligned = cls([None] * len(old_tokens), [None] * len(new_tokens))
+        aligned._match(old_tokens, new_tokens, range(len(old_tokens)), range(len(new_tokens)), 1)
         for _ in range(MOVE_PASSES):
             old_left = [i for i, j in enumerate(aligned.old_to_new) if j is None]
             new_left = [j for j, i in enumerate(aligned.new_to_old) if i is None]
-            if not aligned._match(old_tokens, new.tokens, old_left, new_left, CHANCE_RUN):
+            if not aligned._match(old_tokens, new_tokens, old_left, new_left, CHANCE_RUN):
                 break
         return aligned
 
@@ -278,7 +282,8 @@ class History:
         around it, or phrases repeated in it crossing the alignment), or where git pairs its
         document with none: the quote's paragraph paired with the one paragraph of ``targets``
         most like it, if each is the other's best match (``difflib`` ratio, at least
-        ``PARAGRAPH_MIN_RATIO``), and aligned alone."""
+        ``PARAGRAPH_MIN_RATIO``), and the two aligned alone as documents are (runs moved within
+        the paragraph found by the passes after the first)."""
         old = self.words("old", doc)
         old_blocks = paragraphs(old)
         mine = next(b for b in old_blocks if b[0] <= first < b[1])
@@ -303,13 +308,9 @@ class History:
         back = best(theirs, new, [(old, b) for b in old_blocks])
         if back is None or old_blocks[back] != mine:
             return None
-        mapped: list[int | None] = [None] * (last + 1 - first)
-        matcher = difflib.SequenceMatcher(None, old.tokens[mine[0]:mine[1]], new.tokens[theirs[0]:theirs[1]],
-                                          autojunk=False)
-        for a, b, size in matcher.get_matching_blocks():
-            for k in range(size):
-                if first <= mine[0] + a + k <= last:
-                    mapped[mine[0] + a + k - first] = theirs[0] + b + k
+        aligned = Alignment.between(old.tokens[mine[0]:mine[1]], new.tokens[theirs[0]:theirs[1]])
+        mapped = [None if j is None else theirs[0] + j
+                  for j in aligned.old_to_new[first - mine[0]:last + 1 - mine[0]]]
         return self._standing(mapped, old.tokens[first:last + 1], text, target, kept)
 
     def _verbatim_at(self, new_doc: str, quote: tuple[str, ...], text: str) -> int | None:

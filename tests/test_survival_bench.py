@@ -138,6 +138,21 @@ def test_an_edited_quote_of_a_page_git_does_not_pair_is_found_in_the_page_that_t
     assert History(old, paired, {}).fate("ch17.md", start, start + len(quote)).kind == DELETED
 
 
+def test_words_reordered_in_a_paragraph_found_so_are_all_in_the_truths_range():
+    """The paragraph pair is aligned as documents are: a run moved within the sentence is found by
+    the passes after the first, so the range holds every surviving word of the quote."""
+    old = {"a.md": "# A\n\nAlan Kay coined the term in 1967 to describe this architecture. Many definitions "
+                   "describe what it is.\n"}
+    new = {"b.md": "# B\n\nTo describe this architecture, Alan Kay coined the term in 1967. Many definitions "
+                   "describe what it is.\n"}
+    quote = "to describe this architecture. Many definitions describe"
+    start = old["a.md"].index(quote)
+    fate = History(old, new, {}).fate("a.md", start, start + len(quote))
+    assert (fate.kind, fate.doc) == (EDITED, "b.md")
+    assert new["b.md"][fate.char_start:fate.char_end] == \
+        "describe this architecture, Alan Kay coined the term in 1967. Many definitions describe"
+
+
 def test_labeller_keeps_intact_labels_in_place_and_moves_none_silently(report):
     figures = report["commits"][0]["figures"]
     assert figures["intact_kept_in_place"] == 3
