@@ -78,14 +78,14 @@ PRESETS = {
     "rustc-dev-guide": Preset("rust-lang/rustc-dev-guide", "src", "ce4ae4004cdbc710efb97c71641a4d7447ca8dc5", (
         "bd26e3aae5cac08ee70371a121686869db030bf9", "c829322db729be30f24f23159c71865426c54e63",
         "08b4cd8efceaed9c05bdfcd6c455a51f331e06c4", "cfc93d27c0aedb699db714c56adf9469d82c0293"),
-        "held out while moves and repair were built; its failures read since (h-editrepair)"),
+        "held out while moves and repair were built; its failures read since, on h-editrepair"),
     # Held out too, added when repair learnt where a quote stood (old_place): run once, after
     # that work was tuned on the book alone; every failure read since. The Rust Reference, a
     # specification's prose.
     "rust-reference": Preset("rust-lang/reference", "src", "cdb65201f77313c9ab97552d68350abfa94fb50b", (
         "3ae62681ff236d5528ef7c8c28ba7c6b2ecc6731", "3565c7978cfc9662f5963b135690ff9cbbfa0318",
         "acd6794e712d5e2ef6f5c84fb95688d32a69b816", "6363385ac4ebe1763f1e6fb2063c0b1db681a072"),
-        "held out for its first run; its failures read since (h-repairscore, h-editrepair)"),
+        "held out for its first run; its failures read since, on h-repairscore and h-editrepair"),
     # Held out, added with the content's rename pairing and the paragraph split (h-editrepair), run
     # once with that work's final code: Cargo's book (src/doc/src until July 2026), the last
     # commit before each 1 January from 2021.
