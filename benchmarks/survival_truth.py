@@ -22,7 +22,10 @@ either
 
 Where the document-wide alignment loses a quote (a page rewritten around it, or phrases
 repeated in it that cross the alignment), its paragraph is paired with the one of the later
-document most like it, if each is the other's best match, and the two are aligned alone.
+document most like it, if each is the other's best match, and the two are aligned alone. A
+document git pairs with none (deleted, or renamed and reworded past git's similarity bar: the
+Rust book's ``ch17-00-oop.md`` → ``ch18-00-oop.md``) has its quote's paragraph looked for so
+among the later documents git pairs with none: found, the quote's fate is ``edited`` there.
 
 Each fate carries the document and the character range (canonical text, SPEC §1, so that it
 compares with labeller's spans) where the words now stand; for ``edited`` the range from the
@@ -123,13 +126,17 @@ class Alignment:
 
     @classmethod
     def of(cls, old: Words | None, new: Words) -> "Alignment":
-        old_tokens = old.tokens if old is not None else ()
-        aligned = cls([None] * len(old_tokens), [None] * len(new.tokens))
-        aligned._match(old_tokens, new.tokens, range(len(old_tokens)), range(len(new.tokens)), 1)
+        return cls.between(old.tokens if old is not None else (), new.tokens)
+
+    @classmethod
+    def between(cls, old_tokens: tuple[str, ...], new_tokens: tuple[str, ...]) -> "Alignment":
+        """Two token sequences aligned: one pass, then the passes over what is left."""
+        aligned = cls([None] * len(old_tokens), [None] * len(new_tokens))
+        aligned._match(old_tokens, new_tokens, range(len(old_tokens)), range(len(new_tokens)), 1)
         for _ in range(MOVE_PASSES):
             old_left = [i for i, j in enumerate(aligned.old_to_new) if j is None]
             new_left = [j for j, i in enumerate(aligned.new_to_old) if i is None]
-            if not aligned._match(old_tokens, new.tokens, old_left, new_left, CHANCE_RUN):
+            if not aligned._match(old_tokens, new_tokens, old_left, new_left, CHANCE_RUN):
                 break
         return aligned
 
@@ -234,8 +241,14 @@ class History:
         if receivers:
             return Fate(MOVED_AMBIGUOUS, candidates=tuple(other for other, _ in receivers))
         if found is None and target is not None:
-            found = self._in_paragraph(doc, target, first, last, text, kept)
+            found = self._in_paragraph(doc, [target], first, last, text, kept)
+        if found is None and target is None:  # a document git pairs with none: renamed beyond git's bar?
+            found = self._in_paragraph(doc, self.unpaired_new(), first, last, text, RENAMED)
         return found or Fate(DELETED)
+
+    def unpaired_new(self) -> list[str]:
+        """The later documents git pairs with no earlier one (added, or renamed beyond its bar)."""
+        return [d for d in sorted(self.new) if self.predecessor(d) is None]
 
     def _standing(self, mapped: list[int | None], quote: tuple[str, ...], text: str, target: str,
                   kept: str) -> Fate | None:
@@ -263,37 +276,42 @@ class History:
             return Fate(EDITED, target, *new.chars(survivors[best[1]][0], survivors[best[2]][0]))
         return None
 
-    def _in_paragraph(self, doc: str, target: str, first: int, last: int, text: str, kept: str) -> Fate | None:
+    def _in_paragraph(self, doc: str, targets: list[str], first: int, last: int, text: str,
+                      kept: str) -> Fate | None:
         """The fallback where the document-wide alignment lost the quote (a page rewritten
-        around it, or phrases repeated in it crossing the alignment): the quote's paragraph
-        paired with the one paragraph of ``target`` most like it, if each is the other's best
-        match (``difflib`` ratio, at least ``PARAGRAPH_MIN_RATIO``), and aligned alone."""
-        old, new = self.words("old", doc), self.words("new", target)
-        old_blocks, new_blocks = paragraphs(old), paragraphs(new)
+        around it, or phrases repeated in it crossing the alignment), or where git pairs its
+        document with none: the quote's paragraph paired with the one paragraph of ``targets``
+        most like it, if each is the other's best match (``difflib`` ratio, at least
+        ``PARAGRAPH_MIN_RATIO``), and the two aligned alone as documents are (runs moved within
+        the paragraph found by the passes after the first)."""
+        old = self.words("old", doc)
+        old_blocks = paragraphs(old)
         mine = next(b for b in old_blocks if b[0] <= first < b[1])
 
-        def best(block: tuple[int, int], words: Words, others: list[tuple[int, int]], other_words: Words):
+        def best(block: tuple[int, int], words: Words, others: list[tuple[Words, tuple[int, int]]]):
             matcher = difflib.SequenceMatcher(None, autojunk=False)
             matcher.set_seq2(words.tokens[block[0]:block[1]])
             scored = []
-            for other in others:
+            for k, (other_words, other) in enumerate(others):
                 matcher.set_seq1(other_words.tokens[other[0]:other[1]])
                 if matcher.real_quick_ratio() >= PARAGRAPH_MIN_RATIO and matcher.quick_ratio() >= PARAGRAPH_MIN_RATIO:
-                    scored.append((matcher.ratio(), other))
+                    scored.append((matcher.ratio(), k))
             top = max(scored, default=None)
             return top[1] if top is not None and top[0] >= PARAGRAPH_MIN_RATIO else None
 
-        theirs = best(mine, old, new_blocks, new)
-        if theirs is None or best(theirs, new, old_blocks, old) != mine:
+        candidates = [(target, block) for target in targets for block in paragraphs(self.words("new", target))]
+        at = best(mine, old, [(self.words("new", t), b) for t, b in candidates])
+        if at is None:
             return None
-        mapped: list[int | None] = [None] * (last + 1 - first)
-        matcher = difflib.SequenceMatcher(None, old.tokens[mine[0]:mine[1]], new.tokens[theirs[0]:theirs[1]],
-                                          autojunk=False)
-        for a, b, size in matcher.get_matching_blocks():
-            for k in range(size):
-                if first <= mine[0] + a + k <= last:
-                    mapped[mine[0] + a + k - first] = theirs[0] + b + k
-        return self._standing(mapped, self.words("old", doc).tokens[first:last + 1], text, target, kept)
+        target, theirs = candidates[at]
+        new = self.words("new", target)
+        back = best(theirs, new, [(old, b) for b in old_blocks])
+        if back is None or old_blocks[back] != mine:
+            return None
+        aligned = Alignment.between(old.tokens[mine[0]:mine[1]], new.tokens[theirs[0]:theirs[1]])
+        mapped = [None if j is None else theirs[0] + j
+                  for j in aligned.old_to_new[first - mine[0]:last + 1 - mine[0]]]
+        return self._standing(mapped, old.tokens[first:last + 1], text, target, kept)
 
     def _verbatim_at(self, new_doc: str, quote: tuple[str, ...], text: str) -> int | None:
         """The first place where ``quote`` stands verbatim in ``new_doc``. Since the quote was

@@ -184,3 +184,38 @@ def test_a_passage_that_is_not_unique_is_pinned_by_context(tmp_path, capsys, mon
     assert fix["new"]["quote"] == "Each page shows up to ten items"
     assert {"prefix", "suffix"} & set(fix["new"])  # the context that picks the paragraph it stood in
     assert repaired_span_text(root).endswith("by default.\n")
+
+
+# A paragraph split in two where the quote stood (a line of its own inserted into it: the
+# Rust reference's rule identifiers), every word of the quote kept, now across a blank line.
+SPLIT_QUOTE = "alignment and layout is unaffected. The alignments of each field, for"
+SPLIT_BEFORE = ("# Packed\n\nFor `packed`, the alignment and layout is unaffected. The alignments of each field, for "
+                "the purpose of positioning fields, is the smaller one.\n\n## Other\n\nSee the notes.\n")
+SPLIT_AFTER = ("# Packed\n\nFor `packed`, the alignment and layout is unaffected.\n\nr[layout.packed-fields]\n"
+               "The alignments of each field, for the purpose of positioning fields, is the smaller one.\n\n"
+               "## Other\n\nSee the notes.\n")
+
+
+@needs_git
+def test_a_quote_whose_paragraph_was_split_in_two_is_repaired_across_the_break(tmp_path, capsys, monkeypatch):
+    root, _ = edited_project(tmp_path, capsys, monkeypatch, SPLIT_BEFORE, SPLIT_AFTER, SPLIT_QUOTE)
+    rc, report = cli_json(capsys, "repair", "--min-score", "80", "--root", root)
+    assert rc == 0, report["left"]
+    (fix,) = report["applied"]
+    assert fix["at_old_place"] and fix["score"] == 100.0
+    assert fix["new"] == {"doc": "page.md", "quote": "alignment and layout is unaffected. r[layout.packed-fields] "
+                                                     "The alignments of each field, for"}
+    assert repaired_span_text(root).startswith("For `packed`")
+
+
+SPLIT_BY_HEADING = SPLIT_AFTER.replace("r[layout.packed-fields]\n", "## Fields\n\n")
+
+
+@needs_git
+def test_a_quote_whose_words_now_run_across_a_heading_is_left(tmp_path, capsys, monkeypatch):
+    """A heading between the quote's words is a new section, not a paragraph split: left."""
+    root, _ = edited_project(tmp_path, capsys, monkeypatch, SPLIT_BEFORE, SPLIT_BY_HEADING, SPLIT_QUOTE)
+    rc, report = cli_json(capsys, "repair", "--min-score", "80", "--root", root)
+    assert rc == 1 and not report["applied"]
+    (left,) = report["left"]
+    assert "where it stood, its words now run across blocks" in left["reason"]

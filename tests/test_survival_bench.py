@@ -119,6 +119,40 @@ def test_the_truth_ranges_are_the_quote_words_in_the_later_text(history):
     assert new["alpha.md"][fate.char_start:fate.char_end] == "quiet stoves until patients cooks pour"
 
 
+def test_an_edited_quote_of_a_page_git_does_not_pair_is_found_in_the_page_that_took_its_paragraph():
+    """A page renamed and reworded past git's bar (no rename pair given): the quote's paragraph is
+    the mutual best match of one paragraph of a page git pairs with none, so the quote is edited
+    there; a paragraph found nowhere is still deleted, and a page git pairs is not looked in."""
+    old = {"ch17.md": f"# Old\n\n{' '.join(EDITED_WORDS)}\n\n{DELETED_P}\n", "kept.md": f"# Kept\n\n{KEPT_1}\n"}
+    new = {"ch18.md": f"# New\n\n{edited(EDITED_WORDS)}\n", "kept.md": f"# Kept\n\n{KEPT_1}\n"}
+    quote = "quiet stoves until patient cooks pour"
+    start = old["ch17.md"].index(quote)
+    fate = History(old, new, {}).fate("ch17.md", start, start + len(quote))
+    assert (fate.kind, fate.doc) == (EDITED, "ch18.md")
+    assert new["ch18.md"][fate.char_start:fate.char_end] == "quiet stoves until patients cooks pour"
+    start = old["ch17.md"].index(DELETED_P)
+    assert History(old, new, {}).fate("ch17.md", start, start + len(DELETED_P)).kind == DELETED
+    paired = {**new, "kept.md": new["kept.md"] + f"\n{edited(EDITED_WORDS)}\n"}
+    paired.pop("ch18.md")
+    start = old["ch17.md"].index(quote)
+    assert History(old, paired, {}).fate("ch17.md", start, start + len(quote)).kind == DELETED
+
+
+def test_words_reordered_in_a_paragraph_found_so_are_all_in_the_truths_range():
+    """The paragraph pair is aligned as documents are: a run moved within the sentence is found by
+    the passes after the first, so the range holds every surviving word of the quote."""
+    old = {"a.md": "# A\n\nAlan Kay coined the term in 1967 to describe this architecture. Many definitions "
+                   "describe what it is.\n"}
+    new = {"b.md": "# B\n\nTo describe this architecture, Alan Kay coined the term in 1967. Many definitions "
+                   "describe what it is.\n"}
+    quote = "to describe this architecture. Many definitions describe"
+    start = old["a.md"].index(quote)
+    fate = History(old, new, {}).fate("a.md", start, start + len(quote))
+    assert (fate.kind, fate.doc) == (EDITED, "b.md")
+    assert new["b.md"][fate.char_start:fate.char_end] == \
+        "describe this architecture, Alan Kay coined the term in 1967. Many definitions describe"
+
+
 def test_labeller_keeps_intact_labels_in_place_and_moves_none_silently(report):
     figures = report["commits"][0]["figures"]
     assert figures["intact_kept_in_place"] == 3

@@ -15,12 +15,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from labeller.core.git import MAX_OUTPUT, git_installed, run_git as _git
+from labeller.core.git import FILE_MODES, git_installed, read_blobs, regular_files, run_git as _git
 from labeller.errors import InvalidInput
 
 __all__ = ["blob_at", "commit_of", "commits_touching", "find_commit", "git_installed", "read_blobs", "regular_files"]
 
-FILE_MODES = ("100644", "100755")
 FOLDER_MODE = "040000"
 KINDS = {**dict.fromkeys(FILE_MODES, "a file"), "120000": "a symlink", "160000": "a submodule", FOLDER_MODE: "a folder"}
 
@@ -82,39 +81,3 @@ def commits_touching(top: Path, path: str, n: int) -> list[str]:
     so no ``gpg.program`` runs."""
     done = _git(top, "rev-list", f"--max-count={n}", "HEAD", "--", path)
     return done.stdout.decode("ascii").split() if done.returncode == 0 else []
-
-
-def regular_files(top: Path, commit: str, under: str) -> dict[str, tuple[str, int]]:
-    """``{path: (blob id, size)}`` of the regular files below the folder ``under`` at ``commit``
-    (paths relative to ``top``, with ``/``): one ``ls-tree`` for a whole corpus. A symlink or
-    submodule in the tree is no file here, and a symlinked folder is not descended into."""
-    args = ["ls-tree", "-r", "-l", "-z", "--full-tree", commit]
-    done = _git(top, *args, *(["--", under] if under not in ("", ".") else []), max_output=MAX_OUTPUT)
-    if done.returncode != 0:  # -1: a planted tree larger than MAX_OUTPUT, compared as if absent
-        return {}
-    out = {}
-    for entry in done.stdout.split(b"\0"):
-        meta, _, name = entry.partition(b"\t")
-        fields = meta.split()
-        if len(fields) == 4 and fields[0].decode("ascii") in FILE_MODES and fields[3].isdigit():
-            out[name.decode("utf-8", "surrogateescape")] = (fields[2].decode("ascii"), int(fields[3]))
-    return out
-
-
-def read_blobs(top: Path, blob_ids: list[str]) -> dict[str, bytes]:
-    """The bytes of each blob (one ``cat-file --batch``); the caller bounds their sizes first
-    (``regular_files``), since every one is held."""
-    if not blob_ids:
-        return {}
-    done = _git(top, "cat-file", "--batch", stdin="\n".join(blob_ids).encode("ascii") + b"\n")
-    out, pos, data = {}, 0, done.stdout
-    while pos < len(data):
-        nl = data.index(b"\n", pos)
-        header = data[pos:nl].split()
-        pos = nl + 1
-        if len(header) != 3:  # "<id> missing"
-            continue
-        size = int(header[2])
-        out[header[0].decode("ascii")] = data[pos:pos + size]
-        pos += size + 1
-    return out

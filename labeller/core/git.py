@@ -9,7 +9,8 @@ work tree or the index, so no clean filter runs either. git's search for a repos
 at the folder given (``GIT_CEILING_DIRECTORIES``), and what it prints is read up to a bound.
 
 ``labeller diff REV`` reads committed files through it (``commands/git_blobs.py``); the build
-asks it which documents were renamed since the last build (``core/renames.py``).
+asks it which documents were renamed since the last build, and what a gone document said then
+(``core/renames.py``).
 """
 
 from __future__ import annotations
@@ -53,3 +54,42 @@ def run_git(top: Path, *args: str, max_output: int | None = None,
     except FileNotFoundError:
         raise InvalidInput("git is not installed: a revision cannot be read (give two questions files instead)") \
             from None
+
+
+FILE_MODES = ("100644", "100755")  # a regular file's git modes
+
+
+def regular_files(top: Path, commit: str, under: str) -> dict[str, tuple[str, int]]:
+    """``{path: (blob id, size)}`` of the regular files below the folder ``under`` at ``commit``
+    (paths relative to ``top``, with ``/``): one ``ls-tree`` for a whole corpus. A symlink or
+    submodule in the tree is no file here, and a symlinked folder is not descended into."""
+    args = ["ls-tree", "-r", "-l", "-z", "--full-tree", commit]
+    done = run_git(top, *args, *(["--", under] if under not in ("", ".") else []), max_output=MAX_OUTPUT)
+    if done.returncode != 0:  # -1: a planted tree larger than MAX_OUTPUT, compared as if absent
+        return {}
+    out = {}
+    for entry in done.stdout.split(b"\0"):
+        meta, _, name = entry.partition(b"\t")
+        fields = meta.split()
+        if len(fields) == 4 and fields[0].decode("ascii") in FILE_MODES and fields[3].isdigit():
+            out[name.decode("utf-8", "surrogateescape")] = (fields[2].decode("ascii"), int(fields[3]))
+    return out
+
+
+def read_blobs(top: Path, blob_ids: list[str]) -> dict[str, bytes]:
+    """The bytes of each blob (one ``cat-file --batch``); the caller bounds their sizes first
+    (``regular_files``), since every one is held."""
+    if not blob_ids:
+        return {}
+    done = run_git(top, "cat-file", "--batch", stdin="\n".join(blob_ids).encode("ascii") + b"\n")
+    out, pos, data = {}, 0, done.stdout
+    while pos < len(data):
+        nl = data.index(b"\n", pos)
+        header = data[pos:nl].split()
+        pos = nl + 1
+        if len(header) != 3:  # "<id> missing"
+            continue
+        size = int(header[2])
+        out[header[0].decode("ascii")] = data[pos:pos + size]
+        pos += size + 1
+    return out

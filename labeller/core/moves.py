@@ -72,7 +72,8 @@ def find_moves(project: Project, refusals: list[Refusal]) -> list[Refusal]:
             if movable(r):
                 counts.update(_hits(r, found).counts.keys())
         renames = renamed_docs(project.config, committed_docs(project),
-                               {d.doc_id: d.sha256 for d in project.corpus}, evidence)
+                               {d.doc_id: d.sha256 for d in project.corpus}, evidence,
+                               lambda doc_id: project.corpus[doc_id].text)
     budget = WorkBudget(BUILD_HELP_BUDGET)  # the nearest passages in renamed files: a build's budget of their own
     return [_with_move(resolver, r, found, renames, budget) if movable(r)
             else _along_rename(resolver, r, renames) if renamable(r) else r for r in refusals]

@@ -39,7 +39,7 @@ from labeller.core.old_place import OldPlaces, kept_score
 from labeller.core.project import Project
 from labeller.core.resolve import Refusal, Resolver
 from labeller.core.suggest import NEAREST_SPENT, close_to_best
-from labeller.core.suggest_cut import edge_punctuation, pieces
+from labeller.core.suggest_cut import edge_punctuation, paragraphs_only
 from labeller.core.vocab import Place, RefusalKind
 from labeller.errors import InvalidInput
 
@@ -342,7 +342,7 @@ def _at_old_place(resolver: Resolver, refusal: Refusal, index: int, min_score: f
             return _OldPlace(reason=f"where it stood is not known: {new_doc} is past the bounds of a word comparison")
         return _OldPlace(reason="none of the quote's words stand where it stood")
     s, e = edge_punctuation(new_text, *where, fold_quote(loc.quote))
-    if e - s > MAX_PLACE_CHARS or len(pieces(new_text, s, e)) != 1:
+    if e - s > MAX_PLACE_CHARS or not paragraphs_only(new_text, s, e):
         return _OldPlace(reason="where it stood, its words now run across blocks")
     passage = fold_quote(new_text[s:e])
     score = kept_score(loc.quote, passage)

@@ -64,6 +64,17 @@ def pieces(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return [(s, e) for s, e in out if s < e]
 
 
+def paragraphs_only(text: str, start: int, end: int) -> bool:
+    """Whether ``[start, end)`` is one block piece, or paragraphs parted by blank lines alone: a
+    paragraph split in two (a line inserted into it, or a blank line) keeps its words across
+    the break, while a heading, list item, block quote, fence or table row among its lines makes
+    it text of other blocks."""
+    if len(pieces(text, start, end)) == 1:
+        return True
+    first = text.rfind("\n", 0, start) + 1
+    return not any(line.strip() and _OWN_LINE.match(line) for line in text[first:end].split("\n"))
+
+
 def trim_piece(text: str, start: int, end: int) -> tuple[int, int] | None:
     """The piece without its surrounding space, its leading Markdown marker, or a word cut
     in half at either edge (the piece's own edges are word edges only where they are the
