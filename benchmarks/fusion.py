@@ -85,15 +85,18 @@ def rankings(root: Path) -> Set:
 
 def cached_rankings(root: Path, cache: Path | None, name: str) -> Set:
     """``rankings`` of the set at ``root``, read from ``cache`` when this corpus and these
-    questions were ranked before, else computed (and kept there)."""
-    file = cache / f"{name.replace('/', '_')}-{set_digest(root)[:16]}.json" if cache is not None else None
-    if file is not None and file.is_file():
-        golden, doc_of, runs = json.loads(file.read_text(encoding="utf-8"))
+    questions were ranked before (under any set name: the file ends in their digest), else
+    computed (and kept there as ``NAME-DIGEST.json``)."""
+    digest = set_digest(root)[:16]
+    kept = sorted(cache.glob(f"*-{digest}.json")) if cache is not None else []
+    if kept:
+        golden, doc_of, runs = json.loads(kept[0].read_text(encoding="utf-8"))
         return {q: (c, d) for q, (c, d) in golden.items()}, doc_of, runs
     found = rankings(root)
-    if file is not None:
-        file.parent.mkdir(parents=True, exist_ok=True)
-        file.write_text(json.dumps(found, sort_keys=True), encoding="utf-8")
+    if cache is not None:
+        cache.mkdir(parents=True, exist_ok=True)
+        (cache / f"{name.replace('/', '_')}-{digest}.json").write_text(json.dumps(found, sort_keys=True),
+                                                                       encoding="utf-8")
     return found
 
 
