@@ -187,12 +187,17 @@ class DenseConfig(_Section):
 
 
 class FusionConfig(_Section):
-    """``[retriever.fusion]``: reciprocal-rank fusion (``--retriever hybrid``, ``rrf:a,b``)."""
+    """``[retriever.fusion]``: how ``--retriever hybrid`` and ``rrf:a,b`` fuse their members' rankings."""
 
+    method: Literal["rrf", "zscore"] = "rrf"
+    """``rrf``: reciprocal-rank fusion; ``zscore``: each member's scores standardised over its own
+    top ``window``, the part above its mean summed (``retrievers/fusion.py``, docs/eval.md)."""
     k: Annotated[int, Field(ge=1, le=1_000_000)] = 60
     """The RRF constant: a member's hit at rank r adds weight / (k + r)."""
     depth: _K = 100
     """How deep each member retrieves before fusing (at least the eval's own depth is used)."""
+    window: Annotated[int, Field(ge=2, le=MAX_K)] = 50
+    """``zscore``: how many of a member's top scores give its mean and spread (2..1000)."""
     weights: dict[str, float] = Field(default_factory=dict)
     """Weight per member name (bm25, dense, run, ...), each 0..1000; a member not listed weighs 1."""
 

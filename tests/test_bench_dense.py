@@ -8,6 +8,8 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
 import dense  # noqa: E402
@@ -35,9 +37,14 @@ def test_each_cut_off_asked_for_is_reported_for_every_retriever(tmp_path, tiny_m
 
 
 def test_the_fusion_benchmark_computes_labellers_own_hybrid_and_measures_gaps_to_the_better_member(tmp_path,
-                                                                                                  tiny_model):
+                                                                                                  tiny_model,
+                                                                                                  monkeypatch):
+    """Its fusion rows are what ``--retriever hybrid`` ranks with the same ``[retriever.fusion]``
+    settings (RRF and zscore), computed from the members' cached rankings; the gaps are to the
+    better member per set and measure; a second run reads the cache instead of ranking again."""
     require_dense()
     import fusion
+    from labeller.eval.retrievers import make_retriever
 
     notes = tmp_path / "notes"
     (notes / "corpus").mkdir(parents=True)
@@ -45,19 +52,29 @@ def test_the_fusion_benchmark_computes_labellers_own_hybrid_and_measures_gaps_to
     for i, topic in enumerate(topics):
         (notes / "corpus" / f"n{i}.md").write_text(f"# Note {i}\n\nThis note is about {topic}.\n\n## More\n\n"
                                                    f"Other words on {topic.split()[-1]} and the team.\n")
+    queries = ("runway", "remote vpn", "versioning", "leader", "theorem")
     outside_sets.write_questions(notes, [
         {"id": f"q-{i}", "query": q, "expected_answer": "", "locators": [{"doc": f"n{i}.md"}]}
-        for i, q in enumerate(("runway", "remote vpn", "versioning", "leader", "theorem"))], Counter())
+        for i, q in enumerate(queries)], Counter())
     root = dense.copy_project(notes, tmp_path / "p", TINY, "", "")
     shutil.copytree(tiny_model, root / TINY)
-    golden, doc_of, runs = fusion.rankings(root)
-    assert sorted(runs) == ["bm25", "dense", "hybrid"] and len(golden) == 5
-    assert fusion.rrf(runs, 60, 1.0) == runs["hybrid"]  # the [retriever.fusion] default, recomputed
-    heavy = fusion.rrf(runs, 60, 1e6)  # the dense weight applied to the dense member: its order wins
-    assert {q: ids[:len(runs["dense"][q])] for q, ids in heavy.items()} == runs["dense"] != runs["bm25"]
-    rows = {name: (figures, gap) for name, figures, gap in fusion.table({"notes": (golden, doc_of, runs)})}
+    golden, doc_of, runs = fusion.cached_rankings(root, tmp_path / "cache", "notes")
+    assert sorted(runs) == ["bm25", "dense"] and len(golden) == 5
+    toml = (root / "labeller.toml").read_text(encoding="utf-8")
+    for table_text, settings in (("", {}), ('method = "zscore"\nwindow = 3\nweights = {dense = 0.4}\n',
+                                            {"method": "zscore", "window": 3, "weights": {"dense": 0.4}})):
+        (root / "labeller.toml").write_text(f"{toml}\n[retriever.fusion]\n{table_text}", encoding="utf-8")
+        hybrid = make_retriever("hybrid", dense.open_project(root))
+        own = {f"q-{i}": [h.chunk_id for h in hybrid.retrieve(f"q-{i}", q, fusion.DEPTH)] for i, q in enumerate(queries)}
+        assert fusion.fused(runs, settings) == own
+    heavy = fusion.fused(runs, {"weights": {"dense": 1000.0}})  # RRF with the dense member weighing most: its order
+    assert {q: ids[:len(runs["dense"][q])] for q, ids in heavy.items()} == {
+        q: [c for c, _ in hits] for q, hits in runs["dense"].items()}
+    rows = {name: (figures, gaps) for name, figures, gaps in fusion.table({"notes": (golden, doc_of, runs)})}
     assert rows["bm25"][1] is None and rows["dense"][1] is None
     assert rows["bm25"][0][1] == 1.0  # doc success@5: each query's word is in its note only
-    for name, (figures, gap) in rows.items():
+    for name, (figures, gaps) in rows.items():
         better = [max(b, d) for b, d in zip(rows["bm25"][0], rows["dense"][0])]
-        assert gap is None or gap == max(b - f for b, f in zip(better, figures))
+        assert gaps is None or gaps == [b - f for b, f in zip(better, figures)]
+    monkeypatch.setattr(fusion, "rankings", lambda root: pytest.fail("ranked again instead of reading the cache"))
+    assert fusion.cached_rankings(root, tmp_path / "cache", "notes") == (golden, doc_of, runs)

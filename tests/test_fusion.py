@@ -1,21 +1,26 @@
-"""Reciprocal-rank fusion: ``--retriever hybrid``, ``rrf:a,b`` and run files fused with ``--run``."""
+"""Fusion: ``--retriever hybrid``, ``rrf:a,b`` and run files fused with ``--run``; RRF and ``zscore``."""
 
 from __future__ import annotations
 
 import json
+import os
+import random
 import shutil
+import statistics
+import subprocess
+import sys
 
 import pytest
 
 from helpers_app import write_small_project
 from helpers_dense import TINY, tiny_model  # noqa: F401  (a fixture)
 from helpers_interop import cli
-from labeller.config import load_config
+from labeller.config import FusionConfig, load_config
 from labeller.core.project import Project
 from labeller.errors import InvalidInput
 from labeller.eval.retrievers import REGISTRY, make_retriever
 from labeller.eval.retrievers.base import Hit, top_k
-from labeller.eval.retrievers.fusion import FusionRetriever
+from labeller.eval.retrievers.fusion import FusionRetriever, fuse, standardised
 
 
 class Fixed:
@@ -131,3 +136,124 @@ def test_fusion_weights_are_checked_in_the_config(tmp_path, capsys):
     (root / "labeller.toml").write_text("[retriever.fusion]\nweights = {bm25 = -1.0}\n", encoding="utf-8")
     rc, _, err = cli(capsys, "eval", "--root", root, "--retriever", "hybrid", "--no-history")
     assert rc == 2 and "weights" in err and "finite number >= 0" in err
+
+
+# -- zscore: each member's scores read for how sure it is (issue 37.6) --------------------------
+
+ZSCORE = FusionConfig(method="zscore", window=5)
+SURE = [Hit("x", 12.0), Hit("y", 2.0), Hit("z", 1.9), Hit("w", 1.8), Hit("v", 1.7)]  # one hit stands out
+
+
+def ids(hits: list[Hit]) -> list[str]:
+    return [h.chunk_id for h in hits]
+
+
+def test_zscore_a_member_with_a_flat_ranking_does_not_drag_a_sure_one_down():
+    """A member whose scores are evenly spaced (no hit stands out) gives its top no more than
+    its spread, so the hit the sure member puts far above its mean stays first; RRF, which
+    reads ranks only, puts the chunk both rank near the top above it. A member whose scores
+    are all equal says nothing at all: the fusion is the sure member's own ranking."""
+    even = [Hit("y", 0.51), Hit("z", 0.50), Hit("w", 0.49), Hit("v", 0.48), Hit("u", 0.47)]
+    assert ids(fuse([(1.0, SURE), (1.0, even)], ZSCORE, 3))[0] == "x"
+    assert ids(fuse([(1.0, SURE), (1.0, even)], FusionConfig(method="rrf"), 3))[0] == "y"  # what zscore avoids
+    level = top_k([Hit(c, 0.5) for c in "yzwvu"], 5)
+    assert ids(fuse([(1.0, SURE), (1.0, level)], ZSCORE, 5)) == ids(SURE)
+    assert ids(fuse([(1.0, level), (1.0, SURE)], ZSCORE, 5)) == ids(SURE)
+
+
+def test_zscore_follows_the_member_that_is_sure_whichever_it_is():
+    """Two members, each sure of a different chunk: the one standing further above its own
+    mean wins, and a member's weight scales its say."""
+    a = [Hit("x", 30.0), Hit("y", 1.0), Hit("z", 0.9), Hit("w", 0.8), Hit("v", 0.7)]
+    b = [Hit("v", 0.9), Hit("z", 0.8), Hit("y", 0.7), Hit("w", 0.6), Hit("x", 0.5)]  # evenly spaced
+    assert ids(fuse([(1.0, a), (1.0, b)], ZSCORE, 1)) == ["x"]
+    assert ids(fuse([(1.0, a), (5.0, b)], ZSCORE, 1)) == ["v"]
+    assert ids(fuse([(1.0, a), (0.0, b)], ZSCORE, 5)) == ids(a)  # weight 0: left out
+
+
+def test_zscore_gives_identical_inputs_identical_output_and_keeps_a_ranking_fused_with_itself():
+    rng = random.Random(7)
+    members = [top_k([Hit(f"c{i}", rng.random() * 20) for i in range(60)], 40) for _ in range(2)]
+    settings = FusionConfig(method="zscore", window=20)
+    first = fuse([(1.0, members[0]), (0.4, members[1])], settings, 50)
+    assert repr(first) == repr(fuse([(1.0, list(members[0])), (0.4, list(members[1]))], settings, 50))
+    assert ids(fuse([(1.0, members[0]), (1.0, members[0])], settings, 40)) == ids(members[0])
+    swapped = fuse([(1.0, members[1]), (1.0, members[0])], settings, 50)  # two terms: a + b is b + a, bit for bit
+    assert repr(swapped) == repr(fuse([(1.0, members[0]), (1.0, members[1])], settings, 50))
+
+
+def test_standardised_is_exact_where_it_can_be_and_never_overflows():
+    """The mean is ``fsum``'s (exactly rounded), so scores scaled by a power of two give the
+    same bits; a run file's scores near the float limit standardise to finite values; equal
+    scores, or none, are no evidence (None)."""
+    scores = [9.5, 7.25, 7.0, 3.0, 1.0, 0.5]
+    assert standardised(scores, 4) == standardised([s * 2.0 ** 40 for s in scores], 4)
+    mean, spread = statistics.fmean(scores[:3]), statistics.pstdev(scores[:3])
+    assert standardised(scores, 3) == pytest.approx([(s - mean) / spread for s in scores], rel=1e-12)
+    huge = standardised([1.7e308, 1.6e308, -1.7e308], 3)
+    assert huge is not None and all(v == v and abs(v) < 10 for v in huge)
+    assert standardised([2.0, 2.0, 2.0], 3) is None and standardised([], 5) is None
+    # fewer hits than the window: the missing ones count as 0 (a lexical member's unmatched chunks)
+    assert standardised([4.0], 4) == [pytest.approx(3 ** 0.5)]
+
+
+_ZSCORE_SCRIPT = """
+import random
+from labeller.config import FusionConfig
+from labeller.eval.retrievers.base import Hit, top_k
+from labeller.eval.retrievers.fusion import fuse
+rng = random.Random(3)
+for window in (2, 7, 50):
+    members = [(w, top_k([Hit(f"c{rng.randrange(300)}", rng.gauss(0, 1) * 10 ** rng.randrange(-3, 4))
+                          for _ in range(120)], 100)) for w in (1.0, 0.4, 2.5)]
+    print(repr(fuse(members, FusionConfig(method="zscore", window=window), 100)))
+"""
+
+
+def test_zscore_is_bit_identical_under_other_blas_kernels_and_simd_levels():
+    """Pure Python floats in a fixed order, no library kernel: the unrounded fused scores are
+    the same in a fresh interpreter whatever kernels numpy and OpenBLAS would pick."""
+    outputs = set()
+    for setting in ({}, {"OPENBLAS_CORETYPE": "SkylakeX"},
+                    {"NPY_DISABLE_CPU_FEATURES": "AVX2 FMA3 AVX512F AVX512CD AVX512_SKX", "OPENBLAS_NUM_THREADS": "1"}):
+        env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_CORETYPE", "NPY_DISABLE_CPU_FEATURES")}
+        outputs.add(subprocess.run([sys.executable, "-c", _ZSCORE_SCRIPT], env={**env, **setting},
+                                   capture_output=True, text=True, check=True).stdout)
+    assert len(outputs) == 1 and outputs.pop().count("Hit(") == 300
+
+
+class Given(Fixed):
+    """A retriever returning these hits, in this order (any order: ``Retriever.retrieve``), for every query."""
+
+    def __init__(self, name: str, hits: list[Hit]) -> None:
+        super().__init__(name, [h.chunk_id for h in hits])
+        self.hits = hits
+
+    def retrieve(self, query_id: str, query: str, k: int) -> list[Hit]:
+        return list(self.hits)
+
+
+def test_zscore_is_set_in_the_config_recorded_in_the_fingerprint_and_reads_hits_in_any_order(tmp_path, monkeypatch):
+    root = write_small_project(tmp_path / "p")
+    (root / "labeller.toml").write_text('[retriever.fusion]\nmethod = "zscore"\nwindow = 4\ndepth = 5\n'
+                                        "weights = {b = 0.5}\n", encoding="utf-8")
+    unordered = [Hit("u", 0.3), Hit("v", 0.9), Hit("w", 0.5), Hit("z", 0.7), Hit("y", 0.1)]
+    monkeypatch.setitem(REGISTRY, "a", lambda project, chunks=None: Given("a", SURE[::-1]))
+    monkeypatch.setitem(REGISTRY, "b", lambda project, chunks=None: Given("b", unordered))
+    fused = make_retriever("rrf:a,b", Project(load_config(root)))
+    assert fused.describe() == {"name": "rrf", "fusion": {"method": "zscore", "window": 4, "depth": 5},
+                                "members": [{"name": "a", "weight": 1.0}, {"name": "b", "weight": 0.5}]}
+    assert fused.retrieve("q", "query", 5) == fuse([(1.0, SURE), (0.5, top_k(unordered, 5))], fused.settings, 5)
+
+
+@pytest.mark.parametrize("toml, message", [
+    ('method = "combsum"', "[retriever.fusion] method = \"combsum\": must be 'rrf' or 'zscore'"),
+    ("window = 1", "[retriever.fusion] window = 1: must be at least 2"),
+    ("window = 1001", "[retriever.fusion] window = 1001: must be at most 1000"),
+])
+def test_fusion_method_and_window_are_checked_in_the_config(tmp_path, toml, message):
+    root = write_small_project(tmp_path / "p")
+    (root / "labeller.toml").write_text(f"[retriever.fusion]\n{toml}\n", encoding="utf-8")
+    with pytest.raises(InvalidInput) as exc:
+        load_config(root)
+    assert message in str(exc.value) and exc.value.line == 2

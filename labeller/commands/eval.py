@@ -262,7 +262,8 @@ def print_report(result: EvalResult) -> None:
     r = fp.retriever
     settings = ", ".join(f"{k} {v}" for k, v in r.items() if k in ("analyzer", "file", "model"))
     if "members" in r:  # a fusion: its members, by name
-        settings = "rrf of " + " + ".join(str(m.get("model") or m.get("file") or m.get("name")) for m in r["members"])
+        settings = f"{r['fusion']['method']} of " + " + ".join(
+            str(m.get("model") or m.get("file") or m.get("name")) for m in r["members"])
     if "field_weights" in r:
         settings += ", weights " + " ".join(f"{k} {v:g}" for k, v in r["field_weights"].items())
     rec = cfg.records
