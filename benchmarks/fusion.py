@@ -104,12 +104,12 @@ def fused(runs: dict, settings: dict) -> dict[str, list[str]]:
     """Each question's top ``DEPTH`` by labeller's ``fuse`` with these ``[retriever.fusion]`` settings."""
     from labeller.config import FusionConfig
     from labeller.eval.retrievers.base import Hit
-    from labeller.eval.retrievers.fusion import fuse
+    from labeller.eval.retrievers.fusion import fuse, settled, weight
 
-    cfg = FusionConfig(**settings)
+    cfg = settled(FusionConfig(**settings), "hybrid")
     out = {}
     for qid in runs["bm25"]:
-        members = [(cfg.weights.get(m, 1.0), [Hit(c, s) for c, s in runs[m][qid]]) for m in MEMBERS]
+        members = [(weight(cfg, m), [Hit(c, s) for c, s in runs[m][qid]]) for m in MEMBERS]
         out[qid] = [h.chunk_id for h in fuse(members, cfg, DEPTH)]
     return out
 

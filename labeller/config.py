@@ -189,9 +189,10 @@ class DenseConfig(_Section):
 class FusionConfig(_Section):
     """``[retriever.fusion]``: how ``--retriever hybrid`` and ``rrf:a,b`` fuse their members' rankings."""
 
-    method: Literal["rrf", "zscore"] = "rrf"
+    method: Literal["rrf", "zscore"] | None = None
     """``rrf``: reciprocal-rank fusion; ``zscore``: each member's scores standardised over its own
-    top ``window``, the part above its mean summed (``retrievers/fusion.py``, docs/eval.md)."""
+    top ``window``, the part above its mean summed (``retrievers/fusion.py``, docs/eval.md). Not
+    set: ``hybrid`` fuses by ``zscore``, ``rrf:a,b`` by ``rrf`` (``fusion.settled``)."""
     k: Annotated[int, Field(ge=1, le=1_000_000)] = 60
     """The RRF constant: a member's hit at rank r adds weight / (k + r)."""
     depth: _K = 100
@@ -199,7 +200,8 @@ class FusionConfig(_Section):
     window: Annotated[int, Field(ge=2, le=MAX_K)] = 50
     """``zscore``: how many of a member's top scores give its mean and spread (2..1000)."""
     weights: dict[str, float] = Field(default_factory=dict)
-    """Weight per member name (bm25, dense, run, ...), each 0..1000; a member not listed weighs 1."""
+    """Weight per member name (bm25, dense, run, ...), each 0..1000; a member not listed weighs 1,
+    except ``dense`` under ``zscore``, 0.4 (``fusion.DEFAULT_WEIGHTS``)."""
 
     @field_validator("weights")
     @classmethod

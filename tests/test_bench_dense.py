@@ -67,7 +67,7 @@ def test_the_fusion_benchmark_computes_labellers_own_hybrid_and_measures_gaps_to
         hybrid = make_retriever("hybrid", dense.open_project(root))
         own = {f"q-{i}": [h.chunk_id for h in hybrid.retrieve(f"q-{i}", q, fusion.DEPTH)] for i, q in enumerate(queries)}
         assert fusion.fused(runs, settings) == own
-    heavy = fusion.fused(runs, {"weights": {"dense": 1000.0}})  # RRF with the dense member weighing most: its order
+    heavy = fusion.fused(runs, {"method": "rrf", "weights": {"dense": 1000.0}})  # RRF with the dense member weighing most: its order
     assert {q: ids[:len(runs["dense"][q])] for q, ids in heavy.items()} == {
         q: [c for c, _ in hits] for q, hits in runs["dense"].items()}
     rows = {name: (figures, gaps) for name, figures, gaps in fusion.table({"notes": (golden, doc_of, runs)})}

