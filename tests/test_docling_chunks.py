@@ -33,9 +33,13 @@ from labeller.core.project import Project
 
 FIXTURES = REPO / "tests" / "fixtures" / "pipelines" / "docling"
 CORPORA = ("bundled",)
-CHUNKERS = ("hierarchical", "hybrid")
+# docling's two chunkers with its default chunking serializer (a table as ``row, column =
+# value.`` sentences), and with docling-core's MarkdownTableSerializer (a table as Markdown)
+CHUNKERS = ("hierarchical", "hybrid", "hierarchical-md-tables", "hybrid-md-tables")
 CASES = [(corpus, chunker, ctx) for corpus in CORPORA for chunker in CHUNKERS for ctx in (False, True)]
 _WORD = re.compile(r"[^\W_]+")
+# one sentence of docling's default table serialization: ``row, column = value.``
+_TRIPLET = re.compile(r", [^\n,=]{1,80} = [^\n]*?\.(?:\s|$)")
 Words = list[tuple[str, int, int]]
 
 
@@ -113,14 +117,29 @@ def _truths(folder: Path, chunker: str, project: Project) -> dict[int, tuple[int
 
 def measure(project: Project, folder: Path, chunker: str, contextualized: bool) -> dict:
     """The placement of one chunk file against the plain search: counts, and the ids of the
-    chunks placed off their source range, disjoint from it, and unplaced."""
+    chunks placed off their source range, disjoint from it, and unplaced — these in three
+    classes: ``refused`` (SPEC §10.1 refuses them: the heading path ``contextualize()`` added
+    is longer than the chunk), ``triplets`` (a table docling's default serializer wrote as
+    ``row, column = value.`` sentences, which the source does not hold) and ``other``.
+    ``checked``: chunks the plain search finds no range for, placed on a range that holds
+    their text in order (``unchecked`` if not)."""
     path = folder / f"{chunker}{'-contextualized' if contextualized else ''}.jsonl"
     these, plain = rows(folder, chunker, contextualized), rows(folder, chunker, False)
     row_of = {r["id"]: i for i, r in enumerate(these)}
     truths = _truths(folder, chunker, project)
     placed = place_chunk_file(path.read_text(encoding="utf-8"), project.corpus, max_chunks=100_000, path=str(path))
     out: dict = {"n": len(these), "placed": len(placed.chunks), "with_range": 0, "on": 0, "off": [], "disjoint": [],
-                 "unchecked": [], "unplaced": [u["id"] for u in placed.unplaced]}
+                 "checked": 0, "unchecked": [], "unplaced": [u["id"] for u in placed.unplaced],
+                 "refused": [], "triplets": [], "other": []}
+    for cid in out["unplaced"]:
+        i = row_of[cid]
+        source, added = plain[i]["text"].strip(), len(these[i]["text"].strip()) - len(plain[i]["text"].strip())
+        if "md-tables" not in chunker and _TRIPLET.search(source):
+            out["triplets"].append(cid)
+        elif added > len(source):
+            out["refused"].append(cid)
+        else:
+            out["other"].append(cid)
     for c in placed.chunks:
         i = row_of[c.id]
         text = project.corpus[c.place.doc].text
@@ -133,6 +152,8 @@ def measure(project: Project, folder: Path, chunker: str, contextualized: bool) 
             part = whole[c.added_before:len(whole) - c.added_after]
             if placement_problem(part, text[c.place.start:c.place.end], c.located):
                 out["unchecked"].append(c.id)
+            else:
+                out["checked"] += 1
             continue
         out["with_range"] += 1
         got = _trimmed(text, c.place.start, c.place.end)
@@ -174,28 +195,51 @@ def test_no_docling_chunk_is_placed_on_text_disjoint_from_its_source(projects, c
         assert got["off"] == [] and got["on"] == got["with_range"] > 0
 
 
-@pytest.mark.xfail(strict=True, reason="not reached yet: docling writes tables as 'row, column = value' triplets and "
-                                       "re-fences inline code (plain chunks unplaced), and a heading path before a "
-                                       "short chunk leaves it unplaced or a part of it placed (docs/eval.md)")
+def _placeable(got: dict) -> int:
+    """The chunks SPEC §10.1 lets be placed: all but those it refuses and docling's table triplets."""
+    return got["n"] - len(got["refused"]) - len(got["triplets"])
+
+
+# The chunk files whose placeable chunks do not reach issue 36's bar yet, and why (docs/eval.md).
+_OVERLAPPING = ("2 of 156 placeable chunks placed overlapping their source, not on it: a code block's line matched by "
+                "the next chunk's words (the aligned tier starts it inside the block), and a CJK question under a "
+                "heading path whose heading stands a paragraph above it")
+UNMET: dict[tuple[str, str, bool], str] = {("bundled", "hierarchical", True): _OVERLAPPING,
+                                           ("bundled", "hierarchical-md-tables", True): _OVERLAPPING}
+
+
 @pytest.mark.parametrize("corpus, chunker, contextualized", CASES)
-def test_docling_chunks_reach_the_placement_target(projects, corpus, chunker, contextualized):
-    """Issue 36's bar: at least 99% of the chunks placed on their source range."""
+def test_docling_chunks_reach_the_placement_target(projects, corpus, chunker, contextualized, request):
+    """Issue 36's bar, over the chunks the spec lets be placed: at least 99% of them on their
+    source range (or, with no plain-search range, on a range holding their text in order).
+    SPEC §10.1 refuses a chunk whose added heading path is longer than the chunk, and
+    docling's default serializer writes tables as text the source does not hold; those are
+    left out of the count, and only those: a table is unplaced only in a triplet file, and a
+    chunk is refused for its heading path only with ``contextualize()``."""
+    if (corpus, chunker, contextualized) in UNMET:
+        request.applymarker(pytest.mark.xfail(strict=True, reason=UNMET[corpus, chunker, contextualized]))
     got = measure(projects[corpus], FIXTURES / corpus, chunker, contextualized)
-    assert got["on"] >= 0.99 * got["n"]
+    assert contextualized or got["refused"] == []
+    assert "md-tables" not in chunker or got["triplets"] == []
+    assert got["on"] + got["checked"] >= 0.99 * _placeable(got)
 
 
-def figures() -> dict[str, dict]:
-    """The figures docs/eval.md and docs/performance.md quote (``python tests/test_docling_chunks.py``)."""
+def figures(corpus: str = "bundled", folder: Path | None = None) -> dict[str, dict]:
+    """The figures docs/eval.md and docs/performance.md quote: ``python tests/test_docling_chunks.py``
+    for the fixtures, ``... textual-docs FOLDER`` for the script's output over the Textual slice."""
     import tempfile
 
+    folder = folder or FIXTURES / corpus
     with tempfile.TemporaryDirectory() as tmp:
-        made = {corpus: project_for(Path(tmp), corpus) for corpus in CORPORA}
-        measured = {(corpus, chunker, ctx): measure(made[corpus], FIXTURES / corpus, chunker, ctx)
-                    for corpus, chunker, ctx in CASES}
+        project = project_for(Path(tmp), corpus)
+        measured = {(chunker, ctx): measure(project, folder, chunker, ctx) for chunker in CHUNKERS
+                    for ctx in (False, True)}
     return {f"{corpus}/{chunker}{'-contextualized' if ctx else ''}":
-            {k: (len(v) if isinstance(v, list) else v) for k, v in got.items()}
-            for (corpus, chunker, ctx), got in measured.items()}
+            {**{k: (len(v) if isinstance(v, list) else v) for k, v in got.items()}, "placeable": _placeable(got)}
+            for (chunker, ctx), got in measured.items()}
 
 
 if __name__ == "__main__":
-    print(json.dumps(figures(), indent=1))
+    import sys
+
+    print(json.dumps(figures(*sys.argv[1:2], *(Path(a) for a in sys.argv[2:3])), indent=1))

@@ -136,6 +136,8 @@ class PassageLocator:
                     got = self._literal_part(p, previous, resume) or self._in_order_aligned(p, previous)
             if isinstance(got, Placement):
                 got = self._verified(canonical_fragment(p.text or ""), got)
+            if isinstance(got, Placement) and got.added:
+                got = self._larger_by_words(canonical_fragment(p.text or ""), got, previous if ordered else {}) or got
             if isinstance(got, Placement) and got.tier == "aligned":
                 got = self._lead_trimmed(canonical_fragment(p.text or ""), got, previous if ordered else {})
             if not isinstance(got, Placement) and not got.startswith("text is ambiguous"):
@@ -396,20 +398,47 @@ class PassageLocator:
                 return self._larger_by_words(text, got, previous) or got
         if isinstance(aligned, Placement):
             return self._larger_by_words(text, aligned, previous) or self._lead_trimmed(text, aligned, previous)
-        return aligned
+        return self._after_join_by_words(text, previous, doc_id) or aligned
+
+    def _after_join_by_words(self, text: str, previous: dict[str, int], doc_id: str) -> Placement | None:
+        """The largest part after a join (a heading path's lines, a context's sentences)
+        that the aligned tier places, when neither a literal part nor the passage's densest
+        region places: a short chunk a loader rewrote (docling re-fences code) under a
+        heading path whose words, counted in the region, keep it under ``min_share``."""
+        lead, full = len(text) - len(text.lstrip()), len(text.rstrip())
+        for s in joins_before(text):
+            part = text[s:full].strip()
+            if s <= lead or not part:
+                continue
+            if 2 * len(part) < full - lead:
+                break
+            got = self._in_order(Passage(doc_id, part), dict(previous), {})
+            if isinstance(got, Placement):
+                got = self._verified(part, got)
+            if isinstance(got, Placement) and _advances(got.place, previous):
+                trimmed = self._lead_trimmed(text, Placement(got.place, got.tier, got.share,
+                                                             len(text) - len(text[s:].lstrip()) - lead, 0), previous)
+                if isinstance(trimmed, Placement):
+                    return trimmed
+        return None
 
     def _larger_by_words(self, text: str, got: Placement, previous: dict[str, int]) -> Placement | None:
         """A larger part than a literal one, placed by its words: the literal search cuts at
         joins, so a loader's small change to the source (docling's ``"`code` ."``) in the
-        part's first sentence leaves that sentence out, placed as if added. Each join before
-        the part, longest part first, is tried by the aligned tier; one that places on the
+        part's first sentence leaves that sentence out, placed as if added. When the text
+        left out right before the part (its last sentence or line with words, or all of it)
+        is the source's right before it (``_beside``), each
+        join before the part, longest part first, is tried by the aligned tier; one that places on the
         text right before the literal place, reaching back over more than headings, is the
         largest part (SPEC §10.1 *Added text*)."""
         lead, full = len(text) - len(text.lstrip()), len(text.rstrip())
         begin, end = lead + got.added_before, full - got.added_after
-        for s in joins_before(text[:end]):
-            if not lead < s < begin:
-                continue
+        joins = [s for s in joins_before(text[:end]) if lead < s < begin]
+        last = next((j for j in reversed(joins) if words(text[j:begin])), lead)  # the last segment with words
+        if not joins or not (self._beside(text[last:begin], "", got.place) or
+                             self._beside(text[lead:begin], "", got.place)):
+            return None  # what was left out right before the part is not the source's text there
+        for s in joins:
             part = text[s:end].strip()
             cand = self._in_order(Passage(got.place.doc, part), dict(previous), {})
             if isinstance(cand, Placement):
@@ -418,11 +447,12 @@ class PassageLocator:
                     and cand.place.start < got.place.start < cand.place.end and \
                     cand.place.end <= got.place.end + SPAN_SLACK and \
                     not self._headings_only(got.place.doc, cand.place.start, got.place.start):
-                return self._lead_trimmed(text, Placement(cand.place, cand.tier, cand.share, s - lead,
-                                                          got.added_after), previous)
+                trimmed = self._lead_trimmed(text, Placement(cand.place, cand.tier, cand.share, s - lead,
+                                                             got.added_after), previous)
+                return trimmed if isinstance(trimmed, Placement) else None
         return None
 
-    def _lead_trimmed(self, text: str, got: Placement, previous: dict[str, int]) -> Placement:
+    def _lead_trimmed(self, text: str, got: Placement, previous: dict[str, int]) -> Placement | str:
         """An ``aligned`` placement without the lines or sentences at the passage's start
         that are not the source's text right before the rest: a heading path whose words
         matched a heading further up, a stray word just before (``Margin`` on
@@ -441,7 +471,7 @@ class PassageLocator:
             if s <= begin:
                 continue
             part = text[s:end].strip()
-            if not part or 2 * len(part) < full - lead:
+            if not part:
                 break
             cand = self._in_order(Passage(got.place.doc, part), dict(previous), {})
             if isinstance(cand, Placement):
@@ -458,6 +488,10 @@ class PassageLocator:
             head = set(words(part)[:len(extra) + 2])  # the rest's own first words, its alignment begun late
             if left_out and cand.place.start <= got.place.start or \
                     between and (2 * len(kept) < len(left_out) or any(w not in head for w in extra)):
+                if 2 * len(part) < full - lead:
+                    return (f"text not placed: its words match at {self.corpus[got.place.doc].where(got.place.start)} "
+                            f"only with text the source does not hold there; without the text added before it, "
+                            f"what is left is shorter than what was added")
                 got = Placement(cand.place, cand.tier, cand.share, s - lead, got.added_after)
                 begin = s
         return got
