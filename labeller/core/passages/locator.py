@@ -136,8 +136,6 @@ class PassageLocator:
                     got = self._literal_part(p, previous, resume) or self._in_order_aligned(p, previous)
             if isinstance(got, Placement):
                 got = self._verified(canonical_fragment(p.text or ""), got)
-            if isinstance(got, Placement) and got.added:
-                got = self._larger_by_words(canonical_fragment(p.text or ""), got, previous if ordered else {}) or got
             if isinstance(got, Placement) and got.tier == "aligned":
                 got = self._lead_trimmed(canonical_fragment(p.text or ""), got, previous if ordered else {})
             if not isinstance(got, Placement) and not got.startswith("text is ambiguous"):
@@ -460,19 +458,24 @@ class PassageLocator:
         half is tried in turn, the rest placed by the tiers on the same end; the lines
         before the join are added text when the rest starts no later, or when the source
         between the two starts has words (in the rendered text: a list marker or a fence
-        line is not text) that the lines do not hold (other than the rest's own first words,
-        where repeated text let its alignment begin late), or under half of the lines' words
-        are among them. A heading right above the rest whose words the lines hold is the
+        line is not text) after the last of the lines' words (other than the rest's own
+        first words, where repeated text let its alignment begin late), or under half of
+        the lines' words are among them. A heading right above the rest whose words the lines hold is the
         source's text and stays placed (the largest part)."""
         lead, full = len(text) - len(text.lstrip()), len(text.rstrip())
         begin, end = lead + got.added_before, full - got.added_after
         rendered = self.rendered(got.place.doc)
+        at = int(np.searchsorted(rendered.source, got.place.start))
+        ahead = words(rendered.text[at:at + 2 * (end - begin)])  # the source's words from the placement on
         for s in joins_before(text[:end]):
             if s <= begin:
                 continue
             part = text[s:end].strip()
             if not part:
                 break
+            lines, rest = words(text[begin:s]), words(part)[:3]
+            if ahead[:len(lines) + len(rest)] == lines + rest:
+                continue  # the source holds the lines and then the rest, as the passage does: nothing to cut
             cand = self._in_order(Passage(got.place.doc, part), dict(previous), {})
             if isinstance(cand, Placement):
                 cand = self._verified(part, cand)
@@ -480,20 +483,21 @@ class PassageLocator:
                     not got.place.start - SPAN_SLACK <= cand.place.start < got.place.end or \
                     abs(cand.place.end - got.place.end) > SPAN_SLACK or not _advances(cand.place, previous):
                 continue
-            left_out = words(text[begin:s])
+            left_out = lines
             lo, hi = (int(x) for x in np.searchsorted(rendered.source, [got.place.start, cand.place.start]))
             between = words(rendered.text[lo:hi])
             kept = {b.b + k for b in LCSseq.editops(left_out, between).as_matching_blocks() for k in range(b.size)}
-            extra = [w for k, w in enumerate(between) if k not in kept]
-            head = set(words(part)[:len(extra) + 2])  # the rest's own first words, its alignment begun late
-            if left_out and cand.place.start <= got.place.start or \
-                    between and (2 * len(kept) < len(left_out) or any(w not in head for w in extra)):
+            gap = between[max(kept) + 1:] if kept else between  # the source's words after the lines' last one
+            if left_out and cand.place.start <= got.place.start or between and \
+                    (2 * len(kept) < len(left_out) or gap and gap != words(part)[:len(gap)]):
                 if 2 * len(part) < full - lead:
                     return (f"text not placed: its words match at {self.corpus[got.place.doc].where(got.place.start)} "
                             f"only with text the source does not hold there; without the text added before it, "
                             f"what is left is shorter than what was added")
                 got = Placement(cand.place, cand.tier, cand.share, s - lead, got.added_after)
                 begin = s
+                at = int(np.searchsorted(rendered.source, got.place.start))
+                ahead = words(rendered.text[at:at + 2 * (end - begin)])
         return got
 
     def _headings_only(self, doc_id: str, start: int, end: int) -> bool:
