@@ -121,7 +121,7 @@ def test_the_largest_part_wins_over_a_sentence_the_literal_search_left_out():
     first = "The kind is stored in each entry under the key `block`."
     second = ("Review tools use it to warn when the labels of a team are dominated by one kind, which usually means "
               "the authors found an easy pattern and stopped looking elsewhere.")
-    doc = f"# Guide\n\n## Kinds\n\nAn unrelated paragraph stands between the heading and the text.\n\n{first} {second}\n"
+    doc = f"# Guide\n\n## Kinds\n\nAn unrelated paragraph stands between the heading and it.\n\n{first} {second}\n"
     corpus = Corpus.from_documents([make_document("k.md", doc)])
     path = "Guide\nKinds\n"
     got = place(corpus, path + first.replace("`.", "` .") + " " + second, "k.md")

@@ -372,16 +372,17 @@ class PassageLocator:
                 f"{self.corpus[doc_id].where(dw.starts[j0])}")
         start, end = spans[i0][0], spans[i1][1]
         n_part = i1 - i0 + 1
-        aligned: Placement | str = Placement(Place(doc_id, dw.starts[j0], dw.ends[j1]), "aligned",
-                                             round(matched / n_part, 4), max(0, start - lead), max(0, full - end))
+        core = Placement(Place(doc_id, dw.starts[j0], dw.ends[j1]), "aligned", round(matched / n_part, 4),
+                         max(0, start - lead), max(0, full - end))
+        aligned: Placement | str
         if (end - start) * 2 < full - lead or matched < math.ceil(self.min_share * n_part - 1e-9):
             aligned = refused(best)
-        elif not _advances(aligned.place, previous):
+        elif not _advances(core.place, previous):
             aligned = refused(best, f" after the previous chunk of {doc_id}")
-        elif self._beside("", text[end:full], aligned.place):
+        elif self._beside("", text[end:full], core.place):
             aligned = refused(best, " with only added text after it (what follows it is the source's next text)")
         else:
-            checked = self._verified(text[start:end], aligned)
+            checked = self._verified(text[start:end], core)
             aligned = checked if isinstance(checked, Placement) else checked + best
         for s, e in cuts(text, start, end):
             part = text[s:e]
@@ -425,10 +426,10 @@ class PassageLocator:
         joins, so a loader's small change to the source (docling's ``"`code` ."``) in the
         part's first sentence leaves that sentence out, placed as if added. When the text
         left out right before the part (its last sentence or line with words, or all of it)
-        is the source's right before it (``_beside``), each
-        join before the part, longest part first, is tried by the aligned tier; one that places on the
-        text right before the literal place, reaching back over more than headings, is the
-        largest part (SPEC §10.1 *Added text*)."""
+        is the source's right before it (``_beside``), each join before the part, longest
+        part first, is tried by the aligned tier; one that places on the text right before
+        the literal place, reaching back over more than headings, is the largest part
+        (SPEC §10.1 *Added text*)."""
         lead, full = len(text) - len(text.lstrip()), len(text.rstrip())
         begin, end = lead + got.added_before, full - got.added_after
         joins = [s for s in joins_before(text[:end]) if lead < s < begin]
@@ -460,8 +461,9 @@ class PassageLocator:
         between the two starts has words (in the rendered text: a list marker or a fence
         line is not text) after the last of the lines' words (other than the rest's own
         first words, where repeated text let its alignment begin late), or under half of
-        the lines' words are among them. A heading right above the rest whose words the lines hold is the
-        source's text and stays placed (the largest part)."""
+        the lines' words are among them. A heading right above the rest whose words the
+        lines hold is the source's text and stays placed (the largest part). Cutting what
+        is not the source's text there may leave less placed than added: then no place."""
         lead, full = len(text) - len(text.lstrip()), len(text.rstrip())
         begin, end = lead + got.added_before, full - got.added_after
         rendered = self.rendered(got.place.doc)
