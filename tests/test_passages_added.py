@@ -112,3 +112,31 @@ def test_a_heading_path_before_a_short_chunk_is_never_its_place():
          Passage("m.md", path + '=== "Output"')], ordered=True)
     assert isinstance(first, Placement) and doc[first.place.start:first.place.end].endswith("large margin to a label.")
     assert isinstance(second, str), (second, doc[second.place.start:second.place.end])
+
+
+def test_the_largest_part_wins_over_a_sentence_the_literal_search_left_out():
+    """docling writes ``"`block` ."`` where the source has ``"`block`."``: the passage after
+    its heading path is not found as written, its second sentence is; the part with the
+    first sentence is found by its words, and the larger part is the placement."""
+    first = "The kind is stored in each entry under the key `block`."
+    second = ("Review tools use it to warn when the labels of a team are dominated by one kind, which usually means "
+              "the authors found an easy pattern and stopped looking elsewhere.")
+    doc = f"# Guide\n\n## Kinds\n\nAn unrelated paragraph stands between the heading and it.\n\n{first} {second}\n"
+    corpus = Corpus.from_documents([make_document("k.md", doc)])
+    path = "Guide\nKinds\n"
+    got = place(corpus, path + first.replace("`.", "` .") + " " + second, "k.md")
+    assert isinstance(got, Placement) and got.added_before == len(path)
+    assert doc[got.place.start:got.place.end].rstrip(".") == f"{first} {second}".rstrip(".")
+
+
+def test_a_heading_path_line_matched_by_a_stray_word_before_the_chunk_is_added_text():
+    """The path's first line matches a word a few words before the chunk: the aligned range
+    would reach back over "notes for more", text the passage does not hold. The line is
+    added text; the chunk is placed on itself."""
+    chunk = ("The chunk text is here with many words of its own, so the path is a small share of them, and every one "
+             "of them stands in the source in this order.")
+    doc = f"# Guide\n\nSee the alpha notes for more.\n\n{chunk}\n"
+    corpus = Corpus.from_documents([make_document("a.md", doc)])
+    got = place(corpus, "Alpha\n" + chunk, "a.md")
+    assert isinstance(got, Placement) and got.added_before == len("Alpha\n")
+    assert doc[got.place.start:got.place.end] == chunk

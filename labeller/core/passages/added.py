@@ -31,6 +31,13 @@ def region_floor(n_words: int) -> float:
     return REGION_FLOOR if n_words > 2 else 1.0
 
 
+def joins_before(text: str) -> list[int]:
+    """Where a part of ``text`` may start after text a pipeline added before it: after each
+    join (a line break, a sentence's end) in its first half, ascending."""
+    half = len(text) // 2
+    return [m.end() for m in _JOIN.finditer(text) if m.end() <= half]
+
+
 def cuts(text: str, first: int, last: int) -> Iterator[tuple[int, int]]:
     """Candidate ``(start, end)`` cuts of ``text`` whose middle is the source part — text
     added before it only first, then after it only, then both, each group longest first (at

@@ -29,6 +29,7 @@ reads the words of only the documents a later tier needs.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -38,7 +39,7 @@ from rapidfuzz.distance import LCSseq
 from labeller.core.anchors import QuoteIndex, automaton, fold_text
 from labeller.core.canon import canonical_fragment
 from labeller.core.corpus import Corpus
-from labeller.core.passages.added import REGION_FLOOR, SPAN_FACTOR, SPAN_SLACK, cuts, region_floor
+from labeller.core.passages.added import REGION_FLOOR, SPAN_FACTOR, SPAN_SLACK, cuts, joins_before, region_floor
 from labeller.core.passages.aligned import WORD, Alignment, DocWords, WordIndex, align, dense, words
 from labeller.core.passages.rendered import RenderedText, fold_passage, render
 from labeller.core.vocab import Place
@@ -47,7 +48,7 @@ TIERS = ("exact", "rendered", "aligned")
 MIN_SHARE = 0.95
 # The rules' version: part of every cached placement's key (the rendering, the folding,
 # the alignment and the order rule all decide where a passage lands).
-LOCATOR_VERSION = "passages-v2"
+LOCATOR_VERSION = "passages-v3"
 PREFIX = 64  # passages are searched by their first PREFIX folded characters, then compared whole
 MAX_OCCURRENCES = 10_000  # kept per passage and document: the order rule needs more than the first
 MAX_LISTED = 10  # occurrences named in a refusal
@@ -135,6 +136,8 @@ class PassageLocator:
                     got = self._literal_part(p, previous, resume) or self._in_order_aligned(p, previous)
             if isinstance(got, Placement):
                 got = self._verified(canonical_fragment(p.text or ""), got)
+            if isinstance(got, Placement) and got.tier == "aligned":
+                got = self._lead_trimmed(canonical_fragment(p.text or ""), got, previous if ordered else {})
             if not isinstance(got, Placement) and not got.startswith("text is ambiguous"):
                 got = self._with_added(p, got, previous if ordered else {}, resume)
             if isinstance(got, Placement):
@@ -367,28 +370,163 @@ class PassageLocator:
         lead, full = len(text) - len(text.lstrip()), len(text.rstrip())  # whitespace at its ends is not added text
         best = (f"; at best {matched} of its {len(spans)} words ({matched / len(spans):.0%}) in order at "
                 f"{self.corpus[doc_id].where(dw.starts[j0])}")
-        for start, end in cuts(text, spans[i0][0], spans[i1][1]):
-            part = text[start:end]
+        start, end = spans[i0][0], spans[i1][1]
+        n_part = i1 - i0 + 1
+        core = Placement(Place(doc_id, dw.starts[j0], dw.ends[j1]), "aligned", round(matched / n_part, 4),
+                         max(0, start - lead), max(0, full - end))
+        aligned: Placement | str
+        if (end - start) * 2 < full - lead or matched < math.ceil(self.min_share * n_part - 1e-9):
+            aligned = refused(best)
+        elif not _advances(core.place, previous):
+            aligned = refused(best, f" after the previous chunk of {doc_id}")
+        elif self._beside("", text[end:full], core.place):
+            aligned = refused(best, " with only added text after it (what follows it is the source's next text)")
+        else:
+            checked = self._verified(text[start:end], core)
+            aligned = checked if isinstance(checked, Placement) else checked + best
+        for s, e in cuts(text, start, end):
+            part = text[s:e]
             if 2 * len(part) < full - lead:
                 continue
             got = self._in_order(Passage(doc_id, part), dict(previous), {}, aligned=False)
             if isinstance(got, Placement):
                 got = self._verified(part, got)
             if isinstance(got, Placement) and _advances(got.place, previous) and \
-                    not self._beside("", text[end:full], got.place):
-                return Placement(got.place, got.tier, None, max(0, start - lead), max(0, full - end))
-        start, end = spans[i0][0], spans[i1][1]
-        n_part = i1 - i0 + 1
-        got = Placement(Place(doc_id, dw.starts[j0], dw.ends[j1]), "aligned", round(matched / n_part, 4),
-                        max(0, start - lead), max(0, full - end))
-        if (end - start) * 2 < full - lead or matched < math.ceil(self.min_share * n_part - 1e-9):
-            return refused(best)
-        if not _advances(got.place, previous):
-            return refused(best, f" after the previous chunk of {doc_id}")
-        if self._beside("", text[end:full], got.place):
-            return refused(best, " with only added text after it (what follows it is the source's next text)")
-        checked = self._verified(text[start:end], got)
-        return checked if isinstance(checked, Placement) else checked + best
+                    not self._beside("", text[e:full], got.place):
+                got = Placement(got.place, got.tier, None, max(0, s - lead), max(0, full - e))
+                return self._larger_by_words(text, got, previous) or got
+        if isinstance(aligned, Placement):
+            return self._larger_by_words(text, aligned, previous) or self._lead_trimmed(text, aligned, previous)
+        return self._after_join_by_words(text, previous, doc_id) or aligned
+
+    def _after_join_by_words(self, text: str, previous: dict[str, int], doc_id: str) -> Placement | None:
+        """The largest part after a join (a heading path's lines, a context's sentences)
+        that the aligned tier places, when neither a literal part nor the passage's densest
+        region places: a short chunk a loader rewrote (docling re-fences code) under a
+        heading path whose words, counted in the region, keep it under ``min_share``."""
+        lead, full = len(text) - len(text.lstrip()), len(text.rstrip())
+        for s in joins_before(text):
+            part = text[s:full].strip()
+            if s <= lead or not part:
+                continue
+            if 2 * len(part) < full - lead:
+                break
+            got = self._in_order(Passage(doc_id, part), dict(previous), {})
+            if isinstance(got, Placement):
+                got = self._verified(part, got)
+            if isinstance(got, Placement) and _advances(got.place, previous):
+                trimmed = self._lead_trimmed(text, Placement(got.place, got.tier, got.share,
+                                                             len(text) - len(text[s:].lstrip()) - lead, 0), previous)
+                if isinstance(trimmed, Placement):
+                    return trimmed
+        return None
+
+    def _larger_by_words(self, text: str, got: Placement, previous: dict[str, int]) -> Placement | None:
+        """A larger part than a literal one, placed by its words: the literal search cuts at
+        joins, so a loader's small change to the source (docling's ``"`code` ."``) in the
+        part's first sentence leaves that sentence out, placed as if added. When the text
+        left out right before the part (its last sentence or line with words, or all of it)
+        is the source's right before it (``_beside``), each join before the part, longest
+        part first, is tried by the aligned tier; one that places on the text right before
+        the literal place, reaching back over more than headings, is the largest part
+        (SPEC §10.1 *Added text*)."""
+        lead, full = len(text) - len(text.lstrip()), len(text.rstrip())
+        begin, end = lead + got.added_before, full - got.added_after
+        joins = [s for s in joins_before(text[:end]) if lead < s < begin]
+        last = next((j for j in reversed(joins) if words(text[j:begin])), lead)  # the last segment with words
+        if not joins or not (self._beside(text[last:begin], "", got.place) or
+                             self._beside(text[lead:begin], "", got.place)):
+            return None  # what was left out right before the part is not the source's text there
+        for s in joins:
+            part = text[s:end].strip()
+            cand = self._in_order(Passage(got.place.doc, part), dict(previous), {})
+            if isinstance(cand, Placement):
+                cand = self._verified(part, cand)
+            if isinstance(cand, Placement) and cand.place.doc == got.place.doc and _advances(cand.place, previous) \
+                    and cand.place.start < got.place.start < cand.place.end and \
+                    cand.place.end <= got.place.end + SPAN_SLACK and \
+                    not self._headings_only(got.place.doc, cand.place.start, got.place.start):
+                trimmed = self._lead_trimmed(text, Placement(cand.place, cand.tier, cand.share, s - lead,
+                                                             got.added_after), previous)
+                return trimmed if isinstance(trimmed, Placement) else None
+        return None
+
+    def _lead_trimmed(self, text: str, got: Placement, previous: dict[str, int]) -> Placement | str:
+        """An ``aligned`` placement without the lines or sentences at the passage's start
+        that are not the source's text right before the rest: a heading path whose words
+        matched a heading further up, a stray word just before (``Margin`` on
+        ``margin_all.tcss``) or a word inside the rest. Each join in the placed part's first
+        half is tried in turn, the rest placed by the tiers on the same end; the lines
+        before the join are added text when the rest starts no later, or when the source
+        between the two starts has words (in the rendered text: a list marker or a fence
+        line is not text) after the last of the lines' words (other than the rest's own
+        first words, where repeated text let its alignment begin late), or under half of
+        the lines' words are among them. A heading right above the rest whose words the
+        lines hold is the source's text and stays placed (the largest part). Cutting what
+        is not the source's text there may leave less placed than added: then no place."""
+        lead, full = len(text) - len(text.lstrip()), len(text.rstrip())
+        begin, end = lead + got.added_before, full - got.added_after
+        rendered = self.rendered(got.place.doc)
+        at = int(np.searchsorted(rendered.source, got.place.start))
+        ahead = words(rendered.text[at:at + 2 * (end - begin)])  # the source's words from the placement on
+        for s in joins_before(text[:end]):
+            if s <= begin:
+                continue
+            part = text[s:end].strip()
+            if not part:
+                break
+            lines, rest = words(text[begin:s]), words(part)[:3]
+            if ahead[:len(lines) + len(rest)] == lines + rest:
+                continue  # the source holds the lines and then the rest, as the passage does: nothing to cut
+            cand = self._in_order(Passage(got.place.doc, part), dict(previous), {})
+            if isinstance(cand, Placement):
+                cand = self._verified(part, cand)
+            if not isinstance(cand, Placement) or cand.place.doc != got.place.doc or \
+                    not got.place.start - SPAN_SLACK <= cand.place.start < got.place.end or \
+                    abs(cand.place.end - got.place.end) > SPAN_SLACK or not _advances(cand.place, previous):
+                continue
+            left_out = lines
+            lo, hi = (int(x) for x in np.searchsorted(rendered.source, [got.place.start, cand.place.start]))
+            between = words(rendered.text[lo:hi])
+            kept = {b.b + k for b in LCSseq.editops(left_out, between).as_matching_blocks() for k in range(b.size)}
+            gap = between[max(kept) + 1:] if kept else between  # the source's words after the lines' last one
+            if left_out and cand.place.start <= got.place.start or between and \
+                    (2 * len(kept) < len(left_out) or gap and gap != words(part)[:len(gap)]):
+                if 2 * len(part) < full - lead:
+                    return (f"text not placed: its words match at {self.corpus[got.place.doc].where(got.place.start)} "
+                            f"only with text the source does not hold there; without the text added before it, "
+                            f"what is left is shorter than what was added")
+                got = Placement(cand.place, cand.tier, cand.share, s - lead, got.added_after)
+                begin = s
+                at = int(np.searchsorted(rendered.source, got.place.start))
+                ahead = words(rendered.text[at:at + 2 * (end - begin)])
+        return got
+
+    def _headings_only(self, doc_id: str, start: int, end: int) -> bool:
+        """Whether the source from the line ``start`` is on to ``end`` holds a heading and
+        nothing else that has words in the rendered text (fence lines, HTML comments and
+        tags, blank lines): what a chunker writes into a heading path (docling's
+        ``contextualize``) rather than into the chunk, so a placement reaching back over it
+        has reached over added text, not over the chunk's own. A heading is a line whose
+        ``#`` marker the rendering dropped (not a ``#`` comment in a code block)."""
+        if start >= end:
+            return False
+        src = self.corpus[doc_id].text
+        rendered = self.rendered(doc_id)
+        at = src.rfind("\n", 0, start) + 1
+        heading = False
+        while at < end:
+            stop = src.find("\n", at)
+            stop = len(src) if stop == -1 else stop
+            line = src[at:min(stop, end)]
+            marker = _ATX.match(line)
+            lo, hi = (int(x) for x in np.searchsorted(rendered.source, [at, min(stop, end)]))
+            if marker and (hi == lo or int(rendered.source[lo]) >= at + marker.end()):
+                heading = True
+            elif WORD.search(rendered.text[lo:hi]):
+                return False
+            at = stop + 1
+        return heading
 
     def _region(self, doc: str | None, pw: list[str]) -> tuple[str, DocWords, tuple[int, int, int, int, int]] | None:
         """The best dense alignment of a passage's words (``region_floor`` of them at least)
@@ -452,6 +590,9 @@ def _advances(place: Place, previous: dict[str, int]) -> bool:
     before it is text the previous chunk already passed — a heading a pipeline repeats in
     each chunk's path, say — not this chunk's source."""
     return place.doc not in previous or place.start > previous[place.doc]
+
+
+_ATX = re.compile(r"[ \t]{0,3}#{1,6}[ \t]+(?=\S)")  # a heading line's marker, when the rendering dropped it
 
 
 _NOT_LITERAL = "text not found as written or in the rendered text"  # ``_in_order`` without the aligned tier
