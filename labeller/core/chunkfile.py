@@ -97,6 +97,13 @@ class Chunking:
                                    str(r.place.start).encode("ascii"), str(r.place.end).encode("ascii"))) + b"\x00")
         return h.hexdigest()
 
+    @cached_property
+    def disjoint(self) -> bool:
+        """No two chunks share a character (each document's ranges, sorted, touch at most):
+        then the size of a union of distinct chunks is the sum of their lengths, which the
+        character metrics use instead of merging ranges (``eval.chars``)."""
+        return all(a.place.end <= b.place.start for rs in self.by_doc.values() for a, b in zip(rs, rs[1:]))
+
     @property
     def n_chunks(self) -> int:
         return len(self.ranges)

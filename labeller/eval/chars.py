@@ -13,7 +13,7 @@ implementation of these metrics does, rewards overlap with precision it does not
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from labeller.core.chunkfile import Chunking
@@ -81,8 +81,11 @@ class CharScore:
 
 def ratios(expected: Union, retrieved: Union) -> tuple[float, float, float]:
     """(recall, precision, iou) of a retrieved union against the answer union."""
-    e, r = size(expected), size(retrieved)
-    inter = overlap(expected, retrieved)
+    return sized_ratios(size(expected), size(retrieved), overlap(expected, retrieved))
+
+
+def sized_ratios(e: int, r: int, inter: int) -> tuple[float, float, float]:
+    """(recall, precision, iou) from the sizes: answer ``e``, retrieved ``r``, their intersection."""
     recall = inter / e if e else 0.0
     precision = inter / r if r else 0.0
     iou = inter / (e + r - inter) if e + r - inter else 0.0
@@ -107,14 +110,44 @@ def precision_omega(expected: Union, chunking: Chunking) -> float:
     return ratios(expected, cover)[1]
 
 
+def _disjoint_sweep(expected: Union, ranked: Sequence[Sequence[Place]],
+                    depth: int) -> Callable[[int], tuple[float, float, float]]:
+    """``ratios`` of each top k (k <= ``depth``) when no two chunks of the chunking overlap:
+    the retrieved union's size is then the sum of the lengths of the distinct places (one
+    walk of the ranking, prefix sums), and only the places in an answer document are merged,
+    for the intersection. The same integers as merging every prefix, so the same ratios."""
+    seen: set[Place] = set()
+    sizes = [0]  # union size of the first i ranks
+    near: list[tuple[int, Place]] = []  # (rank index, place) of the places in an answer document
+    total = 0
+    for i, places in enumerate(ranked[:depth]):
+        for p in places:
+            if p not in seen:
+                seen.add(p)
+                total += p.end - p.start
+                if p.doc in expected:
+                    near.append((i, p))
+        sizes.append(total)
+    e = size(expected)
+
+    def at(k: int) -> tuple[float, float, float]:
+        r = sizes[min(k, len(sizes) - 1)]
+        return sized_ratios(e, r, overlap(expected, union(p for i, p in near if i < k)) if near else 0)
+    return at
+
+
 def score_chars(query_id: str, spans: Iterable[Place], ranked: Sequence[Sequence[Place]], chunking: Chunking,
                 ks: Sequence[int], budgets: Sequence[int] = ()) -> CharScore:
     """``ranked`` holds, per retrieved rank, the places of that chunk (an id that labeller's
     chunker gives two identical passages has two), in trec order."""
     expected = union(spans)
     values: dict[str, float] = {}
+    sweep = _disjoint_sweep(expected, ranked, max(ks)) if chunking.disjoint and ks else None
     for k in ks:
-        recall, precision, iou = ratios(expected, union(p for places in ranked[:k] for p in places))
+        if sweep is None:
+            recall, precision, iou = ratios(expected, union(p for places in ranked[:k] for p in places))
+        else:
+            recall, precision, iou = sweep(k)
         values[f"recall@{k}"], values[f"precision@{k}"], values[f"iou@{k}"] = recall, precision, iou
     for b in budgets:
         values[f"recall@budget={b}"] = budget_recall(expected, ranked, b)

@@ -166,28 +166,34 @@ def run_eval(project: Project, *, ks: Sequence[int] | None = None, hit_rule: str
     pos = chunk_set.positions
     depth = max(ks) if depth is None else min(MAX_K, max(depth, max(ks)))
     hits: dict[str, list[Hit]] = {}
+    ids: dict[str, list[str]] = {}  # each ranking's chunk ids, read off its hits once
+    ranked_already = getattr(retriever, "ranked", False)  # its results are already ``top_k``'s
+    known = pos.first.__contains__
     for i, rec in enumerate(selected, 1):
-        hits[rec.question.id] = found = top_k(retriever.retrieve(rec.question.id, rec.question.query, depth), depth)
-        unknown = [h.chunk_id for h in found if h.chunk_id not in pos.first]
-        if unknown:
+        found = retriever.retrieve(rec.question.id, rec.question.query, depth)
+        hits[rec.question.id] = found = found if ranked_already else top_k(found, depth)
+        ids[rec.question.id] = found_ids = [h.chunk_id for h in found]
+        if not all(map(known, found_ids)):
             where = chunk_set.label if chunk_set.foreign else "this corpus and chunker"
-            raise InvalidInput(f"retriever {retriever.name!r} returned {unknown[0]!r} for query {rec.question.id!r}, "
+            unknown = next(c for c in found_ids if not known(c))
+            raise InvalidInput(f"retriever {retriever.name!r} returned {unknown!r} for query {rec.question.id!r}, "
                                f"which is not a chunk id of {where}")
         if progress:
             progress("retrieve", i, len(selected))
     answerable = [r for r in selected if not r.question.unanswerable]
     negatives = [r for r in selected if r.question.unanswerable]
-    flags = {r.question.id: judged_flags([h.chunk_id for h in hits[r.question.id]], judged_places(r, judgments), pos,
-                                         rule) for r in answerable}
+    flags = {r.question.id: judged_flags(ids[r.question.id], judged_places(r, judgments), pos, rule)
+             for r in answerable}
     if condensed:
         for qid, judged in flags.items():
             hits[qid] = condense(hits[qid], judged)
+            ids[qid] = [h.chunk_id for h in hits[qid]]
     answerable = [with_relevant_judgments(r, judgments) for r in answerable]
-    scores = [score_query(r.question.id, [h.chunk_id for h in hits[r.question.id]], r.spans,
-                          r.question.hop == "multi", pos, rule, ks) for r in answerable]
+    scores = [score_query(r.question.id, ids[r.question.id], r.spans, r.question.hop == "multi", pos, rule, ks)
+              for r in answerable]
     char_scores = [score_chars(r.question.id, [Place(s.doc_id, s.start, s.end) for s in r.spans],
-                               [chunk_set.places(h.chunk_id) for h in hits[r.question.id]], chunk_set.chunking,
-                               ks, budgets) for r in answerable]
+                               list(map(chunk_set.places, ids[r.question.id])), chunk_set.chunking, ks, budgets)
+                   for r in answerable]
     unreachable = {r.question.id: unreachable_spans(r.spans, chunk_set.chunking, rule) for r in answerable}
     for s in scores:
         s.chunk.update(judged_at(flags[s.query_id], ks))  # of the ranking as retrieved, condensed or not

@@ -410,6 +410,7 @@ class RunFileRetriever:
     """Replays a run file; a golden query missing from it retrieves nothing (scored as misses)."""
 
     name = "run"
+    ranked = True  # ``retrieve`` gives ``top_k``'s list already (``Run.top``): eval does not sort it again
 
     def __init__(self, path: Path, run: Run) -> None:
         self.path = Path(path)
