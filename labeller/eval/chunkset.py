@@ -20,6 +20,7 @@ from labeller.core.chunkers import Chunk, Chunker, chunk_corpus, chunker_spec
 from labeller.core.build import BuildResult
 from labeller.core.chunkfile import FOREIGN_FIELDS, Chunking, answer_bearing, foreign_chunks, read_chunk_file
 from labeller.core.corpus import Corpus
+from labeller.core.parallel import gc_paused
 from labeller.core.passages import Passage, PassageLocator, Placement
 from labeller.core.project import Project
 from labeller.core.vocab import Place
@@ -115,10 +116,12 @@ class ChunkSet:
 ChunksSource = ChunkSet | Chunking | str | Path | None
 
 
+@gc_paused()
 def load_chunk_set(project: Project, chunks: ChunksSource = None, strict: bool = False) -> ChunkSet:
     """``chunks``: None (the project's chunker), a chunk file path, or a ``Chunking``.
     ``strict``: a chunk file with a chunk no tier places is refused (else it is left out,
-    SPEC §10)."""
+    SPEC §10). The cycle collector is paused: a chunk file's chunks are made several times
+    over (lines, ranges, chunks, positions) and none forms a cycle."""
     if chunks is None:
         return ChunkSet.of(Chunking.of_chunks(chunker_spec(project.chunker), project.all_chunks), project.all_chunks)
     if isinstance(chunks, ChunkSet):

@@ -8,12 +8,10 @@ an eval can never score stale labels; a golden set that does not build is invali
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import math
 from statistics import fmean
 import time
-from contextlib import contextmanager
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -24,6 +22,7 @@ from labeller.config import MAX_K
 from labeller.core.build import BuildResult, RecordResult, build
 from labeller.core.hitrules import parse_hit_rule
 from labeller.core.judgments import load_judgments, resolve_judgments
+from labeller.core.parallel import gc_paused
 from labeller.core.project import Project
 from labeller.core.vocab import SPLITS, Place
 from labeller.errors import InvalidInput
@@ -108,22 +107,6 @@ class EvalResult:
     def model(self) -> EvalReport:
         """The report typed (validated once, on first use): what the views read."""
         return EvalReport.of(self.report)
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """The cyclic garbage collector held off while a run is scored: scoring makes millions of
-    small objects that form no cycle (a ``Hit`` per retrieved chunk, metric dicts, report
-    rows), and each of the collector's full passes walks every one alive — 40% of the time of
-    reading a 20,000 x 100 run. Reference counting still frees everything as usual; the
-    collector is switched back on (if it was on) however the block ends."""
-    was_on = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_on:
-            gc.enable()
 
 
 @gc_paused()
