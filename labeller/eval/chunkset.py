@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
+from itertools import repeat
 from pathlib import Path
 
 from labeller.core.anchors import fold_text
@@ -59,6 +60,10 @@ class ChunkSet:
     def places(self, chunk_id: str) -> Sequence[Place]:
         """Every place of the chunk (none for an unknown id): the positions' own list, not to be changed."""
         return self.positions.positions.get(chunk_id, ())
+
+    def places_of(self, chunk_ids: Sequence[str]) -> list[Sequence[Place]]:
+        """``places`` of each id, in one C pass."""
+        return list(map(self.positions.positions.get, chunk_ids, repeat(())))
 
     @cached_property
     def _by_place(self) -> dict[Place, str]:

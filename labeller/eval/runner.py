@@ -175,7 +175,7 @@ def run_eval(project: Project, *, ks: Sequence[int] | None = None, hit_rule: str
     scores = [score_query(r.question.id, ids[r.question.id], r.spans, r.question.hop == "multi", pos, rule, ks)
               for r in answerable]
     char_scores = [score_chars(r.question.id, [Place(s.doc_id, s.start, s.end) for s in r.spans],
-                               list(map(chunk_set.places, ids[r.question.id])), chunk_set.chunking, ks, budgets)
+                               chunk_set.places_of(ids[r.question.id]), chunk_set.chunking, ks, budgets)
                    for r in answerable]
     unreachable = {r.question.id: unreachable_spans(r.spans, chunk_set.chunking, rule) for r in answerable}
     for s in scores:
