@@ -36,6 +36,7 @@ from labeller.eval.leaks import find_leaks
 from labeller.eval.report_model import EvalReport
 from labeller.eval.metrics import LEVELS, QueryScore, check_sanity, measures, score_query, unreachable_spans
 from labeller.eval.power import mdd, questions_needed
+from labeller.eval.rankings import Rankings
 from labeller.eval.subset import stable_subset
 from labeller.eval.weighted import TrafficUnit, traffic_estimates
 from labeller.eval.retrievers import FunctionRetriever, Hit, Progress, Retriever, make_retriever, top_k
@@ -95,7 +96,7 @@ RetrieverLike = Retriever | Callable[[str, int], Sequence[object]]
 @dataclass
 class EvalResult:
     report: dict
-    hits: dict[str, list[Hit]]  # per scored or negative query, trec order, top max(k)
+    hits: Mapping[str, list[Hit]]  # per scored or negative query, trec order, top max(k) (``Rankings``)
     scores: list[QueryScore]
     retriever: Retriever
     build: BuildResult
@@ -148,14 +149,17 @@ def run_eval(project: Project, *, ks: Sequence[int] | None = None, hit_rule: str
     retriever = _as_retriever(retriever, project, chunk_set, progress)
     pos = chunk_set.positions
     depth = max(ks) if depth is None else min(MAX_K, max(depth, max(ks)))
-    hits: dict[str, list[Hit]] = {}
-    ids: dict[str, list[str]] = {}  # each ranking's chunk ids, read off its hits once
-    ranked_already = getattr(retriever, "ranked", False)  # its results are already ``top_k``'s
+    hits = Rankings()
+    ids = hits.ids  # each ranking's chunk ids: what scoring reads
+    columns = getattr(retriever, "ranked_columns", None)  # (ids, scores) already in top_k's order
     known = pos.first.__contains__
     for i, rec in enumerate(selected, 1):
-        found = retriever.retrieve(rec.question.id, rec.question.query, depth)
-        hits[rec.question.id] = found = found if ranked_already else top_k(found, depth)
-        ids[rec.question.id] = found_ids = [h.chunk_id for h in found]
+        if columns is not None:
+            hits.add_columns(rec.question.id, *columns(rec.question.id, rec.question.query, depth))
+        else:
+            hits.add_hits(rec.question.id, top_k(retriever.retrieve(rec.question.id, rec.question.query, depth),
+                                                 depth))
+        found_ids = ids[rec.question.id]
         if not all(map(known, found_ids)):
             where = chunk_set.label if chunk_set.foreign else "this corpus and chunker"
             unknown = next(c for c in found_ids if not known(c))
@@ -169,8 +173,7 @@ def run_eval(project: Project, *, ks: Sequence[int] | None = None, hit_rule: str
              for r in answerable}
     if condensed:
         for qid, judged in flags.items():
-            hits[qid] = condense(hits[qid], judged)
-            ids[qid] = [h.chunk_id for h in hits[qid]]
+            hits.add_hits(qid, condense(hits[qid], judged))
     answerable = [with_relevant_judgments(r, judgments) for r in answerable]
     scores = [score_query(r.question.id, ids[r.question.id], r.spans, r.question.hop == "multi", pos, rule, ks)
               for r in answerable]
@@ -205,8 +208,8 @@ def run_eval(project: Project, *, ks: Sequence[int] | None = None, hit_rule: str
         **({"judgments": _judgments_digest(judgments), "condensed": condensed}
            if judging else {}))
     chunk_of = pos.first.__getitem__
-    neg_rows = [rp.negative_row(r, hits[r.question.id], shipped_k, chunk_of) for r in negatives]
-    answerable_top = [hits[r.question.id][0].score for r in answerable if hits[r.question.id]]
+    neg_rows = [rp.negative_row(r, hits.top(r.question.id, shipped_k), shipped_k, chunk_of) for r in negatives]
+    answerable_top = [top[0].score for r in answerable if (top := hits.top(r.question.id, 1))]
     # The ranks a ranking leaves empty count as unjudged in judged@k, not against its floor.
     empty = {qid: empty_share(f, shipped_k) for qid, f in flags.items()}
     empty_groups = {kind: {group: fmean([empty[s.query_id] for s in members]) for group, members in groups.items()}
@@ -232,7 +235,8 @@ def run_eval(project: Project, *, ks: Sequence[int] | None = None, hit_rule: str
                         judged_diagnostic(agg["chunk"][f"judged@{shipped_k}"]["value"], shipped_k,
                                           fmean([empty[s.query_id] for s in scores]) if scores else 0.0),
                         *([judged_breakdowns_diagnostic(breakdowns, shipped_k, empty_groups)] if judging else [])],
-        "queries": [rp.query_row(r, s, hits[r.question.id], shipped_k, chunk_of, c, unreachable[r.question.id])
+        "queries": [rp.query_row(r, s, hits.top(r.question.id, shipped_k), shipped_k, chunk_of, c,
+                                 unreachable[r.question.id])
                     for r, s, c in zip(answerable, scores, char_scores)],
         "negatives": neg_rows,
         "findings": findings,
@@ -256,7 +260,7 @@ def run_eval(project: Project, *, ks: Sequence[int] | None = None, hit_rule: str
     return EvalResult(report, hits, scores, retriever, built, time.perf_counter() - started, chunk_set, char_scores)
 
 
-def unplaced_summary(unplaced: Sequence[dict], hits: dict[str, list[Hit]], scores: Sequence[QueryScore],
+def unplaced_summary(unplaced: Sequence[dict], hits: Mapping[str, list[Hit]], scores: Sequence[QueryScore],
                      k: int) -> dict:
     """What a chunk file's unplaced chunks (SPEC §10) may have cost: each of them (file
     order), how many retrieved results (to the retrieved depth, and in the top ``k``) were
@@ -322,7 +326,7 @@ class _DocBestRanks(Mapping[str, dict[str, int]]):
     """``_doc_best_ranks`` of each query's hits, worked out when asked: the leak report reads
     only the queries that quote a leaking document (most runs, none)."""
 
-    def __init__(self, hits: dict[str, list[Hit]], first_chunk: dict) -> None:
+    def __init__(self, hits: Mapping[str, list[Hit]], first_chunk: dict) -> None:
         self.hits, self.first_chunk = hits, first_chunk
         self.known: dict[str, dict[str, int]] = {}
 

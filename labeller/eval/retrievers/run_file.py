@@ -87,12 +87,16 @@ class Run:
     def top(self, query_id: str, k: int) -> list[Hit]:
         """``top_k(hits_of(query_id), k)``, read off the run's one sort; only the k kept
         become ``Hit`` objects."""
+        return list(map(Hit, *self.top_columns(query_id, k)))
+
+    def top_columns(self, query_id: str, k: int) -> tuple[list[str], list[float]]:
+        """``top``'s chunk ids and scores, no ``Hit`` made."""
         i = self._queries.get(query_id)
         if i is None or k <= 0:
-            return []
+            return [], []
         lo, hi = self._bounds[i], self._bounds[i + 1]
         rows = self._ranked[lo:min(hi, lo + k)]
-        return list(map(Hit, map(self.docids.__getitem__, self._docid[rows].tolist()), self._score[rows].tolist()))
+        return list(map(self.docids.__getitem__, self._docid[rows].tolist())), self._score[rows].tolist()
 
 
 class _RunParser:
@@ -410,7 +414,6 @@ class RunFileRetriever:
     """Replays a run file; a golden query missing from it retrieves nothing (scored as misses)."""
 
     name = "run"
-    ranked = True  # ``retrieve`` gives ``top_k``'s list already (``Run.top``): eval does not sort it again
 
     def __init__(self, path: Path, run: Run) -> None:
         self.path = Path(path)
@@ -440,6 +443,11 @@ class RunFileRetriever:
 
     def retrieve(self, query_id: str, query: str, k: int) -> list[Hit]:
         return self.run.top(query_id, k)
+
+    def ranked_columns(self, query_id: str, query: str, k: int) -> tuple[list[str], list[float]]:
+        """``retrieve``'s ranking as its ids and scores, already in ``top_k``'s order (eval
+        neither sorts it again nor makes a ``Hit`` per row: ``eval.rankings``)."""
+        return self.run.top_columns(query_id, k)
 
     def missing(self, query_ids: list[str]) -> list[str]:
         return [q for q in query_ids if q not in self.run]
