@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from itertools import accumulate, chain, compress
+from operator import itemgetter, sub
 
 from labeller.core.chunkfile import Chunking
 from labeller.core.vocab import Place
@@ -111,29 +113,29 @@ def precision_omega(expected: Union, chunking: Chunking) -> float:
 
 
 def _disjoint_sweep(expected: Union, ranked: Sequence[Sequence[Place]],
-                    depth: int) -> Callable[[int], tuple[float, float, float]]:
-    """``ratios`` of each top k (k <= ``depth``) when no two chunks of the chunking overlap:
-    the retrieved union's size is then the sum of the lengths of the distinct places (one
-    walk of the ranking, prefix sums), and only the places in an answer document are merged,
-    for the intersection. The same integers as merging every prefix, so the same ratios."""
-    seen: set[Place] = set()
-    sizes = [0]  # union size of the first i ranks
-    near: list[tuple[int, Place]] = []  # (rank index, place) of the places in an answer document
-    total = 0
-    for i, places in enumerate(ranked[:depth]):
-        for p in places:
-            if p not in seen:
-                seen.add(p)
-                total += p.end - p.start
-                if p.doc in expected:
-                    near.append((i, p))
-        sizes.append(total)
+                    depth: int) -> Callable[[int], tuple[float, float, float]] | None:
+    """``ratios`` of each top k (k <= ``depth``) when no two chunks of the chunking overlap
+    and no place repeats in the ranking: the retrieved union's size is then the sum of the
+    places' lengths (prefix sums, C passes over the ranking), and only the places in an
+    answer document are merged, for the intersection. The same integers as merging every
+    prefix, so the same ratios. None when a place repeats (a ranking naming one chunk twice):
+    the caller merges."""
+    top = ranked[:depth]
+    flat = list(chain.from_iterable(top))
+    if len(set(flat)) != len(flat):
+        return None
+    sizes = list(accumulate(map(sub, map(_END, flat), map(_START, flat)), initial=0))  # of the first i places
+    ends = list(accumulate(map(len, top), initial=0))  # how many places the first k ranks hold
+    near = list(compress(range(len(flat)), map(expected.__contains__, map(_DOC, flat))))  # in an answer document
     e = size(expected)
 
     def at(k: int) -> tuple[float, float, float]:
-        r = sizes[min(k, len(sizes) - 1)]
-        return sized_ratios(e, r, overlap(expected, union(p for i, p in near if i < k)) if near else 0)
+        n = ends[min(k, len(top))]
+        return sized_ratios(e, sizes[n], overlap(expected, union(flat[i] for i in near if i < n)) if near else 0)
     return at
+
+
+_DOC, _START, _END = itemgetter(0), itemgetter(1), itemgetter(2)  # a Place's fields
 
 
 def score_chars(query_id: str, spans: Iterable[Place], ranked: Sequence[Sequence[Place]], chunking: Chunking,
