@@ -285,12 +285,14 @@ def place_chunk_file(text: str, corpus: Corpus, *, max_chunks: int, path: str = 
     file over the same corpus always places the same way."""
     problems = _Problems(path)
     lines = _parse_lines(text, corpus, problems, max_chunks, path)
-    found: list | None = [None] * len(lines)  # a file of offsets alone has nothing to place (nor to cache)
+    found: list = [None] * len(lines)  # a file of offsets alone has nothing to place (nor to cache)
     if any(ln.place is None for ln in lines):
         key = ("passage-placements", LOCATOR_VERSION, hashlib.sha256(text.encode("utf-8")).hexdigest(),
                corpus.digest, min_share)
-        found = cache.get(key, PLACEMENTS_CODEC) if cache is not None else None
-        if not isinstance(found, list) or len(found) != len(lines):
+        cached = cache.get(key, PLACEMENTS_CODEC) if cache is not None else None
+        if isinstance(cached, list) and len(cached) == len(lines):
+            found = cached
+        else:
             found = PassageLocator(corpus, min_share=min_share).place(
                 [Passage(ln.doc, place=ln.place) if ln.place is not None else Passage(ln.doc, ln.text)
                  for ln in lines], ordered=True)

@@ -15,7 +15,7 @@ from array import array
 from collections import deque
 from functools import cached_property
 from pathlib import Path
-from typing import Callable, Collection, NoReturn, cast
+from typing import Callable, Collection, Mapping, NoReturn, cast
 
 import numpy as np
 
@@ -396,7 +396,7 @@ def read_run(path: Path, max_bytes: int = RUN_MAX_BYTES, keep_queries: Collectio
     return parser.finish(digest.hexdigest())
 
 
-def format_run(results: dict[str, list[Hit]], tag: str) -> str:
+def format_run(results: Mapping[str, list[Hit]], tag: str) -> str:
     """Queries in the given order; each query's hits in trec_eval order with ranks 1..n."""
     for name, value in (("tag", tag), *(("query id", q) for q in results)):
         if not value or any(ch.isspace() for ch in value):
@@ -406,7 +406,7 @@ def format_run(results: dict[str, list[Hit]], tag: str) -> str:
     return "".join(lines)
 
 
-def write_run(path: Path, results: dict[str, list[Hit]], tag: str) -> None:
+def write_run(path: Path, results: Mapping[str, list[Hit]], tag: str) -> None:
     atomic_write_text(Path(path), format_run(results, tag))
 
 
