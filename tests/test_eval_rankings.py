@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from labeller.eval.rankings import Rankings
 from labeller.eval.retrievers import Hit
+import labeller.eval.retrievers.run_file as run_file
 from labeller.eval.retrievers.run_file import parse_run
 
 ranking = st.lists(st.tuples(st.sampled_from(["a", "b", "c", "d", "e"]), st.floats(-5, 5)), max_size=8)
@@ -39,3 +40,27 @@ def test_a_run_files_columns_are_its_top_hits():
             ids, scores = run.top_columns(qid, k)
             assert list(map(Hit, ids, scores)) == run.top(qid, k)
     assert run.top_columns("q1", 2) == (["c", "b"], [3.5, 2.0])  # score descending, ties by id descending
+
+
+
+run_rows = st.lists(st.tuples(st.sampled_from(["q1", "q2", "q3"]), st.sampled_from(["a", "b", "c", "B", "a1"]),
+                              st.sampled_from([0.0, -0.0, 1.0, 2.5, -3.0, 1e-300])), max_size=25)
+
+
+@settings(max_examples=200, deadline=None)
+@given(run_rows)
+def test_the_one_key_sort_and_lexsort_give_trec_order(rows):
+    """``Run._ranked`` by one int64 key, and by lexsort when the keys would not fit: both the
+    trec order (score descending, ties by docid descending), query by query."""
+    rows = list({(q, d): (q, d, s) for q, d, s in reversed(rows)}.values())  # a docid once per query
+    text = "".join(f"{q} Q0 {d} 1 {s!r} t\n" for q, d, s in rows)
+    one_key = {q: parse_run(text).top(q, 99) for q in ("q1", "q2", "q3")}
+    bound = run_file._ONE_KEY_BELOW
+    run_file._ONE_KEY_BELOW = 0  # every key "too large": lexsort
+    try:
+        lexsorted = {q: parse_run(text).top(q, 99) for q in ("q1", "q2", "q3")}
+    finally:
+        run_file._ONE_KEY_BELOW = bound
+    for q in one_key:
+        hits = sorted((Hit(d, s) for qq, d, s in rows if qq == q), key=lambda h: h.chunk_id, reverse=True)
+        assert one_key[q] == lexsorted[q] == sorted(hits, key=lambda h: -h.score)

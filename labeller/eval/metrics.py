@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
-from itertools import compress
+from itertools import compress, count
 
 from labeller.core.chunkers import Chunk
 from labeller.core.chunkfile import Chunking
@@ -173,7 +173,7 @@ def score_query(query_id: str, ranked: Sequence[str], spans: Sequence[Span], mul
     chunk = level_metrics(hit_ranks, _gains(ranked, relevant), len(relevant), ks, multi)
     answer_docs = list(dict.fromkeys(sp.doc_id for sp in spans))
     docs = distinct_docs(ranked, pos, ranked_docs)
-    doc_rank = {d: i for i, d in enumerate(docs, 1)}
+    doc_rank = dict(zip(docs, count(1)))  # each document's rank (docs are distinct)
     doc_ranks = [doc_rank.get(d) for d in answer_docs]
     wanted = set(answer_docs)
     doc = level_metrics(doc_ranks, _gains(docs, wanted), len(answer_docs), ks, multi)

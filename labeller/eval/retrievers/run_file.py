@@ -82,7 +82,14 @@ class Run:
         docid_rank = np.empty(len(self.docids), dtype=np.int64)
         docid_rank[order] = np.arange(len(self.docids))
         rows = self._order
-        return rows[np.lexsort((-docid_rank[self._docid[rows]], -self._score[rows], self._query[rows]))]
+        query, docid = self._query[rows].astype(np.int64), docid_rank[self._docid[rows]]
+        scores, score_rank = np.unique(self._score[rows], return_inverse=True)  # ascending; -0.0 is 0.0
+        n_scores, n_docids = len(scores), max(1, len(self.docids))
+        if (int(query.max(initial=0)) + 1) * n_scores * n_docids < _ONE_KEY_BELOW:
+            # one int64 key per row, distinct (a docid once per query): one sort, not lexsort's three
+            key = (query * n_scores + (n_scores - 1 - score_rank.ravel())) * n_docids + (n_docids - 1 - docid)
+            return rows[np.argsort(key)]
+        return rows[np.lexsort((-docid, -self._score[rows], query))]
 
     def top(self, query_id: str, k: int) -> list[Hit]:
         """``top_k(hits_of(query_id), k)``, read off the run's one sort; only the k kept
@@ -97,6 +104,9 @@ class Run:
         lo, hi = self._bounds[i], self._bounds[i + 1]
         rows = self._ranked[lo:min(hi, lo + k)]
         return list(map(self.docids.__getitem__, self._docid[rows].tolist())), self._score[rows].tolist()
+
+
+_ONE_KEY_BELOW = 2 ** 63  # ``Run._ranked`` sorts by one int64 key when every key fits below this
 
 
 class _RunParser:
