@@ -161,8 +161,8 @@ class _RunParser:
             return False
         raw = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
         word = ~((raw == 32) | (raw == 9) | (raw == 10) | (raw == 13))
-        edge = np.diff(np.concatenate(([False], word, [False])).view(np.int8))
-        starts, ends = np.flatnonzero(edge == 1), np.flatnonzero(edge == -1)  # each field's [start, end)
+        edges = np.flatnonzero(np.diff(np.concatenate(([False], word, [False])).view(np.int8)))
+        starts, ends = edges[0::2], edges[1::2]  # each field's [start, end): a field starts, then ends
         line_of = np.searchsorted(np.flatnonzero(raw == 10), starts)  # 0-based line of each field in the block
         per_line = np.bincount(line_of)
         if np.any(per_line[per_line > 0] != 6):
@@ -356,10 +356,14 @@ class _Sorted:
         return codes[inverse.ravel()]
 
     def _add(self, ids: np.ndarray, codes: np.ndarray) -> None:
+        """Take in ids not yet held: sorted among themselves, then inserted where they belong
+        (one linear merge; re-sorting the whole table each block was most of this reader's sort time)."""
         if len(ids):
-            merged = np.concatenate((self.ids, ids))
-            order = np.argsort(merged, kind="stable")
-            self.ids, self.codes = merged[order], np.concatenate((self.codes, codes))[order]
+            order = np.argsort(ids)
+            ids, codes = ids[order], codes[order]
+            held = self.ids.astype(np.promote_types(self.ids.dtype, ids.dtype))  # a wider id widens the table
+            at = np.searchsorted(held, ids)
+            self.ids, self.codes = np.insert(held, at, ids), np.insert(self.codes, at, codes)
 
 
 def parse_run(text: str, path: str = "run") -> Run:
