@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from labeller.core.chunkfile import Chunking, ChunkRange
 from labeller.core.vocab import Place
-from labeller.eval.chars import budget_recall, overlap, score_chars, size, union
+from labeller.eval.chars import budget_recall, overlap, ratios, score_chars, size, union
 
 # A 100-character document chunked in 20-character windows with a stride of 10 (50% overlap):
 # w0 [0,20) w1 [10,30) w2 [20,40) ... w8 [80,100).
@@ -81,3 +81,43 @@ def test_an_id_with_two_places_contributes_both():
     s = score_chars("q", [Place("d", 0, 10), Place("d", 50, 60)], [[Place("d", 0, 10), Place("d", 50, 60)]],
                     WINDOWS, ks=(1,))
     assert s.values["recall@1"] == 1.0 and s.values["precision@1"] == 1.0
+
+
+@st.composite
+def _tiled_ranking(draw):
+    """A chunking of two documents cut into adjacent chunks (no two share a character; one id
+    may name two chunks), a ranking of its ids with repeats, and answer spans anywhere."""
+    ranges, by_id = [], {}
+    for doc in "ab":
+        cuts = sorted(set(draw(st.lists(st.integers(1, 199), max_size=12))) | {0, 200})
+        for s, e in zip(cuts, cuts[1:]):
+            cid = draw(st.sampled_from([f"{doc}{s}", "twice"]))
+            ranges.append(ChunkRange(cid, Place(doc, s, e)))
+            by_id.setdefault(cid, []).append(Place(doc, s, e))
+    ids = sorted(by_id)
+    ranked = [by_id[c] for c in draw(st.lists(st.sampled_from(ids), max_size=30))]
+    spans = draw(st.lists(st.builds(lambda d, s, n: Place(d, s, min(200, s + n)), st.sampled_from("abc"),
+                                    st.integers(0, 190), st.integers(1, 60)), min_size=1, max_size=3))
+    ks = sorted(set(draw(st.lists(st.integers(1, 35), min_size=1, max_size=5))))
+    return Chunking("tiles", ranges, "file"), ranked, spans, ks
+
+
+@settings(max_examples=400, deadline=None)
+@given(_tiled_ranking())
+def test_a_chunking_without_overlaps_gives_the_merged_unions_ratios(case):
+    """With no two chunks overlapping, ``score_chars`` sums lengths instead of merging every
+    prefix: each value is still the one the merged unions give."""
+    chunking, ranked, spans, ks = case
+    assert chunking.disjoint
+    got = score_chars("q", spans, ranked, chunking, ks).values
+    expected = union(spans)
+    for k in ks:
+        retrieved = union(p for places in ranked[:k] for p in places)
+        assert (got[f"recall@{k}"], got[f"precision@{k}"], got[f"iou@{k}"]) == ratios(expected, retrieved)
+
+
+def test_disjoint_is_false_when_two_chunks_share_a_character():
+    assert not WINDOWS.disjoint
+    tiles = Chunking("tiles", [ChunkRange(f"t{i}", Place("d", 20 * i, 20 * i + 20)) for i in range(5)], "file")
+    assert tiles.disjoint
+    assert not Chunking("twins", [*tiles.ranges, ChunkRange("x", Place("d", 0, 20))], "file").disjoint

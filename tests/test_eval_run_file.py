@@ -8,6 +8,7 @@ import random
 import tempfile
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -284,3 +285,20 @@ def test_a_run_of_too_many_distinct_tags_is_refused_at_the_first_one_too_many(tm
     assert exc.value.line == 4
     path.write_text("".join(lines[:4]))
     assert read_run(path).tags == {"t0", "t", "t2"}
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(st.text(alphabet="ab", min_size=1, max_size=6), min_size=1, max_size=12), max_size=6))
+def test_interned_ids_are_numbered_by_first_appearance_across_blocks(blocks):
+    """``_Sorted.intern`` over several blocks (ids of growing width merged into the sorted table)
+    numbers each id as a dict filled in order would."""
+    from labeller.eval.retrievers.run_file import _Sorted
+
+    table: dict[str, int] = {}
+    sorted_ids, expected = _Sorted(), {}
+    for block in blocks:
+        codes = sorted_ids.intern(np.array([b.encode() for b in block], dtype=bytes), table, lambda row: None)
+        for b in block:
+            expected.setdefault(b, len(expected))
+        assert codes.tolist() == [expected[b] for b in block]
+    assert table == expected

@@ -13,8 +13,10 @@ implementation of these metrics does, rewards overlap with precision it does not
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from itertools import accumulate, chain, compress
+from operator import itemgetter, sub
 
 from labeller.core.chunkfile import Chunking
 from labeller.core.vocab import Place
@@ -81,8 +83,11 @@ class CharScore:
 
 def ratios(expected: Union, retrieved: Union) -> tuple[float, float, float]:
     """(recall, precision, iou) of a retrieved union against the answer union."""
-    e, r = size(expected), size(retrieved)
-    inter = overlap(expected, retrieved)
+    return sized_ratios(size(expected), size(retrieved), overlap(expected, retrieved))
+
+
+def sized_ratios(e: int, r: int, inter: int) -> tuple[float, float, float]:
+    """(recall, precision, iou) from the sizes: answer ``e``, retrieved ``r``, their intersection."""
     recall = inter / e if e else 0.0
     precision = inter / r if r else 0.0
     iou = inter / (e + r - inter) if e + r - inter else 0.0
@@ -107,14 +112,44 @@ def precision_omega(expected: Union, chunking: Chunking) -> float:
     return ratios(expected, cover)[1]
 
 
+def _disjoint_sweep(expected: Union, ranked: Sequence[Sequence[Place]],
+                    depth: int) -> Callable[[int], tuple[float, float, float]] | None:
+    """``ratios`` of each top k (k <= ``depth``) when no two chunks of the chunking overlap
+    and no place repeats in the ranking: the retrieved union's size is then the sum of the
+    places' lengths (prefix sums, C passes over the ranking), and only the places in an
+    answer document are merged, for the intersection. The same integers as merging every
+    prefix, so the same ratios. None when a place repeats (a ranking naming one chunk twice):
+    the caller merges."""
+    top = ranked[:depth]
+    flat = list(chain.from_iterable(top))
+    if len(set(flat)) != len(flat):
+        return None
+    sizes = list(accumulate(map(sub, map(_END, flat), map(_START, flat)), initial=0))  # of the first i places
+    ends = list(accumulate(map(len, top), initial=0))  # how many places the first k ranks hold
+    near = list(compress(range(len(flat)), map(expected.__contains__, map(_DOC, flat))))  # in an answer document
+    e = size(expected)
+
+    def at(k: int) -> tuple[float, float, float]:
+        n = ends[min(k, len(top))]
+        return sized_ratios(e, sizes[n], overlap(expected, union(flat[i] for i in near if i < n)) if near else 0)
+    return at
+
+
+_DOC, _START, _END = itemgetter(0), itemgetter(1), itemgetter(2)  # a Place's fields
+
+
 def score_chars(query_id: str, spans: Iterable[Place], ranked: Sequence[Sequence[Place]], chunking: Chunking,
                 ks: Sequence[int], budgets: Sequence[int] = ()) -> CharScore:
     """``ranked`` holds, per retrieved rank, the places of that chunk (an id that labeller's
     chunker gives two identical passages has two), in trec order."""
     expected = union(spans)
     values: dict[str, float] = {}
+    sweep = _disjoint_sweep(expected, ranked, max(ks)) if chunking.disjoint and ks else None
     for k in ks:
-        recall, precision, iou = ratios(expected, union(p for places in ranked[:k] for p in places))
+        if sweep is None:
+            recall, precision, iou = ratios(expected, union(p for places in ranked[:k] for p in places))
+        else:
+            recall, precision, iou = sweep(k)
         values[f"recall@{k}"], values[f"precision@{k}"], values[f"iou@{k}"] = recall, precision, iou
     for b in budgets:
         values[f"recall@budget={b}"] = budget_recall(expected, ranked, b)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
+from itertools import repeat
 from pathlib import Path
 
 from labeller.core.anchors import fold_text
@@ -20,6 +21,7 @@ from labeller.core.chunkers import Chunk, Chunker, chunk_corpus, chunker_spec
 from labeller.core.build import BuildResult
 from labeller.core.chunkfile import FOREIGN_FIELDS, Chunking, answer_bearing, foreign_chunks, read_chunk_file
 from labeller.core.corpus import Corpus
+from labeller.core.parallel import gc_paused
 from labeller.core.passages import Passage, PassageLocator, Placement
 from labeller.core.project import Project
 from labeller.core.vocab import Place
@@ -58,6 +60,10 @@ class ChunkSet:
     def places(self, chunk_id: str) -> Sequence[Place]:
         """Every place of the chunk (none for an unknown id): the positions' own list, not to be changed."""
         return self.positions.positions.get(chunk_id, ())
+
+    def places_of(self, chunk_ids: Sequence[str]) -> list[Sequence[Place]]:
+        """``places`` of each id, in one C pass."""
+        return list(map(self.positions.positions.get, chunk_ids, repeat(())))
 
     @cached_property
     def _by_place(self) -> dict[Place, str]:
@@ -115,10 +121,12 @@ class ChunkSet:
 ChunksSource = ChunkSet | Chunking | str | Path | None
 
 
+@gc_paused()
 def load_chunk_set(project: Project, chunks: ChunksSource = None, strict: bool = False) -> ChunkSet:
     """``chunks``: None (the project's chunker), a chunk file path, or a ``Chunking``.
     ``strict``: a chunk file with a chunk no tier places is refused (else it is left out,
-    SPEC §10)."""
+    SPEC §10). The cycle collector is paused: a chunk file's chunks are made several times
+    over (lines, ranges, chunks, positions) and none forms a cycle."""
     if chunks is None:
         return ChunkSet.of(Chunking.of_chunks(chunker_spec(project.chunker), project.all_chunks), project.all_chunks)
     if isinstance(chunks, ChunkSet):

@@ -43,8 +43,10 @@ def judged_flags(ranked: Sequence[str], places: Sequence[Place], pos: ChunkPosit
     """``is_judged`` of each ranked chunk; one in no document that holds a place (most of a
     ranking: ``pos.doc`` names a chunk's one document unless it is ``spread``) is not judged."""
     docs = {p.doc for p in places}
-    doc_of, spread = pos.doc.get, pos.spread
-    return [(doc_of(cid) in docs or cid in spread) and is_judged(cid, places, pos, rule) for cid in ranked]
+    near = list(map(docs.__contains__, map(pos.doc.get, ranked)))  # one C pass: a rank in a judged document
+    if pos.spread:
+        near = [n or cid in pos.spread for n, cid in zip(near, ranked)]
+    return [n and is_judged(cid, places, pos, rule) for n, cid in zip(near, ranked)] if any(near) else near
 
 
 def judged_at(flags: Sequence[bool], ks: Sequence[int]) -> dict[str, float]:

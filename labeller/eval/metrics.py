@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
+from itertools import compress, count
 
 from labeller.core.chunkers import Chunk
 from labeller.core.chunkfile import Chunking
@@ -86,7 +87,7 @@ def span_hit_ranks(ranked: Sequence[str], spans: Sequence[Span], pos: ChunkPosit
     docs = list(map(pos.doc.get, ranked)) if ranked_docs is None else ranked_docs
     spread = pos.spread
     candidates = ([i for i, (d, c) in enumerate(zip(docs, ranked)) if d in by_doc or c in spread] if spread
-                  else [i for i, d in enumerate(docs) if d in by_doc])
+                  else list(compress(range(len(docs)), map(by_doc.__contains__, docs))))
     for i in candidates:
         rank, cid = i + 1, ranked[i]
         for d, s, e in pos.positions[cid]:
@@ -169,14 +170,19 @@ def score_query(query_id: str, ranked: Sequence[str], spans: Sequence[Span], mul
     ranked_docs = list(map(pos.doc.get, ranked))
     hit_ranks = span_hit_ranks(ranked, spans, pos, rule, ranked_docs)
     relevant = relevant_chunk_ids(spans, pos, rule)
-    chunk = level_metrics(hit_ranks, [1 if c in relevant else 0 for c in ranked], len(relevant), ks, multi)
+    chunk = level_metrics(hit_ranks, _gains(ranked, relevant), len(relevant), ks, multi)
     answer_docs = list(dict.fromkeys(sp.doc_id for sp in spans))
     docs = distinct_docs(ranked, pos, ranked_docs)
-    doc_rank = {d: i for i, d in enumerate(docs, 1)}
+    doc_rank = dict(zip(docs, count(1)))  # each document's rank (docs are distinct)
     doc_ranks = [doc_rank.get(d) for d in answer_docs]
     wanted = set(answer_docs)
-    doc = level_metrics(doc_ranks, [1 if d in wanted else 0 for d in docs], len(answer_docs), ks, multi)
+    doc = level_metrics(doc_ranks, _gains(docs, wanted), len(answer_docs), ks, multi)
     return QueryScore(query_id, multi, hit_ranks, answer_docs, doc_ranks, chunk, doc)
+
+
+def _gains(ranked: Sequence[str], relevant: set[str]) -> list[int]:
+    """1 per ranked item in ``relevant``, else 0 (one C pass, no Python step per rank)."""
+    return list(map(int, map(relevant.__contains__, ranked)))
 
 
 def check_sanity(scores: Sequence[QueryScore], aggregate: dict[str, dict[str, dict]], ks: Sequence[int]) -> None:

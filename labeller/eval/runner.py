@@ -8,12 +8,10 @@ an eval can never score stale labels; a golden set that does not build is invali
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import math
 from statistics import fmean
 import time
-from contextlib import contextmanager
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -24,6 +22,7 @@ from labeller.config import MAX_K
 from labeller.core.build import BuildResult, RecordResult, build
 from labeller.core.hitrules import parse_hit_rule
 from labeller.core.judgments import load_judgments, resolve_judgments
+from labeller.core.parallel import gc_paused
 from labeller.core.project import Project
 from labeller.core.vocab import SPLITS, Place
 from labeller.errors import InvalidInput
@@ -37,6 +36,7 @@ from labeller.eval.leaks import find_leaks
 from labeller.eval.report_model import EvalReport
 from labeller.eval.metrics import LEVELS, QueryScore, check_sanity, measures, score_query, unreachable_spans
 from labeller.eval.power import mdd, questions_needed
+from labeller.eval.rankings import Rankings
 from labeller.eval.subset import stable_subset
 from labeller.eval.weighted import TrafficUnit, traffic_estimates
 from labeller.eval.retrievers import FunctionRetriever, Hit, Progress, Retriever, make_retriever, top_k
@@ -96,7 +96,7 @@ RetrieverLike = Retriever | Callable[[str, int], Sequence[object]]
 @dataclass
 class EvalResult:
     report: dict
-    hits: dict[str, list[Hit]]  # per scored or negative query, trec order, top max(k)
+    hits: Mapping[str, list[Hit]]  # per scored or negative query, trec order, top max(k) (``Rankings``)
     scores: list[QueryScore]
     retriever: Retriever
     build: BuildResult
@@ -108,22 +108,6 @@ class EvalResult:
     def model(self) -> EvalReport:
         """The report typed (validated once, on first use): what the views read."""
         return EvalReport.of(self.report)
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """The cyclic garbage collector held off while a run is scored: scoring makes millions of
-    small objects that form no cycle (a ``Hit`` per retrieved chunk, metric dicts, report
-    rows), and each of the collector's full passes walks every one alive — 40% of the time of
-    reading a 20,000 x 100 run. Reference counting still frees everything as usual; the
-    collector is switched back on (if it was on) however the block ends."""
-    was_on = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_on:
-            gc.enable()
 
 
 @gc_paused()
@@ -165,29 +149,37 @@ def run_eval(project: Project, *, ks: Sequence[int] | None = None, hit_rule: str
     retriever = _as_retriever(retriever, project, chunk_set, progress)
     pos = chunk_set.positions
     depth = max(ks) if depth is None else min(MAX_K, max(depth, max(ks)))
-    hits: dict[str, list[Hit]] = {}
+    hits = Rankings()
+    ids = hits.ids  # each ranking's chunk ids: what scoring reads
+    columns = getattr(retriever, "ranked_columns", None)  # (ids, scores) already in top_k's order
+    known = pos.first.__contains__
     for i, rec in enumerate(selected, 1):
-        hits[rec.question.id] = found = top_k(retriever.retrieve(rec.question.id, rec.question.query, depth), depth)
-        unknown = [h.chunk_id for h in found if h.chunk_id not in pos.first]
-        if unknown:
+        if columns is not None:
+            hits.add_columns(rec.question.id, *columns(rec.question.id, rec.question.query, depth))
+        else:
+            hits.add_hits(rec.question.id, top_k(retriever.retrieve(rec.question.id, rec.question.query, depth),
+                                                 depth))
+        found_ids = ids[rec.question.id]
+        if not all(map(known, found_ids)):
             where = chunk_set.label if chunk_set.foreign else "this corpus and chunker"
-            raise InvalidInput(f"retriever {retriever.name!r} returned {unknown[0]!r} for query {rec.question.id!r}, "
+            unknown = next(c for c in found_ids if not known(c))
+            raise InvalidInput(f"retriever {retriever.name!r} returned {unknown!r} for query {rec.question.id!r}, "
                                f"which is not a chunk id of {where}")
         if progress:
             progress("retrieve", i, len(selected))
     answerable = [r for r in selected if not r.question.unanswerable]
     negatives = [r for r in selected if r.question.unanswerable]
-    flags = {r.question.id: judged_flags([h.chunk_id for h in hits[r.question.id]], judged_places(r, judgments), pos,
-                                         rule) for r in answerable}
+    flags = {r.question.id: judged_flags(ids[r.question.id], judged_places(r, judgments), pos, rule)
+             for r in answerable}
     if condensed:
         for qid, judged in flags.items():
-            hits[qid] = condense(hits[qid], judged)
+            hits.add_hits(qid, condense(hits[qid], judged))
     answerable = [with_relevant_judgments(r, judgments) for r in answerable]
-    scores = [score_query(r.question.id, [h.chunk_id for h in hits[r.question.id]], r.spans,
-                          r.question.hop == "multi", pos, rule, ks) for r in answerable]
+    scores = [score_query(r.question.id, ids[r.question.id], r.spans, r.question.hop == "multi", pos, rule, ks)
+              for r in answerable]
     char_scores = [score_chars(r.question.id, [Place(s.doc_id, s.start, s.end) for s in r.spans],
-                               [chunk_set.places(h.chunk_id) for h in hits[r.question.id]], chunk_set.chunking,
-                               ks, budgets) for r in answerable]
+                               chunk_set.places_of(ids[r.question.id]), chunk_set.chunking, ks, budgets)
+                   for r in answerable]
     unreachable = {r.question.id: unreachable_spans(r.spans, chunk_set.chunking, rule) for r in answerable}
     for s in scores:
         s.chunk.update(judged_at(flags[s.query_id], ks))  # of the ranking as retrieved, condensed or not
@@ -216,8 +208,8 @@ def run_eval(project: Project, *, ks: Sequence[int] | None = None, hit_rule: str
         **({"judgments": _judgments_digest(judgments), "condensed": condensed}
            if judging else {}))
     chunk_of = pos.first.__getitem__
-    neg_rows = [rp.negative_row(r, hits[r.question.id], shipped_k, chunk_of) for r in negatives]
-    answerable_top = [hits[r.question.id][0].score for r in answerable if hits[r.question.id]]
+    neg_rows = [rp.negative_row(r, hits.top(r.question.id, shipped_k), shipped_k, chunk_of) for r in negatives]
+    answerable_top = [top[0].score for r in answerable if (top := hits.top(r.question.id, 1))]
     # The ranks a ranking leaves empty count as unjudged in judged@k, not against its floor.
     empty = {qid: empty_share(f, shipped_k) for qid, f in flags.items()}
     empty_groups = {kind: {group: fmean([empty[s.query_id] for s in members]) for group, members in groups.items()}
@@ -243,7 +235,8 @@ def run_eval(project: Project, *, ks: Sequence[int] | None = None, hit_rule: str
                         judged_diagnostic(agg["chunk"][f"judged@{shipped_k}"]["value"], shipped_k,
                                           fmean([empty[s.query_id] for s in scores]) if scores else 0.0),
                         *([judged_breakdowns_diagnostic(breakdowns, shipped_k, empty_groups)] if judging else [])],
-        "queries": [rp.query_row(r, s, hits[r.question.id], shipped_k, chunk_of, c, unreachable[r.question.id])
+        "queries": [rp.query_row(r, s, hits.top(r.question.id, shipped_k), shipped_k, chunk_of, c,
+                                 unreachable[r.question.id])
                     for r, s, c in zip(answerable, scores, char_scores)],
         "negatives": neg_rows,
         "findings": findings,
@@ -267,7 +260,7 @@ def run_eval(project: Project, *, ks: Sequence[int] | None = None, hit_rule: str
     return EvalResult(report, hits, scores, retriever, built, time.perf_counter() - started, chunk_set, char_scores)
 
 
-def unplaced_summary(unplaced: Sequence[dict], hits: dict[str, list[Hit]], scores: Sequence[QueryScore],
+def unplaced_summary(unplaced: Sequence[dict], hits: Mapping[str, list[Hit]], scores: Sequence[QueryScore],
                      k: int) -> dict:
     """What a chunk file's unplaced chunks (SPEC §10) may have cost: each of them (file
     order), how many retrieved results (to the retrieved depth, and in the top ``k``) were
@@ -333,7 +326,7 @@ class _DocBestRanks(Mapping[str, dict[str, int]]):
     """``_doc_best_ranks`` of each query's hits, worked out when asked: the leak report reads
     only the queries that quote a leaking document (most runs, none)."""
 
-    def __init__(self, hits: dict[str, list[Hit]], first_chunk: dict) -> None:
+    def __init__(self, hits: Mapping[str, list[Hit]], first_chunk: dict) -> None:
         self.hits, self.first_chunk = hits, first_chunk
         self.known: dict[str, dict[str, int]] = {}
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from itertools import compress
 from typing import ClassVar
 
 
@@ -20,8 +21,15 @@ class RankedQuery:
 
     @cached_property
     def found(self) -> list[int]:
-        """The ranks that hit, once per query: every measure at every k reads them."""
-        return [r for r in self.ranks if r is not None]
+        """The ranks that hit, ascending, once per query: every measure at every k reads them
+        (how many are within k is one bisection)."""
+        return sorted(r for r in self.ranks if r is not None)
+
+    @cached_property
+    def relevant_at(self) -> list[int]:
+        """The 0-based positions of the relevant items, in rank order: nDCG's terms, once per
+        query rather than a walk of the first k gains at each k."""
+        return list(compress(range(len(self.gains)), self.gains))
 
 
 @dataclass(frozen=True)

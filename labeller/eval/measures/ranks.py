@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -10,15 +11,16 @@ from functools import lru_cache
 from labeller.eval.measures.base import Measure, RankedQuery
 
 
-def ndcg(gains: Sequence[int], n_relevant: int, k: int) -> float:
-    """Binary nDCG@k (trec_eval's ndcg_cut): DCG of the top k over the ideal DCG of min(R, k) hits.
+def ndcg(relevant_at: Sequence[int], n_relevant: int, k: int) -> float:
+    """Binary nDCG@k (trec_eval's ndcg_cut): DCG of the top k over the ideal DCG of min(R, k)
+    hits, from the 0-based positions of the relevant items (ascending).
 
     The same sums, term for term, as ``sum(g / log2(i + 2))`` over the top k (a gain of 0
     adds 0.0, which changes no float): the discounts are looked up, not recomputed, and
-    only the relevant ranks are added."""
+    only the relevant ranks are added, in rank order."""
     if n_relevant <= 0:
         return 0.0
-    dcg = sum(_discount(i) for i, g in enumerate(gains[:k]) if g)
+    dcg = sum(map(_discount, relevant_at[:bisect_left(relevant_at, k)]))
     return dcg / _ideal(min(n_relevant, k))
 
 
@@ -33,7 +35,7 @@ def _ideal(n: int) -> float:
 
 
 def _hits(q: RankedQuery, k: int) -> int:
-    return sum(1 for r in q.found if r <= k)
+    return bisect_right(q.found, k)
 
 
 @dataclass(frozen=True)
@@ -78,8 +80,7 @@ class MRR(Measure):
     label = "mrr"
 
     def __call__(self, q: RankedQuery) -> float:
-        found = q.found
-        first = min(found) if found else None
+        first = q.found[0] if q.found else None
         return 1.0 / first if first is not None and first <= self.k else 0.0
 
 
@@ -91,4 +92,4 @@ class NDCG(Measure):
     label = "ndcg"
 
     def __call__(self, q: RankedQuery) -> float:
-        return ndcg(q.gains, q.n_relevant, self.k)
+        return ndcg(q.relevant_at, q.n_relevant, self.k)

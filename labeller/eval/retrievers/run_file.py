@@ -15,7 +15,7 @@ from array import array
 from collections import deque
 from functools import cached_property
 from pathlib import Path
-from typing import Callable, Collection, NoReturn, cast
+from typing import Callable, Collection, Mapping, NoReturn, cast
 
 import numpy as np
 
@@ -82,17 +82,31 @@ class Run:
         docid_rank = np.empty(len(self.docids), dtype=np.int64)
         docid_rank[order] = np.arange(len(self.docids))
         rows = self._order
-        return rows[np.lexsort((-docid_rank[self._docid[rows]], -self._score[rows], self._query[rows]))]
+        query, docid = self._query[rows].astype(np.int64), docid_rank[self._docid[rows]]
+        scores, score_rank = np.unique(self._score[rows], return_inverse=True)  # ascending; -0.0 is 0.0
+        n_scores, n_docids = len(scores), max(1, len(self.docids))
+        if (int(query.max(initial=0)) + 1) * n_scores * n_docids < _ONE_KEY_BELOW:
+            # one int64 key per row, distinct (a docid once per query): one sort, not lexsort's three
+            key = (query * n_scores + (n_scores - 1 - score_rank.ravel())) * n_docids + (n_docids - 1 - docid)
+            return rows[np.argsort(key)]
+        return rows[np.lexsort((-docid, -self._score[rows], query))]
 
     def top(self, query_id: str, k: int) -> list[Hit]:
         """``top_k(hits_of(query_id), k)``, read off the run's one sort; only the k kept
         become ``Hit`` objects."""
+        return list(map(Hit, *self.top_columns(query_id, k)))
+
+    def top_columns(self, query_id: str, k: int) -> tuple[list[str], list[float]]:
+        """``top``'s chunk ids and scores, no ``Hit`` made."""
         i = self._queries.get(query_id)
         if i is None or k <= 0:
-            return []
+            return [], []
         lo, hi = self._bounds[i], self._bounds[i + 1]
         rows = self._ranked[lo:min(hi, lo + k)]
-        return list(map(Hit, map(self.docids.__getitem__, self._docid[rows].tolist()), self._score[rows].tolist()))
+        return list(map(self.docids.__getitem__, self._docid[rows].tolist())), self._score[rows].tolist()
+
+
+_ONE_KEY_BELOW = 2 ** 63  # ``Run._ranked`` sorts by one int64 key when every key fits below this
 
 
 class _RunParser:
@@ -147,8 +161,8 @@ class _RunParser:
             return False
         raw = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
         word = ~((raw == 32) | (raw == 9) | (raw == 10) | (raw == 13))
-        edge = np.diff(np.concatenate(([False], word, [False])).view(np.int8))
-        starts, ends = np.flatnonzero(edge == 1), np.flatnonzero(edge == -1)  # each field's [start, end)
+        edges = np.flatnonzero(np.diff(np.concatenate(([False], word, [False])).view(np.int8)))
+        starts, ends = edges[0::2], edges[1::2]  # each field's [start, end): a field starts, then ends
         line_of = np.searchsorted(np.flatnonzero(raw == 10), starts)  # 0-based line of each field in the block
         per_line = np.bincount(line_of)
         if np.any(per_line[per_line > 0] != 6):
@@ -342,10 +356,14 @@ class _Sorted:
         return codes[inverse.ravel()]
 
     def _add(self, ids: np.ndarray, codes: np.ndarray) -> None:
+        """Take in ids not yet held: sorted among themselves, then inserted where they belong
+        (one linear merge; re-sorting the whole table each block was most of this reader's sort time)."""
         if len(ids):
-            merged = np.concatenate((self.ids, ids))
-            order = np.argsort(merged, kind="stable")
-            self.ids, self.codes = merged[order], np.concatenate((self.codes, codes))[order]
+            order = np.argsort(ids)
+            ids, codes = ids[order], codes[order]
+            held = self.ids.astype(np.promote_types(self.ids.dtype, ids.dtype))  # a wider id widens the table
+            at = np.searchsorted(held, ids)
+            self.ids, self.codes = np.insert(held, at, ids), np.insert(self.codes, at, codes)
 
 
 def parse_run(text: str, path: str = "run") -> Run:
@@ -392,7 +410,7 @@ def read_run(path: Path, max_bytes: int = RUN_MAX_BYTES, keep_queries: Collectio
     return parser.finish(digest.hexdigest())
 
 
-def format_run(results: dict[str, list[Hit]], tag: str) -> str:
+def format_run(results: Mapping[str, list[Hit]], tag: str) -> str:
     """Queries in the given order; each query's hits in trec_eval order with ranks 1..n."""
     for name, value in (("tag", tag), *(("query id", q) for q in results)):
         if not value or any(ch.isspace() for ch in value):
@@ -402,7 +420,7 @@ def format_run(results: dict[str, list[Hit]], tag: str) -> str:
     return "".join(lines)
 
 
-def write_run(path: Path, results: dict[str, list[Hit]], tag: str) -> None:
+def write_run(path: Path, results: Mapping[str, list[Hit]], tag: str) -> None:
     atomic_write_text(Path(path), format_run(results, tag))
 
 
@@ -439,6 +457,11 @@ class RunFileRetriever:
 
     def retrieve(self, query_id: str, query: str, k: int) -> list[Hit]:
         return self.run.top(query_id, k)
+
+    def ranked_columns(self, query_id: str, query: str, k: int) -> tuple[list[str], list[float]]:
+        """``retrieve``'s ranking as its ids and scores, already in ``top_k``'s order (eval
+        neither sorts it again nor makes a ``Hit`` per row: ``eval.rankings``)."""
+        return self.run.top_columns(query_id, k)
 
     def missing(self, query_ids: list[str]) -> list[str]:
         return [q for q in query_ids if q not in self.run]
