@@ -5,6 +5,7 @@ stand is left (issue 35's edit repairs)."""
 
 from __future__ import annotations
 
+import random
 import subprocess
 
 import pytest
@@ -274,3 +275,22 @@ def test_repair_follows_the_quote_in_a_page_past_the_bound(tmp_path, capsys, mon
     assert rc == 0, report["left"]
     (fix,) = report["applied"]
     assert fix["at_old_place"] and fix["new"] == {"doc": "page.md", "quote": GREW_TO}
+
+
+def test_a_window_whose_lines_scattered_stays_within_the_bound(monkeypatch):
+    """A hostile page: the old window's lines went all over the new text (its paragraphs
+    shuffled). The new side of the window is at most ``MAX_DIFF_TOKENS`` tokens, so one label
+    costs at most the old window times that, however long the text."""
+    monkeypatch.setattr(old_place, "MAX_DIFF_TOKENS", 1_000)
+    monkeypatch.setattr(old_place, "WINDOW_TOKENS", 100)
+    old = long_page(2_000, f"Write a function {GREW_FROM} word.")
+    head, body = old.split("\n\n", 1)
+    paragraphs = body.rstrip("\n").split("\n\n")
+    random.Random(5).shuffle(paragraphs)
+    scattered = head + "\n\n" + "\n\n".join(paragraphs) + "\n"
+    assert len(old_place._tokens(scattered)) > 20 * old_place.MAX_DIFF_TOKENS
+    places = OldPlaces()
+    start = old.index(GREW_FROM)
+    places.place(("d.md", "d.md"), old, start, start + len(GREW_FROM), scattered)
+    spent = old_place.DIFF_BUDGET - places.left
+    assert 0 < spent <= (2 * old_place.WINDOW_TOKENS + 40) * old_place.MAX_DIFF_TOKENS
