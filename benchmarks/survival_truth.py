@@ -29,7 +29,9 @@ among the later documents git pairs with none: found, the quote's fate is ``edit
 
 Each fate carries the document and the character range (canonical text, SPEC §1, so that it
 compares with labeller's spans) where the words now stand; for ``edited`` the range from the
-first to the last surviving token of that window.
+first to the last surviving token of that window, and ``kept``: the share of the quote's words
+(punctuation not counted) standing in that window — how much of the quote survived, by this
+alignment and not by labeller's scoring.
 """
 
 from __future__ import annotations
@@ -168,11 +170,14 @@ class Fate:
     char_start: int | None = None
     char_end: int | None = None
     candidates: tuple[str, ...] = ()  # moved_ambiguous: every document that received the quote
+    kept: float | None = None  # edited: the share of the quote's words kept where it stood (0-1)
 
     def as_json(self) -> dict:
         out: dict = {"fate": self.kind}
         if self.doc is not None:
             out["now"] = {"doc": self.doc, "char_start": self.char_start, "char_end": self.char_end}
+        if self.kept is not None:
+            out["kept_words"] = round(self.kept, 3)
         if self.candidates:
             out["candidates"] = list(self.candidates)
         return out
@@ -272,8 +277,10 @@ class History:
             words = sum(1 for _, is_word in survivors[lo:hi + 1] if is_word)
             if words > best[0]:
                 best = (words, lo, hi)
-        if best[0] and best[0] >= EDITED_MIN_SHARE * sum(1 for token in quote if _WORD.match(token)):
-            return Fate(EDITED, target, *new.chars(survivors[best[1]][0], survivors[best[2]][0]))
+        words = sum(1 for token in quote if _WORD.match(token))
+        if best[0] and best[0] >= EDITED_MIN_SHARE * words:
+            return Fate(EDITED, target, *new.chars(survivors[best[1]][0], survivors[best[2]][0]),
+                        kept=best[0] / words)
         return None
 
     def _in_paragraph(self, doc: str, targets: list[str], first: int, last: int, text: str,

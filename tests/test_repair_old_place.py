@@ -5,6 +5,7 @@ stand is left (issue 35's edit repairs)."""
 
 from __future__ import annotations
 
+import random
 import subprocess
 
 import pytest
@@ -91,10 +92,11 @@ def test_words_that_moved_within_their_paragraph_are_found_again(monkeypatch):
 def test_the_comparison_is_bounded(monkeypatch):
     old = f"Write a function {GREW_FROM} word.\n"
     new = f"Write a function {GREW_TO} word.\n"
-    assert OldPlaces().comparable(("d.md", "d.md"), old, new)
+    span = (old.index(GREW_FROM), old.index(GREW_FROM) + len(GREW_FROM))
+    assert OldPlaces().comparable(("d.md", "d.md"), old, *span, new)
     spent = OldPlaces(budget=10)
     assert place_text(old, GREW_FROM, new, spent) is None  # past the repair's budget
-    assert not spent.comparable(("d.md", "d.md"), old, new)
+    assert not spent.comparable(("d.md", "d.md"), old, *span, new)
     monkeypatch.setattr(old_place, "MAX_DIFF_TOKENS", 5)
     assert place_text(old, GREW_FROM, new) is None  # a text past the bound
 
@@ -219,3 +221,76 @@ def test_a_quote_whose_words_now_run_across_a_heading_is_left(tmp_path, capsys, 
     assert rc == 1 and not report["applied"]
     (left,) = report["left"]
     assert "where it stood, its words now run across blocks" in left["reason"]
+
+
+# -- a text past the whole comparison's bound: a window around the span ---------------------------
+
+def long_page(n: int, middle: str) -> str:
+    """``n`` numbered paragraphs of their own words each (lines that stand once), ``middle`` in
+    the middle of them."""
+    paragraphs = [f"Paragraph {i} tells of harbour {i} and the ships {i} that anchor there." for i in range(n)]
+    paragraphs.insert(n // 2, middle)
+    return "# Long\n\n" + "\n\n".join(paragraphs) + "\n"
+
+
+def test_a_text_past_the_bound_is_compared_in_a_window_around_the_span(monkeypatch):
+    """Cargo's reference/unstable.md, 40,000 tokens: where the quote stood is found in a
+    window of the text then around the span and the stretch its unchanged lines went to, even
+    when the text before it grew (the window follows the lines, not the offsets)."""
+    monkeypatch.setattr(old_place, "MAX_DIFF_TOKENS", 1_000)
+    monkeypatch.setattr(old_place, "WINDOW_TOKENS", 100)
+    old = long_page(400, f"Write a function {GREW_FROM} word.")
+    new = long_page(400, f"Write a function {GREW_TO} word.")
+    inserted = "".join(f"An inserted line of its own, number {i}.\n\n" for i in range(300))
+    grown = new.replace("# Long\n\n", "# Long\n\n" + inserted, 1)
+    assert len(old_place._tokens(old)) > 5 * old_place.MAX_DIFF_TOKENS
+    for now in (new, grown):
+        places = OldPlaces()
+        assert place_text(old, GREW_FROM, now, places) == GREW_TO
+        window = (2 * old_place.WINDOW_TOKENS + 20) * (4 * old_place.WINDOW_TOKENS + 20)
+        assert 0 < old_place.DIFF_BUDGET - places.left <= window  # the window's cost, not the text's
+
+
+def test_a_window_with_no_unchanged_line_has_no_place(monkeypatch):
+    """Nothing of the old window stands once in the new text: no place, and not comparable
+    (repair says the page is past the comparison's bounds)."""
+    monkeypatch.setattr(old_place, "MAX_DIFF_TOKENS", 1_000)
+    monkeypatch.setattr(old_place, "WINDOW_TOKENS", 100)
+    old = long_page(400, f"Write a function {GREW_FROM} word.")
+    new = "\n\n".join(f"Harbour {i} renamed, its ships {i} gone." for i in range(1_000)) + "\n"
+    start = old.index(GREW_FROM)
+    assert place_text(old, GREW_FROM, new) is None
+    assert not OldPlaces().comparable(("d.md", "d.md"), old, start, start + len(GREW_FROM), new)
+
+
+@needs_git
+def test_repair_follows_the_quote_in_a_page_past_the_bound(tmp_path, capsys, monkeypatch):
+    """End to end: the page is past the whole comparison's bound, the quote is repaired where it
+    stood all the same (it used to be left: "past the bounds of a word comparison")."""
+    monkeypatch.setattr(old_place, "MAX_DIFF_TOKENS", 1_000)
+    monkeypatch.setattr(old_place, "WINDOW_TOKENS", 100)
+    before = long_page(400, f"Here is a problem: write a function {GREW_FROM} word.")
+    root, error = edited_project(tmp_path, capsys, monkeypatch, before, before.replace(GREW_FROM, GREW_TO), GREW_FROM)
+    rc, report = cli_json(capsys, "repair", "--min-score", "80", "--root", root)
+    assert rc == 0, report["left"]
+    (fix,) = report["applied"]
+    assert fix["at_old_place"] and fix["new"] == {"doc": "page.md", "quote": GREW_TO}
+
+
+def test_a_window_whose_lines_scattered_stays_within_the_bound(monkeypatch):
+    """A hostile page: the old window's lines went all over the new text (its paragraphs
+    shuffled). The new side of the window is at most ``MAX_DIFF_TOKENS`` tokens, so one label
+    costs at most the old window times that, however long the text."""
+    monkeypatch.setattr(old_place, "MAX_DIFF_TOKENS", 1_000)
+    monkeypatch.setattr(old_place, "WINDOW_TOKENS", 100)
+    old = long_page(2_000, f"Write a function {GREW_FROM} word.")
+    head, body = old.split("\n\n", 1)
+    paragraphs = body.rstrip("\n").split("\n\n")
+    random.Random(5).shuffle(paragraphs)
+    scattered = head + "\n\n" + "\n\n".join(paragraphs) + "\n"
+    assert len(old_place._tokens(scattered)) > 20 * old_place.MAX_DIFF_TOKENS
+    places = OldPlaces()
+    start = old.index(GREW_FROM)
+    places.place(("d.md", "d.md"), old, start, start + len(GREW_FROM), scattered)
+    spent = old_place.DIFF_BUDGET - places.left
+    assert 0 < spent <= (2 * old_place.WINDOW_TOKENS + 40) * old_place.MAX_DIFF_TOKENS

@@ -228,3 +228,43 @@ def test_the_report_is_deterministic(history, report, tmp_path):
     git_dir, base, later = history
     again = survival.survive(git_dir, "docs", base, [later], 100, 7, tmp_path, "synthetic")
     assert json.dumps(again, sort_keys=True) == json.dumps(report, sort_keys=True)
+
+
+def test_an_edited_quote_says_how_much_of_it_the_truth_keeps_where_it_stood():
+    """``kept_words``: the share of the quote's words (punctuation not counted) the alignment
+    keeps where it stood; three of ten words replaced keep 0.7, one of ten 0.9."""
+    quote = "ten words here: copper kettles whistle beside quiet stoves daily"
+    old = {"a.md": f"# A\n\nBefore it. {quote} and after it.\n"}
+    rewritten = "ten words here: brass pots sing beside quiet stoves daily"
+    touched = "ten words here: copper kettles sing beside quiet stoves daily"
+    start = old["a.md"].index(quote)
+    for now, share in ((rewritten, 0.7), (touched, 0.9)):
+        fate = History(old, {"a.md": f"# A\n\nBefore it. {now} and after it.\n"}, {}).fate(
+            "a.md", start, start + len(quote))
+        assert fate.kind == EDITED and fate.as_json()["kept_words"] == share
+
+
+def test_the_edited_in_place_figures_split_at_mostly_kept():
+    """The edited-in-place labels are split by the truth's share at ``MOSTLY_KEPT``, each group
+    with its repaired-correctly count; correctness itself is not changed by the split."""
+    def row(kept: float, correct: bool) -> dict:
+        return {"fate": EDITED, "doc": "a.md", "now": {"doc": "a.md"}, "kept_words": kept, "check": "not_found",
+                "repaired_by": ["min_score"], "repair_correct": correct, "left": None, "silent_move": False}
+
+    rows = [row(survival.MOSTLY_KEPT, True), row(0.95, False), row(survival.MOSTLY_KEPT - 0.01, True),
+            row(0.5, False), row(0.6, False)]
+    f = survival.figures(rows, repaired=True)
+    assert (f["edited_in_place_mostly_kept_repaired_by_min_score"], f["edited_in_place_mostly_kept"]) == (1, 2)
+    assert (f["edited_in_place_rewritten_repaired_by_min_score"], f["edited_in_place_rewritten"]) == (1, 3)
+    assert f["edited_in_place_repaired_by_min_score"] == 2 and f["edited_in_place"] == 5
+
+
+def test_the_report_rows_of_edited_labels_carry_the_truths_share(report):
+    row = next(r for r in report["commits"][0]["labels"] if r["fate"] == EDITED)
+    words = row["quote"].split()
+    changed = edited(EDITED_WORDS).split()
+    at = next(i for i in range(len(EDITED_WORDS)) if EDITED_WORDS[i:i + len(words)] == words)
+    assert row["kept_words"] == round(sum(changed[at + k] == w for k, w in enumerate(words)) / len(words), 3)
+    f = report["commits"][0]["figures"]
+    assert f["edited_in_place_mostly_kept"] + f["edited_in_place_rewritten"] == f["edited_in_place"]
+    assert "of them quote mostly kept" in survival.markdown(report)

@@ -24,10 +24,17 @@ offset), ``repair`` follows the old span through the edit:
 
 The place is what makes a lenient score safe: the passage is what the label's own words
 became, bounded by the unchanged text around them, never a look-alike elsewhere in the page.
-The comparison is bounded: a document of more than ``MAX_DIFF_TOKENS`` tokens, or one past the
-repair's ``DIFF_BUDGET`` (the sequence matcher's cost grows with the product of the two
-lengths), gets no place, and ``repair`` falls back to the build's nearest passages. Each pair
-of texts is compared once however many of its labels broke.
+The comparison is bounded: the sequence matcher's cost grows with the product of the two
+lengths, and all of a repair's comparisons together stay within ``DIFF_BUDGET`` token pairs.
+A pair of texts of at most ``MAX_DIFF_TOKENS`` tokens each is compared whole, once however many
+of its labels broke. A longer one (Cargo's ``reference/unstable.md``, the Rust Reference's
+``inline-assembly.md``: 20,000-50,000 tokens) is compared in a window around each label's old
+span (``_window``): ``WINDOW_TOKENS`` on either side of it, and the stretch of the new text
+that the old window's unchanged lines (``_Lines``: lines that stand once in each text) say it
+became, ``WINDOW_TOKENS`` wider on either side and at most ``MAX_DIFF_TOKENS`` long. Finding
+that stretch is linear in the texts (one pass over their lines, once a pair); the comparison
+itself is bounded by the window, whatever the text's length. A window with no such line, or
+past the budget, gets no place, and ``repair`` falls back to the build's nearest passages.
 """
 
 from __future__ import annotations
@@ -35,9 +42,17 @@ from __future__ import annotations
 import bisect
 import difflib
 import re
+import statistics
 
 _TOKEN = re.compile(r"\w+|[^\w\s]")
-MAX_DIFF_TOKENS = 20_000  # tokens of one text compared at most (~100 KB; a real page: up to 12,000)
+MAX_DIFF_TOKENS = 20_000  # tokens of one text compared whole at most (~100 KB; most real pages: up to 12,000)
+# A longer text is compared in a window: this many tokens of the old text on either side of the
+# span, and as many more on either side of where its unchanged lines went (~10 KB, several
+# paragraphs: room for the passage to have grown or moved within its section).
+WINDOW_TOKENS = 2_000
+# A line shorter than this (characters, spaces stripped) does not say where the window went: a
+# "```", a "}" or a blank-ish list marker stands in many places.
+MIN_ANCHOR_CHARS = 16
 # Token pairs (old × new length, summed) one repair compares at most: ~10 s on a hostile text
 # (measured: 50,000 random tokens of 101 kinds a side, 2.5 G pairs, took 15 s), while the 105
 # pages of the 1 MB Rust book, every one broken at once, would be 1.1 G.
@@ -71,7 +86,8 @@ class _Compared:
     blank lines are: what ``OldPlaces.place`` looks up for each span, by bisection, so that
     many labels of one page cost little more than one."""
 
-    def __init__(self, a: list[re.Match], b: list[re.Match], blocks: list, new: str) -> None:
+    def __init__(self, a: list[re.Match], b: list[re.Match], blocks: list, new: str,
+                 new_range: tuple[int, int] | None = None) -> None:
         self.a, self.b = a, b
         self.a_starts, self.b_starts = [t.start() for t in a], [t.start() for t in b]
         self.new_of = [-1] * len(a)
@@ -79,7 +95,8 @@ class _Compared:
         for i, j, n in blocks:
             self.new_of[i:i + n] = range(j, j + n)
             self.new_aligned[j:j + n] = b"\x01" * n
-        self.blank_lines = [(m.start(), m.end()) for m in _BLANK_LINE.finditer(new)]
+        lo, hi = new_range or (0, len(new))
+        self.blank_lines = [(m.start(), m.end()) for m in _BLANK_LINE.finditer(new, lo, hi)]
 
     def paragraph(self, start: int, end: int, length: int) -> tuple[int, int]:
         """``[start, end)`` of the new text widened to the blank lines around it."""
@@ -91,43 +108,112 @@ class _Compared:
         return min(lo, start), max(hi, end)
 
 
+class _Lines:
+    """One text's tokens and its lines that say where a window went: each stripped line of at
+    least ``MIN_ANCHOR_CHARS`` characters that stands once in the text, with the index of its
+    first token (``once``; ``by_token``: the same, ordered by token). Built once a text (linear
+    but for the sort)."""
+
+    def __init__(self, text: str, tokens: list[re.Match]) -> None:
+        self.tokens = tokens
+        self.starts = [t.start() for t in tokens]
+        seen: dict[str, int] = {}
+        twice: set[str] = set()
+        at = 0
+        for line in text.splitlines(keepends=True):
+            key = line.strip()
+            if len(key) >= MIN_ANCHOR_CHARS:
+                if key in seen:
+                    twice.add(key)
+                else:
+                    seen[key] = bisect.bisect_left(self.starts, at)
+            at += len(line)
+        self.once = {key: token for key, token in seen.items() if key not in twice}
+        self.by_token = sorted((token, key) for key, token in self.once.items())
+
+
 class OldPlaces:
-    """Where old spans stand now: each (text then, text now) pair compared once, within
-    ``DIFF_BUDGET`` for all of them (the second look for moved words is charged to it too)."""
+    """Where old spans stand now: each (text then, text now) pair compared once (a long pair:
+    once a window), within ``DIFF_BUDGET`` for all of them (the second look for moved words is
+    charged to it too)."""
 
     def __init__(self, budget: int = DIFF_BUDGET) -> None:
         self.left = budget
-        self._pairs: dict[tuple[str, str], _Compared | None] = {}
+        self._pairs: dict[tuple, _Compared | None] = {}
+        self._lines: dict[tuple[str, str], tuple[_Lines, _Lines]] = {}
 
-    def _compared(self, key: tuple[str, str], old: str, new: str) -> _Compared | None:
+    def _compared(self, key: tuple[str, str], old: str, start: int, end: int, new: str) -> _Compared | None:
+        """The comparison ``old[start:end]`` is looked up in: the whole pair, or its window."""
         if key not in self._pairs:
             a, b = _tokens(old), _tokens(new)
-            cost = len(a) * len(b)
-            if max(len(a), len(b)) > MAX_DIFF_TOKENS or cost > self.left:
+            if max(len(a), len(b)) > MAX_DIFF_TOKENS:
                 self._pairs[key] = None
+                self._lines[key] = _Lines(old, a), _Lines(new, b)
             else:
-                self.left -= cost
-                matcher = difflib.SequenceMatcher(None, [m.group().casefold() for m in a],
-                                                  [m.group().casefold() for m in b])
-                self._pairs[key] = _Compared(a, b, matcher.get_matching_blocks(), new)
-        return self._pairs[key]
+                self._pairs[key] = self._compare(a, b, new)
+        if key not in self._lines:
+            return self._pairs[key]
+        window = self._window(key, start, end)
+        if window is None:
+            return None
+        if window not in self._pairs:
+            (oa, ob), (na, nb) = window[1:]
+            lines_a, lines_b = self._lines[key]
+            b = lines_b.tokens[na:nb]
+            self._pairs[window] = self._compare(lines_a.tokens[oa:ob], b, new, (b[0].start(), b[-1].end()))
+        return self._pairs[window]
 
-    def comparable(self, key: tuple[str, str], old: str, new: str) -> bool:
-        """Whether the pair is within the comparison's bounds (``place`` can say where)."""
-        return self._compared(key, old, new) is not None
+    def _compare(self, a: list[re.Match], b: list[re.Match], new: str,
+                 new_range: tuple[int, int] | None = None) -> _Compared | None:
+        cost = len(a) * len(b)
+        if not a or not b or cost > self.left:
+            return None
+        self.left -= cost
+        matcher = difflib.SequenceMatcher(None, [m.group().casefold() for m in a], [m.group().casefold() for m in b])
+        return _Compared(a, b, matcher.get_matching_blocks(), new, new_range)
+
+    def _window(self, key: tuple[str, str], start: int, end: int) -> tuple | None:
+        """A long pair's window around ``old[start:end]``: ``WINDOW_TOKENS`` of the old text on
+        either side of the span, and the new text's stretch that the old window's unchanged
+        lines went to (each such line projects the old window onto the new text; the union of
+        the projections, ``WINDOW_TOKENS`` wider on either side, at most ``MAX_DIFF_TOKENS``
+        tokens around their median). None when no unchanged line stands in the old window."""
+        old, new = self._lines[key]
+        first, last = bisect.bisect_left(old.starts, start), bisect.bisect_left(old.starts, end)
+        if last - first > MAX_DIFF_TOKENS:
+            return None
+        oa, ob = max(0, first - WINDOW_TOKENS), min(len(old.tokens), last + WINDOW_TOKENS)
+        inside = old.by_token[bisect.bisect_left(old.by_token, (oa, "")):bisect.bisect_left(old.by_token, (ob, ""))]
+        shifts = [new.once[k] - i for i, k in inside if k in new.once]
+        if not shifts:
+            return None
+        na, nb = oa + min(shifts) - WINDOW_TOKENS, ob + max(shifts) + WINDOW_TOKENS
+        if nb - na > MAX_DIFF_TOKENS:  # lines scattered far apart: the window around their median
+            middle = (oa + ob) // 2 + int(statistics.median_low(shifts))
+            na, nb = middle - MAX_DIFF_TOKENS // 2, middle + MAX_DIFF_TOKENS // 2
+        na, nb = max(0, na), min(len(new.tokens), nb)
+        if na >= nb:
+            return None
+        return key, (oa, ob), (na, nb)
+
+    def comparable(self, key: tuple[str, str], old: str, start: int, end: int, new: str) -> bool:
+        """Whether the pair (for a long pair, the window around ``old[start:end]``) is within
+        the comparison's bounds (``place`` can say where)."""
+        return self._compared(key, old, start, end, new) is not None
 
     def place(self, key: tuple[str, str], old: str, start: int, end: int, new: str) -> tuple[int, int] | None:
         """Where the words of ``old[start:end]`` (a span of a document's text then) stand in
         ``new`` (its text now): from the first token of the span the comparison keeps to the
         last, widened to whole words (runs of non-space characters); ``None`` when it keeps
-        none, or the texts are past the bounds. ``key`` names the pair (the documents' ids).
+        none, or the texts (a long pair: the window around the span) are past the bounds.
+        ``key`` names the pair (the documents' ids).
 
         A comparison keeps words in one order: words of the span that moved within their
         sentence ("X to do Y" rewritten "To do Y, X") are left over. They are looked for
         again among the new words of the paragraph the kept ones stand in that the comparison
         left unaligned (within ``MOVED_REACH`` times the span's length of them), in runs of
         ``MIN_MOVED_RUN`` tokens or more (fewer may be chance)."""
-        c = self._compared(key, old, new)
+        c = self._compared(key, old, start, end, new)
         if c is None:
             return None
         span = [i for i in range(bisect.bisect_left(c.a_starts, start), bisect.bisect_left(c.a_starts, end))

@@ -338,7 +338,7 @@ def _at_old_place(resolver: Resolver, refusal: Refusal, index: int, min_score: f
     new_text = resolver.corpus[new_doc].text
     where = old_places.place((then[0], new_doc), old_text, then[1], then[2], new_text)
     if where is None:
-        if not old_places.comparable((then[0], new_doc), old_text, new_text):
+        if not old_places.comparable((then[0], new_doc), old_text, then[1], then[2], new_text):
             return _OldPlace(reason=f"where it stood is not known: {new_doc} is past the bounds of a word comparison")
         return _OldPlace(reason="none of the quote's words stand where it stood")
     s, e = edge_punctuation(new_text, *where, fold_quote(loc.quote))
