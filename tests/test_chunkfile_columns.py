@@ -93,3 +93,30 @@ def test_the_column_reader_leaves_a_file_with_a_problem_to_the_line_reader(bad):
     rows[2] |= bad
     raw = list(chunkfile.nonblank_lines("".join(json.dumps(r) + "\n" for r in rows)))
     assert chunkfile._offset_lines(raw, CORPUS) is None
+
+
+def _row(i: int) -> str:
+    return json.dumps({"id": f"c{i}", "doc": "a.md", "start": i, "end": i + 1})
+
+
+# Files whose lines, joined as one JSON array, would parse into one flat object a line while
+# some line is not an object on its own: the column reader parses the file in one call, and
+# must still refuse what the line reader refuses.
+ACROSS_LINES = {
+    "an object over two lines, two on another": [_row(0) + ", " + _row(1)[:-1].rsplit(",", 1)[0],
+                                                 '"end": 2}', _row(2)],
+    "a string over two lines": ['{"id": "x}', '{", "doc": "a.md", "start": 0, "end": 1}', _row(2) + ", " + _row(3)],
+    "two objects on one line": [_row(0) + ", " + _row(1)],
+    "two objects, no comma": [_row(0) + _row(1), _row(2)],
+}
+
+
+@pytest.mark.parametrize("lines", ACROSS_LINES.values(), ids=ACROSS_LINES.keys())
+def test_lines_that_parse_only_together_are_refused_as_the_line_reader_refuses_them(monkeypatch, lines):
+    text = "".join(line + "\n" for line in lines)
+    assert chunkfile._offset_lines(list(chunkfile.nonblank_lines(text)), CORPUS) is None
+    columns = outcome(text)
+    with monkeypatch.context() as m:
+        m.setattr(chunkfile, "_offset_lines", lambda raw_lines, corpus: None)
+        assert columns == outcome(text)
+    assert columns[0] == "refused"

@@ -165,9 +165,9 @@ def foreign_chunks(chunking: Chunking, corpus: Corpus) -> list[Chunk]:
 # -- reading chunk files --------------------------------------------------------------------
 
 
-@dataclass
-class _Line:
-    """One checked line: offsets (``place``) or a passage to locate (``text``), or both."""
+class _Line(NamedTuple):
+    """One checked line: offsets (``place``) or a passage to locate (``text``), or both.
+    (A tuple: a chunk file of 200,000 lines makes one each, at a tenth of a dataclass' cost.)"""
 
     line: int
     id: str
@@ -204,9 +204,9 @@ class _Problems:
                            record_id=first.get("id")).with_details(list(self.items))
 
 
-@dataclass(frozen=True)
-class PlacedChunk:
-    """One chunk of a file where it lies: ``located`` is "offsets" or the §10.1 tier."""
+class PlacedChunk(NamedTuple):
+    """One chunk of a file where it lies: ``located`` is "offsets" or the §10.1 tier (a
+    tuple, as ``_Line``: one per chunk)."""
 
     line: int
     id: str
@@ -382,6 +382,14 @@ def _parse_lines(text: str, corpus: Corpus, problems: _Problems, max_chunks: int
 
 
 _OFFSET_KEYS = frozenset(("id", "doc", "start", "end"))
+_JSON_SPACE = " \t\r\n"  # the whitespace JSON allows between tokens
+
+# ``_offset_lines`` parses the lines joined as one array, ``[line1\n,line2\n,...]``, and
+# keeps the result only when it is one flat object (str and int values) per line. That is
+# what each line parsed alone gives: a string cannot run past its line (a raw newline in a
+# string is refused), so a line that starts with ``{`` and ends with ``}`` opens and closes
+# objects of its own (a flat object holds no braces outside its strings); one object per
+# line, as many as lines, leaves room for nothing else on any line.
 
 
 def _offset_lines(raw_lines: list[tuple[int, str]], corpus: Corpus) -> list[_Line] | None:
@@ -391,9 +399,13 @@ def _offset_lines(raw_lines: list[tuple[int, str]], corpus: Corpus) -> list[_Lin
     same checks, each over a whole column in one or two C calls, not a dozen Python steps a
     line); None as soon as any line is anything else, and the line reader finds and words
     every problem."""
-    try:
-        objs = list(map(json.loads, (raw for _, raw in raw_lines)))
+    if not all((t := raw.strip(_JSON_SPACE))[:1] == "{" and t[-1:] == "}" for _, raw in raw_lines):
+        return None
+    try:  # one parse for the file; kept only when each line is exactly one object (the note above)
+        objs = json.loads("[" + "\n,".join(raw for _, raw in raw_lines) + "]")
     except (ValueError, RecursionError):
+        return None
+    if len(objs) != len(raw_lines):
         return None
     if not all(type(o) is dict and o.keys() == _OFFSET_KEYS for o in objs):
         return None
