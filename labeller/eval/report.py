@@ -27,6 +27,7 @@ from labeller import __version__
 from labeller.display import json_chunks
 from labeller.errors import InvalidInput
 from labeller.core.chunkfile import Chunking
+from labeller.core.parallel import gc_paused
 from labeller.eval.bootstrap import Pending, bootstrap_cis, paired_delta_cis
 from labeller.eval.chars import CharScore, char_metric_names
 from labeller.eval.metrics import LEVELS, QueryScore, measures
@@ -61,11 +62,14 @@ def render(report: dict) -> str:
     return "".join(render_chunks(report))
 
 
+@gc_paused()
 def write_report(path, report: dict, keep: bool = False) -> list[str]:
     """Written as it is encoded (a 20,000-query report is tens of MB of text: never held
     whole, nor again as bytes); the same bytes as ``render``. ``keep``: also return the text
     pieces (joined, ``render``'s text), for a caller that prints the report it wrote: the
-    pure-Python encoder is a fifth of a large eval's time, so the report is encoded once."""
+    pure-Python encoder is a fifth of a large eval's time, so the report is encoded once.
+    The cycle collector is paused: the encoder's containers make none, and each full pass
+    would walk the whole report and its run."""
     kept: list[str] = []
 
     def encoded() -> Iterator[bytes]:

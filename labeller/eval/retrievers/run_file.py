@@ -20,6 +20,7 @@ from typing import Callable, Collection, Mapping, NoReturn, cast
 import numpy as np
 
 from labeller.core.chunkers import chunker_spec
+from labeller.core.parallel import gc_paused
 from labeller.core.project import Project
 from labeller.errors import InvalidInput
 from labeller.eval.chunkset import ChunkSet
@@ -475,10 +476,13 @@ class RunFileRetriever:
         self.run = run
 
     @classmethod
+    @gc_paused()
     def for_project(cls, project: Project, path: Path | str, chunks: ChunkSet | None = None) -> "RunFileRetriever":
         """Read the run and refuse docids that are not chunk ids of the chunking scored (the
         project's chunks, or ``chunks``, a foreign ``ChunkSet``): they mean the run was made
-        over another chunking or corpus, and would silently score 0."""
+        over another chunking or corpus, and would silently score 0. The cycle collector is
+        paused (``gc_paused``): the golden ids' records and the run's ids make no cycles, and
+        its full passes would walk the chunk set loaded before."""
         foreign = chunks if chunks is not None and chunks.foreign else None
         known = foreign.positions.first if foreign is not None else {c.chunk_id for c in project.all_chunks}
         golden = {q.id for q in project.load_questions().questions}  # only their rows are scored
