@@ -206,6 +206,8 @@ def test_top_of_a_run_is_trec_order_of_its_hits(rows, k):
     run = parse_run(text)
     for qid in [*_QIDS, "absent"]:
         assert run.top(qid, k) == top_k(run.hits_of(qid), k)
+        ids, scores = run.top_columns(qid, k)  # what eval reads (``Rankings``), each column on its own
+        assert (ids, scores) == ([h.chunk_id for h in run.top(qid, k)], [h.score for h in run.top(qid, k)])
 
 
 @pytest.mark.parametrize("odd", ["a\x00", "é"])

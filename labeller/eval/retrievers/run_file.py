@@ -98,13 +98,21 @@ class Run:
         return list(map(Hit, *self.top_columns(query_id, k)))
 
     def top_columns(self, query_id: str, k: int) -> tuple[list[str], list[float]]:
-        """``top``'s chunk ids and scores, no ``Hit`` made."""
+        """``top``'s chunk ids and scores, no ``Hit`` made: slices of the run's ranked columns."""
         i = self._queries.get(query_id)
         if i is None or k <= 0:
             return [], []
-        lo, hi = self._bounds[i], self._bounds[i + 1]
-        rows = self._ranked[lo:min(hi, lo + k)]
-        return list(map(self.docids.__getitem__, self._docid[rows].tolist())), self._score[rows].tolist()
+        ids, scores, bounds = self._ranked_columns
+        lo, hi = bounds[i], bounds[i + 1]
+        return ids[lo:min(hi, lo + k)].tolist(), scores[lo:min(hi, lo + k)].tolist()
+
+    @cached_property
+    def _ranked_columns(self) -> tuple[np.ndarray, np.ndarray, list[int]]:
+        """Every row's docid (the string: an array of references) and score in ``_ranked``'s
+        order, and each query's bounds, made once for the run (a query's top is then two slices)."""
+        rows = self._ranked
+        return (np.array(self.docids, dtype=object)[self._docid[rows]], self._score[rows],
+                self._bounds.tolist())
 
 
 _ONE_KEY_BELOW = 2 ** 63  # ``Run._ranked`` sorts by one int64 key when every key fits below this
