@@ -340,3 +340,23 @@ def test_kept_ids_are_numbered_by_the_column_reader_as_by_the_line_reader(text, 
         columns = _kept_read(path, golden, known)
         mp.setattr(run_file._RunParser, "_feed_columns", lambda self, text: False)
         assert columns == _kept_read(path, golden, known)
+
+
+def test_the_run_is_read_and_the_report_encoded_with_the_collector_paused(make_project, tmp_path, monkeypatch):
+    """Reading a run (with the golden ids) and encoding a report make no reference cycles; the
+    collector's full passes there walked the loaded chunk set and the report. Paused, then on again."""
+    import gc
+
+    from labeller.eval import report as report_module
+
+    project = make_project({"a.md": "# A\n\nalpha text\n"}, [q("golden", {"quote": "alpha text"})])
+    path = tmp_path / "ext.run"
+    path.write_text(f"golden Q0 {project.all_chunks[0].chunk_id} 1 2.0 t\n")
+    seen: list[bool] = []
+    read, render = run_file.read_run, report_module.render_chunks
+    monkeypatch.setattr(run_file, "read_run", lambda *a, **k: (seen.append(gc.isenabled()), read(*a, **k))[1])
+    monkeypatch.setattr(report_module, "render_chunks", lambda r: (seen.append(gc.isenabled()), render(r))[1])
+    assert gc.isenabled()
+    RunFileRetriever.for_project(project, path)
+    report_module.write_report(tmp_path / "r.json", {"a": 1})
+    assert seen == [False, False] and gc.isenabled()
