@@ -22,6 +22,7 @@ import hashlib
 import json
 import math
 from collections.abc import Callable, Iterator, Sequence
+from itertools import repeat
 
 from labeller import __version__
 from labeller.display import json_chunks
@@ -44,6 +45,15 @@ FLOOR = 0.95  # recall@50 floor for candidate generation
 def rnd(x: float | None) -> float | None:
     """Six decimals in reports: enough to rank, short enough to read; applied after all checks."""
     return None if x is None else round(x, 6)
+
+
+def rnd_values(values: dict) -> dict:
+    """``{k: rnd(v)}`` of a row's metrics, by one C pass when none is None (20,000 rows of
+    ~60 values: a Python call each was a tenth of building the report)."""
+    vs = list(values.values())
+    if None in vs:
+        return {k: rnd(v) for k, v in values.items()}
+    return dict(zip(values, map(round, vs, repeat(6))))
 
 
 def canonical_json(obj) -> str:
@@ -132,7 +142,7 @@ def level_aggregate(scores: Sequence[QueryScore], level: str, ks: Sequence[int],
     groups = ((list(scores), [m.name for m in ms if not m.multi_only]),
               ([s for s in scores if s.multi], [m.name for m in ms if m.multi_only]))
     for subset, cols in groups:
-        matrix = [[s.level(level)[c] for c in cols] for s in subset]
+        matrix = [[values[c] for c in cols] for values in (s.level(level) for s in subset)]
         cis = bootstrap_cis(matrix, samples, seed) if subset else [None] * len(cols)
         for j, col in enumerate(cols):
             out[col] = _stat([row[j] for row in matrix], cis[j])
@@ -303,10 +313,10 @@ def query_row(rec, score: QueryScore, hits, shipped_k: int, chunk_of, chars: Cha
     row = {"query_id": q.id, "query": q.query, "hop": q.hop, "split": q.split, "tags": list(q.tags),
            "answer_spans": [s.as_json() for s in rec.spans], "answer_docs": score.answer_docs,
            "hit_ranks": score.hit_ranks, "doc_ranks": score.doc_ranks,
-           "chunk": {k: rnd(v) for k, v in score.chunk.items()}, "doc": {k: rnd(v) for k, v in score.doc.items()},
+           "chunk": rnd_values(score.chunk), "doc": rnd_values(score.doc),
            "miss": any(r is None or r > shipped_k for r in score.hit_ranks),  # some span not in the top k
            "retrieved": retrieved_rows(hits, shipped_k, chunk_of),
-           "chars": {k: rnd(v) for k, v in chars.values.items()}, "precision_omega": rnd(chars.precision_omega),
+           "chars": rnd_values(chars.values), "precision_omega": rnd(chars.precision_omega),
            "unreachable_spans": unreachable}
     return row
 
