@@ -120,3 +120,33 @@ def test_lines_that_parse_only_together_are_refused_as_the_line_reader_refuses_t
         m.setattr(chunkfile, "_offset_lines", lambda raw_lines, corpus: None)
         assert columns == outcome(text)
     assert columns[0] == "refused"
+
+
+def _digest_by_range(chunking) -> str:
+    """SPEC §10's digest as written there: each range's bytes fed on their own."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for r in chunking.ranges:
+        h.update(b"\x00".join((r.id.encode("utf-8"), r.place.doc.encode("utf-8"), str(r.place.start).encode("ascii"),
+                               str(r.place.end).encode("ascii"))) + b"\x00")
+    return h.hexdigest()
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.tuples(st.text(min_size=1, max_size=5),
+                          st.sampled_from(["a.md", "é/ü.md"]), st.integers(0, 10**6), st.integers(1, 10**6)),
+                max_size=9), st.sampled_from([1, 2, 1 << 14]))
+def test_the_digest_by_batches_is_the_digest_by_range(monkeypatch, rows, batch):
+    from labeller.core.chunkfile import Chunking, ChunkRange
+    from labeller.core.vocab import Place
+
+    monkeypatch.setattr(chunkfile, "_DIGEST_BATCH", batch)
+    chunking = Chunking("x", [ChunkRange(i, Place(d, s, s + n)) for i, d, s, n in rows], origin="file")
+    try:
+        expected = _digest_by_range(chunking)
+    except UnicodeEncodeError:  # a lone surrogate: refused both ways
+        with pytest.raises(UnicodeEncodeError):
+            chunking.digest
+        return
+    assert chunking.digest == expected

@@ -61,6 +61,9 @@ class ChunkRange(NamedTuple):
 _BY_PLACE = itemgetter(1, 0)  # a ChunkRange's (place, id): by document, start, end, then id
 
 
+_DIGEST_BATCH = 1 << 14  # ranges encoded per call while digesting a chunking
+
+
 class Chunking:
     """A named set of chunk ranges over one corpus; ranges may overlap and ids are not
     required to be unique (labeller's own chunker gives identical passages one id)."""
@@ -96,9 +99,9 @@ class Chunking:
         """sha256 over the chunks sorted by (doc, start, end, id) of
         ``utf8(id) 0x00 utf8(doc) 0x00 start 0x00 end 0x00`` (offsets in decimal)."""
         h = hashlib.sha256()
-        for r in self.ranges:
-            h.update(b"\x00".join((r.id.encode("utf-8"), r.place.doc.encode("utf-8"),
-                                   str(r.place.start).encode("ascii"), str(r.place.end).encode("ascii"))) + b"\x00")
+        for at in range(0, len(self.ranges), _DIGEST_BATCH):  # UTF-8 of a joined text is the joined UTF-8s
+            h.update("".join(f"{r.id}\x00{r.place.doc}\x00{r.place.start}\x00{r.place.end}\x00"
+                             for r in self.ranges[at:at + _DIGEST_BATCH]).encode("utf-8"))
         return h.hexdigest()
 
     @cached_property
