@@ -25,7 +25,7 @@ import bisect
 import hashlib
 import json
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import islice
@@ -154,15 +154,29 @@ def foreign_chunks(chunking: Chunking, corpus: Corpus) -> list[Chunk]:
     same document-level context for every chunking. ``heading_path`` (what reports show)
     is ``doc:line`` of the chunk's start.
     """
+    make = foreign_chunk_maker(chunking, corpus)
+    return [make(i) for i in range(chunking.n_chunks)]
+
+
+def foreign_chunk_maker(chunking: Chunking, corpus: Corpus) -> Callable[[int], Chunk]:
+    """``foreign_chunks(chunking, corpus)[i]`` made alone, for a caller that shows a few of
+    the chunks (a run's report) and need not make 200,000 of them."""
     titles: dict[str, str] = {}
-    out = []
+    first: dict[str, int] = {}  # each document's first index in ``ranges`` (sorted by document)
+    at = 0
     for doc_id, rs in chunking.by_doc.items():
+        first[doc_id], at = at, at + len(rs)
+
+    def make(i: int) -> Chunk:
+        r = chunking.ranges[i]
+        doc_id, s, e = r.place
         doc = corpus[doc_id]
-        title = titles.setdefault(doc_id, front_matter_title(doc.text) or PurePosixPath(doc_id).name)
-        for ordinal, r in enumerate(rs):
-            s, e = r.place.start, r.place.end
-            out.append(Chunk(r.id, doc_id, ordinal, s, e, doc.text, f"{doc_id}:{doc.line_col(s)[0]}", "", title))
-    return out
+        title = titles.get(doc_id)
+        if title is None:
+            title = titles[doc_id] = front_matter_title(doc.text) or PurePosixPath(doc_id).name
+        return Chunk(r.id, doc_id, i - first[doc_id], s, e, doc.text, f"{doc_id}:{doc.line_col(s)[0]}", "", title)
+
+    return make
 
 
 # -- reading chunk files --------------------------------------------------------------------
