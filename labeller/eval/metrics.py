@@ -77,6 +77,8 @@ class _ChunksAt(dict):
 class ChunkPositions:
     """Every position of every chunk id: ids can repeat (identical text in one document)."""
 
+    _chunk_at: Callable[[int], Chunk]  # ``of_ranges``: the chunk of a range, by its index
+
     def __init__(self, chunks: Sequence[Chunk], chunking: Chunking | None = None) -> None:
         self.positions: dict[str, list[Place]] = {}  # read-only lists, handed out as they are
         by_doc: dict[str, list[Chunk]] = {}
