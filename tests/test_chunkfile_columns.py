@@ -93,3 +93,60 @@ def test_the_column_reader_leaves_a_file_with_a_problem_to_the_line_reader(bad):
     rows[2] |= bad
     raw = list(chunkfile.nonblank_lines("".join(json.dumps(r) + "\n" for r in rows)))
     assert chunkfile._offset_lines(raw, CORPUS) is None
+
+
+def _row(i: int) -> str:
+    return json.dumps({"id": f"c{i}", "doc": "a.md", "start": i, "end": i + 1})
+
+
+# Files whose lines, joined as one JSON array, would parse into one flat object a line while
+# some line is not an object on its own: the column reader parses the file in one call, and
+# must still refuse what the line reader refuses.
+ACROSS_LINES = {
+    "an object over two lines, two on another": [_row(0) + ", " + _row(1)[:-1].rsplit(",", 1)[0],
+                                                 '"end": 2}', _row(2)],
+    "a string over two lines": ['{"id": "x}', '{", "doc": "a.md", "start": 0, "end": 1}', _row(2) + ", " + _row(3)],
+    "two objects on one line": [_row(0) + ", " + _row(1)],
+    "two objects, no comma": [_row(0) + _row(1), _row(2)],
+}
+
+
+@pytest.mark.parametrize("lines", ACROSS_LINES.values(), ids=ACROSS_LINES.keys())
+def test_lines_that_parse_only_together_are_refused_as_the_line_reader_refuses_them(monkeypatch, lines):
+    text = "".join(line + "\n" for line in lines)
+    assert chunkfile._offset_lines(list(chunkfile.nonblank_lines(text)), CORPUS) is None
+    columns = outcome(text)
+    with monkeypatch.context() as m:
+        m.setattr(chunkfile, "_offset_lines", lambda raw_lines, corpus: None)
+        assert columns == outcome(text)
+    assert columns[0] == "refused"
+
+
+def _digest_by_range(chunking) -> str:
+    """SPEC §10's digest as written there: each range's bytes fed on their own."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for r in chunking.ranges:
+        h.update(b"\x00".join((r.id.encode("utf-8"), r.place.doc.encode("utf-8"), str(r.place.start).encode("ascii"),
+                               str(r.place.end).encode("ascii"))) + b"\x00")
+    return h.hexdigest()
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.tuples(st.text(min_size=1, max_size=5),
+                          st.sampled_from(["a.md", "é/ü.md"]), st.integers(0, 10**6), st.integers(1, 10**6)),
+                max_size=9), st.sampled_from([1, 2, 1 << 14]))
+def test_the_digest_by_batches_is_the_digest_by_range(monkeypatch, rows, batch):
+    from labeller.core.chunkfile import Chunking, ChunkRange
+    from labeller.core.vocab import Place
+
+    monkeypatch.setattr(chunkfile, "_DIGEST_BATCH", batch)
+    chunking = Chunking("x", [ChunkRange(i, Place(d, s, s + n)) for i, d, s, n in rows], origin="file")
+    try:
+        expected = _digest_by_range(chunking)
+    except UnicodeEncodeError:  # a lone surrogate: refused both ways
+        with pytest.raises(UnicodeEncodeError):
+            chunking.digest
+        return
+    assert chunking.digest == expected

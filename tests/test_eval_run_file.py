@@ -206,6 +206,8 @@ def test_top_of_a_run_is_trec_order_of_its_hits(rows, k):
     run = parse_run(text)
     for qid in [*_QIDS, "absent"]:
         assert run.top(qid, k) == top_k(run.hits_of(qid), k)
+        ids, scores = run.top_columns(qid, k)  # what eval reads (``Rankings``), each column on its own
+        assert (ids, scores) == ([h.chunk_id for h in run.top(qid, k)], [h.score for h in run.top(qid, k)])
 
 
 @pytest.mark.parametrize("odd", ["a\x00", "é"])
@@ -302,3 +304,59 @@ def test_interned_ids_are_numbered_by_first_appearance_across_blocks(blocks):
             expected.setdefault(b, len(expected))
         assert codes.tolist() == [expected[b] for b in block]
     assert table == expected
+
+
+def _kept_read(path, golden, known) -> tuple:
+    run = read_run(path, keep_queries=golden, known_docids=known)
+    return (list(run._queries), run.docids, list(run.first_lines), run.hits, run.tags, run.unknown, run.sha256)
+
+
+# Well-formed runs (each query's docids distinct), some lines only the line reader takes
+# (a vertical tab, a non-ASCII or NUL id), ids in no sorted order within a block.
+def _run_of(rows: list[tuple[str, str, str]]) -> str:
+    """A line per (query, docid) pair, first kept, scores by line."""
+    pairs: dict[tuple[str, str], str] = {}
+    for qid, docid, odd in rows:
+        pairs.setdefault((qid, docid), odd)
+    return "\n".join(f"{q} Q0 {d} 1 {i} t{odd}" for i, ((q, d), odd) in enumerate(pairs.items()))
+
+
+_valid_runs = st.lists(st.tuples(st.sampled_from(_QIDS + ["q3", "q4"]), st.sampled_from(_DOCIDS + ["é", "a\x00"]),
+                                 st.sampled_from(["", "\x0b"])), max_size=30).map(_run_of)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_valid_runs, st.sampled_from([1, 16, 64, BLOCK_BYTES]),
+       st.sets(st.sampled_from(_QIDS + ["q3", "q4"])), st.sets(st.sampled_from(_DOCIDS + ["é", "a\x00"])))
+def test_kept_ids_are_numbered_by_the_column_reader_as_by_the_line_reader(text, block, golden, known):
+    """With ``keep_queries``/``known_docids`` the column reader numbers the kept ids by their
+    places in the sorted kept and known ids (``_Sorted.intern``'s ``at``), not by a second
+    search of their bytes: the same numbers, first lines, hits and unknown docids as the
+    line reader's, blocks of either reader mixed."""
+    with tempfile.TemporaryDirectory() as tmp, pytest.MonkeyPatch.context() as mp:
+        mp.setattr(run_file, "BLOCK_BYTES", block)
+        path = Path(tmp) / "x.run"
+        path.write_bytes(text.encode("utf-8"))
+        columns = _kept_read(path, golden, known)
+        mp.setattr(run_file._RunParser, "_feed_columns", lambda self, text: False)
+        assert columns == _kept_read(path, golden, known)
+
+
+def test_the_run_is_read_and_the_report_encoded_with_the_collector_paused(make_project, tmp_path, monkeypatch):
+    """Reading a run (with the golden ids) and encoding a report make no reference cycles; the
+    collector's full passes there walked the loaded chunk set and the report. Paused, then on again."""
+    import gc
+
+    from labeller.eval import report as report_module
+
+    project = make_project({"a.md": "# A\n\nalpha text\n"}, [q("golden", {"quote": "alpha text"})])
+    path = tmp_path / "ext.run"
+    path.write_text(f"golden Q0 {project.all_chunks[0].chunk_id} 1 2.0 t\n")
+    seen: list[bool] = []
+    read, render = run_file.read_run, report_module.render_chunks
+    monkeypatch.setattr(run_file, "read_run", lambda *a, **k: (seen.append(gc.isenabled()), read(*a, **k))[1])
+    monkeypatch.setattr(report_module, "render_chunks", lambda r: (seen.append(gc.isenabled()), render(r))[1])
+    assert gc.isenabled()
+    RunFileRetriever.for_project(project, path)
+    report_module.write_report(tmp_path / "r.json", {"a": 1})
+    assert seen == [False, False] and gc.isenabled()

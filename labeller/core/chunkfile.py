@@ -25,7 +25,7 @@ import bisect
 import hashlib
 import json
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import islice
@@ -59,6 +59,9 @@ class ChunkRange(NamedTuple):
 
 
 _BY_PLACE = itemgetter(1, 0)  # a ChunkRange's (place, id): by document, start, end, then id
+
+
+_DIGEST_BATCH = 1 << 14  # ranges encoded per call while digesting a chunking
 
 
 class Chunking:
@@ -96,9 +99,9 @@ class Chunking:
         """sha256 over the chunks sorted by (doc, start, end, id) of
         ``utf8(id) 0x00 utf8(doc) 0x00 start 0x00 end 0x00`` (offsets in decimal)."""
         h = hashlib.sha256()
-        for r in self.ranges:
-            h.update(b"\x00".join((r.id.encode("utf-8"), r.place.doc.encode("utf-8"),
-                                   str(r.place.start).encode("ascii"), str(r.place.end).encode("ascii"))) + b"\x00")
+        for at in range(0, len(self.ranges), _DIGEST_BATCH):  # UTF-8 of a joined text is the joined UTF-8s
+            h.update("".join(f"{r.id}\x00{r.place.doc}\x00{r.place.start}\x00{r.place.end}\x00"
+                             for r in self.ranges[at:at + _DIGEST_BATCH]).encode("utf-8"))
         return h.hexdigest()
 
     @cached_property
@@ -151,23 +154,37 @@ def foreign_chunks(chunking: Chunking, corpus: Corpus) -> list[Chunk]:
     same document-level context for every chunking. ``heading_path`` (what reports show)
     is ``doc:line`` of the chunk's start.
     """
+    make = foreign_chunk_maker(chunking, corpus)
+    return [make(i) for i in range(chunking.n_chunks)]
+
+
+def foreign_chunk_maker(chunking: Chunking, corpus: Corpus) -> Callable[[int], Chunk]:
+    """``foreign_chunks(chunking, corpus)[i]`` made alone, for a caller that shows a few of
+    the chunks (a run's report) and need not make 200,000 of them."""
     titles: dict[str, str] = {}
-    out = []
+    first: dict[str, int] = {}  # each document's first index in ``ranges`` (sorted by document)
+    at = 0
     for doc_id, rs in chunking.by_doc.items():
+        first[doc_id], at = at, at + len(rs)
+
+    def make(i: int) -> Chunk:
+        r = chunking.ranges[i]
+        doc_id, s, e = r.place
         doc = corpus[doc_id]
-        title = titles.setdefault(doc_id, front_matter_title(doc.text) or PurePosixPath(doc_id).name)
-        for ordinal, r in enumerate(rs):
-            s, e = r.place.start, r.place.end
-            out.append(Chunk(r.id, doc_id, ordinal, s, e, doc.text, f"{doc_id}:{doc.line_col(s)[0]}", "", title))
-    return out
+        title = titles.get(doc_id)
+        if title is None:
+            title = titles[doc_id] = front_matter_title(doc.text) or PurePosixPath(doc_id).name
+        return Chunk(r.id, doc_id, i - first[doc_id], s, e, doc.text, f"{doc_id}:{doc.line_col(s)[0]}", "", title)
+
+    return make
 
 
 # -- reading chunk files --------------------------------------------------------------------
 
 
-@dataclass
-class _Line:
-    """One checked line: offsets (``place``) or a passage to locate (``text``), or both."""
+class _Line(NamedTuple):
+    """One checked line: offsets (``place``) or a passage to locate (``text``), or both.
+    (A tuple: a chunk file of 200,000 lines makes one each, at a tenth of a dataclass' cost.)"""
 
     line: int
     id: str
@@ -204,9 +221,9 @@ class _Problems:
                            record_id=first.get("id")).with_details(list(self.items))
 
 
-@dataclass(frozen=True)
-class PlacedChunk:
-    """One chunk of a file where it lies: ``located`` is "offsets" or the §10.1 tier."""
+class PlacedChunk(NamedTuple):
+    """One chunk of a file where it lies: ``located`` is "offsets" or the §10.1 tier (a
+    tuple, as ``_Line``: one per chunk)."""
 
     line: int
     id: str
@@ -382,6 +399,14 @@ def _parse_lines(text: str, corpus: Corpus, problems: _Problems, max_chunks: int
 
 
 _OFFSET_KEYS = frozenset(("id", "doc", "start", "end"))
+_JSON_SPACE = " \t\r\n"  # the whitespace JSON allows between tokens
+
+# ``_offset_lines`` parses the lines joined as one array, ``[line1\n,line2\n,...]``, and
+# keeps the result only when it is one flat object (str and int values) per line. That is
+# what each line parsed alone gives: a string cannot run past its line (a raw newline in a
+# string is refused), so a line that starts with ``{`` and ends with ``}`` opens and closes
+# objects of its own (a flat object holds no braces outside its strings); one object per
+# line, as many as lines, leaves room for nothing else on any line.
 
 
 def _offset_lines(raw_lines: list[tuple[int, str]], corpus: Corpus) -> list[_Line] | None:
@@ -391,9 +416,13 @@ def _offset_lines(raw_lines: list[tuple[int, str]], corpus: Corpus) -> list[_Lin
     same checks, each over a whole column in one or two C calls, not a dozen Python steps a
     line); None as soon as any line is anything else, and the line reader finds and words
     every problem."""
-    try:
-        objs = list(map(json.loads, (raw for _, raw in raw_lines)))
+    if not all((t := raw.strip(_JSON_SPACE))[:1] == "{" and t[-1:] == "}" for _, raw in raw_lines):
+        return None
+    try:  # one parse for the file; kept only when each line is exactly one object (the note above)
+        objs = json.loads("[" + "\n,".join(raw for _, raw in raw_lines) + "]")
     except (ValueError, RecursionError):
+        return None
+    if len(objs) != len(raw_lines):
         return None
     if not all(type(o) is dict and o.keys() == _OFFSET_KEYS for o in objs):
         return None

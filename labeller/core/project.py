@@ -8,10 +8,11 @@ project checks the configured names only the core knows (chunker, hit rule), so 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from labeller.config import ProjectConfig
+from labeller.config import Limits, ProjectConfig
 from labeller.core.cache import DigestCache
 from labeller.core.chunkers import Chunk, Chunker, chunk_corpus, get_chunker
 from labeller.core.corpus import Corpus, load_corpus
@@ -28,6 +29,7 @@ class Project:
     def __init__(self, config: ProjectConfig, cache: DigestCache | None = None) -> None:
         self.config = config
         self.cache = cache
+        self._questions: tuple[Limits, QuestionsFile] | None = None  # the last parse, and the limits it was made under
         try:
             self.chunker: Chunker = get_chunker(config.chunker, max_chars=config.max_chars)
         except InvalidInput as exc:
@@ -84,4 +86,10 @@ class Project:
                          lambda key: WINDOWS_CODEC if key[0] == WINDOWS_VERSION else BLOCKS_CODEC)
 
     def load_questions(self) -> QuestionsFile:
-        return load_questions(self.config.questions, self.config.limits)
+        """The questions file as it is on disk now, parsed again only when its text changed
+        (``core.questions.load_questions``' ``reuse``); each caller gets its own copy."""
+        limits = self.config.limits
+        last = self._questions if self._questions is not None and self._questions[0] == limits else None
+        qf = load_questions(self.config.questions, limits, reuse=last[1] if last is not None else None)
+        self._questions = (limits, replace(qf, entries=list(qf.entries)))  # kept apart from the copy handed out
+        return qf

@@ -9,8 +9,8 @@ back to one of its chunks.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 from functools import cached_property
 from itertools import repeat
 from pathlib import Path
@@ -19,7 +19,7 @@ from labeller.core.anchors import fold_text
 from labeller.core.canon import canonical_fragment
 from labeller.core.chunkers import Chunk, Chunker, chunk_corpus, chunker_spec
 from labeller.core.build import BuildResult
-from labeller.core.chunkfile import FOREIGN_FIELDS, Chunking, answer_bearing, foreign_chunks, read_chunk_file
+from labeller.core.chunkfile import FOREIGN_FIELDS, Chunking, answer_bearing, foreign_chunk_maker, read_chunk_file
 from labeller.core.corpus import Corpus
 from labeller.core.parallel import gc_paused
 from labeller.core.passages import Passage, PassageLocator, Placement
@@ -29,21 +29,32 @@ from labeller.errors import InvalidInput
 from labeller.eval.metrics import ChunkPositions
 
 
-@dataclass
 class ChunkSet:
-    chunking: Chunking
-    chunks: list[Chunk]  # with their indexed fields, corpus order
-    positions: ChunkPositions
-    # How the chunks' indexed fields were made when they are not the project's own chunks
-    # (a BM25 index of them is keyed by it); None for the project's own.
-    fields: str | None = None
+    def __init__(self, chunking: Chunking, chunks: list[Chunk] | Callable[[], list[Chunk]],
+                 positions: ChunkPositions, fields: str | None = None) -> None:
+        self.chunking = chunking
+        self._chunks = chunks
+        self.positions = positions
+        # How the chunks' indexed fields were made when they are not the project's own chunks
+        # (a BM25 index of them is keyed by it); None for the project's own.
+        self.fields = fields
+
+    @cached_property
+    def chunks(self) -> list[Chunk]:
+        """With their indexed fields, corpus order (a chunk file's: made when first read)."""
+        return self._chunks() if callable(self._chunks) else self._chunks
 
     @classmethod
     def of(cls, chunking: Chunking, chunks: Sequence[Chunk], fields: str | None = None) -> "ChunkSet":
-        positions = ChunkPositions(chunks, chunking)
-        for u in chunking.unplaced:  # a retriever may still name them: known ids, at no place (they hit nothing)
-            positions.first[u["id"]] = Chunk(u["id"], "", 0, 0, 0, "", f"(unplaced: line {u['line']})", "", "")
-        return cls(chunking, list(chunks), positions, fields)
+        return cls(chunking, list(chunks), _with_unplaced(ChunkPositions(chunks, chunking), chunking), fields)
+
+    @classmethod
+    def of_foreign(cls, chunking: Chunking, corpus: Corpus) -> "ChunkSet":
+        """``of(chunking, foreign_chunks(chunking, corpus), FOREIGN_FIELDS)``, its chunks made
+        when read: a run's report shows a few of a chunk file's 200,000, BM25 reads them all."""
+        make = foreign_chunk_maker(chunking, corpus)
+        positions = _with_unplaced(ChunkPositions.of_ranges(chunking, make), chunking)
+        return cls(chunking, lambda: [make(i) for i in range(chunking.n_chunks)], positions, FOREIGN_FIELDS)
 
     @property
     def foreign(self) -> bool:
@@ -116,6 +127,13 @@ class ChunkSet:
         return [cid for cid in out if cid is not None]
 
 
+def _with_unplaced(positions: ChunkPositions, chunking: Chunking) -> ChunkPositions:
+    """A retriever may still name a chunk file's unplaced chunks: known ids, at no place (they hit nothing)."""
+    for u in chunking.unplaced:
+        positions.first[u["id"]] = Chunk(u["id"], "", 0, 0, 0, "", f"(unplaced: line {u['line']})", "", "")
+    return positions
+
+
 # What ``--chunks`` (or a caller in Python) may name: the project's chunker (None), a chunk
 # file, a ``Chunking``, or a ``ChunkSet`` already made.
 ChunksSource = ChunkSet | Chunking | str | Path | None
@@ -142,7 +160,7 @@ def load_chunk_set(project: Project, chunks: ChunksSource = None, strict: bool =
                 project.corpus[r.place.doc].text):
             raise InvalidInput(f"chunk {r.id!r} of chunking {chunks.name!r}: {tuple(r.place)!r} is not a range of "
                                "a corpus document")
-    return ChunkSet.of(chunks, foreign_chunks(chunks, project.corpus), FOREIGN_FIELDS)
+    return ChunkSet.of_foreign(chunks, project.corpus)
 
 
 def chunker_chunk_set(project: Project, chunker: Chunker) -> ChunkSet:

@@ -18,7 +18,7 @@ answer document's rank is its position there; the same five metrics follow.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from itertools import compress, count
@@ -46,23 +46,83 @@ def measures(ks: Sequence[int]) -> list[Measure]:
     return [family(k=k) for family in FAMILIES.implementations() for k in ks]
 
 
+class _ChunksAt(dict):
+    """Each chunk id's first ``Chunk``, made when first read: until then the dict holds the
+    index of its range (``chunk_at(index)`` makes it). Membership, length and keys are the
+    dict's own (a ranking's ids are tested in one C pass); every read of a value goes
+    through ``__getitem__`` (``get``, ``values`` and ``items`` too), so no index is ever
+    handed out. A value set (an unplaced chunk's) is kept as it is."""
+
+    def __init__(self, first_at: dict[str, int], chunk_at: Callable[[int], Chunk]) -> None:
+        super().__init__(first_at)
+        self._chunk_at = chunk_at
+
+    def __getitem__(self, chunk_id: str) -> Chunk:
+        value = dict.__getitem__(self, chunk_id)
+        if type(value) is int:
+            value = self._chunk_at(value)
+            dict.__setitem__(self, chunk_id, value)
+        return value
+
+    def get(self, chunk_id, default=None):
+        return self[chunk_id] if chunk_id in self else default
+
+    def values(self):
+        return [self[k] for k in self]
+
+    def items(self):
+        return [(k, self[k]) for k in self]
+
+
 class ChunkPositions:
     """Every position of every chunk id: ids can repeat (identical text in one document)."""
 
+    _chunk_at: Callable[[int], Chunk]  # ``of_ranges``: the chunk of a range, by its index
+
     def __init__(self, chunks: Sequence[Chunk], chunking: Chunking | None = None) -> None:
         self.positions: dict[str, list[Place]] = {}  # read-only lists, handed out as they are
-        self.by_doc: dict[str, list[Chunk]] = {}
+        by_doc: dict[str, list[Chunk]] = {}
+        self.__dict__["by_doc"] = by_doc  # (the ``by_doc`` property's value, made here)
         self.first: dict[str, Chunk] = {}  # the first position of each id, to show a retrieved id
         self.doc: dict[str, str] = {}  # the document of each id's first position (a ranking's documents by one map)
         self.spread: set[str] = set()  # ids placed in more than one document (rare): every place is looked at
         for c in chunks:
             self.positions.setdefault(c.chunk_id, []).append(Place(c.doc_id, c.start, c.end))
-            self.by_doc.setdefault(c.doc_id, []).append(c)
+            by_doc.setdefault(c.doc_id, []).append(c)
             if self.doc.setdefault(c.chunk_id, c.doc_id) != c.doc_id:
                 self.spread.add(c.chunk_id)
             self.first.setdefault(c.chunk_id, c)
         if chunking is not None:  # the same chunks as ranges, already sorted (``ChunkSet``)
             self.__dict__["chunking"] = chunking
+
+    @classmethod
+    def of_ranges(cls, chunking: Chunking, chunk_at: Callable[[int], Chunk]) -> "ChunkPositions":
+        """The positions of ``chunking``'s chunks from its ranges, each ``Chunk`` made only
+        when it is read (``chunk_at(i)``: the chunk of ``chunking.ranges[i]``): the same maps
+        as ``ChunkPositions([chunk_at(i) for i in ...], chunking)``, for a chunk file whose
+        report shows a few of its 200,000 chunks."""
+        self = cls.__new__(cls)
+        self.positions, self.doc, self.spread = {}, {}, set()
+        first_at: dict[str, int] = {}
+        for i, (cid, place) in enumerate(chunking.ranges):
+            self.positions.setdefault(cid, []).append(place)
+            if self.doc.setdefault(cid, place.doc) != place.doc:
+                self.spread.add(cid)
+            first_at.setdefault(cid, i)
+        self.first = _ChunksAt(first_at, chunk_at)
+        self.__dict__["chunking"] = chunking
+        self._chunk_at = chunk_at
+        return self
+
+    @cached_property
+    def by_doc(self) -> dict[str, list[Chunk]]:
+        """Every chunk per document, in order (made in ``__init__``; for ``of_ranges``, from
+        every range when first read)."""
+        out: dict[str, list[Chunk]] = {}
+        for i in range(len(self.chunking.ranges)):
+            c = self._chunk_at(i)
+            out.setdefault(c.doc_id, []).append(c)
+        return out
 
     @cached_property
     def chunking(self) -> Chunking:

@@ -20,6 +20,7 @@ from typing import Callable, Collection, Mapping, NoReturn, cast
 import numpy as np
 
 from labeller.core.chunkers import chunker_spec
+from labeller.core.parallel import gc_paused
 from labeller.core.project import Project
 from labeller.errors import InvalidInput
 from labeller.eval.chunkset import ChunkSet
@@ -97,13 +98,21 @@ class Run:
         return list(map(Hit, *self.top_columns(query_id, k)))
 
     def top_columns(self, query_id: str, k: int) -> tuple[list[str], list[float]]:
-        """``top``'s chunk ids and scores, no ``Hit`` made."""
+        """``top``'s chunk ids and scores, no ``Hit`` made: slices of the run's ranked columns."""
         i = self._queries.get(query_id)
         if i is None or k <= 0:
             return [], []
-        lo, hi = self._bounds[i], self._bounds[i + 1]
-        rows = self._ranked[lo:min(hi, lo + k)]
-        return list(map(self.docids.__getitem__, self._docid[rows].tolist())), self._score[rows].tolist()
+        ids, scores, bounds = self._ranked_columns
+        lo, hi = bounds[i], bounds[i + 1]
+        return ids[lo:min(hi, lo + k)].tolist(), scores[lo:min(hi, lo + k)].tolist()
+
+    @cached_property
+    def _ranked_columns(self) -> tuple[np.ndarray, np.ndarray, list[int]]:
+        """Every row's docid (the string: an array of references) and score in ``_ranked``'s
+        order, and each query's bounds, made once for the run (a query's top is then two slices)."""
+        rows = self._ranked
+        return (np.array(self.docids, dtype=object)[self._docid[rows]], self._score[rows],
+                self._bounds.tolist())
 
 
 _ONE_KEY_BELOW = 2 ** 63  # ``Run._ranked`` sorts by one int64 key when every key fits below this
@@ -134,7 +143,7 @@ class _RunParser:
         self.lineno = 0
         self.queries: dict[str, int] = {}
         self.docids: dict[str, int] = {}
-        self._sorted_queries, self._sorted_docids = _Sorted(), _Sorted()  # the column reader's look-ups
+        self._sorted_queries, self._sorted_docids = _Sorted(self._keep_sorted), _Sorted(self._known_sorted)  # look-ups
         self.first_lines = array("I")
         self.rows = (array("i"), array("i"), array("d"), array("I"))  # query, docid, score, line
         self.tags: set[str] = set()
@@ -186,11 +195,13 @@ class _RunParser:
             if len(self.tags | tags) > MAX_TAGS:
                 return False  # the line reader finds the line of the first tag too many
             self.tags |= tags
-            kept = self._kept_columns(qcol, dcol, lines)
+            kept, q_at, d_at = self._kept_columns(qcol, dcol, lines)
             if kept is not None:
                 qcol, dcol, scores, lines = qcol[kept], dcol[kept], scores[kept], lines[kept]
-            q_codes = self._sorted_queries.intern(qcol, self.queries, lambda row: None)
-            d_codes = self._sorted_docids.intern(dcol, self.docids, lambda row: self.first_lines.append(int(lines[row])))
+                q_at, d_at = (None if at is None else at[kept] for at in (q_at, d_at))
+            q_codes = self._sorted_queries.intern(qcol, self.queries, lambda row: None, q_at)
+            d_codes = self._sorted_docids.intern(dcol, self.docids, lambda row: self.first_lines.append(int(lines[row])),
+                                                 d_at)
             q_rows, d_rows, s_rows, l_rows = self.rows
             q_rows.frombytes(q_codes.tobytes())
             d_rows.frombytes(d_codes.tobytes())
@@ -199,22 +210,28 @@ class _RunParser:
         self.lineno += text.count("\n") + (1 if text and not text.endswith("\n") else 0)
         return True
 
-    def _kept_columns(self, qcol: np.ndarray, dcol: np.ndarray, lines: np.ndarray) -> np.ndarray | None:
+    def _kept_columns(self, qcol: np.ndarray, dcol: np.ndarray, lines: np.ndarray
+                      ) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray | None]:
         """Which rows of a block to keep (None: all): those of a kept query and a known
-        docid, the unknown docids noted in file order, as ``_feed_lines`` does line by line."""
+        docid, the unknown docids noted in file order, as ``_feed_lines`` does line by line.
+        With them, where each query id and docid stands in the sorted kept or known ids
+        (None where there are none): a kept row's id is that one, so interning it needs no
+        second search (``_Sorted.intern``)."""
         if self._keep_sorted is None and self._known_sorted is None:
-            return None
+            return None, None, None
         kept = np.ones(len(qcol), dtype=bool)
+        q_at = d_at = None
         if self._known_sorted is not None:
-            kept = _member(dcol, self._known_sorted)
+            kept, d_at = _member(dcol, self._known_sorted)
             stray = np.flatnonzero(~kept)
             if len(stray) and not self.unknown_more:
                 _, first = np.unique(dcol[stray], return_index=True)
                 for at in np.sort(first).tolist():  # in file order
                     self._note_unknown(dcol[stray[at]].decode("ascii"), int(lines[stray[at]]))
         if self._keep_sorted is not None:
-            kept &= _member(qcol, self._keep_sorted)
-        return kept
+            member, q_at = _member(qcol, self._keep_sorted)
+            kept &= member
+        return kept, q_at, d_at
 
     def _note_unknown(self, docid: str, line: int) -> None:
         if docid in self.unknown or self.unknown_more:
@@ -295,10 +312,11 @@ def _ascii_sorted(ids: Collection[str] | None) -> np.ndarray | None:
                             dtype=bytes))
 
 
-def _member(col: np.ndarray, ids: np.ndarray) -> np.ndarray:
-    """Whether each field of ``col`` is one of the sorted ``ids`` (at once, no Python per row)."""
+def _member(col: np.ndarray, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Whether each field of ``col`` is one of the sorted ``ids`` (at once, no Python per row),
+    and where in ``ids`` it is (for a member: ``ids[at] == field``)."""
     at = np.minimum(np.searchsorted(ids, col), len(ids) - 1)
-    return ids[at] == col
+    return ids[at] == col, at
 
 
 def _column(raw: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray | None:
@@ -327,14 +345,23 @@ class _Sorted:
     only those the column reader can meet (ASCII, no NUL): ``a\\x00`` as fixed-width bytes
     would read as ``a``."""
 
-    def __init__(self) -> None:
+    def __init__(self, ref: np.ndarray | None = None) -> None:
         self.ids = np.array([], dtype="S1")
         self.codes = np.array([], dtype=np.int32)
         self.synced = 0  # how many of the table's ids were looked at
+        # The sorted ids every interned id is one of (the kept queries, the known docids), when
+        # the reader has them, and each one's number (-1: not met yet): ``intern``'s ``at``.
+        self.ref = ref
+        self.ref_codes = np.full(0 if ref is None else len(ref), -1, dtype=np.int32)
 
-    def intern(self, col: np.ndarray, table: dict[str, int], new: Callable[[int], None]) -> np.ndarray:
+    def intern(self, col: np.ndarray, table: dict[str, int], new: Callable[[int], None],
+               at: np.ndarray | None = None) -> np.ndarray:
         """Each field's number in ``table`` (ids numbered in order of first appearance, as the
-        line reader numbers them); ``new(row)`` is told the first row of each id not seen before."""
+        line reader numbers them); ``new(row)`` is told the first row of each id not seen before.
+        ``at``: each field's place in ``ref`` (``ref[at] == col``), so that ids are told apart
+        by integers, with no search of their bytes."""
+        if at is not None and self.ref is not None:
+            return self._intern_at(at, table, new)
         if self.synced != len(table):
             added = [(k, c) for k, c in list(table.items())[self.synced:] if k.isascii() and "\x00" not in k]
             self._add(np.array([k.encode("ascii") for k, _ in added], dtype=bytes),
@@ -352,6 +379,29 @@ class _Sorted:
             codes[u] = table[key.decode("ascii")] = len(table)
             new(int(first[u]))
         self._add(distinct[fresh], codes[fresh])
+        self.synced = len(table)
+        return codes[inverse.ravel()]
+
+    def _intern_at(self, at: np.ndarray, table: dict[str, int], new: Callable[[int], None]) -> np.ndarray:
+        """``intern`` by places in ``ref``: the same numbers, found by one integer ``unique``."""
+        ref = cast(np.ndarray, self.ref)
+        if self.synced != len(table):  # ids the line reader numbered: each is one of ``ref`` (it keeps no other)
+            added = [(k.encode("ascii"), c) for k, c in list(table.items())[self.synced:]
+                     if k.isascii() and "\x00" not in k]
+            if added:
+                keys = np.array([k for k, _ in added], dtype=bytes)
+                where = np.minimum(np.searchsorted(ref, keys), len(ref) - 1)
+                held = ref[where] == keys
+                self.ref_codes[where[held]] = np.array([c for _, c in added], dtype=np.int32)[held]
+            self.synced = len(table)
+        distinct, first, inverse = np.unique(at, return_index=True, return_inverse=True)
+        codes = self.ref_codes[distinct]
+        fresh = np.flatnonzero(codes < 0)
+        fresh = fresh[np.argsort(first[fresh], kind="stable")]  # in order of first appearance
+        for u, key in zip(fresh.tolist(), ref[distinct[fresh]].tolist()):
+            codes[u] = table[key.decode("ascii")] = len(table)
+            new(int(first[u]))
+        self.ref_codes[distinct[fresh]] = codes[fresh]
         self.synced = len(table)
         return codes[inverse.ravel()]
 
@@ -434,10 +484,13 @@ class RunFileRetriever:
         self.run = run
 
     @classmethod
+    @gc_paused()
     def for_project(cls, project: Project, path: Path | str, chunks: ChunkSet | None = None) -> "RunFileRetriever":
         """Read the run and refuse docids that are not chunk ids of the chunking scored (the
         project's chunks, or ``chunks``, a foreign ``ChunkSet``): they mean the run was made
-        over another chunking or corpus, and would silently score 0."""
+        over another chunking or corpus, and would silently score 0. The cycle collector is
+        paused (``gc_paused``): the golden ids' records and the run's ids make no cycles, and
+        its full passes would walk the chunk set loaded before."""
         foreign = chunks if chunks is not None and chunks.foreign else None
         known = foreign.positions.first if foreign is not None else {c.chunk_id for c in project.all_chunks}
         golden = {q.id for q in project.load_questions().questions}  # only their rows are scored
