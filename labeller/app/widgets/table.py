@@ -28,8 +28,11 @@ class Table(MeasuredDataTable):
 
     def on_data_table_row_highlighted(self, event: MeasuredDataTable.RowHighlighted) -> None:
         # a table as tall as its rows (the eval's: issue 38, no scroll box inside a scrolling
-        # screen) cannot scroll its cursor into view itself: the containers that scroll do
-        if self.max_scroll_y == 0:
+        # screen) cannot scroll its cursor into view itself: the containers that scroll do. Only
+        # for the table the keys are in: a table being filled highlights its first row too, and
+        # revealing that would move the screen under the reader to wherever the table's layout
+        # stood when the highlight arrived (before or after the fill's layout: load decides)
+        if self.max_scroll_y == 0 and self.has_focus:
             self.call_after_refresh(self.reveal_cursor)
 
     def reveal_cursor(self) -> None:
