@@ -5,6 +5,7 @@ scored by its codes must give the report scored by its ids, byte for byte."""
 from __future__ import annotations
 
 import json
+from functools import partial
 
 import pytest
 from hypothesis import given, settings
@@ -15,6 +16,7 @@ from labeller.core.chunkfile import Chunking, ChunkRange
 from labeller.core.corpus import Corpus, make_document
 from labeller.core.vocab import Place
 from labeller.errors import InvalidInput
+from labeller.eval.chars import score_chars
 from labeller.eval.chunkset import ChunkSet
 from labeller.eval.codes import ChunkCodes
 from labeller.eval.retrievers.run_file import RunFileRetriever, parse_run, read_run
@@ -48,6 +50,33 @@ def test_codes_read_what_the_dicts_hold(table_codes):
     assert coded.known(at) == all(map(pos.first.__contains__, ids))
 
 
+# Chunks sharing no character: an id in two documents (spread), one at two places, an empty one.
+DISJOINT = [("a1", "a.md", 0, 7), ("a2", "a.md", 7, 20), ("dup", "b.md", 0, 5), ("dup", "a.md", 20, 25),
+            ("twice", "a.md", 30, 35), ("twice", "a.md", 40, 45), ("empty", "b.md", 6, 6), ("b1", "b.md", 10, 20),
+            ("b2", "b.md", 25, 40)]
+DISJOINT_IDS = ["a1", "a2", "dup", "twice", "empty", "b1", "b2", "gone"]
+span = st.tuples(st.sampled_from(["a.md", "b.md"]), st.integers(0, 45), st.integers(0, 20)).map(
+    lambda t: Place(t[0], t[1], t[1] + t[2]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.permutations(DISJOINT_IDS), st.lists(st.integers(0, len(DISJOINT_IDS) - 1), max_size=10),
+       st.lists(span, min_size=1, max_size=3), st.sampled_from([(1, 2, 5), (3,), (1, 10)]), st.booleans())
+def test_the_coded_sweep_gives_the_character_scores_of_the_places(table, codes, spans, ks, budget):
+    chunking = Chunking("c", [ChunkRange(i, Place(d, s, e)) for i, d, s, e in DISJOINT], origin="file")
+    assert chunking.disjoint
+    chunks = ChunkSet.of_foreign(chunking, CORPUS)
+    coded = ChunkCodes(table, chunks.positions)
+    at = np.array(codes, dtype=np.uint32)
+    ranked = coded.places(at)
+    budgets = (12,) if budget else ()
+    by_codes = score_chars("q", spans, ranked, chunking, ks, budgets, partial(coded.sweep, at))
+    assert by_codes == score_chars("q", spans, ranked, chunking, ks, budgets)
+    clean = {"a1", "a2", "b1", "b2", "twice", "gone"}  # places (or none) in one document, none empty
+    taken = coded.sweep(at, {s.doc for s in spans}) is not None
+    assert taken == (all(table[c] in clean for c in codes) and len(set(codes)) == len(codes))
+
+
 @settings(max_examples=100, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(["q1", "q2", "q3"]), st.sampled_from(["a", "b", "c", "B", "a1"]),
                           st.sampled_from([0.0, 1.0, 2.5, -3.0])), max_size=25), st.integers(-1, 7))
@@ -73,9 +102,10 @@ def _reports(p, chunk_file, retriever, **kw) -> tuple[str, str]:
 
 
 @pytest.mark.parametrize("condensed", [False, True])
-def test_a_run_scored_by_codes_gives_the_report_scored_by_ids(tmp_path, condensed):
+@pytest.mark.parametrize("size", [60, 30])  # overlapping windows, and disjoint ones (``ChunkCodes.sweep``)
+def test_a_run_scored_by_codes_gives_the_report_scored_by_ids(tmp_path, condensed, size):
     root = sections_project(tmp_path)
-    rows = windows(root)
+    rows = windows(root, size=size)
     chunk_file = write_jsonl(tmp_path / "windows.jsonl", rows)
     p = project(root)
     qids = [q.id for q in p.load_questions().questions]

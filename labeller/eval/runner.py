@@ -14,7 +14,7 @@ from statistics import fmean
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, partial
 from typing import cast
 from pathlib import Path
 
@@ -195,7 +195,9 @@ def run_eval(project: Project, *, ks: Sequence[int] | None = None, hit_rule: str
                           docs_of(r.question.id))
               for r in answerable]
     char_scores = [score_chars(r.question.id, [Place(s.doc_id, s.start, s.end) for s in r.spans],
-                               places_of(r.question.id), chunk_set.chunking, ks, budgets)
+                               places_of(r.question.id), chunk_set.chunking, ks, budgets,
+                               partial(table.sweep, codes[r.question.id])
+                               if table is not None and r.question.id in codes else None)
                    for r in answerable]
     unreachable = {r.question.id: unreachable_spans(r.spans, chunk_set.chunking, rule) for r in answerable}
     for s in scores:
