@@ -158,8 +158,9 @@ def run_eval(project: Project, *, ks: Sequence[int] | None = None, hit_rule: str
     codes, table = hits.codes, None  # a ranking's ids as numbers into one table of ids (``eval.codes``)
     for i, rec in enumerate(selected, 1):
         if columns is not None:
-            hits.add_columns(rec.question.id, *columns(rec.question.id, rec.question.query, depth),
-                             coded=None if coded is None else coded(rec.question.id, rec.question.query, depth))
+            top_ids, top_scores = columns(rec.question.id, rec.question.query, depth)
+            hits.add_columns(rec.question.id, top_ids, top_scores,
+                             None if coded is None else coded(rec.question.id, rec.question.query, depth))
         else:
             hits.add_hits(rec.question.id, top_k(retriever.retrieve(rec.question.id, rec.question.query, depth),
                                                  depth))
