@@ -13,7 +13,7 @@ implementation of these metrics does, rewards overlap with precision it does not
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import accumulate, chain, compress
 from operator import itemgetter, sub
@@ -135,16 +135,39 @@ def _disjoint_sweep(expected: Union, ranked: Sequence[Sequence[Place]],
     return at
 
 
+def _ranked_sweep(expected: Union, ranked: Sequence[Sequence[Place]], depth: int, rank_sizes: Sequence[int],
+                  near: Sequence[int]) -> Callable[[int], tuple[float, float, float]]:
+    """``_disjoint_sweep`` from what the caller knows of each rank (``eval.codes``): no place
+    repeats in the ranking, ``rank_sizes`` the characters of each rank's places and ``near``
+    the ranks (ascending) whose chunk lies in an answer document, every place of it there.
+    The same sums, by rank rather than by place, and the same places merged: the same
+    integers, with no place of the ranking read but those near."""
+    sizes = list(accumulate(rank_sizes[:depth], initial=0))  # of the first k ranks
+    e = size(expected)
+
+    def at(k: int) -> tuple[float, float, float]:
+        r = min(k, depth, len(ranked))
+        return sized_ratios(e, sizes[r], overlap(expected, union(p for i in near if i < r for p in ranked[i]))
+                            if near and near[0] < r else 0)
+    return at
+
+
+SweepOf = Callable[[Collection[str]], "tuple[list[int], list[int]] | None"]
 _DOC, _START, _END = itemgetter(0), itemgetter(1), itemgetter(2)  # a Place's fields
 
 
 def score_chars(query_id: str, spans: Iterable[Place], ranked: Sequence[Sequence[Place]], chunking: Chunking,
-                ks: Sequence[int], budgets: Sequence[int] = ()) -> CharScore:
+                ks: Sequence[int], budgets: Sequence[int] = (), sweep_of: SweepOf | None = None) -> CharScore:
     """``ranked`` holds, per retrieved rank, the places of that chunk (an id that labeller's
-    chunker gives two identical passages has two), in trec order."""
+    chunker gives two identical passages has two), in trec order. ``sweep_of``: the ranking's
+    sizes and near ranks from its codes (``eval.codes.ChunkCodes.sweep``), when the caller has them."""
     expected = union(spans)
     values: dict[str, float] = {}
-    sweep = _disjoint_sweep(expected, ranked, max(ks)) if chunking.disjoint and ks else None
+    sweep = None
+    if chunking.disjoint and ks:
+        coded = sweep_of(expected.keys()) if sweep_of is not None else None
+        sweep = (_disjoint_sweep(expected, ranked, max(ks)) if coded is None
+                 else _ranked_sweep(expected, ranked, max(ks), *coded))
     for k in ks:
         if sweep is None:
             recall, precision, iou = ratios(expected, union(p for places in ranked[:k] for p in places))

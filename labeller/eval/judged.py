@@ -39,11 +39,13 @@ def is_judged(chunk_id: str, places: Sequence[Place], pos: ChunkPositions, rule:
                for d, s, e in pos.positions.get(chunk_id, ()) for p in places if p.doc == d)
 
 
-def judged_flags(ranked: Sequence[str], places: Sequence[Place], pos: ChunkPositions, rule: HitRule) -> list[bool]:
+def judged_flags(ranked: Sequence[str], places: Sequence[Place], pos: ChunkPositions, rule: HitRule,
+                 ranked_docs: Sequence[str | None] | None = None) -> list[bool]:
     """``is_judged`` of each ranked chunk; one in no document that holds a place (most of a
-    ranking: ``pos.doc`` names a chunk's one document unless it is ``spread``) is not judged."""
+    ranking: ``pos.doc`` names a chunk's one document unless it is ``spread``) is not judged.
+    ``ranked_docs``: ``pos.doc.get`` of each ranked id, when the caller has them (``eval.codes``)."""
     docs = {p.doc for p in places}
-    near = list(map(docs.__contains__, map(pos.doc.get, ranked)))  # one C pass: a rank in a judged document
+    near = list(map(docs.__contains__, map(pos.doc.get, ranked) if ranked_docs is None else ranked_docs))
     if pos.spread:
         near = [n or cid in pos.spread for n, cid in zip(near, ranked)]
     return [n and is_judged(cid, places, pos, rule) for n, cid in zip(near, ranked)] if any(near) else near

@@ -226,8 +226,10 @@ class QueryScore:
 
 
 def score_query(query_id: str, ranked: Sequence[str], spans: Sequence[Span], multi: bool, pos: ChunkPositions, rule: HitRule,
-                ks: Sequence[int]) -> QueryScore:
-    ranked_docs = list(map(pos.doc.get, ranked))
+                ks: Sequence[int], ranked_docs: Sequence[str | None] | None = None) -> QueryScore:
+    """``ranked_docs``: ``pos.doc.get`` of each ranked id, when the caller has them (``eval.codes``)."""
+    if ranked_docs is None:
+        ranked_docs = list(map(pos.doc.get, ranked))
     hit_ranks = span_hit_ranks(ranked, spans, pos, rule, ranked_docs)
     relevant = relevant_chunk_ids(spans, pos, rule)
     chunk = level_metrics(hit_ranks, _gains(ranked, relevant), len(relevant), ks, multi)

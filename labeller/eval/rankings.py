@@ -10,7 +10,9 @@ any other ranking is kept as the ``Hit``s it came as.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
+
+import numpy as np
 
 from labeller.eval.retrievers import Hit
 
@@ -22,16 +24,25 @@ class Rankings(Mapping[str, list[Hit]]):
         self._hits: dict[str, list[Hit] | None] = {}
         self._columns: dict[str, tuple[list[str], list[float]]] = {}
         self.ids: dict[str, list[str]] = {}  # each ranking's chunk ids: what scoring reads
+        # the same ids as numbers into ``table`` (``eval.codes``), while the ranking is the one given as columns
+        self.codes: dict[str, np.ndarray] = {}
+        self.table: Sequence[str] = ()
 
     def add_hits(self, query_id: str, hits: list[Hit]) -> None:
         self._hits[query_id] = hits
         self._columns.pop(query_id, None)
         self.ids[query_id] = [h.chunk_id for h in hits]
+        self.codes.pop(query_id, None)
 
-    def add_columns(self, query_id: str, ids: list[str], scores: list[float]) -> None:
+    def add_columns(self, query_id: str, ids: list[str], scores: list[float],
+                    coded: tuple[Sequence[str], np.ndarray] | None = None) -> None:
+        """``coded``: the table and the ids' numbers in it (``RunFileRetriever.ranked_codes``;
+        one table for every ranking)."""
         self._hits[query_id] = None
         self._columns[query_id] = ids, scores
         self.ids[query_id] = ids
+        if coded is not None:
+            self.table, self.codes[query_id] = coded
 
     def top(self, query_id: str, n: int) -> list[Hit]:
         """The first ``n`` hits (only those made)."""

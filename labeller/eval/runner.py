@@ -14,7 +14,7 @@ from statistics import fmean
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, partial
 from typing import cast
 from pathlib import Path
 
@@ -30,6 +30,7 @@ from labeller.eval import report as rp
 from labeller.eval.bootstrap import CONFIDENCE, gathered
 from labeller.eval.chars import CharScore, score_chars
 from labeller.eval.chunkset import ChunksSource, ChunkSet, load_chunk_set
+from labeller.eval.codes import ChunkCodes
 from labeller.eval.judged import condense, empty_share, judged_aggregate, judged_at, judged_breakdowns_diagnostic, \
     judged_diagnostic, judged_flags, judged_places, with_relevant_judgments
 from labeller.eval.leaks import find_leaks
@@ -152,15 +153,22 @@ def run_eval(project: Project, *, ks: Sequence[int] | None = None, hit_rule: str
     hits = Rankings()
     ids = hits.ids  # each ranking's chunk ids: what scoring reads
     columns = getattr(retriever, "ranked_columns", None)  # (ids, scores) already in top_k's order
+    coded = getattr(retriever, "ranked_codes", None) if columns is not None else None  # the same ids as numbers
     known = pos.first.__contains__
+    codes, table = hits.codes, None  # a ranking's ids as numbers into one table of ids (``eval.codes``)
     for i, rec in enumerate(selected, 1):
         if columns is not None:
-            hits.add_columns(rec.question.id, *columns(rec.question.id, rec.question.query, depth))
+            top_ids, top_scores = columns(rec.question.id, rec.question.query, depth)
+            hits.add_columns(rec.question.id, top_ids, top_scores,
+                             None if coded is None else coded(rec.question.id, rec.question.query, depth))
         else:
             hits.add_hits(rec.question.id, top_k(retriever.retrieve(rec.question.id, rec.question.query, depth),
                                                  depth))
         found_ids = ids[rec.question.id]
-        if not all(map(known, found_ids)):
+        if table is None and codes:
+            table = ChunkCodes(hits.table, pos)  # each distinct id looked up once
+        if not (table.known(codes[rec.question.id]) if rec.question.id in codes and table is not None
+                else all(map(known, found_ids))):
             where = chunk_set.label if chunk_set.foreign else "this corpus and chunker"
             unknown = next(c for c in found_ids if not known(c))
             raise InvalidInput(f"retriever {retriever.name!r} returned {unknown!r} for query {rec.question.id!r}, "
@@ -169,16 +177,28 @@ def run_eval(project: Project, *, ks: Sequence[int] | None = None, hit_rule: str
             progress("retrieve", i, len(selected))
     answerable = [r for r in selected if not r.question.unanswerable]
     negatives = [r for r in selected if r.question.unanswerable]
-    flags = {r.question.id: judged_flags(ids[r.question.id], judged_places(r, judgments), pos, rule)
+
+    def docs_of(qid: str) -> list[str | None] | None:
+        """The ranking's documents from its codes (None: the callee maps its ids)."""
+        return table.docs(codes[qid]) if table is not None and qid in codes else None
+
+    def places_of(qid: str) -> list[Sequence[Place]]:
+        return table.places(codes[qid]) if table is not None and qid in codes else chunk_set.places_of(ids[qid])
+
+    flags = {r.question.id: judged_flags(ids[r.question.id], judged_places(r, judgments), pos, rule,
+                                         docs_of(r.question.id))
              for r in answerable}
     if condensed:
         for qid, judged in flags.items():
-            hits.add_hits(qid, condense(hits[qid], judged))
+            hits.add_hits(qid, condense(hits[qid], judged))  # (drops the ranking's codes)
     answerable = [with_relevant_judgments(r, judgments) for r in answerable]
-    scores = [score_query(r.question.id, ids[r.question.id], r.spans, r.question.hop == "multi", pos, rule, ks)
+    scores = [score_query(r.question.id, ids[r.question.id], r.spans, r.question.hop == "multi", pos, rule, ks,
+                          docs_of(r.question.id))
               for r in answerable]
     char_scores = [score_chars(r.question.id, [Place(s.doc_id, s.start, s.end) for s in r.spans],
-                               chunk_set.places_of(ids[r.question.id]), chunk_set.chunking, ks, budgets)
+                               places_of(r.question.id), chunk_set.chunking, ks, budgets,
+                               partial(table.sweep, codes[r.question.id])
+                               if table is not None and r.question.id in codes else None)
                    for r in answerable]
     unreachable = {r.question.id: unreachable_spans(r.spans, chunk_set.chunking, rule) for r in answerable}
     for s in scores:

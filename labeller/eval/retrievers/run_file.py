@@ -15,7 +15,7 @@ from array import array
 from collections import deque
 from functools import cached_property
 from pathlib import Path
-from typing import Callable, Collection, Mapping, NoReturn, cast
+from typing import Callable, Collection, Mapping, NoReturn, Sequence, cast
 
 import numpy as np
 
@@ -106,12 +106,26 @@ class Run:
         lo, hi = bounds[i], bounds[i + 1]
         return ids[lo:min(hi, lo + k)].tolist(), scores[lo:min(hi, lo + k)].tolist()
 
+    def top_codes(self, query_id: str, k: int) -> np.ndarray:
+        """``top_columns``' chunk ids as their numbers in ``docids`` (a slice of one array):
+        what ``eval.codes.ChunkCodes`` reads a ranking's documents and places by."""
+        i = self._queries.get(query_id)
+        codes = self._ranked_codes
+        if i is None or k <= 0:
+            return codes[:0]
+        lo, hi = self._ranked_columns[2][i], self._ranked_columns[2][i + 1]
+        return codes[lo:min(hi, lo + k)]
+
+    @cached_property
+    def _ranked_codes(self) -> np.ndarray:
+        """Every row's docid number in ``_ranked``'s order."""
+        return self._docid[self._ranked]
+
     @cached_property
     def _ranked_columns(self) -> tuple[np.ndarray, np.ndarray, list[int]]:
         """Every row's docid (the string: an array of references) and score in ``_ranked``'s
         order, and each query's bounds, made once for the run (a query's top is then two slices)."""
-        rows = self._ranked
-        return (np.array(self.docids, dtype=object)[self._docid[rows]], self._score[rows],
+        return (np.array(self.docids, dtype=object)[self._ranked_codes], self._score[self._ranked],
                 self._bounds.tolist())
 
 
@@ -515,6 +529,12 @@ class RunFileRetriever:
         """``retrieve``'s ranking as its ids and scores, already in ``top_k``'s order (eval
         neither sorts it again nor makes a ``Hit`` per row: ``eval.rankings``)."""
         return self.run.top_columns(query_id, k)
+
+    def ranked_codes(self, query_id: str, query: str, k: int) -> tuple[Sequence[str], np.ndarray]:
+        """``ranked_columns``' ids as numbers into a table of the run's distinct ids (the
+        table, the numbers): eval looks each distinct id up in the chunk set once
+        (``eval.codes``), not each of a million ranks."""
+        return self.run.docids, self.run.top_codes(query_id, k)
 
     def missing(self, query_ids: list[str]) -> list[str]:
         return [q for q in query_ids if q not in self.run]
