@@ -59,3 +59,34 @@ def test_no_chunk_is_made_until_one_is_read(monkeypatch):
     lazy.positions.first["b1"]
     lazy.positions.first["b1"]
     assert len(made) == 1
+
+
+@pytest.mark.parametrize("read_first", ["twice", "gone", None])
+def test_shown_is_the_chunks_doc_and_heading_path_made_or_not(read_first):
+    """``positions.shown`` (a report's retrieved rows) is the made chunk's document and heading
+    path, for a chunk not yet made, one made, an unplaced one, and the project's own chunks."""
+    lazy, eager = _sets()
+    if read_first is not None:
+        lazy.positions.first[read_first]
+    for cid in eager.positions.first:
+        c = eager.positions.first[cid]
+        assert lazy.positions.shown(cid) == eager.positions.shown(cid) == (c.doc_id, c.heading_path)
+    with pytest.raises(KeyError):
+        lazy.positions.shown("absent")
+
+
+def test_shown_makes_no_chunk(monkeypatch):
+    made: list[int] = []
+    import labeller.core.chunkfile as chunkfile
+
+    maker = chunkfile.foreign_chunk_maker
+
+    def counting(chunking, corpus):
+        make = maker(chunking, corpus)
+        return lambda i: (made.append(i), make(i))[1]
+
+    monkeypatch.setattr("labeller.eval.chunkset.foreign_chunk_maker", counting)
+    lazy, eager = _sets()
+    shown = [lazy.positions.shown(cid) for cid in eager.positions.first]
+    assert made == []
+    assert shown == [(c.doc_id, c.heading_path) for c in eager.positions.first.values()]

@@ -19,7 +19,8 @@ from labeller.core.anchors import fold_text
 from labeller.core.canon import canonical_fragment
 from labeller.core.chunkers import Chunk, Chunker, chunk_corpus, chunker_spec
 from labeller.core.build import BuildResult
-from labeller.core.chunkfile import FOREIGN_FIELDS, Chunking, answer_bearing, foreign_chunk_maker, read_chunk_file
+from labeller.core.chunkfile import (FOREIGN_FIELDS, Chunking, answer_bearing, foreign_chunk_maker, foreign_shown,
+                                     read_chunk_file)
 from labeller.core.corpus import Corpus
 from labeller.core.parallel import gc_paused
 from labeller.core.passages import Passage, PassageLocator, Placement
@@ -53,7 +54,7 @@ class ChunkSet:
         """``of(chunking, foreign_chunks(chunking, corpus), FOREIGN_FIELDS)``, its chunks made
         when read: a run's report shows a few of a chunk file's 200,000, BM25 reads them all."""
         make = foreign_chunk_maker(chunking, corpus)
-        positions = _with_unplaced(ChunkPositions.of_ranges(chunking, make), chunking)
+        positions = _with_unplaced(ChunkPositions.of_ranges(chunking, make, foreign_shown(chunking, corpus)), chunking)
         return cls(chunking, lambda: [make(i) for i in range(chunking.n_chunks)], positions, FOREIGN_FIELDS)
 
     @property

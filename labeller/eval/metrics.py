@@ -78,6 +78,7 @@ class ChunkPositions:
     """Every position of every chunk id: ids can repeat (identical text in one document)."""
 
     _chunk_at: Callable[[int], Chunk]  # ``of_ranges``: the chunk of a range, by its index
+    _shown_at: Callable[[int], tuple[str, str]] | None = None  # ``of_ranges``: ``shown`` of a range, by its index
 
     def __init__(self, chunks: Sequence[Chunk], chunking: Chunking | None = None) -> None:
         self.positions: dict[str, list[Place]] = {}  # read-only lists, handed out as they are
@@ -96,11 +97,13 @@ class ChunkPositions:
             self.__dict__["chunking"] = chunking
 
     @classmethod
-    def of_ranges(cls, chunking: Chunking, chunk_at: Callable[[int], Chunk]) -> "ChunkPositions":
+    def of_ranges(cls, chunking: Chunking, chunk_at: Callable[[int], Chunk],
+                  shown_at: Callable[[int], tuple[str, str]] | None = None) -> "ChunkPositions":
         """The positions of ``chunking``'s chunks from its ranges, each ``Chunk`` made only
         when it is read (``chunk_at(i)``: the chunk of ``chunking.ranges[i]``): the same maps
         as ``ChunkPositions([chunk_at(i) for i in ...], chunking)``, for a chunk file whose
-        report shows a few of its 200,000 chunks."""
+        report shows a few of its 200,000 chunks. ``shown_at(i)``: that chunk's document and
+        heading path without making it (``shown``)."""
         self = cls.__new__(cls)
         self.positions, self.doc, self.spread = {}, {}, set()
         first_at: dict[str, int] = {}
@@ -112,7 +115,18 @@ class ChunkPositions:
         self.first = _ChunksAt(first_at, chunk_at)
         self.__dict__["chunking"] = chunking
         self._chunk_at = chunk_at
+        self._shown_at = shown_at
         return self
+
+    def shown(self, chunk_id: str) -> tuple[str, str]:
+        """``(c.doc_id, c.heading_path)`` of ``first[chunk_id]``, what a report shows of a
+        retrieved id, without making a ``Chunk`` not yet made (``of_ranges``)."""
+        value = dict.__getitem__(self.first, chunk_id)
+        if type(value) is int:
+            if self._shown_at is not None:
+                return self._shown_at(value)
+            value = self.first[chunk_id]
+        return value.doc_id, value.heading_path
 
     @cached_property
     def by_doc(self) -> dict[str, list[Chunk]]:

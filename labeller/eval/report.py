@@ -299,32 +299,33 @@ def negatives_diagnostic(negatives: list[dict], answerable_top: list[float]) -> 
             "reading": reading}
 
 
-def retrieved_rows(hits, limit: int, chunk_of) -> list[dict]:
+def retrieved_rows(hits, limit: int, shown) -> list[dict]:
+    """The top ``limit`` hits; ``shown(chunk_id)``: its document and heading path (``ChunkPositions.shown``)."""
     rows = []
     for rank, h in enumerate(hits[:limit], 1):
-        c = chunk_of(h.chunk_id)
-        rows.append({"rank": rank, "chunk_id": h.chunk_id, "doc_id": c.doc_id, "heading_path": c.heading_path,
+        doc_id, heading_path = shown(h.chunk_id)
+        rows.append({"rank": rank, "chunk_id": h.chunk_id, "doc_id": doc_id, "heading_path": heading_path,
                      "score": rnd(h.score)})
     return rows
 
 
-def query_row(rec, score: QueryScore, hits, shipped_k: int, chunk_of, chars: CharScore, unreachable: int) -> dict:
+def query_row(rec, score: QueryScore, hits, shipped_k: int, shown, chars: CharScore, unreachable: int) -> dict:
     q = rec.question
     row = {"query_id": q.id, "query": q.query, "hop": q.hop, "split": q.split, "tags": list(q.tags),
            "answer_spans": [s.as_json() for s in rec.spans], "answer_docs": score.answer_docs,
            "hit_ranks": score.hit_ranks, "doc_ranks": score.doc_ranks,
            "chunk": rnd_values(score.chunk), "doc": rnd_values(score.doc),
            "miss": any(r is None or r > shipped_k for r in score.hit_ranks),  # some span not in the top k
-           "retrieved": retrieved_rows(hits, shipped_k, chunk_of),
+           "retrieved": retrieved_rows(hits, shipped_k, shown),
            "chars": rnd_values(chars.values), "precision_omega": rnd(chars.precision_omega),
            "unreachable_spans": unreachable}
     return row
 
 
-def negative_row(rec, hits, shipped_k: int, chunk_of) -> dict:
+def negative_row(rec, hits, shipped_k: int, shown) -> dict:
     q = rec.question
     return {"query_id": q.id, "query": q.query, "split": q.split, "tags": list(q.tags),
-            "top_score": rnd(hits[0].score) if hits else None, "retrieved": retrieved_rows(hits, shipped_k, chunk_of)}
+            "top_score": rnd(hits[0].score) if hits else None, "retrieved": retrieved_rows(hits, shipped_k, shown)}
 
 
 # -- baseline comparison --------------------------------------------------------------------

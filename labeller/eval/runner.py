@@ -227,8 +227,8 @@ def run_eval(project: Project, *, ks: Sequence[int] | None = None, hit_rule: str
         chunking={"name": chunk_set.chunking.name, "digest": chunk_set.chunking.digest},
         **({"judgments": _judgments_digest(judgments), "condensed": condensed}
            if judging else {}))
-    chunk_of = pos.first.__getitem__
-    neg_rows = [rp.negative_row(r, hits.top(r.question.id, shipped_k), shipped_k, chunk_of) for r in negatives]
+    shown = pos.shown
+    neg_rows = [rp.negative_row(r, hits.top(r.question.id, shipped_k), shipped_k, shown) for r in negatives]
     answerable_top = [top[0].score for r in answerable if (top := hits.top(r.question.id, 1))]
     # The ranks a ranking leaves empty count as unjudged in judged@k, not against its floor.
     empty = {qid: empty_share(f, shipped_k) for qid, f in flags.items()}
@@ -255,7 +255,7 @@ def run_eval(project: Project, *, ks: Sequence[int] | None = None, hit_rule: str
                         judged_diagnostic(agg["chunk"][f"judged@{shipped_k}"]["value"], shipped_k,
                                           fmean([empty[s.query_id] for s in scores]) if scores else 0.0),
                         *([judged_breakdowns_diagnostic(breakdowns, shipped_k, empty_groups)] if judging else [])],
-        "queries": [rp.query_row(r, s, hits.top(r.question.id, shipped_k), shipped_k, chunk_of, c,
+        "queries": [rp.query_row(r, s, hits.top(r.question.id, shipped_k), shipped_k, shown, c,
                                  unreachable[r.question.id])
                     for r, s, c in zip(answerable, scores, char_scores)],
         "negatives": neg_rows,
