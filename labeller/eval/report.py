@@ -22,7 +22,9 @@ import hashlib
 import json
 import math
 from collections.abc import Callable, Iterator, Sequence
-from itertools import repeat
+from itertools import islice, repeat
+
+import numpy as np
 
 from labeller import __version__
 from labeller.display import json_chunks
@@ -54,6 +56,34 @@ def rnd_values(values: dict) -> dict:
     if None in vs:
         return {k: rnd(v) for k, v in values.items()}
     return dict(zip(values, map(round, vs, repeat(6))))
+
+
+_SCALE = 1e6  # six decimals
+_EXACT = 1e9  # |x| * 1e6 below this: the product's rounding error is below 1.2e-7 of a unit
+
+
+def rnd_many(rows: Sequence[dict]) -> list[dict]:
+    """``[rnd_values(r) for r in rows]`` by one numpy pass over every float (20,000 query rows
+    of ~65 values: ``round`` a value at a time was a thirtieth of the command). Python's
+    ``round(x, 6)`` is the double nearest the decimal of ``x`` correctly rounded to six
+    places, and ``rint(x * 1e6) / 1e6`` is the same double whenever ``x * 1e6``'s own rounding
+    cannot cross a half (it lies over 1e-6 from one, and below 1e9) and is finite: the
+    integer is then exact and the division is one correctly rounded IEEE operation. Every
+    other value (and a row with anything but floats) goes through ``round``."""
+    flat = [v for r in rows for v in r.values()]
+    if not flat or set(map(type, flat)) != {float}:
+        return [rnd_values(r) for r in rows]
+    x = np.fromiter(flat, dtype=np.float64, count=len(flat))
+    with np.errstate(all="ignore"):  # a huge or non-finite value is unsafe, and rounded by ``round``
+        scaled = x * _SCALE
+        whole = np.rint(scaled)
+        off = np.abs(np.subtract(scaled, whole, out=scaled), out=scaled)  # within 0.5 of a whole
+        unsafe = ~((off < 0.5 - 1e-6) & (np.abs(x) < _EXACT / _SCALE))
+    out = np.divide(whole, _SCALE, out=whole).tolist()
+    for i in np.flatnonzero(unsafe).tolist():
+        out[i] = round(flat[i], 6)
+    it = iter(out)
+    return [dict(zip(r, islice(it, len(r)))) for r in rows]
 
 
 def canonical_json(obj) -> str:
@@ -309,17 +339,28 @@ def retrieved_rows(hits, limit: int, shown) -> list[dict]:
     return rows
 
 
-def query_row(rec, score: QueryScore, hits, shipped_k: int, shown, chars: CharScore, unreachable: int) -> dict:
+def query_row(rec, score: QueryScore, hits, shipped_k: int, shown, chars: CharScore, unreachable: int,
+              rounded: Sequence[dict] | None = None) -> dict:
+    """``rounded``: the row's chunk, doc and chars values already rounded (``rnd_many`` over
+    every row at once); None rounds them here."""
     q = rec.question
+    chunk, doc, char_values = rounded or (rnd_values(score.chunk), rnd_values(score.doc), rnd_values(chars.values))
     row = {"query_id": q.id, "query": q.query, "hop": q.hop, "split": q.split, "tags": list(q.tags),
            "answer_spans": [s.as_json() for s in rec.spans], "answer_docs": score.answer_docs,
            "hit_ranks": score.hit_ranks, "doc_ranks": score.doc_ranks,
-           "chunk": rnd_values(score.chunk), "doc": rnd_values(score.doc),
+           "chunk": chunk, "doc": doc,
            "miss": any(r is None or r > shipped_k for r in score.hit_ranks),  # some span not in the top k
            "retrieved": retrieved_rows(hits, shipped_k, shown),
-           "chars": rnd_values(chars.values), "precision_omega": rnd(chars.precision_omega),
+           "chars": char_values, "precision_omega": rnd(chars.precision_omega),
            "unreachable_spans": unreachable}
     return row
+
+
+def query_values(scores: Sequence[QueryScore], chars: Sequence[CharScore]) -> list[tuple[dict, dict, dict]]:
+    """Each query row's chunk, doc and chars values rounded (``query_row``'s ``rounded``), by one ``rnd_many``."""
+    n = len(scores)
+    flat = rnd_many([*(s.chunk for s in scores), *(s.doc for s in scores), *(c.values for c in chars)])
+    return list(zip(flat[:n], flat[n:2 * n], flat[2 * n:]))
 
 
 def negative_row(rec, hits, shipped_k: int, shown) -> dict:

@@ -256,8 +256,9 @@ def run_eval(project: Project, *, ks: Sequence[int] | None = None, hit_rule: str
                                           fmean([empty[s.query_id] for s in scores]) if scores else 0.0),
                         *([judged_breakdowns_diagnostic(breakdowns, shipped_k, empty_groups)] if judging else [])],
         "queries": [rp.query_row(r, s, hits.top(r.question.id, shipped_k), shipped_k, shown, c,
-                                 unreachable[r.question.id])
-                    for r, s, c in zip(answerable, scores, char_scores)],
+                                 unreachable[r.question.id], rounded)
+                    for r, s, c, rounded in zip(answerable, scores, char_scores,
+                                                        rp.query_values(scores, char_scores))],
         "negatives": neg_rows,
         "findings": findings,
     }
