@@ -166,3 +166,21 @@ def test_gathered_intervals_are_the_separate_calls_intervals_bit_for_bit():
         assert all(p.ci is None for cis in pending for p in cis if p is not None)
     got = [[p if p is None else p.ci for p in cis] for cis in pending]
     assert repr(got) == repr(separate)  # repr: NaN equals NaN, and every bit of each float counts
+
+
+@pytest.mark.parametrize("cache", [True, False])
+def test_batches_written_into_one_reused_array_are_the_multinomial_counts_as_floats(monkeypatch, cache):
+    """``_draws`` writes each batch into one float array kept across batches (``_Floats``): each
+    batch, read before the next, is ``counts.astype(float)`` of one ``multinomial`` call, drawn
+    or cached, the last (larger) batch too."""
+    if not cache:
+        monkeypatch.setattr(bootstrap, "CACHE_BYTES", 0)
+    bootstrap._CACHE.clear()
+    n, samples = 300, 256 * 3 + 100  # batches of 256, 256, 356 rows
+    expected = np.random.default_rng(9).multinomial(n, np.full(n, 1.0 / n), size=samples).astype(float)
+    for _ in range(2):  # drawn, then (with the cache) from the cached counts
+        got = [(b.copy(), b.dtype, b.flags.c_contiguous) for b in bootstrap._draws(n, samples, 9, 1)]
+        assert [len(b) for b, _, _ in got] == [256, 256, 356]
+        assert all(dtype == np.float64 and contiguous for _, dtype, contiguous in got)
+        assert np.array_equal(np.concatenate([b for b, _, _ in got]), expected)
+    assert bool(bootstrap._CACHE) == cache

@@ -220,13 +220,16 @@ class _Quantile:
 def _draws(n: int, samples: int, seed: int, batch_cells: int) -> Iterator[np.ndarray]:
     """The resamples of ``n`` queries as float counts (exact: counts <= n), ``samples`` x
     ``n`` in batches of about ``batch_cells`` cells, drawn from one generator in order: the
-    same rows as one ``multinomial(..., size=samples)`` call."""
+    same rows as one ``multinomial(..., size=samples)`` call. Each batch is written into one
+    float array kept across batches (a fresh 40 MB array a batch was mostly page faults):
+    read a batch before asking for the next."""
     key = (n, samples, seed)
     cached = _CACHE.get(key)
+    floats = _Floats(n)
     if cached is not None:
         _CACHE.move_to_end(key)
         for start, size in _batches(samples, batch_cells // n):
-            yield cached[start:start + size].astype(float)
+            yield floats.of(cached[start:start + size])
         return
     rng = np.random.default_rng(seed)
     p = np.full(n, 1.0 / n)
@@ -236,9 +239,23 @@ def _draws(n: int, samples: int, seed: int, batch_cells: int) -> Iterator[np.nda
         counts = rng.multinomial(n, p, size=size)
         if kept is not None:
             kept[start:start + size] = counts
-        yield counts.astype(float)
+        yield floats.of(counts)
     if kept is not None:
         _remember(key, kept)
+
+
+class _Floats:
+    """``counts.astype(float)``'s values (exact: counts <= n) in one array reused batch after batch."""
+
+    def __init__(self, n: int) -> None:
+        self.buffer = np.empty((0, n))
+
+    def of(self, counts: np.ndarray) -> np.ndarray:
+        if len(self.buffer) < len(counts):
+            self.buffer = np.empty(counts.shape)
+        out = self.buffer[:len(counts)]
+        np.copyto(out, counts, casting="unsafe")
+        return out
 
 
 def _batches(total: int, rows: int) -> Iterator[tuple[int, int]]:
