@@ -121,8 +121,8 @@ class ChunkPositions:
     def shown(self, chunk_id: str) -> tuple[str, str]:
         """``(c.doc_id, c.heading_path)`` of ``first[chunk_id]``, what a report shows of a
         retrieved id, without making a ``Chunk`` not yet made (``of_ranges``)."""
-        value = dict.__getitem__(self.first, chunk_id)
-        if type(value) is int:
+        value: Chunk | int = dict.__getitem__(self.first, chunk_id)  # a range's index until its chunk is made
+        if isinstance(value, int):
             if self._shown_at is not None:
                 return self._shown_at(value)
             value = self.first[chunk_id]
