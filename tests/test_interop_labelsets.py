@@ -91,6 +91,29 @@ def test_deepeval_context_with_front_matter_is_placed_on_the_body_of_its_source_
     assert spans(capsys, root)[report["added"][0]] == [("handbook/onboarding.md", body)]
 
 
+def test_front_matter_a_loader_rendered_yaml_and_all_is_cut_line_by_line_by_its_words(tmp_path, capsys):
+    """A rendering loader writes ``tags: [people, first-day]`` as ``tags: people, first-day``:
+    the lines still match the document's front matter word for word, so the body is placed;
+    a context whose lines differ in a word is not cut (and its front matter is refused)."""
+    root = project(tmp_path)
+    body = "On the first morning a new starter collects a badge from reception and meets the office manager."
+    (root / "corpus/handbook/first-day.md").write_text(
+        f'---\ntitle: "First day"\ntags: [people, first-day]\n---\n\n{body}\n', encoding="utf-8")
+    goldens = tmp_path / "goldens.json"
+    goldens.write_text(json.dumps([
+        {"input": "What do new starters get on day one?", "context": [f"title: First day\ntags: people, first-day\n\n{body}"]},
+        {"input": "A lookalike?", "context": [f"title: First day\ntags: people, second-day\n\n{body}"]}]),
+        encoding="utf-8")
+    rc, report = cli_json(capsys, "import", "deepeval", goldens, "--root", root)
+    assert len(report["added"]) == 1 and [k["kind"] for k in report["kept_out"]] == ["front_matter"]
+    assert any("1 context(s) began with their document's front matter" in n for n in report["notes"])
+    assert cli(capsys, "build", "--root", root)[0] == 0
+    built = [json.loads(line) for line in (root / "golden/golden-set.v1.jsonl").read_text(encoding="utf-8").splitlines()]
+    span, = next(r["answer_spans"] for r in built if r["query_id"] == report["added"][0])
+    text = (root / "corpus/handbook/first-day.md").read_text(encoding="utf-8")
+    assert (span["doc_id"], text[span["char_start"]:span["char_end"]]) == ("handbook/first-day.md", body)
+
+
 def test_ragas_evaluation_dataset_csv_and_jsonl_written_by_ragas_read_alike(tmp_path, capsys):
     written = []
     for name in ("ragas_evaluation_dataset.csv", "ragas_evaluation_dataset.jsonl"):

@@ -9,11 +9,15 @@ begins with (the one the set pins the context to, if it names one), never a look
 
 A loader that renders Markdown to plain text writes the same front matter without its
 ``---`` delimiters, as ``key: value`` lines before the body: those lines are cut the same
-way when they are, line by line (whitespace runs folded, blank lines aside), a corpus
-document's front matter content.
+way when they are, line by line, a corpus document's front matter content. Lines are
+compared by their words (Unicode ``\w+`` runs, case-folded; lines without words aside, as
+blank ones), because a rendering loader also renders the YAML: ``tags: [a, b-c]`` comes out
+as ``tags: a, b-c``. Every content line must match, in order, so a lookalike is not cut.
 """
 
 from __future__ import annotations
+
+import re
 
 from labeller.core.anchors import fold_quote
 from labeller.core.markdown import front_matter
@@ -27,8 +31,8 @@ class FrontMatterCut:
         self.project = project
         self.cut = 0
         self._blocks: dict[str, set[str]] | None = None  # folded front matter -> the documents it opens
-        # the first content line of a front matter (folded) -> (its content lines, folded; the documents)
-        self._rendered: dict[str, list[tuple[tuple[str, ...], set[str]]]] = {}
+        # the words of a front matter's first content line -> (each content line's words; the documents)
+        self._rendered: dict[tuple[str, ...], list[tuple[tuple[tuple[str, ...], ...], set[str]]]] = {}
 
     def body(self, context: str, doc: str | None = None) -> str:
         """``context`` without the front matter it opens with, if that is a corpus document's
@@ -53,17 +57,17 @@ class FrontMatterCut:
         """``context`` without the ``key: value`` lines a rendering loader made of a corpus
         document's front matter (``doc``'s when given), if a body follows them."""
         lines = context.split("\n")
-        first = next((i for i, line in enumerate(lines) if line.strip()), None)
+        first = next((i for i, line in enumerate(lines) if _words(line)), None)
         if first is None:
             return context
         self._front_matters()
-        for block, owners in self._rendered.get(fold_quote(lines[first]), ()):
+        for block, owners in self._rendered.get(_words(lines[first]), ()):
             if doc is not None and doc not in owners:
                 continue
             i, k = first, 0
             while i < len(lines) and k < len(block):
-                if lines[i].strip():
-                    if fold_quote(lines[i]) != block[k]:
+                if words := _words(lines[i]):
+                    if words != block[k]:
                         break
                     k += 1
                 i += 1
@@ -76,7 +80,7 @@ class FrontMatterCut:
     def _front_matters(self) -> dict[str, set[str]]:
         if self._blocks is None:
             self._blocks = {}
-            rendered: dict[tuple[str, ...], set[str]] = {}
+            rendered: dict[tuple[tuple[str, ...], ...], set[str]] = {}
             for d in self.project.corpus:
                 if not d.text.startswith("---"):
                     continue
@@ -84,7 +88,7 @@ class FrontMatterCut:
                 if lines:
                     end = d.line_starts[lines] if lines < len(d.line_starts) else len(d.text)
                     self._blocks.setdefault(fold_quote(d.text[:end]), set()).add(d.doc_id)
-                    inner = tuple(fold_quote(line) for line in d.text[:end].split("\n")[1:lines - 1] if line.strip())
+                    inner = tuple(w for line in d.text[:end].split("\n")[1:lines - 1] if (w := _words(line)))
                     if inner:
                         rendered.setdefault(inner, set()).add(d.doc_id)
             for block, owners in sorted(rendered.items()):
@@ -96,3 +100,8 @@ class FrontMatterCut:
             return []
         return [f"{self.cut} context(s) began with their document's front matter: each was placed on the body that "
                 "follows it (front matter is metadata, never a span)"]
+
+
+def _words(line: str) -> tuple[str, ...]:
+    """A line's words as a rendering loader keeps them (its YAML brackets and quotes gone)."""
+    return tuple(re.findall(r"\w+", line.casefold()))
