@@ -140,3 +140,47 @@ def test_a_heading_path_line_matched_by_a_stray_word_before_the_chunk_is_added_t
     got = place(corpus, "Alpha\n" + chunk, "a.md")
     assert isinstance(got, Placement) and got.added_before == len("Alpha\n")
     assert doc[got.place.start:got.place.end] == chunk
+
+
+def test_an_html_block_a_loader_dropped_does_not_cut_the_next_paragraph_off():
+    """What docling's Markdown backend made of an MkDocs page (the Textual blog's "Anatomy of
+    a Textual User Interface", rebuilt here in small): the admonition's indented body became
+    a code block under its ``!!! note`` line, each inline link its own ``[text](target)`` line,
+    and the ``<iframe>`` between two paragraphs was left out; ``HybridChunker`` joined it all
+    into one chunk. Its words are all the source's, in order, but the iframe's attributes
+    stand between the last sentence and the rest — forty words no loader writes, which cut
+    that sentence off as a stray end match and left the chunk under 95%. The link targets
+    keep the rendered text's words under 95% too. The chunk is placed on its whole source."""
+    iframe = ('<iframe width="100%" style="aspect-ratio:1512 / 982" src="https://www.youtube.com/embed/hr5JvQS4d_w" '
+              'title="Mother AI" frameborder="0" allow="accelerometer; autoplay; clipboard-write; encrypted-media; '
+              'gyroscope; picture-in-picture; web-share" referrerpolicy="strict-origin-when-cross-origin" '
+              'allowfullscreen></iframe>')
+    doc = ('# A page\n\n!!! note "My bad"\n\n    The date is wrong on this post.\n    I will not fix it.\n\n'
+           "I recently wrote a [TUI](https://en.wikipedia.org/wiki/Text-based_user_interface) to chat to an AI agent "
+           "in the terminal.\nI'm not the first (shout out to [Elia](https://github.com/darrenburns/elia)), but I "
+           "*may* be the first to have it reply as if it were the AI from the movies.\n\n"
+           f"Here's a video of it in action:\n\n{iframe}\n\nNow let's dissect the code like Bishop would.\n")
+    chunk = ('!!! note "My bad"\n```\nThe date is wrong on this post.\nI will not fix it.\n```\nI recently wrote a\n'
+             "[TUI](https://en.wikipedia.org/wiki/Text-based_user_interface)\nto chat to an AI agent in the terminal. "
+             "I'm not the first (shout out to\n[Elia](https://github.com/darrenburns/elia)\n), but I\n*may*\nbe the "
+             "first to have it reply as if it were the AI from the movies.\nHere's a video of it in action:\n"
+             "Now let's dissect the code like Bishop would.")
+    corpus = Corpus.from_documents([make_document("a.md", doc)])
+    got = place(corpus, chunk, "a.md")
+    assert isinstance(got, Placement) and got.tier == "aligned" and not got.added, got
+    assert doc[got.place.start:got.place.end] == doc[doc.index("note"):doc.index("would") + len("would")]
+
+
+def test_words_inside_markup_do_not_chain_a_stray_alignment_over_dropped_text():
+    """The other side of the rule above: a run of matches that faces the gap on a word the
+    rendering drops is measured with the gap's markup words. On a page of ``<a href>`` lines
+    (Textual's ``scrollbar_colors/index.md``), a short chunk's words also occur inside the
+    first line's link targets (``./bar_back``, ``types/color``, ``types/percentage``): read as
+    text, those matches would make one run there, on a line the chunk is not."""
+    line = ('<a href="./{0}">{1}</a>: <a href="../types/color">&lt;color&gt;</a> '
+            '[<a href="../types/percentage">&lt;percentage&gt;</a>];\n\n')
+    doc = "# Bar colors\n\n## Syntax\n\n" + line.format("bar_back", "bar-back") + line.format("bar_color", "bar-color")
+    corpus = Corpus.from_documents([make_document("c.md", doc)])
+    got = place(corpus, "bar-color : <color> [ <percentage> ];", "c.md")
+    assert isinstance(got, Placement), got
+    assert got.place.start >= doc.index("bar-color"), doc[got.place.start:got.place.end]

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -52,6 +53,20 @@ class DocWords:
     ends: list[int]
     at: dict[int, list[int]]  # word id -> its indices in ``ids``
     _arrays: dict[int, np.ndarray] = field(default_factory=dict)  # ``at``'s lists as arrays, made on first use
+    _dropped: np.ndarray | None = None  # ``dropped``'s prefix counts, made on first use
+
+    def dropped(self, source: np.ndarray) -> np.ndarray:
+        """Prefix counts (``len(ids) + 1``) of this source view's words that the rendered
+        text drops — none of whose characters it keeps (``source``: the rendered text's
+        source offsets, ascending): an HTML tag's name and attributes, a link's target, an
+        entity's name. A loader that rendered the document never wrote them."""
+        if self._dropped is None:
+            starts, ends = np.array(self.starts, dtype=np.int64), np.array(self.ends, dtype=np.int64)
+            at = np.searchsorted(source, starts)  # the first rendered character at or after each word's start
+            kept = (at < len(source)) & (source[np.minimum(at, len(source) - 1)] < ends) if len(source) else \
+                np.zeros(len(starts), dtype=bool)
+            self._dropped = np.concatenate(([0], np.cumsum(~kept)))
+        return self._dropped
 
     def positions(self, wid: int) -> np.ndarray | None:
         """``at[wid]`` as an int64 array (None: the word does not occur here)."""
@@ -188,7 +203,8 @@ def _tightest(passage: list[int], ids: list[int], lo: int, hi: int, best: int) -
     return Alignment(start, a - 1, best)
 
 
-def dense(passage: list[int], doc: DocWords, a: Alignment) -> tuple[int, int, int, int, int] | None:
+def dense(passage: list[int], doc: DocWords, a: Alignment,
+          dropped: Callable[[], np.ndarray] | None = None) -> tuple[int, int, int, int, int] | None:
     """The densely matched core of an alignment: ``(i0, i1, j0, j1, matched)``, passage
     words ``i0..i1`` matched to document words ``j0..j1`` (``matched`` of them in order).
 
@@ -198,25 +214,43 @@ def dense(passage: list[int], doc: DocWords, a: Alignment) -> tuple[int, int, in
     matching blocks) are cut where a gap, in passage or document words, is wider than
     twice the words matched on the far side of it plus two — the far side holding less
     than half of the matches — so a lone match a few words off is dropped, a run of
-    several kept."""
+    several kept.
+
+    Between two runs that both face it on words a loader writes, a gap in document words
+    counts only such words — the gap in the rendered text: of a source view, ``dropped``
+    gives the prefix counts of the words its rendered text drops (``DocWords.dropped``). An
+    HTML tag between two paragraphs (an ``<iframe>`` a loader left out, its ``src`` and
+    ``allow`` lists forty words long) is not text the passage skipped, so it does not cut the
+    next paragraph off it. A run that ends or starts on a dropped word (a passage word
+    matched inside a link's target or a tag) is measured as before: markup words make weak
+    matches, and ``<a href="color">`` lines would otherwise chain into one run."""
     blocks = [b for b in LCSseq.editops(passage, doc.ids[a.first:a.last + 1]).as_matching_blocks() if b.size]
     if not blocks:
         return None
     total = sum(b.size for b in blocks)
 
-    def gap(x, y) -> int:
-        return max(y.a - (x.a + x.size), y.b - (x.b + x.size))
+    def wider(x, y, limit: int) -> bool:
+        in_passage, in_doc = y.a - (x.a + x.size), y.b - (x.b + x.size)
+        if in_passage > limit or in_doc <= limit:
+            return in_passage > limit
+        if dropped is None:
+            return True
+        counts = dropped()  # read only for a gap that would cut
+        j0, j1 = a.first + x.b + x.size, a.first + y.b
+        if counts[j0] != counts[j0 - 1] or counts[j1 + 1] != counts[j1]:
+            return True  # a run that faces the gap on a dropped word (a link's target) is measured as it is
+        return in_doc - int(counts[j1] - counts[j0]) > limit
 
     lo, hi = 0, len(blocks)
     left = 0
     for k in range(len(blocks) - 1):  # the last cut from the start that leaves a sparse head
         left += blocks[k].size
-        if 2 * left < total and gap(blocks[k], blocks[k + 1]) > 2 * left + 2:
+        if 2 * left < total and wider(blocks[k], blocks[k + 1], 2 * left + 2):
             lo = k + 1
     right = 0
     for k in range(len(blocks) - 1, lo, -1):  # the same from the end
         right += blocks[k].size
-        if 2 * right < total and gap(blocks[k - 1], blocks[k]) > 2 * right + 2:
+        if 2 * right < total and wider(blocks[k - 1], blocks[k], 2 * right + 2):
             hi = k
     kept = blocks[lo:hi]
     first, last = kept[0], kept[-1]

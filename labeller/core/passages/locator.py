@@ -48,7 +48,7 @@ TIERS = ("exact", "rendered", "aligned")
 MIN_SHARE = 0.95
 # The rules' version: part of every cached placement's key (the rendering, the folding,
 # the alignment and the order rule all decide where a passage lands).
-LOCATOR_VERSION = "passages-v3"
+LOCATOR_VERSION = "passages-v4"
 PREFIX = 64  # passages are searched by their first PREFIX folded characters, then compared whole
 MAX_OCCURRENCES = 10_000  # kept per passage and document: the order rule needs more than the first
 MAX_LISTED = 10  # occurrences named in a refusal
@@ -252,7 +252,7 @@ class PassageLocator:
                 if passage.doc is None and sum(1 for w in ids if w in dw.at) < need:
                     continue  # too few of its words occur here at all
                 for a in align(ids, dw, self.min_share):
-                    core = dense(ids, dw, a)  # stray end matches dropped
+                    core = dense(ids, dw, a, self._dropped(doc_id, dw, rendered))  # stray end matches dropped
                     if core is None or core[4] < need:
                         continue
                     a = Alignment(core[2], core[3], core[4])
@@ -260,6 +260,11 @@ class PassageLocator:
             if cands:
                 found[i] = ("aligned", cands)
                 return
+
+    def _dropped(self, doc_id: str, dw: DocWords, rendered: bool) -> Callable[[], np.ndarray] | None:
+        """For ``dense``: of a source view, the prefix counts of its words the rendered text
+        drops (markup a loader never writes), made when first asked; a rendered view has none."""
+        return None if rendered else lambda: dw.dropped(self.rendered(doc_id).source)
 
     def _rendered_view(self, doc_id: str) -> tuple[str, np.ndarray]:
         r = self.rendered(doc_id)
@@ -546,7 +551,7 @@ class PassageLocator:
                 if doc is None and sum(1 for w in ids if w in dw.at) < floor * len(ids):
                     continue
                 for a in align(ids, dw, floor):
-                    core = dense(ids, dw, a)
+                    core = dense(ids, dw, a, self._dropped(doc_id, dw, rendered))
                     if core is not None and (best is None or core[4] > best[2][4]):
                         best = (doc_id, dw, core)
             if best is not None and best[2][4] >= self.min_share * (best[2][1] - best[2][0] + 1):
