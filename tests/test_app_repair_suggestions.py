@@ -152,3 +152,52 @@ def test_a_nearest_passage_far_below_where_the_quote_stood_is_not_offered(tmp_pa
     (fix,) = offers.fixes
     assert offers.applied is fix and fix.at_old_place and fix.score == 100.0 and fix.new.quote == GREW_TO
     assert best_nearest < 100.0 - MAX_SCORE_GAP  # what the rule left out
+
+
+def test_an_accepted_repair_survives_a_crash_and_is_still_logged_as_an_edit(tmp_path, capsys, monkeypatch):
+    """The journal keeps the fixes an author accepted with the drafts: after a crash the
+    restored record, saved, gets the same ``edit`` entry in the review log as without one."""
+    root, _ = edited_project(tmp_path, capsys, monkeypatch, BEFORE, AFTER, QUOTE)
+    twin = tmp_path / "twin"
+    shutil.copytree(root, twin, symlinks=True)
+    rc, _, err = cli(capsys, "repair", "--root", twin)
+    assert rc == 0, err
+
+    crashed = AuthoringSession.open(root, last_build_reader=last_build)
+    crashed.store(crashed.compute(crashed.snapshot()))
+    [(offers, _)] = crashed.record_offers("r-1")
+    assert offers is not None and offers.applied is not None
+    crashed.accept_fix("r-1", offers.applied.index, offers.applied)
+    entry = crashed.journal.read()  # what a crash leaves: the journal, nothing saved
+    assert entry is not None and [f.as_json() for f in entry.repairs] == [offers.applied.as_json()]
+    assert not (root / "golden/reviews.jsonl").exists()
+
+    session = AuthoringSession.open(root, last_build_reader=last_build)
+    assert session.restore(session.journal.read()) == ["r-1"]
+    assert session.journal.read().repairs == entry.repairs  # kept across the restore's own journal writes
+    session.store(session.compute(session.snapshot()))  # the corpus read, as the app's start does
+    out = session.save_questions()
+    assert out.repaired == ["r-1"], out.message()
+    assert (root / "golden/questions.jsonl").read_bytes() == (twin / "golden/questions.jsonl").read_bytes()
+    mine, theirs = (read_review_log(r / "golden/reviews.jsonl") for r in (root, twin))
+    (entry_mine,), (entry_theirs,) = mine.entries, theirs.entries
+    assert (entry_mine.decision, entry_mine.record_digest) == ("edit", entry_theirs.record_digest)
+
+
+@pytest.mark.parametrize("bad", [
+    "not a list", [1], [{"id": "r-1"}], [{"id": "r-1", "locator_index": -1, "kind": "nearest", "old": {"quote": "a"},
+                                         "new": {"quote": "b"}}],
+    [{"id": "r-1", "locator_index": 0, "kind": "nearest", "score": 101, "old": {"quote": "a"},
+      "new": {"quote": "b"}}],
+    [{"id": "r-1", "locator_index": 0, "kind": "moved", "old": {"quote": "a"}, "new": {"quote": "b", "x": 1}}],
+])
+def test_a_journal_with_a_malformed_repairs_list_is_set_aside_not_applied(tmp_path, bad):
+    import json
+
+    from labeller.app.journal import Journal, JournalError
+
+    path = tmp_path / "journal.json"
+    path.write_text(json.dumps({"format": "labeller-journal-v1", "questions": "q", "base_sha256": None,
+                                "drafts": [], "deleted": [], "repairs": bad}))
+    with pytest.raises(JournalError, match="malformed repairs list"):
+        Journal(path).read()

@@ -10,8 +10,11 @@ losing power, after which a garbled journal is set aside, never applied (``Journ
 questions.jsonl itself is always written durably.
 
 The journal holds only what differs from questions.jsonl: the edited and new records as
-drafts (which may not be valid records yet) and the ids deleted.
-It never holds derived data, so restoring it can never smuggle in a stale span.
+drafts (which may not be valid records yet) and the ids deleted, and the repair suggestions
+the author accepted in them (``core.repair.Fix``: the old and new locator, no span), so that a
+restored repair is still logged as an ``edit`` in the review log when it is saved, as it
+would have been without the crash. It never holds derived data, so restoring it can never
+smuggle in a stale span.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from labeller.core.repair import Fix
 from labeller.display import json_dumps
 from labeller.errors import InvalidInput
 from labeller.io import atomic_write_text, check_output_path, parse_json, read_regular_file
@@ -43,10 +47,14 @@ class JournalEntry:
     base_sha256: str | None
     drafts: list[dict] = field(default_factory=list)
     deleted: list[str] = field(default_factory=list)
+    repairs: list[Fix] = field(default_factory=list)  # accepted in the drafts, not saved yet
 
     def as_json(self) -> dict:
-        return {"format": JOURNAL_FORMAT, "questions": self.questions, "base_sha256": self.base_sha256,
-                "drafts": self.drafts, "deleted": self.deleted}
+        out = {"format": JOURNAL_FORMAT, "questions": self.questions, "base_sha256": self.base_sha256,
+               "drafts": self.drafts, "deleted": self.deleted}
+        if self.repairs:  # a journal without any reads as before they were kept
+            out["repairs"] = [f.as_json() for f in self.repairs]
+        return out
 
 
 class Journal:
@@ -85,8 +93,15 @@ class Journal:
                                                  for d in drafts)
                 and isinstance(deleted, list) and all(isinstance(i, str) for i in deleted)):
             raise JournalError("malformed drafts or deleted list", path=where)
+        repairs = obj.get("repairs", [])
+        if not isinstance(repairs, list):
+            raise JournalError("malformed repairs list", path=where)
+        try:
+            fixes = [Fix.from_json(f) for f in repairs]
+        except ValueError as exc:
+            raise JournalError(f"malformed repairs list: {str(exc).splitlines()[0]}", path=where) from None
         return JournalEntry(questions=str(obj.get("questions", "")), base_sha256=obj.get("base_sha256"),
-                            drafts=drafts, deleted=deleted)
+                            drafts=drafts, deleted=deleted, repairs=fixes)
 
     def clear(self) -> None:
         self.path.unlink(missing_ok=True)

@@ -76,6 +76,28 @@ class Fix:
             out["at_old_place"] = True
         return out
 
+    @classmethod
+    def from_json(cls, obj: object) -> Fix:
+        """A fix as ``as_json`` wrote it: the app's journal keeps the ones an author accepted, so
+        that a restored repair is still logged as an edit when it is saved. ``ValueError``
+        naming the first field that is not what ``as_json`` writes."""
+        if not isinstance(obj, dict):
+            raise ValueError("a fix is an object")
+        rid, index, kind, score = obj.get("id"), obj.get("locator_index"), obj.get("kind"), obj.get("score")
+        if not isinstance(rid, str) or not rid:
+            raise ValueError("a fix's id is a non-empty string")
+        if type(index) is not int or index < 0:
+            raise ValueError("a fix's locator_index is a whole number, 0 or more")
+        if kind not in (MOVED, NEAREST):
+            raise ValueError(f"a fix's kind is {MOVED!r} or {NEAREST!r}")
+        if score is not None and (type(score) not in (int, float) or not 0 <= score <= 100):
+            raise ValueError("a fix's score is a number from 0 to 100")
+        if not isinstance(obj.get("at_old_place", False), bool):
+            raise ValueError("a fix's at_old_place is true or false")
+        old, new = Locator.model_validate(obj.get("old")), Locator.model_validate(obj.get("new"))
+        return cls(rid, index, kind, old, new, None if score is None else float(score),
+                   obj.get("at_old_place", False))
+
 
 @dataclass(frozen=True)
 class Left:

@@ -151,9 +151,10 @@ class SavingMixin:
     # -- journal -------------------------------------------------------------------------
 
     def journal_entry(self: _Session) -> JournalEntry:
+        dirty = [i for i in self.order if self.is_dirty(i)]
         return JournalEntry(questions=self._questions_rel(), base_sha256=self.qfile.source_sha256,
-                            drafts=[self.drafts[i].as_json() for i in self.order if self.is_dirty(i)],
-                            deleted=self.deleted_ids())
+                            drafts=[self.drafts[i].as_json() for i in dirty], deleted=self.deleted_ids(),
+                            repairs=[f for i in dirty for _, f in sorted(self.repairs.get(i, {}).items())])
 
     def _questions_rel(self: _Session) -> str:
         try:
@@ -175,6 +176,10 @@ class SavingMixin:
             return self._reapply(entry, self._put)
 
     def _reapply(self: _Session, entry: JournalEntry, put) -> list[str]:
+        drafted = {obj["id"] for obj in entry.drafts}
+        for fix in entry.repairs:  # first, so that every journal written below keeps them
+            if fix.record_id in drafted:  # ``log_repairs`` logs each only if its locator is still in place
+                self.repairs.setdefault(fix.record_id, {})[fix.index] = fix
         restored = []
         for obj in entry.drafts:
             d = Draft.from_json(obj)

@@ -389,8 +389,8 @@ class AuthoringSession(SavingMixin):
         becomes the fix's, exactly what ``labeller repair`` writes, and the record is logged as
         edited when it is saved with it (``log_repairs``), so that it reads *changed since review*."""
         new = LocatorDraft.from_locator(fix.new)
+        self.repairs.setdefault(record_id, {})[index] = fix  # first: the journal written next keeps it
         self.set_locator(record_id, index, new, coalesce=False)
-        self.repairs.setdefault(record_id, {})[index] = fix
         return new
 
     def apply_suggestion(self, record_id: str, index: int, suggestion: dict) -> LocatorDraft:
