@@ -294,4 +294,12 @@ def test_chunkers_compare_takes_a_chunk_file_and_prints_its_placement(tmp_path, 
     assert f"chunks placed, {chunk_file}: offsets 0, exact 1, rendered 2, aligned 0" in out
     assert f"1 chunk(s) of {chunk_file} cannot be placed and were left out" in out
     assert main(["eval", "--root", str(root), "--no-history", "--chunks", str(chunk_file)]) == 0
-    assert "chunks placed: offsets 0, exact 1, rendered 2, aligned 0" in " ".join(capsys.readouterr().out.split())
+    out = " ".join(capsys.readouterr().out.split())
+    assert "chunks placed: offsets 0, exact 1, rendered 2, aligned 0" in out
+    said = "1 chunk(s) of the chunk file cannot be placed and were left out (they hit no span); 0 retrieved"
+    assert f"unplaced: {said}" in out  # the report itself says it (SPEC §10), not only the warning
+    html = tmp_path / "report.html"
+    assert main(["eval", "--root", str(root), "--no-history", "--chunks", str(chunk_file), "--format", "markdown",
+                 "--html", str(html)]) == 0
+    assert said in " ".join(capsys.readouterr().out.replace("\\", "").split())  # Markdown escapes undone
+    assert said in " ".join(html.read_text(encoding="utf-8").split())

@@ -28,7 +28,7 @@ from labeller.eval.leaks import format_warning
 from labeller.eval.present import (ALL_AT_K, CHARS_DELTAS, CHUNK_DELTAS, MAX_TAG_ROWS, PRECISION_OMEGA,
                                    SUBSET_COLUMNS, GridRow, ReportView, answer_ranks, ci_text, inline, mdd_sentence,
                                    power_sentence, scope_note, subset_rows, subset_sentence, traffic_columns,
-                                   traffic_lines, traffic_rows, value_text)
+                                   traffic_lines, traffic_rows, unplaced_sentence, value_text)
 from labeller.eval.report_model import Comparison, Delta, Stat
 from labeller.eval.report import read_report, render, write_report
 from labeller.eval.chunkset import load_chunk_set
@@ -167,12 +167,7 @@ def run(args: argparse.Namespace) -> int:
 def print_unplaced(err, unplaced: dict) -> None:
     """The chunk file's unplaced chunks on stderr: how many, what they may have cost (an upper
     bound), and the first ``TEXT_LIMIT`` with line and reason (every one is in the JSON report)."""
-    bound = unplaced["recall_bound"]
-    err.print(f"[yellow]warning:[/] {unplaced['chunks']} chunk(s) of the chunk file cannot be placed and were left out "
-              f"(they hit no span); {unplaced['retrieved']} retrieved result(s) were one of them, in "
-              f"{unplaced['queries_affected']} quer(ies) within the shipped k; placed, they could raise "
-              f"{bound['metric']} by at most {bound['max_increase']:.4f} (an upper bound: each could at most "
-              "complete its query's recall); --strict refuses such a file", soft_wrap=True)
+    err.print(f"[yellow]warning:[/] {unplaced_sentence(unplaced)}; --strict refuses such a file", soft_wrap=True)
     print_bounded(err, (f"  line {u['line']} {safe_short(u['id'])}: {safe_line(u['message'])}"
                         for u in unplaced["listed"]), unplaced["chunks"], "unplaced chunks")
 
@@ -279,6 +274,8 @@ def print_report(result: EvalResult) -> None:
               f"seed {cfg.seed}) · fingerprint {fp.digest[:12]}")
     if ch.located is not None:
         out.print(f"chunks placed: {placement_line(ch.located)}", soft_wrap=True)
+    if ch.unplaced:
+        out.print(f"unplaced: {unplaced_sentence(ch.unplaced)}", soft_wrap=True)
     out.print(grid_table(f"chunk level (a hit: a retrieved chunk satisfies {fp.hit_rule} for an answer span; "
                          f"not comparable across chunkings)" + (" · condensed: unjudged chunks dropped" if
                                                                 cfg.condensed else ""),

@@ -17,7 +17,7 @@ from labeller.diagnostics import TEXT_LIMIT, bounded_comment, markdown_cell, mar
 from labeller.eval.present import (CHARS_DELTAS, CHUNK_DELTAS, MOVED_HEADER, SUBSET_COLUMNS, ReportView, answer_ranks,
                                    ci_text, delta_verdict, inline, mdd_sentence, moved_rows, power_sentence,
                                    subset_rows, subset_sentence, traffic_columns, traffic_lines, traffic_rows,
-                                   value_text)
+                                   unplaced_sentence, value_text)
 from labeller.eval.report_model import Comparison, Delta, EvalReport, Stat
 
 TITLE = "### labeller eval"
@@ -42,6 +42,8 @@ def eval_markdown(report: EvalReport) -> str:
                            f"{report.chunking.name} · {cfg.records.scored} scored queries, {cfg.records.negatives} "
                            f"negatives · {int(cfg.confidence * 100)}% bootstrap intervals · fingerprint "
                            f"{fp.digest[:12]}"), ""]
+    if report.chunking.unplaced:
+        lines += [f"**warning**: {markdown_cell(unplaced_sentence(report.chunking.unplaced), SENTENCE_CHARS)}", ""]
     lines += _comparison(c, k) if c is not None else _metrics(view)
     for sentence in (mdd_sentence(c) if c is not None else None,
                      power_sentence(report.power) if report.power is not None else None):

@@ -30,7 +30,7 @@ from labeller.display import visible, visible_line
 from labeller.eval import charts
 from labeller.eval.present import (CHARS_DELTAS, CHUNK_DELTAS, SUBSET_COLUMNS, ReportView, interval, mdd_sentence,
                                    number, rank_text, subset_rows, subset_sentence, traffic_columns, traffic_lines,
-                                   traffic_rows, value_text)
+                                   traffic_rows, unplaced_sentence, value_text)
 from labeller.eval.report_model import EvalReport
 from labeller.eval.runner import EvalResult
 from labeller.io import atomic_write_text
@@ -129,6 +129,8 @@ def render_html(report: EvalReport, passages: dict[str, MissPassages]) -> str:
     fp = report.fingerprint
     body = [f"<h1>labeller eval · {_t(str(fp.retriever.get('name')))} · fingerprint {_t(fp.digest[:12])}</h1>",
             f"<p>{_t(_summary(report))}</p>",
+            *([f"<p><strong>warning</strong>: {_t(unplaced_sentence(report.chunking.unplaced))}</p>"]
+              if report.chunking.unplaced else []),
             *_charts(view), *_metrics(view), *_comparison(view), *_subset(report), *_traffic(report),
             *_breakdowns(view), *_queries(view),
             *_misses(view, passages), *_negatives(report), *_diagnostics(report), *_leaks(report, view),
