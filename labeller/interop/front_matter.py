@@ -10,7 +10,7 @@ begins with (the one the set pins the context to, if it names one), never a look
 A loader that renders Markdown to plain text writes the same front matter without its
 ``---`` delimiters, as ``key: value`` lines before the body: those lines are cut the same
 way when they are, line by line, a corpus document's front matter content. Lines are
-compared by their words (Unicode ``\w+`` runs, case-folded; lines without words aside, as
+compared by their words (Unicode ``\\w+`` runs, case-folded; lines without words aside, as
 blank ones), because a rendering loader also renders the YAML: ``tags: [a, b-c]`` comes out
 as ``tags: a, b-c``. Every content line must match, in order, so a lookalike is not cut.
 """
