@@ -123,6 +123,16 @@ def test_the_journal_says_what_each_record_changed(small):
     assert lines[2] == "q003 (deleted): query 'Which day is the eu rotatio…'"
 
 
+def test_two_long_values_with_one_start_are_shown_from_where_they_differ():
+    """A repair that inserts a word late in a quote: cut at the same length, both sides would
+    read 'It does not embed anything …'."""
+    from labeller.app.session.journal_diff import record_change
+
+    old = {"locators": [{"doc": "index.md", "quote": "It does not embed anything or call a model"}]}
+    new = {"locators": [{"doc": "index.md", "quote": "It does not embed anything or call a language model"}]}
+    assert record_change(old, new) == "locator 1 quote '… call a model' → '… call a language model'"
+
+
 @run_async
 async def test_the_restore_dialog_shows_what_changed(small):
     session = AuthoringSession.open(small)

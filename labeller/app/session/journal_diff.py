@@ -10,6 +10,7 @@ old → new, a deleted one gives the query it had. Plain data, no Textual: the d
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 
 from labeller.app.journal import JournalEntry
@@ -17,6 +18,7 @@ from labeller.app.session.drafts import Draft
 from labeller.display import visible_line
 
 VALUE_CHARS = 28  # one value, old or new, in a change
+LEAD_CHARS = 8  # kept before the first difference when two long values share their start
 ID_CHARS = 64  # a record id (the journal is the app's, but an id is whatever the file held)
 LISTED_RECORDS = 12  # records listed in the dialog; the rest counted
 LISTED_LOCATORS = 2  # changed locators described per record; the rest counted
@@ -27,13 +29,29 @@ def short(value: object) -> str:
     if value is None:
         return "none"
     if isinstance(value, str):
-        text = visible_line(value)
-        return repr(text if len(text) <= VALUE_CHARS else text[:VALUE_CHARS - 1] + "…")
+        return _clip(visible_line(value))
     if isinstance(value, list) and all(isinstance(v, str) for v in value):
         return short(", ".join(value)) if value else "none"
     if isinstance(value, bool | int):
         return str(value).lower() if isinstance(value, bool) else str(value)
     return "(set)" if value else "none"
+
+
+def _clip(text: str) -> str:
+    return repr(text if len(text) <= VALUE_CHARS else text[:VALUE_CHARS - 1] + "…")
+
+
+def change(before: object, after: object) -> str:
+    """``old → new`` for one field. Two strings that share a start longer than the cut (a
+    quote with a word inserted near its end, as a repair makes) are both shown from a little
+    before their first difference, so that the two sides never read the same."""
+    if isinstance(before, str) and isinstance(after, str):
+        a, b = visible_line(before), visible_line(after)
+        same = len(os.path.commonprefix([a, b]))
+        if same > VALUE_CHARS - LEAD_CHARS and max(len(a), len(b)) > VALUE_CHARS:
+            cut = same - LEAD_CHARS
+            return f"{_clip('…' + a[cut:])} → {_clip('…' + b[cut:])}"
+    return f"{short(before)} → {short(after)}"
 
 
 def _id(record_id: str) -> str:
@@ -46,8 +64,7 @@ def _locator_changes(old: list[dict], new: list[dict]) -> list[str]:
     changed = [i for i in range(min(len(old), len(new))) if old[i] != new[i]]
     for i in changed[:LISTED_LOCATORS]:
         keys = [k for k in dict.fromkeys([*old[i], *new[i]]) if old[i].get(k) != new[i].get(k)]
-        out.append(f"locator {i + 1} " + ", ".join(f"{k} {short(old[i].get(k))} → {short(new[i].get(k))}"
-                                                  for k in keys))
+        out.append(f"locator {i + 1} " + ", ".join(f"{k} {change(old[i].get(k), new[i].get(k))}" for k in keys))
     if len(changed) > LISTED_LOCATORS:
         out.append(f"{len(changed) - LISTED_LOCATORS} more locator(s) changed")
     return out
@@ -63,7 +80,7 @@ def record_change(old: dict, new: dict) -> str:
         if key == "locators":
             parts += _locator_changes(before or [], after or [])
         else:
-            parts.append(f"{key.replace('_', ' ')} {short(before)} → {short(after)}")
+            parts.append(f"{key.replace('_', ' ')} {change(before, after)}")
     return "; ".join(parts) or "no change"
 
 
