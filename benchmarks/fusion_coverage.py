@@ -1,0 +1,160 @@
+"""Hybrid with the dense member weighed per query by how much of the query BM25's first hit
+holds (issue 37.6, third round; docs/performance.md).
+
+    python benchmarks/fusion_coverage.py --cache /tmp/fusion-cache --project RHDH --project QMD \\
+        --sentences BOOK/src --corpora ../shared/corpora/textual-docs --seed 20260101 --seed 4242 --grid
+    python benchmarks/fusion_coverage.py --cache DIR --no-bundled --sentences CARGO_BOOK/src --seed 31337
+
+The sets, and each set's two member rankings (labeller's ``bm25`` and ``dense``, 100 deep,
+cached by the digest of the corpus and questions), are ``fusion.py``'s. What this adds is one
+label-free number per question: its *coverage*, the share of the query's distinct analysed
+terms (labeller's own analysis, as BM25 searches them) that BM25's first hit holds in any
+indexed field. A question made of one sentence's content words is held whole by the chunk
+that has the sentence (BM25 is sure; the dense member, when weak on that text, can only
+tip near-ties the wrong way), a colloquial one whose words the answer does not use is held
+in part. The dense member's weight in the zscore fusion (window 50, BM25 weighing 1) is then
+``w`` while coverage is at most ``low``, 0 from ``high`` on, and linear in between. No labels,
+nothing kept across questions.
+
+``--grid`` prints the worst gap to the better member (over every set and measure, chunk
+success@5, document success@5 and @1) of each ramp tried, and the same for coverage
+weighted by each term's IDF (``idf``); choose on selection sets, then run held-out sets
+once with the chosen ramp (the default arguments).
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import math
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import bm25_tuning  # noqa: E402
+import dense  # noqa: E402
+import fusion  # noqa: E402
+
+WINDOW = 50
+# chosen on the selection sets (docs/performance.md, "Third round"): the dense member weighs
+# 0.4 up to coverage 0.5, nothing from 0.8, linear in between
+CHOSEN = ("count", 0.4, 0.5, 0.8)
+TODAY = ("count", 0.4, 1.0, 2.0)  # a ramp past every coverage: dense 0.4 for every question, as hybrid does
+GRID = [(kind, w, lo, hi) for kind in ("count", "idf") for w in (0.3, 0.4, 0.5, 0.7)
+        for lo, hi in itertools.product((0.0, 0.3, 0.4, 0.5, 0.6, 0.7), (0.6, 0.7, 0.8, 0.9, 1.0)) if lo < hi]
+
+
+def coverages(root: Path, runs: dict) -> dict[str, dict[str, float]]:
+    """Per question, the share of its distinct analysed terms that BM25's first hit (from
+    ``runs``) holds in any field: by count, and weighted by each term's IDF (the largest of
+    its fields'; a term no chunk holds weighs log N + 1, BM25's IDF at df 0)."""
+    from labeller.core.build import build
+    from labeller.eval.retrievers import make_retriever
+    from labeller.eval.retrievers.bm25 import distinct_chunks
+
+    project = dense.open_project(root)
+    bm25 = make_retriever("bm25", project)
+    docnum = {c.chunk_id: i for i, c in enumerate(distinct_chunks(project.all_chunks))}  # the index's order
+    n = len(docnum)
+    fields = [f for f, w in bm25.weights.items() if w > 0]
+    out = {}
+    for record in build(project, project.load_questions().questions).records:
+        qid = record.question.id
+        if record.question.unanswerable or not runs["bm25"][qid]:
+            continue
+        top = docnum[runs["bm25"][qid][0][0]]
+        held, idfs = [], []
+        for term in dict.fromkeys(bm25.analyzer.terms(record.question.query)):
+            postings = [bm25.term_scores(f, term)[0] for f in fields]
+            idfs.append(max((math.log(n / (len(p) + 1)) + 1 for p in postings if len(p)), default=math.log(n) + 1))
+            held.append(any(len(p) and p[min(p.searchsorted(top), len(p) - 1)] == top for p in postings))
+        out[qid] = {"count": sum(held) / len(held) if held else 0.0,
+                    "idf": math.fsum(i for i, h in zip(idfs, held) if h) / math.fsum(idfs) if idfs else 0.0}
+    return out
+
+
+def dense_weight(coverage: float, w: float, low: float, high: float) -> float:
+    """``w`` up to ``low``, 0 from ``high``, linear in between."""
+    return w if coverage <= low else 0.0 if coverage >= high else w * (high - coverage) / (high - low)
+
+
+def fused(runs: dict, cover: dict, rule: tuple[str, float, float, float], memo: dict) -> dict[str, list[str]]:
+    """Each question's top 5 by labeller's zscore ``fuse``, the dense member weighing as ``rule`` says."""
+    from labeller.config import FusionConfig
+    from labeller.eval.retrievers.base import Hit
+    from labeller.eval.retrievers.fusion import fuse
+
+    cfg = FusionConfig(method="zscore", window=WINDOW)
+    kind, w, low, high = rule
+    out = {}
+    for qid in runs["bm25"]:
+        wd = dense_weight(cover[qid][kind], w, low, high) if qid in cover else w
+        if (qid, wd) not in memo:
+            members = [(1.0, [Hit(c, s) for c, s in runs["bm25"][qid]]),
+                       (wd, [Hit(c, s) for c, s in runs["dense"][qid]])]
+            memo[(qid, wd)] = [h.chunk_id for h in fuse(members, cfg, 5)]
+        out[qid] = memo[(qid, wd)]
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--project", type=Path, action="append", default=[])
+    ap.add_argument("--corpora", type=Path, action="append", default=[])
+    ap.add_argument("--sentences", type=Path, action="append", default=[])
+    ap.add_argument("--questions", type=int, default=1000)
+    ap.add_argument("--sentence-questions", type=int, default=1000)
+    ap.add_argument("--seed", type=int, action="append")
+    ap.add_argument("--no-bundled", action="store_true")
+    ap.add_argument("--cache", type=Path)
+    ap.add_argument("--grid", action="store_true", help="every ramp of GRID (choosing: selection sets only)")
+    args = ap.parse_args(argv)
+    sets, cover = {}, {}
+    with tempfile.TemporaryDirectory(prefix="labeller-fusion-coverage-") as tmp:
+        found = bm25_tuning.sets(Path(tmp) / "sets", args.corpora, args.questions, args.seed or [20260101],
+                                 args.project, args.sentences, args.sentence_questions)
+        if args.no_bundled:
+            found = {n: p for n, p in found.items() if n not in ("bundled handbook", "mixed_ja")}
+        for name, root in fusion.dense_sets(found, Path(tmp)).items():
+            sets[name] = fusion.cached_rankings(root, args.cache, name)
+            cover[name] = coverages(root, sets[name][2])
+            print(f"{name}: {len(sets[name][0])} answerable questions", flush=True)
+    ranked = {m: {s: {q: [c for c, _ in hits] for q, hits in runs[m].items()} for s, (_, _, runs) in sets.items()}
+              for m in fusion.MEMBERS}
+    cells = [(s, m) for s in sets for m in fusion.MEASURES]
+    better = {(s, m): max(fusion.success(ranked[x][s], *sets[s][:2], *m) for x in fusion.MEMBERS) for s, m in cells}
+    memo: dict = {s: {} for s in sets}
+
+    def figures(rule: tuple[str, float, float, float]) -> list[float]:
+        top = {s: fused(sets[s][2], cover[s], rule, memo[s]) for s in sets}
+        return [fusion.success(top[s], *sets[s][:2], *m) for s, m in cells]
+
+    if args.grid:
+        print("\n| coverage | dense weight | ramp | worst gap | sum of gaps above 0 |\n|---|---:|---|---:|---:|")
+        rows = []
+        for rule in [TODAY] + GRID:
+            gaps = [better[c] - v for c, v in zip(cells, figures(rule))]
+            rows.append((round(max(gaps), 6), round(math.fsum(g for g in gaps if g > 0), 6), rule))
+        for worst, total, (kind, w, low, high) in sorted(rows):
+            print(f"| {kind} | {w:g} | {low:g}–{high:g} | {worst:+.3f} | {total:.3f} |")
+    base, chosen = figures(TODAY), figures(CHOSEN)
+    print("\n| set | measure | bm25 | dense | zscore, dense 0.4 | gap | coverage ramp | gap |\n"
+          "|---|---|---:|---:|---:|---:|---:|---:|")
+    for (s, m), b, c in zip(cells, base, chosen):
+        bm, dn = (fusion.success(ranked[x][s], *sets[s][:2], *m) for x in fusion.MEMBERS)
+        print(f"| {s} | {m[0]}@{m[1]} | {bm:.3f} | {dn:.3f} | {b:.3f} | {better[(s, m)] - b:+.3f} | "
+              f"**{c:.3f}** | **{better[(s, m)] - c:+.3f}** |")
+    print(f"\nworst gap: zscore {max(better[c] - v for c, v in zip(cells, base)):+.3f}, "
+          f"coverage ramp {max(better[c] - v for c, v in zip(cells, chosen)):+.3f}")
+    for s in sets:
+        ws = [dense_weight(cover[s][q][CHOSEN[0]], *CHOSEN[1:]) for q in cover[s]]
+        print(f"{s}: dense weight mean {math.fsum(ws) / len(ws):.3f}, 0 for {sum(w == 0 for w in ws) / len(ws):.0%}, "
+              f"{CHOSEN[1]:g} for {sum(w == CHOSEN[1] for w in ws) / len(ws):.0%} of the questions")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
