@@ -107,6 +107,8 @@ def fused(runs: dict, settings: dict) -> dict[str, list[str]]:
     from labeller.eval.retrievers.fusion import fuse, settled, weight
 
     cfg = settled(FusionConfig(**settings), "hybrid")
+    if cfg.method == "coverage":  # it weighs each question by its words: fusion_coverage.py has them
+        raise ValueError("fused: the coverage method needs the questions; see benchmarks/fusion_coverage.py")
     out = {}
     for qid in runs["bm25"]:
         members = [(weight(cfg, m), [Hit(c, s) for c, s in runs[m][qid]]) for m in MEMBERS]

@@ -42,43 +42,44 @@ WINDOW = 50
 # chosen on the selection sets (docs/performance.md, "Third round"): the dense member weighs
 # 0.4 up to coverage 0.5, nothing from 0.8, linear in between
 CHOSEN = ("count", 0.4, 0.5, 0.8)
-TODAY = ("count", 0.4, 1.0, 2.0)  # a ramp past every coverage: dense 0.4 for every question, as hybrid does
+TODAY = ("count", 0.4, 1.0, 1.0)  # dense 0.4 for every question: zscore, as hybrid did before (``dense_weight``)
 GRID = [(kind, w, lo, hi) for kind in ("count", "idf") for w in (0.3, 0.4, 0.5, 0.7)
         for lo, hi in itertools.product((0.0, 0.3, 0.4, 0.5, 0.6, 0.7), (0.6, 0.7, 0.8, 0.9, 1.0)) if lo < hi]
 
 
 def coverages(root: Path, runs: dict) -> dict[str, dict[str, float]]:
     """Per question, the share of its distinct analysed terms that BM25's first hit (from
-    ``runs``) holds in any field: by count, and weighted by each term's IDF (the largest of
-    its fields'; a term no chunk holds weighs log N + 1, BM25's IDF at df 0)."""
+    ``runs``) holds in any field: by count (labeller's own ``BM25Retriever.held_share``, what
+    ``hybrid`` reads), and weighted by each term's IDF (the largest of its fields'; a term no
+    chunk holds weighs log N + 1, BM25's IDF at df 0), a variant tried here only."""
     from labeller.core.build import build
     from labeller.eval.retrievers import make_retriever
     from labeller.eval.retrievers.bm25 import distinct_chunks
 
     project = dense.open_project(root)
     bm25 = make_retriever("bm25", project)
-    docnum = {c.chunk_id: i for i, c in enumerate(distinct_chunks(project.all_chunks))}  # the index's order
-    n = len(docnum)
+    n = len(distinct_chunks(project.all_chunks))  # the index's documents
     fields = [f for f, w in bm25.weights.items() if w > 0]
     out = {}
     for record in build(project, project.load_questions().questions).records:
-        qid = record.question.id
+        qid, query = record.question.id, record.question.query
         if record.question.unanswerable or not runs["bm25"][qid]:
             continue
-        top = docnum[runs["bm25"][qid][0][0]]
-        held, idfs = [], []
-        for term in dict.fromkeys(bm25.analyzer.terms(record.question.query)):
-            postings = [bm25.term_scores(f, term)[0] for f in fields]
-            idfs.append(max((math.log(n / (len(p) + 1)) + 1 for p in postings if len(p)), default=math.log(n) + 1))
-            held.append(any(len(p) and p[min(p.searchsorted(top), len(p) - 1)] == top for p in postings))
-        out[qid] = {"count": sum(held) / len(held) if held else 0.0,
-                    "idf": math.fsum(i for i, h in zip(idfs, held) if h) / math.fsum(idfs) if idfs else 0.0}
+        held = bm25.held_terms(query, runs["bm25"][qid][0][0])
+        idfs = {term: max((math.log(n / (len(p) + 1)) + 1 for p in (bm25.term_scores(f, term)[0] for f in fields)
+                           if len(p)), default=math.log(n) + 1) for term in held}
+        out[qid] = {"count": bm25.held_share(query, runs["bm25"][qid][0][0]),
+                    "idf": math.fsum(idfs[t] for t, h in held.items() if h) / math.fsum(idfs.values()) if idfs else 0.0}
     return out
 
 
 def dense_weight(coverage: float, w: float, low: float, high: float) -> float:
-    """``w`` up to ``low``, 0 from ``high``, linear in between."""
-    return w if coverage <= low else 0.0 if coverage >= high else w * (high - coverage) / (high - low)
+    """``w`` times what ``hybrid``'s ``fusion.ramp`` keeps: ``w`` up to ``low``, 0 from ``high``,
+    linear in between; ``low`` = ``high`` = 1 (``TODAY``): ``w`` for every question."""
+    from labeller.config import FusionConfig
+    from labeller.eval.retrievers.fusion import ramp
+
+    return w if low >= 1.0 else w * ramp(coverage, FusionConfig(ramp=(low, high)))
 
 
 def fused(runs: dict, cover: dict, rule: tuple[str, float, float, float], memo: dict) -> dict[str, list[str]]:

@@ -189,10 +189,12 @@ class DenseConfig(_Section):
 class FusionConfig(_Section):
     """``[retriever.fusion]``: how ``--retriever hybrid`` and ``rrf:a,b`` fuse their members' rankings."""
 
-    method: Literal["rrf", "zscore"] | None = None
+    method: Literal["rrf", "zscore", "coverage"] | None = None
     """``rrf``: reciprocal-rank fusion; ``zscore``: each member's scores standardised over its own
-    top ``window``, the part above its mean summed (``retrievers/fusion.py``, docs/eval.md). Not
-    set: ``hybrid`` fuses by ``zscore``, ``rrf:a,b`` by ``rrf`` (``fusion.settled``)."""
+    top ``window``, the part above its mean summed; ``coverage``: ``zscore``, the members that do
+    not match words weighing less the more of the question the lexical member's first hit holds
+    (``retrievers/fusion.py``, docs/eval.md). Not set: ``hybrid`` fuses by ``coverage``,
+    ``rrf:a,b`` by ``rrf`` (``fusion.settled``)."""
     k: Annotated[int, Field(ge=1, le=1_000_000)] = 60
     """The RRF constant: a member's hit at rank r adds weight / (k + r)."""
     depth: _K = 100
@@ -201,12 +203,23 @@ class FusionConfig(_Section):
     """``zscore``: how many of a member's top scores give its mean and spread (2..1000)."""
     weights: dict[str, float] = Field(default_factory=dict)
     """Weight per member name (bm25, dense, run, ...), each 0..1000; a member not listed weighs 1,
-    except ``dense`` under ``zscore``, 0.4 (``fusion.DEFAULT_WEIGHTS``)."""
+    except ``dense`` under ``zscore`` and ``coverage``, 0.4 (``fusion.DEFAULT_WEIGHTS``)."""
+    ramp: tuple[Annotated[float, Field(ge=0.0, le=1.0)], Annotated[float, Field(ge=0.0, le=1.0)]] = (0.5, 0.8)
+    """``coverage``: ``[low, high]``: a member that does not match words keeps its weight while the
+    lexical member's first hit holds at most ``low`` of the question's terms, none from ``high``,
+    linearly in between (0 <= low < high <= 1)."""
 
     @field_validator("weights")
     @classmethod
     def _finite_non_negative(cls, value: dict[str, float]) -> dict[str, float]:
         return _finite_weights(value, "member")
+
+    @field_validator("ramp")
+    @classmethod
+    def _rising(cls, value: tuple[float, float]) -> tuple[float, float]:
+        if not value[0] < value[1]:
+            raise ValueError(f"the ramp [low, high] needs low < high; got [{value[0]:g}, {value[1]:g}]")
+        return value
 
 
 class RetrieverConfig(_Section):

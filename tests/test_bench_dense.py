@@ -40,7 +40,7 @@ def test_the_fusion_benchmark_computes_labellers_own_hybrid_and_measures_gaps_to
                                                                                                   tiny_model,
                                                                                                   monkeypatch):
     """Its fusion rows are what ``--retriever hybrid`` ranks with the same ``[retriever.fusion]``
-    settings (RRF and zscore), computed from the members' cached rankings; the gaps are to the
+    settings (RRF and zscore; the default, coverage, is ``fusion_coverage.py``'s), computed from the members' cached rankings; the gaps are to the
     better member per set and measure; a second run reads the cache instead of ranking again."""
     require_dense()
     import fusion
@@ -61,7 +61,8 @@ def test_the_fusion_benchmark_computes_labellers_own_hybrid_and_measures_gaps_to
     golden, doc_of, runs = fusion.cached_rankings(root, tmp_path / "cache", "notes")
     assert sorted(runs) == ["bm25", "dense"] and len(golden) == 5
     toml = (root / "labeller.toml").read_text(encoding="utf-8")
-    for table_text, settings in (("", {}), ('method = "zscore"\nwindow = 3\nweights = {dense = 0.4}\n',
+    for table_text, settings in (('method = "rrf"\n', {"method": "rrf"}),
+                                 ('method = "zscore"\nwindow = 3\nweights = {dense = 0.4}\n',
                                             {"method": "zscore", "window": 3, "weights": {"dense": 0.4}})):
         (root / "labeller.toml").write_text(f"{toml}\n[retriever.fusion]\n{table_text}", encoding="utf-8")
         hybrid = make_retriever("hybrid", dense.open_project(root))

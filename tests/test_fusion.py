@@ -69,13 +69,14 @@ def test_rrf_adds_weight_over_k_plus_rank_reading_each_member_depth_deep(project
 
 
 @pytest.mark.parametrize("toml, spec, method, dense_weight", [
-    ("", "hybrid", "zscore", 0.4),                      # hybrid's own default: zscore, dense 0.4
+    ("", "hybrid", "coverage", 0.4),                    # hybrid's own default: coverage, dense 0.4
     ("", "rrf:bm25,dense", "rrf", 1.0),                 # rrf: keeps the method its name says, weights 1
     ('method = "rrf"\n', "hybrid", "rrf", 1.0),          # a configured method rules both
     ('method = "zscore"\n', "rrf:bm25,dense", "zscore", 0.4),
-    ("weights = {dense = 0.7}\n", "hybrid", "zscore", 0.7),  # a listed weight wins over the default
+    ('method = "zscore"\n', "hybrid", "zscore", 0.4),     # the second round's default, kept selectable
+    ("weights = {dense = 0.7}\n", "hybrid", "coverage", 0.7),  # a listed weight wins over the default
 ])
-def test_hybrid_fuses_by_zscore_with_dense_at_0_4_unless_configured(tmp_path, monkeypatch, toml, spec, method,
+def test_hybrid_fuses_by_coverage_with_dense_at_0_4_unless_configured(tmp_path, monkeypatch, toml, spec, method,
                                                                     dense_weight):
     """The default chosen on the selection sets (docs/performance.md, issue 37.6) is what
     ``--retriever hybrid`` runs, and it is in the fingerprint; ``rrf:`` stays reciprocal-rank."""
@@ -267,7 +268,9 @@ def test_zscore_is_set_in_the_config_recorded_in_the_fingerprint_and_reads_hits_
 
 
 @pytest.mark.parametrize("toml, message", [
-    ('method = "combsum"', "[retriever.fusion] method = \"combsum\": must be 'rrf' or 'zscore'"),
+    ('method = "combsum"', "[retriever.fusion] method = \"combsum\": must be 'rrf', 'zscore' or 'coverage'"),
+    ("ramp = [0.8, 0.5]", "the ramp [low, high] needs low < high; got [0.8, 0.5]"),
+    ("ramp = [0.5, 1.5]", "must be at most 1"),
     ("window = 1", "[retriever.fusion] window = 1: must be at least 2"),
     ("window = 1001", "[retriever.fusion] window = 1001: must be at most 1000"),
 ])
@@ -277,3 +280,77 @@ def test_fusion_method_and_window_are_checked_in_the_config(tmp_path, toml, mess
     with pytest.raises(InvalidInput) as exc:
         load_config(root)
     assert message in str(exc.value) and exc.value.line == 2
+
+
+class Holding(Given):
+    """A lexical member (``base.Lexical``): it says its first hit holds ``held`` of any question."""
+
+    def __init__(self, name: str, hits: list[Hit], held: float) -> None:
+        super().__init__(name, hits)
+        self.held, self.asked = held, []
+
+    def held_share(self, query: str, chunk_id: str) -> float:
+        self.asked.append((query, chunk_id))
+        return self.held
+
+
+NEAR_TIE = [Hit("a1", 10.0), Hit("a2", 9.9), Hit("a3", 5.0), Hit("a4", 4.0), Hit("a5", 1.0)]
+OTHER_WAY = [Hit("a2", 0.9), Hit("d1", 0.5), Hit("a1", 0.1), Hit("d2", 0.05)]
+
+
+@pytest.mark.parametrize("held, keep", [(0.0, 1.0), (0.5, 1.0), (0.6, (0.8 - 0.6) / (0.8 - 0.5)), (0.8, 0.0),
+                                        (1.0, 0.0)])
+def test_coverage_weighs_the_members_that_do_not_match_words_by_how_much_the_lexical_first_hit_holds(
+        tmp_path, monkeypatch, held, keep):
+    """The per-question weight is exactly ``ramp``'s, the fusion zscore's over those weights;
+    a question the first hit holds whole is ranked as the lexical member ranks it, a near-tie
+    the other member would tip included."""
+    from labeller.eval.retrievers.fusion import ramp
+
+    root = write_small_project(tmp_path / "p")
+    (root / "labeller.toml").write_text("[retriever.fusion]\nwindow = 5\n", encoding="utf-8")
+    lexical = Holding("bm25", NEAR_TIE, held)
+    monkeypatch.setitem(REGISTRY, "bm25", lambda project, chunks=None: lexical)
+    monkeypatch.setitem(REGISTRY, "dense", lambda project, chunks=None: Given("dense", OTHER_WAY))
+    fused = make_retriever("hybrid", Project(load_config(root)))
+    assert ramp(held, fused.settings) == keep
+    got = fused.retrieve("q", "which one?", 5)
+    assert lexical.asked == [("which one?", "a1")]  # the lexical member's own first hit
+    assert got == fuse([(1.0, NEAR_TIE), (0.4 * keep, OTHER_WAY)], fused.settings, 5)
+    if keep == 0.0:
+        assert ids(got) == ["a1", "a2", "a3", "a4", "a5"]
+    if keep == 1.0:
+        assert ids(got)[0] == "a2"  # the whole weight tips the near-tie (the ramp matters)
+    assert fused.describe()["fusion"] == {"method": "coverage", "window": 5, "ramp": [0.5, 0.8], "depth": 100}
+
+
+def test_coverage_without_a_lexical_member_or_its_hits_is_zscore(tmp_path, monkeypatch):
+    root = write_small_project(tmp_path / "p")
+    (root / "labeller.toml").write_text('[retriever.fusion]\nmethod = "coverage"\nwindow = 5\n', encoding="utf-8")
+    monkeypatch.setitem(REGISTRY, "a", lambda project, chunks=None: Given("a", NEAR_TIE))
+    monkeypatch.setitem(REGISTRY, "b", lambda project, chunks=None: Given("b", OTHER_WAY))
+    monkeypatch.setitem(REGISTRY, "c", lambda project, chunks=None: Holding("c", [], 1.0))
+    for spec in ("rrf:a,b", "rrf:c,b"):
+        fused = make_retriever(spec, Project(load_config(root)))
+        first = NEAR_TIE if spec == "rrf:a,b" else []
+        assert fused.retrieve("q", "query", 5) == fuse([(1.0, first), (1.0, OTHER_WAY)], fused.settings, 5)
+
+
+def test_bm25_held_share_is_the_share_of_the_question_terms_its_chunk_holds(tmp_path):
+    """Counted again here from the chunk's own fields, analysed as BM25 indexes them."""
+    root = write_small_project(tmp_path / "p")
+    project = Project(load_config(root))
+    bm25 = make_retriever("bm25", project)
+    analyse = bm25.analyzer.terms
+    seen = set()
+    for query in ("rotate the API key", "rotate the key of the moon", "galaxies and nebulae", "on-call pager rota"):
+        for hit in bm25.retrieve("q", query, 3) or [Hit(project.all_chunks[0].chunk_id, 0.0)]:
+            chunk = bm25.chunk(hit.chunk_id)
+            fields = {"heading": chunk.heading, "breadcrumb": chunk.breadcrumb, "body": chunk.text}
+            held = set().union(*(analyse(v) for f, v in fields.items() if bm25.weights.get(f, 0) > 0))
+            terms = set(analyse(query))
+            share = len(terms & held) / len(terms) if terms else 0.0
+            assert bm25.held_share(query, hit.chunk_id) == share
+            seen.add(share)
+    assert bm25.held_share("rotate", "no such chunk") == 0.0 and bm25.held_share("", hit.chunk_id) == 0.0
+    assert 1.0 in seen and any(0 < v < 1 for v in seen)

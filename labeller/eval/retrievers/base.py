@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from operator import attrgetter
-from typing import Callable, Iterable, Protocol
+from typing import Callable, Iterable, Protocol, runtime_checkable
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
 
@@ -31,6 +31,15 @@ class Retriever(Protocol):
 
     def retrieve(self, query_id: str, query: str, k: int) -> list[Hit]:
         """Up to ``k`` hits for one golden query (any order; see ``trec_order``)."""
+
+
+@runtime_checkable
+class Lexical(Protocol):
+    """A retriever that matches the query's own words (BM25): it can say how much of a query
+    one of its chunks holds, which the hybrid fusion reads (``fusion.coverage``)."""
+
+    def held_share(self, query: str, chunk_id: str) -> float:
+        """The share (0-1) of the query's distinct analysed terms that the chunk holds."""
 
 
 def trec_order(hits: Iterable[Hit]) -> list[Hit]:

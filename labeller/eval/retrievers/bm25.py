@@ -331,6 +331,7 @@ class BM25Retriever:
         self._zero_scored = False  # set by _weighted
         self._active = [(f, w) for f, w in weights.items() if w > 0]
         self._lock = threading.Lock()  # the term cache is shared by the app's threads
+        self._docnums: dict[str, int] | None = None  # chunk id -> docnum, made at the first ``held_share``
 
     @classmethod
     def build(cls, project: Project, analyzer: Analyzer, weights: dict[str, float], progress: Progress | None = None,
@@ -395,6 +396,29 @@ class BM25Retriever:
         Scored over the whole posting list at once (``bm25_index.BM25Index``, equal to
         whoosh's scorer bit for bit)."""
         return self._index.term_scores(field, term)
+
+    def held_terms(self, query: str, chunk_id: str) -> dict[str, bool]:
+        """Each of the query's distinct analysed terms (as ``search_hits`` searches them), and
+        whether chunk ``chunk_id`` holds it in a field with a weight above 0 (a chunk this index
+        does not hold holds none)."""
+        terms = list(dict.fromkeys(self.analyzer.terms(query)))
+        if self._docnums is None:
+            self._docnums = {cid: i for i, cid in enumerate(self._ids)}
+        doc = self._docnums.get(chunk_id)
+        if doc is None:
+            return dict.fromkeys(terms, False)
+        with self._lock:
+            postings = {t: [self._weighted(field, t, weight)[0] for field, weight in self._active] for t in terms}
+        return {t: any(len(ids) and ids[min(int(ids.searchsorted(doc)), len(ids) - 1)] == doc for ids in per_field)
+                for t, per_field in postings.items()}  # each field's docnums ascend
+
+    def held_share(self, query: str, chunk_id: str) -> float:
+        """The share of the query's distinct analysed terms that chunk ``chunk_id`` holds
+        (``held_terms``; 0 for a query with no terms). Read by the hybrid fusion
+        (``fusion.coverage``): a first hit that holds the whole question is one BM25 can be
+        trusted on."""
+        held = self.held_terms(query, chunk_id)
+        return sum(held.values()) / len(held) if held else 0.0
 
     def _weighted(self, field: str, term: str, weight: float) -> tuple[np.ndarray, np.ndarray]:
         """``term_scores`` times the field's weight (the boost whoosh's ``Term`` multiplies
