@@ -21,11 +21,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from labeller.core.repair import Fix
 from labeller.display import json_dumps
 from labeller.errors import InvalidInput
 from labeller.io import atomic_write_text, check_output_path, parse_json, read_regular_file
+
+if TYPE_CHECKING:  # repair imports the resolver, which the app's first frame does not load
+    from labeller.core.repair import Fix
 
 JOURNAL_FORMAT = "labeller-journal-v1"
 # A journal is an unsaved questions file plus bookkeeping; the same order of bound applies.
@@ -96,10 +99,13 @@ class Journal:
         repairs = obj.get("repairs", [])
         if not isinstance(repairs, list):
             raise JournalError("malformed repairs list", path=where)
-        try:
-            fixes = [Fix.from_json(f) for f in repairs]
-        except ValueError as exc:
-            raise JournalError(f"malformed repairs list: {str(exc).splitlines()[0]}", path=where) from None
+        fixes: list[Fix] = []
+        if repairs:
+            from labeller.core.repair import Fix  # only a journal that holds accepted repairs needs it
+            try:
+                fixes = [Fix.from_json(f) for f in repairs]
+            except ValueError as exc:
+                raise JournalError(f"malformed repairs list: {str(exc).splitlines()[0]}", path=where) from None
         return JournalEntry(questions=str(obj.get("questions", "")), base_sha256=obj.get("base_sha256"),
                             drafts=drafts, deleted=deleted, repairs=fixes)
 
