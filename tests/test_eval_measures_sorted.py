@@ -5,12 +5,14 @@ the ranks and of the first k gains at each k, as trec_eval sums them."""
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from labeller.eval.measures import RankedQuery
-from labeller.eval.measures.ranks import MRR, NDCG, All, Recall, Success
+from labeller.eval.measures import Measure, RankedQuery
+from labeller.eval.measures.ranks import MRR, NDCG, All, Recall, Success, many
+from labeller.eval.metrics import level_metrics, level_metrics_many
 
 
 def definition(family: str, ranks, gains, n_relevant: int, k: int) -> float:
@@ -37,3 +39,42 @@ def test_each_measure_is_its_definition_bit_for_bit(ranks, gains, n_relevant, k)
     q = RankedQuery(ranks, gains, n_relevant)
     for measure in (Recall(k=k), Success(k=k), All(k=k), MRR(k=k), NDCG(k=k)):
         assert measure(q) == definition(measure.family, ranks, gains, n_relevant, k), measure.name
+
+
+_QUERY = st.tuples(st.lists(st.one_of(st.none(), st.integers(1, 60)), max_size=6),
+                   st.lists(st.sampled_from([0, 1]), max_size=60), st.integers(0, 12), st.booleans())
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_QUERY, max_size=40), st.lists(st.integers(1, 70), min_size=1, max_size=5, unique=True).map(sorted))
+def test_every_query_at_once_is_each_query_alone_bit_for_bit(queries, ks):
+    """``level_metrics_many`` (numpy columns over every query) against ``level_metrics`` (each
+    measure called on one query): the same names, in the same order, and the same doubles."""
+    batch = level_metrics_many([RankedQuery(r, g, n) for r, g, n, _ in queries], ks, [m for *_, m in queries])
+    alone = [level_metrics(r, g, n, ks, m) for r, g, n, m in queries]
+    assert [list(d.items()) for d in batch] == [list(d.items()) for d in alone]
+    assert all(type(v) is float for d in batch for v in d.values())
+
+
+def test_the_columns_are_taken_for_the_built_in_measures():
+    """Else the test above compares the per-query path with itself."""
+    q = RankedQuery([2, None], [0, 1, 1], 3)
+    assert many([q], [f(k=3) for f in (Recall, Success, All, MRR, NDCG)]) == [[0.5, 1.0, 0.0, 0.5, NDCG(k=3)(q)]]
+
+
+def test_a_registered_family_is_scored_per_query_beside_the_built_in_ones(monkeypatch):
+    from labeller.eval.measures import FAMILIES
+
+    @dataclass(frozen=True)
+    class Top1Hit(Measure):
+        family = "top1hit"
+        label = "top-1 hit"
+
+        def __call__(self, q: RankedQuery) -> float:
+            return 1.0 if 1 in q.ranks else 0.0
+
+    monkeypatch.setitem(FAMILIES, "top1hit", Top1Hit)
+    queries = [RankedQuery([1], [1], 1), RankedQuery([2, None], [0, 1], 1)]
+    batch = level_metrics_many(queries, (1, 2), [False, True])
+    assert batch == [level_metrics([1], [1], 1, (1, 2), False), level_metrics([2, None], [0, 1], 1, (1, 2), True)]
+    assert [d["top1hit@1"] for d in batch] == [1.0, 0.0]

@@ -14,7 +14,7 @@ from ir_measures import RR, Qrel, R, ScoredDoc, Success, nDCG
 from labeller.core.chunkers import Chunk
 from labeller.core.hitrules import parse_hit_rule
 from labeller.eval.metrics import (ChunkPositions, MetricsSanityError, QueryScore, check_sanity, distinct_docs,
-                                   relevant_chunk_ids, score_query, span_hit_ranks)
+                                   relevant_chunk_ids, score_queries, score_query, span_hit_ranks)
 from labeller.eval.report import aggregate
 from labeller.eval.retrievers import Hit, trec_order
 
@@ -74,6 +74,24 @@ def test_agrees_with_trec_eval_on_random_runs_with_ties():
                 assert got[f"mrr@{k}"] == pytest.approx(rr[0] if rr else 0.0), (qid, level, k)
                 checked += 1
     assert checked == 150 * 2 * len(KS)
+
+
+def test_scoring_every_query_at_once_is_scoring_each_alone():
+    """``score_queries`` (the measures of all queries as columns) gives ``score_query``'s
+    scores, multi-hop and single, bit for bit."""
+    rng = random.Random(23)
+    chunks = synthetic_corpus(rng)
+    pos = ChunkPositions(chunks)
+    rule = parse_hit_rule("any_overlap")
+    queries = []
+    for qn in range(120):
+        gold = rng.sample(chunks, rng.randint(1, 3))
+        spans = [SpanRef(c.doc_id, c.start + 10, c.start + 40) for c in gold]
+        ranked = [c.chunk_id for c in rng.sample(chunks, rng.randint(0, 40))]
+        queries.append((f"q{qn}", ranked, spans, len(spans) > 1, None))
+    alone = [score_query(qid, ranked, spans, multi, pos, rule, KS) for qid, ranked, spans, multi, _ in queries]
+    assert score_queries(queries, pos, rule, KS) == alone
+    assert any(s.chunk["ndcg@10"] not in (0.0, 1.0) for s in alone) and any(s.multi for s in alone)
 
 
 def _desc(s: str):

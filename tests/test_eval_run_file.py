@@ -360,3 +360,46 @@ def test_the_run_is_read_and_the_report_encoded_with_the_collector_paused(make_p
     RunFileRetriever.for_project(project, path)
     report_module.write_report(tmp_path / "r.json", {"a": 1})
     assert seen == [False, False] and gc.isenabled()
+
+
+_SHORT_IDS = st.text(alphabet="ab~\x01 9", min_size=1, max_size=8).map(str.encode)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_SHORT_IDS, min_size=1, max_size=30), st.lists(_SHORT_IDS, max_size=30))
+def test_short_ids_are_found_by_integers_where_their_bytes_are(known, fields):
+    """``_member`` with ``_short_keys`` (ids of up to 8 bytes read as big-endian integers)
+    finds each field where the search of the bytes finds it, prefixes of one another too."""
+    from labeller.eval.retrievers.run_file import _member, _short_keys
+
+    ids = np.sort(np.array(known, dtype=bytes))
+    col = np.array(fields + known[:3], dtype=bytes)
+    by_keys, by_bytes = _member(col, ids, _short_keys(ids)), _member(col, ids)
+    assert _short_keys(col) is not None
+    assert by_keys[0].tolist() == by_bytes[0].tolist() and by_keys[1].tolist() == by_bytes[1].tolist()
+
+
+def test_ids_past_8_bytes_are_searched_as_bytes():
+    from labeller.eval.retrievers.run_file import _member, _short_keys
+
+    ids = np.array([b"chunk-000000001", b"chunk-000000002"], dtype=bytes)
+    assert _short_keys(ids) is None
+    assert _member(np.array([b"chunk-000000002", b"chunk-0"]), ids, None)[0].tolist() == [True, False]
+
+
+@pytest.mark.parametrize("kept", [True, False])
+@pytest.mark.parametrize("block", [256, BLOCK_BYTES])
+def test_a_block_of_many_new_ids_in_no_order_numbers_them_as_the_line_reader(tmp_path, monkeypatch, block, kept):
+    """Each block meets many ids for the first time, in no sorted order (the generated runs
+    above rarely put two new ids in one column-read block): the same numbers and first lines."""
+    rng = random.Random(block)
+    docids = [f"d{rng.getrandbits(20):x}" for _ in range(300)]
+    lines = [f"q{i % 7} Q0 {d} 1 {i} t" for i, d in enumerate(dict.fromkeys(docids))]
+    path = tmp_path / "x.run"
+    path.write_text("\n".join(lines) + "\n")
+    golden, known = ({f"q{i}" for i in range(0, 7, 2)}, set(docids[::3])) if kept else (None, None)
+    monkeypatch.setattr(run_file, "BLOCK_BYTES", block)
+    columns = _kept_read(path, golden, known)
+    monkeypatch.setattr(run_file._RunParser, "_feed_columns", lambda self, text: False)
+    assert columns == _kept_read(path, golden, known)
+    assert len(columns[1]) > 20

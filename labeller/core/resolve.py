@@ -44,7 +44,9 @@ class Span:
         return Place(self.doc_id, self.start, self.end)
 
     def as_json(self) -> dict:
-        return {"block": self.block, "char_end": self.end, "char_start": self.start, "doc_id": self.doc_id}
+        """The block as a plain string (the same JSON text): a report of exact built-in types
+        is written by ``display``'s fast path."""
+        return {"block": str(self.block), "char_end": self.end, "char_start": self.start, "doc_id": self.doc_id}
 
     def to_data(self) -> list:
         return [self.doc_id, self.start, self.end, str(self.block), self.quote_start, self.quote_end]

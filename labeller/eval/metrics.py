@@ -30,6 +30,7 @@ from labeller.core.resolve import Span
 from labeller.core.vocab import Place
 from labeller.errors import EXIT_REFUSED, LabellerError
 from labeller.eval.measures import FAMILIES, Measure, RankedQuery
+from labeller.eval.measures.ranks import many
 
 LEVELS = ("chunk", "doc")
 EPS = 1e-9
@@ -223,6 +224,26 @@ def level_metrics(ranks: Sequence[int | None], gains: Sequence[int], n_relevant:
     return {name: m(q) for name, m in _level_measures(tuple(ks), multi, tuple(FAMILIES.implementations()))}
 
 
+def level_metrics_many(queries: Sequence[RankedQuery], ks: Sequence[int], multi: Sequence[bool]) -> list[dict[str, float]]:
+    """``level_metrics`` of each query (``multi[i]``: the i-th is multi-hop), the same dicts:
+    the built-in measures of every query at once (``ranks.many``), any other per query."""
+    families = tuple(FAMILIES.implementations())
+    out: list[dict[str, float]] = [{} for _ in queries]
+    for hop in (False, True):
+        at = [i for i, m in enumerate(multi) if bool(m) is hop]
+        if not at:
+            continue
+        named = _level_measures(tuple(ks), hop, families)
+        chosen = [queries[i] for i in at]
+        rows = many(chosen, [m for _, m in named])
+        if rows is None:
+            rows = [[m(q) for _, m in named] for q in chosen]
+        names = [name for name, _ in named]
+        for i, row in zip(at, rows):
+            out[i] = dict(zip(names, row))
+    return out
+
+
 @dataclass
 class QueryScore:
     """One answerable query scored at both levels."""
@@ -242,18 +263,50 @@ class QueryScore:
 def score_query(query_id: str, ranked: Sequence[str], spans: Sequence[Span], multi: bool, pos: ChunkPositions, rule: HitRule,
                 ks: Sequence[int], ranked_docs: Sequence[str | None] | None = None) -> QueryScore:
     """``ranked_docs``: ``pos.doc.get`` of each ranked id, when the caller has them (``eval.codes``)."""
-    if ranked_docs is None:
-        ranked_docs = list(map(pos.doc.get, ranked))
-    hit_ranks = span_hit_ranks(ranked, spans, pos, rule, ranked_docs)
-    relevant = relevant_chunk_ids(spans, pos, rule)
-    chunk = level_metrics(hit_ranks, _gains(ranked, relevant), len(relevant), ks, multi)
-    answer_docs = list(dict.fromkeys(sp.doc_id for sp in spans))
-    docs = distinct_docs(ranked, pos, ranked_docs)
-    doc_rank = dict(zip(docs, count(1)))  # each document's rank (docs are distinct)
-    doc_ranks = [doc_rank.get(d) for d in answer_docs]
-    wanted = set(answer_docs)
-    doc = level_metrics(doc_ranks, _gains(docs, wanted), len(answer_docs), ks, multi)
-    return QueryScore(query_id, multi, hit_ranks, answer_docs, doc_ranks, chunk, doc)
+    levels = _Levels.of(ranked, spans, pos, rule, ranked_docs)
+    return QueryScore(query_id, multi, levels.hit_ranks, levels.answer_docs, levels.doc_ranks,
+                      level_metrics(levels.hit_ranks, levels.chunk.gains, levels.chunk.n_relevant, ks, multi),
+                      level_metrics(levels.doc_ranks, levels.doc.gains, levels.doc.n_relevant, ks, multi))
+
+
+def score_queries(queries: Sequence[tuple[str, Sequence[str], Sequence[Span], bool, Sequence[str | None] | None]],
+                  pos: ChunkPositions, rule: HitRule, ks: Sequence[int]) -> list[QueryScore]:
+    """``score_query(query_id, ranked, spans, multi, pos, rule, ks, ranked_docs)`` of each of
+    ``queries``, the same scores, with the measures of every query at once
+    (``level_metrics_many``: 25 calls a query and level were a tenth of scoring a 20,000-query run)."""
+    levels = [_Levels.of(ranked, spans, pos, rule, ranked_docs) for _, ranked, spans, _, ranked_docs in queries]
+    multi = [q[3] for q in queries]
+    chunk = level_metrics_many([lv.chunk for lv in levels], ks, multi)
+    doc = level_metrics_many([lv.doc for lv in levels], ks, multi)
+    return [QueryScore(q[0], q[3], lv.hit_ranks, lv.answer_docs, lv.doc_ranks, c, d)
+            for q, lv, c, d in zip(queries, levels, chunk, doc)]
+
+
+@dataclass
+class _Levels:
+    """One query's two levels before the measures: each span's hit rank and the ranking's
+    gains over the relevant chunks of the corpus; each answer document's rank and the
+    distinct documents' gains."""
+
+    hit_ranks: list[int | None]
+    chunk: RankedQuery
+    answer_docs: list[str]
+    doc_ranks: list[int | None]
+    doc: RankedQuery
+
+    @classmethod
+    def of(cls, ranked: Sequence[str], spans: Sequence[Span], pos: ChunkPositions, rule: HitRule,
+           ranked_docs: Sequence[str | None] | None) -> "_Levels":
+        if ranked_docs is None:
+            ranked_docs = list(map(pos.doc.get, ranked))
+        hit_ranks = span_hit_ranks(ranked, spans, pos, rule, ranked_docs)
+        relevant = relevant_chunk_ids(spans, pos, rule)
+        answer_docs = list(dict.fromkeys(sp.doc_id for sp in spans))
+        docs = distinct_docs(ranked, pos, ranked_docs)
+        doc_rank = dict(zip(docs, count(1)))  # each document's rank (docs are distinct)
+        doc_ranks = [doc_rank.get(d) for d in answer_docs]
+        return cls(hit_ranks, RankedQuery(hit_ranks, _gains(ranked, relevant), len(relevant)), answer_docs,
+                   doc_ranks, RankedQuery(doc_ranks, _gains(docs, set(answer_docs)), len(answer_docs)))
 
 
 def _gains(ranked: Sequence[str], relevant: set[str]) -> list[int]:

@@ -35,7 +35,7 @@ from labeller.eval.judged import condense, empty_share, judged_aggregate, judged
     judged_diagnostic, judged_flags, judged_places, with_relevant_judgments
 from labeller.eval.leaks import find_leaks
 from labeller.eval.report_model import EvalReport
-from labeller.eval.metrics import LEVELS, QueryScore, check_sanity, measures, score_query, unreachable_spans
+from labeller.eval.metrics import LEVELS, QueryScore, check_sanity, measures, score_queries, unreachable_spans
 from labeller.eval.power import mdd, questions_needed
 from labeller.eval.rankings import Rankings
 from labeller.eval.subset import stable_subset
@@ -192,9 +192,8 @@ def run_eval(project: Project, *, ks: Sequence[int] | None = None, hit_rule: str
         for qid, judged in flags.items():
             hits.add_hits(qid, condense(hits[qid], judged))  # (drops the ranking's codes)
     answerable = [with_relevant_judgments(r, judgments) for r in answerable]
-    scores = [score_query(r.question.id, ids[r.question.id], r.spans, r.question.hop == "multi", pos, rule, ks,
-                          docs_of(r.question.id))
-              for r in answerable]
+    scores = score_queries([(r.question.id, ids[r.question.id], r.spans, r.question.hop == "multi",
+                             docs_of(r.question.id)) for r in answerable], pos, rule, ks)
     char_scores = [score_chars(r.question.id, [Place(s.doc_id, s.start, s.end) for s in r.spans],
                                places_of(r.question.id), chunk_set.chunking, ks, budgets,
                                partial(table.sweep, codes[r.question.id])
