@@ -101,6 +101,31 @@ PRESETS = {
         "37f4a971ca52f1f8439fc45e5780be4eefe95116", "03a5f111b1431d948c8408030d30b74629d65069",
         "b51136fb49022bab62fe133fec7fcba659b519b8"),
         "held out until its run on h-editrepair; run again with h-repair2's final code, its failures not read before"),
+    # Held out: fetched in session 12 and run once with that session's final code, nothing tuned
+    # after it. Rust by Example's sources, the last commit before each 1 January from 2021.
+    "rust-by-example": Preset("rust-lang/rust-by-example", "src", "1cce0737d6a7d3ceafb139b4a206861fb1dcb2ab", (
+        "c8ae029c803e91cfa7ac44f31ec2ee7c45a56f9c", "6b5119725165434443e66446078defe0234a2b46",
+        "20ddc34e9f4f763eb42c1387fcb4c097410a7f70", "093397535b48ae13ec76bc526b7e6eb8c096a85c",
+        "2e02f22a10e7eeb758e6aba484f13d0f1988a3e5"),
+        "held out: run once with session 12's final code; its failures read after that run"),
+    # Four more held out the same way (session 12, run once, nothing tuned after): the Rustonomicon,
+    # mdBook's own guide, the Edition Guide (rewritten in 2021: 93 -> 22 pages) and the async book.
+    "nomicon": Preset("rust-lang/nomicon", "src", "a5a48441d411f61556b57d762b03d6874afe575d", (
+        "c05c452b36358821bf4122f9c418674edd1d713d", "8ca261268068d80c0969260fff15199bad87b587",
+        "f6bd083c4ccfc4ce6699b8b4154e3c45c5a27a8c", "7ef05b9777c94836bc92f50f23e6e00981521a89",
+        "b646f1a5aa17ae7eabe2ad744c21e5a741d2b28e"), "held out: run once with session 12's final code"),
+    "mdbook-guide": Preset("rust-lang/mdBook", "guide/src", "95e0743bc0c66f74bbd2bf21b77b6ad8ec60c0f2", (
+        "68a5c09fdf9393336a7b59c078c1b104a70ebeac", "41a6f0d43e1a2d9543877eacb4cd2a017f9fe8da",
+        "090eba0db5026982c72f20352947cb1438c9f008", "69ef52fd13fe2de14c6b24b1f16c6a86ac0c5b02",
+        "02dc23a73d1547af4e40b79c16970fdcfd55b460"), "held out: run once with session 12's final code"),
+    "edition-guide": Preset("rust-lang/edition-guide", "src", "31a3eebf14b1d96b72b2e514045ba1b4889fa6e7", (
+        "beea0a3cdc3885375342fd010f9ad658e6a5e09a", "6038be9d37d7251c966b486154af621d1794d7af",
+        "bbffb074e16bef89772818b400b6c76a65eac126", "d56e0f3a0656b7702ca466d4b191e16c28262b82",
+        "c3c0f0b3da26610138b7ba7663f60cd2c68cf184"), "held out: run once with session 12's final code"),
+    "async-book": Preset("rust-lang/async-book", "src", "641dc148b34a36d68a9d64047d4712d1a6e932ac", (
+        "563406a6ee3a4ed1cd5b51cf6988850da411aef3", "e224ead5275545acc00fa82d94ba6d6f377c8563",
+        "bc970755722ec5e66a1325373878849da9ecd908", "08399f2cd1b6077a358d39f97479420dbc71dc81",
+        "6d64933a9e72e8e7a6cdfffedd062398a5f93509"), "held out: run once with session 12's final code"),
 }
 
 
