@@ -4,7 +4,9 @@ the ranks and of the first k gains at each k, as trec_eval sums them."""
 
 from __future__ import annotations
 
+import functools
 import math
+import operator
 from dataclasses import dataclass
 
 from hypothesis import given, settings
@@ -28,8 +30,9 @@ def definition(family: str, ranks, gains, n_relevant: int, k: int) -> float:
         return 1.0 / min(found) if found and min(found) <= k else 0.0
     if n_relevant <= 0:
         return 0.0
-    dcg = sum(1 / math.log2(i + 2) for i, g in enumerate(gains[:k]) if g)
-    return dcg / sum(1 / math.log2(i + 2) for i in range(min(n_relevant, k)))
+    # left to right from 0.0, as trec_eval adds (Python 3.12's own ``sum`` compensates)
+    dcg = functools.reduce(operator.add, (1 / math.log2(i + 2) for i, g in enumerate(gains[:k]) if g), 0.0)
+    return dcg / functools.reduce(operator.add, (1 / math.log2(i + 2) for i in range(min(n_relevant, k))), 0.0)
 
 
 @settings(max_examples=500, deadline=None)
@@ -54,6 +57,14 @@ def test_every_query_at_once_is_each_query_alone_bit_for_bit(queries, ks):
     alone = [level_metrics(r, g, n, ks, m) for r, g, n, m in queries]
     assert [list(d.items()) for d in batch] == [list(d.items()) for d in alone]
     assert all(type(v) is float for d in batch for v in d.values())
+
+
+def test_ndcg_adds_left_to_right_on_every_python():
+    """3.12's ``sum`` compensates (``sum([1e16, 1.0, -1e16])`` is 1.0 there, 0.0 on 3.11): the
+    measures add as trec_eval does, whatever the interpreter, so the batch can follow them."""
+    from labeller.eval.measures.ranks import in_order
+
+    assert in_order([1e16, 1.0, -1e16]) == 0.0 and in_order([]) == 0.0 and type(in_order([])) is float
 
 
 def test_the_columns_are_taken_for_the_built_in_measures():

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left, bisect_right
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import chain
@@ -19,13 +19,23 @@ def ndcg(relevant_at: Sequence[int], n_relevant: int, k: int) -> float:
     """Binary nDCG@k (trec_eval's ndcg_cut): DCG of the top k over the ideal DCG of min(R, k)
     hits, from the 0-based positions of the relevant items (ascending).
 
-    The same sums, term for term, as ``sum(g / log2(i + 2))`` over the top k (a gain of 0
-    adds 0.0, which changes no float): the discounts are looked up, not recomputed, and
-    only the relevant ranks are added, in rank order."""
+    The same sums, term for term, as ``g / log2(i + 2)`` added left to right over the top k (a
+    gain of 0 adds 0.0, which changes no float): the discounts are looked up, not recomputed,
+    and only the relevant ranks are added, in rank order (``in_order``)."""
     if n_relevant <= 0:
         return 0.0
-    dcg = sum(map(_discount, relevant_at[:bisect_left(relevant_at, k)]))
+    dcg = in_order(map(_discount, relevant_at[:bisect_left(relevant_at, k)]))
     return dcg / _ideal(min(n_relevant, k))
+
+
+def in_order(values: Iterable[float]) -> float:
+    """Left to right from 0.0, as trec_eval adds: the same double on every Python labeller
+    supports. Python's own ``sum`` adds floats so up to 3.11, but compensates from 3.12 on
+    (Neumaier), which gives other last bits — and a batch (``many``) could not follow it."""
+    total = 0.0
+    for v in values:
+        total += v
+    return total
 
 
 @lru_cache(maxsize=None)
@@ -35,7 +45,7 @@ def _discount(i: int) -> float:
 
 @lru_cache(maxsize=None)
 def _ideal(n: int) -> float:
-    return sum(1 / math.log2(i + 2) for i in range(n))
+    return in_order(1 / math.log2(i + 2) for i in range(n))
 
 
 def _hits(q: RankedQuery, k: int) -> int:
@@ -100,20 +110,17 @@ class NDCG(Measure):
 
 
 BUILT_IN = (Recall, Success, All, MRR, NDCG)
-# Python's ``sum`` of floats adds left to right up to 3.11; 3.12 compensates (Neumaier), which
-# ``ndcg`` inherits and ``many`` cannot follow column by column.
-_SUM_IN_ORDER = sum([1e16, 1.0, -1e16]) == 0.0
 
 
 def many(queries: Sequence[RankedQuery], measures: Sequence[Measure]) -> list[list[float]] | None:
     """Each of ``measures`` on each query (rows = queries, columns = ``measures``), every
     query at once: the very doubles each measure's call gives — the same integer counts, the
     same divisions (IEEE rounds each one alike), nDCG's discounts (``_discount``, not
-    recomputed) added for each query in rank order, starting from 0, as ``sum`` adds them,
-    and divided by the same ``_ideal``. Adding 0.0 for a position past k or not relevant
+    recomputed) added for each query in rank order, starting from 0, as ``in_order`` adds
+    them, and divided by the same ``_ideal``. Adding 0.0 for a position past k or not relevant
     changes no partial sum. None when a measure is not one of ``BUILT_IN`` (a plug-in's is
-    called per query) or this Python's ``sum`` is not a plain left-to-right one."""
-    if not _SUM_IN_ORDER or any(type(m) not in BUILT_IN or m.k < 1 for m in measures):
+    called per query)."""
+    if any(type(m) not in BUILT_IN or m.k < 1 for m in measures):
         return None
     n = len(queries)
     if not n:
