@@ -62,3 +62,18 @@ def test_the_first_screen_loads_only_what_it_shows(tmp_path):
     loaded = [m for m in shown["modules"] if any(m == p or m.startswith(p + ".") for p in NOT_AT_START)]
     assert loaded == [], f"imported before the first frame: {loaded}"
     assert shown["stylesheets"] == ["app/labeller.tcss"], shown["stylesheets"]
+
+
+def test_an_input_mounting_before_any_screen_is_on_the_stack_does_not_end_the_app(tmp_path):
+    """Every ``Input`` clears the app's text selection when it mounts; on Python 3.12 the first
+    mode's inputs mounted before its screen was on the stack, and Textual raised
+    ``ScreenStackError`` from ``App.clear_selection``: the app died at start. With no screen
+    on the stack at all, the call is a no-op."""
+    from labeller.app.app import LabellerApp
+    from labeller.app.session.session import AuthoringSession
+
+    project = tmp_path / "example"
+    for name in ("corpus", "golden"):
+        shutil.copytree(ROOT / name, project / name)
+    app = LabellerApp(AuthoringSession.open(project), watch_corpus=False)
+    app.clear_selection()  # not running: no screen on the stack

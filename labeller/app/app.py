@@ -27,7 +27,7 @@ from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, Iterable, cast
 
-from textual.app import App, SystemCommand
+from textual.app import App, ScreenStackError, SystemCommand
 from textual.binding import Binding
 from textual.keys import format_key
 from textual.screen import ModalScreen, Screen
@@ -124,6 +124,16 @@ class LabellerApp(App):
         self.refusal: LabellerError | None = None  # why the app ended at start (the corpus was refused)
         self._prepared_once = False
         self._prepare_when_shown = False  # on_mount found no journal to offer: prepare after the first frame
+
+    def clear_selection(self) -> None:
+        """Textual's, but a no-op while no screen is on the stack yet. Every ``Input`` calls it
+        when it mounts (its selection's watcher); on Python 3.12 the first mode's inputs can
+        mount before its screen is on the stack, and Textual 8.2 then raised
+        ``ScreenStackError`` (it catches only ``NoScreen``): the app died at start."""
+        try:
+            super().clear_selection()
+        except ScreenStackError:
+            pass
 
     # -- start: journal, then the heavy loading in a worker ----------------------------------
 
