@@ -43,17 +43,23 @@ def test_chunks_made_when_read_are_those_made_at_once(read_first):
     assert lazy.chunks == eager.chunks and lazy.fields == eager.fields == FOREIGN_FIELDS
 
 
-def test_no_chunk_is_made_until_one_is_read(monkeypatch):
-    made: list[int] = []
+@pytest.fixture
+def made(monkeypatch) -> list[int]:
+    """The chunk numbers the chunk set's ``foreign_chunk_maker`` makes, in order."""
     import labeller.core.chunkfile as chunkfile
 
+    numbers: list[int] = []
     maker = chunkfile.foreign_chunk_maker
 
     def counting(chunking, corpus):
         make = maker(chunking, corpus)
-        return lambda i: (made.append(i), make(i))[1]
+        return lambda i: (numbers.append(i), make(i))[1]
 
     monkeypatch.setattr("labeller.eval.chunkset.foreign_chunk_maker", counting)
+    return numbers
+
+
+def test_no_chunk_is_made_until_one_is_read(made):
     lazy, _ = _sets()
     assert made == []
     lazy.positions.first["b1"]
@@ -75,17 +81,7 @@ def test_shown_is_the_chunks_doc_and_heading_path_made_or_not(read_first):
         lazy.positions.shown("absent")
 
 
-def test_shown_makes_no_chunk(monkeypatch):
-    made: list[int] = []
-    import labeller.core.chunkfile as chunkfile
-
-    maker = chunkfile.foreign_chunk_maker
-
-    def counting(chunking, corpus):
-        make = maker(chunking, corpus)
-        return lambda i: (made.append(i), make(i))[1]
-
-    monkeypatch.setattr("labeller.eval.chunkset.foreign_chunk_maker", counting)
+def test_shown_makes_no_chunk(made):
     lazy, eager = _sets()
     shown = [lazy.positions.shown(cid) for cid in eager.positions.first]
     assert made == []
