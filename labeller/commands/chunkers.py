@@ -28,6 +28,7 @@ from labeller.core.outputs import check_output
 from labeller.display import json_dumps, safe_line
 from labeller.errors import EXIT_OK
 from labeller.eval.compare import FOOTNOTE, budget_plot, compare_chunkers, header, markdown, rows
+from labeller.eval.present import unplaced_sentence
 from labeller.eval.report import render
 from labeller.eval.runner import parse_budgets, parse_ks
 from labeller.io import atomic_write_text
@@ -128,10 +129,8 @@ def print_comparison(data: dict, plot: str | None) -> None:
         if "located" in e:
             out.print(f"chunks placed, {safe_line(e['name'])}: {placement_line(e['located'])}", soft_wrap=True)
         if "unplaced" in e:
-            u = e["unplaced"]
-            out.print(f"[yellow]{u['chunks']} chunk(s) of {safe_line(e['name'])} cannot be placed and were left out; "
-                      f"{u['retrieved']} retrieved result(s) were one of them (eval --chunks lists them)[/]",
-                      soft_wrap=True)
+            out.print(f"[yellow]{unplaced_sentence(e['unplaced'], safe_line(e['name']))}; eval --chunks lists "
+                      "them[/]", soft_wrap=True)
     out.print(FOOTNOTE, soft_wrap=True)
     unfilled = [(e["name"], b, n) for e in data["chunkings"] for b, n in e["budget_unfilled"].items() if n]
     if unfilled:

@@ -93,12 +93,12 @@ def mdd_sentence(c: Comparison) -> str | None:
             f"{m['n']} paired queries (a smaller true change is likely missed)")
 
 
-def unplaced_sentence(u: dict) -> str:
+def unplaced_sentence(u: dict, source: str = "the chunk file") -> str:
     """A chunk file's unplaced chunks (SPEC §10: every report says how many, and how many
     retrieved results were one of them) and the most they could change recall, as one sentence
     the text, Markdown and HTML views print alike; the chunks themselves are in the JSON report."""
     bound = u["recall_bound"]
-    return (f"{u['chunks']} chunk(s) of the chunk file cannot be placed and were left out (they hit no span); "
+    return (f"{u['chunks']} chunk(s) of {source} cannot be placed and were left out (they hit no span); "
             f"{u['retrieved']} retrieved result(s) were one of them, in {u['queries_affected']} quer(ies) within "
             f"the shipped k; placed, they could raise {bound['metric']} by at most {bound['max_increase']:.4f} "
             "(an upper bound: each could at most complete its query's recall)")
