@@ -2,6 +2,7 @@
 
     python benchmarks/survival.py GIT_DIR --preset rust-book [--labels 300] [--seed 35] [--json OUT] [--markdown OUT]
     python benchmarks/survival.py GIT_DIR --subdir docs --base REV --later REV [REV ...]
+    python benchmarks/survival.py GIT_DIR --preset fastapi --truth-only   # the ground truth alone, no labeller
 
 GIT_DIR is a clone (bare or not) of a public Markdown documentation repository; nothing of it
 is kept in this repository (the shared corpora README's rule for outside data). At the base
@@ -26,6 +27,12 @@ much of the quote the truth keeps where it stood: ``MOSTLY_KEPT`` of its words o
 rewritten), wrong repairs (must be 0), and deleted labels left refused. A labeller without ``repair`` is reported as such, with the
 repair figures null. The JSON report and the Markdown table are deterministic (no times:
 those go to stderr).
+
+``--truth-only`` runs no labeller at all: the same labels are sampled and only the ground
+truth's fates are counted per later commit (intact, renamed, moved, edited, deleted). It is
+how a held-out history is checked before its one run: that it has edited and renamed labels
+to measure, without anyone seeing how labeller does on it. (Its counts are of the labels
+written; the full run drops any labeller refuses at the base, so its counts can be lower.)
 """
 
 from __future__ import annotations
@@ -51,6 +58,7 @@ from survival_truth import (DELETED, EDITED, FATES, INTACT, MOVED, MOVED_AMBIGUO
                             History, canonical)
 
 SCHEMA = "labeller.survival-report.v1"
+TRUTH_SCHEMA = "labeller.survival-truth.v1"
 MIN_WORDS, MAX_WORDS = 6, 12
 MIN_PARAGRAPH_WORDS = 12
 MIN_SCORE = 80
@@ -126,6 +134,27 @@ PRESETS = {
         "563406a6ee3a4ed1cd5b51cf6988850da411aef3", "e224ead5275545acc00fa82d94ba6d6f377c8563",
         "bc970755722ec5e66a1325373878849da9ecd908", "08399f2cd1b6077a358d39f97479420dbc71dc81",
         "6d64933a9e72e8e7a6cdfffedd062398a5f93509"), "held out: run once with session 12's final code"),
+    # Held out, not yet run: three histories outside rust-lang, of other styles (MkDocs and Jekyll
+    # sites, YAML front matter, admonitions, code includes), for one run with the final repair
+    # code. Chosen by date alone, as above (`git rev-list -1 --before=YEAR-01-01T00:00:00Z HEAD`:
+    # the last commit before 1 January 2021 for the labels, before each 1 January 2022-2026 for
+    # the later ones), and checked with --truth-only only: labeller has never been run on them.
+    # FastAPI's tutorial and guide (English pages; the translations are other folders).
+    "fastapi": Preset("fastapi/fastapi", "docs/en/docs", "5614b94ccc9f72f1de2f63aae63f5fe90b86c8b5", (
+        "3efb4f7edff99fdc12802a85ae9d140ec4772497", "efc12c5cdbede6922a033a5234c70cb22c4d204a",
+        "040ad986d48bb9a400de804f7f25abb856d85e1a", "1d50bad4555b951d5fa48eb8787fd5c39ed7effb",
+        "53d2453d1a77f3384a1648d717f8ddafb5e9e460"), "held out: not yet run"),
+    # Material for MkDocs's own site: a theme's setup and reference pages, with front matter.
+    "mkdocs-material": Preset("squidfunk/mkdocs-material", "docs", "a6509496a8dafce5a40821af9e9d9894367849b8", (
+        "7d8165cda6d93894c533444349fa24cf08e6fe1d", "3a3ae932c3aa880d0c3b9e71180745c273011b8e",
+        "246266fafad2c2fdc78022c14f7f4b2df91167f3", "307fceb49f60b3d2b0d1f4dd00351e14b9499a82",
+        "3f0eaca8da7e06db5bbb8ca41febb78459baf650"), "held out: not yet run"),
+    # Homebrew's documentation (docs.brew.sh, a Jekyll site): a package manager's user and
+    # maintainer handbook.
+    "homebrew": Preset("Homebrew/brew", "docs", "635ecbc58991d914f08daeac8df15452baaed21e", (
+        "0a4f0de3bacb6109406074d116bb5e9443b14513", "d291117468575ad8d54f1992eb9f3b130fb7a431",
+        "455a44b6858b5fa221aa3e987c07db68cb9df4ea", "c723e2fde3ed98f5aa763e8eed152aadfa3bff3a",
+        "754344022ff6b44f759c04b828fed0e9a76e3216"), "held out: not yet run"),
 }
 
 
@@ -412,11 +441,17 @@ def mostly_within(inner: tuple[int, int] | None, fate: Fate) -> bool:
     return 2 * overlap >= inner[1] - inner[0]
 
 
-def survive_commit(git_dir: Path, subdir: str, base: str, rev: str, base_corpus: dict[str, str],
-                   labels: list[Label], base_root: Path, root: Path, repair_missing: str | None) -> dict:
+def truth_at(git_dir: Path, subdir: str, base: str, rev: str, base_corpus: dict[str, str],
+             labels: list[Label]) -> tuple[dict[str, str], History, dict[str, Fate]]:
+    """The corpus at ``rev``, its history from ``base`` and the ground truth's fate of each label."""
     corpus = corpus_at(git_dir, rev, subdir)
     history = History(base_corpus, corpus, renames(git_dir, base, rev, subdir))
-    fates = {lb.id: history.fate(lb.doc, lb.char_start, lb.char_end) for lb in labels}
+    return corpus, history, {lb.id: history.fate(lb.doc, lb.char_start, lb.char_end) for lb in labels}
+
+
+def survive_commit(git_dir: Path, subdir: str, base: str, rev: str, base_corpus: dict[str, str],
+                   labels: list[Label], base_root: Path, root: Path, repair_missing: str | None) -> dict:
+    corpus, history, fates = truth_at(git_dir, subdir, base, rev, base_corpus, labels)
     shutil.copytree(base_root, root, symlinks=True)
     write_corpus(root, corpus)
     project_git(root, "add", "-A")
@@ -521,12 +556,23 @@ def figures(rows: list[dict], repaired: bool) -> dict:
 
 # --- the whole run --------------------------------------------------------------------------
 
+def base_corpus_at(git_dir: Path, base: str, subdir: str) -> dict[str, str]:
+    """The corpus the labels are written in; none there is a usage error, not an empty report."""
+    corpus = corpus_at(git_dir, base, subdir)
+    if not corpus:
+        raise SystemExit(f"no Markdown files under {subdir}/ at {base}")
+    return corpus
+
+
+def base_entry(git_dir: Path, base: str, corpus: dict[str, str]) -> dict:
+    """The report's ``base``: the commit, its date and the corpus's size there."""
+    return {**commit_of(git_dir, base), "docs": len(corpus), "chars": sum(len(t) for t in corpus.values())}
+
+
 def survive(git_dir: Path, subdir: str, base: str, later: list[str], n_labels: int, seed: int, work: Path,
             name: str = "", role: str = "") -> dict:
     """The report of one history: labels written at ``base``, followed to each of ``later``."""
-    base_corpus = corpus_at(git_dir, base, subdir)
-    if not base_corpus:
-        raise SystemExit(f"no Markdown files under {subdir}/ at {base}")
+    base_corpus = base_corpus_at(git_dir, base, subdir)
     sampled = sample_labels(base_corpus, n_labels, seed)
     base_root = work / "base"
     base_root.mkdir(parents=True)
@@ -540,12 +586,54 @@ def survive(git_dir: Path, subdir: str, base: str, later: list[str], n_labels: i
         commits.append(survive_commit(git_dir, subdir, base, rev, base_corpus, labels, base_root,
                                       work / f"later-{i + 1}", missing))
     return {"schema": SCHEMA, "history": {"name": name, "role": role, "subdir": subdir, "seed": seed},
-            "base": {**commit_of(git_dir, base), "docs": len(base_corpus),
-                     "chars": sum(len(t) for t in base_corpus.values())},
+            "base": base_entry(git_dir, base, base_corpus),
             "labels": {"asked": n_labels, "written": len(sampled), "refused_at_base": len(sampled) - len(labels),
                        "kept": len(labels)},
             "repair": "available" if missing is None else f"not available: {missing}",
             "commits": [c | {"name": f"{c['commit'][:12]} ({c['date']})"} for c in commits]}
+
+
+def truth_only(git_dir: Path, subdir: str, base: str, later: list[str], n_labels: int, seed: int,
+               name: str = "", role: str = "") -> dict:
+    """The ground truth alone (``--truth-only``; labeller is not run): the labels ``survive``
+    would write, and per later commit how many the truth calls intact, renamed, moved, edited
+    or deleted; the edited ones split as the figures split them (in place or in a renamed
+    document; in place, quote mostly kept or rewritten)."""
+    base_corpus = base_corpus_at(git_dir, base, subdir)
+    labels = sample_labels(base_corpus, n_labels, seed)
+    commits = []
+    for rev in later:
+        print(f"survival (truth only): {name or git_dir} at {rev[:12]}", file=sys.stderr)
+        corpus, history, fates = truth_at(git_dir, subdir, base, rev, base_corpus, labels)
+        edited = [(lb, fates[lb.id]) for lb in labels if fates[lb.id].kind == EDITED]
+        in_place = [fate for lb, fate in edited if fate.doc == lb.doc]
+        commits.append({**commit_of(git_dir, rev), "docs": len(corpus), "renamed_docs": len(history.renames),
+                        "fates": {kind: sum(1 for f in fates.values() if f.kind == kind) for kind in FATES},
+                        "edited_in_place": len(in_place),
+                        "edited_in_place_mostly_kept": sum(1 for f in in_place if (f.kept or 0) >= MOSTLY_KEPT),
+                        "edited_in_renamed_doc": len(edited) - len(in_place)})
+    return {"schema": TRUTH_SCHEMA, "history": {"name": name, "role": role, "subdir": subdir, "seed": seed},
+            "base": base_entry(git_dir, base, base_corpus),
+            "labels": {"asked": n_labels, "written": len(labels)},
+            "commits": [c | {"name": f"{c['commit'][:12]} ({c['date']})"} for c in commits]}
+
+
+def truth_markdown(report: dict) -> str:
+    """``truth_only``'s table: one row per later commit, the truth's fate counts."""
+    h = report["history"]
+    base = report["base"]
+    lines = [f"**{h['name'] or 'history'}** (ground truth only, labeller not run): {report['labels']['written']} "
+             f"labels written at {base['commit'][:12]} ({base['date']}, {base['docs']} documents, "
+             f"{base['chars']:,} characters).", "",
+             "| later commit | docs (renamed) | " + " | ".join(FATES) + " | edited in place (mostly kept) "
+             "| edited in a renamed doc |",
+             "|---|---|" + "---|" * len(FATES) + "---|---|"]
+    for c in report["commits"]:
+        lines.append(f"| {c['name']} | {c['docs']} ({c['renamed_docs']}) | "
+                     + " | ".join(str(c["fates"][kind]) for kind in FATES)
+                     + f" | {c['edited_in_place']} ({c['edited_in_place_mostly_kept']})"
+                     + f" | {c['edited_in_renamed_doc']} |")
+    return "\n".join(lines) + "\n"
 
 
 def _ratio(part: int | None, whole: int) -> str:
@@ -613,6 +701,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--json", type=Path, help="write the report here")
     p.add_argument("--markdown", type=Path, help="write the table here")
     p.add_argument("--keep", type=Path, help="work in this (new) folder and keep it, instead of a temporary one")
+    p.add_argument("--truth-only", action="store_true",
+                   help="run no labeller: only the ground truth's fate counts per later commit (to check a "
+                        "held-out history before its one run)")
     args = p.parse_args(argv)
     preset = PRESETS.get(args.preset) if args.preset else None
     subdir = args.subdir or (preset.subdir if preset else None)
@@ -625,13 +716,15 @@ def main(argv: list[str] | None = None) -> int:
         git_dir = git_dir / ".git"
     name = preset.repo if preset else git_dir.name
     role = preset.role if preset else ""
-    if args.keep:
+    if args.truth_only:
+        report = truth_only(git_dir, subdir, base, later, args.labels, args.seed, name, role)
+    elif args.keep:
         report = survive(git_dir, subdir, base, later, args.labels, args.seed, args.keep.resolve(), name, role)
     else:
         with tempfile.TemporaryDirectory(prefix="labeller-survival-") as tmp:
             report = survive(git_dir, subdir, base, later, args.labels, args.seed, Path(tmp), name, role)
+    table = truth_markdown(report) if args.truth_only else markdown(report)
     text = json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
-    table = markdown(report)
     if args.json:
         args.json.write_text(text, encoding="utf-8")
     if args.markdown:

@@ -268,3 +268,22 @@ def test_the_report_rows_of_edited_labels_carry_the_truths_share(report):
     f = report["commits"][0]["figures"]
     assert f["edited_in_place_mostly_kept"] + f["edited_in_place_rewritten"] == f["edited_in_place"]
     assert "of them quote mostly kept" in survival.markdown(report)
+
+
+def test_truth_only_counts_the_full_runs_fates_and_runs_no_labeller(history, report, monkeypatch, tmp_path, capsys):
+    """``--truth-only`` (how a held-out history is checked before its one run) samples the same
+    labels and counts the same fates as the full run, without running labeller at all."""
+    def no_labeller(*args, **kwargs):
+        raise AssertionError("labeller was run")
+
+    monkeypatch.setattr(survival, "labeller", no_labeller)
+    git_dir, base, later = history
+    out = tmp_path / "truth.json"
+    assert survival.main([str(git_dir), "--subdir", "docs", "--base", base, "--later", later, "--labels", "100",
+                          "--seed", "7", "--truth-only", "--json", str(out)]) == 0
+    truth = json.loads(out.read_text(encoding="utf-8"))
+    assert truth["labels"]["written"] == report["labels"]["kept"]
+    commit = truth["commits"][0]
+    assert commit["fates"] == report["commits"][0]["figures"]["fates"]
+    assert (commit["renamed_docs"], commit["edited_in_place"], commit["edited_in_renamed_doc"]) == (1, 1, 0)
+    assert "labeller not run" in capsys.readouterr().out
