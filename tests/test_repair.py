@@ -122,7 +122,7 @@ def test_the_json_report_says_what_was_applied_and_what_was_left(root, capsys):
         {"id": "r-run", "locator_index": 0, "locator": {"doc": "guide.md", "quote": "Run labeller build in the root."},
          "kind": "not_found",
          # a "." of the deleted sentence's is all the page kept where it stood
-         "reason": "no suggestion; where it stood, the passage keeps 3.8% of the quote: below 80"},
+         "reason": "no suggestion; where it stood, the passage keeps 3.8% of the quote: below 60"},
         {"id": "r-note", "locator_index": 0, "locator": {"doc": "notes.md", "quote": "A shared note about limits."},
          "kind": "unknown_doc",
          "reason": "the quote is verbatim in 2 other documents (faq.md, guide.md): a person picks one"}]
@@ -196,6 +196,7 @@ def test_only_the_records_named(root, capsys):
 
 
 @pytest.mark.parametrize("flags", [["--moves", "--min-score", "70"], ["--min-score", "101"],
+                                   ["--moves", "--min-kept", "70"], ["--min-kept", "-1"], ["--min-kept", "nan"],
                                    ["--interactive", "--format", "json"]])
 def test_contradictory_flags_are_exit_2(root, capsys, flags):
     before = (root / "golden/questions.jsonl").read_bytes()

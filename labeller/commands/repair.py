@@ -22,7 +22,7 @@ from labeller.commands.common import add_format_option, add_project_options, con
 from labeller.core.build import build
 from labeller.core.models import Locator, Question
 from labeller.core.questions import QuestionsFile, prepare_questions, write_questions
-from labeller.core.repair import DEFAULT_MIN_SCORE, Fix, RepairPlan, plan_repair
+from labeller.core.repair import DEFAULT_MIN_KEPT, DEFAULT_MIN_SCORE, Fix, RepairPlan, plan_repair
 from labeller.core.vocab import RefusalKind
 from labeller.diagnostics import print_bounded, safe_short, shorten
 from labeller.display import json_dumps, safe_line, visible
@@ -38,13 +38,17 @@ MAX_COMMENT = 2000  # characters of the review-log comment saying what a repair 
 def register(sub) -> None:
     p = sub.add_parser("repair",
                        description="Re-point refused labels the build can repair without a guess: moved ones (the "
-                       "quote verbatim in exactly one other document) and, unless --moves, a nearest passage that is "
+                       "quote verbatim in exactly one other document) and, unless --moves, the passage where the quote "
+                       "stood at the last build when it keeps --min-kept of the quote, else a nearest passage that is "
                        "unique and the only one scoring --min-score or more. Every repaired record is logged as "
                        "edited in the review log (it needs review again). Exit 1 while labels are left broken.")
     p.add_argument("ids", nargs="*", metavar="ID", help="only these records (default: every refused one)")
     p.add_argument("--moves", action="store_true", help="apply moved suggestions only (the quote unchanged)")
     p.add_argument("--min-score", type=float, metavar="S",
                    help=f"apply nearest passages scoring S or more (default {DEFAULT_MIN_SCORE:g})")
+    p.add_argument("--min-kept", type=float, metavar="K",
+                   help="apply the passage where the quote stood at the last build when it keeps K%% or more of the "
+                   f"quote (default {DEFAULT_MIN_KEPT:g}; docs/rules.md)")
     p.add_argument("--dry-run", action="store_true", help="print the diff of questions.jsonl; write nothing")
     p.add_argument("--interactive", action="store_true", help="ask for each record, old and new side by side")
     p.add_argument("--as", dest="reviewer", metavar="NAME", help="name written to the review log (default: "
@@ -55,10 +59,11 @@ def register(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.moves and args.min_score is not None:
-        raise InvalidInput("--moves applies moved suggestions only; --min-score is for nearest passages: give one")
-    if args.min_score is not None and not 0 <= args.min_score <= 100:
-        raise InvalidInput(f"--min-score {args.min_score:g} is not a score from 0 to 100")
+    for flag, value in (("--min-score", args.min_score), ("--min-kept", args.min_kept)):
+        if args.moves and value is not None:
+            raise InvalidInput(f"--moves applies moved suggestions only; {flag} is for edited quotes: give one")
+        if value is not None and not 0 <= value <= 100:
+            raise InvalidInput(f"{flag} {value:g} is not a score from 0 to 100")
     if args.interactive and args.format == "json":
         raise InvalidInput("--interactive asks at the terminal; it does not go with --format json")
     project = project_from(args)
@@ -68,7 +73,8 @@ def run(args: argparse.Namespace) -> int:
     result = build(project, qf.questions)
     accept = ask if args.interactive else None
     plan = plan_repair(project, result.records, args.ids or None, moves_only=args.moves,
-                       min_score=DEFAULT_MIN_SCORE if args.min_score is None else args.min_score, accept=accept,
+                       min_score=DEFAULT_MIN_SCORE if args.min_score is None else args.min_score,
+                       min_kept=DEFAULT_MIN_KEPT if args.min_kept is None else args.min_kept, accept=accept,
                        last_build=None if args.moves else last_build(project))
     rel = os.path.relpath(config.questions, config.layout.root)
     written = False

@@ -13,8 +13,10 @@ offset), ``repair`` follows the old span through the edit:
   word (tokens: runs of word characters, or one other non-space character; letter case ignored;
   difflib's sequence matcher with its junk heuristic, so that the common words of a page cannot
   anchor a match on their own). The span's tokens that the comparison keeps are where its words
-  now stand; the place runs from the first of them to the last, widened to whole words. Nothing
-  kept: no place (the span was deleted or rewritten beyond recognition).
+  now stand, those that stand together (``_densest``: the most of them within twice the span's
+  length; one matched a page away, "on disk." ending a new paragraph, is chance); the place runs
+  from the first of them to the last, widened to whole words. Nothing kept: no place (the span
+  was deleted or rewritten beyond recognition).
 - **Its score** (``kept_score``): the share of the quote's token characters that the passage
   holds in the quote's order (difflib's matching blocks), 0-100. It measures what the author
   quoted, not how alike two strings are: words of the quote that are gone lower it, words
@@ -218,7 +220,7 @@ class OldPlaces:
             return None
         span = [i for i in range(bisect.bisect_left(c.a_starts, start), bisect.bisect_left(c.a_starts, end))
                 if c.a[i].end() <= end]
-        kept = [c.new_of[i] for i in span if c.new_of[i] >= 0]
+        kept = _densest([c.new_of[i] for i in span if c.new_of[i] >= 0], SPREAD * len(span) + SPREAD_SLACK)
         if not kept:
             return None
         lo, hi = c.paragraph(c.b[kept[0]].start(), c.b[kept[-1]].end(), len(new))
@@ -241,6 +243,25 @@ class OldPlaces:
         return s, e
 
 
+def _densest(kept: list[int], reach: int) -> list[int]:
+    """The longest run of ``kept`` (ascending token positions) that lies within ``reach``
+    tokens (the first such run on a tie): where the span's words stand together. A few of its
+    words the comparison matched far from the others ("be", "the", a backtick) are chance, not
+    the quote, and would stretch the place across blocks."""
+    best = (0, 0)
+    lo = 0
+    for hi, at in enumerate(kept):
+        while at - kept[lo] >= reach:
+            lo += 1
+        if hi + 1 - lo > best[1] - best[0]:
+            best = (lo, hi + 1)
+    return kept[best[0]:best[1]]
+
+
+# The span's kept words stand within this many times its length in tokens (plus the slack) of
+# each other: twice the quote, room for words inserted into it, as an edit adds a clause.
+SPREAD = 2
+SPREAD_SLACK = 4
 MIN_MOVED_RUN = 3  # tokens in a run of the span's words found again in its paragraph, at least
 MOVED_REACH = 4  # ... looked for within this many times the span's length (in tokens) of its kept words
 _BLANK_LINE = re.compile(r"\n[^\S\n]*\n")
