@@ -45,8 +45,10 @@ import bisect
 import difflib
 import re
 import statistics
+from typing import NamedTuple
 
 _TOKEN = re.compile(r"\w+|[^\w\s]")
+_WORD = re.compile(r"\w")
 MAX_DIFF_TOKENS = 20_000  # tokens of one text compared whole at most (~100 KB; most real pages: up to 12,000)
 # A longer text is compared in a window: this many tokens of the old text on either side of the
 # span, and as many more on either side of where its unchanged lines went (~10 KB, several
@@ -203,12 +205,14 @@ class OldPlaces:
         the comparison's bounds (``place`` can say where)."""
         return self._compared(key, old, start, end, new) is not None
 
-    def place(self, key: tuple[str, str], old: str, start: int, end: int, new: str) -> tuple[int, int] | None:
+    def place(self, key: tuple[str, str], old: str, start: int, end: int, new: str) -> Where | None:
         """Where the words of ``old[start:end]`` (a span of a document's text then) stand in
-        ``new`` (its text now): from the first token of the span the comparison keeps to the
-        last, widened to whole words (runs of non-space characters); ``None`` when it keeps
-        none, or the texts (a long pair: the window around the span) are past the bounds.
-        ``key`` names the pair (the documents' ids).
+        ``new`` (its text now): from the first word of the span the comparison keeps to the
+        last (a punctuation mark kept at either end does not stretch it: the "." after an
+        edited sentence would pull in a link before it), widened to whole words (runs of
+        non-space characters); ``None`` when it keeps none, or the texts (a long pair: the
+        window around the span) are past the bounds. ``key`` names the pair (the documents'
+        ids). ``Where.beside`` says whether the text around the span stands beside it still.
 
         A comparison keeps words in one order: words of the span that moved within their
         sentence ("X to do Y" rewritten "To do Y, X") are left over. They are looked for
@@ -235,12 +239,35 @@ class OldPlaces:
                                             [c.b[j].group().casefold() for j in left_new], autojunk=False)
             kept += [left_new[j + k] for _, j, n in again.get_matching_blocks() if n >= MIN_MOVED_RUN
                      for k in range(n)]
-        s, e = c.b[min(kept)].start(), c.b[max(kept)].end()
+        kept.sort()
+        words = [j for j in kept if _WORD.search(c.b[j].group())] or kept
+        s, e = c.b[words[0]].start(), c.b[words[-1]].end()
         while s > 0 and not new[s - 1].isspace():
             s -= 1
         while e < len(new) and not new[e].isspace():
             e += 1
-        return s, e
+        return Where(s, e, _beside(c, span, kept[0], kept[-1]))
+
+
+class Where(NamedTuple):
+    """A place: ``[start, end)`` of the text now, and whether the text around the span then
+    stands beside it now (``_beside``)."""
+
+    start: int
+    end: int
+    beside: bool
+
+
+def _beside(c: _Compared, span: list[int], first: int, last: int) -> bool:
+    """Whether some of the ``NEIGHBOURS`` tokens before the span (then) stand within twice that
+    many tokens before its first kept token (now), or some of those after it after its last:
+    the passage is between the text that was around the quote, not words of it that the
+    comparison found among other text (a page rewritten, "always stretch to the" now in a
+    note a hundred lines down)."""
+    before = range(max(0, span[0] - NEIGHBOURS), span[0])
+    after = range(span[-1] + 1, min(len(c.a), span[-1] + 1 + NEIGHBOURS))
+    return any(first - 2 * NEIGHBOURS <= c.new_of[i] < first for i in before if c.new_of[i] >= 0) \
+        or any(last < c.new_of[i] <= last + 2 * NEIGHBOURS for i in after if c.new_of[i] >= 0)
 
 
 def _densest(kept: list[int], reach: int) -> list[int]:
@@ -262,6 +289,7 @@ def _densest(kept: list[int], reach: int) -> list[int]:
 # each other: twice the quote, room for words inserted into it, as an edit adds a clause.
 SPREAD = 2
 SPREAD_SLACK = 4
+NEIGHBOURS = 8  # tokens on either side of a span that say whether its place is still between them
 MIN_MOVED_RUN = 3  # tokens in a run of the span's words found again in its paragraph, at least
 MOVED_REACH = 4  # ... looked for within this many times the span's length (in tokens) of its kept words
 _BLANK_LINE = re.compile(r"\n[^\S\n]*\n")

@@ -242,7 +242,7 @@ def offered(project: Project, question: Question, refusal: Refusal, *, min_score
     others = [_moved_fix(refusal, index, s) for s in refusal.suggestions if is_move(s)]
     scored = [_nearest_fix(refusal, index, s) for s in refusal.suggestions if "score" in s and "quote" in s]
     if last_build is not None and refusal.kind in (RefusalKind.NOT_FOUND, RefusalKind.UNKNOWN_DOC):
-        old = _at_old_place(project.resolver, refusal, index, 0.0, last_build, OldPlaces())
+        old = _at_old_place(project.resolver, refusal, index, 0.0, 0.0, last_build, OldPlaces())
         if old is not None and old.fix is not None:
             scored.insert(0, old.fix)
     others += sorted(scored, key=lambda f: -(f.score or 0.0))  # stable: where it stood first on a tie
@@ -279,7 +279,8 @@ def _choose(refusal: Refusal, index: int | None, moves_only: bool, min_score: fl
         return "no moved suggestion (the quote is not verbatim in one other document)"
     if refusal.kind not in (RefusalKind.NOT_FOUND, RefusalKind.UNKNOWN_DOC):
         return f"{refusal.kind}: no suggestion repair applies ({refusal.message})"
-    old = _at_old_place(resolver, refusal, index, min_kept, last_build, old_places) if last_build else None
+    old = _at_old_place(resolver, refusal, index, min_kept, min_score, last_build, old_places) if last_build \
+        else None
     if old is not None and old.fix is not None:
         return old.fix
     words_here = old.place if old is not None and old.score is not None and old.score >= KEPT_HERE else None
@@ -355,10 +356,12 @@ class _OldPlace:
     score: float | None = None
 
 
-def _at_old_place(resolver: Resolver, refusal: Refusal, index: int, min_kept: float, last_build: LastBuild,
-                  old_places: OldPlaces) -> _OldPlace | None:
+def _at_old_place(resolver: Resolver, refusal: Refusal, index: int, min_kept: float, min_score: float,
+                  last_build: LastBuild, old_places: OldPlaces) -> _OldPlace | None:
     """The passage where the quote stood at the last build, as its words are now
-    (``core.old_place``), applied if it keeps at least ``min_kept`` of the quote, lies in one
+    (``core.old_place``), applied if it keeps at least ``min_kept`` of the quote (below
+    ``min_score``, a nearest passage's bar, only if it stands beside the text that was around
+    the quote: the lower bar leans on the place, so the place must be shown), lies in one
     block, and one locator (the passage, with the shortest context when it is not unique)
     resolves to it; otherwise why not; None when that place is not known (no last build of this
     label, its text then not to be had, or its document gone with no renamed one suggested)."""
@@ -377,7 +380,7 @@ def _at_old_place(resolver: Resolver, refusal: Refusal, index: int, min_kept: fl
         if not old_places.comparable((then[0], new_doc), old_text, then[1], then[2], new_text):
             return _OldPlace(reason=f"where it stood is not known: {new_doc} is past the bounds of a word comparison")
         return _OldPlace(reason="none of the quote's words stand where it stood")
-    s, e = edge_punctuation(new_text, *where, fold_quote(loc.quote))
+    s, e = edge_punctuation(new_text, where.start, where.end, fold_quote(loc.quote))
     if e - s > MAX_PLACE_CHARS or not paragraphs_only(new_text, s, e):
         return _OldPlace(reason="where it stood, its words now run across blocks")
     passage = fold_quote(new_text[s:e])
@@ -386,6 +389,9 @@ def _at_old_place(resolver: Resolver, refusal: Refusal, index: int, min_kept: fl
     if score < min_kept:
         return _OldPlace(None, f"where it stood, the passage keeps {score}% of the quote: below {min_kept:g}",
                          here, score)
+    if score < min_score and not where.beside:
+        return _OldPlace(None, f"where it stood, the passage ({score}) is not beside the text that was around the "
+                         "quote: its words stand among other text", here, score)
     if last_build.stood_elsewhere(rid, index, new_doc, passage):
         return _OldPlace(None, f"where it stood, the passage ({score}) also stood elsewhere in {new_doc} at the "
                          "last build", here, score)
