@@ -1,6 +1,7 @@
 """The bundled example's eval reports, committed as the bytes every machine and Python must give.
 
     python scripts/expected_outputs.py          # rewrite tests/fixtures/expected/ after an intended change
+    python scripts/expected_outputs.py --check  # compare with them instead (exit 1 if any differs)
 
 ``tests/test_expected_outputs.py`` runs ``labeller eval --format json`` on copies of the
 repository's ``corpus/`` and ``golden/`` and compares the reports byte for byte with the files
@@ -103,15 +104,25 @@ def eval_reports(folder: Path) -> dict[str, bytes]:
     return out
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    """Write the expected files, or with ``--check`` compare with them (exit 1 naming each that differs)."""
+    check = "--check" in (sys.argv[1:] if argv is None else argv)
     with tempfile.TemporaryDirectory() as tmp:
         for var in ("XDG_CONFIG_HOME", "XDG_CACHE_HOME"):  # nothing read from or left in this user's cache
             os.environ[var] = str(Path(tmp) / var.lower())
+        differ = []
         for name, data in eval_reports(Path(tmp)).items():
-            (EXPECTED / name).parent.mkdir(parents=True, exist_ok=True)
-            (EXPECTED / name).write_bytes(data)
-            print(f"wrote {(EXPECTED / name).relative_to(REPO)} ({len(data):,} bytes)")
-    return 0
+            path = EXPECTED / name
+            if check:
+                if not path.is_file() or path.read_bytes() != data:
+                    differ.append(name)
+                continue
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+            print(f"wrote {path.relative_to(REPO)} ({len(data):,} bytes)")
+    if differ:
+        print(f"differ from {EXPECTED.relative_to(REPO)}: {', '.join(differ)}")
+    return 1 if differ else 0
 
 
 if __name__ == "__main__":

@@ -20,6 +20,8 @@ report mean added by ``sum`` instead of ``math.fsum`` on 3.11.
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import sys
 
 from conftest import REPO
@@ -74,6 +76,23 @@ def test_the_bundled_examples_eval_reports_are_the_committed_bytes(tmp_path):
     for name, data in got.items():
         want = (expected_outputs.EXPECTED / name).read_bytes()
         assert data == want, f"{name}: {_first_difference(data, want)} (intended? {REGENERATE})"
+
+
+# Another machine's kernels, run here: OpenBLAS's Sandybridge kernel (AVX, no FMA) on one thread, and
+# numpy without its AVX2 and AVX-512 loops (names of numpy 1.x and 2.x; a name a CPU lacks is ignored)
+OTHER_CPU = {"OPENBLAS_CORETYPE": "Sandybridge", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
+             "NPY_DISABLE_CPU_FEATURES": "X86_V3 X86_V4 AVX512_ICL AVX512_SPR AVX2 FMA3 AVX512F AVX512CD "
+                                         "AVX512_SKX AVX512_CLX AVX512_CNL"}
+
+
+def test_the_reports_are_the_same_bytes_under_another_cpus_kernels():
+    """What an older CPU would run (``OTHER_CPU``), in a fresh interpreter: the same bytes. A
+    float matrix product or a numpy reduction on a reported value would part here on an AVX-512
+    or AVX2 machine even where the committed files were written on it."""
+    env = {**os.environ, **OTHER_CPU}
+    done = subprocess.run([sys.executable, str(REPO / "scripts" / "expected_outputs.py"), "--check"], env=env,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
 
 
 def test_the_unrounded_report_is_unrounded():
