@@ -10,10 +10,10 @@ this script writes (it reads nothing but its copies, and writes only ``tests/fix
 - ``eval.json``: the bundled example as it is, the report a user gets (six decimals);
 - ``eval-fine-unrounded.json``: the same golden set over 80-character chunks, with ``--power``,
   its rounding left out (``unrounded``). A float computed in another order, on another CPU or
-  Python, shows there in its last bit instead of hiding under the sixth decimal; a span then
-  covers up to nine chunks, so nDCG's ideal DCG adds up to nine discounts (from six on, Python
-  3.12's compensated ``sum`` gives other bits than 3.11's), and ``--power`` adds the bootstrap
-  variances.
+  Python, shows there in its last bit instead of hiding under the sixth decimal; a record then
+  has up to 13 answer-bearing chunks, so nDCG's ideal DCG adds up to 13 discounts (from six on,
+  Python 3.12's compensated ``sum`` gives other bits than 3.11's left to right), and ``--power``
+  adds the bootstrap variances.
 
 The build artifact's expected bytes are the committed ``golden/golden-set.v1.jsonl`` and its
 manifest themselves (``labeller build --check`` holds them to a fresh build); the test checks a
