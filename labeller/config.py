@@ -279,7 +279,7 @@ class TrafficConfig(_Section):
         unknown = sorted(set(value) - {"dev", "test", "holdout"})
         if unknown:
             raise ValueError(f"unknown split {unknown[0]!r}; splits: dev, test, holdout")
-        if not value or abs(sum(value.values()) - 1.0) > 1e-9:
+        if not value or abs(math.fsum(value.values()) - 1.0) > 1e-9:
             raise ValueError("the fractions must add up to 1")
         return value
 

@@ -11,7 +11,7 @@ import pytest
 from helpers_traffic import clean_queries, planted
 
 from labeller.cli import main
-from labeller.traffic.redact import Redactor, flagged, iban_ok, luhn_ok
+from labeller.traffic.redact import Redactor, entropy, flagged, iban_ok, luhn_ok
 
 N_PLANTED = 1000
 
@@ -117,3 +117,11 @@ def test_planted_values_in_many_contexts_never_survive():
         if value in Redactor()(text):
             survived.append((kind, text))
     assert not survived, survived[:5]
+
+
+def test_a_tokens_entropy_is_the_same_double_whatever_order_its_characters_come_in():
+    """The secret test reads ``entropy >= 4.0``: a token near it must get one verdict on every
+    Python. Added left to right (3.11's ``sum``) this token and its reverse differ in the last
+    bit (so a permutation could cross the threshold); added exactly (``math.fsum``) they cannot."""
+    token = "zUZKC97i4xgciFnq9RBXO2tAG1yKwILALo5vR"
+    assert entropy(token) == entropy(token[::-1]) == entropy("".join(sorted(token)))

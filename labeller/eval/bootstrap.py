@@ -31,6 +31,7 @@ interval is the very one a separate call gives, bit for bit; a column asked twic
 
 from __future__ import annotations
 
+import math
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -124,18 +125,22 @@ def bootstrap_variances(values: Sequence[Sequence[float]], samples: int, seed: i
                         batch_cells: int = BATCH_CELLS) -> list[float | None]:
     """The variance of the bootstrap means of each column, from the very draws ``bootstrap_cis``
     makes (same seed, same resamples): the squared standard error that a power analysis
-    (``labeller.eval.power``) reads. None per column when there are fewer than two rows."""
+    (``labeller.eval.power``) reads. None per column when there are fewer than two rows. The
+    squares are added by ``math.fsum`` (exactly rounded, so in no order a numpy or BLAS kernel
+    picks), a batch at a time in draw order: the same double on every CPU and Python."""
     matrix = np.asarray(values, dtype=float)
     if matrix.ndim != 2 or matrix.shape[0] < 2:
         return [None] * (matrix.shape[1] if matrix.ndim == 2 else 0)
     n = matrix.shape[0]
     limbs = _Limbs(matrix)
     centre = limbs.means(np.ones((1, n)))[0]  # sums of squares about the sample mean: no cancellation
-    total = np.zeros(matrix.shape[1])
+    total = [0.0] * matrix.shape[1]
     for draws in _draws(n, samples, seed, batch_cells):
-        total += ((limbs.means(draws) - centre) ** 2).sum(axis=0)
+        squares = ((limbs.means(draws) - centre) ** 2).T.tolist()
+        # each batch's squares added exactly (``fsum``: no order, no kernel), the batches in draw order
+        total = [t + math.fsum(col) for t, col in zip(total, squares)]
     # the resampled means' mean is the sample mean in expectation; dividing by samples - 1 keeps it unbiased
-    return [float(v) for v in total / max(samples - 1, 1)]
+    return [t / max(samples - 1, 1) for t in total]
 
 
 class _Limbs:

@@ -29,6 +29,7 @@ listed, since agreement over half-resolved labels would be a number about typos.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -227,10 +228,11 @@ class AgreementReport:
     unresolved: list[dict] = field(default_factory=list)
 
     def overall(self) -> dict:
-        """Means over compared records (each with its own n); kappa over the pooled items."""
+        """Means over compared records (each with its own n; added by ``math.fsum``, exactly
+        rounded, so the same on every Python); kappa over the pooled items."""
         def mean(values: Iterable[float | None]) -> dict:
             known = [v for v in values if v is not None]
-            return {"value": _round(sum(known) / len(known)) if known else None, "n": len(known)}
+            return {"value": _round(math.fsum(known) / len(known)) if known else None, "n": len(known)}
 
         pooled = sum((r.kappa for r in self.records), KappaTable())
         return {"records": len(self.records),
