@@ -155,6 +155,24 @@ PRESETS = {
         "0a4f0de3bacb6109406074d116bb5e9443b14513", "d291117468575ad8d54f1992eb9f3b130fb7a431",
         "455a44b6858b5fa221aa3e987c07db68cb9df4ea", "c723e2fde3ed98f5aa763e8eed152aadfa3bff3a",
         "754344022ff6b44f759c04b828fed0e9a76e3216"), "held out: not yet run"),
+    # Django REST framework's documentation (Markdown, MkDocs; BSD-3-Clause), mirrored with the
+    # three above and kept back when they were run: the last commit before 1 January 2021 and
+    # before each 1 January 2022-2026 (chosen by date only, before labeller ran on it).
+    "django-rest-framework": Preset("encode/django-rest-framework", "docs", "3db88778893579e1d7609b584ef35409c8aa5a22", (
+        "5b2abbed25ef41c4cc1b3806037c6bd7631db327", "48a21aa0eb3a95d32456c2a927eff9552a04231e",
+        "0f39e0124d358b0098261f070175fa8e0359b739", "089f6a697445af20f52832db99f2ab94baea4ece",
+        "48fe0750b580cfcadb41db7a0b83fc24554046cc"), "held out: not yet run"),
+    # Fetched when the four above had been read (three) or held almost no edits (two labels): Vue's guide
+    # (MIT; rewritten for Vue 3 in 2022) and Prometheus's documentation (Apache-2.0), commits
+    # chosen by the same date rule, before labeller ran on either.
+    "vue-docs": Preset("vuejs/docs", "src", "aa76cd102a73d05e580dbe1d7f421b3047504d0d", (
+        "e6b46ca7d2ebcaef1136aa270ece159bfc3ed170", "bea9c1dc557f545bb7521964308d6f61689e0367",
+        "e19c6be837f13ee1b1082688b6039a847d8e2524", "a10d1cc3da8197c35d64f7f087563c3153703272",
+        "348ce6ec0270804ee2ed96275451db884650044b"), "held out: not yet run"),
+    "prometheus-docs": Preset("prometheus/docs", "content/docs", "77eb61193ead3c45a4d51260f15baf2651f30e11", (
+        "01f618e6be3f79365998149b846f25c33cffc153", "0c25698f483086b058fd8693ca0790cdff550dcb",
+        "9fcf2430e4c6adf355734e2dabd8510ebef46514", "196ada7d6bc6248077d9ea04f83a3bf0d1852231"),
+        "held out: not yet run"),  # the last before 2026 is left out: by then the pages had left content/docs
 }
 
 
