@@ -320,3 +320,46 @@ def test_a_window_whose_lines_scattered_stays_within_the_bound(monkeypatch):
     places.place(("d.md", "d.md"), old, start, start + len(GREW_FROM), scattered)
     spent = old_place.DIFF_BUDGET - places.left
     assert 0 < spent <= (2 * old_place.WINDOW_TOKENS + 40) * old_place.MAX_DIFF_TOKENS
+
+
+# A sentence whose words (five of nine) now stand in a note among other text: the page around it
+# was rewritten. Its 62.5 passes --min-kept (60) but not a nearest passage's 80, so it is applied
+# only beside the text that was around it; here none of that text is.
+AMONG_QUOTE = "The cache stores parsed pages on the local disk."
+AMONG_BEFORE = ("# Cache\n\nIntro one two three four five six seven eight.\n\n" + AMONG_QUOTE +
+                "\n\nOutro nine ten eleven twelve thirteen fourteen.\n")
+AMONG_AFTER = ("# Cache\n\nCompletely new words here about something else entirely now.\n\n"
+               "A note: the cache stores parsed pages in memory only.\n\n"
+               "Other closing text that differs from before too.\n")
+
+
+def test_the_place_says_whether_the_text_around_the_span_is_beside_it():
+    def where(new: str):
+        start = AMONG_BEFORE.index(AMONG_QUOTE)
+        return OldPlaces().place(("d.md", "d.md"), AMONG_BEFORE, start, start + len(AMONG_QUOTE), new)
+
+    among = where(AMONG_AFTER)
+    assert AMONG_AFTER[among.start:among.end] == "the cache stores parsed pages" and not among.beside
+    kept_around = AMONG_AFTER.replace("Completely new words here about something else entirely now.",
+                                      "Intro one two three four five six seven eight.")
+    assert where(kept_around).beside
+
+
+@needs_git
+def test_a_passage_below_80_among_other_text_is_left(tmp_path, capsys, monkeypatch):
+    root, _ = edited_project(tmp_path, capsys, monkeypatch, AMONG_BEFORE, AMONG_AFTER, AMONG_QUOTE)
+    rc, report = cli_json(capsys, "repair", "--root", root)
+    assert rc == 1 and not report["applied"]
+    assert "where it stood, the passage (62.5) is not beside the text that was around the quote" in \
+        report["left"][0]["reason"]
+
+
+@needs_git
+def test_the_same_passage_beside_the_text_around_it_is_repaired(tmp_path, capsys, monkeypatch):
+    after = AMONG_AFTER.replace("Completely new words here about something else entirely now.",
+                                "Intro one two three four five six seven eight.")
+    root, _ = edited_project(tmp_path, capsys, monkeypatch, AMONG_BEFORE, after, AMONG_QUOTE)
+    rc, report = cli_json(capsys, "repair", "--root", root)
+    assert rc == 0, report["left"]
+    (fix,) = report["applied"]
+    assert fix["at_old_place"] and fix["score"] == 62.5 and fix["new"]["quote"] == "the cache stores parsed pages"
