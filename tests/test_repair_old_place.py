@@ -363,3 +363,16 @@ def test_the_same_passage_beside_the_text_around_it_is_repaired(tmp_path, capsys
     assert rc == 0, report["left"]
     (fix,) = report["applied"]
     assert fix["at_old_place"] and fix["score"] == 62.5 and fix["new"]["quote"] == "the cache stores parsed pages"
+
+
+@needs_git
+def test_a_passage_below_80_that_the_page_repeats_is_left(tmp_path, capsys, monkeypatch):
+    """Beside its old neighbours, but its words stand twice in the page: a comparison of a page
+    that repeats a sentence aligns it by chance, so below 80 a person picks."""
+    after = AMONG_AFTER.replace("Completely new words here about something else entirely now.",
+                                "Intro one two three four five six seven eight.") \
+        .replace("# Cache\n\n", "# Cache\n\nAlso: the cache stores parsed pages.\n\n")
+    root, _ = edited_project(tmp_path, capsys, monkeypatch, AMONG_BEFORE, after, AMONG_QUOTE)
+    rc, report = cli_json(capsys, "repair", "--root", root)
+    assert rc == 1 and not report["applied"]
+    assert "where it stood, the passage (62.5) occurs elsewhere in page.md too" in report["left"][0]["reason"]

@@ -361,8 +361,10 @@ def _at_old_place(resolver: Resolver, refusal: Refusal, index: int, min_kept: fl
     """The passage where the quote stood at the last build, as its words are now
     (``core.old_place``), applied if it keeps at least ``min_kept`` of the quote (below
     ``min_score``, a nearest passage's bar, only if it stands beside the text that was around
-    the quote: the lower bar leans on the place, so the place must be shown), lies in one
-    block, and one locator (the passage, with the shortest context when it is not unique)
+    the quote and its text stands nowhere else in the page: the lower bar leans on the place,
+    so the place must be shown, and a comparison of a page that repeats a sentence, FastAPI's
+    "These are the users that have been helping others the most with questions in GitHub"
+    in five sections, aligns it by chance), lies in one block, and one locator (the passage, with the shortest context when it is not unique)
     resolves to it; otherwise why not; None when that place is not known (no last build of this
     label, its text then not to be had, or its document gone with no renamed one suggested)."""
     loc = refusal.locator
@@ -402,6 +404,10 @@ def _at_old_place(resolver: Resolver, refusal: Refusal, index: int, min_kept: fl
     if new is None:
         return _OldPlace(None, f"where it stood, the passage ({score}) occurs elsewhere too and no context singles "
                          "it out", here, score)
+    if score < min_score and (new.prefix is not None or new.suffix is not None):
+        return _OldPlace(None, f"where it stood, the passage ({score}) occurs elsewhere in {new_doc} too: a page "
+                         "that repeats it is aligned by guess, so below a nearest passage's bar a person picks", here,
+                         score)
     return _OldPlace(Fix(rid, index, NEAREST, loc, new, score, at_old_place=True))
 
 
