@@ -2,8 +2,10 @@
 holds (issue 37.6, third round; docs/performance.md).
 
     python benchmarks/fusion_coverage.py --cache /tmp/fusion-cache --project RHDH --project QMD \\
-        --sentences BOOK/src --corpora ../shared/corpora/textual-docs --seed 20260101 --seed 4242 --grid
+        --sentences BOOK/src --corpora ../shared/corpora/textual-docs --seed 20260101 --seed 4242 --grid unreadable
     python benchmarks/fusion_coverage.py --cache DIR --no-bundled --sentences CARGO_BOOK/src --seed 31337
+    python benchmarks/fusion_coverage.py --cache DIR --no-bundled --cjk-sentences VUE_DOCS_JA/src \\
+        --sentence-questions 500 --seed 20270606
 
 The sets, and each set's two member rankings (labeller's ``bm25`` and ``dense``, 100 deep,
 cached by the digest of the corpus and questions), are ``fusion.py``'s. What this adds is one
@@ -16,10 +18,17 @@ in part. The dense member's weight in the zscore fusion (window 50, BM25 weighin
 ``w`` while coverage is at most ``low``, 0 from ``high`` on, and linear in between. No labels,
 nothing kept across questions.
 
-``--grid`` prints the worst gap to the better member (over every set and measure, chunk
-success@5, document success@5 and @1) of each ramp tried, and the same for coverage
-weighted by each term's IDF (``idf``); choose on selection sets, then run held-out sets
-once with the chosen ramp (the default arguments).
+The fourth round adds a second number per question, also label-free: the share of its
+non-space characters the dense model's tokenizer maps to its unknown token (labeller's own
+``Encoder.unreadable_share``; an English MiniLM asked in Japanese), and a second ramp on it
+that the dense weight is multiplied by (``CHOSEN``: all of it up to 0.02, none from 0.1).
+
+``--grid coverage`` prints the worst gap to the better member (over every set and measure, chunk
+success@5, document success@5 and @1) of each coverage ramp tried, and the same for coverage
+weighted by each term's IDF (``idf``); ``--grid unreadable`` each unreadable ramp with the
+coverage ramp chosen. Choose on selection sets, then run held-out sets once with the chosen
+rule (the default arguments). The table sets zscore (dense 0.4 for every question), the
+coverage ramp alone (``BEFORE``) and both ramps (``CHOSEN``) beside the two members.
 """
 
 from __future__ import annotations
@@ -121,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--corpora", type=Path, action="append", default=[])
     ap.add_argument("--sentences", type=Path, action="append", default=[])
     ap.add_argument("--cjk-sentences", type=Path, action="append", default=[],
-                    help="a Japanese or Chinese corpus given sentence-style questions (synth.cjk_sentence_questions...)")
+                    help="a Japanese or Chinese corpus given sentence-style questions (synth.cjk_...)")
     ap.add_argument("--questions", type=int, default=1000)
     ap.add_argument("--sentence-questions", type=int, default=1000)
     ap.add_argument("--seed", type=int, action="append")
