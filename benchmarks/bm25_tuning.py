@@ -57,11 +57,13 @@ GRIDS = {"full": FULL, "small": SMALL, "fine": FINE}
 
 
 def sets(work: Path, corpora: list[Path], n_questions: int, seeds: Sequence[int],
-         projects: Sequence[Path] = (), sentences: Sequence[Path] = (), n_sentences: int = 200) -> dict[str, Path]:
+         projects: Sequence[Path] = (), sentences: Sequence[Path] = (), n_sentences: int = 200,
+         cjk_sentences: Sequence[Path] = ()) -> dict[str, Path]:
     """Each set's project folder (a copy), by name: one generated question set per corpus and
     seed (named ``corpus@seed`` when there are several seeds), and one sentence-style set per
     ``sentences`` folder and seed (``synth.sentence_questions_for_corpus``; named after the
-    folder, or its parent's name when the folder is an mdBook's ``src``)."""
+    folder, or its parent's name when the folder is an mdBook's ``src``), and the same for each
+    ``cjk_sentences`` folder, a Japanese or Chinese corpus (``synth.cjk_sentence_questions_for_corpus``)."""
     found = {}
     bundled = work / "bundled"
     for part in ("corpus", "golden"):
@@ -77,11 +79,12 @@ def sets(work: Path, corpora: list[Path], n_questions: int, seeds: Sequence[int]
             name = src.name if len(seeds) == 1 else f"{src.name}@{seed}"
             run.real_project(src, work / name, n_questions, seed)
             found[name] = work / name
-    for src in sentences:
+    for src, make in [*((s, synth.sentence_questions_for_corpus) for s in sentences),
+                      *((s, synth.cjk_sentence_questions_for_corpus) for s in cjk_sentences)]:
         for seed in seeds:
             label = f"{(src.parent if src.name == 'src' else src).name} sentences"
             name = label if len(seeds) == 1 else f"{label}@{seed}"
-            run.real_project(src, work / name, n_sentences, seed, synth.sentence_questions_for_corpus)
+            run.real_project(src, work / name, n_sentences, seed, make)
             found[name] = work / name
     for src in projects:
         for part in ("corpus", "golden"):

@@ -550,3 +550,69 @@ def sentence_questions_for_corpus(corpus_root: Path, n: int, seed: int) -> list[
         out.append({"id": f"s{len(out) + 1:04d}", "query": query, "expected_answer": sentence,
                     "locators": [{"quote": sentence}], "tags": ["sentence"], "split": ("dev", "test")[len(out) % 2]})
     return out
+
+
+# CJK scripts as labeller's analysis reads them (Han, kana, Hangul), and the runs a CJK question
+# keeps: Han and katakana (nouns, verb stems, loan words), hiragana left out (particles and endings)
+_CJK_CHAR = re.compile("[\u3005\u3007\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
+_CJK_TERM = re.compile("[\u3005\u3007\u30a0-\u30fa\u30fc-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]{2,}"
+                       "|[\uac00-\ud7af]{2,}")
+_CJK_NOT_WORD = re.compile("[\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\uff00-\uffef]+")
+_CJK_SENTENCE_END = re.compile("(?<=[。！？])")
+
+
+def cjk_terms(sentence: str) -> list[str]:
+    """A Japanese or Chinese sentence's content terms, in order: each run of two or more Han
+    or katakana characters (or Hangul syllables), and each word between the CJK runs that
+    ``content_words`` keeps (``Vue``, ``v-model``); hiragana runs (particles, verb endings)
+    and single characters left out. Text without spaces has no words to split, so a run of
+    the content scripts stands for one: a searcher types ``算出プロパティ キャッシュ``."""
+    text = _MARKUP.sub(" ", sentence)
+    out: list[tuple[int, str]] = [(m.start(), m.group()) for m in _CJK_TERM.finditer(text)]
+    cuts = [0, *(i for m in _CJK_NOT_WORD.finditer(text) for i in m.span()), len(text)]
+    for start, end in zip(cuts[::2], cuts[1::2]):  # the stretches between CJK runs
+        out += [(start, w) for w in content_words(text[start:end])]
+    return [w for _, w in sorted(out, key=lambda p: p[0])]
+
+
+def cjk_sentence_questions_for_corpus(corpus_root: Path, n: int, seed: int) -> list[dict]:
+    """``sentence_questions_for_corpus`` for a corpus in Japanese or Chinese, where no space
+    parts words or sentences: a prose sentence (``_prose_sentences``' paragraphs cut after
+    。！？ as well) holding CJK text and at least 5 ``cjk_terms`` gives a query of 3-5 of them,
+    in the sentence's order, joined by spaces; a sentence without CJK text, 4-6 of its
+    ``content_words`` as before. The locator quotes the sentence, kept when it occurs once in
+    the corpus and labeller resolves it. Deterministic for a seed (the held-out CJK set of
+    issue 37.6's dense-unreadable rule, docs/performance.md)."""
+    from labeller.core.chunkers import chunk_corpus, get_chunker
+    from labeller.core.corpus import load_corpus
+    from labeller.core.models import Locator
+    from labeller.core.resolve import Resolver, Span
+
+    rng = random.Random(seed)
+    corpus = load_corpus(corpus_root)
+    pool = []
+    for d in corpus:
+        for para in _prose_sentences(d.text):
+            for s in (p.strip() for p in _CJK_SENTENCE_END.split(para)):
+                cjk = bool(_CJK_CHAR.search(s))
+                terms = cjk_terms(s) if cjk else content_words(s)
+                if len(terms) >= (5 if cjk else 6) and len(s) <= 300:
+                    pool.append((s, terms, cjk))
+    rng.shuffle(pool)
+    chunker = get_chunker("md-struct-v1", max_chars=1800)
+    resolver = Resolver(corpus, chunk_corpus(corpus, chunker), chunker)
+    out: list[dict] = []
+    queries: set[str] = set()
+    for sentence, terms, cjk in pool:
+        if len(out) == n:
+            break
+        k = rng.randint(3, 5) if cjk else rng.randint(4, 6)
+        query = " ".join(terms[i] for i in sorted(rng.sample(range(len(terms)), k)))
+        if query in queries or not isinstance(resolver.resolve(Locator(quote=sentence)), Span):
+            continue
+        queries.add(query)
+        out.append({"id": f"c{len(out) + 1:04d}", "query": query, "expected_answer": sentence,
+                    "locators": [{"quote": sentence}], "tags": ["sentence", "cjk" if cjk else "en"],
+                    "split": ("dev", "test")[len(out) % 2]})
+    return out
+

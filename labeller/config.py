@@ -208,13 +208,19 @@ class FusionConfig(_Section):
     """``coverage``: ``[low, high]``: a member that does not match words keeps its weight while the
     lexical member's first hit holds at most ``low`` of the question's terms, none from ``high``,
     linearly in between (0 <= low < high <= 1)."""
+    unreadable_ramp: tuple[Annotated[float, Field(ge=0.0, le=1.0)], Annotated[float, Field(ge=0.0, le=1.0)]] = (
+        0.02, 0.1)
+    """``coverage``: ``[low, high]``: a member reading the question through a model's tokenizer
+    (dense) keeps its weight while the share of the question's non-space characters its
+    tokenizer maps to the unknown token is at most ``low``, none from ``high``, linearly in
+    between (0 <= low < high <= 1): an English model asked in Japanese has no say."""
 
     @field_validator("weights")
     @classmethod
     def _finite_non_negative(cls, value: dict[str, float]) -> dict[str, float]:
         return _finite_weights(value, "member")
 
-    @field_validator("ramp")
+    @field_validator("ramp", "unreadable_ramp")
     @classmethod
     def _rising(cls, value: tuple[float, float]) -> tuple[float, float]:
         if not value[0] < value[1]:

@@ -44,7 +44,9 @@ def build_tiny_model(folder: Path, corpus: Path) -> Path:
     config = BertConfig(vocab_size=tokenizer.get_vocab_size(), hidden_size=32, num_hidden_layers=2,
                         num_attention_heads=2, intermediate_size=64, max_position_embeddings=256)
     BertModel(config).save_pretrained(work)
-    BertTokenizerFast(vocab_file=str(work / "vocab.txt"), do_lower_case=True).save_pretrained(work)
+    # the vocabulary positionally: transformers 5 names it ``vocab`` and ignores ``vocab_file``
+    # (a tokenizer of the 5 special tokens only, every word [UNK]); 4.x names it ``vocab_file``
+    BertTokenizerFast(str(work / "vocab.txt"), do_lower_case=True).save_pretrained(work)
     word = Transformer(str(work), max_seq_length=128)
     model = SentenceTransformer(modules=[word, Pooling(word.get_embedding_dimension(), "mean"), Normalize()],
                                 device="cpu")

@@ -102,3 +102,45 @@ def test_bm25_tuning_adds_one_sentence_set_per_corpus_and_seed_named_after_the_b
     assert len(queries) == len(golden) == 4
     recalls = bm25_tuning.labeller_recalls(chunks, queries, golden, bm25_tuning.SMALL)
     assert all(0.0 <= r <= 1.0 for r in recalls.values()) and max(recalls.values()) == 1.0
+
+
+JAPANESE = """# 算出プロパティ
+
+テンプレート内に式を書けるのはとても便利ですが、非常に簡単な操作しかできません。テンプレート内に多くのロジックを
+詰め込むと、コードが肥大化し、メンテナンスが難しくなります。`computed` プロパティは依存関係に基づいて結果をキャッシュし、再計算を省きます。
+
+```js
+const 配列の長さ = 本の一覧.length // コードの中の文は問いにならない
+```
+
+- リスト項目の文章は算出プロパティの説明でも問いにならない
+"""
+
+
+def test_cjk_terms_are_han_and_katakana_runs_and_words_in_the_sentences_order():
+    terms = synth.cjk_terms("テンプレート内に `computed` の式を書けるのはとても便利ですが、v-model と Vue の算出プロパティ。")
+    assert terms == ["テンプレート内", "computed", "便利", "v-model", "Vue", "算出プロパティ"]
+
+
+def test_a_cjk_question_is_three_to_five_terms_of_one_sentence_and_resolves(tmp_path):
+    """Text without spaces: sentences end at 。, terms are script runs; code and lists give none."""
+    root = tmp_path / "c"
+    root.mkdir()
+    (root / "computed.md").write_text(JAPANESE, encoding="utf-8")
+    (root / "appendix.md").write_text(APPENDIX, encoding="utf-8")
+    questions = synth.cjk_sentence_questions_for_corpus(root, 50, 7)
+    corpus = _folded(JAPANESE + APPENDIX)
+    cjk = [q for q in questions if "cjk" in q["tags"]]
+    assert len(cjk) == 3 and len(questions) == 5  # three Japanese sentences, the appendix's two English ones
+    for q in questions:
+        quote = q["expected_answer"]
+        assert _folded(quote) in corpus and q["locators"] == [{"quote": quote}]
+        terms = q["query"].split()
+        rest = iter(synth.cjk_terms(quote) if q in cjk else synth.content_words(quote))
+        assert all(t in rest for t in terms) and (3 <= len(terms) <= 5 if q in cjk else 4 <= len(terms) <= 6)
+    assert not any("配列" in q["expected_answer"] or "リスト項目" in q["expected_answer"] for q in questions)
+    assert questions == synth.cjk_sentence_questions_for_corpus(root, 50, 7)
+    run.real_project(root, tmp_path / "p", 50, 7, synth.cjk_sentence_questions_for_corpus)
+    project = Project(load_config(tmp_path / "p"))
+    records = build(project, project.load_questions().questions).records
+    assert len(records) == 5 and all(r.chunk_ids and not r.refusals for r in records)

@@ -271,6 +271,9 @@ def test_zscore_is_set_in_the_config_recorded_in_the_fingerprint_and_reads_hits_
     ('method = "combsum"', "[retriever.fusion] method = \"combsum\": must be 'rrf', 'zscore' or 'coverage'"),
     ("ramp = [0.8, 0.5]", "the ramp [low, high] needs low < high; got [0.8, 0.5]"),
     ("ramp = [0.5, 1.5]", "must be at most 1"),
+    ("unreadable_ramp = [0.1, 0.02]", "[retriever.fusion] unreadable_ramp = [0.1, 0.02]: the ramp [low, high] needs "
+     "low < high; got [0.1, 0.02]"),
+    ("unreadable_ramp = [-0.1, 0.1]", "[retriever.fusion] unreadable_ramp[0] = -0.1: must be at least 0"),
     ("window = 1", "[retriever.fusion] window = 1: must be at least 2"),
     ("window = 1001", "[retriever.fusion] window = 1001: must be at most 1000"),
 ])
@@ -279,7 +282,7 @@ def test_fusion_method_and_window_are_checked_in_the_config(tmp_path, toml, mess
     (root / "labeller.toml").write_text(f"[retriever.fusion]\n{toml}\n", encoding="utf-8")
     with pytest.raises(InvalidInput) as exc:
         load_config(root)
-    assert message in str(exc.value) and exc.value.line == 2
+    assert message in str(exc.value) and exc.value.line == 2 and "labeller.toml" in str(exc.value)
 
 
 class Holding(Given):
@@ -313,7 +316,7 @@ def test_coverage_weighs_the_members_that_do_not_match_words_by_how_much_the_lex
     monkeypatch.setitem(REGISTRY, "bm25", lambda project, chunks=None: lexical)
     monkeypatch.setitem(REGISTRY, "dense", lambda project, chunks=None: Given("dense", OTHER_WAY))
     fused = make_retriever("hybrid", Project(load_config(root)))
-    assert ramp(held, fused.settings) == keep
+    assert ramp(held, fused.settings.ramp) == keep
     got = fused.retrieve("q", "which one?", 5)
     assert lexical.asked == [("which one?", "a1")]  # the lexical member's own first hit
     assert got == fuse([(1.0, NEAR_TIE), (0.4 * keep, OTHER_WAY)], fused.settings, 5)
@@ -321,7 +324,60 @@ def test_coverage_weighs_the_members_that_do_not_match_words_by_how_much_the_lex
         assert ids(got) == ["a1", "a2", "a3", "a4", "a5"]
     if keep == 1.0:
         assert ids(got)[0] == "a2"  # the whole weight tips the near-tie (the ramp matters)
-    assert fused.describe()["fusion"] == {"method": "coverage", "window": 5, "ramp": [0.5, 0.8], "depth": 100}
+    assert fused.describe()["fusion"] == {"method": "coverage", "window": 5, "ramp": [0.5, 0.8],
+                                          "unreadable_ramp": [0.02, 0.1], "depth": 100}
+
+
+class Unreading(Given):
+    """A member reading the query through a tokenizer (``base.Tokenized``): it says it cannot
+    read ``unreadable`` of any question."""
+
+    def __init__(self, name: str, hits: list[Hit], unreadable: float) -> None:
+        super().__init__(name, hits)
+        self.unreadable, self.asked = unreadable, []
+
+    def unreadable_share(self, query: str) -> float:
+        self.asked.append(query)
+        return self.unreadable
+
+
+@pytest.mark.parametrize("unreadable, keep", [(0.0, 1.0), (0.02, 1.0), (0.04, (0.1 - 0.04) / (0.1 - 0.02)),
+                                              (0.1, 0.0), (0.5, 0.0)])
+def test_coverage_weighs_a_member_by_how_much_of_the_question_its_tokenizer_cannot_read(
+        tmp_path, monkeypatch, unreadable, keep):
+    """A member that cannot read the question (an English model asked in Japanese) keeps the
+    unreadable ramp's share of its weight, on top of the coverage ramp's: at 10% unreadable and
+    more it has no say, the lexical member's near-tie stands; a member that is not ``Tokenized``
+    (a run file) is not asked."""
+    from labeller.eval.retrievers.fusion import ramp
+
+    root = write_small_project(tmp_path / "p")
+    (root / "labeller.toml").write_text("[retriever.fusion]\nwindow = 5\n", encoding="utf-8")
+    dense = Unreading("dense", OTHER_WAY, unreadable)
+    monkeypatch.setitem(REGISTRY, "bm25", lambda project, chunks=None: Holding("bm25", NEAR_TIE, 0.0))
+    monkeypatch.setitem(REGISTRY, "dense", lambda project, chunks=None: dense)
+    fused = make_retriever("hybrid", Project(load_config(root)))
+    assert ramp(unreadable, fused.settings.unreadable_ramp) == keep
+    got = fused.retrieve("q", "東京の宿泊代", 5)
+    assert dense.asked == ["東京の宿泊代"]
+    assert got == fuse([(1.0, NEAR_TIE), (0.4 * keep, OTHER_WAY)], fused.settings, 5)
+    if keep == 0.0:
+        assert ids(got) == ["a1", "a2", "a3", "a4", "a5"]  # the rule taken away, dense would tip it to a2
+    if keep == 1.0:
+        assert ids(got)[0] == "a2"
+
+
+def test_the_unreadable_ramp_is_set_in_the_config_and_leaves_members_without_a_tokenizer_alone(tmp_path, monkeypatch):
+    root = write_small_project(tmp_path / "p")
+    (root / "labeller.toml").write_text('[retriever.fusion]\nmethod = "coverage"\nwindow = 5\n'
+                                        "unreadable_ramp = [0.3, 0.6]\n", encoding="utf-8")
+    monkeypatch.setitem(REGISTRY, "a", lambda project, chunks=None: Holding("a", NEAR_TIE, 0.0))
+    monkeypatch.setitem(REGISTRY, "b", lambda project, chunks=None: Unreading("b", OTHER_WAY, 0.5))
+    monkeypatch.setitem(REGISTRY, "c", lambda project, chunks=None: Given("c", OTHER_WAY))
+    fused = make_retriever("rrf:a,b,c", Project(load_config(root)))
+    assert fused.settings.unreadable_ramp == (0.3, 0.6)
+    assert fused.retrieve("q", "query", 5) == fuse(
+        [(1.0, NEAR_TIE), ((0.6 - 0.5) / (0.6 - 0.3), OTHER_WAY), (1.0, OTHER_WAY)], fused.settings, 5)
 
 
 def test_coverage_without_a_lexical_member_or_its_hits_is_zscore(tmp_path, monkeypatch):

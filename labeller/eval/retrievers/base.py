@@ -42,6 +42,15 @@ class Lexical(Protocol):
         """The share (0-1) of the query's distinct analysed terms that the chunk holds."""
 
 
+@runtime_checkable
+class Tokenized(Protocol):
+    """A retriever that reads the query through a model's tokenizer (dense): it can say how
+    much of a query it cannot read, which the hybrid fusion reads (``fusion.coverage``)."""
+
+    def unreadable_share(self, query: str) -> float:
+        """The share (0-1) of the query's non-space characters the tokenizer maps to its unknown token."""
+
+
 def trec_order(hits: Iterable[Hit]) -> list[Hit]:
     """Score descending, ties by chunk id descending: how trec_eval ranks a run."""
     return sorted(sorted(hits, key=attrgetter("chunk_id"), reverse=True), key=lambda h: -h.score)

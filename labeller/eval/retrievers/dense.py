@@ -34,6 +34,7 @@ import os
 import re
 import weakref
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -183,6 +184,10 @@ class Encoder:
         self.versions = {"sentence_transformers": sentence_transformers.__version__, "torch": torch.__version__}
         self.dim = int(self.model.get_embedding_dimension() or 0)
 
+    def unreadable_share(self, text: str) -> float:
+        """The share of ``text`` this model's tokenizer cannot read (``unreadable_share``)."""
+        return unreadable_share(self.model.tokenizer, text)
+
     def encode(self, texts: list[str], progress: Progress | None = None) -> np.ndarray:
         """Unit float32 vectors of ``texts``, embedded in batches of similar length (less padding),
         in an order fixed by the texts themselves; the progress counts texts."""
@@ -195,6 +200,27 @@ class Encoder:
             if progress:
                 progress("embed", min(at + self.batch_size, len(order)), len(order))
         return out
+
+
+def unreadable_share(tokenizer: Any, text: str) -> float:
+    """The share of ``text``'s non-space characters that ``tokenizer`` maps to its unknown
+    token: what the model cannot read of it (an English WordPiece vocabulary reading Japanese:
+    6-61% of mixed_ja's Japanese questions; an English question: 0; an emoji in a 40-character
+    question: 1/40). Read in context, from the tokenizer's character offsets, so a word that
+    becomes one unknown token counts whole; a tokenizer that gives no offsets is read one
+    character at a time. 0 for a tokenizer without an unknown token (byte-level BPE reads
+    everything) and for a text of spaces. The tokenizer only: no model call, no randomness."""
+    unknown = getattr(tokenizer, "unk_token_id", None)
+    chars = [i for i, ch in enumerate(text) if not ch.isspace()]
+    if unknown is None or not chars:
+        return 0.0
+    if getattr(tokenizer, "is_fast", False):
+        encoded = tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
+        unread = {i for token, (start, end) in zip(encoded["input_ids"], encoded["offset_mapping"])
+                  if token == unknown for i in range(start, end)}
+        return sum(i in unread for i in chars) / len(chars)
+    alone = {ch: set(tokenizer(ch, add_special_tokens=False)["input_ids"]) == {unknown} for ch in set(text)}
+    return sum(alone[text[i]] for i in chars) / len(chars)
 
 
 def text_digest(text: str) -> bytes:
@@ -286,6 +312,12 @@ class DenseRetriever:
         return {"name": self.name, "model": self.encoder.label, "model_sha256": self.encoder.sha256,
                 "query_prefix": self.query_prefix, "passage_prefix": self.passage_prefix,
                 "similarity": "cosine, exact", "text": "heading path + chunk text", **self.encoder.versions}
+
+    def unreadable_share(self, query: str) -> float:
+        """The share of the query (its prefix left out) that the model's tokenizer maps to its
+        unknown token: the hybrid fusion gives this member less say the more it cannot read
+        (``fusion.coverage``)."""
+        return self.encoder.unreadable_share(query)
 
     def retrieve(self, query_id: str, query: str, k: int) -> list[Hit]:
         n = len(self._ids)
