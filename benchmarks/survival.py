@@ -143,36 +143,36 @@ PRESETS = {
     "fastapi": Preset("fastapi/fastapi", "docs/en/docs", "5614b94ccc9f72f1de2f63aae63f5fe90b86c8b5", (
         "3efb4f7edff99fdc12802a85ae9d140ec4772497", "efc12c5cdbede6922a033a5234c70cb22c4d204a",
         "040ad986d48bb9a400de804f7f25abb856d85e1a", "1d50bad4555b951d5fa48eb8787fd5c39ed7effb",
-        "53d2453d1a77f3384a1648d717f8ddafb5e9e460"), "held out: not yet run"),
+        "53d2453d1a77f3384a1648d717f8ddafb5e9e460"), "run once with 2fad6b8, its failures read since (session 13)"),
     # Material for MkDocs's own site: a theme's setup and reference pages, with front matter.
     "mkdocs-material": Preset("squidfunk/mkdocs-material", "docs", "a6509496a8dafce5a40821af9e9d9894367849b8", (
         "7d8165cda6d93894c533444349fa24cf08e6fe1d", "3a3ae932c3aa880d0c3b9e71180745c273011b8e",
         "246266fafad2c2fdc78022c14f7f4b2df91167f3", "307fceb49f60b3d2b0d1f4dd00351e14b9499a82",
-        "3f0eaca8da7e06db5bbb8ca41febb78459baf650"), "held out: not yet run"),
+        "3f0eaca8da7e06db5bbb8ca41febb78459baf650"), "run once with 2fad6b8, its failures read since (session 13)"),
     # Homebrew's documentation (docs.brew.sh, a Jekyll site): a package manager's user and
     # maintainer handbook.
     "homebrew": Preset("Homebrew/brew", "docs", "635ecbc58991d914f08daeac8df15452baaed21e", (
         "0a4f0de3bacb6109406074d116bb5e9443b14513", "d291117468575ad8d54f1992eb9f3b130fb7a431",
         "455a44b6858b5fa221aa3e987c07db68cb9df4ea", "c723e2fde3ed98f5aa763e8eed152aadfa3bff3a",
-        "754344022ff6b44f759c04b828fed0e9a76e3216"), "held out: not yet run"),
+        "754344022ff6b44f759c04b828fed0e9a76e3216"), "run once with 2fad6b8, its failures read since (session 13)"),
     # Django REST framework's documentation (Markdown, MkDocs; BSD-3-Clause), mirrored with the
     # three above and kept back when they were run: the last commit before 1 January 2021 and
     # before each 1 January 2022-2026 (chosen by date only, before labeller ran on it).
     "django-rest-framework": Preset("encode/django-rest-framework", "docs", "3db88778893579e1d7609b584ef35409c8aa5a22", (
         "5b2abbed25ef41c4cc1b3806037c6bd7631db327", "48a21aa0eb3a95d32456c2a927eff9552a04231e",
         "0f39e0124d358b0098261f070175fa8e0359b739", "089f6a697445af20f52832db99f2ab94baea4ece",
-        "48fe0750b580cfcadb41db7a0b83fc24554046cc"), "held out: not yet run"),
+        "48fe0750b580cfcadb41db7a0b83fc24554046cc"), "held out: run once with session 13's final code"),
     # Fetched when the four above had been read (three) or held almost no edits (two labels): Vue's guide
     # (MIT; rewritten for Vue 3 in 2022) and Prometheus's documentation (Apache-2.0), commits
     # chosen by the same date rule, before labeller ran on either.
     "vue-docs": Preset("vuejs/docs", "src", "aa76cd102a73d05e580dbe1d7f421b3047504d0d", (
         "e6b46ca7d2ebcaef1136aa270ece159bfc3ed170", "bea9c1dc557f545bb7521964308d6f61689e0367",
         "e19c6be837f13ee1b1082688b6039a847d8e2524", "a10d1cc3da8197c35d64f7f087563c3153703272",
-        "348ce6ec0270804ee2ed96275451db884650044b"), "held out: not yet run"),
+        "348ce6ec0270804ee2ed96275451db884650044b"), "held out: run once with session 13's final code"),
     "prometheus-docs": Preset("prometheus/docs", "content/docs", "77eb61193ead3c45a4d51260f15baf2651f30e11", (
         "01f618e6be3f79365998149b846f25c33cffc153", "0c25698f483086b058fd8693ca0790cdff550dcb",
         "9fcf2430e4c6adf355734e2dabd8510ebef46514", "196ada7d6bc6248077d9ea04f83a3bf0d1852231"),
-        "held out: not yet run"),  # the last before 2026 is left out: by then the pages had left content/docs
+        "held out: run once with session 13's final code"),  # the last before 2026 is left out: by then the pages had left content/docs
 }
 
 
