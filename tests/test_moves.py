@@ -112,8 +112,14 @@ def test_git_pairs_a_renamed_file_whose_every_labelled_quote_was_edited(tmp_path
         if use_git:
             assert "renamed to install.md (git's pairing)" in r1["message"]
             assert r1["suggestions"] and r1["suggestions"][0]["doc"] == "install.md"
-        else:
-            assert "renamed" not in r1["message"] and r1["suggestions"] == []
+        else:  # nothing paired: the nearest passage is looked for in the whole corpus, and found
+            assert "renamed" not in r1["message"] and "no document is paired with it" in r1["message"]
+            assert r1["suggestions"][0]["doc"] == "install.md" and not r1["suggestions"][0].get("renamed")
+            assert all(sug["anywhere"] for sug in r1["suggestions"])  # for a person to pick: repair applies none
+            rc, plan = cli_json(capsys, "repair", "--root", root)
+            assert rc == 1 and not plan["applied"]
+            assert "no document is paired with it: a nearest passage from the whole corpus is for a person" in \
+                plan["left"][0]["reason"]
 
 
 def test_git_runs_nothing_the_repository_configures(tmp_path, capsys):
@@ -221,14 +227,15 @@ def test_a_renamed_file_git_no_longer_pairs_is_paired_by_its_text_and_its_edited
 
 
 def test_a_file_split_in_two_is_paired_with_neither(tmp_path, capsys):
-    """Half of the chapter in each new file: neither holds most of it, so no rename is said and
-    the edited label gets no nearest passage."""
+    """Half of the chapter in each new file: neither holds most of it, so no rename is said; the
+    edited label's nearest passages come from the whole corpus."""
     paragraphs = RENUMBERED.split("\n\n")[1:]
     root = renumbered_project(tmp_path, capsys, {"ch19a.md": "# Part one\n\n" + "\n\n".join(paragraphs[:4]),
                                                  "ch19b.md": "# Part two\n\n" + "\n\n".join(paragraphs[4:])})
     _, report = cli_json(capsys, "build", "--root", root)
     r1 = errors_by_id(report)["r1"]
-    assert "renamed" not in r1["message"] and r1["suggestions"] == []
+    assert "renamed" not in r1["message"] and "no document is paired with it" in r1["message"]
+    assert {sug["doc"] for sug in r1["suggestions"]} <= {"ch19a.md", "ch19b.md"}
 
 
 def test_the_text_pairs_a_gone_page_with_one_new_page_only_when_that_is_clear():

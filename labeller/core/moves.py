@@ -7,7 +7,13 @@ prefix and suffix honoured), in the rest of the corpus. Found once: a suggestion
 documents listed (``Refusal.found_in``), since picking one would be a guess. A gone document
 that was renamed (``renames.renamed_docs``: git's pairing, else the content's) marks its moves
 ``renamed`` so that reports group them per file, and when its quote was also edited, the
-nearest passages are looked for in the renamed file.
+nearest passages are looked for in the renamed file; a gone document nothing pairs (a page
+renamed and rewritten: Vue's guide for Vue 3, every page moved into a section folder and
+reworded) has its quote's nearest passages looked for in the whole corpus, within a budget of
+their own, each marked ``anywhere``: a person may pick one (the app lists them), ``repair``
+applies none (measured on Vue's history: such passages scoring 80 were as often a generic
+phrase elsewhere, "you can think of", or its opposite, "This means you cannot", as the
+sentence edited).
 
 A section or document locator (no quote to search) of a renamed document moves along the
 rename, when its heading is found once in the renamed file.
@@ -35,6 +41,7 @@ from labeller.errors import InvalidInput
 from labeller.io import parse_json
 
 MOVED = "moved"  # a suggestion's ``kind``
+ANYWHERE = "anywhere"  # a nearest passage of a gone document nothing pairs, looked for in the whole corpus
 MOVABLE = (RefusalKind.UNKNOWN_DOC, RefusalKind.NOT_FOUND)
 MAX_FOUND_IN = 20  # documents listed for a quote found in several
 
@@ -75,7 +82,8 @@ def find_moves(project: Project, refusals: list[Refusal]) -> list[Refusal]:
                                {d.doc_id: d.sha256 for d in project.corpus}, evidence,
                                lambda doc_id: project.corpus[doc_id].text)
     budget = WorkBudget(BUILD_HELP_BUDGET)  # the nearest passages in renamed files: a build's budget of their own
-    return [_with_move(resolver, r, found, renames, budget) if movable(r)
+    anywhere = WorkBudget(BUILD_HELP_BUDGET)  # ... and those of gone files nothing pairs: another, so neither starves
+    return [_with_move(resolver, r, found, renames, budget, anywhere) if movable(r)
             else _along_rename(resolver, r, renames) if renamable(r) else r for r in refusals]
 
 
@@ -121,7 +129,7 @@ def _hits(refusal: Refusal, found: dict[str, Hits]) -> Hits:
 
 
 def _with_move(resolver: Resolver, refusal: Refusal, found: dict[str, Hits], renames: Renames,
-               budget: WorkBudget) -> Refusal:
+               budget: WorkBudget, anywhere: WorkBudget) -> Refusal:
     loc = refusal.locator
     old = loc.doc
     assert old is not None  # movable
@@ -142,12 +150,16 @@ def _with_move(resolver: Resolver, refusal: Refusal, found: dict[str, Hits], ren
                  else f"in {len(docs)} other documents ({listed})")
         refusal = replace(refusal, found_in=tuple(docs[:MAX_FOUND_IN]), message=_join(
             refusal.message, f"the quote occurs verbatim {where}: ambiguous, no move suggested"))
-    if target is None:
+    if target is None and (refusal.kind != RefusalKind.UNKNOWN_DOC or refusal.found_in):
         return refusal
+    if target is None:  # a gone page nothing pairs (renamed and rewritten past git's and the content's bars)
+        renamed = "no document is paired with it: nearest passages from the whole corpus"
+        budget = anywhere
     helped = suggest(resolver, replace(refusal, kind=RefusalKind.NOT_FOUND, locator=loc.model_copy(
         update={"doc": target}), message=""), budget.share(RECORD_HELP_BUDGET))
+    suggestions = helped.suggestions if target is not None else [{**sug, ANYWHERE: True} for sug in helped.suggestions]
     return replace(refusal, message=_join(refusal.message, renamed, helped.message.lstrip("; ")),
-                   suggestions=helped.suggestions, suggested_places=helped.suggested_places)
+                   suggestions=suggestions, suggested_places=helped.suggested_places)
 
 
 def moved_suggestion(resolver: Resolver, refusal: Refusal, place: Place, renamed: bool, by: str | None) -> dict:

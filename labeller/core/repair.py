@@ -44,7 +44,7 @@ from labeller.core.build import RecordResult, resolve_record
 from labeller.core.context import locator_needles, pick_occurrence
 from labeller.core.last_build import LastBuild
 from labeller.core.models import Locator, Question
-from labeller.core.moves import is_move
+from labeller.core.moves import ANYWHERE, is_move
 from labeller.core.old_place import OldPlaces, kept_score
 from labeller.core.project import Project
 from labeller.core.resolve import Refusal, Resolver
@@ -279,6 +279,9 @@ def _choose(refusal: Refusal, index: int | None, moves_only: bool, min_score: fl
         return "no moved suggestion (the quote is not verbatim in one other document)"
     if refusal.kind not in (RefusalKind.NOT_FOUND, RefusalKind.UNKNOWN_DOC):
         return f"{refusal.kind}: no suggestion repair applies ({refusal.message})"
+    if any(s.get(ANYWHERE) for s in refusal.suggestions):
+        return "its document is gone and no document is paired with it: a nearest passage from the whole corpus " \
+               "is for a person to pick"
     old = _at_old_place(resolver, refusal, index, min_kept, min_score, last_build, old_places) if last_build \
         else None
     if old is not None and old.fix is not None:
@@ -414,7 +417,7 @@ def _at_old_place(resolver: Resolver, refusal: Refusal, index: int, min_kept: fl
 def _renamed(refusal: Refusal) -> str | None:
     """The renamed document a gone document's nearest passages were looked for in (each is
     there, ``core.moves``), or None."""
-    docs = {s.get("doc") for s in refusal.suggestions if "score" in s}
+    docs = {s.get("doc") for s in refusal.suggestions if "score" in s and not s.get(ANYWHERE)}
     return next(iter(docs)) if len(docs) == 1 and None not in docs else None
 
 
