@@ -134,12 +134,12 @@ def _with_move(resolver: Resolver, refusal: Refusal, found: dict[str, Hits], ren
     old = loc.doc
     assert old is not None  # movable
     target = renames.target(old) if refusal.kind == RefusalKind.UNKNOWN_DOC else None
-    renamed = f"renamed to {target} ({renames.by[old]}'s pairing)" if target is not None else ""
+    paired = f"renamed to {target} ({renames.by[old]}'s pairing)" if target is not None else ""
     place = resolver.locate(loc.model_copy(update={"doc": None}), refusal.record_id, found)
     if isinstance(place, Place):
         sug = moved_suggestion(resolver, refusal, place, target == place.doc, renames.by.get(old))
         note = f"the quote occurs verbatim once in {place.doc}: a moved suggestion"
-        return replace(refusal, message=_join(refusal.message, renamed, note),
+        return replace(refusal, message=_join(refusal.message, paired, note),
                        suggestions=[sug, *refusal.suggestions], suggested_places=(place, *refusal.suggested_places))
     if place.kind == RefusalKind.AMBIGUOUS:
         hits = _hits(refusal, found)
@@ -153,12 +153,12 @@ def _with_move(resolver: Resolver, refusal: Refusal, found: dict[str, Hits], ren
     if target is None and (refusal.kind != RefusalKind.UNKNOWN_DOC or refusal.found_in):
         return refusal
     if target is None:  # a gone page nothing pairs (renamed and rewritten past git's and the content's bars)
-        renamed = "no document is paired with it: nearest passages from the whole corpus"
+        paired = "no document is paired with it: nearest passages from the whole corpus"
         budget = anywhere
     helped = suggest(resolver, replace(refusal, kind=RefusalKind.NOT_FOUND, locator=loc.model_copy(
         update={"doc": target}), message=""), budget.share(RECORD_HELP_BUDGET))
     suggestions = helped.suggestions if target is not None else [{**sug, ANYWHERE: True} for sug in helped.suggestions]
-    return replace(refusal, message=_join(refusal.message, renamed, helped.message.lstrip("; ")),
+    return replace(refusal, message=_join(refusal.message, paired, helped.message.lstrip("; ")),
                    suggestions=suggestions, suggested_places=helped.suggested_places)
 
 

@@ -261,13 +261,13 @@ class Where(NamedTuple):
 def _beside(c: _Compared, span: list[int], first: int, last: int) -> bool:
     """Whether some of the words among the ``NEIGHBOURS`` tokens before the span (then) stand
     within twice that many tokens before its first kept token (now), or some of those after it
-    after its last:
-    the passage is between the text that was around the quote, not words of it that the
-    comparison found among other text (a page rewritten, "always stretch to the" now in a
-    note a hundred lines down)."""
+    after its last: the passage is between the text that was around the quote, not words of it
+    that the comparison found among other text (a page rewritten, "always stretch to the" now
+    in a note a hundred lines down). A "." or a backtick kept nearby says nothing of that."""
     before = range(max(0, span[0] - NEIGHBOURS), span[0])
     after = range(span[-1] + 1, min(len(c.a), span[-1] + 1 + NEIGHBOURS))
-    def kept(i: int) -> bool:  # a word: a "." or a backtick kept nearby is not the text around the quote
+
+    def kept(i: int) -> bool:
         return c.new_of[i] >= 0 and _WORD.search(c.a[i].group()) is not None
 
     return any(first - 2 * NEIGHBOURS <= c.new_of[i] < first for i in before if kept(i)) \

@@ -367,9 +367,10 @@ def _at_old_place(resolver: Resolver, refusal: Refusal, index: int, min_kept: fl
     the quote and its text stands nowhere else in the page: the lower bar leans on the place,
     so the place must be shown, and a comparison of a page that repeats a sentence, FastAPI's
     "These are the users that have been helping others the most with questions in GitHub"
-    in five sections, aligns it by chance), lies in one block, and one locator (the passage, with the shortest context when it is not unique)
-    resolves to it; otherwise why not; None when that place is not known (no last build of this
-    label, its text then not to be had, or its document gone with no renamed one suggested)."""
+    in five sections, aligns it by chance), lies in one block, and one locator (the passage,
+    with the shortest context when it is not unique) resolves to it; otherwise why not; None
+    when that place is not known (no last build of this label, its text then not to be had, or
+    its document gone with no renamed one suggested)."""
     loc = refusal.locator
     rid = str(refusal.record_id)
     if loc.quote is None:
