@@ -79,6 +79,16 @@ def test_words_matched_far_from_the_others_do_not_stretch_the_place():
     assert place_text(old, quote, new) == "The cache stores every parsed page of the book"
 
 
+def test_words_made_a_link_end_at_the_links_text_not_in_its_target():
+    """Prometheus's exporter guide made "`up` works in the usual way" a link: the place ends at
+    the link's text; widening the last word to its whole run of non-space characters carried the
+    URL into the repaired quote."""
+    quote = "with, as `up` works in the usual way,"
+    old = f"# Exporters\n\nThe former is easier to deal {quote} although you cannot tell.\n"
+    new = old.replace("`up` works in the usual way,", "[`up` works in the usual way](/docs/concepts/jobs/#labels),")
+    assert place_text(old, quote, new) == "with, as [`up` works in the usual way"
+
+
 def test_a_deleted_span_has_no_place():
     old = "# Cache\n\nIntro.\n\nThe cache lives under the XDG folder.\n\nOutro.\n"
     new = "# Cache\n\nIntro.\n\nOutro.\n"
@@ -240,13 +250,68 @@ SPLIT_BY_HEADING = SPLIT_AFTER.replace("r[layout.packed-fields]\n", "## Fields\n
 
 
 @needs_git
-def test_a_quote_whose_words_now_run_across_a_heading_is_left(tmp_path, capsys, monkeypatch):
-    """A heading between the quote's words is a new section, not a paragraph split: left."""
+def test_a_quote_whose_words_now_run_across_a_heading_is_scored_by_one_side(tmp_path, capsys, monkeypatch):
+    """A heading between the quote's words is a new section, not a paragraph split: the passage
+    is the one block that keeps most of the quote, scored as such (here half of it: left)."""
     root, _ = edited_project(tmp_path, capsys, monkeypatch, SPLIT_BEFORE, SPLIT_BY_HEADING, SPLIT_QUOTE)
     rc, report = cli_json(capsys, "repair", "--min-score", "80", "--root", root)
     assert rc == 1 and not report["applied"]
     (left,) = report["left"]
-    assert "where it stood, its words now run across blocks" in left["reason"]
+    assert "where it stood, the passage keeps 50.8% of the quote: below 60" in left["reason"]
+
+
+LIST_QUOTE = "the total number of HTTP requests received. It may contain"
+LIST_BEFORE = ("# Metrics\n\nEvery series has a name.\n\nThe name says what is measured (for example "
+               "`http_requests_total`, the total number of HTTP requests received). It may contain ASCII letters "
+               "and digits.\n\n## Labels\n\nSee the notes.\n")
+LIST_AFTER = ("# Metrics\n\nEvery series has a name.\n\n* The name says what is measured (for example "
+              "`http_requests_total`, the total number of HTTP requests received).\n* Metric names may contain "
+              "ASCII letters and digits.\n\n## Labels\n\nSee the notes.\n")
+
+
+@needs_git
+@pytest.mark.parametrize("quote, applied, score, reason", [
+    ("the total number of HTTP requests received. It", True, 92.3, None),
+    (LIST_QUOTE, False, 73.5, "where it stood, the quote's words now run across blocks: the one keeping most of them "
+                              "(73.5) is below 90, a person picks"),
+])
+def test_a_sentence_split_into_list_items_is_scored_by_the_item_keeping_most_of_it(
+        tmp_path, capsys, monkeypatch, quote, applied, score, reason):
+    """Prometheus's data model page split a sentence into two list items: the quote's words run
+    across blocks, so the passage is the item holding most of them, applied at a nearest
+    passage's bar (80) only: below it, a place across blocks is too weak to lean on (before:
+    left, "its words now run across blocks", with no passage to show)."""
+    before, after = (text.replace("received)", "received") for text in (LIST_BEFORE, LIST_AFTER))
+    root, _ = edited_project(tmp_path, capsys, monkeypatch, before, after, quote)
+    # (at 80 the build's nearest passage, "`http_requests_total`, the total number ...", scoring
+    # 80-90, would be applied in the second case: the item itself)
+    rc, report = cli_json(capsys, "repair", "--min-score", "90", "--root", root)
+    if applied:
+        assert rc == 0, report["left"]
+        (fix,) = report["applied"]
+        assert fix["at_old_place"] and fix["score"] == score
+        assert fix["new"] == {"doc": "page.md", "quote": "the total number of HTTP requests received"}
+    else:
+        assert rc == 1 and not report["applied"]
+        assert reason in report["left"][0]["reason"]
+
+
+ITEM_QUOTE = "average of an average as that is not"
+ITEM_BEFORE = ("# Rules\n\n* Aggregate the numerator and denominator apart.\n* Do not take the average of a ratio "
+               "or average of an average as that is not statistically valid.\n\n## Other\n\nSee the notes.\n")
+ITEM_AFTER = ITEM_BEFORE.replace("an average as", "an\naverage, as")
+
+
+@needs_git
+def test_a_list_item_over_two_lines_is_one_block(tmp_path, capsys, monkeypatch):
+    """A list item's text runs on over its next line: a quote across that line break is in one
+    block (before: "its words now run across blocks", as if the line were another block)."""
+    root, _ = edited_project(tmp_path, capsys, monkeypatch, ITEM_BEFORE, ITEM_AFTER, ITEM_QUOTE)
+    rc, report = cli_json(capsys, "repair", "--root", root)
+    assert rc == 0, report["left"]
+    (fix,) = report["applied"]
+    assert fix["at_old_place"] and fix["score"] == 100.0
+    assert fix["new"] == {"doc": "page.md", "quote": "average of an average, as that is not"}
 
 
 # -- a text past the whole comparison's bound: a window around the span ---------------------------

@@ -210,7 +210,9 @@ class OldPlaces:
         ``new`` (its text now): from the first word of the span the comparison keeps to the
         last (a punctuation mark kept at either end does not stretch it: the "." after an
         edited sentence would pull in a link before it), widened to whole words (runs of
-        non-space characters); ``None`` when it keeps none, or the texts (a long pair: the
+        non-space characters, but not into a link's target: words made a link, "the usual
+        way" now "the usual way](/docs/concepts/jobs_instances/#…)", end at their text, not
+        in a URL); ``None`` when it keeps none, or the texts (a long pair: the
         window around the span) are past the bounds. ``key`` names the pair (the documents'
         ids). ``Where.beside`` says whether the text around the span stands beside it still.
 
@@ -244,7 +246,7 @@ class OldPlaces:
         s, e = c.b[words[0]].start(), c.b[words[-1]].end()
         while s > 0 and not new[s - 1].isspace():
             s -= 1
-        while e < len(new) and not new[e].isspace():
+        while e < len(new) and not new[e].isspace() and not new.startswith(_LINK_TARGET, e):
             e += 1
         return Where(s, e, _beside(c, span, kept[0], kept[-1]))
 
@@ -297,3 +299,4 @@ NEIGHBOURS = 8  # tokens on either side of a span that say whether its place is 
 MIN_MOVED_RUN = 3  # tokens in a run of the span's words found again in its paragraph, at least
 MOVED_REACH = 4  # ... looked for within this many times the span's length (in tokens) of its kept words
 _BLANK_LINE = re.compile(r"\n[^\S\n]*\n")
+_LINK_TARGET = "]("  # where a Markdown link's text ends and its target begins

@@ -49,7 +49,7 @@ from labeller.core.old_place import OldPlaces, kept_score
 from labeller.core.project import Project
 from labeller.core.resolve import Refusal, Resolver
 from labeller.core.suggest import NEAREST_SPENT, close_to_best
-from labeller.core.suggest_cut import edge_punctuation, paragraphs_only
+from labeller.core.suggest_cut import best_piece, edge_punctuation, paragraphs_only
 from labeller.core.vocab import Place, RefusalKind
 from labeller.errors import InvalidInput
 
@@ -367,8 +367,13 @@ def _at_old_place(resolver: Resolver, refusal: Refusal, index: int, min_kept: fl
     the quote and its text stands nowhere else in the page: the lower bar leans on the place,
     so the place must be shown, and a comparison of a page that repeats a sentence, FastAPI's
     "These are the users that have been helping others the most with questions in GitHub"
-    in five sections, aligns it by chance), lies in one block, and one locator (the passage,
-    with the shortest context when it is not unique) resolves to it; otherwise why not; None
+    in five sections, aligns it by chance), and one locator (the passage, with the shortest
+    context when it is not unique) resolves to it; otherwise why not. A passage is one
+    block's: where the quote's words now run across blocks (a sentence split into two list
+    items), it is the block piece that keeps most of the quote, scored as such and applied
+    only at ``min_score``: the lower bar leans on the place, and a place across blocks is the
+    comparison's words scattered (FastAPI's schema page: a quote mostly a link's HTML, its
+    words now in a list of links, kept 68.6 by the markup alone). None
     when that place is not known (no last build of this label, its text then not to be had, or
     its document gone with no renamed one suggested)."""
     loc = refusal.locator
@@ -386,15 +391,25 @@ def _at_old_place(resolver: Resolver, refusal: Refusal, index: int, min_kept: fl
         if not old_places.comparable((then[0], new_doc), old_text, then[1], then[2], new_text):
             return _OldPlace(reason=f"where it stood is not known: {new_doc} is past the bounds of a word comparison")
         return _OldPlace(reason="none of the quote's words stand where it stood")
-    s, e = edge_punctuation(new_text, where.start, where.end, fold_quote(loc.quote))
-    if e - s > MAX_PLACE_CHARS or not paragraphs_only(new_text, s, e):
+    s, e = where.start, where.end
+    if e - s > MAX_PLACE_CHARS:
         return _OldPlace(reason="where it stood, its words now run across blocks")
+    across = not paragraphs_only(new_text, s, e)
+    if across:  # a sentence split into list items: the item keeping most of it
+        best = best_piece(new_text, s, e, lambda piece: kept_score(loc.quote, fold_quote(piece)))
+        if best is None:
+            return _OldPlace(reason="where it stood, its words now run across blocks")
+        s, e = best[1:]
+    s, e = edge_punctuation(new_text, s, e, fold_quote(loc.quote))
     passage = fold_quote(new_text[s:e])
     score = kept_score(loc.quote, passage)
     here = Place(new_doc, s, e)
     if score < min_kept:
         return _OldPlace(None, f"where it stood, the passage keeps {score}% of the quote: below {min_kept:g}",
                          here, score)
+    if score < min_score and across:
+        return _OldPlace(None, f"where it stood, the quote's words now run across blocks: the one keeping most of "
+                         f"them ({score}) is below {min_score:g}, a person picks", here, score)
     if score < min_score and not where.beside:
         return _OldPlace(None, f"where it stood, the passage ({score}) is not beside the text that was around the "
                          "quote: its words stand among other text", here, score)

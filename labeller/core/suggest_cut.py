@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 
 from rapidfuzz import fuzz
 
@@ -29,6 +30,7 @@ from labeller.core.vocab import Place
 
 # a line that is a block of its own (or starts one): blank, heading, list item, quote, fence, table row
 _OWN_LINE = re.compile(r"^\s*(?:$|#{1,6}\s|[-*+]\s|\d{1,9}[.)]\s|>|```|~~~|\|)")
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s")  # a list item's first line
 _MARKER = re.compile(r"(?:#{1,6}\s+|[-*+]\s+(?:\[[ xX]\]\s+)?|\d{1,9}[.)]\s+|>\s*)+")
 _WS_RUN = re.compile(r"\s+")
 MAX_SNAP_WORDS = 4  # words ``snap_to_quote`` drops from a passage's edges, at most
@@ -68,11 +70,17 @@ def paragraphs_only(text: str, start: int, end: int) -> bool:
     """Whether ``[start, end)`` is one block piece, or paragraphs parted by blank lines alone: a
     paragraph split in two (a line inserted into it, or a blank line) keeps its words across
     the break, while a heading, list item, block quote, fence or table row among its lines makes
-    it text of other blocks."""
+    it text of other blocks. One list item's text over several lines is one block: a line
+    that starts with a list marker runs on over the lines after it, up to a blank line or a
+    line of a block of its own ("* Do not take the average of a ratio or average of an" /
+    "average, as that is not statistically valid.")."""
     if len(pieces(text, start, end)) == 1:
         return True
     first = text.rfind("\n", 0, start) + 1
-    return not any(line.strip() and _OWN_LINE.match(line) for line in text[first:end].split("\n"))
+    head, *rest = text[first:end].split("\n")
+    if _LIST_ITEM.match(head):
+        return all(line.strip() and not _OWN_LINE.match(line) for line in rest)
+    return not any(line.strip() and _OWN_LINE.match(line) for line in [head, *rest])
 
 
 def trim_piece(text: str, start: int, end: int) -> tuple[int, int] | None:
@@ -111,14 +119,7 @@ def within_one_block(resolver: Resolver, folded: str, suggestion: dict, place: P
     if place is None or "quote" not in suggestion:
         return suggestion, place
     text = resolver.corpus[place.doc].text
-    best: tuple[float, int, int] | None = None
-    for s, e in pieces(text, place.start, place.end):
-        trimmed = trim_piece(text, s, e)
-        if trimmed is None:
-            continue
-        score = piece_score(folded, _WS_RUN.sub(" ", text[trimmed[0]:trimmed[1]]))
-        if best is None or score > best[0]:
-            best = (score, *trimmed)
+    best = best_piece(text, place.start, place.end, lambda piece: piece_score(folded, piece))
     if best is None:
         return None
     s, e = snap_to_quote(text, best[1], best[2], folded)
@@ -130,6 +131,21 @@ def within_one_block(resolver: Resolver, folded: str, suggestion: dict, place: P
     cut = {**suggestion, "quote": quote, "where": doc.where(s), "score": round(score, 1),
            "unique": resolver.index.count(fold_quote(quote), scope_doc) == 1}
     return cut, Place(place.doc, s, e)
+
+
+def best_piece(text: str, start: int, end: int, score: Callable[[str], float]) -> tuple[float, int, int] | None:
+    """The block piece of ``[start, end)``, cut at word edges (``trim_piece``), that ``score``
+    rates highest (the first on a tie), as (its score, its start, its end); ``score`` is given
+    the piece's text with its whitespace folded. ``None`` when no piece has any words."""
+    best: tuple[float, int, int] | None = None
+    for s, e in pieces(text, start, end):
+        trimmed = trim_piece(text, s, e)
+        if trimmed is None:
+            continue
+        rated = score(_WS_RUN.sub(" ", text[trimmed[0]:trimmed[1]]))
+        if best is None or rated > best[0]:
+            best = (rated, *trimmed)
+    return best
 
 
 def snap_to_quote(text: str, start: int, end: int, folded: str) -> tuple[int, int]:
