@@ -22,7 +22,8 @@ The ground truth is labeller-free (``survival_truth.py``): a word-level alignmen
 document across the two commits, renames followed as ``git diff -M30%`` pairs them. The
 figures, per later commit: intact labels kept in place, silent moves (a label that resolves
 to text other than where its words went: must be 0), renamed- or moved-file labels repaired
-by ``--moves``, edited labels repaired by ``--min-score 80`` (those edited in place split by how
+by ``--moves`` (a renamed quote that now also stands verbatim in other documents counted apart,
+and whether it was left refused: SPEC §13 refuses it as ambiguous), edited labels repaired by ``--min-score 80`` (those edited in place split by how
 much of the quote the truth keeps where it stood: ``MOSTLY_KEPT`` of its words or more, or
 rewritten), wrong repairs (must be 0), and deleted labels left refused. A labeller without ``repair`` is reported as such, with the
 repair figures null. The JSON report and the Markdown table are deterministic (no times:
@@ -552,7 +553,9 @@ def figures(rows: list[dict], repaired: bool) -> dict:
     """The counts of one later commit (see the module docstring); repair figures are None
     when there was no ``repair`` to run."""
     of = {kind: [r for r in rows if r["fate"] == kind] for kind in FATES}
-    moving = of[RENAMED] + of[MOVED]
+    # a renamed quote that now also stands verbatim in other documents: SPEC §13's ambiguous
+    several = [r for r in of[RENAMED] if r.get("candidates")]
+    moving = [r for r in of[RENAMED] if not r.get("candidates")] + of[MOVED]
     # edited and refused (an edited label whose quote still stands in its paragraph needs no
     # repair); in place: the document kept its path, the rest were renamed too
     broken = [r for r in of[EDITED] if r["check"] != "resolved"]
@@ -573,8 +576,11 @@ def figures(rows: list[dict], repaired: bool) -> dict:
         "intact_kept_in_place": sum(1 for r in of[INTACT] if r["check"] == "resolved" and not r["silent_move"]),
         "silent_moves": sum(1 for r in rows if r.get("silent_move")),
         "edited_still_resolving": sum(1 for r in of[EDITED] if r["check"] == "resolved" and not r["silent_move"]),
+        "renamed_or_moved": len(moving),
         "renamed_or_moved_refused_unknown_doc": sum(1 for r in moving if r["check"] == "unknown_doc"),
         "renamed_or_moved_repaired_by_moves": fixed(moving, "moves"),
+        "renamed_in_several_docs": len(several),
+        "renamed_in_several_docs_left_refused": sum(1 for r in several if r["left"] is not None),
         "edited_refused": len(broken),
         "edited_repaired_by_min_score": fixed(broken, "min_score"),
         "edited_in_place": len(in_place),
@@ -687,6 +693,14 @@ def _total(commits: list[dict]) -> dict:
             "docs_cell": ""}
 
 
+def _in_several(f: dict) -> str:
+    """The renamed labels whose quote now stands verbatim in several documents, when there are
+    any: not in the ratio (SPEC §13 leaves them for a person, the documents listed); how many
+    were left refused so."""
+    n = f["renamed_in_several_docs"]
+    return f" (+ {n} in several docs, left refused: {f['renamed_in_several_docs_left_refused']})" if n else ""
+
+
 def _renamed_edits(f: dict) -> str:
     """The edited labels whose document was also renamed, when there are any."""
     moved = f["edited_refused"] - f["edited_in_place"]
@@ -714,7 +728,7 @@ def markdown(report: dict) -> str:
         lines.append(
             f"| {c['name']} | {c['docs_cell']} "
             f"| {f['intact_kept_in_place']} / {fates[INTACT]} | {f['silent_moves']} "
-            f"| {_ratio(f['renamed_or_moved_repaired_by_moves'], fates[RENAMED] + fates[MOVED])} "
+            f"| {_ratio(f['renamed_or_moved_repaired_by_moves'], f['renamed_or_moved'])}{_in_several(f)} "
             f"| {_ratio(f['edited_in_place_repaired_by_min_score'], f['edited_in_place'])}"
             f"{_renamed_edits(f)} "
             f"| {_ratio(f['edited_in_place_mostly_kept_repaired_by_min_score'], f['edited_in_place_mostly_kept'])} "

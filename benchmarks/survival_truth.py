@@ -12,7 +12,9 @@ either
 - ``intact``: still stand, consecutive, in the same document: aligned where they stood, or
   verbatim elsewhere in it (the quote was unique in the old corpus, so that is where the
   document received them: a paragraph moved within its page);
-- ``renamed``: stand intact in the document git pairs as the renamed one;
+- ``renamed``: stand intact in the document git pairs as the renamed one (with the other
+  documents that now hold them verbatim too, if any: SPEC §13 refuses such a quote as
+  ambiguous, so the figures count it apart);
 - ``moved``: left their document and stand verbatim in exactly one other document;
   ``moved_ambiguous`` when several other documents received them;
 - ``edited``: at least half of its words (punctuation not counted) are still aligned, close
@@ -39,7 +41,7 @@ from __future__ import annotations
 import difflib
 import re
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 INTACT, RENAMED, MOVED, MOVED_AMBIGUOUS, EDITED, DELETED = (
     "intact", "renamed", "moved", "moved_ambiguous", "edited", "deleted")
@@ -169,7 +171,9 @@ class Fate:
     doc: str | None = None  # where the words now stand
     char_start: int | None = None
     char_end: int | None = None
-    candidates: tuple[str, ...] = ()  # moved_ambiguous: every document that received the quote
+    # moved_ambiguous: every document that received the quote; renamed: set only when the quote
+    # also stands verbatim in other documents, all of them (the renamed one first)
+    candidates: tuple[str, ...] = ()
     kept: float | None = None  # edited: the share of the quote's words kept where it stood (0-1)
 
     def as_json(self) -> dict:
@@ -234,10 +238,11 @@ class History:
         if target is not None:
             found = self._standing(self.alignment(target).old_to_new[first:last + 1], quote, text, target, kept)
             if found is not None and found.kind != EDITED:
-                return found
+                return self._also_elsewhere(found, quote, text)
             inside = self._verbatim_at(target, quote, text)
             if inside is not None:
-                return Fate(kept, target, *self.words("new", target).chars(inside, inside + len(quote) - 1))
+                return self._also_elsewhere(
+                    Fate(kept, target, *self.words("new", target).chars(inside, inside + len(quote) - 1)), quote, text)
         receivers = [(other, at) for other in sorted(self.new) if other != target
                      for at in [self._verbatim_at(other, quote, text)] if at is not None]
         if len(receivers) == 1:
@@ -250,6 +255,16 @@ class History:
         if found is None and target is None:  # a document git pairs with none: renamed beyond git's bar?
             found = self._in_paragraph(doc, self.unpaired_new(), first, last, text, RENAMED)
         return found or Fate(DELETED)
+
+    def _also_elsewhere(self, fate: Fate, quote: tuple[str, ...], text: str) -> Fate:
+        """A renamed label's fate with ``candidates`` set when its quote now also stands verbatim
+        in other documents (a page split in two, each half keeping a shared sentence): SPEC §13
+        refuses such a quote as ambiguous, listing the documents, however git pairs the files."""
+        if fate.kind != RENAMED:
+            return fate
+        others = [other for other in sorted(self.new) if other != fate.doc
+                  and self._verbatim_at(other, quote, text) is not None]
+        return replace(fate, candidates=(fate.doc, *others)) if others else fate
 
     def unpaired_new(self) -> list[str]:
         """The later documents git pairs with no earlier one (added, or renamed beyond its bar)."""

@@ -244,6 +244,32 @@ def test_an_edited_quote_says_how_much_of_it_the_truth_keeps_where_it_stood():
         assert fate.kind == EDITED and fate.as_json()["kept_words"] == share
 
 
+def test_a_renamed_quote_also_in_another_document_is_counted_apart():
+    """A page split in two (mdBook's config.md: renderers.md and preprocessors.md both keep one
+    sentence): git pairs it with one half, but the quote stands verbatim in both, which SPEC §13
+    refuses as ambiguous. The truth names every document, and the figures count such labels
+    apart from the renamed ones ``--moves`` must repair."""
+    old = {"config.md": f"# Config\n\n{RENAMED_P}\n\n{KEPT_2}\n"}
+    new = {"renderers.md": f"# Renderers\n\n{RENAMED_P}\n\n{KEPT_2}\n", "preprocessors.md": f"# Pre\n\n{RENAMED_P}\n"}
+    h = History(old, new, {"config.md": "renderers.md"})
+    at = old["config.md"].index(RENAMED_P)
+    fate = h.fate("config.md", at, at + len(RENAMED_P))
+    assert (fate.kind, fate.doc, fate.candidates) == (RENAMED, "renderers.md", ("renderers.md", "preprocessors.md"))
+    at = old["config.md"].index(KEPT_2)
+    assert h.fate("config.md", at, at + len(KEPT_2)).candidates == ()  # in the renamed page alone
+
+    def row(candidates: list[str], left: str | None) -> dict:
+        out = {"fate": RENAMED, "doc": "config.md", "now": {"doc": "renderers.md"}, "check": "unknown_doc",
+               "left": left, "silent_move": False}
+        if left is None:
+            out |= {"repaired_by": ["moves"], "repair_correct": True}
+        return out | ({"candidates": candidates} if candidates else {})
+
+    f = survival.figures([row([], None), row(["renderers.md", "preprocessors.md"], "unknown_doc")], repaired=True)
+    assert (f["renamed_or_moved_repaired_by_moves"], f["renamed_or_moved"]) == (1, 1)
+    assert (f["renamed_in_several_docs_left_refused"], f["renamed_in_several_docs"]) == (1, 1)
+
+
 def test_the_edited_in_place_figures_split_at_mostly_kept():
     """The edited-in-place labels are split by the truth's share at ``MOSTLY_KEPT``, each group
     with its repaired-correctly count; correctness itself is not changed by the split."""
