@@ -89,6 +89,22 @@ def test_words_made_a_link_end_at_the_links_text_not_in_its_target():
     assert place_text(old, quote, new) == "with, as [`up` works in the usual way"
 
 
+def test_a_word_or_two_past_a_sentence_end_are_chance_more_are_the_sentence_split():
+    """A span within one sentence: a place reaching one or two of its words into the next
+    sentence took them by chance (Homebrew's shell completion page: "this" of "In this case");
+    more of them there are the sentence split in two, and stay (the Rustonomicon's drop flags)."""
+    quote = "will call `compinit` for you, so this"
+    old = f"# Shell\n\nNote that if you use Oh My Zsh, it {quote} must be done first.\n\n## Other\n\nEnd.\n"
+    new = ("# Shell\n\nNote that if you use Oh My Zsh, it will call `compinit` for you when you source "
+           "`oh-my-zsh.sh`. In this case, add the line below instead.\n\n## Other\n\nEnd.\n")
+    assert place_text(old, quote, new) == "will call `compinit` for you"
+    quote = "are tracked on the stack and no longer stashed in types that"
+    old = f"# Drop\n\nDrop flags {quote} implement Drop.\n\n## Other\n\nEnd.\n"
+    new = "# Drop\n\nDrop flags are tracked on the stack. They are no longer stashed in types that implement Drop.\n" \
+          "\n## Other\n\nEnd.\n"
+    assert place_text(old, quote, new) == "are tracked on the stack. They are no longer stashed in types that"
+
+
 def test_a_deleted_span_has_no_place():
     old = "# Cache\n\nIntro.\n\nThe cache lives under the XDG folder.\n\nOutro.\n"
     new = "# Cache\n\nIntro.\n\nOutro.\n"

@@ -242,6 +242,7 @@ class OldPlaces:
             kept += [left_new[j + k] for _, j, n in again.get_matching_blocks() if n >= MIN_MOVED_RUN
                      for k in range(n)]
         kept.sort()
+        kept = _one_sentence(c, span, kept)
         words = [j for j in kept if _WORD.search(c.b[j].group())] or kept
         s, e = c.b[words[0]].start(), c.b[words[-1]].end()
         while s > 0 and not new[s - 1].isspace():
@@ -276,6 +277,37 @@ def _beside(c: _Compared, span: list[int], first: int, last: int) -> bool:
         or any(last < c.new_of[i] <= last + 2 * NEIGHBOURS for i in after if kept(i))
 
 
+def _one_sentence(c: _Compared, span: list[int], kept: list[int]) -> list[int]:
+    """``kept`` (ascending new tokens) without a few words past a sentence end at either edge
+    when the span had no sentence end ("." "!" "?" before a capital): at most ``STRAY_WORDS``
+    of them in the next (or previous) sentence are chance. Homebrew's "will call `compinit`
+    for you, so this" became "will call `compinit` for you when you source `oh-my-zsh.sh`. In
+    this case, ...": the comparison keeps "this" of the next sentence. More of the span's words
+    there are the sentence split in two ("are tracked on the stack. They are no longer
+    stashed in types"), and stay."""
+    if len(kept) < 2 or any(_ends_sentence(c.a, i) for i in span[:-1]):
+        return kept
+    parts: list[list[int]] = [[kept[0]]]
+    for prev, j in zip(kept, kept[1:]):
+        if any(_ends_sentence(c.b, k) for k in range(prev, j)):
+            parts.append([])
+        parts[-1].append(j)
+
+    def words(part: list[int]) -> int:
+        return sum(1 for j in part if _WORD.search(c.b[j].group()))
+
+    while len(parts) > 1 and words(parts[-1]) <= STRAY_WORDS:
+        parts.pop()
+    while len(parts) > 1 and words(parts[0]) <= STRAY_WORDS:
+        parts.pop(0)
+    return [j for part in parts for j in part]
+
+
+def _ends_sentence(tokens: list[re.Match], i: int) -> bool:
+    """Whether token ``i`` ends a sentence: a "." "!" or "?" the next token, a capital, follows."""
+    return tokens[i].group() in _SENTENCE_END and i + 1 < len(tokens) and tokens[i + 1].group()[0].isupper()
+
+
 def _densest(kept: list[int], reach: int) -> list[int]:
     """The longest run of ``kept`` (ascending token positions) that lies within ``reach``
     tokens (the first such run on a tie): where the span's words stand together. A few of its
@@ -295,8 +327,10 @@ def _densest(kept: list[int], reach: int) -> list[int]:
 # each other: twice the quote, room for words inserted into it, as an edit adds a clause.
 SPREAD = 2
 SPREAD_SLACK = 4
+STRAY_WORDS = 2  # the span's words past a sentence end at a place's edge, at most, that are chance
 NEIGHBOURS = 8  # tokens on either side of a span that say whether its place is still between them
 MIN_MOVED_RUN = 3  # tokens in a run of the span's words found again in its paragraph, at least
 MOVED_REACH = 4  # ... looked for within this many times the span's length (in tokens) of its kept words
 _BLANK_LINE = re.compile(r"\n[^\S\n]*\n")
+_SENTENCE_END = frozenset(".!?")
 _LINK_TARGET = "]("  # where a Markdown link's text ends and its target begins
