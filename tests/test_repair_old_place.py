@@ -127,6 +127,23 @@ def test_words_that_moved_within_their_paragraph_are_found_again(monkeypatch):
     assert place_text(REORDERED_OLD, REORDERED_QUOTE, REORDERED_NEW) == "Many definitions describe"
 
 
+def test_words_of_a_paragraph_moved_within_its_page_are_found_where_it_went(monkeypatch):
+    """A paragraph moved to the end of its page and edited there: the comparison keeps one
+    order, aligns the larger rest of the page, and none of the quote's words; they are looked
+    for again, in runs, among the words it left unaligned (Material for MkDocs's comments page)."""
+    body = "\n\n".join(f"Section {i} tells of harbour {i} and the ships {i} that anchor there." for i in range(12))
+    moved_from = "In order to integrate another JavaScript-based comment system, extend the theme."
+    moved_to = "In order to integrate a third-party comment provider offering a JavaScript-based comment system, " \
+               "extend the theme."
+    old = f"# Comments\n\nIntro.\n\n{moved_from}\n\n{body}\n"
+    new = f"# Comments\n\nIntro.\n\n{body}\n\n{moved_to}\n"
+    quote = "In order to integrate another JavaScript-based comment system"
+    assert place_text(old, quote, new) == \
+        "In order to integrate a third-party comment provider offering a JavaScript-based comment system,"
+    monkeypatch.setattr(old_place, "MIN_MOVED_RUN", 10 ** 6)
+    assert place_text(old, quote, new) is None  # the comparison alone keeps none of its words
+
+
 def test_the_comparison_is_bounded(monkeypatch):
     old = f"Write a function {GREW_FROM} word.\n"
     new = f"Write a function {GREW_TO} word.\n"

@@ -15,8 +15,11 @@ offset), ``repair`` follows the old span through the edit:
   anchor a match on their own). The span's tokens that the comparison keeps are where its words
   now stand, those that stand together (``_densest``: the most of them within twice the span's
   length; one matched a page away, "on disk." ending a new paragraph, is chance); the place runs
-  from the first of them to the last, widened to whole words. Nothing kept: no place (the span
-  was deleted or rewritten beyond recognition).
+  from the first of them to the last, widened to whole words. Nothing kept: the span's words
+  are looked for again among all the new words the comparison left unaligned, in runs (its
+  paragraph moved within the page: a comparison keeps one order, and aligns the larger part
+  of the page); none there either: no place (the span was deleted or rewritten beyond
+  recognition).
 - **Its score** (``kept_score``): the share of the quote's token characters that the passage
   holds in the quote's order (difflib's matching blocks), 0-100. It measures what the author
   quoted, not how alike two strings are: words of the quote that are gone lower it, words
@@ -101,6 +104,13 @@ class _Compared:
             self.new_aligned[j:j + n] = b"\x01" * n
         lo, hi = new_range or (0, len(new))
         self.blank_lines = [(m.start(), m.end()) for m in _BLANK_LINE.finditer(new, lo, hi)]
+        self._unaligned: list[int] | None = None
+
+    def unaligned(self) -> list[int]:
+        """The new tokens the comparison aligned with none (listed once, on first use)."""
+        if self._unaligned is None:
+            self._unaligned = [j for j in range(len(self.b)) if not self.new_aligned[j]]
+        return self._unaligned
 
     def paragraph(self, start: int, end: int, length: int) -> tuple[int, int]:
         """``[start, end)`` of the new text widened to the blank lines around it."""
@@ -220,13 +230,18 @@ class OldPlaces:
         sentence ("X to do Y" rewritten "To do Y, X") are left over. They are looked for
         again among the new words of the paragraph the kept ones stand in that the comparison
         left unaligned (within ``MOVED_REACH`` times the span's length of them), in runs of
-        ``MIN_MOVED_RUN`` tokens or more (fewer may be chance)."""
+        ``MIN_MOVED_RUN`` tokens or more (fewer may be chance). A span none of whose words the
+        comparison keeps may have moved with its paragraph: its words are looked for so among
+        all the new words left unaligned (``_moved``). Such a place is seldom beside the text that
+        was around the span (that moved too, and was aligned with none), so it is mostly a
+        nearest passage's bar that applies it."""
         c = self._compared(key, old, start, end, new)
         if c is None:
             return None
         span = [i for i in range(bisect.bisect_left(c.a_starts, start), bisect.bisect_left(c.a_starts, end))
                 if c.a[i].end() <= end]
-        kept = _densest([c.new_of[i] for i in span if c.new_of[i] >= 0], SPREAD * len(span) + SPREAD_SLACK)
+        kept = _densest([c.new_of[i] for i in span if c.new_of[i] >= 0], SPREAD * len(span) + SPREAD_SLACK) \
+            or self._moved(c, span)
         if not kept:
             return None
         lo, hi = c.paragraph(c.b[kept[0]].start(), c.b[kept[-1]].end(), len(new))
@@ -250,6 +265,21 @@ class OldPlaces:
         while e < len(new) and not new[e].isspace() and not new.startswith(_LINK_TARGET, e):
             e += 1
         return Where(s, e, _beside(c, span, kept[0], kept[-1]))
+
+
+    def _moved(self, c: _Compared, span: list[int]) -> list[int]:
+        """The span's words found again among the new words the comparison left unaligned,
+        anywhere in the compared text, in runs of ``MIN_MOVED_RUN`` tokens or more, those that
+        stand together (``_densest``): a paragraph moved within its page, edited or not, which a
+        comparison keeping one order aligns nowhere."""
+        left_new = c.unaligned()
+        if not span or not left_new or len(span) * len(left_new) > self.left:
+            return []
+        self.left -= len(span) * len(left_new)
+        again = difflib.SequenceMatcher(None, [c.a[i].group().casefold() for i in span],
+                                        [c.b[j].group().casefold() for j in left_new], autojunk=False)
+        found = [left_new[j + k] for _, j, n in again.get_matching_blocks() if n >= MIN_MOVED_RUN for k in range(n)]
+        return _densest(found, SPREAD * len(span) + SPREAD_SLACK)
 
 
 class Where(NamedTuple):
