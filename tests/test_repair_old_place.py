@@ -11,6 +11,7 @@ import subprocess
 import pytest
 from rapidfuzz import fuzz
 
+from conftest import q, write_project
 from helpers_interop import cli_json, questions_of
 from helpers_moves import edited_project, git
 from labeller.core import old_place
@@ -474,3 +475,67 @@ def test_a_passage_below_80_that_the_page_repeats_is_left(tmp_path, capsys, monk
     rc, report = cli_json(capsys, "repair", "--root", root)
     assert rc == 1 and not report["applied"]
     assert "where it stood, the passage (62.5) occurs elsewhere in page.md too" in report["left"][0]["reason"]
+
+
+# -- a gone page nothing pairs: where its quote's paragraph went ----------------------------------
+
+REFS_OLD = ("# Template refs\n\n" + "".join(f"Old paragraph {i} speaks of lanterns {i} and kettles {i} alone.\n\n"
+                                          for i in range(6))
+            + "This may be useful when you want to, for example, programmatically focus this input on component "
+              "mount, as below.\n\nThe interface stays defined. In fact, you can think of injection as long-range "
+              "props.\n")
+REFS_NEW = ("# Refs\n\n" + "".join(f"New section {i} tells of harbours {i} and ships {i} instead.\n\n"
+                                   for i in range(6))
+            + "It gives a direct reference to an element after it is mounted. This may be useful when you want to, "
+              "for example, programmatically focus an input on component mount, or start a library.\n")
+COMPOSABLES = "# Composables\n\nTo some extent, you can think of these composables as services that talk.\n"
+
+
+def test_a_phrase_around_the_span_beside_the_place_anchors_it_a_mark_and_two_words_do_not():
+    def where(old: str, quote: str, new: str):
+        start = old.index(quote)
+        return OldPlaces().place(("a.md", "b.md"), old, start, start + len(quote), new)
+
+    kept = where(REFS_OLD, "programmatically focus this input on component", REFS_NEW)
+    assert kept.beside and kept.anchored  # "you want to, for example," stands before it
+    other = where("# Events\n\nVue adds listeners to the root element (unless `inheritAttrs: false` has been set in "
+                  "the child's options).\n", "`inheritAttrs: false` has been set in the",
+                  "# Attributes\n\nIf you do not want this, you can set `inheritAttrs: false` in the component's "
+                  "options.\n")
+    assert other.beside and not other.anchored  # only "'s options" follows it in both: chance
+
+
+@needs_git
+def test_a_gone_page_nothing_pairs_is_followed_where_a_phrase_around_the_quote_went(tmp_path, capsys, monkeypatch):
+    """Vue's guide for Vue 3: pages renamed and reworded past git's bar and the content's. The
+    quote's nearest passages from the whole corpus are only resembling text, but the page they
+    stand in is compared with the page as it was: where a phrase around the quote stands beside
+    the passage there too ("you want to, for example,"), the paragraph went there, and repair
+    follows it; a passage whose page has none of the text around the quote ("you can think of"
+    in another page) is left for a person."""
+    monkeypatch.setenv("LABELLER_REVIEWER", "repair-bot")
+    root = write_project(tmp_path / "proj", {"refs.md": REFS_OLD, "other.md": "# Other\n\nUnrelated words.\n"}, [
+        q("r-focus", {"doc": "refs.md", "quote": "programmatically focus this input on component"}),
+        q("r-think", {"doc": "refs.md", "quote": "In fact, you can think of"})])
+    assert cli_json(capsys, "build", "--root", root)[0] == 0
+    git(root, "init", "-q")
+    git(root, "config", "user.email", "t@example.com")
+    git(root, "config", "user.name", "t")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "built")
+    (root / "corpus/refs.md").unlink()
+    (root / "corpus/guide").mkdir()
+    (root / "corpus/guide/template-refs.md").write_text(REFS_NEW, encoding="utf-8")
+    (root / "corpus/guide/composables.md").write_text(COMPOSABLES, encoding="utf-8")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "rewritten")
+    _, built = cli_json(capsys, "build", "--root", root)
+    errors = {e["id"]: e for e in built["errors"]}
+    assert all(s.get("anywhere") for e in errors.values() for s in e["suggestions"])  # nothing paired
+    rc, report = cli_json(capsys, "repair", "--root", root)
+    (fix,) = report["applied"]
+    assert fix["id"] == "r-focus" and fix["at_old_place"]
+    assert fix["new"] == {"doc": "guide/template-refs.md", "quote": "programmatically focus an input on component"}
+    (left,) = report["left"]
+    assert left["id"] == "r-think" and "no document is paired with it" in left["reason"]
+    assert {r["id"] for r in questions_of(root) if r["locators"][0]["doc"] == "guide/template-refs.md"} == {"r-focus"}

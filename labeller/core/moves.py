@@ -10,10 +10,11 @@ that was renamed (``renames.renamed_docs``: git's pairing, else the content's) m
 nearest passages are looked for in the renamed file; a gone document nothing pairs (a page
 renamed and rewritten: Vue's guide for Vue 3, every page moved into a section folder and
 reworded) has its quote's nearest passages looked for in the whole corpus, within a budget of
-their own, each marked ``anywhere``: a person may pick one (the app lists them), ``repair``
-applies none (measured on Vue's history: such passages scoring 80 were as often a generic
-phrase elsewhere, "you can think of", or its opposite, "This means you cannot", as the
-sentence edited).
+their own, each marked ``anywhere``: a person may pick one (the app lists them); ``repair``
+applies none for its likeness (measured on Vue's history: such passages scoring 80 were as
+often a generic phrase elsewhere, "you can think of", or its opposite, "This means you
+cannot", as the sentence edited), only where the page it stands in, compared with the gone
+page as it was, shows the quote's paragraph went there (``core.repair``).
 
 A section or document locator (no quote to search) of a renamed document moves along the
 rename, when its heading is found once in the renamed file.

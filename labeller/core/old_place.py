@@ -264,7 +264,7 @@ class OldPlaces:
             s -= 1
         while e < len(new) and not new[e].isspace() and not new.startswith(_LINK_TARGET, e):
             e += 1
-        return Where(s, e, _beside(c, span, kept[0], kept[-1]))
+        return Where(s, e, _beside(c, span, kept[0], kept[-1]), _anchored(c, span, kept[0], kept[-1]))
 
 
     def _moved(self, c: _Compared, span: list[int]) -> list[int]:
@@ -283,12 +283,13 @@ class OldPlaces:
 
 
 class Where(NamedTuple):
-    """A place: ``[start, end)`` of the text now, and whether the text around the span then
-    stands beside it now (``_beside``)."""
+    """A place: ``[start, end)`` of the text now, whether the text around the span then
+    stands beside it now (``_beside``), and whether a phrase of it does (``_anchored``)."""
 
     start: int
     end: int
     beside: bool
+    anchored: bool = False
 
 
 def _beside(c: _Compared, span: list[int], first: int, last: int) -> bool:
@@ -305,6 +306,26 @@ def _beside(c: _Compared, span: list[int], first: int, last: int) -> bool:
 
     return any(first - 2 * NEIGHBOURS <= c.new_of[i] < first for i in before if kept(i)) \
         or any(last < c.new_of[i] <= last + 2 * NEIGHBOURS for i in after if kept(i))
+
+
+def _anchored(c: _Compared, span: list[int], first: int, last: int) -> bool:
+    """Whether a phrase of the text around the span (``ANCHOR_RUN`` consecutive words among the
+    ``NEIGHBOURS`` tokens on one side) stands consecutive beside the place now (within twice that
+    many tokens, on its side): stronger than ``_beside``'s one word, which two unrelated pages
+    compared share by chance ("the", "as"). It is what says a page that took the quote took its
+    paragraph (Vue's "you want to, for example, programmatically focus this input" → "... an
+    input"), not that another page uses the quote's phrase ("you can think of"; "'s options",
+    a mark and two words, was chance too: "set in the child's options" and "set ... in the
+    component's options" are two pages' sentences)."""
+    def run_at(i: int) -> bool:
+        ids = range(i, i + ANCHOR_RUN)
+        return all(0 <= k < len(c.a) and c.new_of[k] >= 0 and c.new_of[k] == c.new_of[i] + (k - i)
+                   and _WORD.search(c.a[k].group()) for k in ids)
+
+    before = range(max(0, span[0] - NEIGHBOURS), span[0] - ANCHOR_RUN + 1)
+    after = range(span[-1] + 1, min(len(c.a), span[-1] + 1 + NEIGHBOURS) - ANCHOR_RUN + 1)
+    return any(run_at(i) and first - 2 * NEIGHBOURS <= c.new_of[i] < first for i in before) \
+        or any(run_at(i) and last < c.new_of[i] <= last + 2 * NEIGHBOURS for i in after)
 
 
 def _one_sentence(c: _Compared, span: list[int], kept: list[int]) -> list[int]:
@@ -358,6 +379,7 @@ def _densest(kept: list[int], reach: int) -> list[int]:
 SPREAD = 2
 SPREAD_SLACK = 4
 STRAY_WORDS = 2  # the span's words past a sentence end at a place's edge, at most, that are chance
+ANCHOR_RUN = 3  # consecutive words of the text around a span that make a phrase (``_anchored``)
 NEIGHBOURS = 8  # tokens on either side of a span that say whether its place is still between them
 MIN_MOVED_RUN = 3  # tokens in a run of the span's words found again in its paragraph, at least
 MOVED_REACH = 4  # ... looked for within this many times the span's length (in tokens) of its kept words

@@ -27,7 +27,8 @@ repaired record is logged as edited, for a person to re-read. Measured on nine d
 histories (``benchmarks/survival.py``, ``docs/performance.md``): passages where the quote stood
 keeping 60% or more were where the ground truth says the words went, every time but one the
 truth itself disputes; at 50%, 17 were other text. A passage there that falls short leaves the
-build's nearest passages to decide, as without a last build.
+build's nearest passages to decide, as without a last build. A gone page nothing pairs is
+compared so with the pages its quote's nearest passages stand in (``_where_it_went``).
 
 The plan only computes records; writing them is the caller's: the CLI through
 ``questions.write_questions`` (the app's own minimal, atomic, comment-keeping writer), the app
@@ -36,6 +37,7 @@ into its drafts, one undo step.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
@@ -280,6 +282,9 @@ def _choose(refusal: Refusal, index: int | None, moves_only: bool, min_score: fl
     if refusal.kind not in (RefusalKind.NOT_FOUND, RefusalKind.UNKNOWN_DOC):
         return f"{refusal.kind}: no suggestion repair applies ({refusal.message})"
     if any(s.get(ANYWHERE) for s in refusal.suggestions):
+        went = _where_it_went(resolver, refusal, index, min_kept, last_build, old_places) if last_build else None
+        if went is not None:
+            return went
         return "its document is gone and no document is paired with it: a nearest passage from the whole corpus " \
                "is for a person to pick"
     old = _at_old_place(resolver, refusal, index, min_kept, min_score, last_build, old_places) if last_build \
@@ -359,8 +364,36 @@ class _OldPlace:
     score: float | None = None
 
 
+def _where_it_went(resolver: Resolver, refusal: Refusal, index: int, min_kept: float, last_build: LastBuild,
+                   old_places: OldPlaces) -> Fix | None:
+    """For a gone document nothing pairs: the passage where the quote stood, looked for in the
+    documents of its nearest passages from the whole corpus (the best first, ``MAX_WENT_DOCS`` at
+    most), applied only where a phrase of the text that was around the quote stands beside it
+    there too (``Where.anchored``), whatever its score: the old page's comparison with that
+    document then says the quote's paragraph went there with its neighbours, which resemblance
+    alone does not (on Vue's guide, applying the best such passage by its score re-pointed
+    labels to generic phrases and to their opposite; one word beside, ``Where.beside``, let "In
+    fact, you can think of" go to "To some extent, you can think of" in another page). None when
+    no document shows that."""
+    docs: list[str] = []
+    for sug in sorted((s for s in refusal.suggestions if s.get(ANYWHERE) and "score" in s),
+                      key=lambda s: -s["score"]):
+        if sug.get("doc") in resolver.corpus.docs and sug["doc"] not in docs:
+            docs.append(sug["doc"])
+    for doc in docs[:MAX_WENT_DOCS]:
+        old = _at_old_place(resolver, refusal, index, min_kept, math.inf, last_build, old_places, new_doc=doc,
+                            anchored=True)
+        if old is not None and old.fix is not None:
+            return old.fix
+    return None
+
+
+MAX_WENT_DOCS = 3  # documents of a gone page's nearest passages compared with the page as it was, at most
+
+
 def _at_old_place(resolver: Resolver, refusal: Refusal, index: int, min_kept: float, min_score: float,
-                  last_build: LastBuild, old_places: OldPlaces) -> _OldPlace | None:
+                  last_build: LastBuild, old_places: OldPlaces, new_doc: str | None = None,
+                  anchored: bool = False) -> _OldPlace | None:
     """The passage where the quote stood at the last build, as its words are now
     (``core.old_place``), applied if it keeps at least ``min_kept`` of the quote (below
     ``min_score``, a nearest passage's bar, only if it stands beside the text that was around
@@ -375,14 +408,17 @@ def _at_old_place(resolver: Resolver, refusal: Refusal, index: int, min_kept: fl
     comparison's words scattered (FastAPI's schema page: a quote mostly a link's HTML, its
     words now in a list of links, kept 68.6 by the markup alone). None
     when that place is not known (no last build of this label, its text then not to be had, or
-    its document gone with no renamed one suggested)."""
+    its document gone with no renamed one suggested). ``new_doc``: the document to look in
+    (by default its own, or the renamed one); ``anchored``: a phrase of the text around the
+    quote must stand beside the place (``Where.anchored``), whatever its score."""
     loc = refusal.locator
     rid = str(refusal.record_id)
     if loc.quote is None:
         return None
     then = last_build.quote_then(rid, index, loc.quote)
     old_text = last_build.text(then[0]) if then is not None else None
-    new_doc = loc.doc if loc.doc in resolver.corpus.docs else _renamed(refusal)
+    if new_doc is None:
+        new_doc = loc.doc if loc.doc in resolver.corpus.docs else _renamed(refusal)
     if then is None or old_text is None or new_doc is None:
         return None
     new_text = resolver.corpus[new_doc].text
@@ -410,6 +446,9 @@ def _at_old_place(resolver: Resolver, refusal: Refusal, index: int, min_kept: fl
     if score < min_score and across:
         return _OldPlace(None, f"where it stood, the quote's words now run across blocks: the one keeping most of "
                          f"them ({score}) is below {min_score:g}, a person picks", here, score)
+    if anchored and not where.anchored:
+        return _OldPlace(None, f"in {new_doc}, the passage ({score}) has none of the text that was around the quote "
+                         "beside it", here, score)
     if score < min_score and not where.beside:
         return _OldPlace(None, f"where it stood, the passage ({score}) is not beside the text that was around the "
                          "quote: its words stand among other text", here, score)
