@@ -40,6 +40,16 @@ def git(root: Path, *args: str) -> str:
     return subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True, text=True).stdout
 
 
+def commit_all(root: Path, message: str) -> None:
+    """The project committed as it is, in a git work tree made for it on the first call."""
+    if not (root / ".git").exists():
+        git(root, "init", "-q")
+        git(root, "config", "user.email", "t@example.com")
+        git(root, "config", "user.name", "t")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", message)
+
+
 def reorganised(tmp_path: Path, capsys, *, use_git: bool = True) -> Path:
     """The project after the reorganisation, its last build committed before it (with
     ``use_git`` false: the same files, no repository)."""
@@ -48,11 +58,7 @@ def reorganised(tmp_path: Path, capsys, *, use_git: bool = True) -> Path:
     rc, _, err = cli(capsys, "build", "--root", root)
     assert rc == 0, err
     if use_git:
-        git(root, "init", "-q")
-        git(root, "config", "user.email", "t@example.com")
-        git(root, "config", "user.name", "t")
-        git(root, "add", "-A")
-        git(root, "commit", "-q", "-m", "built")
+        commit_all(root, "built")
         git(root, "mv", "corpus/ch01.md", "corpus/ch02.md")
     else:
         shutil.move(root / "corpus/ch01.md", root / "corpus/ch02.md")
@@ -73,11 +79,7 @@ def edited_project(tmp_path: Path, capsys, monkeypatch, before: str, after: str,
     monkeypatch.setenv("LABELLER_REVIEWER", "repair-bot")
     root = write_project(tmp_path / "proj", {doc: before}, [q(rid, {"doc": doc, "quote": quote})])
     assert cli_json(capsys, "build", "--root", root)[0] == 0
-    git(root, "init", "-q")
-    git(root, "config", "user.email", "t@example.com")
-    git(root, "config", "user.name", "t")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "built")
+    commit_all(root, "built")
     (root / "corpus" / doc).write_text(after, encoding="utf-8")
     git(root, "commit", "-q", "-am", "edited")
     _, built = cli_json(capsys, "build", "--root", root)

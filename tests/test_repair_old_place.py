@@ -13,7 +13,7 @@ from rapidfuzz import fuzz
 
 from conftest import q, write_project
 from helpers_interop import cli_json, questions_of
-from helpers_moves import edited_project, git
+from helpers_moves import commit_all, edited_project
 from labeller.core import old_place
 from labeller.core.old_place import OldPlaces, kept_score
 
@@ -518,17 +518,12 @@ def test_a_gone_page_nothing_pairs_is_followed_where_a_phrase_around_the_quote_w
         q("r-focus", {"doc": "refs.md", "quote": "programmatically focus this input on component"}),
         q("r-think", {"doc": "refs.md", "quote": "In fact, you can think of"})])
     assert cli_json(capsys, "build", "--root", root)[0] == 0
-    git(root, "init", "-q")
-    git(root, "config", "user.email", "t@example.com")
-    git(root, "config", "user.name", "t")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "built")
+    commit_all(root, "built")
     (root / "corpus/refs.md").unlink()
     (root / "corpus/guide").mkdir()
     (root / "corpus/guide/template-refs.md").write_text(REFS_NEW, encoding="utf-8")
     (root / "corpus/guide/composables.md").write_text(COMPOSABLES, encoding="utf-8")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "rewritten")
+    commit_all(root, "rewritten")
     _, built = cli_json(capsys, "build", "--root", root)
     errors = {e["id"]: e for e in built["errors"]}
     assert all(s.get("anywhere") for e in errors.values() for s in e["suggestions"])  # nothing paired
