@@ -25,7 +25,9 @@ to text other than where its words went: must be 0), renamed- or moved-file labe
 by ``--moves`` (a renamed quote that now also stands verbatim in other documents counted apart,
 and whether it was left refused: SPEC §13 refuses it as ambiguous), edited labels repaired by ``--min-score 80`` (those edited in place split by how
 much of the quote the truth keeps where it stood: ``MOSTLY_KEPT`` of its words or more, or
-rewritten), wrong repairs (must be 0), and deleted labels left refused. A labeller without ``repair`` is reported as such, with the
+rewritten), wrong repairs (must be 0; those of labels the truth calls deleted said apart: the
+truth found their words nowhere, so each is a wrong repair or a place it cannot see, for a
+person to read), and deleted labels left refused. A labeller without ``repair`` is reported as such, with the
 repair figures null. The JSON report and the Markdown table are deterministic (no times:
 those go to stderr).
 
@@ -590,6 +592,11 @@ def figures(rows: list[dict], repaired: bool) -> dict:
         "edited_in_place_rewritten": len(rewritten),
         "edited_in_place_rewritten_repaired_by_min_score": fixed(rewritten, "min_score"),
         "wrong_repairs": sum(1 for r in rows if r.get("repaired_by") and not r["repair_correct"]) if repaired else None,
+        # ... of them, labels the truth calls deleted: it found their words nowhere (a paragraph moved to a
+        # page git pairs with another, a page rewritten as HTML), so the repair is a wrong one or a place the
+        # truth cannot see; those it places elsewhere are wrong for certain
+        "wrong_repairs_of_deleted": sum(1 for r in rows if r.get("repaired_by") and not r["repair_correct"]
+                                        and r["fate"] == DELETED) if repaired else None,
         "deleted_left_refused": sum(1 for r in of[DELETED] if r["left"] is not None),
         "moved_ambiguous_left_refused": sum(1 for r in of[MOVED_AMBIGUOUS] if r["left"] is not None),
     }
@@ -693,6 +700,14 @@ def _total(commits: list[dict]) -> dict:
             "docs_cell": ""}
 
 
+def _wrong(f: dict) -> str:
+    """The wrong repairs, and how many of them are of labels the truth calls deleted."""
+    if f["wrong_repairs"] is None:
+        return "n/a"
+    deleted = f["wrong_repairs_of_deleted"]
+    return f"{f['wrong_repairs']} ({deleted} of 'deleted')" if deleted else str(f["wrong_repairs"])
+
+
 def _in_several(f: dict) -> str:
     """The renamed labels whose quote now stands verbatim in several documents, when there are
     any: not in the ratio (SPEC §13 leaves them for a person, the documents listed); how many
@@ -733,7 +748,7 @@ def markdown(report: dict) -> str:
             f"{_renamed_edits(f)} "
             f"| {_ratio(f['edited_in_place_mostly_kept_repaired_by_min_score'], f['edited_in_place_mostly_kept'])} "
             f"| {_ratio(f['edited_in_place_rewritten_repaired_by_min_score'], f['edited_in_place_rewritten'])} "
-            f"| {'n/a' if f['wrong_repairs'] is None else f['wrong_repairs']} "
+            f"| {_wrong(f)} "
             f"| {f['deleted_left_refused']} / {fates[DELETED]} |")
     return "\n".join(lines) + "\n"
 

@@ -270,6 +270,17 @@ def test_a_renamed_quote_also_in_another_document_is_counted_apart():
     assert (f["renamed_in_several_docs_left_refused"], f["renamed_in_several_docs"]) == (1, 1)
 
 
+def test_wrong_repairs_of_labels_the_truth_calls_deleted_are_said_apart():
+    def row(fate: str, correct: bool) -> dict:
+        return {"fate": fate, "doc": "a.md", "now": {"doc": "a.md"}, "kept_words": 0.9, "check": "not_found",
+                "repaired_by": ["min_score"], "repair_correct": correct, "left": None, "silent_move": False}
+
+    f = survival.figures([row(EDITED, False), row(DELETED, False), row(DELETED, False), row(EDITED, True)],
+                         repaired=True)
+    assert (f["wrong_repairs"], f["wrong_repairs_of_deleted"]) == (3, 2)
+    assert survival._wrong(f) == "3 (2 of 'deleted')"
+
+
 def test_the_edited_in_place_figures_split_at_mostly_kept():
     """The edited-in-place labels are split by the truth's share at ``MOSTLY_KEPT``, each group
     with its repaired-correctly count; correctness itself is not changed by the split."""
