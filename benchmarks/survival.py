@@ -23,13 +23,13 @@ document across the two commits, renames followed as ``git diff -M30%`` pairs th
 figures, per later commit: intact labels kept in place, silent moves (a label that resolves
 to text other than where its words went: must be 0), renamed- or moved-file labels repaired
 by ``--moves`` (a renamed quote that now also stands verbatim in other documents counted apart,
-and whether it was left refused: SPEC §13 refuses it as ambiguous), edited labels repaired by ``--min-score 80`` (those edited in place split by how
-much of the quote the truth keeps where it stood: ``MOSTLY_KEPT`` of its words or more, or
-rewritten), wrong repairs (must be 0; those of labels the truth calls deleted said apart: the
-truth found their words nowhere, so each is a wrong repair or a place it cannot see, for a
-person to read), and deleted labels left refused. A labeller without ``repair`` is reported as such, with the
-repair figures null. The JSON report and the Markdown table are deterministic (no times:
-those go to stderr).
+and whether it was left refused: SPEC §13 refuses it as ambiguous), edited labels repaired by
+``--min-score 80`` (those edited in place split by how much of the quote the truth keeps where
+it stood: ``MOSTLY_KEPT`` of its words or more, or rewritten), wrong repairs (must be 0; those
+of labels the truth calls deleted said apart: the truth found their words nowhere, so each is
+a wrong repair or a place it cannot see, for a person to read), and deleted labels left
+refused. A labeller without ``repair`` is reported as such, with the repair figures null. The
+JSON report and the Markdown table are deterministic (no times: those go to stderr).
 
 ``--truth-only`` runs no labeller at all: the same labels are sampled and only the ground
 truth's fates are counted per later commit (intact, renamed, moved, edited, deleted). It is
@@ -171,11 +171,12 @@ PRESETS = {
     "vue-docs": Preset("vuejs/docs", "src", "aa76cd102a73d05e580dbe1d7f421b3047504d0d", (
         "e6b46ca7d2ebcaef1136aa270ece159bfc3ed170", "bea9c1dc557f545bb7521964308d6f61689e0367",
         "e19c6be837f13ee1b1082688b6039a847d8e2524", "a10d1cc3da8197c35d64f7f087563c3153703272",
-        "348ce6ec0270804ee2ed96275451db884650044b"), "held out: run once with session 13's final code"),
+        "348ce6ec0270804ee2ed96275451db884650044b"), "run once with session 13's final code, its failures read since"),
     "prometheus-docs": Preset("prometheus/docs", "content/docs", "77eb61193ead3c45a4d51260f15baf2651f30e11", (
         "01f618e6be3f79365998149b846f25c33cffc153", "0c25698f483086b058fd8693ca0790cdff550dcb",
         "9fcf2430e4c6adf355734e2dabd8510ebef46514", "196ada7d6bc6248077d9ea04f83a3bf0d1852231"),
-        "held out: run once with session 13's final code"),  # the last before 2026 is left out: by then the pages had left content/docs
+        # the last before 2026 is left out: by then the pages had left content/docs
+        "run once with session 13's final code, its failures read since"),
     # Two more held out for session 14, fetched and chosen before labeller ran on them, checked
     # with --truth-only only; commits by date alone as above (the last commit before 1 January
     # 2021 for the labels, before each 1 January 2022-2026 for the later ones). Jekyll's
