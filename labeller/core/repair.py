@@ -432,7 +432,8 @@ def _at_old_place(resolver: Resolver, refusal: Refusal, index: int, min_kept: fl
         return _OldPlace(reason="where it stood, its words now run across blocks")
     across = not paragraphs_only(new_text, s, e)
     if across:  # a sentence split into list items: the item keeping most of it
-        best = best_piece(new_text, s, e, lambda piece: kept_score(loc.quote, fold_quote(piece)))
+        quote = loc.quote
+        best = best_piece(new_text, s, e, lambda piece: kept_score(quote, fold_quote(piece)))
         if best is None:
             return _OldPlace(reason="where it stood, its words now run across blocks")
         s, e = best[1:]
