@@ -266,7 +266,6 @@ class OldPlaces:
             e += 1
         return Where(s, e, _beside(c, span, kept[0], kept[-1]), _anchored(c, span, kept[0], kept[-1]))
 
-
     def _moved(self, c: _Compared, span: list[int]) -> list[int]:
         """The span's words found again among the new words the comparison left unaligned,
         anywhere in the compared text, in runs of ``MIN_MOVED_RUN`` tokens or more, those that
