@@ -505,6 +505,32 @@ def test_a_phrase_around_the_span_beside_the_place_anchors_it_a_mark_and_two_wor
     assert other.beside and not other.anchored  # only "'s options" follows it in both: chance
 
 
+RELEASE_QUOTE = "release. Be sure to open a"
+RELEASE_OLD = ("# Releasing\n\nwhere, again `v3.7.2` is the last release. Be sure to open a pull request for your "
+               "release post.\n\n### Push the version\n\nDone.\n")
+RELEASE_NEW = ("# Releasing\n\nwhere `v3.7.2` is the git tag for the previous release. If the tag does not exist, run:"
+               "\n\n```sh\ngit pull\n```\n\nBe sure to open a pull request for your release post once it is "
+               "finished.\n\n### Update the history\n\nDone.\n")
+
+
+def test_a_phrase_beside_the_place_is_also_found_by_comparing_the_two_neighbourhoods_alone(monkeypatch):
+    """Jekyll's release guide: "Be sure to open a" is still followed by "pull request for your
+    release post", but the page's comparison, which calls a page's frequent words junk, aligned
+    none of them; the neighbourhoods compared alone share that phrase, so the place is beside
+    (and anchored). Two words and a mark ("'s options") are no phrase."""
+    def where():
+        start = RELEASE_OLD.index(RELEASE_QUOTE)
+        return OldPlaces().place(("a.md", "a.md"), RELEASE_OLD, start, start + len(RELEASE_QUOTE), RELEASE_NEW)
+
+    monkeypatch.setattr(old_place, "_beside", lambda *args: False)  # as the page's comparison saw it
+    monkeypatch.setattr(old_place, "_anchored", lambda *args: False)
+    found = where()
+    assert RELEASE_NEW[found.start:found.end] == "Be sure to open a" and found.beside and found.anchored
+    monkeypatch.setattr(old_place, "ANCHOR_RUN", 10 ** 6)
+    assert not where().beside
+    assert not old_place._shares_phrase(["child", "'", "s", "options"], ["component", "'", "s", "options"])
+
+
 @needs_git
 def test_a_gone_page_nothing_pairs_is_followed_where_a_phrase_around_the_quote_went(tmp_path, capsys, monkeypatch):
     """Vue's guide for Vue 3: pages renamed and reworded past git's bar and the content's. The

@@ -264,7 +264,9 @@ class OldPlaces:
             s -= 1
         while e < len(new) and not new[e].isspace() and not new.startswith(_LINK_TARGET, e):
             e += 1
-        return Where(s, e, _beside(c, span, kept[0], kept[-1]), _anchored(c, span, kept[0], kept[-1]))
+        phrase = _phrase_beside(c, span, kept[0], kept[-1])
+        return Where(s, e, phrase or _beside(c, span, kept[0], kept[-1]),
+                     phrase or _anchored(c, span, kept[0], kept[-1]))
 
     def _moved(self, c: _Compared, span: list[int]) -> list[int]:
         """The span's words found again among the new words the comparison left unaligned,
@@ -283,7 +285,8 @@ class OldPlaces:
 
 class Where(NamedTuple):
     """A place: ``[start, end)`` of the text now, whether the text around the span then
-    stands beside it now (``_beside``), and whether a phrase of it does (``_anchored``)."""
+    stands beside it now (``_beside``), and whether a phrase of it does (``_anchored``); a
+    phrase found by comparing the two neighbourhoods alone (``_phrase_beside``) says both."""
 
     start: int
     end: int
@@ -325,6 +328,27 @@ def _anchored(c: _Compared, span: list[int], first: int, last: int) -> bool:
     after = range(span[-1] + 1, min(len(c.a), span[-1] + 1 + NEIGHBOURS) - ANCHOR_RUN + 1)
     return any(run_at(i) and first - 2 * NEIGHBOURS <= c.new_of[i] < first for i in before) \
         or any(run_at(i) and last < c.new_of[i] <= last + 2 * NEIGHBOURS for i in after)
+
+
+def _phrase_beside(c: _Compared, span: list[int], first: int, last: int) -> bool:
+    """``_anchored`` compared locally: the ``NEIGHBOURS`` tokens on one side of the span then
+    with the twice as many on that side of the place now, alone (no junk heuristic), sharing a
+    phrase of ``ANCHOR_RUN`` consecutive words. The page's comparison calls a word that is
+    frequent in the page junk and may align it nowhere: Jekyll's release guide, "Be sure to open
+    a" still followed by "pull request for your release post", none of which it aligned."""
+    def words(tokens: list[re.Match]) -> list[str]:
+        return [t.group().casefold() for t in tokens]
+
+    before = (words(c.a[max(0, span[0] - NEIGHBOURS):span[0]]), words(c.b[max(0, first - 2 * NEIGHBOURS):first]))
+    after = (words(c.a[span[-1] + 1:span[-1] + 1 + NEIGHBOURS]), words(c.b[last + 1:last + 1 + 2 * NEIGHBOURS]))
+    return any(_shares_phrase(then, now) for then, now in (before, after))
+
+
+def _shares_phrase(then: list[str], now: list[str]) -> bool:
+    """Whether ``ANCHOR_RUN`` consecutive words of ``then`` stand consecutive in ``now``."""
+    blocks = difflib.SequenceMatcher(None, then, now, autojunk=False).get_matching_blocks()
+    return any(all(_WORD.search(w) for w in then[k:k + ANCHOR_RUN])
+               for i, _, n in blocks for k in range(i, i + n - ANCHOR_RUN + 1))
 
 
 def _one_sentence(c: _Compared, span: list[int], kept: list[int]) -> list[int]:
