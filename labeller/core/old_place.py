@@ -264,9 +264,8 @@ class OldPlaces:
             s -= 1
         while e < len(new) and not new[e].isspace() and not new.startswith(_LINK_TARGET, e):
             e += 1
-        phrase = _phrase_beside(c, span, kept[0], kept[-1])
-        return Where(s, e, phrase or _beside(c, span, kept[0], kept[-1]),
-                     phrase or _anchored(c, span, kept[0], kept[-1]))
+        beside = _phrase_beside(c, span, kept[0], kept[-1]) or _beside(c, span, kept[0], kept[-1])
+        return Where(s, e, beside, _anchored(c, span, kept[0], kept[-1]))
 
     def _moved(self, c: _Compared, span: list[int]) -> list[int]:
         """The span's words found again among the new words the comparison left unaligned,
@@ -285,8 +284,10 @@ class OldPlaces:
 
 class Where(NamedTuple):
     """A place: ``[start, end)`` of the text now, whether the text around the span then
-    stands beside it now (``_beside``), and whether a phrase of it does (``_anchored``); a
-    phrase found by comparing the two neighbourhoods alone (``_phrase_beside``) says both."""
+    stands beside it now (``_beside``, or ``_phrase_beside``), and whether the page's
+    comparison aligned a phrase of it there (``_anchored``: what a gone page's passage in
+    another page needs, where a phrase found by comparing the neighbourhoods alone may be an
+    idiom two pages share, "defined outside of Vue (e.g., using the Web Components API")."""
 
     start: int
     end: int
@@ -335,7 +336,8 @@ def _phrase_beside(c: _Compared, span: list[int], first: int, last: int) -> bool
     with the twice as many on that side of the place now, alone (no junk heuristic), sharing a
     phrase of ``ANCHOR_RUN`` consecutive words. The page's comparison calls a word that is
     frequent in the page junk and may align it nowhere: Jekyll's release guide, "Be sure to open
-    a" still followed by "pull request for your release post", none of which it aligned."""
+    a" still followed by "pull request for your release post", none of which it aligned. It
+    says *beside* only: between two pages, a phrase next to the quote may be an idiom both use."""
     def words(tokens: list[re.Match]) -> list[str]:
         return [t.group().casefold() for t in tokens]
 
