@@ -104,12 +104,17 @@ class _Compared:
             self.new_aligned[j:j + n] = b"\x01" * n
         lo, hi = new_range or (0, len(new))
         self.blank_lines = [(m.start(), m.end()) for m in _BLANK_LINE.finditer(new, lo, hi)]
-        self._unaligned: list[int] | None = None
+        self._unaligned: tuple[list[int], difflib.SequenceMatcher] | None = None
 
-    def unaligned(self) -> list[int]:
-        """The new tokens the comparison aligned with none (listed once, on first use)."""
+    def unaligned(self) -> tuple[list[int], difflib.SequenceMatcher]:
+        """The new tokens the comparison aligned with none, and a matcher holding their words
+        as its second sequence (made once, on first use: many spans of one page are looked
+        for among them, and a matcher indexes its second sequence once)."""
         if self._unaligned is None:
-            self._unaligned = [j for j in range(len(self.b)) if not self.new_aligned[j]]
+            left = [j for j in range(len(self.b)) if not self.new_aligned[j]]
+            matcher = difflib.SequenceMatcher(None, autojunk=False)
+            matcher.set_seq2([self.b[j].group().casefold() for j in left])
+            self._unaligned = left, matcher
         return self._unaligned
 
     def paragraph(self, start: int, end: int, length: int) -> tuple[int, int]:
@@ -272,12 +277,11 @@ class OldPlaces:
         anywhere in the compared text, in runs of ``MIN_MOVED_RUN`` tokens or more, those that
         stand together (``_densest``): a paragraph moved within its page, edited or not, which a
         comparison keeping one order aligns nowhere."""
-        left_new = c.unaligned()
+        left_new, again = c.unaligned()
         if not span or not left_new or len(span) * len(left_new) > self.left:
             return []
         self.left -= len(span) * len(left_new)
-        again = difflib.SequenceMatcher(None, [c.a[i].group().casefold() for i in span],
-                                        [c.b[j].group().casefold() for j in left_new], autojunk=False)
+        again.set_seq1([c.a[i].group().casefold() for i in span])
         found = [left_new[j + k] for _, j, n in again.get_matching_blocks() if n >= MIN_MOVED_RUN for k in range(n)]
         return _densest(found, SPREAD * len(span) + SPREAD_SLACK)
 
