@@ -159,6 +159,14 @@ def test_the_comparison_is_bounded(monkeypatch):
 
 # -- repair --------------------------------------------------------------------------------------
 
+def the_one_fix(capsys, root, *args: str) -> dict:
+    """``labeller repair ARGS`` on ``root``: it must succeed, having applied exactly one fix, returned."""
+    rc, report = cli_json(capsys, "repair", *args, "--root", root)
+    assert rc == 0, report["left"]
+    (fix,) = report["applied"]
+    return fix
+
+
 def repaired_span_text(root) -> str:
     """The text of r-1's span after ``labeller build`` (its block), to see where it points."""
     from labeller.config import load_config
@@ -178,9 +186,7 @@ def test_an_answer_that_grew_words_is_repaired_where_it_stood(tmp_path, capsys, 
     after = before.replace(GREW_FROM, GREW_TO)
     root, error = edited_project(tmp_path, capsys, monkeypatch, before, after, GREW_FROM)
     assert max(s["score"] for s in error["suggestions"]) < 80  # the build's nearest passages fall short
-    rc, report = cli_json(capsys, "repair", "--min-score", "80", "--root", root)
-    assert rc == 0, report["left"]
-    (fix,) = report["applied"]
+    fix = the_one_fix(capsys, root, "--min-score", "80")
     assert fix["at_old_place"] and fix["score"] == 100.0
     assert fix["new"] == {"doc": "page.md", "quote": GREW_TO}
     assert questions_of(root)[0]["locators"] == [fix["new"]]
@@ -200,9 +206,7 @@ def test_the_place_where_the_quote_stood_beats_a_look_alike(tmp_path, capsys, mo
     root, error = edited_project(tmp_path, capsys, monkeypatch, CACHE_BEFORE, CACHE_AFTER, CACHE_QUOTE)
     above = [s for s in error["suggestions"] if s["score"] >= 80]
     assert [s["quote"] for s in above] == ["The cache lives under the XDG folder on BSD."]  # the trap
-    rc, report = cli_json(capsys, "repair", "--min-score", "80", "--root", root)
-    assert rc == 0, report["left"]
-    (fix,) = report["applied"]
+    fix = the_one_fix(capsys, root, "--min-score", "80")
     assert fix["new"]["quote"] == CACHE_EDITED and fix.get("at_old_place")  # not the look-alike
     assert "It is safe to delete." in repaired_span_text(root)
 
@@ -223,9 +227,7 @@ def test_a_sentence_rewritten_where_it_stood_is_repaired_there_not_to_a_look_ali
     root, error = edited_project(tmp_path, capsys, monkeypatch, RULE_BEFORE, RULE_AFTER, RULE_QUOTE)
     above = [s for s in error["suggestions"] if s["score"] >= 80]
     assert len(above) == 1 and above[0]["quote"].endswith("in the glossary") and above[0]["unique"]  # the trap
-    rc, report = cli_json(capsys, "repair", "--min-score", "80", "--root", root)
-    assert rc == 0, report["left"]
-    (fix,) = report["applied"]
+    fix = the_one_fix(capsys, root, "--min-score", "80")
     assert fix["at_old_place"] and fix["score"] == 73.6
     assert fix["new"] == {"doc": "page.md", "quote": "the build now rejects each label whose quote appears twice or "
                                                      "more in the corpus"}
@@ -250,9 +252,7 @@ def test_a_passage_that_is_not_unique_is_pinned_by_context(tmp_path, capsys, mon
     after = ("# Paging\n\nEach page shows up to ten items by default.\n\n## Print\n\n"
              "Each page shows up to ten items in the print view.\n")
     root, _ = edited_project(tmp_path, capsys, monkeypatch, before, after, quote)
-    rc, report = cli_json(capsys, "repair", "--min-score", "80", "--root", root)
-    assert rc == 0, report["left"]
-    (fix,) = report["applied"]
+    fix = the_one_fix(capsys, root, "--min-score", "80")
     assert fix["new"]["quote"] == "Each page shows up to ten items"
     assert {"prefix", "suffix"} & set(fix["new"])  # the context that picks the paragraph it stood in
     assert repaired_span_text(root).endswith("by default.\n")
@@ -271,9 +271,7 @@ SPLIT_AFTER = ("# Packed\n\nFor `packed`, the alignment and layout is unaffected
 @needs_git
 def test_a_quote_whose_paragraph_was_split_in_two_is_repaired_across_the_break(tmp_path, capsys, monkeypatch):
     root, _ = edited_project(tmp_path, capsys, monkeypatch, SPLIT_BEFORE, SPLIT_AFTER, SPLIT_QUOTE)
-    rc, report = cli_json(capsys, "repair", "--min-score", "80", "--root", root)
-    assert rc == 0, report["left"]
-    (fix,) = report["applied"]
+    fix = the_one_fix(capsys, root, "--min-score", "80")
     assert fix["at_old_place"] and fix["score"] == 100.0
     assert fix["new"] == {"doc": "page.md", "quote": "alignment and layout is unaffected. r[layout.packed-fields] "
                                                      "The alignments of each field, for"}
@@ -341,9 +339,7 @@ def test_a_list_item_over_two_lines_is_one_block(tmp_path, capsys, monkeypatch):
     """A list item's text runs on over its next line: a quote across that line break is in one
     block (before: "its words now run across blocks", as if the line were another block)."""
     root, _ = edited_project(tmp_path, capsys, monkeypatch, ITEM_BEFORE, ITEM_AFTER, ITEM_QUOTE)
-    rc, report = cli_json(capsys, "repair", "--root", root)
-    assert rc == 0, report["left"]
-    (fix,) = report["applied"]
+    fix = the_one_fix(capsys, root)
     assert fix["at_old_place"] and fix["score"] == 100.0
     assert fix["new"] == {"doc": "page.md", "quote": "average of an average, as that is not"}
 
@@ -396,9 +392,7 @@ def test_repair_follows_the_quote_in_a_page_past_the_bound(tmp_path, capsys, mon
     monkeypatch.setattr(old_place, "WINDOW_TOKENS", 100)
     before = long_page(400, f"Here is a problem: write a function {GREW_FROM} word.")
     root, error = edited_project(tmp_path, capsys, monkeypatch, before, before.replace(GREW_FROM, GREW_TO), GREW_FROM)
-    rc, report = cli_json(capsys, "repair", "--min-score", "80", "--root", root)
-    assert rc == 0, report["left"]
-    (fix,) = report["applied"]
+    fix = the_one_fix(capsys, root, "--min-score", "80")
     assert fix["at_old_place"] and fix["new"] == {"doc": "page.md", "quote": GREW_TO}
 
 
@@ -458,9 +452,7 @@ def test_the_same_passage_beside_the_text_around_it_is_repaired(tmp_path, capsys
     after = AMONG_AFTER.replace("Completely new words here about something else entirely now.",
                                 "Intro one two three four five six seven eight.")
     root, _ = edited_project(tmp_path, capsys, monkeypatch, AMONG_BEFORE, after, AMONG_QUOTE)
-    rc, report = cli_json(capsys, "repair", "--root", root)
-    assert rc == 0, report["left"]
-    (fix,) = report["applied"]
+    fix = the_one_fix(capsys, root)
     assert fix["at_old_place"] and fix["score"] == 62.5 and fix["new"]["quote"] == "the cache stores parsed pages"
 
 
