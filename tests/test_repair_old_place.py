@@ -553,3 +553,43 @@ def test_a_gone_page_nothing_pairs_is_followed_where_a_phrase_around_the_quote_w
     (left,) = report["left"]
     assert left["id"] == "r-think" and "no document is paired with it" in left["reason"]
     assert {r["id"] for r in questions_of(root) if r["locators"][0]["doc"] == "guide/template-refs.md"} == {"r-focus"}
+
+
+
+# A feature's paragraph deleted, and another sentence rewritten into a note sharing the quote's
+# first words (Material for MkDocs' navigation page, 2021-2025): the page's comparison keeps
+# none of the quote's words (the note's are aligned with the sentence it was), and the build's
+# nearest passage resembles the quote (80 or more) while keeping under 80 of it.
+STRETCH_QUOTE = "always stretch to the right side,"
+STRETCH_FOOTER = "## Footer\n\nThe footer shows the links to the source, the licence and the people who wrote it.\n\n"
+STRETCH_BEFORE = ("# Navigation\n\n## Integrated table of contents\n\nThe content section will now "
+                  f"{STRETCH_QUOTE} resulting in more space for your content.\n\n{STRETCH_FOOTER}"
+                  "## Images\n\nImages always stretch to the column width, add this.\n")
+STRETCH_AFTER = (f"# Navigation\n\n{STRETCH_FOOTER}## Images\n\n"
+                 "If you want the content area to always stretch to the available screen width, add this.\n")
+
+
+@needs_git
+def test_a_nearest_passage_that_only_resembles_a_deleted_quote_is_left(tmp_path, capsys, monkeypatch):
+    root, error = edited_project(tmp_path, capsys, monkeypatch, STRETCH_BEFORE, STRETCH_AFTER, STRETCH_QUOTE)
+    (best,) = [s for s in error["suggestions"] if s["score"] >= 80]  # the trap: one unique passage at the bar
+    assert best["unique"] and best["quote"].startswith("always stretch to the available")
+    kept = kept_score(STRETCH_QUOTE, best["quote"])
+    assert kept < 80
+    rc, report = cli_json(capsys, "repair", "--min-score", "80", "--root", root)
+    assert rc == 1 and not report["applied"]
+    (left,) = report["left"]
+    assert f"the nearest passage ({best['score']}) only resembles the quote: it keeps {kept}% of it" in left["reason"]
+    assert "none of the quote's words stand where it stood" in left["reason"]
+    assert questions_of(root)[0]["locators"] == [{"doc": "page.md", "quote": STRETCH_QUOTE}]
+
+
+@needs_git
+def test_a_nearest_passage_keeping_the_deleted_quote_is_still_applied(tmp_path, capsys, monkeypatch):
+    """The same deletion, the note now keeping 80 or more of the quote: resemblance and the
+    quote's own words agree, and ``repair`` applies the nearest passage as before."""
+    after = STRETCH_AFTER.replace("available screen width", "right side of it")
+    root, error = edited_project(tmp_path, capsys, monkeypatch, STRETCH_BEFORE, after, STRETCH_QUOTE)
+    fix = the_one_fix(capsys, root, "--min-score", "80")
+    assert not fix.get("at_old_place") and fix["new"]["quote"] == "to always stretch to the right side"
+    assert kept_score(STRETCH_QUOTE, fix["new"]["quote"]) >= 80

@@ -27,8 +27,11 @@ repaired record is logged as edited, for a person to re-read. Measured on nine d
 histories (``benchmarks/survival.py``, ``docs/performance.md``): passages where the quote stood
 keeping 60% or more were where the ground truth says the words went, every time but one the
 truth itself disputes; at 50%, 17 were other text. A passage there that falls short leaves the
-build's nearest passages to decide, as without a last build. A gone page nothing pairs is
-compared so with the pages its quote's nearest passages stand in (``_where_it_went``).
+build's nearest passages to decide, as without a last build, with what the comparison said:
+where it kept half the quote, a nearest passage elsewhere is a look-alike; where it kept none,
+a nearest passage must keep ``min_score`` of the quote, not only resemble it (``_nearest``). A
+gone page nothing pairs is compared so with the pages its quote's nearest passages stand in
+(``_where_it_went``).
 
 The plan only computes records; writing them is the caller's: the CLI through
 ``questions.write_questions`` (the app's own minimal, atomic, comment-keeping writer), the app
@@ -292,7 +295,8 @@ def _choose(refusal: Refusal, index: int | None, moves_only: bool, min_score: fl
     if old is not None and old.fix is not None:
         return old.fix
     words_here = old.place if old is not None and old.score is not None and old.score >= KEPT_HERE else None
-    reason = _nearest(refusal, index, min_score, last_build, resolver, words_here)
+    deleted = old is not None and old.deleted
+    reason = _nearest(refusal, index, min_score, last_build, resolver, words_here, deleted)
     return reason if isinstance(reason, Fix) or old is None else f"{reason}; {old.reason}"
 
 
@@ -302,10 +306,17 @@ KEPT_HERE = 50.0
 
 
 def _nearest(refusal: Refusal, index: int, min_score: float, last_build: LastBuild | None, resolver: Resolver,
-             words_here: Place | None) -> Fix | str:
+             words_here: Place | None, deleted: bool = False) -> Fix | str:
     """The build's nearest passage that is unique, the only one at or above ``min_score``, new
     since the last build, and not away from ``words_here`` (where most of the quote's words
-    still stand, when that is known), or why there is none."""
+    still stand, when that is known), or why there is none. ``deleted``: the page's comparison
+    keeps none of the quote's words, where it stood or moved (``_OldPlace.deleted``); a nearest
+    passage must then also keep ``min_score`` of the quote (``kept_score``), not only resemble
+    it. Resemblance is a window's likeness, which a new sentence sharing the quote's first
+    words reaches: Material's "always stretch to the right side," (a feature's paragraph,
+    deleted) scored 80.0 against another feature's new note, "always stretch to the available
+    screen", which keeps 64.3 of it; Homebrew's "binary packages (bottles) are built on" (the
+    sponsors' paragraph, deleted) 81.6 against "binary packages (bottles) which will not"."""
     rid = str(refusal.record_id)
     scored = [s for s in refusal.suggestions if "score" in s and "quote" in s]
     if not scored:
@@ -326,6 +337,9 @@ def _nearest(refusal: Refusal, index: int, min_score: float, last_build: LastBui
     if last_build is not None and last_build.stood_elsewhere(rid, index, sug["doc"], sug["quote"]):
         return f"the nearest passage ({sug['score']}) already stood in {sug['doc']} at the last build, away from " \
                "this label: it is other text, not the quote edited"
+    if deleted and (kept := kept_score(refusal.locator.quote or "", fold_quote(sug["quote"]))) < min_score:
+        return f"the nearest passage ({sug['score']}) only resembles the quote: it keeps {kept}% of it, below " \
+               f"{min_score:g}, where the quote was deleted"
     if words_here is not None:
         hit = resolver.index.first(fold_quote(sug["quote"]), sug["doc"])
         overlaps = hit is not None and hit.doc_id == words_here.doc and hit.start < words_here.end \
@@ -362,6 +376,7 @@ class _OldPlace:
     reason: str = ""
     place: Place | None = None
     score: float | None = None
+    deleted: bool = False  # the page's comparison keeps none of the quote's words (not past its bounds)
 
 
 def _where_it_went(resolver: Resolver, refusal: Refusal, index: int, min_kept: float, last_build: LastBuild,
@@ -426,7 +441,7 @@ def _at_old_place(resolver: Resolver, refusal: Refusal, index: int, min_kept: fl
     if where is None:
         if not old_places.comparable((then[0], new_doc), old_text, then[1], then[2], new_text):
             return _OldPlace(reason=f"where it stood is not known: {new_doc} is past the bounds of a word comparison")
-        return _OldPlace(reason="none of the quote's words stand where it stood")
+        return _OldPlace(reason="none of the quote's words stand where it stood", deleted=True)
     s, e = where.start, where.end
     if e - s > MAX_PLACE_CHARS:
         return _OldPlace(reason="where it stood, its words now run across blocks")
