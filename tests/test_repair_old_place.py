@@ -145,6 +145,20 @@ def test_words_of_a_paragraph_moved_within_its_page_are_found_where_it_went(monk
     assert place_text(old, quote, new) is None  # the comparison alone keeps none of its words
 
 
+def test_a_look_for_moved_words_left_undone_for_the_budget_is_said():
+    """No place because the budget stopped the second look is not "none of its words": ``repair``
+    must not read it as the quote deleted (``cut_short``)."""
+    body = "\n\n".join(f"Section {i} tells of harbour {i} and the ships {i} that anchor there." for i in range(12))
+    old = f"# Comments\n\nIntro.\n\nIn order to integrate another comment system, extend it.\n\n{body}\n"
+    new = f"# Comments\n\nIntro.\n\n{body}\n\nIn order to integrate another comment system, extend the theme.\n"
+    quote = "In order to integrate another comment system"
+    whole = OldPlaces()
+    assert place_text(old, quote, new, whole) == "In order to integrate another comment system," \
+        and not whole.cut_short
+    compare_only = OldPlaces(budget=len(old_place._tokens(old)) * len(old_place._tokens(new)))
+    assert place_text(old, quote, new, compare_only) is None and compare_only.cut_short
+
+
 def test_the_comparison_is_bounded(monkeypatch):
     old = f"Write a function {GREW_FROM} word.\n"
     new = f"Write a function {GREW_TO} word.\n"
@@ -497,6 +511,21 @@ def test_a_phrase_around_the_span_beside_the_place_anchors_it_a_mark_and_two_wor
     assert other.beside and not other.anchored  # only "'s options" follows it in both: chance
 
 
+def test_a_page_holding_no_phrase_around_the_span_is_not_compared():
+    """``may_anchor`` is what ``place`` needs for anchored, read in linear time: a page without
+    three consecutive words of the text around the span cannot anchor it, and costs no
+    comparison (its answer agrees with the comparison's on both pages above)."""
+    quote = "programmatically focus this input on component"
+    start = REFS_OLD.index(quote)
+    places = OldPlaces()
+    assert places.may_anchor(("a.md", "b.md"), REFS_OLD, start, start + len(quote), REFS_NEW)
+    unrelated = "# Forms\n\nYou may focus an input on mount with a ref; this is a common case.\n"
+    left = places.left
+    assert not places.may_anchor(("a.md", "c.md"), REFS_OLD, start, start + len(quote), unrelated)
+    assert places.left == left  # nothing compared
+    assert not OldPlaces().place(("a.md", "c.md"), REFS_OLD, start, start + len(quote), unrelated).anchored
+
+
 RELEASE_QUOTE = "release. Be sure to open a"
 RELEASE_OLD = ("# Releasing\n\nwhere, again `v3.7.2` is the last release. Be sure to open a pull request for your "
                "release post.\n\n### Push the version\n\nDone.\n")
@@ -593,3 +622,86 @@ def test_a_nearest_passage_keeping_the_deleted_quote_is_still_applied(tmp_path, 
     fix = the_one_fix(capsys, root, "--min-score", "80")
     assert not fix.get("at_old_place") and fix["new"]["quote"] == "to always stretch to the right side"
     assert kept_score(STRETCH_QUOTE, fix["new"]["quote"]) >= 80
+
+
+# A page split in two (Vue's style guide, 2022: one page became four): most of it went to a page
+# git pairs with it, the labelled paragraph, edited, to another.
+HALF_KEPT = "".join(f"## Rule {n}\n\nName every component file in PascalCase, rule number {n} of the guide.\n\n"
+                     for n in range(1, 9))
+HALF_PARAGRAPH = ("Props definitions should be as detailed as possible. In committed code, prop definitions "
+                   "should always {} at least the types, so that mistakes surface early.\n")
+HALF_QUOTE = "prop definitions should always specify at least the types"
+STYLE_OLD = f"# Style guide\n\n{HALF_KEPT}## Props\n\n{HALF_PARAGRAPH.format('specify')}"
+PROPS_NEW = f"# Props\n\n{HALF_PARAGRAPH.format('declare')}"
+
+
+def split_style_guide(root, props: str) -> None:
+    """``style.md`` split in two: its rules into ``style/index.md`` (the half git pairs with it),
+    its props section, as ``props``, into ``style/props.md``."""
+    (root / "corpus/style.md").unlink()
+    (root / "corpus/style").mkdir()
+    (root / "corpus/style/index.md").write_text(f"# Style guide\n\n{HALF_KEPT}", encoding="utf-8")
+    (root / "corpus/style/props.md").write_text(props, encoding="utf-8")
+
+
+@needs_git
+@pytest.mark.parametrize("props", [PROPS_NEW,
+                                   "# Props\n\nEach prop definition should always declare at least the types.\n"],
+                         ids=["with-its-neighbours", "alone"])
+def test_a_quote_of_a_page_split_in_two_is_followed_into_the_half_git_did_not_pair(tmp_path, capsys, monkeypatch,
+                                                                                     props):
+    """The half git pairs holds nothing like the quote, so its nearest passages are looked for in
+    the whole corpus, and the half they stand in is compared with the page as it was: the
+    paragraph went there with its neighbours ("Props definitions should be as detailed as
+    possible. In committed code,"), and repair follows it; a look-alike alone is left."""
+    monkeypatch.setenv("LABELLER_REVIEWER", "repair-bot")
+    root = write_project(tmp_path / "proj", {"style.md": STYLE_OLD}, [q("r-props", {"doc": "style.md",
+                                                                                     "quote": HALF_QUOTE})])
+    assert cli_json(capsys, "build", "--root", root)[0] == 0
+    commit_all(root, "built")
+    split_style_guide(root, props)
+    commit_all(root, "split")
+    _, built = cli_json(capsys, "build", "--root", root)
+    (error,) = built["errors"]
+    assert "renamed to style/index.md" in error["message"] and "nothing like the quote there" in error["message"]
+    assert error["suggestions"] and all(s.get("anywhere") and s["doc"] == "style/props.md"
+                                        for s in error["suggestions"])
+    rc, report = cli_json(capsys, "repair", "--root", root)
+    if "Props definitions" in props:
+        (fix,) = report["applied"]
+        assert fix["at_old_place"] and fix["new"] == {
+            "doc": "style/props.md", "quote": "prop definitions should always declare at least the types"}
+    else:
+        (left,) = report["left"]
+        assert rc == 1 and not report["applied"]
+        assert "the document paired with it holds nothing like the quote" in left["reason"]
+
+
+@needs_git
+def test_pages_followed_on_the_chance_get_what_the_quotes_own_pages_leave_of_the_budget(tmp_path, capsys,
+                                                                                        monkeypatch):
+    """A gone page's quote followed into another page (the first record) and a quote edited in its
+    own page (the second), with a budget for one of the two comparisons: the own page's goes
+    first, whatever the file order, and its repair is made."""
+    from labeller.core import repair
+
+    monkeypatch.setenv("LABELLER_REVIEWER", "repair-bot")
+    page_old = f"# Slices\n\nHere is a problem: write a function {GREW_FROM} word.\n\nThe end.\n"
+    page_new = page_old.replace(GREW_FROM, GREW_TO)
+    root = write_project(tmp_path / "proj", {"style.md": STYLE_OLD, "page.md": page_old}, [
+        q("r-props", {"doc": "style.md", "quote": HALF_QUOTE}), q("r-grew", {"doc": "page.md", "quote": GREW_FROM})])
+    assert cli_json(capsys, "build", "--root", root)[0] == 0
+    commit_all(root, "built")
+    split_style_guide(root, PROPS_NEW)
+    (root / "corpus/page.md").write_text(page_new, encoding="utf-8")
+    commit_all(root, "split and edited")
+
+    def cost(old: str, new: str) -> int:
+        return len(old_place._tokens(old)) * len(old_place._tokens(new))
+
+    budget = cost(STYLE_OLD, PROPS_NEW) + cost(page_old, page_new) - 1  # one of the two, not both
+    monkeypatch.setattr(repair, "OldPlaces", lambda: OldPlaces(budget=budget))
+    rc, report = cli_json(capsys, "repair", "--root", root)
+    assert [(f["id"], f["new"]["quote"]) for f in report["applied"]] == [("r-grew", GREW_TO)]
+    (left,) = report["left"]
+    assert left["id"] == "r-props"

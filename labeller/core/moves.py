@@ -9,8 +9,9 @@ that was renamed (``renames.renamed_docs``: git's pairing, else the content's) m
 ``renamed`` so that reports group them per file, and when its quote was also edited, the
 nearest passages are looked for in the renamed file; a gone document nothing pairs (a page
 renamed and rewritten: Vue's guide for Vue 3, every page moved into a section folder and
-reworded) has its quote's nearest passages looked for in the whole corpus, within a budget of
-their own, each marked ``anywhere``: a person may pick one (the app lists them); ``repair``
+reworded), or whose renamed file holds nothing like the quote (a page split in two, the pairing
+picking the other half: Vue's style guide split into four pages), has its quote's nearest
+passages looked for in the whole corpus, within a budget of their own, each marked ``anywhere``: a person may pick one (the app lists them); ``repair``
 applies none for its likeness (measured on Vue's history: such passages scoring 80 were as
 often a generic phrase elsewhere, "you can think of", or its opposite, "This means you
 cannot", as the sentence edited), only where the page it stands in, compared with the gone
@@ -36,15 +37,17 @@ from labeller.core.context import context_needle, locator_needles
 from labeller.core.project import Project
 from labeller.core.renames import Renames, renamed_docs
 from labeller.core.resolve import Refusal, Resolver, Span
-from labeller.core.suggest import BUILD_HELP_BUDGET, RECORD_HELP_BUDGET, WorkBudget, suggest
+from labeller.core.suggest import BUILD_HELP_BUDGET, NEAREST_SPENT, RECORD_HELP_BUDGET, WorkBudget, suggest
 from labeller.core.vocab import Place, RefusalKind
 from labeller.errors import InvalidInput
 from labeller.io import parse_json
 
 MOVED = "moved"  # a suggestion's ``kind``
-ANYWHERE = "anywhere"  # a nearest passage of a gone document nothing pairs, looked for in the whole corpus
+ANYWHERE = "anywhere"  # a gone document's nearest passage looked for in the whole corpus (see above)
 MOVABLE = (RefusalKind.UNKNOWN_DOC, RefusalKind.NOT_FOUND)
 MAX_FOUND_IN = 20  # documents listed for a quote found in several
+# said of a gone page's quote when the page paired with it holds no passage like it (a page split in two)
+NOTHING_THERE = "nothing like the quote there: nearest passages from the whole corpus"
 
 
 def movable(refusal: Refusal) -> bool:
@@ -153,14 +156,26 @@ def _with_move(resolver: Resolver, refusal: Refusal, found: dict[str, Hits], ren
             refusal.message, f"the quote occurs verbatim {where}: ambiguous, no move suggested"))
     if target is None and (refusal.kind != RefusalKind.UNKNOWN_DOC or refusal.found_in):
         return refusal
-    if target is None:  # a gone page nothing pairs (renamed and rewritten past git's and the content's bars)
+    helped = None
+    if target is not None:
+        helped = _nearest_in(resolver, refusal, target, budget)
+        if not helped.suggestions and NEAREST_SPENT not in helped.message:  # a page split in two: the quote's part
+            # went to a page the pairing did not pick
+            paired = _join(paired, NOTHING_THERE)
+            helped = None
+    else:  # a gone page nothing pairs (renamed and rewritten past git's and the content's bars)
         paired = "no document is paired with it: nearest passages from the whole corpus"
-        budget = anywhere
-    helped = suggest(resolver, replace(refusal, kind=RefusalKind.NOT_FOUND, locator=loc.model_copy(
-        update={"doc": target}), message=""), budget.share(RECORD_HELP_BUDGET))
-    suggestions = helped.suggestions if target is not None else [{**sug, ANYWHERE: True} for sug in helped.suggestions]
+    if helped is None:
+        helped = _nearest_in(resolver, refusal, None, anywhere)
+        helped = replace(helped, suggestions=[{**sug, ANYWHERE: True} for sug in helped.suggestions])
     return replace(refusal, message=_join(refusal.message, paired, helped.message.lstrip("; ")),
-                   suggestions=suggestions, suggested_places=helped.suggested_places)
+                   suggestions=helped.suggestions, suggested_places=helped.suggested_places)
+
+
+def _nearest_in(resolver: Resolver, refusal: Refusal, doc: str | None, budget: WorkBudget) -> Refusal:
+    """The quote's nearest passages in ``doc`` (the whole corpus: None), within ``budget``."""
+    return suggest(resolver, replace(refusal, kind=RefusalKind.NOT_FOUND, locator=refusal.locator.model_copy(
+        update={"doc": doc}), message=""), budget.share(RECORD_HELP_BUDGET))
 
 
 def moved_suggestion(resolver: Resolver, refusal: Refusal, place: Place, renamed: bool, by: str | None) -> dict:

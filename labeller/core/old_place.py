@@ -158,8 +158,13 @@ class OldPlaces:
 
     def __init__(self, budget: int = DIFF_BUDGET) -> None:
         self.left = budget
+        # whether the last ``place`` left its look for moved words undone for the budget: its None
+        # then does not mean that the span's words are gone
+        self.cut_short = False
         self._pairs: dict[tuple, _Compared | None] = {}
         self._lines: dict[tuple[str, str], tuple[_Lines, _Lines]] = {}
+        self._texts: dict[tuple[str, str], list[re.Match]] = {}  # a text's tokens (``may_anchor``), by document
+        self._runs: dict[str, set[tuple[str, ...]]] = {}  # ... and a text now's runs of ``ANCHOR_RUN`` tokens
 
     def _compared(self, key: tuple[str, str], old: str, start: int, end: int, new: str) -> _Compared | None:
         """The comparison ``old[start:end]`` is looked up in: the whole pair, or its window."""
@@ -215,6 +220,34 @@ class OldPlaces:
             return None
         return key, (oa, ob), (na, nb)
 
+    def may_anchor(self, key: tuple[str, str], old: str, start: int, end: int, new: str) -> bool:
+        """Whether ``new`` holds, consecutive, some ``ANCHOR_RUN`` words of the text around
+        ``old[start:end]`` that ``_anchored`` would look for: without one, ``place`` cannot say
+        anchored, and the two texts need not be compared. Linear in the texts (each one's tokens
+        and the new one's runs are listed once), where a comparison costs their product: a gone
+        page followed into the pages its quote's nearest passages stand in asks this of each first
+        (on Vue's guide those comparisons spent the whole budget, and most could not anchor)."""
+        a = self._tokens_of(("then", key[0]), old)
+        starts = [t.start() for t in a]
+        first, last = bisect.bisect_left(starts, start), bisect.bisect_left(starts, end)
+        while last > first and a[last - 1].end() > end:
+            last -= 1
+        if first == last:
+            return False
+        if key[1] not in self._runs:
+            b = [t.group().casefold() for t in self._tokens_of(("now", key[1]), new)]
+            self._runs[key[1]] = {tuple(b[k:k + ANCHOR_RUN]) for k in range(len(b) - ANCHOR_RUN + 1)}
+        runs = self._runs[key[1]]
+        around = [a[max(0, first - NEIGHBOURS):first], a[last:last + NEIGHBOURS]]
+        return any(all(_WORD.search(t.group()) for t in side[k:k + ANCHOR_RUN])
+                   and tuple(t.group().casefold() for t in side[k:k + ANCHOR_RUN]) in runs
+                   for side in around for k in range(len(side) - ANCHOR_RUN + 1))
+
+    def _tokens_of(self, key: tuple[str, str], text: str) -> list[re.Match]:
+        if key not in self._texts:
+            self._texts[key] = _tokens(text)
+        return self._texts[key]
+
     def comparable(self, key: tuple[str, str], old: str, start: int, end: int, new: str) -> bool:
         """Whether the pair (for a long pair, the window around ``old[start:end]``) is within
         the comparison's bounds (``place`` can say where)."""
@@ -240,6 +273,7 @@ class OldPlaces:
         all the new words left unaligned (``_moved``). Such a place is seldom beside the text that
         was around the span (that moved too, and was aligned with none), so it is mostly a
         nearest passage's bar that applies it."""
+        self.cut_short = False
         c = self._compared(key, old, start, end, new)
         if c is None:
             return None
@@ -278,7 +312,10 @@ class OldPlaces:
         stand together (``_densest``): a paragraph moved within its page, edited or not, which a
         comparison keeping one order aligns nowhere."""
         left_new, again = c.unaligned()
-        if not span or not left_new or len(span) * len(left_new) > self.left:
+        if not span or not left_new:
+            return []
+        if len(span) * len(left_new) > self.left:
+            self.cut_short = True
             return []
         self.left -= len(span) * len(left_new)
         again.set_seq1([c.a[i].group().casefold() for i in span])

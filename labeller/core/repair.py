@@ -49,7 +49,7 @@ from labeller.core.build import RecordResult, resolve_record
 from labeller.core.context import locator_needles, pick_occurrence
 from labeller.core.last_build import LastBuild
 from labeller.core.models import Locator, Question
-from labeller.core.moves import ANYWHERE, is_move
+from labeller.core.moves import ANYWHERE, NOTHING_THERE, is_move
 from labeller.core.old_place import OldPlaces, kept_score
 from labeller.core.project import Project
 from labeller.core.resolve import Refusal, Resolver
@@ -183,20 +183,24 @@ def plan_repair(project: Project, records: Iterable[RecordResult], ids: Iterable
                   if rec.refusals and (wanted is None or rec.question.id in wanted)]
         last_build.read_ahead(doc for question in broken for i in range(len(question.locators))
                               if (doc := last_build.span_doc(question.id, i)) is not None)
-    candidates: dict[str, list[Fix]] = {}
+    todo: list[tuple[Refusal, int | None]] = []
     for rec in by_id.values():
         if not rec.refusals or (wanted is not None and rec.question.id not in wanted):
             continue
         used: set[int] = set()
-        for refusal in rec.refusals:
-            index = _locator_index(rec.question, refusal, used)
-            fix_or_reason = _choose(refusal, index, moves_only, min_score, min_kept, last_build, project.resolver,
-                                    old_places)
-            if isinstance(fix_or_reason, Fix):
-                candidates.setdefault(rec.question.id, []).append(fix_or_reason)
-            else:
-                plan.left.append(Left(str(refusal.record_id), index, refusal.locator, str(refusal.kind),
-                                      fix_or_reason))
+        todo += [(refusal, _locator_index(rec.question, refusal, used)) for refusal in rec.refusals]
+    # Gone pages followed into other pages last: those comparisons are made on the chance that the
+    # paragraph went there, and get what the comparisons of quotes' own pages leave of the budget.
+    todo.sort(key=lambda item: any(s.get(ANYWHERE) for s in item[0].suggestions))
+    found: dict[str, list[Fix]] = {}
+    for refusal, index in todo:
+        fix_or_reason = _choose(refusal, index, moves_only, min_score, min_kept, last_build, project.resolver,
+                                old_places)
+        if isinstance(fix_or_reason, Fix):
+            found.setdefault(fix_or_reason.record_id, []).append(fix_or_reason)
+        else:
+            plan.left.append(Left(str(refusal.record_id), index, refusal.locator, str(refusal.kind), fix_or_reason))
+    candidates = {rid: sorted(found[rid], key=lambda f: f.index) for rid in by_id if rid in found}  # file order
     checked = _verified(project, {rid: by_id[rid].question for rid in candidates}, candidates, plan.left)
     for rid, fixes in checked.items():
         before = by_id[rid].question
@@ -288,8 +292,9 @@ def _choose(refusal: Refusal, index: int | None, moves_only: bool, min_score: fl
         went = _where_it_went(resolver, refusal, index, min_kept, last_build, old_places) if last_build else None
         if went is not None:
             return went
-        return "its document is gone and no document is paired with it: a nearest passage from the whole corpus " \
-               "is for a person to pick"
+        why = "the document paired with it holds nothing like the quote" if NOTHING_THERE in refusal.message \
+            else "no document is paired with it"
+        return f"its document is gone and {why}: a nearest passage from the whole corpus is for a person to pick"
     old = _at_old_place(resolver, refusal, index, min_kept, min_score, last_build, old_places) if last_build \
         else None
     if old is not None and old.fix is not None:
@@ -437,9 +442,12 @@ def _at_old_place(resolver: Resolver, refusal: Refusal, index: int, min_kept: fl
     if then is None or old_text is None or new_doc is None:
         return None
     new_text = resolver.corpus[new_doc].text
+    if anchored and not old_places.may_anchor((then[0], new_doc), old_text, then[1], then[2], new_text):
+        return _OldPlace(reason=f"{new_doc} holds none of the text that was around the quote")
     where = old_places.place((then[0], new_doc), old_text, then[1], then[2], new_text)
     if where is None:
-        if not old_places.comparable((then[0], new_doc), old_text, then[1], then[2], new_text):
+        if old_places.cut_short or not old_places.comparable((then[0], new_doc), old_text, then[1], then[2],
+                                                             new_text):
             return _OldPlace(reason=f"where it stood is not known: {new_doc} is past the bounds of a word comparison")
         return _OldPlace(reason="none of the quote's words stand where it stood", deleted=True)
     s, e = where.start, where.end
