@@ -11,11 +11,12 @@ nearest passages are looked for in the renamed file; a gone document nothing pai
 renamed and rewritten: Vue's guide for Vue 3, every page moved into a section folder and
 reworded), or whose renamed file holds nothing like the quote (a page split in two, the pairing
 picking the other half: Vue's style guide split into four pages), has its quote's nearest
-passages looked for in the whole corpus, within a budget of their own, each marked ``anywhere``: a person may pick one (the app lists them); ``repair``
-applies none for its likeness (measured on Vue's history: such passages scoring 80 were as
-often a generic phrase elsewhere, "you can think of", or its opposite, "This means you
-cannot", as the sentence edited), only where the page it stands in, compared with the gone
-page as it was, shows the quote's paragraph went there (``core.repair``).
+passages looked for in the whole corpus, within a budget of their own, each marked
+``anywhere``: a person may pick one (the app lists them); ``repair`` applies none for its
+likeness (measured on Vue's history: such passages scoring 80 were as often a generic phrase
+elsewhere, "you can think of", or its opposite, "This means you cannot", as the sentence
+edited), only where the page it stands in, compared with the gone page as it was, shows the
+quote's paragraph went there (``core.repair``).
 
 A section or document locator (no quote to search) of a renamed document moves along the
 rename, when its heading is found once in the renamed file.
@@ -159,8 +160,8 @@ def _with_move(resolver: Resolver, refusal: Refusal, found: dict[str, Hits], ren
     helped = None
     if target is not None:
         helped = _nearest_in(resolver, refusal, target, budget)
-        if not helped.suggestions and NEAREST_SPENT not in helped.message:  # a page split in two: the quote's part
-            # went to a page the pairing did not pick
+        # none there: a page split in two, the quote's part gone to a page the pairing did not pick
+        if not helped.suggestions and NEAREST_SPENT not in helped.message:
             paired = _join(paired, NOTHING_THERE)
             helped = None
     else:  # a gone page nothing pairs (renamed and rewritten past git's and the content's bars)
