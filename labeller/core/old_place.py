@@ -163,7 +163,7 @@ class OldPlaces:
         self.cut_short = False
         self._pairs: dict[tuple, _Compared | None] = {}
         self._lines: dict[tuple[str, str], tuple[_Lines, _Lines]] = {}
-        self._texts: dict[tuple[str, str], list[re.Match]] = {}  # a text's tokens (``may_anchor``), by document
+        self._texts: dict[tuple[str, str], tuple[list[re.Match], list[int]]] = {}  # ``_tokens_of``, by document
         self._runs: dict[str, set[tuple[str, ...]]] = {}  # ... and a text now's runs of ``ANCHOR_RUN`` tokens
 
     def _compared(self, key: tuple[str, str], old: str, start: int, end: int, new: str) -> _Compared | None:
@@ -227,15 +227,14 @@ class OldPlaces:
         and the new one's runs are listed once), where a comparison costs their product: a gone
         page followed into the pages its quote's nearest passages stand in asks this of each first
         (on Vue's guide those comparisons spent the whole budget, and most could not anchor)."""
-        a = self._tokens_of(("then", key[0]), old)
-        starts = [t.start() for t in a]
+        a, starts = self._tokens_of(("then", key[0]), old)
         first, last = bisect.bisect_left(starts, start), bisect.bisect_left(starts, end)
         while last > first and a[last - 1].end() > end:
             last -= 1
         if first == last:
             return False
         if key[1] not in self._runs:
-            b = [t.group().casefold() for t in self._tokens_of(("now", key[1]), new)]
+            b = [t.group().casefold() for t in self._tokens_of(("now", key[1]), new)[0]]
             self._runs[key[1]] = {tuple(b[k:k + ANCHOR_RUN]) for k in range(len(b) - ANCHOR_RUN + 1)}
         runs = self._runs[key[1]]
         around = [a[max(0, first - NEIGHBOURS):first], a[last:last + NEIGHBOURS]]
@@ -243,9 +242,11 @@ class OldPlaces:
                    and tuple(t.group().casefold() for t in side[k:k + ANCHOR_RUN]) in runs
                    for side in around for k in range(len(side) - ANCHOR_RUN + 1))
 
-    def _tokens_of(self, key: tuple[str, str], text: str) -> list[re.Match]:
+    def _tokens_of(self, key: tuple[str, str], text: str) -> tuple[list[re.Match], list[int]]:
+        """A text's tokens and where each starts, listed once a document (many labels ask)."""
         if key not in self._texts:
-            self._texts[key] = _tokens(text)
+            tokens = _tokens(text)
+            self._texts[key] = tokens, [t.start() for t in tokens]
         return self._texts[key]
 
     def comparable(self, key: tuple[str, str], old: str, start: int, end: int, new: str) -> bool:
