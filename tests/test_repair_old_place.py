@@ -483,6 +483,44 @@ def test_a_passage_below_80_that_the_page_repeats_is_left(tmp_path, capsys, monk
     assert "where it stood, the passage (62.5) occurs elsewhere in page.md too" in report["left"][0]["reason"]
 
 
+# A page that ends two sections with one sentence (Vue's component guide), its sections swapped
+# and each sentence's link changed: the build's nearest passages are one for each repeat.
+GUIDE_SENTENCE = "If you are not yet sure how they work, we recommend coming back later to read the full guide on [{}]({})."
+GUIDE_QUOTE = "we recommend coming back later to read the full guide on [Slots](slots.md)."
+GUIDE_BEFORE = (f"# Components\n\n## Props\n\nProps are custom attributes you register on a component. "
+                f"{GUIDE_SENTENCE.format('Props', 'props.md')}\n\n## Slots\n\nSlots pass content into a component. "
+                f"{GUIDE_SENTENCE.format('Slots', 'slots.md')}\n")
+GUIDE_AFTER = (f"# Component basics\n\n## Slots\n\nIt is often useful to be able to pass content to a component. "
+               f"{GUIDE_SENTENCE.format('Slots', '/guide/slots')}\n\n## Props\n\nProps are custom attributes you "
+               f"register on a component, declared with a macro. {GUIDE_SENTENCE.format('Props', '/guide/props')}\n")
+
+
+@needs_git
+def test_of_several_nearest_passages_the_one_where_the_quote_stood_is_repaired(tmp_path, capsys, monkeypatch):
+    """``--min-kept 100`` refuses the passage where the quote stood as a fix of its own (as a
+    comparison that kept few of the quote's words would: Vue's kept 18.9%), so the build's
+    nearest passages decide: two score 80 or more, and the place says which is the label's."""
+    root, error = edited_project(tmp_path, capsys, monkeypatch, GUIDE_BEFORE, GUIDE_AFTER, GUIDE_QUOTE)
+    above = [s["quote"] for s in error["suggestions"] if s["score"] >= 80]
+    assert len(above) == 2 and {"[Props](/guide/props)" in a for a in above} == {True, False}
+    fix = the_one_fix(capsys, root, "--min-score", "80", "--min-kept", "100")
+    assert not fix.get("at_old_place") and "[Slots](/guide/slots)" in fix["new"]["quote"]
+    assert repaired_span_text(root).startswith("It is often useful")
+
+
+@needs_git
+def test_several_nearest_passages_with_no_place_known_are_a_persons_pick(tmp_path, capsys, monkeypatch):
+    """The same edit, the last build's text of the page not to be had (its commit unknown to
+    git): nothing says which passage is the label's."""
+    root, _ = edited_project(tmp_path, capsys, monkeypatch, GUIDE_BEFORE, GUIDE_AFTER, GUIDE_QUOTE)
+    subprocess.run(["git", "-C", str(root), "checkout", "-q", "--orphan", "fresh"], check=True)
+    subprocess.run(["git", "-C", str(root), "commit", "-q", "-m", "history gone"], check=True)
+    subprocess.run(["git", "-C", str(root), "branch", "-q", "-D", "main"], check=False)
+    rc, report = cli_json(capsys, "repair", "--min-score", "80", "--root", root)
+    assert rc == 1 and not report["applied"]
+    assert report["left"][0]["reason"].startswith("2 nearest passages score 80 or more: a person picks one")
+
+
 # -- a gone page nothing pairs: where its quote's paragraph went ----------------------------------
 
 REFS_OLD = ("# Template refs\n\n" + "".join(f"Old paragraph {i} speaks of lanterns {i} and kettles {i} alone.\n\n"

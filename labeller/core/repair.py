@@ -299,9 +299,10 @@ def _choose(refusal: Refusal, index: int | None, moves_only: bool, min_score: fl
         else None
     if old is not None and old.fix is not None:
         return old.fix
-    words_here = old.place if old is not None and old.score is not None and old.score >= KEPT_HERE else None
+    stood = old.place if old is not None and old.score is not None else None
+    words_here = stood if stood is not None and old is not None and (old.score or 0) >= KEPT_HERE else None
     deleted = old is not None and old.deleted
-    reason = _nearest(refusal, index, min_score, last_build, resolver, words_here, deleted)
+    reason = _nearest(refusal, index, min_score, last_build, resolver, words_here, deleted, stood)
     return reason if isinstance(reason, Fix) or old is None else f"{reason}; {old.reason}"
 
 
@@ -311,7 +312,7 @@ KEPT_HERE = 50.0
 
 
 def _nearest(refusal: Refusal, index: int, min_score: float, last_build: LastBuild | None, resolver: Resolver,
-             words_here: Place | None, deleted: bool = False) -> Fix | str:
+             words_here: Place | None, deleted: bool = False, stood: Place | None = None) -> Fix | str:
     """The build's nearest passage that is unique, the only one at or above ``min_score``, new
     since the last build, and not away from ``words_here`` (where most of the quote's words
     still stand, when that is known), or why there is none. ``deleted``: the page's comparison
@@ -321,7 +322,13 @@ def _nearest(refusal: Refusal, index: int, min_score: float, last_build: LastBui
     words reaches: Material's "always stretch to the right side," (a feature's paragraph,
     deleted) scored 80.0 against another feature's new note, "always stretch to the available
     screen", which keeps 64.3 of it; Homebrew's "binary packages (bottles) are built on" (the
-    sponsors' paragraph, deleted) 81.6 against "binary packages (bottles) which will not"."""
+    sponsors' paragraph, deleted) 81.6 against "binary packages (bottles) which will not".
+    ``stood``: where the page's comparison put any of the quote's words (``_OldPlace.place``,
+    whatever it keeps); of several passages at or above ``min_score``, the only one holding
+    that place is the quote's, edited. A page that repeats a sentence (Vue's component guide
+    ends three sections with "we recommend coming back later to read the full guide on [Slots]
+    (…)", each link since changed) has a nearest passage for each repeat, and the comparison
+    says which one the label's became; two holding it, or none, are still a person's pick."""
     rid = str(refusal.record_id)
     scored = [s for s in refusal.suggestions if "score" in s and "quote" in s]
     if not scored:
@@ -335,7 +342,10 @@ def _nearest(refusal: Refusal, index: int, min_score: float, last_build: LastBui
     if not above:
         return f"the best nearest passage scores {best}, below {min_score:g}"
     if len(above) > 1:
-        return f"{len(above)} nearest passages score {min_score:g} or more: a person picks one"
+        at = [s for s in above if stood is not None and _overlaps(resolver, s, stood)]
+        if len(at) != 1:
+            return f"{len(above)} nearest passages score {min_score:g} or more: a person picks one"
+        above = at
     sug = above[0]
     if not sug["unique"]:
         return f"the nearest passage ({sug['score']}) is not unique"
@@ -345,14 +355,16 @@ def _nearest(refusal: Refusal, index: int, min_score: float, last_build: LastBui
     if deleted and (kept := kept_score(refusal.locator.quote or "", fold_quote(sug["quote"]))) < min_score:
         return f"the nearest passage ({sug['score']}) only resembles the quote: it keeps {kept}% of it, below " \
                f"{min_score:g}, where the quote was deleted"
-    if words_here is not None:
-        hit = resolver.index.first(fold_quote(sug["quote"]), sug["doc"])
-        overlaps = hit is not None and hit.doc_id == words_here.doc and hit.start < words_here.end \
-            and words_here.start < hit.end
-        if not overlaps:
-            return f"the nearest passage ({sug['score']}) is away from where most of the quote's words still stand " \
-                   "(edited there): it is other text"
+    if words_here is not None and not _overlaps(resolver, sug, words_here):
+        return f"the nearest passage ({sug['score']}) is away from where most of the quote's words still stand " \
+               "(edited there): it is other text"
     return _nearest_fix(refusal, index, sug)
+
+
+def _overlaps(resolver: Resolver, sug: dict, place: Place) -> bool:
+    """Whether a nearest passage, where it stands first in its document, overlaps ``place``."""
+    hit = resolver.index.first(fold_quote(sug["quote"]), sug["doc"])
+    return hit is not None and hit.doc_id == place.doc and hit.start < place.end and place.start < hit.end
 
 
 def _moved_fix(refusal: Refusal, index: int, sug: dict) -> Fix:
