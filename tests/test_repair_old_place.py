@@ -564,6 +564,33 @@ def test_a_page_holding_no_phrase_around_the_span_is_not_compared():
     assert not OldPlaces().place(("a.md", "c.md"), REFS_OLD, start, start + len(quote), unrelated).anchored
 
 
+CASING_RULE = ("**Filenames of [{}]({}) should either be always PascalCase or always kebab-case.**\n\n"
+               "PascalCase works best with autocompletion in code editors, as it is consistent.\n")
+CASING_QUOTE = "**Filenames of [single-file components](../guide/sfc.html) should either be always PascalCase or always"
+CASING_OLD = ("# Style guide\n\n### Filename casing <sup data-p=\"b\">strongly recommended</sup>\n\n"
+              + CASING_RULE.format("single-file components", "../guide/sfc.html"))
+CASING_NEW = ("# Strongly recommended\n\n## Filename casing {#filename-casing}\n\n"
+              + CASING_RULE.format("Single-File Components", "/guide/scaling-up/sfc.html"))
+
+
+def test_the_text_around_a_span_is_counted_in_words_so_markup_does_not_hide_its_phrases():
+    """Vue's style guide, split into pages: a bold rule between a heading's `<sup>` markup and
+    `kebab-case.**`, its next sentence unchanged beside it. Eight tokens either side held no three
+    words in a row; eight words do ("PascalCase works best"), and ``may_anchor`` agrees."""
+    start = CASING_OLD.index(CASING_QUOTE)
+    places = OldPlaces()
+    where = places.place(("a.md", "b.md"), CASING_OLD, start, start + len(CASING_QUOTE), CASING_NEW)
+    assert where.anchored and CASING_NEW[where.start:where.end].startswith("**Filenames of [Single-File")
+    assert places.may_anchor(("a.md", "b.md"), CASING_OLD, start, start + len(CASING_QUOTE), CASING_NEW)
+    old_tokens = old_place._tokens(CASING_OLD)
+    first = next(i for i, t in enumerate(old_tokens) if t.start() >= start)
+    last = next(i for i, t in enumerate(old_tokens) if t.start() >= start + len(CASING_QUOTE))
+    lo, hi = old_place._around(old_tokens, first, last)
+    assert [t.group() for t in old_tokens[last:hi]] == ["kebab", "-", "case", ".", "*", "*", "PascalCase", "works",
+                                                        "best", "with", "autocompletion", "in"]
+    assert sum(bool(old_place._WORD.match(t.group())) for t in old_tokens[lo:first]) == old_place.NEIGHBOURS
+
+
 RELEASE_QUOTE = "release. Be sure to open a"
 RELEASE_OLD = ("# Releasing\n\nwhere, again `v3.7.2` is the last release. Be sure to open a pull request for your "
                "release post.\n\n### Push the version\n\nDone.\n")
@@ -673,31 +700,35 @@ STYLE_OLD = f"# Style guide\n\n{HALF_KEPT}## Props\n\n{HALF_PARAGRAPH.format('sp
 PROPS_NEW = f"# Props\n\n{HALF_PARAGRAPH.format('declare')}"
 
 
-def split_style_guide(root, props: str) -> None:
-    """``style.md`` split in two: its rules into ``style/index.md`` (the half git pairs with it),
-    its props section, as ``props``, into ``style/props.md``."""
+def split_style_guide(root, props: str, index_tail: str = "") -> None:
+    """``style.md`` split in two: its rules (and ``index_tail``) into ``style/index.md`` (the
+    half git pairs with it), its props section, as ``props``, into ``style/props.md``."""
     (root / "corpus/style.md").unlink()
     (root / "corpus/style").mkdir()
-    (root / "corpus/style/index.md").write_text(f"# Style guide\n\n{HALF_KEPT}", encoding="utf-8")
+    (root / "corpus/style/index.md").write_text(f"# Style guide\n\n{HALF_KEPT}{index_tail}", encoding="utf-8")
     (root / "corpus/style/props.md").write_text(props, encoding="utf-8")
 
 
 @needs_git
-@pytest.mark.parametrize("props", [PROPS_NEW,
-                                   "# Props\n\nEach prop definition should always declare at least the types.\n"],
-                         ids=["with-its-neighbours", "alone"])
+@pytest.mark.parametrize("props, index_tail", [
+    (PROPS_NEW, ""),
+    ("# Props\n\nEach prop definition should always declare at least the types.\n", ""),
+    (PROPS_NEW, "## Types\n\nAt least the types.\n"),
+], ids=["with-its-neighbours", "alone", "a-passage-below-50-in-the-paired-half"])
 def test_a_quote_of_a_page_split_in_two_is_followed_into_the_half_git_did_not_pair(tmp_path, capsys, monkeypatch,
-                                                                                     props):
+                                                                                     props, index_tail):
     """The half git pairs holds nothing like the quote, so its nearest passages are looked for in
     the whole corpus, and the half they stand in is compared with the page as it was: the
     paragraph went there with its neighbours ("Props definitions should be as detailed as
-    possible. In committed code,"), and repair follows it; a look-alike alone is left."""
+    possible. In committed code,"), and repair follows it; a look-alike alone is left. A passage
+    of the paired half whose chunk passes the nearest passages' bar of 50 but which, cut to its
+    block, scores below it ("At least the types.") is nothing like the quote either."""
     monkeypatch.setenv("LABELLER_REVIEWER", "repair-bot")
     root = write_project(tmp_path / "proj", {"style.md": STYLE_OLD}, [q("r-props", {"doc": "style.md",
                                                                                      "quote": HALF_QUOTE})])
     assert cli_json(capsys, "build", "--root", root)[0] == 0
     commit_all(root, "built")
-    split_style_guide(root, props)
+    split_style_guide(root, props, index_tail)
     commit_all(root, "split")
     _, built = cli_json(capsys, "build", "--root", root)
     (error,) = built["errors"]

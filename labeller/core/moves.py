@@ -38,7 +38,8 @@ from labeller.core.context import context_needle, locator_needles
 from labeller.core.project import Project
 from labeller.core.renames import Renames, renamed_docs
 from labeller.core.resolve import Refusal, Resolver, Span
-from labeller.core.suggest import BUILD_HELP_BUDGET, NEAREST_SPENT, RECORD_HELP_BUDGET, WorkBudget, suggest
+from labeller.core.suggest import (BUILD_HELP_BUDGET, MIN_SCORE, NEAREST_SPENT, RECORD_HELP_BUDGET, WorkBudget,
+                                   suggest)
 from labeller.core.vocab import Place, RefusalKind
 from labeller.errors import InvalidInput
 from labeller.io import parse_json
@@ -161,7 +162,7 @@ def _with_move(resolver: Resolver, refusal: Refusal, found: dict[str, Hits], ren
     if target is not None:
         helped = _nearest_in(resolver, refusal, target, budget)
         # none there: a page split in two, the quote's part gone to a page the pairing did not pick
-        if not helped.suggestions and NEAREST_SPENT not in helped.message:
+        if not _holds_like(helped) and NEAREST_SPENT not in helped.message:
             paired = _join(paired, NOTHING_THERE)
             helped = None
     else:  # a gone page nothing pairs (renamed and rewritten past git's and the content's bars)
@@ -171,6 +172,15 @@ def _with_move(resolver: Resolver, refusal: Refusal, found: dict[str, Hits], ren
         helped = replace(helped, suggestions=[{**sug, ANYWHERE: True} for sug in helped.suggestions])
     return replace(refusal, message=_join(refusal.message, paired, helped.message.lstrip("; ")),
                    suggestions=helped.suggestions, suggested_places=helped.suggested_places)
+
+
+def _holds_like(helped: Refusal) -> bool:
+    """Whether a renamed file's help holds something like the quote: a passage scoring at least
+    ``suggest.MIN_SCORE`` once cut to its block (a chunk passes that bar on its best window, and
+    the piece cut from it may not: Vue's style guide, split in four, was paired with the index
+    half, whose front matter ``outline: deep`` stood for a bold rule at 5.0), or an occurrence
+    of the quote in other contexts (no score)."""
+    return any(s.get("score", MIN_SCORE) >= MIN_SCORE for s in helped.suggestions)
 
 
 def _nearest_in(resolver: Resolver, refusal: Refusal, doc: str | None, budget: WorkBudget) -> Refusal:

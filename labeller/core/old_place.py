@@ -237,7 +237,8 @@ class OldPlaces:
             b = [t.group().casefold() for t in self._tokens_of(("now", key[1]), new)[0]]
             self._runs[key[1]] = {tuple(b[k:k + ANCHOR_RUN]) for k in range(len(b) - ANCHOR_RUN + 1)}
         runs = self._runs[key[1]]
-        around = [a[max(0, first - NEIGHBOURS):first], a[last:last + NEIGHBOURS]]
+        lo, hi = _around(a, first, last)
+        around = [a[lo:first], a[last:hi]]
         return any(all(_WORD.search(t.group()) for t in side[k:k + ANCHOR_RUN])
                    and tuple(t.group().casefold() for t in side[k:k + ANCHOR_RUN]) in runs
                    for side in around for k in range(len(side) - ANCHOR_RUN + 1))
@@ -353,10 +354,30 @@ def _beside(c: _Compared, span: list[int], first: int, last: int) -> bool:
         or any(last < c.new_of[i] <= last + 2 * NEIGHBOURS for i in after if kept(i))
 
 
+def _around(tokens: list[re.Match], first: int, last: int) -> tuple[int, int]:
+    """The text around ``tokens[first:last]`` that a phrase is looked for in: from ``lo`` to
+    ``first`` and from ``last`` to ``hi``, ``NEIGHBOURS`` words on each side with the marks among
+    them (at most ``MAX_AROUND_TOKENS`` tokens a side). Counted in words, not tokens: a quote
+    between markup has its neighbours' words further off (Vue's style guide, a bold rule
+    between `<sup data-p="b">strongly recommended</sup>` and `kebab-case.**`, had no three words
+    in a row within eight tokens, though the rule's next sentence stood unchanged beside it)."""
+    def side(indices: range) -> int:
+        words = 0
+        for at in indices:
+            if words == NEIGHBOURS:
+                return at
+            words += _WORD.match(tokens[at].group()) is not None
+        return indices.stop
+
+    lo = side(range(first - 1, max(-1, first - 1 - MAX_AROUND_TOKENS), -1)) + 1
+    hi = side(range(last, min(len(tokens), last + MAX_AROUND_TOKENS)))
+    return lo, hi
+
+
 def _anchored(c: _Compared, span: list[int], first: int, last: int) -> bool:
-    """Whether a phrase of the text around the span (``ANCHOR_RUN`` consecutive words among the
-    ``NEIGHBOURS`` tokens on one side) stands consecutive beside the place now (within twice that
-    many tokens, on its side): stronger than ``_beside``'s one word, which two unrelated pages
+    """Whether a phrase of the text around the span (``ANCHOR_RUN`` consecutive words in
+    ``_around`` on one side) stands consecutive beside the place now (within twice as many
+    tokens as that side holds, on its side): stronger than ``_beside``'s one word, which two unrelated pages
     compared share by chance ("the", "as"). It is what says a page that took the quote took its
     paragraph (Vue's "you want to, for example, programmatically focus this input" → "... an
     input"), not that another page uses the quote's phrase ("you can think of"; "'s options",
@@ -367,10 +388,11 @@ def _anchored(c: _Compared, span: list[int], first: int, last: int) -> bool:
         return all(0 <= k < len(c.a) and c.new_of[k] >= 0 and c.new_of[k] == c.new_of[i] + (k - i)
                    and _WORD.search(c.a[k].group()) for k in ids)
 
-    before = range(max(0, span[0] - NEIGHBOURS), span[0] - ANCHOR_RUN + 1)
-    after = range(span[-1] + 1, min(len(c.a), span[-1] + 1 + NEIGHBOURS) - ANCHOR_RUN + 1)
-    return any(run_at(i) and first - 2 * NEIGHBOURS <= c.new_of[i] < first for i in before) \
-        or any(run_at(i) and last < c.new_of[i] <= last + 2 * NEIGHBOURS for i in after)
+    lo, hi = _around(c.a, span[0], span[-1] + 1)
+    before = range(lo, span[0] - ANCHOR_RUN + 1)
+    after = range(span[-1] + 1, hi - ANCHOR_RUN + 1)
+    return any(run_at(i) and first - 2 * (span[0] - lo) <= c.new_of[i] < first for i in before) \
+        or any(run_at(i) and last < c.new_of[i] <= last + 2 * (hi - span[-1] - 1) for i in after)
 
 
 def _phrase_beside(c: _Compared, span: list[int], first: int, last: int) -> bool:
@@ -448,6 +470,8 @@ SPREAD_SLACK = 4
 STRAY_WORDS = 2  # the span's words past a sentence end at a place's edge, at most, that are chance
 ANCHOR_RUN = 3  # consecutive words of the text around a span that make a phrase (``_anchored``)
 NEIGHBOURS = 8  # tokens on either side of a span that say whether its place is still between them
+# (words, with the marks among them, for a phrase of the text around it: ``_around``)
+MAX_AROUND_TOKENS = 4 * NEIGHBOURS  # tokens on a side of a span ``_around`` reads, at most
 MIN_MOVED_RUN = 3  # tokens in a run of the span's words found again in its paragraph, at least
 MOVED_REACH = 4  # ... looked for within this many times the span's length (in tokens) of its kept words
 _BLANK_LINE = re.compile(r"\n[^\S\n]*\n")
