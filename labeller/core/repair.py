@@ -54,7 +54,7 @@ from labeller.core.old_place import OldPlaces, kept_score
 from labeller.core.project import Project
 from labeller.core.resolve import Refusal, Resolver
 from labeller.core.suggest import NEAREST_SPENT, close_to_best
-from labeller.core.suggest_cut import best_piece, edge_punctuation, paragraphs_only
+from labeller.core.suggest_cut import best_piece, edge_punctuation, items_only, paragraphs_only
 from labeller.core.vocab import Place, RefusalKind
 from labeller.errors import InvalidInput
 
@@ -434,12 +434,12 @@ def _at_old_place(resolver: Resolver, refusal: Refusal, index: int, min_kept: fl
     "These are the users that have been helping others the most with questions in GitHub"
     in five sections, aligns it by chance), and one locator (the passage, with the shortest
     context when it is not unique) resolves to it; otherwise why not. A passage is one
-    block's: where the quote's words now run across blocks (a sentence split into two list
-    items), it is the block piece that keeps most of the quote, scored as such and applied
-    only at ``min_score``: the lower bar leans on the place, and a place across blocks is the
-    comparison's words scattered (FastAPI's schema page: a quote mostly a link's HTML, its
-    words now in a list of links, kept 68.6 by the markup alone). None
-    when that place is not known (no last build of this label, its text then not to be had, or
+    block's, or a sentence split into list items taken whole (``_whole_across``): where the
+    quote's words now run across blocks otherwise, it is the block piece that keeps most of
+    the quote, scored as such and applied only at ``min_score``: the lower bar leans on the
+    place, and a place across blocks is the comparison's words scattered (FastAPI's schema
+    page: a quote mostly a link's HTML, its words now in a list of links, kept 68.6 by the
+    markup alone). None when that place is not known (no last build of this label, its text then not to be had, or
     its document gone with no renamed one suggested). ``new_doc``: the document to look in
     (by default its own, or the renamed one); ``anchored``: a phrase of the text around the
     quote must stand beside the place (``Where.anchored``), whatever its score."""
@@ -466,12 +466,14 @@ def _at_old_place(resolver: Resolver, refusal: Refusal, index: int, min_kept: fl
     if e - s > MAX_PLACE_CHARS:
         return _OldPlace(reason="where it stood, its words now run across blocks")
     across = not paragraphs_only(new_text, s, e)
-    if across:  # a sentence split into list items: the item keeping most of it
-        quote = loc.quote
+    if across and not _whole_across(loc.quote, new_text, s, e, min_score, where.beside):
+        quote = loc.quote  # a sentence split into list items: the item keeping most of it
         best = best_piece(new_text, s, e, lambda piece: kept_score(quote, fold_quote(piece)))
         if best is None:
             return _OldPlace(reason="where it stood, its words now run across blocks")
         s, e = best[1:]
+    elif across:
+        across = False  # the whole place is the quote, its sentence split (``_whole_across``)
     s, e = edge_punctuation(new_text, s, e, fold_quote(loc.quote))
     passage = fold_quote(new_text[s:e])
     score = kept_score(loc.quote, passage)
@@ -503,6 +505,18 @@ def _at_old_place(resolver: Resolver, refusal: Refusal, index: int, min_kept: fl
                          "that repeats it is aligned by guess, so below a nearest passage's bar a person picks", here,
                          score)
     return _OldPlace(Fix(rid, index, NEAREST, loc, new, score, at_old_place=True))
+
+
+def _whole_across(quote: str, text: str, start: int, end: int, min_score: float, beside: bool) -> bool:
+    """Whether a place whose words now run across blocks is taken whole: it keeps ``min_score``
+    of the quote, list markers and all, beside the text that was around it. A sentence split in
+    two keeps its words in order across the break (Homebrew's "if the formula requests it (with
+    `pour_bottle?`), if any options are" became two list items, "the formula requests it (…),"
+    and "any options are"), and SPEC §3 lets a quote end in a later block; the comparison's words
+    scattered over a list of links keep far less of the quote, and are cut to one piece, as are
+    words now on both sides of a heading (a new section, not a sentence split: ``items_only``)."""
+    s, e = edge_punctuation(text, start, end, fold_quote(quote))
+    return beside and items_only(text, s, e) and kept_score(quote, fold_quote(text[s:e])) >= min_score
 
 
 def _renamed(refusal: Refusal) -> str | None:

@@ -66,6 +66,15 @@ def pieces(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return [(s, e) for s, e in out if s < e]
 
 
+def items_only(text: str, start: int, end: int) -> bool:
+    """Whether ``[start, end)`` runs over paragraphs and list items only: no heading, fence,
+    table row or block quote among its lines (a sentence split into list items, not into
+    sections or tables)."""
+    first = text.rfind("\n", 0, start) + 1
+    return not any(line.strip() and _OWN_LINE.match(line) and not _LIST_ITEM.match(line)
+                   for line in text[first:end].split("\n"))
+
+
 def paragraphs_only(text: str, start: int, end: int) -> bool:
     """Whether ``[start, end)`` is one block piece, or paragraphs parted by blank lines alone: a
     paragraph split in two (a line inserted into it, or a blank line) keeps its words across
