@@ -377,12 +377,12 @@ def _around(tokens: list[re.Match], first: int, last: int) -> tuple[int, int]:
 def _anchored(c: _Compared, span: list[int], first: int, last: int) -> bool:
     """Whether a phrase of the text around the span (``ANCHOR_RUN`` consecutive words in
     ``_around`` on one side) stands consecutive beside the place now (within twice as many
-    tokens as that side holds, on its side): stronger than ``_beside``'s one word, which two unrelated pages
-    compared share by chance ("the", "as"). It is what says a page that took the quote took its
-    paragraph (Vue's "you want to, for example, programmatically focus this input" → "... an
-    input"), not that another page uses the quote's phrase ("you can think of"; "'s options",
-    a mark and two words, was chance too: "set in the child's options" and "set ... in the
-    component's options" are two pages' sentences)."""
+    tokens as that side holds, on its side): stronger than ``_beside``'s one word, which two
+    unrelated pages compared share by chance ("the", "as"). It is what says a page that took
+    the quote took its paragraph (Vue's "you want to, for example, programmatically focus this
+    input" → "... an input"), not that another page uses the quote's phrase ("you can think
+    of"; "'s options", a mark and two words, was chance too: "set in the child's options" and
+    "set ... in the component's options" are two pages' sentences)."""
     def run_at(i: int) -> bool:
         ids = range(i, i + ANCHOR_RUN)
         return all(0 <= k < len(c.a) and c.new_of[k] >= 0 and c.new_of[k] == c.new_of[i] + (k - i)

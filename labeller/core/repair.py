@@ -300,7 +300,7 @@ def _choose(refusal: Refusal, index: int | None, moves_only: bool, min_score: fl
     if old is not None and old.fix is not None:
         return old.fix
     stood = old.place if old is not None and old.score is not None else None
-    words_here = stood if stood is not None and old is not None and (old.score or 0) >= KEPT_HERE else None
+    words_here = stood if old is not None and old.score is not None and old.score >= KEPT_HERE else None
     deleted = old is not None and old.deleted
     reason = _nearest(refusal, index, min_score, last_build, resolver, words_here, deleted, stood)
     return reason if isinstance(reason, Fix) or old is None else f"{reason}; {old.reason}"
@@ -439,8 +439,8 @@ def _at_old_place(resolver: Resolver, refusal: Refusal, index: int, min_kept: fl
     the quote, scored as such and applied only at ``min_score``: the lower bar leans on the
     place, and a place across blocks is the comparison's words scattered (FastAPI's schema
     page: a quote mostly a link's HTML, its words now in a list of links, kept 68.6 by the
-    markup alone). None when that place is not known (no last build of this label, its text then not to be had, or
-    its document gone with no renamed one suggested). ``new_doc``: the document to look in
+    markup alone). None when that place is not known (no last build of this label, its text
+    then not to be had, or its document gone with no renamed one suggested). ``new_doc``: the document to look in
     (by default its own, or the renamed one); ``anchored``: a phrase of the text around the
     quote must stand beside the place (``Where.anchored``), whatever its score."""
     loc = refusal.locator
