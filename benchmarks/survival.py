@@ -20,7 +20,9 @@ folder. For each later commit a copy of it gets that commit's corpus, committed,
 
 The ground truth is labeller-free (``survival_truth.py``): a word-level alignment of each
 document across the two commits, renames followed as ``git diff -M30%`` pairs them. The
-figures, per later commit: intact labels kept in place, silent moves (a label that resolves
+figures, per later commit: intact labels kept in place (those whose quote the page now repeats,
+refused as ambiguous, counted apart, with how many ``repair`` pinned where they stood), silent
+moves (a label that resolves
 to text other than where its words went: must be 0), renamed- or moved-file labels repaired
 by ``--moves`` (a renamed quote that now also stands verbatim in other documents counted apart,
 and whether it was left refused: SPEC §13 refuses it as ambiguous), edited labels repaired by
@@ -194,6 +196,23 @@ PRESETS = {
         "dc35569ade5e101c8c48b78bbed8708dd0b1b49a", "56b235a8ad43f2300d17f87e6fa4de7a3d764397",
         "7186f4ce9c88e7c445ef90fee85c065ca297a7c8", "7e4892ab2dd4a52efd95a9de407eee63310e0780",
         "2862536793b3c67d9d83c33e0dd6d50a791928f8"), "held out: run once with session 14's final code"),
+    # Three more held out for session 17, fetched and chosen by the same date rule, checked with
+    # --truth-only only, then run once with session 16's final code (1cd4485): Poetry's
+    # documentation (MIT; 11 -> 16 pages, every page renamed in 2021 from docs/docs/ and then
+    # reorganised), Prettier's (MIT; 22 -> 24 pages, edits in place) and Vite's (MIT; VitePress,
+    # 20 -> 52 pages from its first year, edits in place; labels at the end of 2021).
+    "poetry": Preset("python-poetry/poetry", "docs", "2aab9bcd495e11e5f4491aa72a9510773cc4a90e", (
+        "f6022eade7485a3b017ef0c8060dffed12e3cdb2", "7105971f6c400f3a5b8e7467ba9777e7b253e5c1",
+        "a1999816f4676db9f7f8715a184fe34754dac50a", "2d540ea83bc0238b25f5bc1ee367b0b2fac6c0d4",
+        "93baede18dc116d6266d9ed76d3d70ed6cddf695"), "held out: run once with session 16's final code"),
+    "prettier": Preset("prettier/prettier", "docs", "23521ded6c0ab55b7ce4d72257c0240ac3aae52d", (
+        "c9c6d3364f8cf5140c3c16b44b92943464be7873", "efa6aa68b6637dfe270d6574b9b3af7de517ee63",
+        "66a23c9331e2c652f8e08fd05a65d2bea7fe5c1a", "d9d0999aac70c04b06b35cbcb2c804b4a9c8d8a8",
+        "c54b26cdd691bf32b2eaba213f673c90a4d2b195"), "held out: run once with session 16's final code"),
+    "vite": Preset("vitejs/vite", "docs", "a49d72358f2d028f62b0e9fcdb096a0e5ddf24c3", (
+        "f12a1ab9fe6d45aa3652fef4eb777b1f72207dce", "8de7bd2b68db27b83d9484cc8d4e26436615168e",
+        "a4922537a8d705da7769d30626a0d846511fc124", "8618ab5581c38d304e0afc46297ab7d7c328f97c"),
+        "held out: run once with session 16's final code"),
 }
 
 
@@ -563,6 +582,8 @@ def figures(rows: list[dict], repaired: bool) -> dict:
     # repair); in place: the document kept its path, the rest were renamed too
     broken = [r for r in of[EDITED] if r["check"] != "resolved"]
     in_place = [r for r in broken if r["now"]["doc"] == r["doc"]]
+    # intact, but the page now repeats the quote: refused as ambiguous, for repair to pin where it stood
+    repeated = [r for r in of[INTACT] if r["check"] == "ambiguous"]
     mostly_kept = [r for r in in_place if r["kept_words"] >= MOSTLY_KEPT]
     rewritten = [r for r in in_place if r["kept_words"] < MOSTLY_KEPT]
     checked: dict[str, int] = {}
@@ -577,6 +598,8 @@ def figures(rows: list[dict], repaired: bool) -> dict:
         "fates": {kind: len(of[kind]) for kind in FATES},
         "check": dict(sorted(checked.items())),
         "intact_kept_in_place": sum(1 for r in of[INTACT] if r["check"] == "resolved" and not r["silent_move"]),
+        "intact_now_repeated": len(repeated),
+        "intact_now_repeated_repaired_by_min_score": fixed(repeated, "min_score"),
         "silent_moves": sum(1 for r in rows if r.get("silent_move")),
         "edited_still_resolving": sum(1 for r in of[EDITED] if r["check"] == "resolved" and not r["silent_move"]),
         "renamed_or_moved": len(moving),
@@ -717,6 +740,17 @@ def _in_several(f: dict) -> str:
     return f" (+ {n} in several docs, left refused: {f['renamed_in_several_docs_left_refused']})" if n else ""
 
 
+def _repeated(f: dict) -> str:
+    """The intact labels whose quote the page now repeats (refused as ambiguous), when there are
+    any, and how many ``repair`` pinned where they stood."""
+    n = f["intact_now_repeated"]
+    if not n:
+        return ""
+    fixed = f["intact_now_repeated_repaired_by_min_score"]
+    return f" ({n} now repeated in the page" + (f": {fixed} pinned where they stood" if fixed is not None else "") \
+        + ")"
+
+
 def _renamed_edits(f: dict) -> str:
     """The edited labels whose document was also renamed, when there are any."""
     moved = f["edited_refused"] - f["edited_in_place"]
@@ -743,7 +777,7 @@ def markdown(report: dict) -> str:
         fates = f["fates"]
         lines.append(
             f"| {c['name']} | {c['docs_cell']} "
-            f"| {f['intact_kept_in_place']} / {fates[INTACT]} | {f['silent_moves']} "
+            f"| {f['intact_kept_in_place']} / {fates[INTACT]}{_repeated(f)} | {f['silent_moves']} "
             f"| {_ratio(f['renamed_or_moved_repaired_by_moves'], f['renamed_or_moved'])}{_in_several(f)} "
             f"| {_ratio(f['edited_in_place_repaired_by_min_score'], f['edited_in_place'])}"
             f"{_renamed_edits(f)} "

@@ -281,6 +281,20 @@ def test_wrong_repairs_of_labels_the_truth_calls_deleted_are_said_apart():
     assert survival._wrong(f) == "3 (2 of 'deleted')"
 
 
+def test_intact_labels_the_page_now_repeats_are_counted_apart_with_how_many_were_pinned():
+    def row(check: str, repaired: bool, correct: bool = True) -> dict:
+        return {"fate": INTACT, "doc": "a.md", "now": {"doc": "a.md"}, "check": check, "left": None,
+                "silent_move": False, **({"repaired_by": ["min_score"], "repair_correct": correct} if repaired
+                                         else {})}
+
+    f = survival.figures([row("resolved", False), row("ambiguous", True), row("ambiguous", True, False),
+                          row("ambiguous", False)], repaired=True)
+    assert f["intact_kept_in_place"] == 1
+    assert (f["intact_now_repeated_repaired_by_min_score"], f["intact_now_repeated"]) == (1, 3)
+    assert survival._repeated(f) == " (3 now repeated in the page: 1 pinned where they stood)"
+    assert survival._repeated(survival.figures([row("resolved", False)], repaired=True)) == ""
+
+
 def test_the_edited_in_place_figures_split_at_mostly_kept():
     """The edited-in-place labels are split by the truth's share at ``MOSTLY_KEPT``, each group
     with its repaired-correctly count; correctness itself is not changed by the split."""
