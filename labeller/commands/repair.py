@@ -75,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
     plan = plan_repair(project, result.records, args.ids or None, moves_only=args.moves,
                        min_score=DEFAULT_MIN_SCORE if args.min_score is None else args.min_score,
                        min_kept=DEFAULT_MIN_KEPT if args.min_kept is None else args.min_kept, accept=accept,
-                       last_build=None if args.moves else last_build(project))
+                       last_build=last_build(project))
     rel = os.path.relpath(config.questions, config.layout.root)
     written = False
     diff = ""

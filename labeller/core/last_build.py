@@ -105,21 +105,31 @@ class LastBuild:
         return (doc_id, found[0].start(), found[0].end()) if len(found) == 1 else None
 
     def stood_elsewhere(self, record_id: str, index: int, doc_id: str, quote: str) -> bool:
-        """Whether ``quote`` occurred in ``doc_id`` at the last build somewhere other than the
-        span of locator ``index`` of ``record_id`` (False when the last build is not known)."""
+        """Whether ``quote`` occurred at the last build somewhere other than the span of locator
+        ``index`` of ``record_id`` (``times_elsewhere``; False when the last build is not known)."""
+        return self.times_elsewhere(record_id, index, doc_id, quote) > 0
+
+    def times_elsewhere(self, record_id: str, index: int, doc_id: str, quote: str) -> int:
+        """How many times ``quote`` occurred at the last build away from the span of locator
+        ``index`` of ``record_id``: in ``doc_id`` and in the span's own document, when that is
+        another (a renamed page's passage is looked for in the page as it was, under its old
+        name: Poetry's "folder, you can pass the `--name`", a sentence the page always held,
+        was offered for its edited "folder, you can use the `--src`" once ``cli.md`` had left
+        ``docs/``); 0 when the last build is not known."""
         span = self._span(record_id, index)
-        if span is None:
-            return False
-        text = self.text(doc_id)
-        if text is None or not quote.split():
-            return False
+        if span is None or not quote.split():
+            return 0
         own = (span.get("doc_id"), span.get("char_start"), span.get("char_end"))
-        for m in _pattern(quote).finditer(text):
-            inside = (own[0] == doc_id and isinstance(own[1], int) and isinstance(own[2], int)
-                      and m.start() < own[2] and own[1] < m.end())
-            if not inside:
-                return True
-        return False
+        n = 0
+        for doc in dict.fromkeys((doc_id, own[0])):
+            text = self.text(doc) if isinstance(doc, str) else None
+            if text is None:
+                continue
+            for m in _pattern(quote).finditer(text):
+                inside = (own[0] == doc and isinstance(own[1], int) and isinstance(own[2], int)
+                          and m.start() < own[2] and own[1] < m.end())
+                n += not inside
+        return n
 
 
 def _pattern(quote: str) -> re.Pattern:

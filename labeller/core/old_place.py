@@ -228,9 +228,7 @@ class OldPlaces:
         page followed into the pages its quote's nearest passages stand in asks this of each first
         (on Vue's guide those comparisons spent the whole budget, and most could not anchor)."""
         a, starts = self._tokens_of(("then", key[0]), old)
-        first, last = bisect.bisect_left(starts, start), bisect.bisect_left(starts, end)
-        while last > first and a[last - 1].end() > end:
-            last -= 1
+        first, last = _token_range(a, starts, start, end)
         if first == last:
             return False
         if key[1] not in self._runs:
@@ -242,6 +240,32 @@ class OldPlaces:
         return any(all(_WORD.search(t.group()) for t in side[k:k + ANCHOR_RUN])
                    and tuple(t.group().casefold() for t in side[k:k + ANCHOR_RUN]) in runs
                    for side in around for k in range(len(side) - ANCHOR_RUN + 1))
+
+    def best_around(self, key: tuple[str, str], old: str, start: int, end: int, new: str,
+                    places: list[tuple[int, int]]) -> int | None:
+        """Which place ``[s, e)`` of ``new`` has around it the most words of the text that was
+        around ``old[start:end]``, in order (``_around`` on each side, the same count of words
+        then and now): ``NEIGHBOURS`` words a side, doubled up to ``WIDEST_AROUND`` while the
+        best is tied; None while it stays tied. A page that repeats a passage has one place for
+        each repeat, and the page's comparison aligns the old span with one of them by its own
+        order, which is a guess where the repeats' surroundings are alike: Poetry's CLI page
+        copied the ``install`` section's paragraphs into a new ``sync`` section, "use the exact
+        versions from there instead of resolving" in both with the same sentence before it,
+        and the comparison put the ``install`` label's words in ``sync``'s; twenty words out,
+        "poetry install" and "poetry sync" tell the copy from the original, which still stands
+        among the text that was around it. Linear in the texts but for the sides compared."""
+        a, a_starts = self._tokens_of(("then", key[0]), old)
+        b, b_starts = self._tokens_of(("now", key[1]), new)
+        words = NEIGHBOURS
+        while places and words <= WIDEST_AROUND:
+            then = _sides(a, a_starts, start, end, words)
+            agree = [sum(_words_in_order(x, y) for x, y in zip(then, _sides(b, b_starts, s, e, words)))
+                     for s, e in places]
+            best = max(agree)
+            if agree.count(best) == 1:
+                return agree.index(best)
+            words *= 2
+        return None
 
     def _tokens_of(self, key: tuple[str, str], text: str) -> tuple[list[re.Match], list[int]]:
         """A text's tokens and where each starts, listed once a document (many labels ask)."""
@@ -354,24 +378,51 @@ def _beside(c: _Compared, span: list[int], first: int, last: int) -> bool:
         or any(last < c.new_of[i] <= last + 2 * NEIGHBOURS for i in after if kept(i))
 
 
-def _around(tokens: list[re.Match], first: int, last: int) -> tuple[int, int]:
+def _around(tokens: list[re.Match], first: int, last: int, words: int | None = None) -> tuple[int, int]:
     """The text around ``tokens[first:last]`` that a phrase is looked for in: from ``lo`` to
     ``first`` and from ``last`` to ``hi``, ``NEIGHBOURS`` words on each side with the marks among
-    them (at most ``MAX_AROUND_TOKENS`` tokens a side). Counted in words, not tokens: a quote
+    them (at most ``MAX_AROUND_TOKENS`` tokens a side; ``words`` instead of ``NEIGHBOURS``: at most
+    four tokens a word). Counted in words, not tokens: a quote
     between markup has its neighbours' words further off (Vue's style guide, a bold rule
     between `<sup data-p="b">strongly recommended</sup>` and `kebab-case.**`, had no three words
     in a row within eight tokens, though the rule's next sentence stood unchanged beside it)."""
+    words = NEIGHBOURS if words is None else words
+    reach = MAX_AROUND_TOKENS * words // NEIGHBOURS
+
     def side(indices: range) -> int:
-        words = 0
+        seen = 0
         for at in indices:
-            if words == NEIGHBOURS:
+            if seen == words:
                 return at
-            words += _WORD.match(tokens[at].group()) is not None
+            seen += _WORD.match(tokens[at].group()) is not None
         return indices.stop
 
-    lo = side(range(first - 1, max(-1, first - 1 - MAX_AROUND_TOKENS), -1)) + 1
-    hi = side(range(last, min(len(tokens), last + MAX_AROUND_TOKENS)))
+    lo = side(range(first - 1, max(-1, first - 1 - reach), -1)) + 1
+    hi = side(range(last, min(len(tokens), last + reach)))
     return lo, hi
+
+
+def _token_range(tokens: list[re.Match], starts: list[int], start: int, end: int) -> tuple[int, int]:
+    """``[first, last)``: the tokens that lie within ``[start, end)`` of their text."""
+    first, last = bisect.bisect_left(starts, start), bisect.bisect_left(starts, end)
+    while last > first and tokens[last - 1].end() > end:
+        last -= 1
+    return first, last
+
+
+def _sides(tokens: list[re.Match], starts: list[int], start: int, end: int,
+           words: int) -> tuple[list[str], list[str]]:
+    """The tokens (casefolded) ``_around`` those within ``[start, end)``, ``words`` words a side:
+    before, after."""
+    first, last = _token_range(tokens, starts, start, end)
+    lo, hi = _around(tokens, first, last, words)
+    return [t.group().casefold() for t in tokens[lo:first]], [t.group().casefold() for t in tokens[last:hi]]
+
+
+def _words_in_order(then: list[str], now: list[str]) -> int:
+    """How many words (not marks) of ``then`` stand in ``now`` in the same order."""
+    blocks = difflib.SequenceMatcher(None, then, now, autojunk=False).get_matching_blocks()
+    return sum(1 for i, _, n in blocks for w in then[i:i + n] if _WORD.search(w))
 
 
 def _anchored(c: _Compared, span: list[int], first: int, last: int) -> bool:
@@ -472,6 +523,7 @@ ANCHOR_RUN = 3  # consecutive words of the text around a span that make a phrase
 NEIGHBOURS = 8  # tokens on either side of a span that say whether its place is still between them
 # (words, with the marks among them, for a phrase of the text around it: ``_around``)
 MAX_AROUND_TOKENS = 4 * NEIGHBOURS  # tokens on a side of a span ``_around`` reads, at most
+WIDEST_AROUND = 8 * NEIGHBOURS  # words a side ``best_around`` widens to, at most, telling repeats apart
 MIN_MOVED_RUN = 3  # tokens in a run of the span's words found again in its paragraph, at least
 MOVED_REACH = 4  # ... looked for within this many times the span's length (in tokens) of its kept words
 _BLANK_LINE = re.compile(r"\n[^\S\n]*\n")

@@ -79,7 +79,8 @@ class Fix:
 
     def describe(self) -> str:
         if self.kind == MOVED:
-            return f"moved {self.old.doc} → {self.new.doc}"
+            picked = (self.new.prefix, self.new.suffix) != (self.old.prefix, self.old.suffix)
+            return f"moved {self.old.doc} → {self.new.doc}" + (f", where it stood: {self.new.describe()}" * picked)
         if self.at_old_place:
             return f"where it stood, {self.score}% of the quote kept: {self.new.describe()}"
         return f"nearest passage ({self.score}) {self.new.describe()}"
@@ -281,11 +282,21 @@ def _choose(refusal: Refusal, index: int | None, moves_only: bool, min_score: fl
     moves = [s for s in refusal.suggestions if is_move(s)]
     if moves:
         return _moved_fix(refusal, index, moves[0])
+    if len(refusal.found_in) == 1 and last_build is not None:
+        moved = _moved_to_where_it_stood(resolver, refusal, index, min_kept, min_score, last_build, old_places)
+        if isinstance(moved, Fix):
+            return moved
+        return f"the quote is verbatim several times in {refusal.found_in[0]}: a person picks one; {moved}"
     if refusal.found_in:
         return f"the quote is verbatim in {len(refusal.found_in)} other documents ({', '.join(refusal.found_in)}): " \
                "a person picks one"
     if moves_only:
         return "no moved suggestion (the quote is not verbatim in one other document)"
+    if refusal.kind == RefusalKind.AMBIGUOUS and last_build is not None:
+        old = _at_old_place(resolver, refusal, index, min_kept, min_score, last_build, old_places)
+        if old is not None and old.fix is not None:
+            return old.fix
+        return f"{refusal.kind}: {refusal.message}" + (f"; {old.reason}" if old is not None else "")
     if refusal.kind not in (RefusalKind.NOT_FOUND, RefusalKind.UNKNOWN_DOC):
         return f"{refusal.kind}: no suggestion repair applies ({refusal.message})"
     if any(s.get(ANYWHERE) for s in refusal.suggestions):
@@ -423,6 +434,31 @@ def _where_it_went(resolver: Resolver, refusal: Refusal, index: int, min_kept: f
 MAX_WENT_DOCS = 3  # documents of a gone page's nearest passages compared with the page as it was, at most
 
 
+def _moved_to_where_it_stood(resolver: Resolver, refusal: Refusal, index: int, min_kept: float, min_score: float,
+                             last_build: LastBuild, old_places: OldPlaces) -> Fix | str:
+    """A quote found verbatim several times in exactly one other document (SPEC §13 refuses it
+    as ambiguous): moved to the occurrence where the page as it was, compared with that
+    document, puts the quote's words, with a phrase of the text that was around it aligned
+    beside them (``Where.anchored``) and no other occurrence's surroundings as like it
+    (``_alike_elsewhere``), pinned by the shortest context; the quote itself unchanged, so
+    ``--moves`` applies it. Poetry's ``pyproject.md`` came to describe the ``[project]`` and the
+    ``[tool.poetry]`` tables one after the other, "a list of authors and should contain at least
+    one" in each, as it left ``docs/docs/``. Otherwise why not."""
+    loc = refusal.locator
+    assert loc.quote is not None  # found_in: a quote was searched for
+    old = _at_old_place(resolver, refusal, index, min_kept, min_score, last_build, old_places,
+                        new_doc=refusal.found_in[0], anchored=True)
+    if old is None:
+        return "where it stood is not known"
+    if old.fix is None:
+        return old.reason
+    new = old.fix.new
+    if fold_quote(new.quote or "") != fold_quote(loc.quote):
+        return f"where it stood, the quote is edited ({old.fix.score}): not a move"
+    return Fix(str(refusal.record_id), index, MOVED, loc,
+               loc.model_copy(update={"doc": new.doc, "prefix": new.prefix, "suffix": new.suffix}))
+
+
 def _at_old_place(resolver: Resolver, refusal: Refusal, index: int, min_kept: float, min_score: float,
                   last_build: LastBuild, old_places: OldPlaces, new_doc: str | None = None,
                   anchored: bool = False) -> _OldPlace | None:
@@ -490,7 +526,8 @@ def _at_old_place(resolver: Resolver, refusal: Refusal, index: int, min_kept: fl
     if score < min_score and not where.beside:
         return _OldPlace(None, f"where it stood, the passage ({score}) is not beside the text that was around the "
                          "quote: its words stand among other text", here, score)
-    if last_build.stood_elsewhere(rid, index, new_doc, passage):
+    elsewhere = last_build.times_elsewhere(rid, index, new_doc, passage)
+    if elsewhere and resolver.index.count(passage, new_doc, limit=elsewhere + 1) <= elsewhere:
         return _OldPlace(None, f"where it stood, the passage ({score}) also stood elsewhere in {new_doc} at the "
                          "last build", here, score)
     try:
@@ -500,11 +537,31 @@ def _at_old_place(resolver: Resolver, refusal: Refusal, index: int, min_kept: fl
     if new is None:
         return _OldPlace(None, f"where it stood, the passage ({score}) occurs elsewhere too and no context singles "
                          "it out", here, score)
-    if score < min_score and (new.prefix is not None or new.suffix is not None):
-        return _OldPlace(None, f"where it stood, the passage ({score}) occurs elsewhere in {new_doc} too: a page "
-                         "that repeats it is aligned by guess, so below a nearest passage's bar a person picks", here,
-                         score)
+    if new.prefix is not None or new.suffix is not None:
+        if score < min_score:
+            return _OldPlace(None, f"where it stood, the passage ({score}) occurs elsewhere in {new_doc} too: a page "
+                             "that repeats it is aligned by guess, so below a nearest passage's bar a person picks",
+                             here, score)
+        if _alike_elsewhere(resolver, old_places, (then[0], new_doc), old_text, then[1:], new_text, here, passage):
+            return _OldPlace(None, f"where it stood, the passage ({score}) occurs elsewhere in {new_doc} too, and the "
+                             "text that was around the quote does not single this occurrence out: a person picks",
+                             here, score)
     return _OldPlace(Fix(rid, index, NEAREST, loc, new, score, at_old_place=True))
+
+
+def _alike_elsewhere(resolver: Resolver, old_places: OldPlaces, key: tuple[str, str], old_text: str,
+                     then: tuple[int, int], new_text: str, here: Place, passage: str) -> bool:
+    """Whether the comparison's place ``here``, one of several occurrences of ``passage`` in its
+    document, may be a guess: it is not the one occurrence whose surroundings hold the most of
+    the words that were around the quote (``OldPlaces.best_around``), or the occurrences are too
+    many to be told apart (past ``anchors.KEPT``). A page that repeats a passage is aligned with
+    the old one by the comparison's order, not by what stands around each repeat."""
+    hits = resolver.index.find_all([passage], here.doc).get(passage)
+    if not hits or hits.total > len(hits):
+        return True
+    places = [(o.start, o.end) for o in hits]
+    mine = [k for k, (s, e) in enumerate(places) if s < here.end and here.start < e]
+    return len(mine) != 1 or old_places.best_around(key, old_text, then[0], then[1], new_text, places) != mine[0]
 
 
 def _whole_across(quote: str, text: str, start: int, end: int, min_score: float, beside: bool) -> bool:
