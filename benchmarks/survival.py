@@ -204,15 +204,17 @@ PRESETS = {
     "poetry": Preset("python-poetry/poetry", "docs", "2aab9bcd495e11e5f4491aa72a9510773cc4a90e", (
         "f6022eade7485a3b017ef0c8060dffed12e3cdb2", "7105971f6c400f3a5b8e7467ba9777e7b253e5c1",
         "a1999816f4676db9f7f8715a184fe34754dac50a", "2d540ea83bc0238b25f5bc1ee367b0b2fac6c0d4",
-        "93baede18dc116d6266d9ed76d3d70ed6cddf695"), "held out: run once with session 16's final code"),
+        "93baede18dc116d6266d9ed76d3d70ed6cddf695"),
+        "held out: run once with session 16's final code (1cd4485); its failures read since (session 17)"),
     "prettier": Preset("prettier/prettier", "docs", "23521ded6c0ab55b7ce4d72257c0240ac3aae52d", (
         "c9c6d3364f8cf5140c3c16b44b92943464be7873", "efa6aa68b6637dfe270d6574b9b3af7de517ee63",
         "66a23c9331e2c652f8e08fd05a65d2bea7fe5c1a", "d9d0999aac70c04b06b35cbcb2c804b4a9c8d8a8",
-        "c54b26cdd691bf32b2eaba213f673c90a4d2b195"), "held out: run once with session 16's final code"),
+        "c54b26cdd691bf32b2eaba213f673c90a4d2b195"),
+        "held out: run once with session 16's final code (1cd4485); its failures read since (session 17)"),
     "vite": Preset("vitejs/vite", "docs", "a49d72358f2d028f62b0e9fcdb096a0e5ddf24c3", (
         "f12a1ab9fe6d45aa3652fef4eb777b1f72207dce", "8de7bd2b68db27b83d9484cc8d4e26436615168e",
         "a4922537a8d705da7769d30626a0d846511fc124", "8618ab5581c38d304e0afc46297ab7d7c328f97c"),
-        "held out: run once with session 16's final code"),
+        "held out: run once with session 16's final code (1cd4485); its failures read since (session 17)"),
 }
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from conftest import q, write_project
 from helpers_interop import cli_json, questions_of
 from helpers_moves import commit_all, edited_project, git
+from labeller.core import old_place
 from labeller.core.old_place import OldPlaces
 from test_repair_old_place import repaired_span_text, the_one_fix
 
@@ -185,3 +186,29 @@ def test_a_renamed_pages_nearest_passage_that_stood_in_it_under_its_old_name_is_
     assert rc == 1 and not report["applied"]
     assert "already stood in manifest.md at the last build" in report["left"][0]["reason"]
     assert questions_of(root)[0]["locators"] == [{"doc": "docs/manifest.md", "quote": quote}]  # nothing written
+
+
+# -- a place in a repeat that its surroundings do not single out says nothing -------------------------
+
+VERSION_QUOTE = "a specific version, you can use `--version` or the"
+VERSION_BEFORE = ("# Install\n\nSimilarly, if you want to install a specific version, you can use `--version` or the "
+                  "variable named below.\n\n## Update\n\nAnd finally, if you want to install a specific version, you "
+                  "can pass it as an argument to the update command.\n")
+VERSION_AFTER = VERSION_BEFORE.replace("`--version` or the", "`--version` option or the")
+
+
+def test_a_place_in_a_repeat_its_surroundings_do_not_single_out_does_not_veto_a_nearest_passage(
+        tmp_path, capsys, monkeypatch):
+    """Poetry's installation page, rewritten around it, had its comparison put "a specific version,
+    you can use `--version` or the" in the update section's "a specific version, you can pass it"
+    (54.8% of the quote): a guess, since the install section's copy stands among the words that
+    were around the quote. Taken for where the quote's words stand, it left the right nearest
+    passage (94.8) as "away from" them; a guess now says nothing, and the passage is applied.
+    The misalignment needs the whole page to happen, so the comparison is made to return it."""
+    root, error = edited_project(tmp_path, capsys, monkeypatch, VERSION_BEFORE, VERSION_AFTER, VERSION_QUOTE)
+    wrong = VERSION_AFTER.index("a specific version, you can pass")
+    misaligned = old_place.Where(wrong, wrong + len("a specific version, you can"), True, False)
+    monkeypatch.setattr(old_place.OldPlaces, "place", lambda *args: misaligned)
+    fix = the_one_fix(capsys, root, "--min-score", "80")
+    assert not fix.get("at_old_place") and fix["new"]["quote"] == "a specific version, you can use `--version` option"
+    assert repaired_span_text(root).startswith("Similarly")

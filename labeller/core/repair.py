@@ -469,7 +469,10 @@ def _at_old_place(resolver: Resolver, refusal: Refusal, index: int, min_kept: fl
     so the place must be shown, and a comparison of a page that repeats a sentence, FastAPI's
     "These are the users that have been helping others the most with questions in GitHub"
     in five sections, aligns it by chance), and one locator (the passage, with the shortest
-    context when it is not unique) resolves to it; otherwise why not. A passage is one
+    context when it is not unique) resolves to it; otherwise why not. A passage the page repeats
+    whose occurrence the text that was around the quote does not single out (``_alike_elsewhere``)
+    is a guess, and has no place: it neither repairs nor tells ``_nearest`` where the quote's
+    words stand. A passage is one
     block's, or a sentence split into list items taken whole (``_whole_across``): where the
     quote's words now run across blocks otherwise, it is the block piece that keeps most of
     the quote, scored as such and applied only at ``min_score``: the lower bar leans on the
@@ -514,6 +517,11 @@ def _at_old_place(resolver: Resolver, refusal: Refusal, index: int, min_kept: fl
     passage = fold_quote(new_text[s:e])
     score = kept_score(loc.quote, passage)
     here = Place(new_doc, s, e)
+    if resolver.index.count(passage, new_doc) > 1 and _alike_elsewhere(resolver, old_places, (then[0], new_doc),
+                                                                      old_text, then[1:], new_text, here, passage):
+        # a guess: no place, so it neither repairs nor says where the quote's words stand (``_nearest``)
+        return _OldPlace(reason=f"where it stood, the passage ({score}) occurs elsewhere in {new_doc} too, and the "
+                         "text that was around the quote does not single this occurrence out: a person picks")
     if score < min_kept:
         return _OldPlace(None, f"where it stood, the passage keeps {score}% of the quote: below {min_kept:g}",
                          here, score)
@@ -537,15 +545,10 @@ def _at_old_place(resolver: Resolver, refusal: Refusal, index: int, min_kept: fl
     if new is None:
         return _OldPlace(None, f"where it stood, the passage ({score}) occurs elsewhere too and no context singles "
                          "it out", here, score)
-    if new.prefix is not None or new.suffix is not None:
-        if score < min_score:
-            return _OldPlace(None, f"where it stood, the passage ({score}) occurs elsewhere in {new_doc} too: a page "
-                             "that repeats it is aligned by guess, so below a nearest passage's bar a person picks",
-                             here, score)
-        if _alike_elsewhere(resolver, old_places, (then[0], new_doc), old_text, then[1:], new_text, here, passage):
-            return _OldPlace(None, f"where it stood, the passage ({score}) occurs elsewhere in {new_doc} too, and the "
-                             "text that was around the quote does not single this occurrence out: a person picks",
-                             here, score)
+    if score < min_score and (new.prefix is not None or new.suffix is not None):
+        return _OldPlace(None, f"where it stood, the passage ({score}) occurs elsewhere in {new_doc} too: a page "
+                         "that repeats it is aligned by guess, so below a nearest passage's bar a person picks", here,
+                         score)
     return _OldPlace(Fix(rid, index, NEAREST, loc, new, score, at_old_place=True))
 
 
