@@ -201,3 +201,29 @@ def test_a_journal_with_a_malformed_repairs_list_is_set_aside_not_applied(tmp_pa
                                 "drafts": [], "deleted": [], "repairs": bad}))
     with pytest.raises(JournalError, match="malformed repairs list"):
         Journal(path).read()
+
+
+# A new section repeats the labelled sentence word for word: the build refuses the quote as
+# ambiguous, and repair pins it where it stood (tests/test_repair_repeats.py).
+INTRO = "The tool reads its settings from the project file and then from the environment of the shell."
+REPEATED = "By default the tool installs your package every time you run it."
+PAGE = f"# Install\n\n{INTRO}\n\n{REPEATED}\n\nEvery command prints what it did.\n"
+PAGE_REPEATED = PAGE + f"\n# Sync\n\nA newer command keeps the environment in step with the lock file.\n\n{REPEATED}\n"
+
+
+@run_async
+async def test_the_broken_label_view_offers_the_occurrence_where_an_ambiguous_quote_stood(tmp_path, capsys,
+                                                                                         monkeypatch):
+    quote = "installs your package every time you run it"
+    root, error = edited_project(tmp_path, capsys, monkeypatch, PAGE, PAGE_REPEATED, quote)
+    assert error["kind"] == "ambiguous"
+    app = LabellerApp(AuthoringSession.open(root, last_build_reader=last_build), watch_corpus=False)
+    async with app.run_test(size=(150, 45)) as pilot:
+        await settle(pilot)
+        await pilot.press("f5")
+        await settle(pilot)
+        detail = str(app.screen.query_one("#broken-detail").visual)
+        lines = [line.strip() for line in detail.splitlines()]
+        first = next(i for i, line in enumerate(lines) if line.startswith("where it stood"))
+        assert "(100.0): page.md:5:" in lines[first] and quote in lines[first]  # the install section's, not line 13
+        assert "`labeller repair` would apply the first" in lines

@@ -49,7 +49,7 @@ from labeller.core.build import RecordResult, resolve_record
 from labeller.core.context import locator_needles, pick_occurrence
 from labeller.core.last_build import LastBuild
 from labeller.core.models import Locator, Question
-from labeller.core.moves import ANYWHERE, NOTHING_THERE, is_move
+from labeller.core.moves import ANYWHERE, MOVABLE, NOTHING_THERE, is_move
 from labeller.core.old_place import OldPlaces, kept_score
 from labeller.core.project import Project
 from labeller.core.resolve import Refusal, Resolver
@@ -158,6 +158,15 @@ class RepairPlan:
                 "summary": self.summary()}
 
 
+def repairable(refusal: Refusal) -> bool:
+    """Whether ``repair`` has anything to offer for a refused locator: a quote whose document is
+    gone or no longer holds it (SPEC §13), or a quote its document now holds several times (the
+    occurrence where it stood, pinned by context)."""
+    loc = refusal.locator
+    return refusal.kind in MOVABLE or (refusal.kind == RefusalKind.AMBIGUOUS and loc.quote is not None
+                                       and loc.doc is not None)
+
+
 # Asked about each record the plan would repair (the record now, repaired, the fixes): apply it?
 Accept = Callable[[Question, Question, list[Fix]], bool]
 
@@ -251,7 +260,7 @@ def offered(project: Project, question: Question, refusal: Refusal, *, min_score
         return Offered([], reason)
     others = [_moved_fix(refusal, index, s) for s in refusal.suggestions if is_move(s)]
     scored = [_nearest_fix(refusal, index, s) for s in refusal.suggestions if "score" in s and "quote" in s]
-    if last_build is not None and refusal.kind in (RefusalKind.NOT_FOUND, RefusalKind.UNKNOWN_DOC):
+    if last_build is not None and repairable(refusal):
         old = _at_old_place(project.resolver, refusal, index, 0.0, 0.0, last_build, OldPlaces())
         if old is not None and old.fix is not None:
             scored.insert(0, old.fix)

@@ -24,9 +24,9 @@ from labeller.app.session.statuses import STATUS_INCOMPLETE, STATUS_RESOLVED
 from labeller.core.build import RecordResult, resolve_record
 from labeller.core.last_build import LastBuild
 from labeller.core.models import Locator
-from labeller.core.moves import MOVABLE, find_moves
+from labeller.core.moves import find_moves
 from labeller.core.project import Project
-from labeller.core.repair import Offered, offered
+from labeller.core.repair import Offered, offered, repairable
 from labeller.core.resolve import MAX_LISTED_OCCURRENCES, Refusal, Span
 from labeller.core.suggest import suggest
 from labeller.core.vocab import Place, RefusalKind
@@ -180,7 +180,7 @@ def repair_offers(project: Project, draft: Draft, refusal: Refusal,
                   last_build: LastBuild | None) -> tuple[Offered | None, tuple[Place | None, ...]]:
     """``repair``'s suggestions for a quote refused in its document (``core.repair.offered``),
     and where each one's new locator resolves; none for a draft that is not a record yet."""
-    if refusal.kind not in MOVABLE or draft.problems():
+    if not repairable(refusal) or draft.problems():
         return None, ()
     offers = offered(project, draft.to_question(), refusal, last_build=last_build)
     places = []
