@@ -114,17 +114,22 @@ async def test_the_broken_label_view_lists_the_same_suggestions(tmp_path, capsys
     """F5's detail of the highlighted record: repair's ranking too, the passage where the quote
     stood first, said to be what repair applies."""
     root, _ = edited_project(tmp_path, capsys, monkeypatch, BEFORE, AFTER, QUOTE)
+    lines = await broken_detail(root)
+    first = next(i for i, line in enumerate(lines) if line.startswith(("where it stood", "nearest passage")))
+    assert lines[first].startswith("where it stood (") and EDITED in lines[first]
+    assert any(line.startswith("nearest passage (") and LOOK_ALIKE in line for line in lines[first + 1:])
+    assert "`labeller repair` would apply the first" in lines
+
+
+async def broken_detail(root) -> list[str]:
+    """The lines of F5's detail of the first broken record, as the app shows them."""
     app = LabellerApp(AuthoringSession.open(root, last_build_reader=last_build), watch_corpus=False)
     async with app.run_test(size=(150, 45)) as pilot:
         await settle(pilot)
         await pilot.press("f5")
         await settle(pilot)
         detail = str(app.screen.query_one("#broken-detail").visual)
-        lines = [line.strip() for line in detail.splitlines()]
-        first = next(i for i, line in enumerate(lines) if line.startswith(("where it stood", "nearest passage")))
-        assert lines[first].startswith("where it stood (") and EDITED in lines[first]
-        assert any(line.startswith("nearest passage (") and LOOK_ALIKE in line for line in lines[first + 1:])
-        assert "`labeller repair` would apply the first" in lines
+    return [line.strip() for line in detail.splitlines()]
 
 
 GREW_FROM = "that takes a string and returns the first"
@@ -217,13 +222,7 @@ async def test_the_broken_label_view_offers_the_occurrence_where_an_ambiguous_qu
     quote = "installs your package every time you run it"
     root, error = edited_project(tmp_path, capsys, monkeypatch, PAGE, PAGE_REPEATED, quote)
     assert error["kind"] == "ambiguous"
-    app = LabellerApp(AuthoringSession.open(root, last_build_reader=last_build), watch_corpus=False)
-    async with app.run_test(size=(150, 45)) as pilot:
-        await settle(pilot)
-        await pilot.press("f5")
-        await settle(pilot)
-        detail = str(app.screen.query_one("#broken-detail").visual)
-        lines = [line.strip() for line in detail.splitlines()]
-        first = next(i for i, line in enumerate(lines) if line.startswith("where it stood"))
-        assert "(100.0): page.md:5:" in lines[first] and quote in lines[first]  # the install section's, not line 13
-        assert "`labeller repair` would apply the first" in lines
+    lines = await broken_detail(root)
+    first = next(i for i, line in enumerate(lines) if line.startswith("where it stood"))
+    assert "(100.0): page.md:5:" in lines[first] and quote in lines[first]  # the install section's, not line 13
+    assert "`labeller repair` would apply the first" in lines
