@@ -215,6 +215,17 @@ PRESETS = {
         "f12a1ab9fe6d45aa3652fef4eb777b1f72207dce", "8de7bd2b68db27b83d9484cc8d4e26436615168e",
         "a4922537a8d705da7769d30626a0d846511fc124", "8618ab5581c38d304e0afc46297ab7d7c328f97c"),
         "held out: run once with session 16's final code (1cd4485); its failures read since (session 17)"),
+    # Two more held out the same way, run once with session 17's final code (d138177), nothing tuned after:
+    # Redis's command pages (CC BY-SA 4.0; commands/, 275 -> 371 pages, archived in 2025) and React's
+    # documentation (CC BY 4.0; src/content, 141 -> 220 pages, Markdown with MDX components; from its
+    # first year there, so two later commits).
+    "redis-commands": Preset("redis/redis-doc", "commands", "54a440872d366fade4dbed76eb7ef34875de5dac", (
+        "fbdd4dba7010e8d0a81520cea70e1788c2be4225", "057f5fb6b471f5ae2b212f4b5fc999fdcfa28053",
+        "98dd3843f3e3cb1baa2796fe38f5fa2746c35417", "3541d0e20cc4bb7873bdbf51a7717757b806577f",
+        "1044224477fceacc5af56a636b0a7495d19e533c"), "held out: run once with session 17's final code (d138177)"),
+    "react": Preset("reactjs/react.dev", "src/content", "bbb08a5a04b0221137e5d60472fc979747af2954", (
+        "b1a249d597016c6584e4c186daa28b180cc9aafc", "2da4f7fbd90ddc09835c9f85d61fd5644a271abc"),
+        "held out: run once with session 17's final code (d138177)"),
 }
 
 
