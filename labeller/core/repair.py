@@ -44,7 +44,7 @@ import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from labeller.core.anchors import fold_quote
+from labeller.core.anchors import Hits, fold_quote
 from labeller.core.build import RecordResult, resolve_record
 from labeller.core.context import locator_needles, pick_occurrence
 from labeller.core.last_build import LastBuild
@@ -526,8 +526,8 @@ def _at_old_place(resolver: Resolver, refusal: Refusal, index: int, min_kept: fl
     passage = fold_quote(new_text[s:e])
     score = kept_score(loc.quote, passage)
     here = Place(new_doc, s, e)
-    if resolver.index.count(passage, new_doc) > 1 and _alike_elsewhere(resolver, old_places, (then[0], new_doc),
-                                                                      old_text, then[1:], new_text, here, passage):
+    hits = resolver.index.find_all([passage], new_doc).get(passage) or Hits()  # one search for the checks below
+    if hits.total > 1 and _alike_elsewhere(old_places, (then[0], new_doc), old_text, then[1:], new_text, here, hits):
         # a guess: no place, so it neither repairs nor says where the quote's words stand (``_nearest``)
         return _OldPlace(reason=f"where it stood, the passage ({score}) occurs elsewhere in {new_doc} too, and the "
                          "text that was around the quote does not single this occurrence out: a person picks")
@@ -544,7 +544,7 @@ def _at_old_place(resolver: Resolver, refusal: Refusal, index: int, min_kept: fl
         return _OldPlace(None, f"where it stood, the passage ({score}) is not beside the text that was around the "
                          "quote: its words stand among other text", here, score)
     elsewhere = last_build.times_elsewhere(rid, index, new_doc, passage)
-    if elsewhere and resolver.index.count(passage, new_doc, limit=elsewhere + 1) <= elsewhere:
+    if elsewhere and hits.total <= elsewhere:
         return _OldPlace(None, f"where it stood, the passage ({score}) also stood elsewhere in {new_doc} at the "
                          "last build", here, score)
     try:
@@ -561,15 +561,15 @@ def _at_old_place(resolver: Resolver, refusal: Refusal, index: int, min_kept: fl
     return _OldPlace(Fix(rid, index, NEAREST, loc, new, score, at_old_place=True))
 
 
-def _alike_elsewhere(resolver: Resolver, old_places: OldPlaces, key: tuple[str, str], old_text: str,
-                     then: tuple[int, int], new_text: str, here: Place, passage: str) -> bool:
+def _alike_elsewhere(old_places: OldPlaces, key: tuple[str, str], old_text: str, then: tuple[int, int],
+                     new_text: str, here: Place, hits: Hits) -> bool:
     """Whether the comparison's place ``here``, one of several occurrences of ``passage`` in its
     document, may be a guess: it is not the one occurrence whose surroundings hold the most of
-    the words that were around the quote (``OldPlaces.best_around``), or the occurrences are too
-    many to be told apart (past ``anchors.KEPT``). A page that repeats a passage is aligned with
-    the old one by the comparison's order, not by what stands around each repeat."""
-    hits = resolver.index.find_all([passage], here.doc).get(passage)
-    if not hits or hits.total > len(hits):
+    the words that were around the quote (``OldPlaces.best_around``), or the occurrences (``hits``,
+    the passage's in its document) are too many to be told apart (past ``anchors.KEPT``). A page
+    that repeats a passage is aligned with the old one by the comparison's order, not by what
+    stands around each repeat."""
+    if hits.total > len(hits):
         return True
     places = [(o.start, o.end) for o in hits]
     mine = [k for k, (s, e) in enumerate(places) if s < here.end and here.start < e]
