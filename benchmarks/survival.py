@@ -566,10 +566,11 @@ def judge(lb: Label, fate: Fate, check_kind: str | None, end_kind: str | None, s
     if steps:
         row["repaired_by"] = steps
         row["repaired_to"] = scored
-        # right: resolved where the words went; a move keeps the quote (and its context) as it was
+        # right: resolved where the words went; a move keeps the quote as it was (a context may
+        # be added: the quote now repeated in its new page, the occurrence where it stood pinned)
         unchanged_quote = all(scored.get(k) == before.get(k) for k in ("quote", "prefix", "suffix"))
         row["repair_correct"] = (end_kind is None and covers(span, fate, whole=whole)
-                                 and (unchanged_quote or "moves" not in steps))
+                                 and (scored.get("quote") == before.get("quote") or "moves" not in steps))
         if not unchanged_quote and row["repair_correct"]:
             text = (corpus or {}).get(fate.doc or "")
             row["repair_correct"] = text is not None and mostly_within(quote_range(text, span, scored), fate)

@@ -183,6 +183,12 @@ def the_one_fix(capsys, root, *args: str) -> dict:
 
 def repaired_span_text(root) -> str:
     """The text of r-1's span after ``labeller build`` (its block), to see where it points."""
+    text, start, end = repaired_span(root)
+    return text[start:end]
+
+
+def repaired_span(root) -> tuple[str, int, int]:
+    """r-1's document text and its span's offsets after ``labeller build``."""
     from labeller.config import load_config
     from labeller.core.build import build
     from labeller.core.project import Project
@@ -191,7 +197,7 @@ def repaired_span_text(root) -> str:
     (rec,) = build(project, project.load_questions().questions).records
     assert not rec.refusals
     (span,) = rec.spans
-    return project.corpus[span.doc_id].text[span.start:span.end]
+    return project.corpus[span.doc_id].text, span.start, span.end
 
 
 @needs_git

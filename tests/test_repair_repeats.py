@@ -10,7 +10,7 @@ from helpers_interop import cli_json, questions_of
 from helpers_moves import commit_all, edited_project, git
 from labeller.core import old_place
 from labeller.core.old_place import OldPlaces
-from test_repair_old_place import repaired_span_text, the_one_fix
+from test_repair_old_place import repaired_span, repaired_span_text, the_one_fix
 
 # -- which repeat the text around the quote points at ------------------------------------------------
 
@@ -61,6 +61,49 @@ def test_a_tie_at_eight_words_is_broken_further_out():
     assert op.best_around(("a", "b"), old, start, start + len(SENTENCE), new, places) == 0
 
 
+# -- two of three signals: the comparison, the text around, the section -----------------------------
+
+BODY = f"{INTRO}\n\n{SENTENCE}\n\n{CLOSING}\n"
+
+
+def single_out(old: str, new: str, mine: int | None) -> int | None:
+    start = old.index(SENTENCE)
+    return OldPlaces().single_out(("a", "b"), old, start, start + len(SENTENCE), new, places_of(new, SENTENCE), mine)
+
+
+def test_the_comparisons_repeat_is_outvoted_by_the_text_around_and_the_section():
+    """Poetry's CLI page copied its ``install`` section into a new ``sync`` one and the page's
+    comparison put the ``install`` labels in the copy: the words around and the heading name the original."""
+    old = f"# Commands\n\n## install\n\n{BODY}"
+    new = f"# Commands\n\n## install\n\n{BODY}\n## sync\n\n{BODY}"
+    assert single_out(old, new, 1) == 0
+    assert single_out(old, new, 0) == 0
+
+
+def test_where_the_text_around_ties_the_section_and_the_comparison_decide():
+    """Each copy holds every word that was around the quote as far as ``best_around`` reads: the
+    heading path names the ``install`` copy, and it takes the comparison's agreement to apply it."""
+    old = f"# Commands\n\n## install\n\n{BODY}"
+    new = f"# Commands\n\n## sync\n\n{BODY}\n## install\n\n{BODY}"
+    start = old.index(SENTENCE)
+    assert OldPlaces().best_around(("a", "b"), old, start, start + len(SENTENCE), new,
+                                   places_of(new, SENTENCE)) is None
+    assert single_out(old, new, 1) == 1
+    assert single_out(old, new, 0) is None  # the section alone against the comparison: a person picks
+    assert single_out(old, new, None) is None
+
+
+def test_the_section_is_told_by_its_heading_path_not_its_innermost_title():
+    """Both copies sit under an ``Options`` sub-heading; the titles above tell them apart. Tables
+    whose sections share every title (``[project]`` and ``[tool.poetry]`` each with an
+    ``authors``, at the same depth) are not told apart by their sections."""
+    old = f"# Commands\n\n## install\n\n### Options\n\n{BODY}"
+    new = f"# Commands\n\n## sync\n\n### Options\n\n{BODY}\n## install\n\n### Options\n\n{BODY}"
+    assert single_out(old, new, 1) == 1 and single_out(old, new, 0) is None
+    alike = f"# Commands\n\n## install\n\n### Options\n\n{BODY}\n## install\n\n### Options\n\n{BODY}"
+    assert single_out(old, alike, 1) is None
+
+
 # -- a quote the page now repeats --------------------------------------------------------------------
 
 QUOTE = "installs your package every time you run it"
@@ -76,10 +119,25 @@ def test_a_quote_the_page_now_repeats_is_pinned_where_it_stood(tmp_path, capsys,
     fix = the_one_fix(capsys, root)
     assert fix["at_old_place"] and fix["score"] == 100.0 and fix["new"]["quote"] == QUOTE
     assert {"prefix", "suffix"} & set(fix["new"])
-    assert repaired_span_text(root).startswith("By default")
-    assert "# Sync" not in repaired_span_text(root)
+    text, start, _ = repaired_span(root)
+    assert text[start:].startswith("By default") and start < text.index("# Sync")
     rc, report = cli_json(capsys, "repair", "--moves", "--root", root)  # not a move: nothing left to do either
     assert rc == 0 and not report["applied"]
+
+
+def test_a_repeat_the_comparison_took_by_its_order_is_pinned_where_it_stood(tmp_path, capsys, monkeypatch):
+    """The page's comparison puts the quote in the new section's copy (its own order, as on
+    Poetry's CLI page); the text around the quote and its section name the original, so the
+    label is pinned there, not left for a person. The misalignment needs the whole page to
+    happen, so the comparison is made to return it."""
+    root, _ = edited_project(tmp_path, capsys, monkeypatch, BEFORE, REPEATED, QUOTE)
+    copy = REPEATED.index(QUOTE, REPEATED.index("# Sync"))
+    misaligned = old_place.Where(copy, copy + len(QUOTE), True, True)
+    monkeypatch.setattr(old_place.OldPlaces, "place", lambda *args: misaligned)
+    fix = the_one_fix(capsys, root)
+    assert fix["at_old_place"] and fix["new"]["quote"] == QUOTE
+    text, start, _ = repaired_span(root)
+    assert start < text.index("# Sync")
 
 
 def test_a_quote_repeated_among_the_same_words_is_a_persons_pick(tmp_path, capsys, monkeypatch):
@@ -87,7 +145,7 @@ def test_a_quote_repeated_among_the_same_words_is_a_persons_pick(tmp_path, capsy
     assert error["kind"] == "ambiguous"
     rc, report = cli_json(capsys, "repair", "--root", root)
     assert rc == 1 and not report["applied"]
-    assert "does not single this occurrence out: a person picks" in report["left"][0]["reason"]
+    assert "nor its section singles one occurrence out: a person picks" in report["left"][0]["reason"]
     assert questions_of(root)[0]["locators"] == [{"doc": "page.md", "quote": QUOTE}]
 
 
@@ -166,6 +224,27 @@ def test_a_quote_moved_into_a_page_that_holds_it_twice_alike_is_left(tmp_path, c
     assert rc == 1 and not report["applied"]
     assert report["left"][0]["reason"].startswith("the quote is verbatim several times in manifest.md: a person "
                                                   "picks one")
+
+
+def test_a_repeat_outvoting_the_comparisons_needs_a_phrase_of_the_text_around_beside_it(tmp_path, capsys,
+                                                                                         monkeypatch):
+    """The comparison (made to) put the moved quote in the ``sync`` copy; the words around and the
+    section name the ``install`` one, whose neighbours keep the old ones' words but no phrase of
+    them: a move needs a phrase of the text around the quote beside it, so it is left."""
+    around = ("alpha bravo charlie delta echo foxtrot golf hotel. This is {0} author, in order. india juliet kilo "
+              "lima mike november oscar papa.\n")
+    old = "# Commands\n\n## install\n\n" + around.format(AUTHORS)
+    new = ("# Commands\n\n## install\n\nalpha one bravo two charlie three delta four. This is " + AUTHORS +
+           " author, in order. india five juliet six kilo seven lima eight.\n\n## sync\n\nSomething else is written "
+           "before the copy. This is " + AUTHORS + " author, in order. Something else follows it.\n\n## notes\n\n" +
+           "word " * 80 + "alpha bravo charlie delta echo.\n")
+    root, _ = renamed_project(tmp_path, capsys, monkeypatch, old, new, AUTHORS)
+    copy = new.index(AUTHORS, new.index("## sync"))
+    monkeypatch.setattr(old_place.OldPlaces, "place",
+                        lambda *args: old_place.Where(copy, copy + len(AUTHORS), True, True))
+    rc, report = cli_json(capsys, "repair", "--moves", "--root", root)
+    assert rc == 1 and not report["applied"]
+    assert "has none of the text that was around the quote beside it" in report["left"][0]["reason"]
 
 
 # -- a renamed page's nearest passage that the page held under its old name ---------------------------

@@ -202,6 +202,25 @@ def test_a_label_resolving_away_from_its_words_is_a_silent_move():
     assert wrong["repaired_by"] == ["moves"] and wrong["repair_correct"] is False
 
 
+def test_a_move_pinned_by_context_is_right_where_the_words_went_and_its_quote_unchanged():
+    """A quote the new page holds twice is moved with a prefix that picks one occurrence: right
+    when it resolves over the truth's place, wrong elsewhere or with its quote rewritten."""
+    label = survival.Label("sv-001", "a.md", "some words", 10, 20)
+    fate = Fate(MOVED, "b.md", 110, 120)
+    loc = {"doc": "a.md", "quote": "some words"}
+    there = {"doc_id": "b.md", "char_start": 100, "char_end": 130, "block": "paragraph"}
+    pinned = {"doc": "b.md", "quote": "some words", "prefix": "install "}
+    text = {"b.md": "x" * 102 + "install some words, and more " + "y" * 70 + "sync some words, and more.\n"}
+    assert text["b.md"].index("install some words") + len("install ") == 110
+
+    def right(span: dict, new: dict) -> bool:
+        return survival.judge(label, fate, "unknown_doc", None, span, loc, new, new, None, text)["repair_correct"]
+
+    assert right(there, pinned) is True
+    assert right({**there, "char_start": 200, "char_end": 230}, {**pinned, "prefix": "sync "}) is False
+    assert right(there, {**pinned, "quote": "some word"}) is False  # a move keeps its quote
+
+
 def test_an_edit_repair_is_right_only_where_its_new_quote_stands_in_the_truths_range():
     """The span is the quote's whole block, so overlapping the truth's range says little: the
     repaired quote itself, found in the text, must stand mostly inside it."""

@@ -50,6 +50,9 @@ import re
 import statistics
 from typing import NamedTuple
 
+from labeller.core.corpus import Document
+from labeller.core.expansion import parse_blocks
+
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 _WORD = re.compile(r"\w")
 MAX_DIFF_TOKENS = 20_000  # tokens of one text compared whole at most (~100 KB; most real pages: up to 12,000)
@@ -165,6 +168,7 @@ class OldPlaces:
         self._lines: dict[tuple[str, str], tuple[_Lines, _Lines]] = {}
         self._texts: dict[tuple[str, str], tuple[list[re.Match], list[int]]] = {}  # ``_tokens_of``, by document
         self._runs: dict[str, set[tuple[str, ...]]] = {}  # ... and a text now's runs of ``ANCHOR_RUN`` tokens
+        self._heads: dict[tuple[str, str], tuple[list[int], list[tuple[str, ...]]]] = {}  # ``_headings``, by document
 
     def _compared(self, key: tuple[str, str], old: str, start: int, end: int, new: str) -> _Compared | None:
         """The comparison ``old[start:end]`` is looked up in: the whole pair, or its window."""
@@ -266,6 +270,53 @@ class OldPlaces:
                 return agree.index(best)
             words *= 2
         return None
+
+    def single_out(self, key: tuple[str, str], old: str, start: int, end: int, new: str,
+                   places: list[tuple[int, int]], mine: int | None) -> int | None:
+        """Which of ``places`` (the occurrences ``[s, e)`` of one passage in ``new``) is where
+        ``old[start:end]`` stood: the one that at least two of three signals name, or None. The
+        signals: the page's comparison (``mine``, the occurrence its place is in), the text around
+        (``best_around``), and the section (the one occurrence in a section titled most like the
+        one the span stood in, ``_same_heading``). Each alone can be a guess: the comparison aligns
+        repeats by its own order, a copy's surroundings are alike, a page repeats headings (its
+        ``[project]`` and ``[tool.poetry]`` tables each have an ``authors`` section). Poetry's
+        CLI page copied the ``install`` section into a new ``sync`` one: the comparison put
+        the ``install`` labels in ``sync``, while their surroundings and their heading named
+        ``install``."""
+        votes = [mine, self.best_around(key, old, start, end, new, places),
+                 self._same_heading(key, old, start, new, places)]
+        return next((v for v in votes if v is not None and votes.count(v) >= 2), None)
+
+    def _same_heading(self, key: tuple[str, str], old: str, start: int, new: str,
+                      places: list[tuple[int, int]]) -> int | None:
+        """The one place of ``places`` whose section is most like the one over ``old[start]``:
+        the most titles of its heading path in order (``_heading_path``: the innermost alone will
+        not do, a copied section has the same sub-headings, ``install`` and ``sync`` each an
+        ``Options``), None on a tie."""
+        then = self._heading_path(("then", key[0]), old, start)
+        alike = [_titles_in_order(then, self._heading_path(("now", key[1]), new, s)) for s, _ in places]
+        best = max(alike, default=0)
+        return alike.index(best) if best and alike.count(best) == 1 else None
+
+    def _heading_path(self, key: tuple[str, str], text: str, offset: int) -> tuple[str, ...]:
+        """The titles of the sections ``offset`` of ``text`` is in, outermost first
+        (``_headings``, read once a document: a block parse, linear in the text)."""
+        if key not in self._heads:
+            self._heads[key] = _headings(text)
+        starts, paths = self._heads[key]
+        at = bisect.bisect_right(starts, offset) - 1
+        return paths[at] if at >= 0 else ()
+
+    def phrase_around(self, key: tuple[str, str], old: str, start: int, end: int, new: str, s: int, e: int) -> bool:
+        """Whether a phrase (``ANCHOR_RUN`` consecutive words) of the ``NEIGHBOURS`` words on one
+        side of ``old[start:end]`` stands among the twice as many on that side of ``new[s:e]``:
+        ``Where.beside`` and ``Where.anchored`` for a place the comparison did not align (a
+        repeat ``single_out`` names instead of the comparison's)."""
+        a, a_starts = self._tokens_of(("then", key[0]), old)
+        b, b_starts = self._tokens_of(("now", key[1]), new)
+        then = _sides(a, a_starts, start, end, NEIGHBOURS)
+        now = _sides(b, b_starts, s, e, 2 * NEIGHBOURS)
+        return any(_shares_phrase(x, y) for x, y in zip(then, now))
 
     def _tokens_of(self, key: tuple[str, str], text: str) -> tuple[list[re.Match], list[int]]:
         """A text's tokens and where each starts, listed once a document (many labels ask)."""
@@ -417,6 +468,27 @@ def _sides(tokens: list[re.Match], starts: list[int], start: int, end: int,
     first, last = _token_range(tokens, starts, start, end)
     lo, hi = _around(tokens, first, last, words)
     return [t.group().casefold() for t in tokens[lo:first]], [t.group().casefold() for t in tokens[last:hi]]
+
+
+def _headings(text: str) -> tuple[list[int], list[tuple[str, ...]]]:
+    """Where each heading of ``text`` starts (ascending offsets) and the titles of the section it
+    opens, outermost first (the headings above it of lower levels), case and spaces folded."""
+    doc = Document("", text, "")
+    starts: list[int] = []
+    paths: list[tuple[str, ...]] = []
+    open_: list[tuple[int, str]] = []  # (level, title) of the sections the next heading is in
+    for h in parse_blocks(doc).headings:
+        while open_ and open_[-1][0] >= h.level:
+            open_.pop()
+        open_.append((h.level, " ".join(h.text.split()).casefold()))
+        starts.append(doc.line_starts[h.first])
+        paths.append(tuple(title for _, title in open_))
+    return starts, paths
+
+
+def _titles_in_order(then: tuple[str, ...], now: tuple[str, ...]) -> int:
+    """How many titles of the heading path ``then`` stand in ``now`` in the same order."""
+    return sum(n for *_, n in difflib.SequenceMatcher(None, then, now, autojunk=False).get_matching_blocks())
 
 
 def _words_in_order(then: list[str], now: list[str]) -> int:

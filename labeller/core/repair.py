@@ -448,11 +448,11 @@ def _moved_to_where_it_stood(resolver: Resolver, refusal: Refusal, index: int, m
     """A quote found verbatim several times in exactly one other document (SPEC §13 refuses it
     as ambiguous): moved to the occurrence where the page as it was, compared with that
     document, puts the quote's words, with a phrase of the text that was around it aligned
-    beside them (``Where.anchored``) and no other occurrence's surroundings as like it
-    (``_alike_elsewhere``), pinned by the shortest context; the quote itself unchanged, so
-    ``--moves`` applies it. Poetry's ``pyproject.md`` came to describe the ``[project]`` and the
-    ``[tool.poetry]`` tables one after the other, "a list of authors and should contain at least
-    one" in each, as it left ``docs/docs/``. Otherwise why not."""
+    beside them (``Where.anchored``), or the occurrence its surroundings and its section name
+    instead, a phrase of them beside it (``_singled_out``), pinned by the shortest context; the
+    quote itself unchanged, so ``--moves`` applies it. Poetry's ``pyproject.md`` came to describe
+    the ``[project]`` and the ``[tool.poetry]`` tables one after the other, "a list of authors and
+    should contain at least one" in each, as it left ``docs/docs/``. Otherwise why not."""
     loc = refusal.locator
     assert loc.quote is not None  # found_in: a quote was searched for
     old = _at_old_place(resolver, refusal, index, min_kept, min_score, last_build, old_places,
@@ -478,12 +478,12 @@ def _at_old_place(resolver: Resolver, refusal: Refusal, index: int, min_kept: fl
     so the place must be shown, and a comparison of a page that repeats a sentence, FastAPI's
     "These are the users that have been helping others the most with questions in GitHub"
     in five sections, aligns it by chance), and one locator (the passage, with the shortest
-    context when it is not unique) resolves to it; otherwise why not. A passage the page repeats
-    whose occurrence the text that was around the quote does not single out (``_alike_elsewhere``)
-    is a guess, and has no place: it neither repairs nor tells ``_nearest`` where the quote's
-    words stand. A passage is one
-    block's, or a sentence split into list items taken whole (``_whole_across``): where the
-    quote's words now run across blocks otherwise, it is the block piece that keeps most of
+    context when it is not unique) resolves to it; otherwise why not. Of a passage the page
+    repeats, the occurrence is the one two of three signals name (``_singled_out``: the page's
+    comparison, the text that was around the quote, its section); none so named is a guess, and
+    has no place: it neither repairs nor tells ``_nearest`` where the quote's words stand. A
+    passage is one block's, or a sentence split into list items taken whole (``_whole_across``):
+    where the quote's words now run across blocks otherwise, it is the block piece that keeps most of
     the quote, scored as such and applied only at ``min_score``: the lower bar leans on the
     place, and a place across blocks is the comparison's words scattered (FastAPI's schema
     page: a quote mostly a link's HTML, its words now in a list of links, kept 68.6 by the
@@ -527,20 +527,27 @@ def _at_old_place(resolver: Resolver, refusal: Refusal, index: int, min_kept: fl
     score = kept_score(loc.quote, passage)
     here = Place(new_doc, s, e)
     hits = resolver.index.find_all([passage], new_doc).get(passage) or Hits()  # one search for the checks below
-    if hits.total > 1 and _alike_elsewhere(old_places, (then[0], new_doc), old_text, then[1:], new_text, here, hits):
-        # a guess: no place, so it neither repairs nor says where the quote's words stand (``_nearest``)
-        return _OldPlace(reason=f"where it stood, the passage ({score}) occurs elsewhere in {new_doc} too, and the "
-                         "text that was around the quote does not single this occurrence out: a person picks")
+    beside, anchored_here = where.beside, where.anchored
+    if hits.total > 1:
+        chosen = _singled_out(old_places, (then[0], new_doc), old_text, then[1:], new_text, here, hits)
+        if chosen is None:  # a guess: no place, so it neither repairs nor says where the words stand (``_nearest``)
+            return _OldPlace(reason=f"where it stood, the passage ({score}) occurs elsewhere in {new_doc} too, and "
+                             "neither the text that was around the quote nor its section singles one occurrence "
+                             "out: a person picks")
+        if chosen != here:  # another repeat than the comparison's: is the text around the quote beside it?
+            here = chosen
+            beside = anchored_here = old_places.phrase_around((then[0], new_doc), old_text, then[1], then[2],
+                                                              new_text, here.start, here.end)
     if score < min_kept:
         return _OldPlace(None, f"where it stood, the passage keeps {score}% of the quote: below {min_kept:g}",
                          here, score)
     if score < min_score and across:
         return _OldPlace(None, f"where it stood, the quote's words now run across blocks: the one keeping most of "
                          f"them ({score}) is below {min_score:g}, a person picks", here, score)
-    if anchored and not where.anchored:
+    if anchored and not anchored_here:
         return _OldPlace(None, f"in {new_doc}, the passage ({score}) has none of the text that was around the quote "
                          "beside it", here, score)
-    if score < min_score and not where.beside:
+    if score < min_score and not beside:
         return _OldPlace(None, f"where it stood, the passage ({score}) is not beside the text that was around the "
                          "quote: its words stand among other text", here, score)
     elsewhere = last_build.times_elsewhere(rid, index, new_doc, passage)
@@ -561,19 +568,21 @@ def _at_old_place(resolver: Resolver, refusal: Refusal, index: int, min_kept: fl
     return _OldPlace(Fix(rid, index, NEAREST, loc, new, score, at_old_place=True))
 
 
-def _alike_elsewhere(old_places: OldPlaces, key: tuple[str, str], old_text: str, then: tuple[int, int],
-                     new_text: str, here: Place, hits: Hits) -> bool:
-    """Whether the comparison's place ``here``, one of several occurrences of ``passage`` in its
-    document, may be a guess: it is not the one occurrence whose surroundings hold the most of
-    the words that were around the quote (``OldPlaces.best_around``), or the occurrences (``hits``,
-    the passage's in its document) are too many to be told apart (past ``anchors.KEPT``). A page
-    that repeats a passage is aligned with the old one by the comparison's order, not by what
-    stands around each repeat."""
+def _singled_out(old_places: OldPlaces, key: tuple[str, str], old_text: str, then: tuple[int, int],
+                 new_text: str, here: Place, hits: Hits) -> Place | None:
+    """Which of several occurrences of the passage at ``here`` (``hits``, its occurrences in its
+    document) is where the quote stood (``OldPlaces.single_out``: the one two of the page's
+    comparison, the text that was around the quote and its section name; ``here`` itself when
+    that is the comparison's), or None: a guess. Past ``anchors.KEPT`` occurrences, they are not
+    told apart. A page that repeats a passage is
+    aligned with the old one by the comparison's order, not by what stands around each repeat."""
     if hits.total > len(hits):
-        return True
+        return None
     places = [(o.start, o.end) for o in hits]
     mine = [k for k, (s, e) in enumerate(places) if s < here.end and here.start < e]
-    return len(mine) != 1 or old_places.best_around(key, old_text, then[0], then[1], new_text, places) != mine[0]
+    ours = mine[0] if len(mine) == 1 else None
+    k = old_places.single_out(key, old_text, then[0], then[1], new_text, places, ours)
+    return None if k is None else here if k == ours else Place(here.doc, *places[k])
 
 
 def _whole_across(quote: str, text: str, start: int, end: int, min_score: float, beside: bool) -> bool:
