@@ -7,9 +7,14 @@ import subprocess
 
 import pytest
 
+from conftest import q, write_project
 from helpers_app import make_app, run_async, settle
-from helpers_moves import reorganised
+from helpers_interop import cli_json
+from helpers_moves import commit_all, git, reorganised
+from labeller.app.app import LabellerApp
 from labeller.app.screens.stale import StaleScreen
+from labeller.app.session.session import AuthoringSession
+from labeller.commands.committed_corpus import last_build
 from labeller.core.questions import load_questions
 
 pytestmark = pytest.mark.skipif(subprocess.run(["git", "--version"], capture_output=True).returncode != 0,
@@ -67,3 +72,68 @@ async def test_the_key_is_offered_only_when_there_are_moves(tmp_path, capsys):
         assert not screen.query_one("#moves").display
         assert screen.check_action("accept_moves", ()) is False
         assert app.session.broken_records() == ["r-sleep", "r-run", "r-note"]
+
+
+
+@run_async
+async def test_a_locator_edited_while_the_plan_was_made_is_not_overwritten(tmp_path, capsys):
+    """The plan is made in a worker; a locator the author changed meanwhile keeps the author's edit."""
+    from dataclasses import replace
+
+    root = reorganised(tmp_path, capsys)
+    app = make_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        session = app.session
+        fixes = session.moves_plan("ch01.md", "ch02.md")
+        assert sorted(f.record_id for f in fixes) == ["r-cat", "r-fox"]
+        edited = replace(session.draft("r-fox").locators[0], quote="quick brown")
+        session.set_locator("r-fox", 0, edited, coalesce=False)
+        assert session.accept_moves(fixes) == ["r-cat"]
+        assert session.draft("r-fox").locators[0] == edited
+        assert session.draft("r-cat").locators[0].doc == "ch02.md"
+
+AUTHORS = "a list of authors and should contain at least one"
+MANIFEST = (f"# The manifest\n\nEach field of the manifest file is described below.\n\n## Authors\n\nThe package "
+            f"authors. This is {AUTHORS} author, in the form of a name and an address.\n\n## Urls\n\nLinks shown "
+            "on the package index.\n")
+MANIFEST_NOW = (f"# The manifest\n\nEach field of the manifest file is described below.\n\n## The project table\n\n"
+                f"The standard fields come first, read by every packaging tool in the same way.\n\nThis is {AUTHORS} "
+                f"author, and so on for the standard table.\n\n## The tool table\n\n### Authors\n\nThe package "
+                f"authors. This is {AUTHORS} author, in the form of a name and an address.\n\n### Urls\n\nLinks "
+                "shown on the package index.\n")
+
+
+@run_async
+async def test_the_group_key_moves_a_quote_the_new_page_repeats_where_it_stood(tmp_path, capsys, monkeypatch):
+    """As ``labeller repair --moves``: the group's plan reads the committed build, so the label
+    whose quote the renamed page now holds twice is moved to the occurrence where it stood,
+    pinned by context, with the plain move of the group."""
+    monkeypatch.setenv("LABELLER_REVIEWER", "repair-bot")
+    root = write_project(tmp_path / "proj", {"docs/manifest.md": MANIFEST}, [
+        q("r-urls", {"doc": "docs/manifest.md", "quote": "Links shown on the package index."}),
+        q("r-authors", {"doc": "docs/manifest.md", "quote": AUTHORS})])
+    assert cli_json(capsys, "build", "--root", root)[0] == 0
+    commit_all(root, "built")
+    git(root, "mv", "corpus/docs/manifest.md", "corpus/manifest.md")
+    (root / "corpus/manifest.md").write_text(MANIFEST_NOW, encoding="utf-8")
+    commit_all(root, "renamed")
+    app = LabellerApp(AuthoringSession.open(root, last_build_reader=last_build), watch_corpus=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("f5")
+        await settle(pilot)
+        moves = app.screen.query_one("#moves")
+        assert [str(moves.get_row_at(i)[0]) for i in range(moves.row_count)] == [
+            "docs/manifest.md → manifest.md: 1 label (renamed, paired by content)"]
+        await pilot.press("m")
+        await settle(pilot)
+        assert app.session.broken_records() == []
+        authors = app.session.draft("r-authors").locators[0]
+        assert authors.doc == "manifest.md" and authors.quote == AUTHORS and (authors.prefix or authors.suffix)
+        (span,) = app.session.result("r-authors").spans
+        assert span.start > MANIFEST_NOW.index("## The tool table")
+        await pilot.press("ctrl+z")
+        await settle(pilot)
+        assert app.session.draft("r-authors").locators[0].doc == "docs/manifest.md"
+        assert app.session.draft("r-urls").locators[0].doc == "docs/manifest.md"

@@ -7,7 +7,9 @@ the highlighted record's refusals, each with its suggestions as ``labeller repai
 them. Above it,
 when the corpus was reorganised, the moved labels grouped per pair of documents (``ch17.md →
 ch18.md: 9 labels``): one key re-points the group under the cursor, with ``labeller repair
---moves``'s plan (the session's ``accept_moves``), as one undo step the author then saves.
+--moves``'s plan (the session's ``moves_plan``, in a worker: it reads the committed build, so a
+quote the new page repeats is moved where it stood, as ``repair`` does), as one undo step the
+author then saves.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ class StaleScreen(SessionScreen):
         # repair's suggestions per refusal of a record, for the result they were computed from
         self._offers: dict[str, tuple[object, list]] = {}
         self._offering = LatestOnly(self, "offers", self._compute_offers, self._apply_offers)
+        self._moving = LatestOnly(self, "moves", self._compute_moves, self._apply_moves)
         self._shown: str | None = None  # the record whose detail is shown
 
     def compose(self) -> ComposeResult:
@@ -101,14 +104,26 @@ class StaleScreen(SessionScreen):
         return True
 
     def action_accept_moves(self) -> None:
-        """Re-point the highlighted group's labels (the cursor of the moves table)."""
+        """Re-point the highlighted group's labels (the cursor of the moves table): the plan is
+        made in a worker (with the committed build, read through git), applied when it is back."""
         groups = self._groups
         if not groups:
             return
         moves = self.query_one("#moves", DataTable)
         g = groups[min(max(moves.cursor_row, 0), len(groups) - 1)]
-        ids = self.session.accept_moves(g["from"], g["to"])
-        self.labeller.notify(visible_line(f"re-pointed {len(ids)} record(s) {g['from']} → {g['to']}; "
+        self.labeller.notify(visible_line(f"re-pointing {g['from']} → {g['to']}…"), markup=False)
+        self._moving.request(g["from"], g["to"])
+
+    def _compute_moves(self, old_doc: str, new_doc: str, interim) -> list:
+        return self.session.moves_plan(old_doc, new_doc)
+
+    def _apply_moves(self, args: tuple, fixes) -> None:
+        old_doc, new_doc = args
+        if isinstance(fixes, Exception):
+            self.labeller.notify(visible_line(f"moves failed: {fixes}"), severity="error", markup=False)
+            return
+        ids = self.session.accept_moves(fixes)
+        self.labeller.notify(visible_line(f"re-pointed {len(ids)} record(s) {old_doc} → {new_doc}; "
                                           "ctrl+s saves, ctrl+z undoes"), markup=False)
         self.labeller.records_changed(ids)
 

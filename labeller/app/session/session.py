@@ -437,15 +437,22 @@ class AuthoringSession(SavingMixin):
         return move_groups([r for rid in self.broken_records() if (res := self.result(rid)) is not None
                             for r in res.refusals])
 
-    def accept_moves(self, old_doc: str, new_doc: str) -> list[str]:
-        """Re-point every label the group ``old_doc → new_doc`` holds, as one undo step, with
-        ``labeller repair --moves``'s plan (``core.repair``: each moved locator resolved again
-        first). The author saves as after any edit; returns the ids changed."""
+    def moves_plan(self, old_doc: str, new_doc: str) -> list[Fix]:
+        """``labeller repair --moves``'s fixes of the group ``old_doc → new_doc``: each moved
+        locator resolved again first, and with the committed build, a quote the new page repeats
+        moved where it stood (``core.repair``). Slow (git, a word comparison): a worker's job."""
         from labeller.core.repair import plan_repair
 
         results = [res for rid in self.broken_records() if (res := self.result(rid)) is not None]
-        plan = plan_repair(self.project, results, moves_only=True)
-        fixes = [f for f in plan.fixes if (f.old.doc, f.new.doc) == (old_doc, new_doc)]
+        plan = plan_repair(self.project, results, moves_only=True, last_build=self.committed_build())
+        return [f for f in plan.fixes if (f.old.doc, f.new.doc) == (old_doc, new_doc)]
+
+    def accept_moves(self, fixes: list[Fix]) -> list[str]:
+        """Apply ``moves_plan``'s fixes as one undo step, each whose locator is still the one it
+        was planned for (the author may have edited it while the plan was made). The author
+        saves as after any edit; returns the ids changed."""
+        fixes = [f for f in fixes if f.record_id in self.drafts and f.index < len(self.drafts[f.record_id].locators)
+                 and self.drafts[f.record_id].locators[f.index] == LocatorDraft.from_locator(f.old)]
         with self.history.step():
             for f in fixes:
                 self.accept_fix(f.record_id, f.index, f)
