@@ -4,6 +4,7 @@ re-points a whole group with ``labeller repair --moves``'s plan, as one undo ste
 from __future__ import annotations
 
 import subprocess
+from dataclasses import replace
 
 import pytest
 
@@ -22,10 +23,15 @@ pytestmark = pytest.mark.skipif(subprocess.run(["git", "--version"], capture_out
 SIZE = (150, 45)
 
 
+def reorganised_app(tmp_path, capsys) -> tuple:
+    """The app on ``helpers_moves.reorganised``'s project, and the project's root."""
+    root = reorganised(tmp_path, capsys)
+    return make_app(root), root
+
+
 @run_async
 async def test_one_key_accepts_a_group_of_moves_and_ctrl_z_undoes_it(tmp_path, capsys):
-    root = reorganised(tmp_path, capsys)
-    app = make_app(root)
+    app, root = reorganised_app(tmp_path, capsys)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("f5")
@@ -58,8 +64,7 @@ async def test_one_key_accepts_a_group_of_moves_and_ctrl_z_undoes_it(tmp_path, c
 
 @run_async
 async def test_the_key_is_offered_only_when_there_are_moves(tmp_path, capsys):
-    root = reorganised(tmp_path, capsys)
-    app = make_app(root)
+    app, _ = reorganised_app(tmp_path, capsys)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("f5")
@@ -78,10 +83,7 @@ async def test_the_key_is_offered_only_when_there_are_moves(tmp_path, capsys):
 @run_async
 async def test_a_locator_edited_while_the_plan_was_made_is_not_overwritten(tmp_path, capsys):
     """The plan is made in a worker; a locator the author changed meanwhile keeps the author's edit."""
-    from dataclasses import replace
-
-    root = reorganised(tmp_path, capsys)
-    app = make_app(root)
+    app, _ = reorganised_app(tmp_path, capsys)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         session = app.session
