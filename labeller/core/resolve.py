@@ -10,6 +10,7 @@ asked for only for the refusals someone will read.
 from __future__ import annotations
 
 import bisect
+import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
@@ -140,7 +141,9 @@ class Resolver:
         self.index = QuoteIndex(corpus)
         self._blocks: dict | CacheView = block_cache if block_cache is not None else {}
         self._search_cache = search_cache  # a DigestCache: per-document matches of a build's quotes
-        self._unsaved: dict | None = None  # windows parsed inside ``deferred_window_writes``
+        # windows parsed inside ``deferred_window_writes``, per thread: the app builds in one worker
+        # while another plans a repair on the same resolver
+        self._deferred = threading.local()
         self._chunk_ends: dict[str, list[int]] = {}
 
     def blocks(self, doc_id: str) -> DocBlocks:
@@ -158,7 +161,7 @@ class Resolver:
         costs a few lines of parsing, not the document."""
         doc = self.corpus[doc_id]
         key = window_key(doc)
-        unsaved = self._unsaved
+        unsaved: dict | None = getattr(self._deferred, "unsaved", None)
         windows = unsaved.get(key) if unsaved is not None else None
         if windows is None:
             windows = self._blocks.get(key)
@@ -177,12 +180,13 @@ class Resolver:
     def deferred_window_writes(self):
         """Store each document's new windows once, when the block ends: a build parses
         several per document, and rewriting the entry for each was most of a small cold
-        build. (A cache write lost to a racing thread is only recomputed later.)"""
-        self._unsaved = {}
+        build. Each thread defers its own (two at once ended one's block with the other's
+        emptied); a cache write lost to a racing thread is only recomputed later."""
+        self._deferred.unsaved = unsaved = {}
         try:
             yield
         finally:
-            unsaved, self._unsaved = self._unsaved, None
+            self._deferred.unsaved = None
             for key, windows in unsaved.items():
                 self._blocks[key] = windows.snapshot()
 
