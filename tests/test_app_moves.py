@@ -87,7 +87,7 @@ async def test_a_locator_edited_while_the_plan_was_made_is_not_overwritten(tmp_p
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         session = app.session
-        fixes = session.moves_plan("ch01.md", "ch02.md")
+        fixes = [f for f in session.moves_plan() if f.old.doc == "ch01.md"]
         assert sorted(f.record_id for f in fixes) == ["r-cat", "r-fox"]
         edited = replace(session.draft("r-fox").locators[0], quote="quick brown")
         session.set_locator("r-fox", 0, edited, coalesce=False)
@@ -106,28 +106,35 @@ MANIFEST_NOW = (f"# The manifest\n\nEach field of the manifest file is described
                 "shown on the package index.\n")
 
 
-@run_async
-async def test_the_group_key_moves_a_quote_the_new_page_repeats_where_it_stood(tmp_path, capsys, monkeypatch):
-    """As ``labeller repair --moves``: the group's plan reads the committed build, so the label
-    whose quote the renamed page now holds twice is moved to the occurrence where it stood,
-    pinned by context, with the plain move of the group."""
+def renamed_manifest_app(tmp_path, capsys, monkeypatch, questions: list):
+    """The app (reading the committed build) on ``questions`` labelling ``docs/manifest.md``,
+    built and committed, then the page renamed ``manifest.md`` as ``MANIFEST_NOW``."""
     monkeypatch.setenv("LABELLER_REVIEWER", "repair-bot")
-    root = write_project(tmp_path / "proj", {"docs/manifest.md": MANIFEST}, [
-        q("r-urls", {"doc": "docs/manifest.md", "quote": "Links shown on the package index."}),
-        q("r-authors", {"doc": "docs/manifest.md", "quote": AUTHORS})])
+    root = write_project(tmp_path / "proj", {"docs/manifest.md": MANIFEST}, questions)
     assert cli_json(capsys, "build", "--root", root)[0] == 0
     commit_all(root, "built")
     git(root, "mv", "corpus/docs/manifest.md", "corpus/manifest.md")
     (root / "corpus/manifest.md").write_text(MANIFEST_NOW, encoding="utf-8")
     commit_all(root, "renamed")
-    app = LabellerApp(AuthoringSession.open(root, last_build_reader=last_build), watch_corpus=False)
+    return LabellerApp(AuthoringSession.open(root, last_build_reader=last_build), watch_corpus=False)
+
+
+@run_async
+async def test_the_group_key_moves_a_quote_the_new_page_repeats_where_it_stood(tmp_path, capsys, monkeypatch):
+    """As ``labeller repair --moves``: the group's plan reads the committed build, so the label
+    whose quote the renamed page now holds twice is moved to the occurrence where it stood,
+    pinned by context, with the plain move of the group; the group counts both (the build's
+    report counts the plain one alone)."""
+    app = renamed_manifest_app(tmp_path, capsys, monkeypatch, [
+        q("r-urls", {"doc": "docs/manifest.md", "quote": "Links shown on the package index."}),
+        q("r-authors", {"doc": "docs/manifest.md", "quote": AUTHORS})])
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("f5")
         await settle(pilot)
         moves = app.screen.query_one("#moves")
         assert [str(moves.get_row_at(i)[0]) for i in range(moves.row_count)] == [
-            "docs/manifest.md → manifest.md: 1 label (renamed, paired by content)"]
+            "docs/manifest.md → manifest.md: 2 labels (renamed, paired by content)"]  # what m applies
         await pilot.press("m")
         await settle(pilot)
         assert app.session.broken_records() == []
@@ -139,3 +146,45 @@ async def test_the_group_key_moves_a_quote_the_new_page_repeats_where_it_stood(t
         await settle(pilot)
         assert app.session.draft("r-authors").locators[0].doc == "docs/manifest.md"
         assert app.session.draft("r-urls").locators[0].doc == "docs/manifest.md"
+
+
+@run_async
+async def test_a_group_of_moves_the_build_does_not_suggest_is_listed_from_the_plan(tmp_path, capsys, monkeypatch):
+    """The renamed page's one label now stands twice in it: the build suggests no move (SPEC
+    §13: ambiguous), but ``repair --moves`` moves it where it stood, so F5 lists its group and
+    **m** applies it."""
+    app = renamed_manifest_app(tmp_path, capsys, monkeypatch, [q("r-authors", {"doc": "docs/manifest.md",
+                                                                               "quote": AUTHORS})])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.session.move_groups() == []
+        await pilot.press("f5")
+        await settle(pilot)
+        moves = app.screen.query_one("#moves")
+        assert moves.display and [str(moves.get_row_at(i)[0]) for i in range(moves.row_count)] == [
+            "docs/manifest.md → manifest.md: 1 label"]
+        assert app.screen.check_action("accept_moves", ()) is True
+        await pilot.press("m")
+        await settle(pilot)
+        assert app.session.broken_records() == [] and not moves.display
+
+
+@run_async
+async def test_the_cursor_stays_on_its_pair_when_the_groups_are_listed_again(tmp_path, capsys):
+    """The plan's groups replace the build's while the author looks; **m** must apply the pair
+    the cursor was on, wherever the new list puts it."""
+    app, _ = reorganised_app(tmp_path, capsys)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("f5")
+        await settle(pilot)
+        screen = app.screen
+        moves = screen.query_one("#moves")
+        groups = list(screen._groups)
+        assert moves.cursor_row == 0 and groups[0]["from"] == "ch01.md"
+        screen._show_groups([{**g, "labels": g["labels"] + 5} for g in reversed(groups)])  # listed again, reordered
+        assert moves.cursor_row == 1 and str(moves.get_row_at(1)[0]).startswith("ch01.md → ch02.md")
+        await pilot.press("m")
+        await settle(pilot)
+        assert app.session.draft("r-fox").locators[0].doc == "ch02.md"
+        assert app.session.draft("r-cache").locators[0].doc == "guide.md"

@@ -30,6 +30,7 @@ per quote.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import replace
 
 from labeller.core.anchors import Hits, fold_quote
@@ -209,18 +210,21 @@ def move_groups(refusals: list[Refusal]) -> list[dict]:
     """The moved suggestions grouped by (old document, new document), the largest group first:
     ``{"from", "to", "renamed", "paired_by"?, "labels", "records"}`` (``records``: the ids, in
     file order)."""
+    return grouped((r.record_id, s["from"], s["doc"], s) for r in refusals for s in r.suggestions if is_move(s))
+
+
+def grouped(moves: Iterable[tuple[str, str, str, dict]]) -> list[dict]:
+    """Moves ``(record id, old document, new document, what is known of the pair)`` grouped as
+    ``move_groups`` does; what is known: ``renamed`` (false when not said) and ``paired_by``."""
     groups: dict[tuple[str, str], dict] = {}
-    for r in refusals:
-        for s in r.suggestions:
-            if not is_move(s):
-                continue
-            g = groups.setdefault((s["from"], s["doc"]), {"from": s["from"], "to": s["doc"], "renamed": s["renamed"],
-                                                          "labels": 0, "records": []})
-            if "paired_by" in s:
-                g["paired_by"] = s["paired_by"]
-            g["labels"] += 1
-            if r.record_id not in g["records"]:
-                g["records"].append(r.record_id)
+    for rid, old, new, about in moves:
+        g = groups.setdefault((old, new), {"from": old, "to": new, "renamed": bool(about.get("renamed")),
+                                           "labels": 0, "records": []})
+        if "paired_by" in about:
+            g["paired_by"] = about["paired_by"]
+        g["labels"] += 1
+        if rid not in g["records"]:
+            g["records"].append(rid)
     return sorted(groups.values(), key=lambda g: (-g["labels"], g["from"], g["to"]))
 
 

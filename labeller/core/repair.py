@@ -167,6 +167,12 @@ def repairable(refusal: Refusal) -> bool:
                                        and loc.doc is not None)
 
 
+def may_move(refusal: Refusal) -> bool:
+    """Whether ``repair --moves`` may have a fix for a refused locator (``_choose``'s first two
+    cases): a moved suggestion, or the quote verbatim several times in exactly one other document."""
+    return any(is_move(s) for s in refusal.suggestions) or len(refusal.found_in) == 1
+
+
 # Asked about each record the plan would repair (the record now, repaired, the fixes): apply it?
 Accept = Callable[[Question, Question, list[Fix]], bool]
 

@@ -4,13 +4,11 @@ The list is the walk: Enter opens a record in the editor on its first refused lo
 with the core's suggestions ready to accept; ctrl+b there goes on to the next one. Under it,
 the highlighted record's refusals, each with its suggestions as ``labeller repair`` ranks them
 (``core.repair.offered``, in a worker: the first is what repair applies), as the editor lists
-them. Above it,
-when the corpus was reorganised, the moved labels grouped per pair of documents (``ch17.md →
-ch18.md: 9 labels``): one key re-points the group under the cursor, with ``labeller repair
---moves``'s plan (the session's ``moves_plan``, in a worker: it reads the committed build, so a
-quote the new page repeats is moved where it stood, as ``repair`` does), as one undo step the
-author then saves.
-"""
+them. Above it, when the corpus was reorganised, the moved labels grouped per pair of documents
+(``ch17.md → ch18.md: 9 labels``): the build's moves at once, then ``labeller repair --moves``'s
+plan (the session's ``moves_plan``, in a worker: it reads the committed build, so a quote the new
+page repeats counts, moved where it stood). One key re-points the group under the cursor with a
+plan made afresh, as one undo step the author then saves."""
 
 from __future__ import annotations
 
@@ -41,6 +39,7 @@ class StaleScreen(SessionScreen):
         self._offers: dict[str, tuple[object, list]] = {}
         self._offering = LatestOnly(self, "offers", self._compute_offers, self._apply_offers)
         self._moving = LatestOnly(self, "moves", self._compute_moves, self._apply_moves)
+        self._listing = LatestOnly(self, "move-groups", self._compute_listing, self._apply_listing)
         self._shown: str | None = None  # the record whose detail is shown
 
     def compose(self) -> ComposeResult:
@@ -74,13 +73,9 @@ class StaleScreen(SessionScreen):
             first = result.refusals[0]
             table.add_row(safe_line(rid), status_text(status), safe_line(first.locator.describe()[:80]),
                           safe_line(why[:100]), key=rid)
-        self._groups = s.move_groups() if s.ready else []
-        moves = self.query_one("#moves", DataTable)
-        moves.clear()
-        for g in self._groups:
-            moves.add_row(safe_line(group_line(g)), key=f"{g['from']}\0{g['to']}")
-        moves.display = bool(self._groups)
-        self.refresh_bindings()
+        self._show_groups(s.move_groups() if s.ready else [])
+        if s.ready and s.may_move():
+            self._listing.request()
         changed = sorted(s.committed.changed_docs)
         if not s.ready:
             head = "resolving…"
@@ -96,6 +91,33 @@ class StaleScreen(SessionScreen):
             summary += fmt("\ndocuments changed since the last build: $docs", docs=", ".join(changed[:20]))
         self.query_one("#stale-summary", Static).update(summary)
         self._detail(broken[0] if broken else None)
+
+    def _show_groups(self, groups: list[dict]) -> None:
+        """Show ``groups``, the cursor kept on the pair it was on (the plan's groups replace the
+        build's while the author looks: **m** must not fall on another pair)."""
+        if groups == self._groups:
+            return
+        moves = self.query_one("#moves", DataTable)
+        was = self._groups[moves.cursor_row] if 0 <= moves.cursor_row < len(self._groups) else None
+        self._groups = groups
+        moves.clear()
+        for g in groups:
+            moves.add_row(safe_line(group_line(g)), key=_pair_key(g))
+        if was is not None and any(_pair_key(g) == _pair_key(was) for g in groups):
+            moves.move_cursor(row=moves.get_row_index(_pair_key(was)))
+        moves.display = bool(groups)
+        self.refresh_bindings()
+
+    def _compute_listing(self, interim) -> list:
+        return self.session.moves_plan()
+
+    def _apply_listing(self, args: tuple, plan) -> None:
+        """The groups as ``repair --moves`` would apply them replace the build's (a quote the
+        renamed page repeats counts in its group; a move that does not resolve does not)."""
+        if isinstance(plan, Exception):
+            self.labeller.notify(visible_line(f"moves failed: {plan}"), severity="error", markup=False)
+        elif self.is_mounted and self.session.ready:
+            self._show_groups(self.session.move_groups(plan))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """The accept key is shown only while there are moves to accept."""
@@ -115,7 +137,7 @@ class StaleScreen(SessionScreen):
         self._moving.request(g["from"], g["to"])
 
     def _compute_moves(self, old_doc: str, new_doc: str, interim) -> list:
-        return self.session.moves_plan(old_doc, new_doc)
+        return [f for f in self.session.moves_plan() if (f.old.doc, f.new.doc) == (old_doc, new_doc)]
 
     def _apply_moves(self, args: tuple, fixes) -> None:
         old_doc, new_doc = args
@@ -189,3 +211,8 @@ class StaleScreen(SessionScreen):
         rid = event.row_key.value
         assert rid is not None, "every row is keyed by its record id"
         self.labeller.open_record(rid, self.session.first_refused_locator(rid))
+
+
+def _pair_key(group: dict) -> str:
+    """A moves table row's key: the group's pair of documents."""
+    return f"{group['from']}\0{group['to']}"

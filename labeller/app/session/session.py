@@ -429,23 +429,37 @@ class AuthoringSession(SavingMixin):
         self.set_locator(record_id, index, new, coalesce=False)
         return new
 
-    def move_groups(self) -> list[dict]:
-        """The moved suggestions of the broken records, one group per pair of documents
-        (``core.moves.move_groups``: what ``labeller build`` prints)."""
-        from labeller.core.moves import move_groups
+    def move_groups(self, plan: list[Fix] | None = None) -> list[dict]:
+        """The broken records' moves, one group per pair of documents: the build's moved
+        suggestions (``core.moves.move_groups``: what ``labeller build`` prints), or, given
+        ``moves_plan``'s fixes, what ``labeller repair --moves`` would apply (the moves the build
+        suggests that resolve, and a quote the new page repeats moved where it stood), each
+        group with the build's rename note for its pair."""
+        from labeller.core.moves import grouped, move_groups
 
-        return move_groups([r for rid in self.broken_records() if (res := self.result(rid)) is not None
-                            for r in res.refusals])
+        built = move_groups([r for rid in self.broken_records() if (res := self.result(rid)) is not None
+                             for r in res.refusals])
+        if plan is None:
+            return built
+        about = {(g["from"], g["to"]): g for g in built}
+        return grouped((f.record_id, f.old.doc or "", f.new.doc or "", about.get((f.old.doc, f.new.doc), {}))
+                       for f in plan)
 
-    def moves_plan(self, old_doc: str, new_doc: str) -> list[Fix]:
-        """``labeller repair --moves``'s fixes of the group ``old_doc → new_doc``: each moved
-        locator resolved again first, and with the committed build, a quote the new page repeats
-        moved where it stood (``core.repair``). Slow (git, a word comparison): a worker's job."""
+    def may_move(self) -> bool:
+        """Whether a broken record has a refused locator ``repair --moves`` may fix (worth a plan)."""
+        from labeller.core.repair import may_move
+
+        return any(may_move(r) for rid in self.broken_records() if (res := self.result(rid)) is not None
+                   for r in res.refusals)
+
+    def moves_plan(self) -> list[Fix]:
+        """``labeller repair --moves``'s fixes for the broken records: each moved locator
+        resolved again first, and with the committed build, a quote the new page repeats moved
+        where it stood (``core.repair``). Slow (git, a word comparison): a worker's job."""
         from labeller.core.repair import plan_repair
 
         results = [res for rid in self.broken_records() if (res := self.result(rid)) is not None]
-        plan = plan_repair(self.project, results, moves_only=True, last_build=self.committed_build())
-        return [f for f in plan.fixes if (f.old.doc, f.new.doc) == (old_doc, new_doc)]
+        return plan_repair(self.project, results, moves_only=True, last_build=self.committed_build()).fixes
 
     def accept_moves(self, fixes: list[Fix]) -> list[str]:
         """Apply ``moves_plan``'s fixes as one undo step, each whose locator is still the one it
