@@ -213,7 +213,7 @@ def move_groups(refusals: list[Refusal]) -> list[dict]:
     return grouped((r.record_id, s["from"], s["doc"], s) for r in refusals for s in r.suggestions if is_move(s))
 
 
-def grouped(moves: Iterable[tuple[str, str, str, dict]]) -> list[dict]:
+def grouped(moves: Iterable[tuple[str | None, str, str, dict]]) -> list[dict]:
     """Moves ``(record id, old document, new document, what is known of the pair)`` grouped as
     ``move_groups`` does; what is known: ``renamed`` (false when not said) and ``paired_by``."""
     groups: dict[tuple[str, str], dict] = {}

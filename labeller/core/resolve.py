@@ -182,7 +182,8 @@ class Resolver:
         several per document, and rewriting the entry for each was most of a small cold
         build. Each thread defers its own (two at once ended one's block with the other's
         emptied); a cache write lost to a racing thread is only recomputed later."""
-        self._deferred.unsaved = unsaved = {}
+        unsaved: dict = {}
+        self._deferred.unsaved = unsaved
         try:
             yield
         finally:
