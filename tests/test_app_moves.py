@@ -188,3 +188,31 @@ async def test_the_cursor_stays_on_its_pair_when_the_groups_are_listed_again(tmp
         await settle(pilot)
         assert app.session.draft("r-fox").locators[0].doc == "ch02.md"
         assert app.session.draft("r-cache").locators[0].doc == "guide.md"
+
+
+@run_async
+async def test_at_80x24_the_broken_list_keeps_rows_beside_many_moves(tmp_path, capsys):
+    """Twelve renamed pages: a long list of changed documents, a full moves table and a
+    record's detail still leave the broken records' list a few rows on an 80x24 terminal."""
+    from helpers_app import row_on_screen
+
+    pages = {f"part-{k:02d}.md": f"# Part {k}\n\nThe paragraph of part {k} says something only part {k} says.\n"
+             for k in range(12)}
+    questions = [q(f"r-{k:02d}", {"doc": f"part-{k:02d}.md", "quote": f"something only part {k} says"})
+                 for k in range(12)]
+    root = write_project(tmp_path / "proj", pages, questions)
+    assert cli_json(capsys, "build", "--root", root)[0] == 0
+    commit_all(root, "built")
+    for name in pages:
+        git(root, "mv", f"corpus/{name}", f"corpus/renamed-{name}")
+    commit_all(root, "renamed")
+    app = make_app(root)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("f5")
+        await settle(pilot)
+        screen = app.screen
+        assert screen.query_one("#moves").row_count == 12
+        broken = screen.query_one("#broken")
+        assert broken.row_count == 12
+        assert row_on_screen(broken, 0) is not None and row_on_screen(broken, 1) is not None

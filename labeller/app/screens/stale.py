@@ -88,7 +88,8 @@ class StaleScreen(SessionScreen):
                     f"locator with the suggestions; ctrl+b in the editor goes to the next.")
         summary = Content.from_markup(head)
         if changed:
-            summary += fmt("\ndocuments changed since the last build: $docs", docs=", ".join(changed[:20]))
+            summary += fmt("\n$n document(s) changed since the last build: $docs", n=len(changed),
+                           docs=", ".join(changed[:SHOWN_DOCS]) + ", …" * (len(changed) > SHOWN_DOCS))
         self.query_one("#stale-summary", Static).update(summary)
         self._detail(broken[0] if broken else None)
 
@@ -211,6 +212,9 @@ class StaleScreen(SessionScreen):
         rid = event.row_key.value
         assert rid is not None, "every row is keyed by its record id"
         self.labeller.open_record(rid, self.session.first_refused_locator(rid))
+
+
+SHOWN_DOCS = 3  # changed documents named in the summary (its count says how many): it stays a line or two at 80x24
 
 
 def _pair_key(group: dict) -> str:
