@@ -23,6 +23,13 @@ pytestmark = pytest.mark.skipif(subprocess.run(["git", "--version"], capture_out
 SIZE = (150, 45)
 
 
+async def on_broken_labels(pilot) -> None:
+    """The app loaded, then F5 (the broken labels), every worker done."""
+    await settle(pilot)
+    await pilot.press("f5")
+    await settle(pilot)
+
+
 def reorganised_app(tmp_path, capsys) -> tuple:
     """The app on ``helpers_moves.reorganised``'s project, and the project's root."""
     root = reorganised(tmp_path, capsys)
@@ -33,9 +40,7 @@ def reorganised_app(tmp_path, capsys) -> tuple:
 async def test_one_key_accepts_a_group_of_moves_and_ctrl_z_undoes_it(tmp_path, capsys):
     app, root = reorganised_app(tmp_path, capsys)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await pilot.press("f5")
-        await settle(pilot)
+        await on_broken_labels(pilot)
         screen = app.screen
         assert isinstance(screen, StaleScreen)
         moves = screen.query_one("#moves")
@@ -66,9 +71,7 @@ async def test_one_key_accepts_a_group_of_moves_and_ctrl_z_undoes_it(tmp_path, c
 async def test_the_key_is_offered_only_when_there_are_moves(tmp_path, capsys):
     app, _ = reorganised_app(tmp_path, capsys)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await pilot.press("f5")
-        await settle(pilot)
+        await on_broken_labels(pilot)
         screen = app.screen
         assert screen.check_action("accept_moves", ()) is True
         for _ in range(2):
@@ -129,9 +132,7 @@ async def test_the_group_key_moves_a_quote_the_new_page_repeats_where_it_stood(t
         q("r-urls", {"doc": "docs/manifest.md", "quote": "Links shown on the package index."}),
         q("r-authors", {"doc": "docs/manifest.md", "quote": AUTHORS})])
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await pilot.press("f5")
-        await settle(pilot)
+        await on_broken_labels(pilot)
         moves = app.screen.query_one("#moves")
         assert [str(moves.get_row_at(i)[0]) for i in range(moves.row_count)] == [
             "docs/manifest.md → manifest.md: 2 labels (renamed, paired by content)"]  # what m applies
@@ -175,9 +176,7 @@ async def test_the_cursor_stays_on_its_pair_when_the_groups_are_listed_again(tmp
     the cursor was on, wherever the new list puts it."""
     app, _ = reorganised_app(tmp_path, capsys)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await pilot.press("f5")
-        await settle(pilot)
+        await on_broken_labels(pilot)
         screen = app.screen
         moves = screen.query_one("#moves")
         groups = list(screen._groups)
@@ -208,9 +207,7 @@ async def test_at_80x24_the_broken_list_keeps_rows_beside_many_moves(tmp_path, c
     commit_all(root, "renamed")
     app = make_app(root)
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await pilot.press("f5")
-        await settle(pilot)
+        await on_broken_labels(pilot)
         screen = app.screen
         assert screen.query_one("#moves").row_count == 12
         broken = screen.query_one("#broken")
