@@ -45,6 +45,23 @@ def test_punctuation_the_quote_has_is_kept():
     assert snap_to_quote(text, 14, 24, fold_quote("And thn")) == (15, 23)  # neither
 
 
+def test_a_passage_the_page_repeats_is_suggested_at_each_of_its_places(make_project):
+    """Poetry's CLI page copied its ``install`` section into a ``sync`` one: the nearest passage
+    "use the exact versions from there instead of resolving" stands in a chunk of each, and each
+    suggestion says where its own stands (both said the first, line 476, once)."""
+    sentence = "If a lock file is present, use the exact versions from there instead of resolving them."
+    filler = " ".join(f"word{i}" for i in range(400))  # each section past one chunk
+    doc = f"# install\n\n{sentence}\n\n{filler}\n\n# sync\n\n{filler}\n\n{sentence}\n"
+    p = make_project({"cli.md": doc})
+    got = suggest.suggest(p.resolver, p.resolver.resolve(Locator(quote="use the exact version from there")))
+    text = p.corpus["cli.md"].text
+    places = sorted((pl.start, pl.end) for pl in got.suggested_places if pl is not None)
+    assert places == [(s, s + len(got.suggestions[0]["quote"])) for s in
+                      (text.index("use the exact"), text.rindex("use the exact"))]
+    assert {s["where"] for s in got.suggestions} == {"cli.md:3:28", "cli.md:11:28"}
+    assert not any(s["unique"] for s in got.suggestions)
+
+
 def test_suggestions_far_below_the_first_are_not_shown(make_project):
     doc = ("# A\n\nThe retention of search logs is nine days in every region.\n\n"
            "# B\n\nRetention of audit logs is a year.\n\n# C\n\nSearch engines log nothing for long.\n")

@@ -303,10 +303,11 @@ class QuoteIndex:
                     return n
         return n
 
-    def first(self, folded_quote: str, doc_id: str) -> Occurrence | None:
-        """The first occurrence of a folded quote in one document, if any."""
+    def first(self, folded_quote: str, doc_id: str, start: int = 0) -> Occurrence | None:
+        """The first occurrence of a folded quote in one document, if any, from the canonical
+        offset ``start`` on (a passage of one chunk, where the document repeats it)."""
         fd = self.folded(doc_id)
-        pos = fd.folded.find(folded_quote) if folded_quote else -1
+        pos = fd.folded.find(folded_quote, fd.to_folded(start) if start else 0) if folded_quote else -1
         return None if pos == -1 else fd.occurrence(pos, len(folded_quote))
 
     def folded(self, doc_id: str) -> FoldedDocument:

@@ -329,7 +329,8 @@ def nearest_passages(resolver: Resolver, folded: str, doc_id: str | None,
         if not passage:
             continue
         chunk = scope.chunks[positions[i]]
-        hit = resolver.index.first(passage, chunk.doc_id)
+        # the passage in this chunk: a page that repeats it has a chunk for each, not the first one twice
+        hit = resolver.index.first(passage, chunk.doc_id, chunk.start)
         doc = resolver.corpus[chunk.doc_id]
         where = doc.where(hit.start) if hit else doc.where(chunk.start)
         unique = resolver.index.count(passage, None if doc_id is None else doc_id) == 1
