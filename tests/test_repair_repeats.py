@@ -235,7 +235,7 @@ def test_a_repeat_outvoting_the_comparisons_needs_a_phrase_of_the_text_around_be
               "lima mike november oscar papa.\n")
     old = "# Commands\n\n## install\n\n" + around.format(AUTHORS)
     new = ("# Commands\n\n## install\n\nalpha one bravo two charlie three delta four. This is " + AUTHORS +
-           " author, in order. india five juliet six kilo seven lima eight.\n\n## sync\n\nSomething else is written "
+           " author, one in two order. india five juliet six kilo seven lima eight.\n\n## sync\n\nSomething else is written "
            "before the copy. This is " + AUTHORS + " author, in order. Something else follows it.\n\n## notes\n\n" +
            "word " * 80 + "alpha bravo charlie delta echo.\n")
     root, _ = renamed_project(tmp_path, capsys, monkeypatch, old, new, AUTHORS)
@@ -245,6 +245,26 @@ def test_a_repeat_outvoting_the_comparisons_needs_a_phrase_of_the_text_around_be
     rc, report = cli_json(capsys, "repair", "--moves", "--root", root)
     assert rc == 1 and not report["applied"]
     assert "has none of the text that was around the quote beside it" in report["left"][0]["reason"]
+
+
+def test_a_phrase_of_the_text_around_is_read_past_the_marks_between_its_words(tmp_path, capsys, monkeypatch):
+    """Poetry's "by passing the `-E|--extras` option (See [Extras](…)": every word of the text
+    around the ``install`` copy stands between marks, the same then and now, so no three *tokens*
+    in a row are words; the phrase is three words in a row, the marks between them passed over."""
+    around = ("`-a|--alpha` (`bravo`, [charlie](/delta/#echo)) as {0}. This is {1} author. `-f|--foxtrot` (`golf`, "
+              "[hotel](/india/#juliet)).\n")
+    old = "# Commands\n\n## install\n\n" + around.format("shown here", AUTHORS)
+    new = ("# Commands\n\n## install\n\n" + around.format("it shows", AUTHORS) + "\n## sync\n\nSomething else is "
+           "written before the copy. This is " + AUTHORS + " author. Something else follows it.\n\n## notes\n\n" +
+           "word " * 80 + "as shown here.\n")  # a phrase of the text around in the page: it may be compared
+    root, _ = renamed_project(tmp_path, capsys, monkeypatch, old, new, AUTHORS)
+    copy = new.index(AUTHORS, new.index("## sync"))
+    monkeypatch.setattr(old_place.OldPlaces, "place",
+                        lambda *args: old_place.Where(copy, copy + len(AUTHORS), True, True))
+    fix = the_one_fix(capsys, root, "--moves")
+    assert fix["kind"] == "moved" and fix["new"]["quote"] == AUTHORS
+    text, start, end = repaired_span(root)
+    assert "-a|--alpha" in text[start:end] and end < text.index("## sync")  # the install copy
 
 
 # -- a renamed page's nearest passage that the page held under its old name ---------------------------

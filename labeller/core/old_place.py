@@ -311,12 +311,15 @@ class OldPlaces:
         """Whether a phrase (``ANCHOR_RUN`` consecutive words) of the ``NEIGHBOURS`` words on one
         side of ``old[start:end]`` stands among the twice as many on that side of ``new[s:e]``:
         ``Where.beside`` and ``Where.anchored`` for a place the comparison did not align (a
-        repeat ``single_out`` names instead of the comparison's)."""
+        repeat ``single_out`` names instead of the comparison's). The marks between the words are
+        passed over, as ``_around`` passes over them counting: beside an option's markup every
+        word stands between marks (Poetry's "by passing the `-E|--extras` option (See
+        [Extras](/docs/pyproject/#extras)", whose link's target alone changed)."""
         a, a_starts = self._tokens_of(("then", key[0]), old)
         b, b_starts = self._tokens_of(("now", key[1]), new)
         then = _sides(a, a_starts, start, end, NEIGHBOURS)
         now = _sides(b, b_starts, s, e, 2 * NEIGHBOURS)
-        return any(_shares_phrase(x, y) for x, y in zip(then, now))
+        return any(_shares_phrase(_words_only(x), _words_only(y)) for x, y in zip(then, now))
 
     def _tokens_of(self, key: tuple[str, str], text: str) -> tuple[list[re.Match], list[int]]:
         """A text's tokens and where each starts, listed once a document (many labels ask)."""
@@ -531,6 +534,11 @@ def _phrase_beside(c: _Compared, span: list[int], first: int, last: int) -> bool
     before = (words(c.a[max(0, span[0] - NEIGHBOURS):span[0]]), words(c.b[max(0, first - 2 * NEIGHBOURS):first]))
     after = (words(c.a[span[-1] + 1:span[-1] + 1 + NEIGHBOURS]), words(c.b[last + 1:last + 1 + 2 * NEIGHBOURS]))
     return any(_shares_phrase(then, now) for then, now in (before, after))
+
+
+def _words_only(tokens: list[str]) -> list[str]:
+    """``tokens`` without the marks among them."""
+    return [t for t in tokens if _WORD.search(t)]
 
 
 def _shares_phrase(then: list[str], now: list[str]) -> bool:
