@@ -149,6 +149,18 @@ def test_a_quote_repeated_among_the_same_words_is_a_persons_pick(tmp_path, capsy
     assert questions_of(root)[0]["locators"] == [{"doc": "page.md", "quote": QUOTE}]
 
 
+def test_a_repeated_remnant_of_the_quote_is_left_for_how_little_of_it_it_keeps(tmp_path, capsys, monkeypatch):
+    """Where the quote stood, only two of its words are left, and the page says them twice alike:
+    which repeat it was is moot, the reason is how little of the quote either keeps."""
+    edited = BEFORE.replace(SENTENCE, "By default the tool installs your code and stops.")
+    root, _ = edited_project(tmp_path, capsys, monkeypatch, BEFORE, edited + "\n" + edited, QUOTE)
+    rc, report = cli_json(capsys, "repair", "--root", root)
+    assert rc == 1 and not report["applied"]
+    reason = report["left"][0]["reason"]
+    assert "where it stood, the passage keeps" in reason and "of the quote: below 60" in reason
+    assert "singles one occurrence out" not in reason
+
+
 # -- an edit that makes the quote a copy of a sentence the page already had ---------------------------
 
 NODE = "ignore files located in `node_modules` directory. To opt"

@@ -537,6 +537,8 @@ def _at_old_place(resolver: Resolver, refusal: Refusal, index: int, min_kept: fl
     if hits.total > 1:
         chosen = _singled_out(old_places, (then[0], new_doc), old_text, then[1:], new_text, here, hits)
         if chosen is None:  # a guess: no place, so it neither repairs nor says where the words stand (``_nearest``)
+            if score < min_kept:  # which repeat is moot: none keeps enough of the quote
+                return _OldPlace(reason=f"where it stood, the passage keeps {score}% of the quote: below {min_kept:g}")
             return _OldPlace(reason=f"where it stood, the passage ({score}) occurs elsewhere in {new_doc} too, and "
                              "neither the text that was around the quote nor its section singles one occurrence "
                              "out: a person picks")
