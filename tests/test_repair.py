@@ -122,7 +122,8 @@ def test_the_json_report_says_what_was_applied_and_what_was_left(root, capsys):
         {"id": "r-run", "locator_index": 0, "locator": {"doc": "guide.md", "quote": "Run labeller build in the root."},
          "kind": "not_found",
          # a "." of the deleted sentence's is all the page kept where it stood
-         "reason": "no suggestion; where it stood, the passage keeps 3.8% of the quote: below 60"},
+         "reason": "no nearest passage: nothing scores 50 or more against the quote; where it stood, the passage "
+                   "keeps 3.8% of the quote: below 60"},
         {"id": "r-note", "locator_index": 0, "locator": {"doc": "notes.md", "quote": "A shared note about limits."},
          "kind": "unknown_doc",
          "reason": "the quote is verbatim in 2 other documents (faq.md, guide.md): a person picks one"}]

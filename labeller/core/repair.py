@@ -53,7 +53,7 @@ from labeller.core.moves import ANYWHERE, MOVABLE, NOTHING_THERE, is_move
 from labeller.core.old_place import OldPlaces, kept_score
 from labeller.core.project import Project
 from labeller.core.resolve import Refusal, Resolver
-from labeller.core.suggest import NEAREST_SPENT, close_to_best
+from labeller.core.suggest import MIN_SCORE, NEAREST_SPENT, close_to_best
 from labeller.core.suggest_cut import best_piece, edge_punctuation, items_only, paragraphs_only
 from labeller.core.vocab import Place, RefusalKind
 from labeller.errors import InvalidInput
@@ -362,7 +362,7 @@ def _nearest(refusal: Refusal, index: int, min_score: float, last_build: LastBui
             return "no nearest passage: the build's budget for suggestions was spent (repair the others first)"
         if refusal.suggestions:
             return "the quote occurs in other contexts: a person picks one"
-        return "no suggestion"
+        return f"no nearest passage: nothing scores {MIN_SCORE:g} or more against the quote"
     above = [s for s in scored if s["score"] >= min_score]
     best = max(s["score"] for s in scored)
     if not above:
