@@ -28,7 +28,7 @@ from labeller.errors import InvalidInput
 from labeller.io import atomic_write_text, check_output_path, parse_json, read_regular_file
 
 if TYPE_CHECKING:  # repair imports the resolver, which the app's first frame does not load
-    from labeller.core.repair import Fix
+    from labeller.core.fixes import Fix
 
 JOURNAL_FORMAT = "labeller-journal-v1"
 # A journal is an unsaved questions file plus bookkeeping; the same order of bound applies.
@@ -101,7 +101,7 @@ class Journal:
             raise JournalError("malformed repairs list", path=where)
         fixes: list[Fix] = []
         if repairs:
-            from labeller.core.repair import Fix  # only a journal that holds accepted repairs needs it
+            from labeller.core.fixes import Fix  # only a journal that holds accepted repairs needs it
             try:
                 fixes = [Fix.from_json(f) for f in repairs]
             except ValueError as exc:

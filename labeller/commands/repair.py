@@ -22,7 +22,8 @@ from labeller.commands.common import add_format_option, add_project_options, con
 from labeller.core.build import build
 from labeller.core.models import Locator, Question
 from labeller.core.questions import QuestionsFile, prepare_questions, write_questions
-from labeller.core.repair import DEFAULT_MIN_KEPT, DEFAULT_MIN_SCORE, Fix, RepairPlan, plan_repair
+from labeller.core.fixes import Fix
+from labeller.core.repair import DEFAULT_MIN_KEPT, DEFAULT_MIN_SCORE, RepairPlan, plan_repair
 from labeller.core.vocab import RefusalKind
 from labeller.diagnostics import print_bounded, safe_short, shorten
 from labeller.display import json_dumps, safe_line, visible

@@ -37,7 +37,7 @@ from labeller.review.reviewers import default_reviewer
 
 if TYPE_CHECKING:  # the build is imported by the rebuild (a worker), not with the session at start-up
     from labeller.core.build import BuildResult
-    from labeller.core.repair import Fix
+    from labeller.core.fixes import Fix
     from labeller.core.resolve import Refusal
 
 MAX_REPAIR_COMMENT = 2000  # characters of the review-log comment saying which suggestions were accepted

@@ -43,8 +43,9 @@ from labeller.review.log import STATUS_LABELS, ReviewLog, read_review_log
 
 if TYPE_CHECKING:  # the resolving half of the core is imported by the worker that first resolves
     from labeller.core.build import BuildResult, RecordResult
+    from labeller.core.fixes import Fix
     from labeller.core.last_build import LastBuild
-    from labeller.core.repair import Fix, Offered
+    from labeller.core.repair import Offered
 
 # Reads the committed build (its spans, and the corpus then through git) for ``repair``'s
 # suggestions; the commands hold the git reading, so ``labeller app`` hands it in.

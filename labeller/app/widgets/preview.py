@@ -19,7 +19,7 @@ from labeller.app.widgets.chunk_names import chunk_name, short_id
 from labeller.app.session.drafts import LocatorDraft
 from labeller.app.session.preview import COPY_WARN_THRESHOLD, Preview
 from labeller.core.moves import MOVED, is_move
-from labeller.core.repair import Fix
+from labeller.core.fixes import Fix
 from labeller.core.resolve import MAX_LISTED_OCCURRENCES
 from labeller.core.corpus import Corpus
 from labeller.core.vocab import Place
