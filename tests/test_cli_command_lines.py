@@ -49,3 +49,19 @@ def test_the_not_reviewed_message_keeps_its_command_whole(tmp_path, capsys, monk
     lines = capsys.readouterr().err.splitlines()
     assert any(line.startswith("not reviewed:") for line in lines)
     assert "    labeller review" in lines, lines
+
+
+@pytest.mark.parametrize("columns", WIDTHS)
+def test_the_moves_message_keeps_its_command_whole(tmp_path, capsys, monkeypatch, columns):
+    """``labeller repair --moves`` was inside the sentence ("(`labeller" / "repair --moves`
+    applies them)" at 80 columns, on a Poetry reorganisation of 117 moved labels)."""
+    root = tmp_path / "p"
+    write_project(root, {"a.md": DOC}, [q("r1", {"doc": "a.md", "quote": "retention of nine days"})])
+    (root / "corpus" / "a.md").rename(root / "corpus" / "b.md")
+    monkeypatch.setenv("COLUMNS", str(columns))
+    capsys.readouterr()
+    assert main(["build", "--root", str(root), "--check"]) == 1
+    lines = capsys.readouterr().err.splitlines()
+    assert any(line.startswith("moved:") for line in lines), lines
+    assert any("a.md → b.md" in line for line in lines), lines
+    assert "    labeller repair --moves" in lines, lines

@@ -11,7 +11,7 @@ from labeller.core.project import Project
 from labeller.core.resolve import Refusal
 from labeller.core.suggest import without_nearest
 from labeller.core.vocab import RefusalKind
-from labeller.diagnostics import print_bounded, safe_short
+from labeller.diagnostics import print_bounded, print_with_command, safe_short
 from labeller.display import json_dumps
 from labeller.errors import EXIT_INVALID, EXIT_OK, EXIT_REFUSED
 
@@ -49,9 +49,10 @@ def print_moves(refusals: list[Refusal]) -> None:
         return
     err = console(stderr=True)
     err.print(f"[bold yellow]moved:[/] {sum(g['labels'] for g in groups)} label(s) whose quote is verbatim in another "
-              "document (`labeller repair --moves` applies them):")
+              "document:")
     print_bounded(err, (f"  {safe_short(group_line(g))}" for g in groups), len(groups),
                   "groups of moved labels")
+    print_with_command(err, "this applies them (only each locator's document changes):", "labeller repair --moves")
 
 
 def refusals_exit_code(refusals: list[Refusal]) -> int:
