@@ -62,6 +62,21 @@ def test_a_passage_the_page_repeats_is_suggested_at_each_of_its_places(make_proj
     assert not any(s["unique"] for s in got.suggestions)
 
 
+def test_a_passage_loses_the_space_and_the_punctuation_a_removed_run_leaves_at_its_edge():
+    """A container's closing marker on the next line (Vue's event-handling tip, ``so.⏎:::``) and
+    a code comment's ``//`` left a space at the passage's edge ("if you do so. ",
+    " functions that mutate"), and the sentence's own period behind it."""
+    from labeller.core.suggest_cut import edge_punctuation
+
+    text = "the browser warns if you do so.\n:::\n\n// functions that mutate state\n"
+    start, end = text.index("if you"), text.index(":::") + 3
+    assert text[slice(*edge_punctuation(text, start, end, fold_quote("if you do so or give")))] == "if you do so"
+    assert text[slice(*edge_punctuation(text, start, end, fold_quote("if you do so.")))] == "if you do so."
+    start, end = text.index("//"), text.index("state") + 5
+    assert text[slice(*edge_punctuation(text, start, end, fold_quote("indicate that functions")))] == \
+        "functions that mutate state"
+
+
 def test_suggestions_far_below_the_first_are_not_shown(make_project):
     doc = ("# A\n\nThe retention of search logs is nine days in every region.\n\n"
            "# B\n\nRetention of audit logs is a year.\n\n# C\n\nSearch engines log nothing for long.\n")

@@ -102,10 +102,7 @@ def trim_piece(text: str, start: int, end: int) -> tuple[int, int] | None:
     if end < len(text) and not text[end].isspace() and text[end] not in "|" and not text[end - 1].isspace():
         while end > start and not text[end - 1].isspace():
             end -= 1
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
+    start, end = _strip_space(text, start, end)
     m = _MARKER.match(text, start, end)
     if m:
         start = m.end()
@@ -209,7 +206,27 @@ def edge_punctuation(text: str, start: int, end: int, folded: str) -> tuple[int,
     """Without the punctuation at its end (and start) that the quote's end (start) does not
     have: a run the quote's own run begins (ends) is kept as far as the quote's goes, any
     other run goes whole (``JSON,`` for ``JSON`` → ``JSON``; ``model.)`` for ``model.`` →
-    ``model.``; ``(see`` for ``see`` → ``see``)."""
+    ``model.``; ``(see`` for ``see`` → ``see``), and so on past the whitespace a run leaves at
+    the edge (``so.⏎:::`` for ``so`` → ``so``: a container's closing marker on the next line
+    left "if you do so. ", space and all, on Vue's event-handling page)."""
+    while True:
+        s, e = _strip_space(text, *_edge_runs(text, start, end, folded))
+        if (s, e) == (start, end) or s == e:
+            return start, end
+        start, end = s, e
+
+
+def _strip_space(text: str, start: int, end: int) -> tuple[int, int]:
+    """``[start, end)`` without the whitespace at either edge."""
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
+def _edge_runs(text: str, start: int, end: int, folded: str) -> tuple[int, int]:
+    """One pass of ``edge_punctuation``: the punctuation run at each edge."""
     def run(s: str, from_end: bool) -> str:
         chars = reversed(s) if from_end else iter(s)
         n = 0
