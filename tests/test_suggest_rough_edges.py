@@ -62,6 +62,18 @@ def test_a_passage_the_page_repeats_is_suggested_at_each_of_its_places(make_proj
     assert not any(s["unique"] for s in got.suggestions)
 
 
+def test_a_passage_is_found_from_a_chunk_that_starts_within_a_run_of_spaces(make_project):
+    """A chunk may start on an indented line; the folded text keeps one space of the run, so the
+    search starts at the first character past it, not past the run's first character."""
+    p = make_project({"a.md": "# A\n\nalpha   beta\n\n\n   gamma delta\n"})
+    text = p.corpus["a.md"].text
+    at = text.index("gamma")
+    for start in range(text.index("beta") + 4, at + 1):
+        hit = p.resolver.index.first("gamma delta", "a.md", start)
+        assert hit is not None and (hit.start, hit.end) == (at, at + len("gamma delta")), start
+    assert p.resolver.index.first("gamma delta", "a.md", at + 1) is None
+
+
 def test_a_passage_loses_the_space_and_the_punctuation_a_removed_run_leaves_at_its_edge():
     """A container's closing marker on the next line (Vue's event-handling tip, ``so.⏎:::``) and
     a code comment's ``//`` left a space at the passage's edge ("if you do so. ",

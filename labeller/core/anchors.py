@@ -307,6 +307,9 @@ class QuoteIndex:
         """The first occurrence of a folded quote in one document, if any, from the canonical
         offset ``start`` on (a passage of one chunk, where the document repeats it)."""
         fd = self.folded(doc_id)
+        text = fd.doc.text
+        while start < len(text) and text[start].isspace():
+            start += 1  # ``to_folded`` maps a non-space character: within a run of spaces it is past the run's first
         pos = fd.folded.find(folded_quote, fd.to_folded(start) if start else 0) if folded_quote else -1
         return None if pos == -1 else fd.occurrence(pos, len(folded_quote))
 
