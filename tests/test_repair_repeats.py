@@ -247,8 +247,8 @@ def test_a_repeat_outvoting_the_comparisons_needs_a_phrase_of_the_text_around_be
               "lima mike november oscar papa.\n")
     old = "# Commands\n\n## install\n\n" + around.format(AUTHORS)
     new = ("# Commands\n\n## install\n\nalpha one bravo two charlie three delta four. This is " + AUTHORS +
-           " author, one in two order. india five juliet six kilo seven lima eight.\n\n## sync\n\nSomething else is written "
-           "before the copy. This is " + AUTHORS + " author, in order. Something else follows it.\n\n## notes\n\n" +
+           " author, one in two order. india five juliet six kilo seven lima eight.\n\n## sync\n\nSomething else "
+           "is written before the copy. This is " + AUTHORS + " author, in order. Something else follows it.\n\n## notes\n\n" +
            "word " * 80 + "alpha bravo charlie delta echo.\n")
     root, _ = renamed_project(tmp_path, capsys, monkeypatch, old, new, AUTHORS)
     copy = new.index(AUTHORS, new.index("## sync"))
