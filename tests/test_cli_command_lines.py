@@ -65,3 +65,31 @@ def test_the_moves_message_keeps_its_command_whole(tmp_path, capsys, monkeypatch
     assert any(line.startswith("moved:") for line in lines), lines
     assert any("a.md → b.md" in line for line in lines), lines
     assert "    labeller repair --moves" in lines, lines
+
+
+@pytest.mark.parametrize("columns", WIDTHS)
+def test_the_repair_summary_keeps_its_rebuild_command_whole(tmp_path, capsys, monkeypatch, columns):
+    """``repair`` ended with "…; run `labeller build`", the command inside the sentence."""
+    root = tmp_path / "p"
+    write_project(root, {"a.md": DOC}, [q("r1", {"doc": "a.md", "quote": "retention of nine days"})])
+    assert main(["build", "--root", str(root)]) == 0
+    (root / "corpus" / "a.md").rename(root / "corpus" / "b.md")
+    monkeypatch.setenv("LABELLER_REVIEWER", "repair-bot")
+    monkeypatch.setenv("COLUMNS", str(columns))
+    capsys.readouterr()
+    assert main(["repair", "--moves", "--root", str(root)]) == 0
+    lines = capsys.readouterr().err.splitlines()
+    assert any(line.startswith("wrote golden/questions.jsonl") for line in lines), lines
+    assert "    labeller build" in lines, lines
+
+
+@pytest.mark.parametrize("columns", WIDTHS)
+def test_the_empty_run_history_keeps_its_command_whole(tmp_path, capsys, monkeypatch, columns):
+    root = tmp_path / "p"
+    write_project(root, {"a.md": DOC}, [q("r1", {"quote": "retention of nine days"})])
+    monkeypatch.setenv("COLUMNS", str(columns))
+    capsys.readouterr()
+    assert main(["runs", "--root", str(root)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("no runs recorded yet"), lines
+    assert "    labeller eval" in lines, lines

@@ -20,12 +20,12 @@ from rich.table import Table
 from labeller.commands.committed_corpus import last_build
 from labeller.commands.common import add_format_option, add_project_options, console, project_from
 from labeller.core.build import build
+from labeller.core.fixes import Fix
 from labeller.core.models import Locator, Question
 from labeller.core.questions import QuestionsFile, prepare_questions, write_questions
-from labeller.core.fixes import Fix
 from labeller.core.repair import DEFAULT_MIN_KEPT, DEFAULT_MIN_SCORE, RepairPlan, plan_repair
 from labeller.core.vocab import RefusalKind
-from labeller.diagnostics import print_bounded, safe_short, shorten
+from labeller.diagnostics import print_bounded, print_with_command, safe_short, shorten
 from labeller.display import json_dumps, safe_line, visible
 from labeller.errors import EXIT_INVALID, EXIT_OK, EXIT_REFUSED, InvalidInput
 from labeller.io import check_output_path
@@ -126,8 +126,8 @@ def print_plan(plan: RepairPlan, written: bool, dry_run: bool, rel: str) -> None
                             f"{'' if x.index is None else f' locator {x.index + 1}'} ({x.kind}): {safe_short(x.reason)}"
                             for x in plan.left), len(plan.left), "locators left")
     if written:
-        err.print(f"wrote {safe_line(rel)}; {s['records']} record(s) logged as edited (changed since review); "
-                  "run `labeller build`")
+        print_with_command(err, f"wrote {safe_line(rel)}; {s['records']} record(s) logged as edited (changed since "
+                           "review); rebuild the golden set:", "labeller build")
     elif dry_run and plan.after:
         err.print("dry run: nothing written")
 

@@ -18,7 +18,7 @@ from rich.text import Text
 from labeller.commands.common import add_format_option, add_root_options, config_from, console, refuse_action_format
 from labeller.commands.comparison_text import print_moved
 from labeller.commands.eval_markdown import DELTA_HEADER, delta_tables, differs_lines, moved_queries
-from labeller.diagnostics import bounded_comment, markdown_cell
+from labeller.diagnostics import bounded_comment, markdown_cell, print_with_command
 from labeller.core.outputs import check_output
 from labeller.display import json_dumps, safe_line
 from labeller.errors import EXIT_OK, InvalidInput
@@ -75,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_OK
     out = console()
     if not rows:
-        out.print(f"no runs recorded yet in {safe_line(str(path))} (run `labeller eval`)")
+        print_with_command(out, f"no runs recorded yet in {safe_line(str(path))}; an eval records one:", "labeller eval")
         return EXIT_OK
     t = Table(title=f"eval runs ({args.level} {metric}, oldest first)", title_justify="left")
     # a run id is what `runs compare` takes: never cut or folded (issue 38); the other columns wrap
