@@ -14,8 +14,9 @@ planted entries. Two rules keep that harmless:
   code nor make ``build --check`` report a stale result. The same secret authenticates the
   BM25 index (``labeller.eval.retrievers.bm25``), whose whoosh format pickles its TOC.
 
-Keys always include the content digest of what the value was derived from, so a hit can
-only ever be for identical input.
+Keys always include the content digest of what the value was derived from, and entry names
+the digest of labeller's own sources (``code_digest``), so a hit can only ever be for
+identical input derived by identical code.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ CACHE_FORMAT = "labeller-cache-v2-json-hmac"
 _MAGIC = CACHE_FORMAT.encode("ascii") + b"\n"
 MAX_ENTRY_BYTES = 1 << 30  # a cache entry larger than this is not ours: a miss, never read
 SECRET_FILE = "cache.key"
+MAX_SOURCE_BYTES = 1 << 24  # of one of labeller's own source files (``source_digest``; the largest is under 100 KB)
 
 
 class BadEntry(ValueError):
@@ -187,6 +189,28 @@ def cache_secret() -> bytes | None:
 def secret_problem() -> str | None:
     """Why the cache secret is unusable (and disk caches are off), or None."""
     return _load_secret(str(secret_path()))[1]
+
+
+def source_digest(package: Path) -> str:
+    """The SHA-256 of a package's Python sources, each named by its path in the package.
+
+    Part of every entry's name (``code_digest``): the version names a release, but a
+    development checkout changes the rules without changing it, and entries the old code
+    wrote would keep answering (the old code's suggestions until an input changed).
+    """
+    h = hashlib.sha256()
+    for path in sorted(package.rglob("*.py")):
+        with open_untrusted(path, max_bytes=MAX_SOURCE_BYTES, what="labeller source", follow=True) as (fd, _):
+            data = read_open(fd, path, max_bytes=MAX_SOURCE_BYTES, what="labeller source")
+        h.update(f"{path.relative_to(package).as_posix()}\0{len(data)}\0".encode("utf-8"))
+        h.update(data)
+    return h.hexdigest()
+
+
+@lru_cache(maxsize=1)
+def code_digest() -> str:
+    """``source_digest`` of labeller itself, once a process (about 250 files: milliseconds)."""
+    return source_digest(Path(__file__).resolve().parent.parent)
 
 
 @lru_cache(maxsize=8)
@@ -351,7 +375,8 @@ class DigestCache:
             self.disabled = f"a folder in {Path(folder) / 'derived'} is a symlink or not a folder"
 
     def _name(self, key: tuple, codec: Codec) -> str:
-        return hashlib.sha256(repr((CACHE_FORMAT, __version__, codec.name, key)).encode("utf-8")).hexdigest()
+        return hashlib.sha256(repr((CACHE_FORMAT, __version__, code_digest(), codec.name, key)).encode("utf-8")
+                              ).hexdigest()
 
     def get(self, key: tuple, codec: Codec):
         if key in self._memory:
