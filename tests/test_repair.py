@@ -112,7 +112,7 @@ def test_nearest_passages_need_the_minimum_score(tmp_path, capsys, monkeypatch):
 def test_the_json_report_says_what_was_applied_and_what_was_left(root, capsys):
     rc, report = cli_json(capsys, "repair", "--root", root)
     assert rc == 1
-    assert set(report) == {"ok", "dry_run", "written", "questions", "applied", "left", "summary"}
+    assert set(report) == {"ok", "dry_run", "written", "questions", "applied", "left", "left_by_doc", "summary"}
     assert (report["ok"], report["dry_run"], report["written"], report["questions"]) == (
         False, False, True, "golden/questions.jsonl")
     assert report["applied"][0] == {"id": "r-fox", "locator_index": 0, "kind": "moved",
@@ -127,6 +127,8 @@ def test_the_json_report_says_what_was_applied_and_what_was_left(root, capsys):
         {"id": "r-note", "locator_index": 0, "locator": {"doc": "notes.md", "quote": "A shared note about limits."},
          "kind": "unknown_doc",
          "reason": "the quote is verbatim in 2 other documents (faq.md, guide.md): a person picks one"}]
+    assert report["left_by_doc"] == [{"doc": "guide.md", "left": 1, "kinds": {"not_found": 1}},
+                                     {"doc": "notes.md", "left": 1, "kinds": {"unknown_doc": 1}}]
     assert report["summary"] == {"applied": 4, "records": 4, "left": 2, "moved": 3, "nearest": 1}
     # its document renamed and the quote edited: followed from where it stood into the renamed file
     (sleep,) = [f for f in report["applied"] if f["id"] == "r-sleep"]

@@ -14,6 +14,8 @@ import argparse
 import difflib
 import os
 import sys
+from collections import Counter
+from collections.abc import Mapping
 
 from rich.table import Table
 
@@ -121,7 +123,14 @@ def print_plan(plan: RepairPlan, written: bool, dry_run: bool, rel: str) -> None
     print_bounded(err, (f"  {safe_short(f.record_id)} locator {f.index + 1}: {safe_short(f.describe())}"
                         for f in plan.fixes), len(plan.fixes), "fixes")
     if plan.left:
-        err.print(f"[bold yellow]left[/] {len(plan.left)} refused locator(s):")
+        by_doc = plan.left_by_doc()
+        kinds = sum((Counter(row["kinds"]) for row in by_doc), Counter())
+        err.print(f"[bold yellow]left[/] {len(plan.left)} refused locator(s) in {len(by_doc)} document(s) "
+                  f"({_counts(kinds)}):")
+        if len(plan.left) > 1:  # where they are, most first, before the locators one by one
+            print_bounded(err, (f"  {safe_short(row['doc'] or '(any document)')}: {row['left']} "
+                                f"({_counts(row['kinds'])})" for row in by_doc), len(by_doc), "documents")
+            err.print("each, with why:")
         print_bounded(err, (f"  {safe_short(x.record_id)}"
                             f"{'' if x.index is None else f' locator {x.index + 1}'} ({x.kind}): {safe_short(x.reason)}"
                             for x in plan.left), len(plan.left), "locators left")
@@ -130,6 +139,11 @@ def print_plan(plan: RepairPlan, written: bool, dry_run: bool, rel: str) -> None
                            "review); rebuild the golden set:", "labeller build")
     elif dry_run and plan.after:
         err.print("dry run: nothing written")
+
+
+def _counts(kinds: Mapping[str, int]) -> str:
+    """``not_found 5, unknown_doc 2``: most first, then by kind."""
+    return ", ".join(f"{kind} {n}" for kind, n in sorted(kinds.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
 def ask(before: Question, after: Question, fixes: list[Fix]) -> bool:
