@@ -26,6 +26,7 @@ COMMANDS = [
     ("runs",),
     ("config",),
     ("repair", "--dry-run", "--format", "json"),  # its text summary goes to stderr
+    ("repair", "--dry-run", "--format", "markdown"),  # a pull request's body, on stdout
 ]
 
 

@@ -199,3 +199,32 @@ def test_build_check_markdown_of_hostile_records_is_bounded_and_links_nothing(tm
     md = cli(capsys, "build", "--check", "--root", root, "--format", "markdown")[1]
     assert len(md) <= 3_000
     assert md.rstrip("\n").endswith("the whole report: `labeller build --check --format json`")
+
+
+def test_repair_markdown_of_hostile_records_is_bounded_and_links_nothing(tmp_path, capsys, monkeypatch):
+    """``repair --format markdown`` (a bot's pull-request body): what the repository wrote, in the
+    locators left (end to end) and in the edited quotes re-pointed (a plan made by hand: the
+    fixes' text is the repository's too), renders as text, and the body keeps its bounds."""
+    from conftest import q, write_project
+
+    from labeller.commands.repair_markdown import repair_markdown
+    from labeller.core.fixes import NEAREST, Fix
+    from labeller.core.models import Locator
+    from labeller.core.repair import RepairPlan
+
+    monkeypatch.setenv("LABELLER_REVIEWER", "bot")
+    quote = " ".join(HOSTILE) * 4
+    docs = [f"{i}-{HOSTILE[i % len(HOSTILE)]}.md".replace("/", "-").replace("\\", "-") for i in range(30)]  # no folder
+    root = write_project(tmp_path / "p", {"a.md": "# A\n\nThe quick brown fox.\n"},
+                         [q(f"r{i}-@team", {"doc": doc, "quote": f"{i} {quote}"}) for i, doc in enumerate(docs)])
+    rc, md, err = cli(capsys, "repair", "--dry-run", "--root", root, "--format", "markdown")
+    assert rc == 1, err
+    assert len(md) <= COMMENT_CHARS and links_left(md) == {}
+    assert "… and 10 more documents" in md and "… and 10 more locators left" in md
+    fixes = [Fix(f"r{i}-@team", 0, NEAREST, Locator(doc=h + ".md", quote=quote), Locator(doc="a.md", quote=h), 90.0)
+             for i, h in enumerate(HOSTILE)]
+    body = repair_markdown(RepairPlan(fixes=fixes * 40), written=True, dry_run=False, rel="golden/@team#1.jsonl")
+    ours = ("`labeller review`", "`labeller build`")  # the body's own commands, as code
+    assert re.findall(r"<code>(.*?)</code>", render(body)) == ["labeller review", "labeller build"]
+    assert len(body) <= COMMENT_CHARS and links_left(body.replace(ours[0], "").replace(ours[1], "")) == {}
+    assert f"… and {len(fixes) * 40 - 20:,} more edited quotes re-pointed" in body

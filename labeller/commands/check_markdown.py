@@ -39,10 +39,15 @@ def refusals_markdown(refusals: list[Refusal]) -> str:
 
 def moves_markdown(refusals: list[Refusal]) -> list[str]:
     """The moved labels grouped per pair of documents (SPEC §13), before the table."""
-    groups = move_groups(refusals)
+    return groups_markdown(move_groups(refusals), "Moved ({} label(s), applied by `labeller repair --moves`):")
+
+
+def groups_markdown(groups: list[dict], title: str) -> list[str]:
+    """Groups of moved labels (``core.moves.grouped``), the first ``TEXT_LIMIT`` as a list under
+    ``title`` (its ``{}``: how many labels), the rest counted; nothing when there are none."""
     if not groups:
         return []
-    lines = [f"Moved ({sum(g['labels'] for g in groups)} label(s), applied by `labeller repair --moves`):", ""]
+    lines = [title.format(sum(g["labels"] for g in groups)), ""]
     lines += [f"- {markdown_cell(group_line(g))}" for g in groups[:TEXT_LIMIT]]
     more = more_line(min(len(groups), TEXT_LIMIT), len(groups), "groups of moved labels")
     return lines + ([f"- {more}"] if more else []) + [""]

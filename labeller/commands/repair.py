@@ -14,13 +14,12 @@ import argparse
 import difflib
 import os
 import sys
-from collections import Counter
-from collections.abc import Mapping
 
 from rich.table import Table
 
 from labeller.commands.committed_corpus import last_build
 from labeller.commands.common import add_format_option, add_project_options, console, project_from
+from labeller.commands.repair_markdown import counted, left_kinds, repair_markdown
 from labeller.core.build import build
 from labeller.core.fixes import Fix
 from labeller.core.models import Locator, Question
@@ -57,7 +56,7 @@ def register(sub) -> None:
     p.add_argument("--as", dest="reviewer", metavar="NAME", help="name written to the review log (default: "
                    "$LABELLER_REVIEWER, else the login name)")
     add_project_options(p)
-    add_format_option(p)
+    add_format_option(p, "markdown")  # markdown: a pull request's body (repair_markdown.py)
     p.set_defaults(func=run)
 
 
@@ -67,8 +66,8 @@ def run(args: argparse.Namespace) -> int:
             raise InvalidInput(f"--moves applies moved suggestions only; {flag} is for edited quotes: give one")
         if value is not None and not 0 <= value <= 100:
             raise InvalidInput(f"{flag} {value:g} is not a score from 0 to 100")
-    if args.interactive and args.format == "json":
-        raise InvalidInput("--interactive asks at the terminal; it does not go with --format json")
+    if args.interactive and args.format != "text":
+        raise InvalidInput(f"--interactive asks at the terminal; it does not go with --format {args.format}")
     project = project_from(args)
     config = project.config
     qf = project.load_questions()
@@ -97,6 +96,8 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         print(json_dumps({"ok": not plan.left, "dry_run": args.dry_run, "written": written, "questions": rel,
                           **plan.as_json(), **({"diff": diff} if args.dry_run else {})}, indent=2, sort_keys=True))
+    elif args.format == "markdown":
+        print(repair_markdown(plan, written, args.dry_run, rel))
     else:
         if args.dry_run:  # exact when piped (to git apply, say); a terminal sees control characters drawn
             sys.stdout.write(visible(diff) if sys.stdout.isatty() else diff)
@@ -124,12 +125,11 @@ def print_plan(plan: RepairPlan, written: bool, dry_run: bool, rel: str) -> None
                         for f in plan.fixes), len(plan.fixes), "fixes")
     if plan.left:
         by_doc = plan.left_by_doc()
-        kinds = sum((Counter(row["kinds"]) for row in by_doc), Counter())
         err.print(f"[bold yellow]left[/] {len(plan.left)} refused locator(s) in {len(by_doc)} document(s) "
-                  f"({_counts(kinds)}):")
+                  f"({left_kinds(plan)}):")
         if len(plan.left) > 1:  # where they are, most first, before the locators one by one
             print_bounded(err, (f"  {safe_short(row['doc'] or '(any document)')}: {row['left']} "
-                                f"({_counts(row['kinds'])})" for row in by_doc), len(by_doc), "documents")
+                                f"({counted(row['kinds'])})" for row in by_doc), len(by_doc), "documents")
             err.print("each, with why:")
         print_bounded(err, (f"  {safe_short(x.record_id)}"
                             f"{'' if x.index is None else f' locator {x.index + 1}'} ({x.kind}): {safe_short(x.reason)}"
@@ -139,11 +139,6 @@ def print_plan(plan: RepairPlan, written: bool, dry_run: bool, rel: str) -> None
                            "review); rebuild the golden set:", "labeller build")
     elif dry_run and plan.after:
         err.print("dry run: nothing written")
-
-
-def _counts(kinds: Mapping[str, int]) -> str:
-    """``not_found 5, unknown_doc 2``: most first, then by kind."""
-    return ", ".join(f"{kind} {n}" for kind, n in sorted(kinds.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
 def ask(before: Question, after: Question, fixes: list[Fix]) -> bool:
