@@ -34,6 +34,16 @@ QUESTIONS = [
     q("r-note", {"doc": "notes.md", "quote": "A shared note about limits."}, query="what about limits?"),
 ]
 MOVED_IDS = ["r-fox", "r-cat", "r-cache"]  # the moves the reorganisation makes
+# a page renamed and rewritten so that it holds the labelled sentence twice (in its own section and a copy)
+AUTHORS = "a list of authors and should contain at least one"
+MANIFEST = (f"# The manifest\n\nEach field of the manifest file is described below.\n\n## Authors\n\nThe package "
+            f"authors. This is {AUTHORS} author, in the form of a name and an address.\n\n## Urls\n\nLinks shown "
+            "on the package index.\n")
+MANIFEST_NOW = (f"# The manifest\n\nEach field of the manifest file is described below.\n\n## The project table\n\n"
+                f"The standard fields come first, read by every packaging tool in the same way.\n\nThis is {AUTHORS} "
+                f"author, and so on for the standard table.\n\n## The tool table\n\n### Authors\n\nThe package "
+                f"authors. This is {AUTHORS} author, in the form of a name and an address.\n\n### Urls\n\nLinks "
+                "shown on the package index.\n")
 
 
 def git(root: Path, *args: str) -> str:
@@ -69,6 +79,18 @@ def reorganised(tmp_path: Path, capsys, *, use_git: bool = True) -> Path:
     if use_git:
         git(root, "add", "-A")
         git(root, "commit", "-q", "-m", "reorganised")
+    return root
+
+
+def renamed_manifest(tmp_path: Path, capsys, questions: list) -> Path:
+    """A git work tree whose ``questions`` label ``docs/manifest.md``, built and committed, then
+    the page renamed ``manifest.md`` as ``MANIFEST_NOW`` (``AUTHORS`` twice) and committed."""
+    root = write_project(tmp_path / "proj", {"docs/manifest.md": MANIFEST}, questions)
+    assert cli_json(capsys, "build", "--root", root)[0] == 0
+    commit_all(root, "built")
+    git(root, "mv", "corpus/docs/manifest.md", "corpus/manifest.md")
+    (root / "corpus/manifest.md").write_text(MANIFEST_NOW, encoding="utf-8")
+    commit_all(root, "renamed")
     return root
 
 

@@ -68,8 +68,8 @@ def test_moves_are_grouped_per_pair_of_documents_in_json_text_and_markdown(tmp_p
     _, report = cli_json(capsys, "build", "--root", root)
     assert report["moves"] == [
         {"from": "ch01.md", "to": "ch02.md", "renamed": True, "paired_by": "git", "labels": 2,
-         "records": ["r-fox", "r-cat"]},
-        {"from": "guide.md", "to": "faq.md", "renamed": False, "labels": 1, "records": ["r-cache"]}]
+         "records": ["r-fox", "r-cat"], "several": 0},
+        {"from": "guide.md", "to": "faq.md", "renamed": False, "labels": 1, "records": ["r-cache"], "several": 0}]
     rc, _, err = cli(capsys, "build", "--root", root)
     assert rc == 1
     assert "ch01.md → ch02.md: 2 labels (renamed, paired by git)" in err
@@ -86,7 +86,8 @@ def test_without_git_the_content_pairs_the_renamed_file(tmp_path, capsys):
     errors = errors_by_id(report)
     assert errors["r-fox"]["suggestions"][0]["paired_by"] == "content"
     assert report["moves"][0] | {"records": []} == {"from": "ch01.md", "to": "ch02.md", "renamed": True,
-                                                    "paired_by": "content", "labels": 2, "records": []}
+                                                    "paired_by": "content", "labels": 2, "records": [],
+                                                    "several": 0}
     assert errors["r-note"]["found_in"] == ["faq.md", "guide.md"]  # verbatim search needs no git
 
 

@@ -39,15 +39,18 @@ def refusals_markdown(refusals: list[Refusal]) -> str:
 
 def moves_markdown(refusals: list[Refusal]) -> list[str]:
     """The moved labels grouped per pair of documents (SPEC §13), before the table."""
-    return groups_markdown(move_groups(refusals), "Moved ({} label(s), applied by `labeller repair --moves`):")
+    groups = move_groups(refusals)
+    plain, several = sum(g["labels"] for g in groups), sum(g["several"] for g in groups)
+    held = f", {several} whose quote is in another document several times" if several else ""
+    return groups_markdown(groups, f"Moved ({plain} label(s){held}; applied by `labeller repair --moves`):")
 
 
 def groups_markdown(groups: list[dict], title: str) -> list[str]:
     """Groups of moved labels (``core.moves.grouped``), the first ``TEXT_LIMIT`` as a list under
-    ``title`` (its ``{}``: how many labels), the rest counted; nothing when there are none."""
+    ``title``, the rest counted; nothing when there are none."""
     if not groups:
         return []
-    lines = [title.format(sum(g["labels"] for g in groups)), ""]
+    lines = [title, ""]
     lines += [f"- {markdown_cell(group_line(g))}" for g in groups[:TEXT_LIMIT]]
     more = more_line(min(len(groups), TEXT_LIMIT), len(groups), "groups of moved labels")
     return lines + ([f"- {more}"] if more else []) + [""]

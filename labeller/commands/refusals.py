@@ -48,11 +48,15 @@ def print_moves(refusals: list[Refusal]) -> None:
     if not groups:
         return
     err = console(stderr=True)
-    err.print(f"[bold yellow]moved:[/] {sum(g['labels'] for g in groups)} label(s) whose quote is verbatim in another "
-              "document:")
+    plain, several = sum(g["labels"] for g in groups), sum(g["several"] for g in groups)
+    counts = [f"{plain} label(s) whose quote is verbatim in another document"] if plain else []
+    counts += [f"{several} whose quote is in another document several times"] if several else []
+    err.print(f"[bold yellow]moved:[/] {' and '.join(counts)}:")
     print_bounded(err, (f"  {safe_short(group_line(g))}" for g in groups), len(groups),
                   "groups of moved labels")
-    print_with_command(err, "this applies them (only each locator's document changes):", "labeller repair --moves")
+    print_with_command(err, "this applies them (only each locator's document changes" + (
+        "; a quote held several times is pinned by context where it stood, when its page, the text around it and "
+        "its section say which, else left for a person" if several else "") + "):", "labeller repair --moves")
 
 
 def refusals_exit_code(refusals: list[Refusal]) -> int:

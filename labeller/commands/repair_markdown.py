@@ -53,8 +53,9 @@ def repair_markdown(plan: RepairPlan, written: bool, dry_run: bool, rel: str) ->
 
 def _moved(plan: RepairPlan) -> list[str]:
     """The moves, grouped per pair of documents as the build groups them (the quote unchanged)."""
-    moves = ((f.record_id, f.old.doc or "", f.new.doc or "", {}) for f in plan.fixes if f.kind == MOVED)
-    return groups_markdown(grouped(moves), "**Moved** ({} label(s), the quote unchanged):")
+    moves: list[tuple[str | None, str, str, dict]] = [(f.record_id, f.old.doc or "", f.new.doc or "", {})
+                                                      for f in plan.fixes if f.kind == MOVED]
+    return groups_markdown(grouped(moves), f"**Moved** ({len(moves)} label(s), the quote unchanged):")
 
 
 def _edited(plan: RepairPlan) -> list[str]:

@@ -30,7 +30,7 @@ per quote.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 
 from labeller.core.anchors import Hits, fold_quote
@@ -208,28 +208,52 @@ def _join(*parts: str) -> str:
 
 def move_groups(refusals: list[Refusal]) -> list[dict]:
     """The moved suggestions grouped by (old document, new document), the largest group first:
-    ``{"from", "to", "renamed", "paired_by"?, "labels", "records"}`` (``records``: the ids, in
-    file order)."""
-    return grouped((r.record_id, s["from"], s["doc"], s) for r in refusals for s in r.suggestions if is_move(s))
+    ``{"from", "to", "renamed", "paired_by"?, "labels", "records", "several"}`` (``records``: the
+    ids, in file order). ``several``: the pair's labels whose quote the new document holds several
+    times (``Refusal.found_in`` naming it alone): no moved suggestion (SPEC §13), but ``repair
+    --moves`` pins each where it stood when it can tell which (``core.repair``), so a report of
+    the pair counts them apart rather than leaving the reader to find the plan larger than
+    the group (Poetry's ``cli.md``: 29 moves and 3 such labels, 32 in the app's plan)."""
+    several = Counter((r.locator.doc, r.found_in[0]) for r in refusals
+                      if movable(r) and len(r.found_in) == 1 and not any(is_move(s) for s in r.suggestions))
+    return grouped(((r.record_id, s["from"], s["doc"], s) for r in refusals for s in r.suggestions if is_move(s)),
+                   several)
 
 
-def grouped(moves: Iterable[tuple[str | None, str, str, dict]]) -> list[dict]:
+def grouped(moves: Iterable[tuple[str | None, str, str, dict]],
+            several: Mapping[tuple[str | None, str], int] | None = None) -> list[dict]:
     """Moves ``(record id, old document, new document, what is known of the pair)`` grouped as
-    ``move_groups`` does; what is known: ``renamed`` (false when not said) and ``paired_by``."""
+    ``move_groups`` does; what is known: ``renamed`` (false when not said) and ``paired_by``.
+    ``several``: given, every group has it (0 when none), and a pair only it names is a group."""
     groups: dict[tuple[str, str], dict] = {}
+
+    def group(old: str, new: str) -> dict:
+        return groups.setdefault((old, new), {"from": old, "to": new, "renamed": False, "labels": 0, "records": []})
+
     for rid, old, new, about in moves:
-        g = groups.setdefault((old, new), {"from": old, "to": new, "renamed": bool(about.get("renamed")),
-                                           "labels": 0, "records": []})
+        g = group(old, new)
+        g["renamed"] = g["renamed"] or bool(about.get("renamed"))
         if "paired_by" in about:
             g["paired_by"] = about["paired_by"]
         g["labels"] += 1
         if rid not in g["records"]:
             g["records"].append(rid)
-    return sorted(groups.values(), key=lambda g: (-g["labels"], g["from"], g["to"]))
+    if several is not None:
+        for g in groups.values():
+            g["several"] = 0
+        for (gone, there), n in several.items():
+            if gone is not None:
+                group(gone, there)["several"] = n
+    return sorted(groups.values(), key=lambda g: (-g["labels"] - g.get("several", 0), g["from"], g["to"]))
 
 
 def group_line(group: dict) -> str:
-    """``ch17-03.md → ch18-03.md: 9 labels (renamed, paired by git)``."""
-    n = group["labels"]
+    """``ch17-03.md → ch18-03.md: 9 labels (renamed, paired by git)``, and ``; 2 more whose quote
+    it holds several times`` (``move_groups``' ``several``)."""
+    n, k = group["labels"], group.get("several", 0)
     how = f" (renamed, paired by {group['paired_by']})" if group["renamed"] and "paired_by" in group else ""
-    return f"{group['from']} → {group['to']}: {n} label{'s' * (n != 1)}{how}"
+    several = f"{k} label{'s' * (k != 1)} whose quote it holds several times"
+    if not n:
+        return f"{group['from']} → {group['to']}: {several}"
+    return f"{group['from']} → {group['to']}: {n} label{'s' * (n != 1)}{how}" + (
+        f"; {k} more whose quote it holds several times" if k else "")
