@@ -21,10 +21,10 @@ from labeller.commands.committed_corpus import last_build
 from labeller.commands.common import add_format_option, add_project_options, console, project_from
 from labeller.commands.repair_markdown import counted, left_kinds, repair_markdown
 from labeller.core.build import build
-from labeller.core.fixes import Fix
+from labeller.core.fixes import Fix, Left
 from labeller.core.models import Locator, Question
 from labeller.core.questions import QuestionsFile, prepare_questions, write_questions
-from labeller.core.repair import DEFAULT_MIN_KEPT, DEFAULT_MIN_SCORE, RepairPlan, plan_repair
+from labeller.core.repair import DEFAULT_MIN_KEPT, DEFAULT_MIN_SCORE, RepairPlan, plan_repair, with_picks
 from labeller.core.vocab import RefusalKind
 from labeller.diagnostics import print_bounded, print_with_command, safe_short, shorten
 from labeller.display import json_dumps, safe_line, visible
@@ -52,7 +52,8 @@ def register(sub) -> None:
                    help="apply the passage where the quote stood at the last build when it keeps K%% or more of the "
                    f"quote (default {DEFAULT_MIN_KEPT:g}; docs/rules.md)")
     p.add_argument("--dry-run", action="store_true", help="print the diff of questions.jsonl; write nothing")
-    p.add_argument("--interactive", action="store_true", help="ask for each record, old and new side by side")
+    p.add_argument("--interactive", action="store_true", help="ask for each record, old and new side by side; "
+                   "then offer each locator left its suggestions, numbered best first, to pick one")
     p.add_argument("--as", dest="reviewer", metavar="NAME", help="name written to the review log (default: "
                    "$LABELLER_REVIEWER, else the login name)")
     add_project_options(p)
@@ -73,11 +74,11 @@ def run(args: argparse.Namespace) -> int:
     qf = project.load_questions()
     reviewer = None if args.dry_run else default_reviewer(args.reviewer)  # before any work: a bad name is exit 2
     result = build(project, qf.questions)
-    accept = ask if args.interactive else None
-    plan = plan_repair(project, result.records, args.ids or None, moves_only=args.moves,
-                       min_score=DEFAULT_MIN_SCORE if args.min_score is None else args.min_score,
-                       min_kept=DEFAULT_MIN_KEPT if args.min_kept is None else args.min_kept, accept=accept,
-                       last_build=last_build(project))
+    bars = {"moves_only": args.moves, "min_score": DEFAULT_MIN_SCORE if args.min_score is None else args.min_score,
+            "min_kept": DEFAULT_MIN_KEPT if args.min_kept is None else args.min_kept, "last_build": last_build(project)}
+    plan = plan_repair(project, result.records, args.ids or None, accept=ask if args.interactive else None, **bars)
+    if args.interactive:  # then what it left, picked from the same ranked suggestions as the app's
+        with_picks(project, plan, result.records, pick, **bars)
     rel = os.path.relpath(config.questions, config.layout.root)
     written = False
     diff = ""
@@ -153,6 +154,25 @@ def ask(before: Question, after: Question, fixes: list[Fix]) -> bool:
     out.print("apply? \\[y/N] ", end="")
     line = sys.stdin.readline()
     return line.strip().lower() in ("y", "yes")
+
+
+MAX_PICKS = 9  # suggestions numbered for one locator at the prompt (offered ranks them, best first)
+
+
+def pick(question: Question, left: Left, offers: list[Fix]) -> Fix | None:
+    """A locator ``repair`` left, its suggestions numbered best first: a number picks one; Enter
+    (or anything else, or the end of input) leaves it as it is."""
+    out = console(stderr=True)
+    shown = offers[:MAX_PICKS]
+    out.print(f"[b]{safe_line(question.id)}[/]: {safe_short(question.query, 120)}")
+    lines = [f"  locator {(left.index or 0) + 1} ({left.kind}) left: {safe_short(left.reason)}",
+             f"  now: {safe_short(left.locator.describe())}", *(f"  {i}) {safe_short(f.describe())}"
+                                                              for i, f in enumerate(shown, 1))]
+    for line in lines:
+        out.print(line, soft_wrap=True)  # each one line, bounded: the choices stay apart
+    out.print(f"pick 1-{len(shown)}, or Enter to leave it: ", end="")
+    line = sys.stdin.readline().strip()
+    return shown[int(line) - 1] if line.isdigit() and 1 <= int(line) <= len(shown) else None
 
 
 def _locator_text(loc: Locator) -> str:

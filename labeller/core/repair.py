@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from labeller.core.anchors import fold_quote
 from labeller.core.build import RecordResult, resolve_record
@@ -157,6 +157,48 @@ def plan_repair(project: Project, records: Iterable[RecordResult], ids: Iterable
     position = {rid: i for i, rid in enumerate(by_id)}
     plan.left.sort(key=lambda x: (position[x.record_id], x.index if x.index is not None else -1))
     return plan
+
+
+# Asked about each locator the plan left that has suggestions (the record, why it was left, the
+# suggestions ranked by ``offered``): the one a person picks, or None to leave it.
+Pick = Callable[[Question, Left, list[Fix]], Fix | None]
+
+
+def with_picks(project: Project, plan: RepairPlan, records: Iterable[RecordResult], pick: Pick, *,
+               moves_only: bool = False, min_score: float = DEFAULT_MIN_SCORE, min_kept: float = DEFAULT_MIN_KEPT,
+               last_build: LastBuild | None = None) -> None:
+    """Offer each locator ``plan`` left (not declined) ``offered``'s suggestions, best first, and
+    add the ones ``pick`` returns to the plan, each resolved again in its record as repaired so
+    far first (``_verified``: one the build would refuse stays left, saying why). What ``repair``
+    leaves for a person ("2 nearest passages score 80 or more: a person picks one") is then picked
+    at the prompt (``repair --interactive``) from the same ranked list the app shows.
+    ``moves_only``: only moved suggestions are offered (``--moves`` changes no quote)."""
+    by_id = {rec.question.id: rec for rec in records}
+    picked: dict[str, list[Fix]] = {}
+    for x in list(plan.left):
+        rec = by_id.get(x.record_id)
+        if x.kind == "declined" or x.index is None or rec is None:
+            continue
+        refusal = next((r for r in rec.refusals if r.locator == x.locator), None)
+        if refusal is None:
+            continue
+        now = plan.after.get(x.record_id, rec.question)
+        offers = [f for f in offered(project, rec.question, refusal, min_score=min_score, min_kept=min_kept,
+                                     last_build=last_build).fixes if f.kind == MOVED or not moves_only]
+        choice = pick(now, x, offers) if offers else None
+        if choice is not None:
+            plan.left.remove(x)
+            picked.setdefault(x.record_id, []).append(replace(choice, index=x.index))
+    questions = {rid: plan.after.get(rid, by_id[rid].question) for rid in picked}
+    for rid, fixes in _verified(project, questions, picked, plan.left).items():
+        plan.before.setdefault(rid, by_id[rid].question)
+        plan.after[rid] = repaired(questions[rid], fixes)
+        plan.fixes += fixes
+    position = {rid: i for i, rid in enumerate(by_id)}
+    plan.fixes.sort(key=lambda f: (position[f.record_id], f.index))
+    plan.after = {rid: plan.after[rid] for rid in sorted(plan.after, key=position.__getitem__)}
+    plan.before = {rid: plan.before[rid] for rid in plan.after}
+    plan.left.sort(key=lambda x: (position[x.record_id], x.index if x.index is not None else -1))
 
 
 def repaired(question: Question, fixes: list[Fix]) -> Question:

@@ -1,0 +1,68 @@
+"""``labeller repair --interactive`` offers each locator it left its suggestions, numbered best
+first (``core.repair.offered``: the app's list), so a person at the prompt picks what repair
+leaves for a person; Enter leaves it. A pick is resolved again before it is written."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+
+import pytest
+
+from helpers_interop import cli, questions_of
+from helpers_moves import edited_project
+from labeller.config import load_config
+from labeller.review.log import read_review_log
+
+pytestmark = pytest.mark.skipif(subprocess.run(["git", "--version"], capture_output=True).returncode != 0,
+                                reason="git is not installed")
+
+QUOTE = "The cache lives under the XDG folder on Linux."
+EDITED = "The cache lives, unless an environment variable names another, under the XDG folder on Linux."
+LOOK_ALIKE = "The cache lives under the XDG folder on BSD."
+BEFORE = f"# Cache\n\n{QUOTE} It is safe to delete.\n\n## Other systems\n\nSee the notes.\n"
+AFTER = f"# Cache\n\n{EDITED} It is safe to delete.\n\n## Other systems\n\nSee the notes.\n\n{LOOK_ALIKE}\n"
+NOTHING_AUTOMATIC = ("--min-kept", "100", "--min-score", "100")  # so repair applies nothing on its own
+
+
+@pytest.fixture
+def root(tmp_path, capsys, monkeypatch):
+    return edited_project(tmp_path, capsys, monkeypatch, BEFORE, AFTER, QUOTE)[0]
+
+
+def options(err: str) -> dict[int, str]:
+    return {int(line.split(")")[0]): line.split(") ", 1)[1] for line in (s.strip() for s in err.splitlines())
+            if line[:1].isdigit() and ") " in line}
+
+
+def test_a_locator_left_is_offered_its_suggestions_and_the_one_picked_is_written(root, capsys, monkeypatch):
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    rc, _, err = cli(capsys, "repair", "--interactive", "--dry-run", *NOTHING_AUTOMATIC, "--root", root)
+    offered = options(err)
+    assert rc == 1 and "pick 1-" in err and "locator 1 (not_found) left: " in err
+    assert offered[1].startswith("where it stood") and EDITED[:40] in offered[1]  # the app's order: where it stood
+    assert any(LOOK_ALIKE[:30] in text for text in offered.values())
+    monkeypatch.setattr("sys.stdin", io.StringIO("1\n"))
+    rc, _, err = cli(capsys, "repair", "--interactive", *NOTHING_AUTOMATIC, "--root", root)
+    assert rc == 0, err
+    assert "applied 1 fix(es) to 1 record(s)" in err
+    (record,) = questions_of(root)
+    assert record["locators"][0]["quote"] == EDITED
+    (entry,) = read_review_log(load_config(root).layout.review_log).entries
+    assert entry.record_id == "r-1" and entry.decision == "edit" and "where it stood" in entry.comment
+    assert cli(capsys, "build", "--root", root)[0] == 0
+
+
+def test_enter_or_anything_but_a_listed_number_leaves_it(root, capsys, monkeypatch):
+    before = (root / "golden/questions.jsonl").read_bytes()
+    for answer in ("\n", "0\n", "99\n", "first\n"):
+        monkeypatch.setattr("sys.stdin", io.StringIO(answer))
+        rc, _, err = cli(capsys, "repair", "--interactive", *NOTHING_AUTOMATIC, "--root", root)
+        assert rc == 1 and "pick 1-" in err and "left 1 refused locator(s)" in err
+        assert (root / "golden/questions.jsonl").read_bytes() == before
+
+
+def test_moves_only_offers_moves(root, capsys, monkeypatch):
+    monkeypatch.setattr("sys.stdin", io.StringIO("1\n"))
+    rc, _, err = cli(capsys, "repair", "--moves", "--interactive", "--root", root)
+    assert rc == 1 and "pick 1-" not in err  # an edited quote has no move: --moves changes no quote
