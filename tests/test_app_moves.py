@@ -15,6 +15,8 @@ from helpers_moves import AUTHORS, MANIFEST_NOW, commit_all, git, renamed_manife
 from labeller.app.app import LabellerApp
 from labeller.app.screens.stale import StaleScreen
 from labeller.app.session.session import AuthoringSession
+from labeller.app.widgets.document_view import DocumentView
+from labeller.app.widgets.preview import PreviewPanel
 from labeller.commands.committed_corpus import last_build
 from labeller.core.questions import load_questions
 
@@ -199,3 +201,26 @@ async def test_at_80x24_the_broken_list_keeps_rows_beside_many_moves(tmp_path, c
         broken = screen.query_one("#broken")
         assert broken.row_count == 12
         assert row_on_screen(broken, 0) is not None and row_on_screen(broken, 1) is not None
+
+
+@run_async
+async def test_a_quote_verbatim_in_several_documents_is_offered_a_move_to_each(tmp_path, capsys):
+    """The app lists ``repair``'s offers (``core.repair.offered``): the deleted page's sentence,
+    now in two documents, gets a move to each, as ``repair --interactive`` numbers them."""
+    app, _ = reorganised_app(tmp_path, capsys)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        ((offers, places),) = app.session.record_offers("r-note")
+        assert offers is not None and offers.applied is None  # a person's pick, never applied on its own
+        assert [(f.kind, f.new.doc) for f in offers.fixes] == [("moved", "faq.md"), ("moved", "guide.md")]
+        assert all(place is not None for place in places)
+        app.open_record("r-note", app.session.first_refused_locator("r-note"))
+        await settle(pilot)
+        listed = app.screen.query_one(PreviewPanel).query_one("#preview-suggestions")
+        rows = [str(listed.get_option_at_index(i).prompt.laid_out(200)) for i in range(listed.option_count)]
+        assert "notes.md → faq.md" in rows[0] and "notes.md → guide.md" in rows[1]
+        app.screen.query_one(DocumentView).focus()
+        await pilot.press("2")
+        await settle(pilot)
+        assert app.screen.preview.status == "resolved"
+        assert app.session.draft("r-note").locators[0].doc == "guide.md"

@@ -9,8 +9,8 @@ import subprocess
 
 import pytest
 
-from helpers_interop import cli, questions_of
-from helpers_moves import edited_project
+from helpers_interop import cli, cli_json, questions_of
+from helpers_moves import edited_project, reorganised
 from labeller.config import load_config
 from labeller.review.log import read_review_log
 
@@ -66,3 +66,19 @@ def test_moves_only_offers_moves(root, capsys, monkeypatch):
     monkeypatch.setattr("sys.stdin", io.StringIO("1\n"))
     rc, _, err = cli(capsys, "repair", "--moves", "--interactive", "--root", root)
     assert rc == 1 and "pick 1-" not in err  # an edited quote has no move: --moves changes no quote
+
+
+def test_a_quote_verbatim_in_several_documents_is_offered_a_move_to_each(tmp_path, capsys, monkeypatch):
+    """SPEC §13 refuses it (ambiguous) and ``repair`` applies no move; a person picks the
+    document: ``notes.md`` was deleted, its sentence is now in ``faq.md`` and ``guide.md``."""
+    monkeypatch.setenv("LABELLER_REVIEWER", "repair-bot")
+    root = reorganised(tmp_path, capsys)
+    monkeypatch.setattr("sys.stdin", io.StringIO("y\ny\ny\n2\n"))  # the three plain moves, then r-note's pick
+    rc, _, err = cli(capsys, "repair", "--moves", "--interactive", "--root", root)
+    note = err[err.index("r-note: "):]
+    assert options(note) == {1: "moved notes.md → faq.md", 2: "moved notes.md → guide.md"}
+    assert rc == 1 and "applied 4 fix(es) to 4 record(s): 4 moved" in err  # r-sleep and r-run are left
+    locators = {r["id"]: r["locators"][0] for r in questions_of(root)}
+    assert locators["r-note"] == {"doc": "guide.md", "quote": "A shared note about limits."}
+    rc, report = cli_json(capsys, "repair", "--moves", "--dry-run", "--root", root)
+    assert [x["id"] for x in report["left"]] == ["r-sleep", "r-run"]  # r-note: repaired by the pick

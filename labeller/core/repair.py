@@ -235,6 +235,7 @@ def offered(project: Project, question: Question, refusal: Refusal, *, min_score
     if index is None:
         return Offered([], reason)
     others = [_moved_fix(refusal, index, s) for s in refusal.suggestions if is_move(s)]
+    others += _pinned_moves(project.resolver, refusal, index)
     scored = [_nearest_fix(refusal, index, s) for s in refusal.suggestions if "score" in s and "quote" in s]
     if last_build is not None and repairable(refusal):
         old = at_old_place(project.resolver, refusal, index, 0.0, 0.0, last_build, OldPlaces())
@@ -367,6 +368,18 @@ def _moved_fix(refusal: Refusal, index: int, sug: dict) -> Fix:
     """A moved suggestion as a fix: only the locator's ``doc`` changes."""
     loc = refusal.locator
     return Fix(str(refusal.record_id), index, MOVED, loc, loc.model_copy(update={"doc": sug["doc"]}))
+
+
+def _pinned_moves(resolver: Resolver, refusal: Refusal, index: int) -> list[Fix]:
+    """A quote verbatim in several other documents (SPEC §13: ambiguous, no moved suggestion): a
+    move to each of them where it occurs once (the locator, its document changed, resolves), for a
+    person to pick; ``repair`` applies none of them on its own."""
+    loc = refusal.locator
+    if len(refusal.found_in) < 2 or loc.quote is None:
+        return []
+    moved = (loc.model_copy(update={"doc": doc}) for doc in refusal.found_in if doc in resolver.corpus.docs)
+    return [Fix(str(refusal.record_id), index, MOVED, loc, new) for new in moved
+            if isinstance(resolver.locate(new, refusal.record_id), Place)]
 
 
 def _nearest_fix(refusal: Refusal, index: int, sug: dict) -> Fix:
