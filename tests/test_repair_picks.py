@@ -82,3 +82,26 @@ def test_a_quote_verbatim_in_several_documents_is_offered_a_move_to_each(tmp_pat
     assert locators["r-note"] == {"doc": "guide.md", "quote": "A shared note about limits."}
     rc, report = cli_json(capsys, "repair", "--moves", "--dry-run", "--root", root)
     assert [x["id"] for x in report["left"]] == ["r-sleep", "r-run"]  # r-note: repaired by the pick
+
+
+def test_the_end_of_input_leaves_every_locator_not_yet_offered(tmp_path, capsys, monkeypatch):
+    """Each offer costs a plan of its record; once the input has ended nothing more is picked,
+    so nothing more is offered (a bot that passed --interactive by mistake does not wait)."""
+    from conftest import q, write_project
+    from helpers_moves import commit_all
+
+    monkeypatch.setenv("LABELLER_REVIEWER", "repair-bot")
+    other = QUOTE.replace("cache", "log")
+    root = write_project(tmp_path / "proj", {"a.md": BEFORE, "b.md": BEFORE.replace("cache", "log")},
+                         [q("r-1", {"doc": "a.md", "quote": QUOTE}), q("r-2", {"doc": "b.md", "quote": other})])
+    assert cli(capsys, "build", "--root", root)[0] == 0
+    commit_all(root, "built")
+    (root / "corpus/a.md").write_text(AFTER, encoding="utf-8")
+    (root / "corpus/b.md").write_text(AFTER.replace("cache", "log"), encoding="utf-8")
+    commit_all(root, "edited")
+    monkeypatch.setattr("sys.stdin", io.StringIO("\n"))  # r-1 left by Enter, then the input ends at r-2
+    rc, _, err = cli(capsys, "repair", "--interactive", *NOTHING_AUTOMATIC, "--root", root)
+    assert rc == 1 and err.count("pick 1-") == 2 and "left 2 refused locator(s)" in err
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    rc, _, err = cli(capsys, "repair", "--interactive", *NOTHING_AUTOMATIC, "--root", root)
+    assert rc == 1 and err.count("pick 1-") == 1 and "left 2 refused locator(s)" in err

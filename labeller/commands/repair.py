@@ -24,7 +24,8 @@ from labeller.core.build import build
 from labeller.core.fixes import Fix, Left
 from labeller.core.models import Locator, Question
 from labeller.core.questions import QuestionsFile, prepare_questions, write_questions
-from labeller.core.repair import DEFAULT_MIN_KEPT, DEFAULT_MIN_SCORE, RepairPlan, plan_repair, with_picks
+from labeller.core.repair import (DEFAULT_MIN_KEPT, DEFAULT_MIN_SCORE, NoMorePicks, RepairPlan, plan_repair,
+                                   with_picks)
 from labeller.core.vocab import RefusalKind
 from labeller.diagnostics import print_bounded, print_with_command, safe_short, shorten
 from labeller.display import json_dumps, safe_line, visible
@@ -161,7 +162,7 @@ MAX_PICKS = 9  # suggestions numbered for one locator at the prompt (offered ran
 
 def pick(question: Question, left: Left, offers: list[Fix]) -> Fix | None:
     """A locator ``repair`` left, its suggestions numbered best first: a number picks one; Enter
-    (or anything else, or the end of input) leaves it as it is."""
+    (or anything else) leaves it as it is; the end of input leaves it and every one after it."""
     out = console(stderr=True)
     shown = offers[:MAX_PICKS]
     out.print(f"[b]{safe_line(question.id)}[/]: {safe_short(question.query, 120)}")
@@ -171,7 +172,11 @@ def pick(question: Question, left: Left, offers: list[Fix]) -> Fix | None:
     for line in lines:
         out.print(line, soft_wrap=True)  # each one line, bounded: the choices stay apart
     out.print(f"pick 1-{len(shown)}, or Enter to leave it: ", end="")
-    line = sys.stdin.readline().strip()
+    line = sys.stdin.readline()
+    if not line:
+        out.print()
+        raise NoMorePicks
+    line = line.strip()
     return shown[int(line) - 1] if line.isdigit() and 1 <= int(line) <= len(shown) else None
 
 

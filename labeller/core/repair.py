@@ -160,8 +160,14 @@ def plan_repair(project: Project, records: Iterable[RecordResult], ids: Iterable
 
 
 # Asked about each locator the plan left that has suggestions (the record, why it was left, the
-# suggestions ranked by ``offered``): the one a person picks, or None to leave it.
+# suggestions ranked by ``offered``): the one a person picks, or None to leave it; it raises
+# ``NoMorePicks`` to leave every one not yet asked about (the prompt's input ended).
 Pick = Callable[[Question, Left, list[Fix]], Fix | None]
+
+
+class NoMorePicks(Exception):
+    """Raised by a ``Pick``: nothing more will be picked, so nothing more is offered (each offer
+    costs a plan of its record: after a reorganisation, hundreds of them)."""
 
 
 def with_picks(project: Project, plan: RepairPlan, records: Iterable[RecordResult], pick: Pick, *,
@@ -185,7 +191,10 @@ def with_picks(project: Project, plan: RepairPlan, records: Iterable[RecordResul
         now = plan.after.get(x.record_id, rec.question)
         offers = [f for f in offered(project, rec.question, refusal, min_score=min_score, min_kept=min_kept,
                                      last_build=last_build).fixes if f.kind == MOVED or not moves_only]
-        choice = pick(now, x, offers) if offers else None
+        try:
+            choice = pick(now, x, offers) if offers else None
+        except NoMorePicks:
+            break
         if choice is not None:
             plan.left.remove(x)
             picked.setdefault(x.record_id, []).append(replace(choice, index=x.index))
