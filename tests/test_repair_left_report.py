@@ -71,3 +71,17 @@ def test_each_document_s_kinds_are_counted_most_first(capsys):
     plan = RepairPlan(left=[_left("b.md", "ambiguous"), _left("b.md", "not_found", 0), _left("b.md", "not_found", 1)])
     print_plan(plan, written=False, dry_run=True, rel="golden/questions.jsonl")
     assert "  b.md: 3 (not_found 2, ambiguous 1)\n" in capsys.readouterr().err
+
+
+def test_the_text_report_groups_the_moves_per_pair_and_lists_each_edited_quote(tmp_path, capsys, monkeypatch):
+    """One line a renamed page, as the build groups them (Poetry: 121 moves in 10 lines, not 20 of
+    them and "… and 101 more"), then each edited quote re-pointed: those are the ones to read."""
+    monkeypatch.setenv("LABELLER_REVIEWER", "repair-bot")
+    root = reorganised(tmp_path, capsys)
+    rc, _, err = cli(capsys, "repair", "--dry-run", "--root", root)
+    lines = err.splitlines()
+    start = lines.index("would apply 4 fix(es) to 4 record(s): 3 moved, 1 nearest passage(s)")
+    assert lines[start + 1:start + 6] == ["  moved, per pair of documents:", "    ch01.md → ch02.md: 2 labels",
+                                          "    guide.md → faq.md: 1 label", "  edited quotes re-pointed (read each):",
+                                          "    r-sleep locator 1: where it stood, 100.0% of the quote kept: ch02.md: "
+                                          "'Cats sleep up to sixteen hours a day.'"]

@@ -19,9 +19,10 @@ from rich.table import Table
 
 from labeller.commands.committed_corpus import last_build
 from labeller.commands.common import add_format_option, add_project_options, console, project_from
-from labeller.commands.repair_markdown import counted, left_kinds, repair_markdown
+from labeller.commands.repair_markdown import counted, left_kinds, plan_groups, repair_markdown
 from labeller.core.build import build
-from labeller.core.fixes import Fix, Left
+from labeller.core.fixes import MOVED, Fix, Left
+from labeller.core.moves import group_line
 from labeller.core.models import Locator, Question
 from labeller.core.questions import QuestionsFile, prepare_questions, write_questions
 from labeller.core.repair import (DEFAULT_MIN_KEPT, DEFAULT_MIN_SCORE, NoMorePicks, RepairPlan, plan_repair,
@@ -123,8 +124,15 @@ def print_plan(plan: RepairPlan, written: bool, dry_run: bool, rel: str) -> None
     verb = "would apply" if dry_run else "applied"
     err.print(f"[bold]{verb}[/] {s['applied']} fix(es) to {s['records']} record(s): {s['moved']} moved, "
               f"{s['nearest']} nearest passage(s)")
-    print_bounded(err, (f"  {safe_short(f.record_id)} locator {f.index + 1}: {safe_short(f.describe())}"
-                        for f in plan.fixes), len(plan.fixes), "fixes")
+    groups = plan_groups(plan)
+    if groups:  # the moves as the build groups them: one line a renamed page, not one a label
+        err.print("  moved, per pair of documents:")
+        print_bounded(err, (f"    {safe_short(group_line(g))}" for g in groups), len(groups), "groups of moved labels")
+    edited = [f for f in plan.fixes if f.kind != MOVED]
+    if edited:
+        err.print("  edited quotes re-pointed (read each):")
+        print_bounded(err, (f"    {safe_short(f.record_id)} locator {f.index + 1}: {safe_short(f.describe())}"
+                            for f in edited), len(edited), "edited quotes re-pointed")
     if plan.left:
         by_doc = plan.left_by_doc()
         err.print(f"[bold yellow]left[/] {len(plan.left)} refused locator(s) in {len(by_doc)} document(s) "

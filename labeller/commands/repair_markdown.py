@@ -51,11 +51,17 @@ def repair_markdown(plan: RepairPlan, written: bool, dry_run: bool, rel: str) ->
     return bounded_comment("\n".join(lines).rstrip("\n"), FULL_REPORT)
 
 
-def _moved(plan: RepairPlan) -> list[str]:
-    """The moves, grouped per pair of documents as the build groups them (the quote unchanged)."""
+def plan_groups(plan: RepairPlan) -> list[dict]:
+    """The plan's moves grouped per pair of documents as the build groups them
+    (``core.moves.grouped``), the largest first."""
     moves: list[tuple[str | None, str, str, dict]] = [(f.record_id, f.old.doc or "", f.new.doc or "", {})
                                                       for f in plan.fixes if f.kind == MOVED]
-    return groups_markdown(grouped(moves), f"**Moved** ({len(moves)} label(s), the quote unchanged):")
+    return grouped(moves)
+
+
+def _moved(plan: RepairPlan) -> list[str]:
+    """The moves, grouped (the quote unchanged)."""
+    return groups_markdown(plan_groups(plan), f"**Moved** ({plan.summary()['moved']} label(s), the quote unchanged):")
 
 
 def _edited(plan: RepairPlan) -> list[str]:
