@@ -81,7 +81,8 @@ def test_the_text_report_groups_the_moves_per_pair_and_lists_each_edited_quote(t
     rc, _, err = cli(capsys, "repair", "--dry-run", "--root", root)
     lines = err.splitlines()
     start = lines.index("would apply 4 fix(es) to 4 record(s): 3 moved, 1 nearest passage(s)")
-    assert lines[start + 1:start + 6] == ["  moved, per pair of documents:", "    ch01.md → ch02.md: 2 labels",
+    assert lines[start + 1:start + 6] == ["  moved, per pair of documents:",
+                                          "    ch01.md → ch02.md: 2 labels (renamed, paired by git)",  # as built
                                           "    guide.md → faq.md: 1 label", "  edited quotes re-pointed (read each):",
                                           "    r-sleep locator 1: where it stood, 100.0% of the quote kept: ch02.md: "
                                           "'Cats sleep up to sixteen hours a day.'"]

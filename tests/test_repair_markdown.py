@@ -22,7 +22,7 @@ review* until someone reads it (`labeller review`); rebuild the golden set with 
 
 **Moved** (3 label(s), the quote unchanged):
 
-- ch01\\.md → ch02\\.md\\: 2 labels
+- ch01\\.md → ch02\\.md\\: 2 labels \\(renamed\\, paired by git\\)
 - guide\\.md → faq\\.md\\: 1 label
 
 **Edited quotes re-pointed** (1: read each):

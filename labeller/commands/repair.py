@@ -19,14 +19,14 @@ from rich.table import Table
 
 from labeller.commands.committed_corpus import last_build
 from labeller.commands.common import add_format_option, add_project_options, console, project_from
-from labeller.commands.repair_markdown import counted, left_kinds, plan_groups, repair_markdown
+from labeller.commands.repair_markdown import counted, left_kinds, repair_markdown
 from labeller.core.build import build
 from labeller.core.fixes import MOVED, Fix, Left
 from labeller.core.moves import group_line
 from labeller.core.models import Locator, Question
 from labeller.core.questions import QuestionsFile, prepare_questions, write_questions
-from labeller.core.repair import (DEFAULT_MIN_KEPT, DEFAULT_MIN_SCORE, NoMorePicks, RepairPlan, plan_repair,
-                                   with_picks)
+from labeller.core.repair import (DEFAULT_MIN_KEPT, DEFAULT_MIN_SCORE, NoMorePicks, RepairPlan, fix_groups,
+                                   plan_repair, with_picks)
 from labeller.core.vocab import RefusalKind
 from labeller.diagnostics import print_bounded, print_with_command, safe_short, shorten
 from labeller.display import json_dumps, safe_line, visible
@@ -100,11 +100,11 @@ def run(args: argparse.Namespace) -> int:
         print(json_dumps({"ok": not plan.left, "dry_run": args.dry_run, "written": written, "questions": rel,
                           **plan.as_json(), **({"diff": diff} if args.dry_run else {})}, indent=2, sort_keys=True))
     elif args.format == "markdown":
-        print(repair_markdown(plan, written, args.dry_run, rel))
+        print(repair_markdown(plan, written, args.dry_run, rel, fix_groups(plan.fixes, result.refusals)))
     else:
         if args.dry_run:  # exact when piped (to git apply, say); a terminal sees control characters drawn
             sys.stdout.write(visible(diff) if sys.stdout.isatty() else diff)
-        print_plan(plan, written, args.dry_run, rel)
+        print_plan(plan, written, args.dry_run, rel, fix_groups(plan.fixes, result.refusals))
     if any(x.kind == RefusalKind.INVALID for x in plan.left):
         return EXIT_INVALID  # as the build: a locator that is invalid input, not a label to repair
     return EXIT_REFUSED if plan.left else EXIT_OK
@@ -117,14 +117,15 @@ def unified_diff(before: QuestionsFile, after: QuestionsFile, rel: str) -> str:
     return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
 
 
-def print_plan(plan: RepairPlan, written: bool, dry_run: bool, rel: str) -> None:
-    """What was (or would be) applied, and what was left and why, on stderr: stdout is the diff."""
+def print_plan(plan: RepairPlan, written: bool, dry_run: bool, rel: str, groups: list[dict] | None = None) -> None:
+    """What was (or would be) applied, and what was left and why, on stderr: stdout is the diff.
+    ``groups``: as ``repair_markdown``'s."""
     err = console(stderr=True)
     s = plan.summary()
     verb = "would apply" if dry_run else "applied"
     err.print(f"[bold]{verb}[/] {s['applied']} fix(es) to {s['records']} record(s): {s['moved']} moved, "
               f"{s['nearest']} nearest passage(s)")
-    groups = plan_groups(plan)
+    groups = fix_groups(plan.fixes) if groups is None else groups
     if groups:  # the moves as the build groups them: one line a renamed page, not one a label
         err.print("  moved, per pair of documents:")
         print_bounded(err, (f"    {safe_short(group_line(g))}" for g in groups), len(groups), "groups of moved labels")

@@ -15,9 +15,8 @@ from collections import Counter
 from collections.abc import Mapping
 
 from labeller.commands.check_markdown import groups_markdown
-from labeller.core.fixes import MOVED, NEAREST
-from labeller.core.moves import grouped
-from labeller.core.repair import RepairPlan
+from labeller.core.fixes import NEAREST
+from labeller.core.repair import RepairPlan, fix_groups
 from labeller.diagnostics import bounded_comment, markdown_table, markdown_text
 
 TITLE = "### labeller repair"
@@ -34,7 +33,9 @@ def left_kinds(plan: RepairPlan) -> str:
     return counted(Counter(x.kind for x in plan.left))
 
 
-def repair_markdown(plan: RepairPlan, written: bool, dry_run: bool, rel: str) -> str:
+def repair_markdown(plan: RepairPlan, written: bool, dry_run: bool, rel: str, groups: list[dict] | None = None) -> str:
+    """The body; ``groups``: the plan's moves as ``core.repair.fix_groups`` groups them with the
+    build's rename notes (without them when not given)."""
     s = plan.summary()
     verb = "would apply" if dry_run else "applied"
     lines = [f"{TITLE}: {verb} {s['applied']} fix(es) to {s['records']} record(s); {s['left']} refused locator(s) "
@@ -47,21 +48,13 @@ def repair_markdown(plan: RepairPlan, written: bool, dry_run: bool, rel: str) ->
         lines += ["Dry run: nothing written.", ""]
     elif not plan.fixes and not plan.left:
         lines += ["Every label resolves: nothing to repair.", ""]
-    lines += _moved(plan) + _edited(plan) + _left(plan)
+    lines += _moved(plan, fix_groups(plan.fixes) if groups is None else groups) + _edited(plan) + _left(plan)
     return bounded_comment("\n".join(lines).rstrip("\n"), FULL_REPORT)
 
 
-def plan_groups(plan: RepairPlan) -> list[dict]:
-    """The plan's moves grouped per pair of documents as the build groups them
-    (``core.moves.grouped``), the largest first."""
-    moves: list[tuple[str | None, str, str, dict]] = [(f.record_id, f.old.doc or "", f.new.doc or "", {})
-                                                      for f in plan.fixes if f.kind == MOVED]
-    return grouped(moves)
-
-
-def _moved(plan: RepairPlan) -> list[str]:
+def _moved(plan: RepairPlan, groups: list[dict]) -> list[str]:
     """The moves, grouped (the quote unchanged)."""
-    return groups_markdown(plan_groups(plan), f"**Moved** ({plan.summary()['moved']} label(s), the quote unchanged):")
+    return groups_markdown(groups, f"**Moved** ({plan.summary()['moved']} label(s), the quote unchanged):")
 
 
 def _edited(plan: RepairPlan) -> list[str]:

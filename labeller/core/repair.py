@@ -35,7 +35,7 @@ from labeller.core.context import locator_needles
 from labeller.core.fixes import MOVED, NEAREST, Fix, Left
 from labeller.core.last_build import LastBuild
 from labeller.core.models import Locator, Question
-from labeller.core.moves import ANYWHERE, MOVABLE, NOTHING_THERE, is_move
+from labeller.core.moves import ANYWHERE, MOVABLE, NOTHING_THERE, grouped, is_move, move_groups
 from labeller.core.old_place import OldPlaces, kept_score
 from labeller.core.project import Project
 from labeller.core.resolve import Refusal, Resolver
@@ -208,6 +208,15 @@ def with_picks(project: Project, plan: RepairPlan, records: Iterable[RecordResul
     plan.after = {rid: plan.after[rid] for rid in sorted(plan.after, key=position.__getitem__)}
     plan.before = {rid: plan.before[rid] for rid in plan.after}
     plan.left.sort(key=lambda x: (position[x.record_id], x.index if x.index is not None else -1))
+
+
+def fix_groups(fixes: Iterable[Fix], refusals: Iterable[Refusal] = ()) -> list[dict]:
+    """The moves among ``fixes`` grouped per pair of documents as the build groups its moved
+    suggestions (``core.moves.grouped``), each group with the rename note the build gave its
+    pair (``refusals``' moves): what ``repair`` applies, as its reports and the app's F5 list it."""
+    about = {(g["from"], g["to"]): g for g in move_groups(list(refusals))}
+    return grouped((f.record_id, f.old.doc or "", f.new.doc or "", about.get((f.old.doc, f.new.doc), {}))
+                   for f in fixes if f.kind == MOVED)
 
 
 def repaired(question: Question, fixes: list[Fix]) -> Question:

@@ -436,15 +436,11 @@ class AuthoringSession(SavingMixin):
         ``moves_plan``'s fixes, what ``labeller repair --moves`` would apply (the moves the build
         suggests that resolve, and a quote the new page repeats moved where it stood), each
         group with the build's rename note for its pair."""
-        from labeller.core.moves import grouped, move_groups
+        from labeller.core.moves import move_groups
+        from labeller.core.repair import fix_groups
 
-        built = move_groups([r for rid in self.broken_records() if (res := self.result(rid)) is not None
-                             for r in res.refusals])
-        if plan is None:
-            return built
-        about = {(g["from"], g["to"]): g for g in built}
-        return grouped((f.record_id, f.old.doc or "", f.new.doc or "", about.get((f.old.doc, f.new.doc), {}))
-                       for f in plan)
+        refusals = [r for rid in self.broken_records() if (res := self.result(rid)) is not None for r in res.refusals]
+        return move_groups(refusals) if plan is None else fix_groups(plan, refusals)
 
     def may_move(self) -> bool:
         """Whether a broken record has a refused locator ``repair --moves`` may fix (worth a plan)."""
