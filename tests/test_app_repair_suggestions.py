@@ -195,6 +195,9 @@ def test_an_accepted_repair_survives_a_crash_and_is_still_logged_as_an_edit(tmp_
     [{"id": "r-1", "locator_index": 0, "kind": "nearest", "score": 101, "old": {"quote": "a"},
       "new": {"quote": "b"}}],
     [{"id": "r-1", "locator_index": 0, "kind": "moved", "old": {"quote": "a"}, "new": {"quote": "b", "x": 1}}],
+    [{"id": "r-1", "locator_index": 0, "kind": "moved", "old": {"quote": "a"}, "new": {"quote": "a"}, "occurrence": 5}],
+    [{"id": "r-1", "locator_index": 0, "kind": "moved", "old": {"quote": "a"}, "new": {"quote": "a"},
+      "occurrence": "a.md:1:1" * 1000}],
 ])
 def test_a_journal_with_a_malformed_repairs_list_is_set_aside_not_applied(tmp_path, bad):
     import json

@@ -105,3 +105,44 @@ def test_the_end_of_input_leaves_every_locator_not_yet_offered(tmp_path, capsys,
     monkeypatch.setattr("sys.stdin", io.StringIO(""))
     rc, _, err = cli(capsys, "repair", "--interactive", *NOTHING_AUTOMATIC, "--root", root)
     assert rc == 1 and err.count("pick 1-") == 1 and "left 2 refused locator(s)" in err
+
+
+def test_a_quote_its_new_page_holds_twice_is_offered_each_occurrence_pinned(tmp_path, capsys, monkeypatch):
+    """Without the committed build ``repair --moves`` cannot tell which copy the label's is (here:
+    no git), and SPEC §13 refuses it; a person is offered each occurrence pinned by its shortest
+    context, the quote unchanged, and the one picked is where the label now points."""
+    import json
+
+    from conftest import q, write_project
+    from helpers_moves import AUTHORS, MANIFEST, MANIFEST_NOW
+
+    monkeypatch.setenv("LABELLER_REVIEWER", "repair-bot")
+    root = write_project(tmp_path / "proj", {"docs/manifest.md": MANIFEST},
+                         [q("r-authors", {"doc": "docs/manifest.md", "quote": AUTHORS})])
+    assert cli(capsys, "build", "--root", root)[0] == 0
+    (root / "corpus/docs/manifest.md").unlink()
+    (root / "corpus/manifest.md").write_text(MANIFEST_NOW, encoding="utf-8")
+    monkeypatch.setattr("sys.stdin", io.StringIO("2\n"))
+    rc, _, err = cli(capsys, "repair", "--moves", "--interactive", "--root", root)
+    offered = options(err[err.index("r-authors: "):])
+    assert sorted(offered) == [1, 2]
+    assert all(text.startswith("moved docs/manifest.md → manifest.md, the occurrence at manifest.md:")
+               for text in offered.values())
+    assert rc == 0, err
+    (record,) = questions_of(root)
+    loc = record["locators"][0]
+    assert (loc["doc"], loc["quote"]) == ("manifest.md", AUTHORS) and ("prefix" in loc or "suffix" in loc)
+    assert cli(capsys, "build", "--root", root)[0] == 0
+    (built,) = [json.loads(line) for line in (root / "golden/golden-set.v1.jsonl").read_text().splitlines()]
+    assert built["answer_spans"][0]["char_start"] > MANIFEST_NOW.index("## The tool table")  # the second copy
+
+
+def test_a_move_to_one_occurrence_is_kept_by_the_app_s_journal_as_it_was_offered():
+    from labeller.core.fixes import MOVED, Fix
+    from labeller.core.models import Locator
+
+    old = Locator(doc="docs/manifest.md", quote="a list of authors")
+    fix = Fix("r-1", 0, MOVED, old, Locator(doc="manifest.md", quote="a list of authors", suffix=" author. Authors"),
+              occurrence="manifest.md:14:9")
+    assert fix.as_json()["occurrence"] == "manifest.md:14:9" and Fix.from_json(fix.as_json()) == fix
+    assert fix.describe().startswith("moved docs/manifest.md → manifest.md, the occurrence at manifest.md:14:9: ")

@@ -11,6 +11,7 @@ from labeller.core.models import Locator
 
 MOVED = "moved"
 NEAREST = "nearest"
+MAX_OCCURRENCE_CHARS = 4096  # a journal's doc:line:col (a document path is bounded well below this)
 
 
 @dataclass(frozen=True)
@@ -25,8 +26,12 @@ class Fix:
     new: Locator
     score: float | None = None
     at_old_place: bool = False  # the passage where the quote stood at the last build (``core.old_place``)
+    occurrence: str | None = None  # a move to one occurrence of several, offered to a person: its doc:line:col
 
     def describe(self) -> str:
+        if self.kind == MOVED and self.occurrence is not None:
+            return (f"moved {self.old.doc} → {self.new.doc}, the occurrence at {self.occurrence}: "
+                    f"{self.new.describe()}")
         if self.kind == MOVED:
             picked = (self.new.prefix, self.new.suffix) != (self.old.prefix, self.old.suffix)
             return f"moved {self.old.doc} → {self.new.doc}" + (f", where it stood: {self.new.describe()}" * picked)
@@ -41,6 +46,8 @@ class Fix:
             out["score"] = self.score
         if self.at_old_place:
             out["at_old_place"] = True
+        if self.occurrence is not None:
+            out["occurrence"] = self.occurrence
         return out
 
     @classmethod
@@ -61,9 +68,12 @@ class Fix:
             raise ValueError("a fix's score is a number from 0 to 100")
         if not isinstance(obj.get("at_old_place", False), bool):
             raise ValueError("a fix's at_old_place is true or false")
+        occurrence = obj.get("occurrence")
+        if occurrence is not None and (not isinstance(occurrence, str) or len(occurrence) > MAX_OCCURRENCE_CHARS):
+            raise ValueError(f"a fix's occurrence is a doc:line:col of at most {MAX_OCCURRENCE_CHARS} characters")
         old, new = Locator.model_validate(obj.get("old")), Locator.model_validate(obj.get("new"))
         return cls(rid, index, kind, old, new, None if score is None else float(score),
-                   obj.get("at_old_place", False))
+                   obj.get("at_old_place", False), occurrence)
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field, replace
 
 from labeller.core.anchors import fold_quote
 from labeller.core.build import RecordResult, resolve_record
-from labeller.core.context import locator_needles
+from labeller.core.context import locator_needles, pick_occurrence
 from labeller.core.fixes import MOVED, NEAREST, Fix, Left
 from labeller.core.last_build import LastBuild
 from labeller.core.models import Locator, Question
@@ -389,15 +389,26 @@ def _moved_fix(refusal: Refusal, index: int, sug: dict) -> Fix:
 
 
 def _pinned_moves(resolver: Resolver, refusal: Refusal, index: int) -> list[Fix]:
-    """A quote verbatim in several other documents (SPEC §13: ambiguous, no moved suggestion): a
-    move to each of them where it occurs once (the locator, its document changed, resolves), for a
-    person to pick; ``repair`` applies none of them on its own."""
+    """A quote verbatim in several other documents, or several times in one (SPEC §13: ambiguous,
+    no moved suggestion): a move to each of those documents where it occurs once (the locator, its
+    document changed, resolves), or to each occurrence in the one, pinned by its shortest context
+    (``context.pick_occurrence``; the quote, so the span, unchanged), for a person to pick: the
+    copies no signal tells apart (Poetry's ``[project]`` and ``[tool.poetry]`` tables) are then
+    one key away. ``repair`` applies none of them on its own."""
     loc = refusal.locator
-    if len(refusal.found_in) < 2 or loc.quote is None:
+    if not refusal.found_in or loc.quote is None:
         return []
+    rid = str(refusal.record_id)
+    if len(refusal.found_in) == 1:
+        doc = refusal.found_in[0]
+        found = resolver.locate(loc.model_copy(update={"doc": doc}), rid) if doc in resolver.corpus.docs else None
+        if not isinstance(found, Refusal):
+            return []
+        pins = ((place, pick_occurrence(resolver.index, loc, place)) for place in found.places)
+        return [Fix(rid, index, MOVED, loc, new, occurrence=resolver.corpus[doc].where(place.start))
+                for place, new in pins if new is not None]
     moved = (loc.model_copy(update={"doc": doc}) for doc in refusal.found_in if doc in resolver.corpus.docs)
-    return [Fix(str(refusal.record_id), index, MOVED, loc, new) for new in moved
-            if isinstance(resolver.locate(new, refusal.record_id), Place)]
+    return [Fix(rid, index, MOVED, loc, new) for new in moved if isinstance(resolver.locate(new, rid), Place)]
 
 
 def _nearest_fix(refusal: Refusal, index: int, sug: dict) -> Fix:
