@@ -330,15 +330,28 @@ def pick_occurrence(index: QuoteIndex, loc: Locator, place: Place) -> Locator | 
     """The quote locator ``loc`` rewritten to resolve to its occurrence at ``place``: pinned to
     that document, with the shortest context (an old context replaced); the quote, and so
     the span, unchanged. ``None`` if no context singles it out."""
+    return pick_occurrences(index, loc, [place])[place]
+
+
+def pick_occurrences(index: QuoteIndex, loc: Locator, places: list[Place]) -> dict[Place, Locator | None]:
+    """``pick_occurrence`` for several occurrences of the quote in one document, searching it
+    once (``contexts_for``) rather than once an occurrence."""
     if loc.quote is None:
         raise ValueError("pick_occurrence() takes a quote locator")
-    ctx = shortest_context(index, place, loc.quote, place.doc)
-    if ctx is None:
-        return None
-    fields = {k: v for k, v in loc.as_json().items() if k not in ("prefix", "suffix")}
-    fields["doc"] = place.doc
-    if ctx.prefix is not None:
-        fields["prefix"] = ctx.prefix
-    if ctx.suffix is not None:
-        fields["suffix"] = ctx.suffix
-    return Locator(**fields)
+    docs = {place.doc for place in places}
+    if len(docs) > 1:
+        raise ValueError("pick_occurrences() takes the occurrences of one document")
+    contexts = contexts_for(index, places, loc.quote, next(iter(docs))) if places else {}
+    out: dict[Place, Locator | None] = {}
+    for place, ctx in contexts.items():
+        if ctx is None:
+            out[place] = None
+            continue
+        fields = {k: v for k, v in loc.as_json().items() if k not in ("prefix", "suffix")}
+        fields["doc"] = place.doc
+        if ctx.prefix is not None:
+            fields["prefix"] = ctx.prefix
+        if ctx.suffix is not None:
+            fields["suffix"] = ctx.suffix
+        out[place] = Locator(**fields)
+    return out

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field, replace
 
 from labeller.core.anchors import fold_quote
 from labeller.core.build import RecordResult, resolve_record
-from labeller.core.context import locator_needles, pick_occurrence
+from labeller.core.context import locator_needles, pick_occurrences
 from labeller.core.fixes import MOVED, NEAREST, Fix, Left
 from labeller.core.last_build import LastBuild
 from labeller.core.models import Locator, Question
@@ -392,7 +392,7 @@ def _pinned_moves(resolver: Resolver, refusal: Refusal, index: int) -> list[Fix]
     """A quote verbatim in several other documents, or several times in one (SPEC §13: ambiguous,
     no moved suggestion): a move to each of those documents where it occurs once (the locator, its
     document changed, resolves), or to each occurrence in the one, pinned by its shortest context
-    (``context.pick_occurrence``; the quote, so the span, unchanged), for a person to pick: the
+    (``context.pick_occurrences``; the quote, so the span, unchanged), for a person to pick: the
     copies no signal tells apart (Poetry's ``[project]`` and ``[tool.poetry]`` tables) are then
     one key away. ``repair`` applies none of them on its own."""
     loc = refusal.locator
@@ -404,9 +404,9 @@ def _pinned_moves(resolver: Resolver, refusal: Refusal, index: int) -> list[Fix]
         found = resolver.locate(loc.model_copy(update={"doc": doc}), rid) if doc in resolver.corpus.docs else None
         if not isinstance(found, Refusal):
             return []
-        pins = ((place, pick_occurrence(resolver.index, loc, place)) for place in found.places)
+        pins = pick_occurrences(resolver.index, loc, list(found.places))  # one search of the page for all
         return [Fix(rid, index, MOVED, loc, new, occurrence=resolver.corpus[doc].where(place.start))
-                for place, new in pins if new is not None]
+                for place, new in pins.items() if new is not None]
     moved = (loc.model_copy(update={"doc": doc}) for doc in refusal.found_in if doc in resolver.corpus.docs)
     return [Fix(rid, index, MOVED, loc, new) for new in moved if isinstance(resolver.locate(new, rid), Place)]
 
