@@ -145,13 +145,13 @@ async def test_a_group_of_moves_the_build_does_not_suggest_is_listed_from_the_pl
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert app.session.move_groups() == [  # the build's: no move (SPEC §13), one label held twice
-            {"from": "docs/manifest.md", "to": "manifest.md", "renamed": False, "labels": 0, "records": [],
-             "several": 1}]
+            {"from": "docs/manifest.md", "to": "manifest.md", "renamed": True, "paired_by": "content", "labels": 0,
+             "records": [], "several": 1}]
         await pilot.press("f5")
         await settle(pilot)
         moves = app.screen.query_one("#moves")
         assert moves.display and [str(moves.get_row_at(i)[0]) for i in range(moves.row_count)] == [
-            "docs/manifest.md → manifest.md: 1 label"]
+            "docs/manifest.md → manifest.md: 1 label (renamed, paired by content)"]  # the refusal's rename
         assert app.screen.check_action("accept_moves", ()) is True
         await pilot.press("m")
         await settle(pilot)

@@ -37,6 +37,27 @@ def test_renamed_and_moved_labels_get_moved_suggestions_and_the_build_still_refu
     assert "paired_by" not in cache
     moved = sorted(rid for rid, e in errors.items() if any(s.get("kind") == "moved" for s in e["suggestions"]))
     assert moved == sorted(MOVED_IDS)
+    # the refusal itself says where its gone page went, whatever is suggested (a bot reads it without a move)
+    assert {rid: (e.get("renamed_to"), e.get("paired_by")) for rid, e in errors.items()} == {
+        "r-fox": ("ch02.md", "git"), "r-cat": ("ch02.md", "git"), "r-sleep": ("ch02.md", "git"),
+        "r-cache": (None, None), "r-run": (None, None), "r-note": (None, None)}
+
+
+def test_a_refusal_s_rename_survives_the_build_cache_s_codec():
+    """What ``to_data`` writes comes back equal, and a rename of the wrong shape is a miss."""
+    from labeller.core.cache import BadEntry
+    from labeller.core.models import Locator
+    from labeller.core.resolve import Refusal
+    from labeller.core.vocab import RefusalKind
+
+    refusal = Refusal(RefusalKind.UNKNOWN_DOC, "gone", Locator(doc="ch01.md", quote="fox"), "r-fox",
+                      renamed_to=("ch02.md", "git"))
+    data = json.loads(json.dumps(refusal.to_data()))
+    assert Refusal.from_data(data) == refusal
+    assert Refusal.from_data({**data, "renamed_to": None}).renamed_to is None
+    for bad in (["ch02.md"], ["ch02.md", "git", "x"], ["ch02.md", 1], "ch02.md"):
+        with pytest.raises(BadEntry):
+            Refusal.from_data({**data, "renamed_to": bad})
 
 
 def test_a_deleted_paragraph_gets_no_move(tmp_path, capsys):

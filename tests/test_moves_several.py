@@ -51,8 +51,14 @@ def test_a_pair_of_labels_held_several_times_alone_is_a_group_of_its_own(root, c
     (root / "golden/questions.jsonl").write_text("\n".join(l for l in lines if '"r-urls"' not in l) + "\n",
                                                  encoding="utf-8")
     rc, report = cli_json(capsys, "build", "--check", "--root", root)
-    assert report["moves"] == [{"from": "docs/manifest.md", "to": "manifest.md", "renamed": False, "labels": 0,
-                                "records": [], "several": 1}]
+    # no moved suggestion carries the pair's rename: the refusal does, and the group says it as any other
+    assert report["moves"] == [{"from": "docs/manifest.md", "to": "manifest.md", "renamed": True,
+                                "paired_by": "content", "labels": 0, "records": [], "several": 1}]
+    (authors,) = report["errors"]
+    assert (authors["renamed_to"], authors["paired_by"]) == ("manifest.md", "content")
     rc, _, err = cli(capsys, "build", "--check", "--root", root)
     assert "moved: 1 whose quote is in another document several times:" in err
-    assert "docs/manifest.md → manifest.md: 1 label whose quote it holds several times" in err
+    assert ("docs/manifest.md → manifest.md: 1 label whose quote it holds several times (renamed, paired by content)"
+            in " ".join(err.split()))
+    rc, out, _ = cli(capsys, "build", "--check", "--root", root, "--format", "markdown")
+    assert "1 label whose quote it holds several times \\(renamed\\, paired by content\\)" in out

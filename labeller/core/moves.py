@@ -102,6 +102,7 @@ def _along_rename(resolver: Resolver, refusal: Refusal, renames: Renames) -> Ref
     target = renames.target(loc.doc)
     if target is None:
         return refusal
+    refusal = replace(refusal, renamed_to=(target, renames.by[loc.doc]))
     span = resolver.resolve(loc.model_copy(update={"doc": target}), refusal.record_id)
     renamed = f"renamed to {target} ({renames.by[loc.doc]}'s pairing)"
     if not isinstance(span, Span):
@@ -141,7 +142,10 @@ def _with_move(resolver: Resolver, refusal: Refusal, found: dict[str, Hits], ren
     old = loc.doc
     assert old is not None  # movable
     target = renames.target(old) if refusal.kind == RefusalKind.UNKNOWN_DOC else None
-    paired = f"renamed to {target} ({renames.by[old]}'s pairing)" if target is not None else ""
+    paired = ""
+    if target is not None:
+        paired = f"renamed to {target} ({renames.by[old]}'s pairing)"
+        refusal = replace(refusal, renamed_to=(target, renames.by[old]))
     place = resolver.locate(loc.model_copy(update={"doc": None}), refusal.record_id, found)
     if isinstance(place, Place):
         sug = moved_suggestion(resolver, refusal, place, target == place.doc, renames.by.get(old))
@@ -216,8 +220,15 @@ def move_groups(refusals: list[Refusal]) -> list[dict]:
     the group (Poetry's ``cli.md``: 29 moves and 3 such labels, 32 in the app's plan)."""
     several = Counter((r.locator.doc, r.found_in[0]) for r in refusals
                       if movable(r) and len(r.found_in) == 1 and not any(is_move(s) for s in r.suggestions))
-    return grouped(((r.record_id, s["from"], s["doc"], s) for r in refusals for s in r.suggestions if is_move(s)),
-                   several)
+    groups = grouped(((r.record_id, s["from"], s["doc"], s) for r in refusals for s in r.suggestions if is_move(s)),
+                     several)
+    # a pair whose labels are all held several times has no moved suggestion to carry its rename
+    renamed = {(r.locator.doc, r.renamed_to[0]): r.renamed_to[1] for r in refusals if r.renamed_to is not None}
+    for g in groups:
+        by = renamed.get((g["from"], g["to"]))
+        if by is not None and not g["renamed"]:
+            g["renamed"], g["paired_by"] = True, by
+    return groups
 
 
 def grouped(moves: Iterable[tuple[str | None, str, str, dict]],
@@ -249,11 +260,12 @@ def grouped(moves: Iterable[tuple[str | None, str, str, dict]],
 
 def group_line(group: dict) -> str:
     """``ch17-03.md → ch18-03.md: 9 labels (renamed, paired by git)``, and ``; 2 more whose quote
-    it holds several times`` (``move_groups``' ``several``)."""
+    it holds several times`` (``move_groups``' ``several``); a pair with only those: ``… 2 labels
+    whose quote it holds several times (renamed, paired by git)``."""
     n, k = group["labels"], group.get("several", 0)
     how = f" (renamed, paired by {group['paired_by']})" if group["renamed"] and "paired_by" in group else ""
     several = f"{k} label{'s' * (k != 1)} whose quote it holds several times"
     if not n:
-        return f"{group['from']} → {group['to']}: {several}"
+        return f"{group['from']} → {group['to']}: {several}{how}"
     return f"{group['from']} → {group['to']}: {n} label{'s' * (n != 1)}{how}" + (
         f"; {k} more whose quote it holds several times" if k else "")

@@ -80,6 +80,8 @@ class Refusal:
     suggestions: list[dict] = field(default_factory=list)  # nearest passages, or a section locator
     suggested_places: tuple[Place, ...] = ()  # where the suggested passages are
     found_in: tuple[str, ...] = ()  # the other documents holding the quote verbatim (``moves``: not one move)
+    # a gone document's rename (``moves``): the file paired with it and by what, ``("ch18.md", "git")``
+    renamed_to: tuple[str, str] | None = None
 
     def as_json(self) -> dict:
         out: dict = {"id": self.record_id, "locator": self.locator.as_json(), "kind": self.kind,
@@ -90,13 +92,16 @@ class Refusal:
             out["suggestions"] = self.suggestions
         if self.found_in:
             out["found_in"] = list(self.found_in)
+        if self.renamed_to is not None:
+            out["renamed_to"], out["paired_by"] = self.renamed_to
         return out
 
     def to_data(self) -> dict:
         return {"kind": str(self.kind), "message": self.message, "locator": self.locator.model_dump(mode="json"),
                 "record_id": self.record_id, "places": _places_to_data(self.places),
                 "occurrences": self.occurrences, "suggestions": self.suggestions,
-                "suggested_places": _places_to_data(self.suggested_places), "found_in": list(self.found_in)}
+                "suggested_places": _places_to_data(self.suggested_places), "found_in": list(self.found_in),
+                "renamed_to": list(self.renamed_to) if self.renamed_to is not None else None}
 
     @classmethod
     def from_data(cls, data) -> "Refusal":
@@ -104,10 +109,13 @@ class Refusal:
         kind comes back as its ``RefusalKind`` (an unknown one is a miss)."""
         conforms(data, {"kind": str, "message": str, "locator": dict, "record_id": (str, None), "places": list,
                         "occurrences": [_OCCURRENCE], "suggestions": [{str: SCALAR}], "suggested_places": list,
-                        "found_in": [str]})
+                        "found_in": [str], "renamed_to": ([str], None)})
+        renamed_to = data["renamed_to"]
+        check(renamed_to is None or len(renamed_to) == 2)
         return cls(RefusalKind(data["kind"]), data["message"], Locator.model_validate(data["locator"]),
                    data["record_id"], _places_from_data(data["places"]), data["occurrences"], data["suggestions"],
-                   _places_from_data(data["suggested_places"]), tuple(data["found_in"]))
+                   _places_from_data(data["suggested_places"]), tuple(data["found_in"]),
+                   (renamed_to[0], renamed_to[1]) if renamed_to is not None else None)
 
 
 # An occurrence of an ambiguous quote (``suggest._occurrence``): scalars, and its ``context``,
