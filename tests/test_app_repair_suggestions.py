@@ -229,3 +229,36 @@ async def test_the_broken_label_view_offers_the_occurrence_where_an_ambiguous_qu
     first = next(i for i, line in enumerate(lines) if line.startswith("where it stood"))
     assert "(100.0): page.md:5:" in lines[first] and quote in lines[first]  # the install section's, not line 13
     assert "`labeller repair` would apply the first" in lines
+
+
+@run_async
+async def test_the_author_screen_lists_where_an_ambiguous_quote_stood_first_not_the_page_s_first_copy(
+        tmp_path, capsys, monkeypatch):
+    """The status line says `labeller repair` would apply the first suggestion; for a quote its own
+    page now holds twice, the first row must be that one (where it stood), not the page's first
+    copy: here a new section above the old one repeats the sentence, so the copies' order and the
+    repair disagree. The copy repair pins is listed once; the other stays an occurrence to pick."""
+    quote = "installs your package every time you run it"
+    new_section = f"# Sync\n\nA newer command keeps the environment in step with the lock file.\n\n{REPEATED}\n\n"
+    root, error = edited_project(tmp_path, capsys, monkeypatch, PAGE, new_section + PAGE, quote)
+    assert error["kind"] == "ambiguous"
+    app = LabellerApp(AuthoringSession.open(root, last_build_reader=last_build), watch_corpus=False)
+    async with app.run_test(size=(150, 45)) as pilot:
+        await settle(pilot)
+        app.open_record("r-1", app.session.first_refused_locator("r-1"))
+        await settle(pilot)
+        screen = app.screen
+        panel = screen.query_one(PreviewPanel)
+        assert "`labeller repair` would apply 1" in status_text(app)
+        first = panel._suggestions[0]["fix"]
+        assert first.at_old_place
+        shown = str(panel.query_one("#preview-suggestions").get_option_at_index(0).prompt.laid_out(200))
+        assert shown.startswith("1 where it stood (100.0) page.md:")
+        stood = (new_section + PAGE).index(quote, len(new_section))
+        occurrences = [row for row in panel._suggestions[1:] if "char_start" in row]
+        assert [row["char_start"] for row in occurrences] == [new_section.index(quote)]  # the other copy, once
+        screen.query_one(DocumentView).focus()
+        await pilot.press("1")
+        await settle(pilot)
+        (span,) = app.session.result("r-1").spans
+        assert span.start <= stood < span.end  # the install section's copy, where the label stood

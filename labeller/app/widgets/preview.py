@@ -203,12 +203,20 @@ class PreviewPanel(Vertical, can_focus=True):
         r = p.refusal
         if r is None:
             return rows, places, prompts
+        offers = list(zip(p.offered.fixes, p.offer_places)) if p.offered is not None else []
+        for fix, place in offers:  # repair's, first: what the status line says it would apply
+            prompts.append(_fix_prompt(fix, place, corpus))
+            rows.append({"fix": fix})
+            places.append(place)
         if r.kind == "ambiguous":
+            taken = {place for _, place in offers}  # an occurrence repair pins where it stood is listed once
             for pin in p.pins:
                 prompts.append((fmt("pin to [b]$doc[/b] (the quote occurs once there)", doc=pin.doc), []))
                 rows.append({"doc": pin.doc, "pin": True})
                 places.append(pin)
             for occ in r.occurrences:
+                if Place(occ["doc"], occ["char_start"], occ["char_end"]) in taken:
+                    continue
                 head = fmt("$where" + (" [b](your selection)[/b]" if occ["char_start"] == selected_start else ""),
                            where=f"{occ['doc']}:{occ['line']}:{occ['col']}")
                 ctx = occ.get("context")
@@ -225,11 +233,6 @@ class PreviewPanel(Vertical, can_focus=True):
                 rows.append(occ)
                 places.append(Place(occ["doc"], occ["char_start"], occ["char_end"]))
         else:
-            offers = p.offered.fixes if p.offered is not None else []
-            for fix, place in zip(offers, p.offer_places):
-                prompts.append(_fix_prompt(fix, place, corpus))
-                rows.append({"fix": fix})
-                places.append(place)
             for sug in r.suggestions:
                 if offers and (is_move(sug) or "score" in sug):
                     continue  # one of repair's, ranked above
