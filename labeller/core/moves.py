@@ -36,6 +36,7 @@ from dataclasses import replace
 from labeller.core.anchors import Hits, fold_quote
 from labeller.core.committed import read_committed
 from labeller.core.context import context_needle, locator_needles
+from labeller.core.models import Locator
 from labeller.core.project import Project
 from labeller.core.renames import Renames, renamed_docs
 from labeller.core.resolve import Refusal, Resolver, Span
@@ -203,6 +204,21 @@ def moved_suggestion(resolver: Resolver, refusal: Refusal, place: Place, renamed
     out |= {k: v for k, v in (("prefix", loc.prefix), ("suffix", loc.suffix)) if v is not None}
     if renamed and by is not None:
         out["paired_by"] = by
+    return out
+
+
+def pinned_to_each(resolver: Resolver, loc: Locator, docs: Iterable[str],
+                   record_id: str | None = None) -> list[tuple[Locator, Place]]:
+    """``loc`` pinned to each of ``docs`` (a corpus document) where it then resolves, and where:
+    a quote several documents hold, once in each of these, offered as one pick per document (the
+    app's pins for a quote with no document, ``repair``'s moves for a quote gone to several)."""
+    out = []
+    for doc in docs:
+        if doc in resolver.corpus.docs:
+            pinned = loc.model_copy(update={"doc": doc})
+            found = resolver.locate(pinned, record_id)
+            if isinstance(found, Place):
+                out.append((pinned, found))
     return out
 
 

@@ -35,7 +35,8 @@ from labeller.core.context import locator_needles, pick_occurrences
 from labeller.core.fixes import MOVED, NEAREST, Fix, Left
 from labeller.core.last_build import LastBuild
 from labeller.core.models import Locator, Question
-from labeller.core.moves import ANYWHERE, MOVABLE, NOTHING_THERE, grouped, is_move, move_groups
+from labeller.core.moves import (ANYWHERE, MOVABLE, NOTHING_THERE, grouped, is_move, move_groups,
+                                 pinned_to_each)
 from labeller.core.old_place import OldPlaces, kept_score
 from labeller.core.project import Project
 from labeller.core.resolve import Refusal, Resolver
@@ -407,8 +408,7 @@ def _pinned_moves(resolver: Resolver, refusal: Refusal, index: int) -> list[Fix]
         pins = pick_occurrences(resolver.index, loc, list(found.places))  # one search of the page for all
         return [Fix(rid, index, MOVED, loc, new, occurrence=resolver.corpus[doc].where(place.start))
                 for place, new in pins.items() if new is not None]
-    moved = (loc.model_copy(update={"doc": doc}) for doc in refusal.found_in if doc in resolver.corpus.docs)
-    return [Fix(rid, index, MOVED, loc, new) for new in moved if isinstance(resolver.locate(new, rid), Place)]
+    return [Fix(rid, index, MOVED, loc, new) for new, _ in pinned_to_each(resolver, loc, refusal.found_in, rid)]
 
 
 def _nearest_fix(refusal: Refusal, index: int, sug: dict) -> Fix:

@@ -24,7 +24,7 @@ from labeller.app.session.statuses import STATUS_INCOMPLETE, STATUS_RESOLVED
 from labeller.core.build import RecordResult, resolve_record
 from labeller.core.last_build import LastBuild
 from labeller.core.models import Locator
-from labeller.core.moves import find_moves
+from labeller.core.moves import find_moves, pinned_to_each
 from labeller.core.project import Project
 from labeller.core.repair import Offered, offered, repairable
 from labeller.core.resolve import MAX_LISTED_OCCURRENCES, Refusal, Span
@@ -204,12 +204,8 @@ def pin_suggestions(project: Project, refusal: Refusal) -> tuple[Place, ...]:
     if len(refusal.places) >= MAX_LISTED_OCCURRENCES:
         return ()
     per_doc = Counter(p.doc for p in refusal.places)
-    out = []
-    for place in refusal.places:
-        if per_doc[place.doc] == 1 and isinstance(project.resolver.locate(loc.model_copy(update={"doc": place.doc})),
-                                                  Place):
-            out.append(place)
-    return tuple(out)
+    once = [doc for doc, n in per_doc.items() if n == 1]
+    return tuple(place for _, place in pinned_to_each(project.resolver, loc, once))
 
 
 def locator_statuses(draft: Draft, result: RecordResult | None) -> list[str]:
