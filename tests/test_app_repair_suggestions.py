@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+from contextlib import asynccontextmanager
 
 import pytest
 
@@ -34,6 +35,18 @@ LOOK_ALIKE = "The cache lives under the XDG folder on BSD."
 AFTER = f"# Cache\n\n{EDITED} It is safe to delete.\n\n## Other systems\n\nSee the notes.\n\n{LOOK_ALIKE}\n"
 
 
+@asynccontextmanager
+async def on_refused_record(root):
+    """The app on ``root`` (its committed build read), the author screen open on ``r-1``'s first
+    refused locator."""
+    app = LabellerApp(AuthoringSession.open(root, last_build_reader=last_build), watch_corpus=False)
+    async with app.run_test(size=(150, 45)) as pilot:
+        await settle(pilot)
+        app.open_record("r-1", app.session.first_refused_locator("r-1"))
+        await settle(pilot)
+        yield app, pilot
+
+
 def status_text(app) -> str:
     return str(app.screen.query_one("#preview-status").visual)
 
@@ -52,11 +65,7 @@ async def test_the_first_suggestion_is_what_repair_applies_and_accepting_it_writ
     rc, _, err = cli(capsys, "repair", "--root", twin)
     assert rc == 0, err
 
-    app = LabellerApp(AuthoringSession.open(root, last_build_reader=last_build), watch_corpus=False)
-    async with app.run_test(size=(150, 45)) as pilot:
-        await settle(pilot)
-        app.open_record("r-1", app.session.first_refused_locator("r-1"))
-        await settle(pilot)
+    async with on_refused_record(root) as (app, pilot):
         screen = app.screen
         offers = screen.preview.offered
         assert offers is not None and offers.applied is not None
@@ -242,11 +251,7 @@ async def test_the_author_screen_lists_where_an_ambiguous_quote_stood_first_not_
     new_section = f"# Sync\n\nA newer command keeps the environment in step with the lock file.\n\n{REPEATED}\n\n"
     root, error = edited_project(tmp_path, capsys, monkeypatch, PAGE, new_section + PAGE, quote)
     assert error["kind"] == "ambiguous"
-    app = LabellerApp(AuthoringSession.open(root, last_build_reader=last_build), watch_corpus=False)
-    async with app.run_test(size=(150, 45)) as pilot:
-        await settle(pilot)
-        app.open_record("r-1", app.session.first_refused_locator("r-1"))
-        await settle(pilot)
+    async with on_refused_record(root) as (app, pilot):
         screen = app.screen
         panel = screen.query_one(PreviewPanel)
         assert "`labeller repair` would apply 1" in status_text(app)
