@@ -172,3 +172,27 @@ def test_a_restored_record_returns_to_its_place(tmp_path):
     assert [q.id for q in back.questions] == ["q1", "q2", "q3", "q4"]
     plain = write_questions(without, added=[q2])  # no anchor: appended, as before
     assert [q.id for q in plain.questions] == ["q1", "q4", "q2"]
+
+
+def test_a_changed_record_keeps_its_line_s_key_order(tmp_path):
+    """A repair changes a locator's ``doc``: the diff a reviewer reads must be that value, not the
+    record's fields reordered into the model's order (a line written by hand, by an older
+    labeller or another tool). Keys the line lacks come after its own, in the model's order."""
+    path = tmp_path / "questions.jsonl"
+    line = {"query": "where is it?", "id": "q1", "expected_answer": "", "split": "dev",
+            "locators": [{"quote": "Rotate", "doc": "guides/ops.md"}, {"quote": "Drain", "doc": "ops.md"}],
+            "hop": "multi"}
+    path.write_text(json.dumps(line, ensure_ascii=False) + "\n" + json.dumps(rec("q2")) + "\n", encoding="utf-8")
+    qf = load_questions(path)
+    (q1, _) = qf.questions
+    moved = q1.model_copy(update={"locators": [q1.locators[0].model_copy(update={"doc": "how-to/ops.md"}),
+                                               q1.locators[1]]})
+    write_questions(qf, changed=[moved])
+    first = path.read_text(encoding="utf-8").splitlines()[0]
+    assert first == json.dumps(line).replace('"guides/ops.md"', '"how-to/ops.md"')
+    tagged = moved.model_copy(update={"tags": ["ops"], "locators": [*moved.locators, q1.locators[1].model_copy(
+        update={"quote": "Cordon", "prefix": "then "})]})
+    write_questions(load_questions(path), changed=[tagged])
+    out = json.loads(path.read_text(encoding="utf-8").splitlines()[0])
+    assert list(out) == ["query", "id", "expected_answer", "split", "locators", "hop", "tags"]
+    assert [list(loc) for loc in out["locators"]] == [["quote", "doc"], ["quote", "doc"], ["doc", "quote", "prefix"]]

@@ -7,6 +7,7 @@ records in their existing order, atomically, so ids are never renumbered or shuf
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import unicodedata
@@ -39,9 +40,29 @@ class Entry:
     eol: str = "\n"
 
 
-def record_line(question: Question) -> str:
-    """A record as it is written: one line of canonical JSON (keys in model order)."""
-    return json_dumps(question.as_json())
+def record_line(question: Question, like: str | None = None) -> str:
+    """A record as it is written: one line of JSON, keys in model order — or, when it replaces
+    a line (``like``), in that line's order, a key the line lacks after those, so that the diff
+    of an edit (a repair changing a ``doc``) is the values that changed, not fields the tool
+    reordered in a line written by hand or by another tool."""
+    out = question.as_json()
+    if like is not None:
+        try:
+            out = ordered_like(out, json.loads(like))
+        except ValueError:  # not JSON (never for a line that loaded): the model's order
+            pass
+    return json_dumps(out)
+
+
+def ordered_like(new, old):
+    """``new`` with each object's keys in the order ``old``'s matching object has them (lists
+    matched item by item), keys ``old`` lacks after those in their own order; values unchanged."""
+    if isinstance(new, dict) and isinstance(old, dict):
+        keys = [k for k in old if k in new] + [k for k in new if k not in old]
+        return {k: ordered_like(new[k], old.get(k)) for k in keys}
+    if isinstance(new, list) and isinstance(old, list):
+        return [ordered_like(v, old[i] if i < len(old) else None) for i, v in enumerate(new)]
+    return new
 
 
 @dataclass
@@ -107,7 +128,7 @@ class QuestionsFile:
             if old is not None:
                 follow("")
             if old is not None and old.id in by_id and by_id[old.id] != old:
-                e = Entry(e.line, record_line(by_id[old.id]), by_id[old.id], e.eol)
+                e = Entry(e.line, record_line(by_id[old.id], like=e.raw), by_id[old.id], e.eol)
             entries.append(e)
             if old is not None:
                 follow(old.id)
