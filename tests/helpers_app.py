@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import shutil
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
@@ -259,3 +260,19 @@ async def run_eval(pilot):
             return screen
         await asyncio.sleep(0.1)
     raise AssertionError("the eval did not finish")
+
+
+@asynccontextmanager
+async def on_refused_record(root, record_id: str = "r-1"):
+    """The app on ``root`` (its committed build read), the author screen open on the record's
+    first refused locator."""
+    from labeller.app.app import LabellerApp
+    from labeller.app.session.session import AuthoringSession
+    from labeller.commands.committed_corpus import last_build
+
+    app = LabellerApp(AuthoringSession.open(root, last_build_reader=last_build), watch_corpus=False)
+    async with app.run_test(size=(150, 45)) as pilot:
+        await settle(pilot)
+        app.open_record(record_id, app.session.first_refused_locator(record_id))
+        await settle(pilot)
+        yield app, pilot

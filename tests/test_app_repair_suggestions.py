@@ -7,11 +7,10 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-from contextlib import asynccontextmanager
 
 import pytest
 
-from helpers_app import run_async, settle
+from helpers_app import on_refused_record, run_async, settle
 from helpers_interop import cli, cli_json
 from helpers_moves import edited_project
 from labeller.app.app import LabellerApp
@@ -33,18 +32,6 @@ BEFORE = f"# Cache\n\n{QUOTE} It is safe to delete.\n\n## Other systems\n\nSee t
 EDITED = "The cache lives, unless an environment variable names another, under the XDG folder on Linux."
 LOOK_ALIKE = "The cache lives under the XDG folder on BSD."
 AFTER = f"# Cache\n\n{EDITED} It is safe to delete.\n\n## Other systems\n\nSee the notes.\n\n{LOOK_ALIKE}\n"
-
-
-@asynccontextmanager
-async def on_refused_record(root):
-    """The app on ``root`` (its committed build read), the author screen open on ``r-1``'s first
-    refused locator."""
-    app = LabellerApp(AuthoringSession.open(root, last_build_reader=last_build), watch_corpus=False)
-    async with app.run_test(size=(150, 45)) as pilot:
-        await settle(pilot)
-        app.open_record("r-1", app.session.first_refused_locator("r-1"))
-        await settle(pilot)
-        yield app, pilot
 
 
 def status_text(app) -> str:

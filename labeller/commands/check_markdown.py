@@ -68,6 +68,8 @@ def nearest(r: Refusal) -> str:
             return f"{sug['where']} ({sug['score']}): {sug['quote']}"
         if "quote" in sug:
             return f"the quote occurs {sug['where']}"
+        if sug.get("heading") and "score" in sug:
+            return f"{sug['where']} ({sug['score']}): # {sug['heading']}"
         if sug.get("heading"):
             return f"section locator: {sug['doc']} # {sug['heading']}"
     return f"{len(r.occurrences)} occurrences" if r.occurrences else ""

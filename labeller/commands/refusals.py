@@ -96,6 +96,10 @@ def refusal_lines(project: Project, r: Refusal) -> list[str]:
             flag = "" if sug["unique"] else " (not unique)"
             lines.append(f"  nearest passage {safe_short(sug['where'])} ({sug['score']}){flag}: "
                          f"[yellow]{safe_short(sug['quote'])}[/]")
+        elif sug.get("heading") and "score" in sug:
+            flag = "" if sug["unique"] else " (not unique)"
+            lines.append(f"  nearest heading {safe_short(sug['where'])} ({sug['score']}){flag}: "
+                         f"[yellow]{safe_short(sug['heading'])}[/]")
         elif sug.get("heading"):
             lines.append(f"  try a section locator: {{\"doc\": \"{safe_short(sug['doc'])}\", "
                          f"\"heading\": \"{safe_short(sug['heading'])}\"}}")

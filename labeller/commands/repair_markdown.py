@@ -16,6 +16,7 @@ from collections.abc import Mapping
 
 from labeller.commands.check_markdown import groups_markdown
 from labeller.core.fixes import NEAREST
+from labeller.core.models import Locator
 from labeller.core.repair import RepairPlan, fix_groups
 from labeller.diagnostics import bounded_comment, markdown_table, markdown_text
 
@@ -62,11 +63,17 @@ def _edited(plan: RepairPlan) -> list[str]:
     fixes = [f for f in plan.fixes if f.kind == NEAREST]
     if not fixes:
         return []
-    rows = ([f.record_id, str(f.index + 1), f.old.doc or "", f.old.quote or "", f.new.doc or "", f.new.quote or "",
-             f"where it stood, {f.score}% kept" if f.at_old_place else f"nearest passage, {f.score}"] for f in fixes)
+    rows = ([f.record_id, str(f.index + 1), f.old.doc or "", _text(f.old), f.new.doc or "", _text(f.new),
+             f"where it stood, {f.score}% kept" if f.at_old_place
+             else f"nearest {'heading' if f.new.heading is not None else 'passage'}, {f.score}"] for f in fixes)
     return [f"**Edited quotes re-pointed** ({len(fixes)}: read each):", "",
             *markdown_table(("id", "locator", "document", "quote", "now in", "now", "how"), rows, len(fixes),
                             "edited quotes re-pointed"), ""]
+
+
+def _text(loc: Locator) -> str:
+    """A locator's quote, or a section locator's heading (``# title``)."""
+    return loc.quote if loc.quote is not None else f"# {loc.heading}" if loc.heading is not None else ""
 
 
 def _left(plan: RepairPlan) -> list[str]:

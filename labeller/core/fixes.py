@@ -35,6 +35,8 @@ class Fix:
         if self.kind == MOVED:
             picked = (self.new.prefix, self.new.suffix) != (self.old.prefix, self.old.suffix)
             return f"moved {self.old.doc} → {self.new.doc}" + (f", where it stood: {self.new.describe()}" * picked)
+        if self.new.heading is not None:
+            return f"nearest heading ({self.score}) {self.new.describe()}"
         if self.at_old_place:
             return f"where it stood, {self.score}% of the quote kept: {self.new.describe()}"
         return f"nearest passage ({self.score}) {self.new.describe()}"

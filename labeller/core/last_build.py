@@ -87,6 +87,18 @@ class LastBuild:
             return None
         return spans[index]
 
+    def span_text(self, record_id: str, index: int) -> str | None:
+        """The text of locator ``index`` of ``record_id``'s span at the last build (a section
+        locator's: its section then), or None when that is not known."""
+        span = self._span(record_id, index)
+        if span is None:
+            return None
+        doc_id, start, end = span.get("doc_id"), span.get("char_start"), span.get("char_end")
+        if not isinstance(doc_id, str) or type(start) is not int or type(end) is not int or not 0 <= start <= end:
+            return None
+        text = self.text(doc_id)
+        return text[start:end] if text is not None and end <= len(text) else None
+
     def quote_then(self, record_id: str, index: int, quote: str) -> tuple[str, int, int] | None:
         """Where ``quote`` stood at the last build: its document and its range in the text then,
         when it occurred exactly once in locator ``index``'s span (a span is the quote's block or

@@ -33,6 +33,7 @@ from labeller.core.anchors import fold_quote
 from labeller.core.build import RecordResult, resolve_record
 from labeller.core.context import locator_needles, pick_occurrences
 from labeller.core.fixes import MOVED, NEAREST, Fix, Left
+from labeller.core.heading_edits import heading_fix, heading_fixes
 from labeller.core.last_build import LastBuild
 from labeller.core.models import Locator, Question
 from labeller.core.moves import (ANYWHERE, MOVABLE, NOTHING_THERE, grouped, is_move, move_groups,
@@ -256,6 +257,7 @@ def offered(project: Project, question: Question, refusal: Refusal, *, min_score
     others = [_moved_fix(refusal, index, s) for s in refusal.suggestions if is_move(s)]
     others += _pinned_moves(project.resolver, refusal, index)
     scored = [_nearest_fix(refusal, index, s) for s in refusal.suggestions if "score" in s and "quote" in s]
+    scored += heading_fixes(refusal, index)
     if last_build is not None and repairable(refusal):
         old = at_old_place(project.resolver, refusal, index, 0.0, 0.0, last_build, OldPlaces())
         if old is not None and old.fix is not None:
@@ -304,6 +306,8 @@ def _choose(refusal: Refusal, index: int | None, moves_only: bool, min_score: fl
         return f"{refusal.kind}: {refusal.message}" + (f"; {old.reason}" if old is not None else "")
     if refusal.kind not in (RefusalKind.NOT_FOUND, RefusalKind.UNKNOWN_DOC):
         return f"{refusal.kind}: no suggestion repair applies ({refusal.message})"
+    if refusal.locator.heading is not None:  # a section locator: its heading edited
+        return heading_fix(resolver, refusal, index, min_score, min_kept, last_build, MIN_SCORE)
     if any(s.get(ANYWHERE) for s in refusal.suggestions):
         went = where_it_went(resolver, refusal, index, min_kept, last_build, old_places) if last_build else None
         if went is not None:

@@ -14,10 +14,12 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import cached_property
+from typing import TypeVar
 
 from labeller.core.anchors import FoldedDocument, automaton, fold_quote
 from labeller.core.chunkers import Chunk
 from labeller.core.context import Context, occurrence_help
+from labeller.core.heading_edits import nearest_headings
 from labeller.core.quote_marks import quote_mark_hint
 from labeller.core.resolve import MAX_LISTED_OCCURRENCES, Refusal, Resolver
 from labeller.core.suggest_cut import within_one_block
@@ -26,6 +28,7 @@ from labeller.core.vocab import Place, RefusalKind
 _WS_RUN = re.compile(r"\s+")
 MAX_EXTENSION_WORDS = 12
 N_SUGGESTIONS = 3
+_P = TypeVar("_P", Place, Place | None, None)
 MIN_SCORE = 50.0
 MAX_SCORE_GAP = 10.0  # a nearest passage more than this many points below the first is not shown
 # Past this many occurrences of a refused quote no context is offered (each costs a
@@ -105,7 +108,8 @@ def suggest(resolver: Resolver, refusal: Refusal, budget: WorkBudget | None = No
     a quote that occurs but never in its context, each occurrence with the context that
     would single it out), every listed occurrence of an ambiguous quote with
     ``doc:line:col``, its shortest unique extension and its shortest unique context, a
-    section locator for a heading-only span. Other refusals come back as they are."""
+    section locator for a heading-only span, the nearest headings for a section locator whose
+    heading is not found (``heading_edits``). Other refusals come back as they are."""
     loc = refusal.locator
     if refusal.kind == RefusalKind.NOT_FOUND and loc.quote is not None:
         if loc.prefix is not None or loc.suffix is not None:
@@ -143,13 +147,16 @@ def suggest(resolver: Resolver, refusal: Refusal, budget: WorkBudget | None = No
                         f"{MAX_BUILD_LISTED:,} at most)")
         return replace(refusal, message=message, places=tuple(places[:listed]), occurrences=[
             _occurrence(resolver, p, *(helps[p] if helps is not None else (None, None))) for p in places[:listed]])
+    if refusal.kind == RefusalKind.NOT_FOUND and loc.heading is not None and loc.doc is not None:
+        headings = close_to_best(nearest_headings(resolver, loc.doc, loc.heading, MIN_SCORE))
+        return replace(refusal, suggestions=[s for s, _ in headings], suggested_places=tuple(p for _, p in headings))
     if refusal.kind == RefusalKind.HEADING_ONLY and refusal.places:
         title = section_title(resolver, refusal.places[0])
         return replace(refusal, suggestions=[{"doc": refusal.places[0].doc, "heading": title}] if title else [])
     return refusal
 
 
-def close_to_best(passages: list[tuple[dict, Place | None]]) -> list[tuple[dict, Place | None]]:
+def close_to_best(passages: list[tuple[dict, _P]]) -> list[tuple[dict, _P]]:
     """The passages (best first) within ``MAX_SCORE_GAP`` points of the first: in a real history
     (issue 35) a right first suggestion scored 84 or more and every wrong one 59 or less, so a
     34 beside a 92 is noise that an author might accept by mistake."""

@@ -185,11 +185,12 @@ def repair_offers(project: Project, draft: Draft, refusal: Refusal,
     offers = offered(project, draft.to_question(), refusal, last_build=last_build)
     places = []
     for f in offers.fixes:
-        try:
-            found = project.resolver.locate(f.new, draft.id)
+        try:  # a quote's place, or the section a heading names
+            found = project.resolver.locate(f.new, draft.id) if f.new.quote is not None \
+                else project.resolver.resolve(f.new, draft.id)
         except InvalidInput:
             found = None
-        places.append(found if isinstance(found, Place) else None)
+        places.append(found.place if isinstance(found, Span) else found if isinstance(found, Place) else None)
     return offers, tuple(places)
 
 

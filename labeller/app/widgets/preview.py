@@ -58,7 +58,8 @@ def in_context(text: str, start: int, end: int) -> Content:
 
 def fix_kind(fix: Fix) -> str:
     """What a suggestion of ``repair``'s is called on screen."""
-    return "moved" if fix.kind == MOVED else "where it stood" if fix.at_old_place else "nearest passage"
+    return ("moved" if fix.kind == MOVED else "nearest heading" if fix.new.heading is not None
+            else "where it stood" if fix.at_old_place else "nearest passage")
 
 
 def _fix_prompt(fix: Fix, place: Place | None, corpus: Corpus) -> tuple[Content, list[Content]]:
@@ -71,6 +72,9 @@ def _fix_prompt(fix: Fix, place: Place | None, corpus: Corpus) -> tuple[Content,
     head = fmt(f"[b]$kind[/]{score} $where{flag}", kind=kind, where=where)
     if fix.kind == MOVED:
         return head, [fmt("[dim]$old →[/] [$success]$new[/]", old=fix.old.doc or "", new=fix.new.doc or "")]
+    if fix.new.heading is not None:  # a section locator's heading edited
+        return head, [fmt("[dim]was:[/] # $old", old=fix.old.heading or ""),
+                      fmt("[dim]now:[/] # [$warning]$new[/]", new=fix.new.heading)]
     ctx = "".join(f" {k} {v!r}" for k, v in (("prefix", fix.new.prefix), ("suffix", fix.new.suffix)) if v is not None)
     return head, [fmt("[dim]was:[/] $old", old=fix.old.quote or ""),
                   fmt("[dim]now:[/] [$warning]$new[/][dim]$ctx[/]", new=fix.new.quote or "", ctx=ctx)]

@@ -1,0 +1,122 @@
+"""A section locator whose heading was edited (``core.heading_edits``): the build suggests the
+document's nearest headings, and ``repair`` re-points the locator to one only when it is the one
+heading at ``--min-score``, unique, and — with the committed build — heads the section's text."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from conftest import q, write_project
+from helpers_app import on_refused_record, run_async, settle
+from helpers_interop import cli, cli_json
+from helpers_moves import commit_all, git
+from labeller.app.widgets.document_view import DocumentView
+from labeller.app.widgets.preview import PreviewPanel
+
+pytestmark = pytest.mark.skipif(subprocess.run(["git", "--version"], capture_output=True).returncode != 0,
+                                reason="git is not installed")
+
+CHECK = ("Break it once: edit a word a quote points at and run the check again. It exits 1 and names the record "
+         "it refuses.\n\nUndo the edit and it exits 0.\n")
+OPTIONS = "Every option of the build command is listed here with its default value and what it changes.\n"
+PAGE = f"# First hour\n\n## Prove the check works\n\n{CHECK}\n## Build options\n\n{OPTIONS}"
+TITLE = "Prove the check works"
+
+
+def project(tmp_path, capsys, monkeypatch, before: str, after: str, heading: str = TITLE, *,
+            commit: bool = True):
+    """A project labelling the section ``heading`` of ``page.md``, built (and with ``commit``,
+    committed in a git work tree), then the page changed to ``after``."""
+    monkeypatch.setenv("LABELLER_REVIEWER", "repair-bot")
+    root = write_project(tmp_path / "proj", {"page.md": before}, [q("r-1", {"doc": "page.md", "heading": heading})])
+    assert cli_json(capsys, "build", "--root", root)[0] == 0
+    if commit:
+        commit_all(root, "built")
+    (root / "corpus/page.md").write_text(after, encoding="utf-8")
+    if commit:
+        git(root, "commit", "-q", "-am", "edited")
+    return root
+
+
+def test_an_edited_heading_is_suggested_and_repaired(tmp_path, capsys, monkeypatch):
+    root = project(tmp_path, capsys, monkeypatch, PAGE, PAGE.replace("## Prove the check", "## Prove that the check"))
+    rc, report = cli_json(capsys, "build", "--check", "--root", root)
+    (error,) = report["errors"]
+    assert error["kind"] == "not_found"
+    assert error["suggestions"] == [{"doc": "page.md", "heading": "Prove that the check works", "score": 89.4,
+                                     "where": "page.md:3:1", "unique": True}]
+    rc, _, err = cli(capsys, "build", "--check", "--root", root)
+    assert "nearest heading page.md:3:1 (89.4): Prove that the check works" in err
+    rc, out, _ = cli(capsys, "build", "--check", "--root", root, "--format", "markdown")
+    assert "page\\.md\\:3\\:1 \\(89\\.4\\)\\: \\# Prove that the check works" in out
+    rc, plan = cli_json(capsys, "repair", "--root", root)
+    assert rc == 0, plan["left"]
+    (fix,) = plan["applied"]
+    assert (fix["kind"], fix["new"], fix["score"]) == ("nearest", {"doc": "page.md",
+                                                                   "heading": "Prove that the check works"}, 89.4)
+    assert cli_json(capsys, "build", "--root", root)[0] == 0
+    rc, _, err = cli(capsys, "repair", "--root", root, "--dry-run")
+    assert rc == 0
+
+
+def test_the_text_report_says_a_heading_was_re_pointed(tmp_path, capsys, monkeypatch):
+    root = project(tmp_path, capsys, monkeypatch, PAGE, PAGE.replace("## Prove the check works",
+                                                                     "## Prove the check works, once"))
+    rc, out, err = cli(capsys, "repair", "--root", root, "--dry-run")
+    assert "r-1 locator 1: nearest heading (87.5) page.md: # Prove the check works, once" in " ".join(
+        (out + err).split())
+    rc, out, _ = cli(capsys, "repair", "--root", root, "--dry-run", "--format", "markdown")
+    assert ("| r\\-1 | 1 | page\\.md | \\# Prove the check works | page\\.md | \\# Prove the check works\\, once | "
+            "nearest heading\\, 87\\.5 |") in out
+
+
+def test_a_heading_that_now_heads_other_text_is_left(tmp_path, capsys, monkeypatch):
+    """The section deleted; a sibling's title resembles the old one (80.0) but its text does not:
+    the committed build says so. Without it the title alone decides (as for a nearest passage)."""
+    before = PAGE.replace("## Build options", "## Proving the check works again")
+    after = before.replace(f"## Prove the check works\n\n{CHECK}\n", "")
+    root = project(tmp_path, capsys, monkeypatch, before, after)
+    rc, plan = cli_json(capsys, "repair", "--root", root, "--dry-run")
+    assert plan["applied"] == []
+    (left,) = plan["left"]
+    assert left["reason"] == ("the nearest heading (80.0) heads other text: its section keeps 42.7% of the "
+                              "section's text at the last build, below 60")
+    bare = project(tmp_path / "bare", capsys, monkeypatch, before, after, commit=False)
+    rc, plan = cli_json(capsys, "repair", "--root", bare, "--dry-run")
+    assert [f["new"]["heading"] for f in plan["applied"]] == ["Proving the check works again"]
+
+
+@pytest.mark.parametrize("after, reason", [
+    (PAGE.replace("## Prove the check works", "## Prove the checks work").replace(
+        "## Build options", "## Prove the check worked"), "2 headings score 80 or more: a person picks one"),
+    (PAGE.replace("## Prove the check works", "## Prove the checks work").replace(
+        "## Build options", "## Prove the checks work"), "the nearest heading (95.2) is not unique in page.md"),
+    (PAGE.replace("## Prove the check works", "## Prove the build"), "the nearest heading scores 55.6, below 80"),
+    (PAGE.replace("## Prove the check works", "## Gone"),
+     "no nearest heading: no heading of page.md scores 50 or more against the title"),
+])
+def test_a_heading_repair_never_guesses(tmp_path, capsys, monkeypatch, after, reason):
+    root = project(tmp_path, capsys, monkeypatch, PAGE, after)
+    rc, plan = cli_json(capsys, "repair", "--root", root, "--dry-run")
+    assert plan["applied"] == [] and [x["reason"] for x in plan["left"]] == [reason]
+
+
+@run_async
+async def test_the_author_screen_offers_the_edited_heading_first_and_accepting_it_resolves(tmp_path, capsys,
+                                                                                         monkeypatch):
+    root = project(tmp_path, capsys, monkeypatch, PAGE, PAGE.replace("## Prove the check", "## Prove that the check"))
+    async with on_refused_record(root) as (app, pilot):
+        panel = app.screen.query_one(PreviewPanel)
+        fix = panel._suggestions[0]["fix"]
+        assert (fix.new.doc, fix.new.heading, fix.score) == ("page.md", "Prove that the check works", 89.4)
+        assert app.screen.preview.offered.applied == fix  # what `labeller repair` applies
+        shown = str(panel.query_one("#preview-suggestions").get_option_at_index(0).prompt.laid_out(200))
+        assert shown.splitlines() == ["1 nearest heading (89.4) page.md:3:1", "    was: # Prove the check works",
+                                      "    now: # Prove that the check works"]
+        app.screen.query_one(DocumentView).focus()
+        await pilot.press("1")
+        await settle(pilot)
+        assert app.screen.preview.status == "resolved"
+        assert app.session.draft("r-1").locators[0].heading == "Prove that the check works"
