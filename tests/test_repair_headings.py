@@ -36,7 +36,7 @@ def project(tmp_path, capsys, monkeypatch, before: str, after: str, heading: str
         commit_all(root, "built")
     (root / "corpus/page.md").write_text(after, encoding="utf-8")
     if commit:
-        git(root, "commit", "-q", "-am", "edited")
+        git(root, "commit", "-q", "--allow-empty", "-am", "edited")
     return root
 
 
@@ -120,3 +120,23 @@ async def test_the_author_screen_offers_the_edited_heading_first_and_accepting_i
         await settle(pilot)
         assert app.screen.preview.status == "resolved"
         assert app.session.draft("r-1").locators[0].heading == "Prove that the check works"
+
+
+def test_a_heading_edited_in_a_renamed_page_is_followed_there(tmp_path, capsys, monkeypatch):
+    """The page renamed (git's pairing) and the heading edited in the same change: no move (the
+    title is not there), the renamed file's nearest headings, and repair re-points to one."""
+    root = project(tmp_path, capsys, monkeypatch, PAGE, PAGE)
+    git(root, "mv", "corpus/page.md", "corpus/first-hour.md")
+    (root / "corpus/first-hour.md").write_text(PAGE.replace("## Prove the check", "## Prove that the check"),
+                                               encoding="utf-8")
+    commit_all(root, "renamed")
+    rc, report = cli_json(capsys, "build", "--check", "--root", root)
+    (error,) = report["errors"]
+    assert (error["kind"], error["renamed_to"]) == ("unknown_doc", "first-hour.md")
+    assert [(s["doc"], s["heading"], s["score"]) for s in error["suggestions"]] == [
+        ("first-hour.md", "Prove that the check works", 89.4)]
+    rc, plan = cli_json(capsys, "repair", "--moves", "--root", root, "--dry-run")
+    assert plan["applied"] == []  # the title changed: not a move
+    rc, plan = cli_json(capsys, "repair", "--root", root)
+    assert [f["new"] for f in plan["applied"]] == [{"doc": "first-hour.md", "heading": "Prove that the check works"}]
+    assert cli_json(capsys, "build", "--root", root)[0] == 0

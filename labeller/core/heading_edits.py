@@ -76,11 +76,12 @@ def heading_fix(resolver: Resolver, refusal: Refusal, index: int, min_score: flo
     """The nearest heading ``repair`` re-points a refused section locator to, or why none
     (``suggested_from``: the score from which the build suggests a heading)."""
     loc = refusal.locator
-    if refusal.kind != RefusalKind.NOT_FOUND:
-        return f"{refusal.kind}: no suggestion repair applies ({refusal.message})"
     fixes = heading_fixes(refusal, index)
+    if refusal.kind == RefusalKind.UNKNOWN_DOC and (refusal.renamed_to is None or not fixes):
+        return f"{refusal.kind}: no suggestion repair applies ({refusal.message})"
+    doc = refusal.renamed_to[0] if refusal.kind == RefusalKind.UNKNOWN_DOC and refusal.renamed_to else loc.doc
     if not fixes:
-        return f"no nearest heading: no heading of {loc.doc} scores {suggested_from:g} or more against the title"
+        return f"no nearest heading: no heading of {doc} scores {suggested_from:g} or more against the title"
     above = [f for f in fixes if (f.score or 0.0) >= min_score]
     if not above:
         return f"the nearest heading scores {fixes[0].score}, below {min_score:g}"
@@ -88,7 +89,7 @@ def heading_fix(resolver: Resolver, refusal: Refusal, index: int, min_score: flo
         return f"{len(above)} headings score {min_score:g} or more: a person picks one"
     fix = above[0]
     if not next(s["unique"] for s in refusal.suggestions if s.get("heading") == fix.new.heading):
-        return f"the nearest heading ({fix.score}) is not unique in {loc.doc}"
+        return f"the nearest heading ({fix.score}) is not unique in {doc}"
     if last_build is not None:
         kept = section_kept(resolver, last_build, fix)
         if kept is not None and kept < min_kept:

@@ -97,7 +97,8 @@ def find_moves(project: Project, refusals: list[Refusal]) -> list[Refusal]:
 
 def _along_rename(resolver: Resolver, refusal: Refusal, renames: Renames) -> Refusal:
     """A section or document locator of a renamed document: moved there when it resolves there
-    (the heading found once in the renamed file)."""
+    (the heading found once in the renamed file); a heading not found there gets the renamed
+    file's nearest headings."""
     loc = refusal.locator
     assert loc.doc is not None  # renamable: unknown_doc names a doc
     target = renames.target(loc.doc)
@@ -107,7 +108,12 @@ def _along_rename(resolver: Resolver, refusal: Refusal, renames: Renames) -> Ref
     span = resolver.resolve(loc.model_copy(update={"doc": target}), refusal.record_id)
     renamed = f"renamed to {target} ({renames.by[loc.doc]}'s pairing)"
     if not isinstance(span, Span):
-        return replace(refusal, message=_join(refusal.message, renamed, f"not there: {span.message}"))
+        refusal = replace(refusal, message=_join(refusal.message, renamed, f"not there: {span.message}"))
+        if span.kind != RefusalKind.NOT_FOUND or loc.heading is None:
+            return refusal
+        # the heading edited too: the renamed file's nearest headings (``heading_edits``)
+        helped = suggest(resolver, replace(span, record_id=refusal.record_id))
+        return replace(refusal, suggestions=helped.suggestions, suggested_places=helped.suggested_places)
     sug = {"kind": MOVED, "from": loc.doc, "doc": target, "where": resolver.corpus[target].where(span.start),
            "unique": True, "renamed": True, "paired_by": renames.by[loc.doc]}
     if loc.heading is not None:
