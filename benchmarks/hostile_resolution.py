@@ -8,7 +8,10 @@ document, the questions file at two or three sizes up to the default 1 MiB bound
 - ``short``: records of 64 ambiguous two-letter quotes (1 MiB once took 1,313 s and 1.3 GB);
 - ``long``: one ambiguous quote of 60 % of the file, 600 KB at 1 MiB (once over 120 s and 19 MB printed);
 - ``notfound``: records of 64 quotes not found (``alpha gamma`` and a random word), each once
-  given nearest passages from a scan of every chunk, with no bound per build.
+  given nearest passages from a scan of every chunk, with no bound per build;
+- ``heading``: records of 64 section locators whose heading is not found, on a document of
+  headings only (52,000 ``## alpha beta gamma``): each is given the nearest headings, scored
+  against every title, within the build's bound for nearest passages.
 
 Each size reports wall time and peak memory; the exponent between the smallest and the
 largest size (``log(t2 / t1) / log(s2 / s1)``) is about 1 when the growth is linear, 2 when
@@ -44,6 +47,8 @@ def locators(shape: str, rng: random.Random, size: int) -> list[dict]:
         return [{"quote": rng.choice(PAIRS)} for _ in range(64)]
     if shape == "notfound":
         return [{"quote": f"alpha gamma {rng.getrandbits(32):x}"} for _ in range(64)]
+    if shape == "heading":
+        return [{"doc": "a.md", "heading": f"alpha gamma {rng.getrandbits(32):x}"} for _ in range(64)]
     return [{"quote": (UNIT * (size * 6 // 10 // len(UNIT))).strip()}]  # 600 KB in a 1 MiB file
 
 
@@ -53,7 +58,9 @@ def write_project(root: Path, shape: str, size: int) -> int:
     shutil.rmtree(root, ignore_errors=True)
     (root / "corpus").mkdir(parents=True)
     (root / "golden").mkdir()
-    (root / "corpus" / "a.md").write_text("# Doc\n\n" + UNIT * (DOC_CHARS // len(UNIT)) + "\n")
+    heading = f"## {UNIT.strip()}\n"
+    (root / "corpus" / "a.md").write_text(heading * (DOC_CHARS // len(heading)) if shape == "heading"
+                                          else "# Doc\n\n" + UNIT * (DOC_CHARS // len(UNIT)) + "\n")
     rng = random.Random(size)
     lines, total = [], 0
     while True:
@@ -72,7 +79,7 @@ def measure(bench) -> None:
     """Add the figures to a ``run.Bench``: per shape and size, time and peak memory, then
     the exponents of both across the sizes."""
     sizes = SMOKE_SIZES if bench.smoke else SIZES
-    for shape in ("prefix", "short", "long", "notfound"):
+    for shape in ("prefix", "short", "long", "notfound", "heading"):
         times, peaks = {}, {}
         for size in sizes:
             root = bench.root.parent / f"hostile-resolution-{shape}-{size}"

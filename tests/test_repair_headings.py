@@ -140,3 +140,41 @@ def test_a_heading_edited_in_a_renamed_page_is_followed_there(tmp_path, capsys, 
     rc, plan = cli_json(capsys, "repair", "--root", root)
     assert [f["new"] for f in plan["applied"]] == [{"doc": "first-hour.md", "heading": "Prove that the check works"}]
     assert cli_json(capsys, "build", "--root", root)[0] == 0
+
+
+def test_setext_headings_closing_hashes_and_quoted_headings_are_suggested(tmp_path):
+    """Titles are read from every line that may be a heading, as written, then confirmed by the
+    parse: a setext title, an ATX title with closing ``#``s, one in a block quote; a ``#`` line
+    inside a fence is no heading and is never suggested."""
+    from labeller.config import load_config
+    from labeller.core.heading_edits import nearest_headings
+    from labeller.core.project import Project
+
+    page = ("Prove that the check works\n==========================\n\nBody.\n\n## Prove the check worked ##\n\n"
+            "> ### Prove the checks work\n\n```\n# Prove the check works!\n```\n")
+    root = write_project(tmp_path / "p", {"page.md": page})
+    found = nearest_headings(Project(load_config(root)).resolver, "page.md", TITLE, 50.0, 5)
+    assert [(s["heading"], s["where"], s["unique"]) for s, _ in found] == [
+        ("Prove the checks work", "page.md:8:1", True), ("Prove the check worked", "page.md:6:1", True),
+        ("Prove that the check works", "page.md:1:1", True)]
+
+
+def test_nearest_headings_share_the_build_s_bound(tmp_path):
+    """A file of thousands of refused section locators: once the build's units for nearest
+    passages are spent, a section locator is told so and scored against no title."""
+    from labeller.config import load_config
+    from labeller.core.models import Locator
+    from labeller.core.project import Project
+    from labeller.core.resolve import Refusal
+    from labeller.core.suggest import NEAREST_SPENT, WorkBudget, suggest
+    from labeller.core.vocab import RefusalKind
+
+    root = write_project(tmp_path / "p", {"page.md": PAGE})
+    resolver = Project(load_config(root)).resolver
+    refusal = Refusal(RefusalKind.NOT_FOUND, "no heading", Locator(doc="page.md", heading="Prove the check"), "r-1")
+    budget = WorkBudget(1000)
+    assert suggest(resolver, refusal, budget).suggestions  # charged the titles' characters
+    assert budget.nearest_left < WorkBudget(1000).nearest_left
+    budget.spend_nearest(budget.nearest_left)
+    spent = suggest(resolver, refusal, budget)
+    assert spent.suggestions == [] and spent.message.endswith(NEAREST_SPENT)

@@ -190,7 +190,7 @@ def expand(doc: Document, blocks: DocBlocks, start: int, end: int) -> tuple[int,
 
 
 # Every line where a heading can start (ATX, in any container) or a setext heading ends.
-_HEADING_LINE = re.compile(r"^[ \t>*+\-0-9.)]*#{1,6}(?:[ \t]|$)|^[ \t>]*(?:=+|-+)[ \t]*$", re.MULTILINE)
+HEADING_LINE = re.compile(r"^[ \t>*+\-0-9.)]*#{1,6}(?:[ \t]|$)|^[ \t>]*(?:=+|-+)[ \t]*$", re.MULTILINE)
 
 
 def section_span(doc: Document, blocks_at: Callable[[int, int], DocBlocks], heading: str) -> tuple[int, int]:
@@ -199,7 +199,7 @@ def section_span(doc: Document, blocks_at: Callable[[int, int], DocBlocks], head
 
     ``blocks_at(first, last)`` gives blocks exact for those lines, so only the windows
     that can hold a heading are parsed: a heading whose text is ``heading`` has that text
-    on its first line, and any heading has a line that ``_HEADING_LINE`` matches.
+    on its first line, and any heading has a line that ``HEADING_LINE`` matches.
     """
     wanted = heading.strip()
     text, starts = doc.text, doc.line_starts
@@ -222,7 +222,7 @@ def section_span(doc: Document, blocks_at: Callable[[int, int], DocBlocks], head
     h = matches[0]
     later: list[Heading] = []
     searched.clear()
-    for m in _HEADING_LINE.finditer(text, doc.line_end(h.last)):
+    for m in HEADING_LINE.finditer(text, doc.line_end(h.last)):
         line = doc.line_of(m.start())
         blocks = blocks_at(line, line)
         if id(blocks) in searched:

@@ -18,8 +18,17 @@ page: a bounded comparison), at ``--min-kept``, the bar of a passage where a quo
 
 from __future__ import annotations
 
+import bisect
+import re
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+
 from rapidfuzz import fuzz, process, utils
 
+from labeller.core.corpus import Document
+from labeller.core.expansion import HEADING_LINE, Heading
 from labeller.core.fixes import NEAREST, Fix
 from labeller.core.last_build import LastBuild
 from labeller.core.models import Locator
@@ -27,6 +36,10 @@ from labeller.core.resolve import Refusal, Resolver, Span
 from labeller.core.vocab import Place, RefusalKind
 
 MAX_TITLE_CHARS = 1_000  # a title scored (a heading line can be a page long in a hostile file)
+MAX_CHECKED = 64  # lines that may be headings, best first, confirmed by a parse of their window
+_UNDERLINE = re.compile(r"^[ \t>]*(?:=+|-+)[ \t]*$")
+_OPENING = re.compile(r"^[ \t>*+\-0-9.)]*#{1,6}(?:[ \t]+|$)")
+_CLOSING = re.compile(r"(?:^|[ \t]+)#+[ \t]*$")
 COMPARED_CHARS = 4_000  # of a section's body, then and now
 
 
@@ -35,29 +48,87 @@ def heading_score(a: str, b: str) -> float:
     return round(fuzz.ratio(a, b, processor=utils.default_process), 1)
 
 
-def nearest_headings(resolver: Resolver, doc_id: str, wanted: str, min_score: float) -> list[tuple[dict, Place]]:
-    """The titles of ``doc_id``'s headings that score ``min_score`` or more against ``wanted``,
-    each once (where it first stands), best first (document order on a tie), as suggestions ``{"doc", "heading", "score", "where",
-    "unique"}`` with each heading line's place."""
+def nearest_headings(resolver: Resolver, doc_id: str, wanted: str, min_score: float, limit: int,
+                     spend: Callable[[int], None] | None = None) -> list[tuple[dict, Place]]:
+    """Up to ``limit`` titles of ``doc_id``'s headings that score ``min_score`` or more against
+    ``wanted``, each once (where it first stands), best first (document order on a tie), as
+    suggestions ``{"doc", "heading", "score", "where", "unique"}`` with each heading's place.
+
+    The page is not parsed whole (5 MB of Markdown is seconds of markdown-it): every line that
+    may be a heading (``HEADING_LINE``) gives its title as written, all are scored at once, and
+    only the best of them (``MAX_CHECKED``) are confirmed headings by parsing their windows, as
+    ``section_span`` confirms the one it finds. ``spend`` is charged the scoring's work in the
+    units of a nearest passage's (the titles' characters times the title's 64-character
+    blocks): a file of thousands of refused section locators shares the build's bound."""
     if doc_id not in resolver.corpus.docs or len(wanted) > MAX_TITLE_CHARS:
         return []
     doc = resolver.corpus[doc_id]
-    headings = [h for h in resolver.blocks_at(doc_id, 0, len(doc.line_starts) - 1).headings
-                if len(h.text) <= MAX_TITLE_CHARS]
-    count: dict[str, int] = {}
-    for h in headings:
-        count[h.text] = count.get(h.text, 0) + 1
-    first = list({h.text: h for h in reversed(headings)}.values())[::-1]  # each title once, where it first is
-    scored = process.extract(wanted, [h.text for h in first], scorer=fuzz.ratio, processor=utils.default_process,
-                             score_cutoff=min_score, limit=None)
-    out = []
-    for _, _, i in sorted(scored, key=lambda hit: (-round(hit[1], 1), hit[2])):
-        h = first[i]
-        start = doc.line_starts[h.first]
-        out.append(({"doc": doc_id, "heading": h.text, "score": heading_score(wanted, h.text),
-                     "where": doc.where(start), "unique": count[h.text] == 1},
-                    Place(doc_id, start, doc.line_end(h.last))))
-    return out
+    found = _candidates(doc)
+    if spend is not None:
+        spend(found.chars * (len(wanted) // 64 + 1))
+    hits = process.extract(utils.default_process(wanted), found.folded, scorer=fuzz.ratio, score_cutoff=min_score,
+                           limit=MAX_CHECKED)
+    out: dict[str, tuple[dict, Place]] = {}
+    for _, _, i in sorted(hits, key=lambda hit: (-hit[1], hit[2])):
+        line = found.lines[i]
+        h = _heading_on(resolver.blocks_at(doc_id, line, line).headings, line)
+        if h is not None and h.text not in out and len(h.text) <= MAX_TITLE_CHARS \
+                and (score := heading_score(wanted, h.text)) >= min_score:
+            start = doc.line_starts[h.first]
+            out[h.text] = ({"doc": doc_id, "heading": h.text, "score": score, "where": doc.where(start),
+                            "unique": _unique(resolver, doc_id, h.text, found.written)},
+                           Place(doc_id, start, doc.line_end(h.last)))
+        if len(out) >= limit:
+            break
+    return sorted(out.values(), key=lambda sp: (-sp[0]["score"], sp[1].start))
+
+
+def _heading_on(headings: list[Heading], line: int) -> Heading | None:
+    """The heading whose lines hold ``line`` (``headings`` in document order; a window of a page
+    of headings holds all of them, so it is not scanned)."""
+    i = bisect.bisect_right(headings, line, key=lambda h: h.first)
+    return headings[i - 1] if i and headings[i - 1].last >= line else None
+
+
+@lru_cache(maxsize=16)
+def _candidates(doc: Document) -> _Candidates:
+    """Once a document, not once a refused section locator (a page of 100,000 headings took
+    0.3 s each)."""
+    lines = [doc.line_of(m.start()) for m in HEADING_LINE.finditer(doc.text)]
+    written = [_title_as_written(doc, line) for line in lines]
+    folded = [utils.default_process(title) for title in written]
+    return _Candidates(lines, folded, sum(map(len, folded)) + len(folded), Counter(written))
+
+
+@dataclass(frozen=True)
+class _Candidates:
+    """The lines of a document that may be headings, their titles folded for scoring, those
+    titles' characters (the work of scoring them all), and how often each title is written."""
+
+    lines: list[int]
+    folded: list[str]
+    chars: int
+    written: Counter[str]
+
+
+def _unique(resolver: Resolver, doc_id: str, title: str, written: Counter[str]) -> bool:
+    """Whether ``title`` heads one section of the document (a section locator naming it
+    resolves): written once, it is (its one place confirmed a heading); written more often than ``MAX_CHECKED`` times, it is taken
+    as not (asking would parse every copy's window: a page of 52,000 equal headings took 0.15 s
+    a question), which costs at most a repair left for a person."""
+    n = written[title]
+    if n == 1 or n > MAX_CHECKED:
+        return n == 1
+    return isinstance(resolver.resolve(Locator(doc=doc_id, heading=title)), Span)
+
+
+def _title_as_written(doc: Document, line: int) -> str:
+    """The title a line that may be a heading gives, as written: an ATX line's text past its
+    markers and closing ``#``s; a setext underline's, the line above (bounded)."""
+    text = doc.text[doc.line_starts[line]:doc.line_end(line)][:MAX_TITLE_CHARS * 2]
+    if _UNDERLINE.match(text) and line > 0:
+        return doc.text[doc.line_starts[line - 1]:doc.line_end(line - 1)][:MAX_TITLE_CHARS * 2].lstrip(" \t>")
+    return _CLOSING.sub("", _OPENING.sub("", text, count=1)).strip()
 
 
 def is_heading_suggestion(sug: dict) -> bool:
@@ -72,11 +143,14 @@ def heading_fixes(refusal: Refusal, index: int) -> list[Fix]:
 
 
 def heading_fix(resolver: Resolver, refusal: Refusal, index: int, min_score: float, min_kept: float,
-                last_build: LastBuild | None, suggested_from: float) -> Fix | str:
+                last_build: LastBuild | None, suggested_from: float, spent: str) -> Fix | str:
     """The nearest heading ``repair`` re-points a refused section locator to, or why none
-    (``suggested_from``: the score from which the build suggests a heading)."""
+    (``suggested_from``: the score from which the build suggests a heading; ``spent``: what a
+    refusal says once the build's budget for suggestions is spent)."""
     loc = refusal.locator
     fixes = heading_fixes(refusal, index)
+    if not fixes and spent in refusal.message:
+        return "no nearest heading: the build's budget for suggestions was spent (repair the others first)"
     if refusal.kind == RefusalKind.UNKNOWN_DOC and (refusal.renamed_to is None or not fixes):
         return f"{refusal.kind}: no suggestion repair applies ({refusal.message})"
     doc = refusal.renamed_to[0] if refusal.kind == RefusalKind.UNKNOWN_DOC and refusal.renamed_to else loc.doc

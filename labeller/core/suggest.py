@@ -148,7 +148,10 @@ def suggest(resolver: Resolver, refusal: Refusal, budget: WorkBudget | None = No
         return replace(refusal, message=message, places=tuple(places[:listed]), occurrences=[
             _occurrence(resolver, p, *(helps[p] if helps is not None else (None, None))) for p in places[:listed]])
     if refusal.kind == RefusalKind.NOT_FOUND and loc.heading is not None and loc.doc is not None:
-        headings = close_to_best(nearest_headings(resolver, loc.doc, loc.heading, MIN_SCORE))
+        if budget is not None and not budget.nearest_open:
+            return replace(refusal, message=f"{refusal.message}; {NEAREST_SPENT}")
+        headings = close_to_best(nearest_headings(resolver, loc.doc, loc.heading, MIN_SCORE, N_SUGGESTIONS,
+                                                  budget.spend_nearest if budget is not None else None))
         return replace(refusal, suggestions=[s for s, _ in headings], suggested_places=tuple(p for _, p in headings))
     if refusal.kind == RefusalKind.HEADING_ONLY and refusal.places:
         title = section_title(resolver, refusal.places[0])
