@@ -37,10 +37,11 @@ from labeller.core.vocab import Place, RefusalKind
 
 MAX_TITLE_CHARS = 1_000  # a title scored (a heading line can be a page long in a hostile file)
 MAX_CHECKED = 64  # lines that may be headings, best first, confirmed by a parse of their window
+COMPARED_CHARS = 4_000  # of a section's body, then and now
+# a title as written: a setext underline; an ATX line's opening (in any container) and closing ``#``s
 _UNDERLINE = re.compile(r"^[ \t>]*(?:=+|-+)[ \t]*$")
 _OPENING = re.compile(r"^[ \t>*+\-0-9.)]*#{1,6}(?:[ \t]+|$)")
 _CLOSING = re.compile(r"(?:^|[ \t]+)#+[ \t]*$")
-COMPARED_CHARS = 4_000  # of a section's body, then and now
 
 
 def heading_score(a: str, b: str) -> float:
@@ -113,9 +114,10 @@ class _Candidates:
 
 def _unique(resolver: Resolver, doc_id: str, title: str, written: Counter[str]) -> bool:
     """Whether ``title`` heads one section of the document (a section locator naming it
-    resolves): written once, it is (its one place confirmed a heading); written more often than ``MAX_CHECKED`` times, it is taken
-    as not (asking would parse every copy's window: a page of 52,000 equal headings took 0.15 s
-    a question), which costs at most a repair left for a person."""
+    resolves): written once, it is (its one place confirmed a heading); written more often
+    than ``MAX_CHECKED`` times, it is taken as not (asking would parse every copy's window: a
+    page of 52,000 equal headings took 0.15 s a question), which costs at most a repair left
+    for a person; otherwise the resolver is asked."""
     n = written[title]
     if n == 1 or n > MAX_CHECKED:
         return n == 1
@@ -132,6 +134,7 @@ def _title_as_written(doc: Document, line: int) -> str:
 
 
 def is_heading_suggestion(sug: dict) -> bool:
+    """A nearest heading (scored), not a heading-only span's section locator (``suggest``)."""
     return "heading" in sug and "score" in sug
 
 
