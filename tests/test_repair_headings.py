@@ -65,9 +65,12 @@ def test_the_text_report_says_a_heading_was_re_pointed(tmp_path, capsys, monkeyp
     root = project(tmp_path, capsys, monkeypatch, PAGE, PAGE.replace("## Prove the check works",
                                                                      "## Prove the check works, once"))
     rc, out, err = cli(capsys, "repair", "--root", root, "--dry-run")
-    assert "r-1 locator 1: nearest heading (87.5) page.md: # Prove the check works, once" in " ".join(
-        (out + err).split())
+    said = " ".join(err.split())
+    assert "would apply 1 fix(es) to 1 record(s): 0 moved, 0 nearest passage(s), 1 nearest heading(s)" in said
+    assert ("edited quotes and headings re-pointed (read each): r-1 locator 1: nearest heading (87.5) page.md: # "
+            "Prove the check works, once") in said
     rc, out, _ = cli(capsys, "repair", "--root", root, "--dry-run", "--format", "markdown")
+    assert "**Edited quotes and headings re-pointed** (1: read each):" in out
     assert ("| r\\-1 | 1 | page\\.md | \\# Prove the check works | page\\.md | \\# Prove the check works\\, once | "
             "nearest heading\\, 87\\.5 |") in out
 

@@ -21,7 +21,7 @@ from labeller.commands.committed_corpus import last_build
 from labeller.commands.common import add_format_option, add_project_options, console, project_from
 from labeller.commands.repair_markdown import counted, left_kinds, repair_markdown
 from labeller.core.build import build
-from labeller.core.fixes import MOVED, Fix, Left
+from labeller.core.fixes import MOVED, NEAREST, Fix, Left
 from labeller.core.moves import group_line
 from labeller.core.models import Locator, Question
 from labeller.core.questions import QuestionsFile, prepare_questions, write_questions
@@ -123,15 +123,16 @@ def print_plan(plan: RepairPlan, written: bool, dry_run: bool, rel: str, groups:
     err = console(stderr=True)
     s = plan.summary()
     verb = "would apply" if dry_run else "applied"
+    headings = sum(f.kind == NEAREST and f.new.heading is not None for f in plan.fixes)
     err.print(f"[bold]{verb}[/] {s['applied']} fix(es) to {s['records']} record(s): {s['moved']} moved, "
-              f"{s['nearest']} nearest passage(s)")
+              f"{s['nearest'] - headings} nearest passage(s)" + (f", {headings} nearest heading(s)" * bool(headings)))
     groups = fix_groups(plan.fixes) if groups is None else groups
     if groups:  # the moves as the build groups them: one line a renamed page, not one a label
         err.print("  moved, per pair of documents:")
         print_bounded(err, (f"    {safe_short(group_line(g))}" for g in groups), len(groups), "groups of moved labels")
     edited = [f for f in plan.fixes if f.kind != MOVED]
     if edited:
-        err.print("  edited quotes re-pointed (read each):")
+        err.print(f"  edited quotes{' and headings' * bool(headings)} re-pointed (read each):")
         print_bounded(err, (f"    {safe_short(f.record_id)} locator {f.index + 1}: {safe_short(f.describe())}"
                             for f in edited), len(edited), "edited quotes re-pointed")
     if plan.left:
