@@ -91,9 +91,41 @@ def test_a_heading_that_now_heads_other_text_is_left(tmp_path, capsys, monkeypat
     assert [f["new"]["heading"] for f in plan["applied"]] == ["Proving the check works again"]
 
 
+ALIKE = PAGE.replace("## Build options", "## Prove the check worked")
+
+
+def test_of_several_headings_alike_the_one_where_the_heading_stood_is_taken(tmp_path, capsys, monkeypatch):
+    """Two titles score 80+ against the old one; the page's comparison puts the old heading line's
+    words on one of them, the text around it beside: that one. Without the committed build it is
+    not known: left."""
+    after = ALIKE.replace("## Prove the check works", "## Prove the checks work")
+    root = project(tmp_path, capsys, monkeypatch, ALIKE, after)
+    rc, plan = cli_json(capsys, "repair", "--root", root, "--dry-run")
+    assert [(f["new"]["heading"], f["score"]) for f in plan["applied"]] == [("Prove the checks work", 95.2)]
+    bare = project(tmp_path / "bare", capsys, monkeypatch, ALIKE, after, commit=False)
+    rc, plan = cli_json(capsys, "repair", "--root", bare, "--dry-run")
+    assert [x["reason"] for x in plan["left"]] == [
+        "2 headings score 80 or more and where the heading stood is not known: a person picks one"]
+
+
+@pytest.mark.parametrize("before, after, why", [
+    # the heading deleted with its section: its words stand nowhere
+    (ALIKE.replace("# First hour", "# First hour\n\n## Prove the checks work\n\nA sibling.\n"),
+     ALIKE.replace("# First hour", "# First hour\n\n## Prove the checks work\n\nA sibling.\n").replace(
+         f"## Prove the check works\n\n{CHECK}\n", ""), "the heading's words are gone from where it stood"),
+    # the heading stayed, its title grown past the bar; a look-alike added elsewhere
+    (ALIKE, ALIKE.replace("## Prove the check works", "## Prove the check works nowhere near here at all") +
+     "\n## Prove the checks work\n\nOther text.\n", "where the heading stood is none of them"),
+])
+def test_several_headings_alike_where_the_heading_stood_says_nothing_are_left(tmp_path, capsys, monkeypatch,
+                                                                              before, after, why):
+    root = project(tmp_path, capsys, monkeypatch, before, after)
+    rc, plan = cli_json(capsys, "repair", "--root", root, "--dry-run")
+    assert plan["applied"] == []
+    assert [x["reason"] for x in plan["left"]] == [f"2 headings score 80 or more and {why}: a person picks one"]
+
+
 @pytest.mark.parametrize("after, reason", [
-    (PAGE.replace("## Prove the check works", "## Prove the checks work").replace(
-        "## Build options", "## Prove the check worked"), "2 headings score 80 or more: a person picks one"),
     (PAGE.replace("## Prove the check works", "## Prove the checks work").replace(
         "## Build options", "## Prove the checks work"), "the nearest heading (95.2) is not unique in page.md"),
     (PAGE.replace("## Prove the check works", "## Prove the build"), "the nearest heading scores 55.6, below 80"),

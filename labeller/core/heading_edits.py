@@ -32,6 +32,7 @@ from labeller.core.expansion import HEADING_LINE, Heading
 from labeller.core.fixes import NEAREST, Fix
 from labeller.core.last_build import LastBuild
 from labeller.core.models import Locator
+from labeller.core.old_place import OldPlaces
 from labeller.core.resolve import Refusal, Resolver, Span
 from labeller.core.vocab import Place, RefusalKind
 
@@ -146,10 +147,11 @@ def heading_fixes(refusal: Refusal, index: int) -> list[Fix]:
 
 
 def heading_fix(resolver: Resolver, refusal: Refusal, index: int, min_score: float, min_kept: float,
-                last_build: LastBuild | None, suggested_from: float, spent: str) -> Fix | str:
+                last_build: LastBuild | None, suggested_from: float, spent: str, old_places: OldPlaces) -> Fix | str:
     """The nearest heading ``repair`` re-points a refused section locator to, or why none
     (``suggested_from``: the score from which the build suggests a heading; ``spent``: what a
-    refusal says once the build's budget for suggestions is spent)."""
+    refusal says once the build's budget for suggestions is spent). Of several headings at
+    ``min_score``, the one where the heading stood (``where_it_stood``), else none."""
     loc = refusal.locator
     fixes = heading_fixes(refusal, index)
     if not fixes and spent in refusal.message:
@@ -163,7 +165,11 @@ def heading_fix(resolver: Resolver, refusal: Refusal, index: int, min_score: flo
     if not above:
         return f"the nearest heading scores {fixes[0].score}, below {min_score:g}"
     if len(above) > 1:
-        return f"{len(above)} headings score {min_score:g} or more: a person picks one"
+        stood = where_it_stood(resolver, last_build, old_places, above) if last_build is not None \
+            else "where the heading stood is not known"
+        if isinstance(stood, str):
+            return f"{len(above)} headings score {min_score:g} or more and {stood}: a person picks one"
+        above = [stood]
     fix = above[0]
     if not next(s["unique"] for s in refusal.suggestions if s.get("heading") == fix.new.heading):
         return f"the nearest heading ({fix.score}) is not unique in {doc}"
@@ -173,6 +179,39 @@ def heading_fix(resolver: Resolver, refusal: Refusal, index: int, min_score: flo
             return (f"the nearest heading ({fix.score}) heads other text: its section keeps {kept}% of the "
                     f"section's text at the last build, below {min_kept:g}")
     return fix
+
+
+def where_it_stood(resolver: Resolver, last_build: LastBuild, old_places: OldPlaces, fixes: list[Fix]) -> Fix | str:
+    """Of several headings alike (``fixes``, all re-pointing one locator), the one on whose line
+    the page's comparison (``core.old_place``, as for a quote's "where it stood") puts the words
+    of the heading line at the last build, the text that was around it beside them; none when
+    that place is not known, not beside, or on none or several of their lines. A changelog's
+    headings differ by a version and a date ("1.0.4 <small>_ February 16, 2017</small>" now with
+    `{ id="1.0.4" }` appended scores 80+ against 1.0.3's and 1.0.5's too), a manual's by a
+    command: their titles cannot say which, where the heading stood can. Similar section text
+    cannot (tried on the histories: two template sections alike, `postinstall` taken for
+    `uninstall`). Otherwise why not."""
+    then = last_build.span_then(fixes[0].record_id, fixes[0].index)
+    doc = fixes[0].new.doc
+    if then is None or doc is None or doc not in resolver.corpus.docs:
+        return "where the heading stood is not known"
+    old_doc, old, start, _ = then
+    end = old.find("\n", start)
+    new = resolver.corpus[doc].text
+    where = old_places.place((old_doc, doc), old, start, len(old) if end < 0 else end, new)
+    if where is None or not where.beside:
+        return "the heading's words are gone from where it stood"
+    on = [f for f in fixes if _on_title_line(resolver, f, where.start, where.end)]
+    return on[0] if len(on) == 1 else "where the heading stood is none of them"
+
+
+def _on_title_line(resolver: Resolver, fix: Fix, start: int, end: int) -> bool:
+    """Whether ``[start, end)`` lies on the first line of the heading ``fix`` names."""
+    span = resolver.resolve(fix.new, fix.record_id)
+    if not isinstance(span, Span):
+        return False
+    doc = resolver.corpus[span.doc_id]
+    return span.start <= start and end <= doc.line_end(doc.line_of(span.start))
 
 
 def section_kept(resolver: Resolver, last_build: LastBuild, fix: Fix) -> float | None:

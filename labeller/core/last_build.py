@@ -90,6 +90,12 @@ class LastBuild:
     def span_text(self, record_id: str, index: int) -> str | None:
         """The text of locator ``index`` of ``record_id``'s span at the last build (a section
         locator's: its section then), or None when that is not known."""
+        then = self.span_then(record_id, index)
+        return then[1][then[2]:then[3]] if then is not None else None
+
+    def span_then(self, record_id: str, index: int) -> tuple[str, str, int, int] | None:
+        """Locator ``index`` of ``record_id``'s span at the last build: its document, that
+        document's text then and the span's range in it; None when that is not known."""
         span = self._span(record_id, index)
         if span is None:
             return None
@@ -97,7 +103,7 @@ class LastBuild:
         if not isinstance(doc_id, str) or type(start) is not int or type(end) is not int or not 0 <= start <= end:
             return None
         text = self.text(doc_id)
-        return text[start:end] if text is not None and end <= len(text) else None
+        return (doc_id, text, start, end) if text is not None and end <= len(text) else None
 
     def quote_then(self, record_id: str, index: int, quote: str) -> tuple[str, int, int] | None:
         """Where ``quote`` stood at the last build: its document and its range in the text then,

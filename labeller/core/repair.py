@@ -307,7 +307,8 @@ def _choose(refusal: Refusal, index: int | None, moves_only: bool, min_score: fl
     if refusal.kind not in (RefusalKind.NOT_FOUND, RefusalKind.UNKNOWN_DOC):
         return f"{refusal.kind}: no suggestion repair applies ({refusal.message})"
     if refusal.locator.heading is not None:  # a section locator: its heading edited
-        return heading_fix(resolver, refusal, index, min_score, min_kept, last_build, MIN_SCORE, NEAREST_SPENT)
+        return heading_fix(resolver, refusal, index, min_score, min_kept, last_build, MIN_SCORE, NEAREST_SPENT,
+                           old_places)
     if any(s.get(ANYWHERE) for s in refusal.suggestions):
         went = where_it_went(resolver, refusal, index, min_kept, last_build, old_places) if last_build else None
         if went is not None:
