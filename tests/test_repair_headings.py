@@ -213,3 +213,22 @@ def test_nearest_headings_share_the_build_s_bound(tmp_path):
     budget.spend_nearest(budget.nearest_left)
     spent = suggest(resolver, refusal, budget)
     assert spent.suggestions == [] and spent.message.endswith(NEAREST_SPENT)
+
+
+def test_a_page_s_headings_are_not_kept_past_its_corpus(tmp_path):
+    """The titles scored are read once a document and dropped with it: a corpus reloaded in a
+    day-long app session leaves no page text alive behind it."""
+    import gc
+    import weakref
+
+    from labeller.config import load_config
+    from labeller.core.heading_edits import nearest_headings
+    from labeller.core.project import Project
+
+    root = write_project(tmp_path / "p", {"page.md": PAGE})
+    project = Project(load_config(root))
+    assert nearest_headings(project.resolver, "page.md", TITLE, 50.0, 5)
+    page = weakref.ref(project.resolver.corpus["page.md"])
+    del project
+    gc.collect()
+    assert page() is None

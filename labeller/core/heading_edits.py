@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import bisect
 import re
+import weakref
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
 
 from rapidfuzz import fuzz, process, utils
 
@@ -92,14 +92,17 @@ def _heading_on(headings: list[Heading], line: int) -> Heading | None:
     return headings[i - 1] if i and headings[i - 1].last >= line else None
 
 
-@lru_cache(maxsize=16)
 def _candidates(doc: Document) -> _Candidates:
     """Once a document, not once a refused section locator (a page of 100,000 headings took
-    0.3 s each)."""
-    lines = [doc.line_of(m.start()) for m in HEADING_LINE.finditer(doc.text)]
-    written = [_title_as_written(doc, line) for line in lines]
-    folded = [utils.default_process(title) for title in written]
-    return _Candidates(lines, folded, sum(map(len, folded)) + len(folded), Counter(written))
+    0.3 s each), kept as long as the document lives: an ``lru_cache`` kept its last 16
+    documents' texts alive after the corpus they came from was reloaded (a day in the app)."""
+    found = _CANDIDATES.get(doc)
+    if found is None:
+        lines = [doc.line_of(m.start()) for m in HEADING_LINE.finditer(doc.text)]
+        written = [_title_as_written(doc, line) for line in lines]
+        folded = [utils.default_process(title) for title in written]
+        found = _CANDIDATES[doc] = _Candidates(lines, folded, sum(map(len, folded)) + len(folded), Counter(written))
+    return found
 
 
 @dataclass(frozen=True)
@@ -111,6 +114,9 @@ class _Candidates:
     folded: list[str]
     chars: int
     written: Counter[str]
+
+
+_CANDIDATES: weakref.WeakKeyDictionary[Document, _Candidates] = weakref.WeakKeyDictionary()
 
 
 def _unique(resolver: Resolver, doc_id: str, title: str, written: Counter[str]) -> bool:
