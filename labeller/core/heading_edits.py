@@ -13,7 +13,9 @@ or above ``--min-score``, its title unique — and, with the committed build, on
 section under it still holds what the old one held: a sibling section's title resembles the old
 one as easily ("Options" and "Global options"), but its text does not. The sections are compared
 on their first ``COMPARED_CHARS`` characters past the heading line (a section can be a whole
-page: a bounded comparison), at ``--min-kept``, the bar of a passage where a quote stood.
+page: a bounded comparison), at ``--min-kept``, the bar of a passage where a quote stood. Of
+several headings at ``--min-score``, the one where the heading stood (``where_it_stood``: the
+page's comparison, as for a quote) is taken on the same terms; none, when that place says nothing.
 """
 
 from __future__ import annotations
