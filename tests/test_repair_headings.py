@@ -108,6 +108,22 @@ def test_of_several_headings_alike_the_one_where_the_heading_stood_is_taken(tmp_
         "2 headings score 80 or more and where the heading stood is not known: a person picks one"]
 
 
+def test_a_heading_rewritten_where_it_stood_is_taken_at_min_kept(tmp_path, capsys, monkeypatch):
+    """"Make sure the check works" scores 78.3, below 80: a nearest passage's bar. Where the
+    heading stood, its section's text kept, it is the label's heading rewritten — taken at
+    ``--min-kept``, as a quote's passage where it stood; not without the committed build, nor
+    above ``--min-kept``."""
+    after = PAGE.replace("## Prove the check works", "## Make sure the check works")
+    root = project(tmp_path, capsys, monkeypatch, PAGE, after)
+    rc, plan = cli_json(capsys, "repair", "--root", root, "--dry-run")
+    assert [(f["new"]["heading"], f["score"]) for f in plan["applied"]] == [("Make sure the check works", 78.3)]
+    rc, plan = cli_json(capsys, "repair", "--root", root, "--dry-run", "--min-kept", "80")
+    assert [x["reason"] for x in plan["left"]] == ["the nearest heading scores 78.3, below 80"]
+    bare = project(tmp_path / "bare", capsys, monkeypatch, PAGE, after, commit=False)
+    rc, plan = cli_json(capsys, "repair", "--root", bare, "--dry-run")
+    assert [x["reason"] for x in plan["left"]] == ["the nearest heading scores 78.3, below 80"]
+
+
 @pytest.mark.parametrize("before, after, why", [
     # the heading deleted with its section: its words stand nowhere
     (ALIKE.replace("# First hour", "# First hour\n\n## Prove the checks work\n\nA sibling.\n"),

@@ -171,7 +171,10 @@ def heading_fix(resolver: Resolver, refusal: Refusal, index: int, min_score: flo
         return f"no nearest heading: no heading of {doc} scores {suggested_from:g} or more against the title"
     above = [f for f in fixes if (f.score or 0.0) >= min_score]
     if not above:
-        return f"the nearest heading scores {fixes[0].score}, below {min_score:g}"
+        stood = where_it_stood(resolver, last_build, old_places, fixes) if last_build is not None else None
+        if not isinstance(stood, Fix) or (stood.score or 0.0) < min_kept:
+            return f"the nearest heading scores {fixes[0].score}, below {min_score:g}"
+        above = [stood]
     if len(above) > 1:
         stood = where_it_stood(resolver, last_build, old_places, above) if last_build is not None \
             else "where the heading stood is not known"
