@@ -16,6 +16,8 @@ on their first ``COMPARED_CHARS`` characters past the heading line (a section ca
 page: a bounded comparison), at ``--min-kept``, the bar of a passage where a quote stood. Of
 several headings at ``--min-score``, the one where the heading stood (``where_it_stood``: the
 page's comparison, as for a quote) is taken on the same terms; none, when that place says nothing.
+With none at ``--min-score``, the one where the heading stood is taken at ``--min-kept``: the place
+vouches for a rewritten title as it vouches for a quote's passage where it stood.
 """
 
 from __future__ import annotations
