@@ -118,10 +118,12 @@ def test_a_heading_rewritten_where_it_stood_is_taken_at_min_kept(tmp_path, capsy
     rc, plan = cli_json(capsys, "repair", "--root", root, "--dry-run")
     assert [(f["new"]["heading"], f["score"]) for f in plan["applied"]] == [("Make sure the check works", 78.3)]
     rc, plan = cli_json(capsys, "repair", "--root", root, "--dry-run", "--min-kept", "80")
-    assert [x["reason"] for x in plan["left"]] == ["the nearest heading scores 78.3, below 80"]
+    assert [x["reason"] for x in plan["left"]] == [
+        "the nearest heading scores 78.3, below 80, and below 80 where the heading stood"]
     bare = project(tmp_path / "bare", capsys, monkeypatch, PAGE, after, commit=False)
     rc, plan = cli_json(capsys, "repair", "--root", bare, "--dry-run")
-    assert [x["reason"] for x in plan["left"]] == ["the nearest heading scores 78.3, below 80"]
+    assert [x["reason"] for x in plan["left"]] == [
+        "the nearest heading scores 78.3, below 80; where the heading stood is not known"]
 
 
 @pytest.mark.parametrize("before, after, why", [
@@ -131,7 +133,7 @@ def test_a_heading_rewritten_where_it_stood_is_taken_at_min_kept(tmp_path, capsy
          f"## Prove the check works\n\n{CHECK}\n", ""), "the heading's words are gone from where it stood"),
     # the heading stayed, its title grown past the bar; a look-alike added elsewhere
     (ALIKE, ALIKE.replace("## Prove the check works", "## Prove the check works nowhere near here at all") +
-     "\n## Prove the checks work\n\nOther text.\n", "where the heading stood is none of them"),
+     "\n## Prove the checks work\n\nOther text.\n", "where the heading stood is none of the suggested headings"),
 ])
 def test_several_headings_alike_where_the_heading_stood_says_nothing_are_left(tmp_path, capsys, monkeypatch,
                                                                               before, after, why):
@@ -144,7 +146,7 @@ def test_several_headings_alike_where_the_heading_stood_says_nothing_are_left(tm
 @pytest.mark.parametrize("after, reason", [
     (PAGE.replace("## Prove the check works", "## Prove the checks work").replace(
         "## Build options", "## Prove the checks work"), "the nearest heading (95.2) is not unique in page.md"),
-    (PAGE.replace("## Prove the check works", "## Prove the build"), "the nearest heading scores 55.6, below 80"),
+    (PAGE.replace("## Prove the check works", "## Prove the build"), "the nearest heading scores 55.6, below 80, and below 60 where the heading stood"),
     (PAGE.replace("## Prove the check works", "## Gone"),
      "no nearest heading: no heading of page.md scores 50 or more against the title"),
 ])

@@ -175,7 +175,10 @@ def heading_fix(resolver: Resolver, refusal: Refusal, index: int, min_score: flo
     if not above:
         stood = where_it_stood(resolver, last_build, old_places, fixes) if last_build is not None else None
         if not isinstance(stood, Fix) or (stood.score or 0.0) < min_kept:
-            return f"the nearest heading scores {fixes[0].score}, below {min_score:g}"
+            why = "" if stood is None else f"; {stood}" if isinstance(stood, str) \
+                else f", and below {min_kept:g} where the heading stood" if stood == fixes[0] \
+                else f"; where the heading stood, its title scores {stood.score}, below {min_kept:g}"
+            return f"the nearest heading scores {fixes[0].score}, below {min_score:g}{why}"
         above = [stood]
     if len(above) > 1:
         stood = where_it_stood(resolver, last_build, old_places, above) if last_build is not None \
@@ -215,7 +218,7 @@ def where_it_stood(resolver: Resolver, last_build: LastBuild, old_places: OldPla
     if where is None or not where.beside:
         return "the heading's words are gone from where it stood"
     on = [f for f in fixes if _on_title_line(resolver, f, where.start, where.end)]
-    return on[0] if len(on) == 1 else "where the heading stood is none of them"
+    return on[0] if len(on) == 1 else "where the heading stood is none of the suggested headings"
 
 
 def _on_title_line(resolver: Resolver, fix: Fix, start: int, end: int) -> bool:
