@@ -273,3 +273,22 @@ def test_the_text_pairs_a_gone_page_with_one_new_page_only_when_that_is_clear():
     copies = {f"copy{i}.md": RENUMBERED for i in range(MAX_HOLDERS + 1)}
     assert similar_pairs({"ch18.md": CHAPTER}, copies) == {}
     assert similar_pairs({"ch18.md": CHAPTER}, dict(list(copies.items())[:2])) == {}  # two equal candidates
+
+
+def test_a_new_page_paired_is_no_rival_for_the_others():
+    """Two pages moved at once, the new main page quoting half of the side page: the side page's
+    lead over it is short of ``MIN_LEAD`` until the main page is paired with it (Material for
+    MkDocs' ``changelog/insiders.md`` → ``insiders/changelog.md``, ``changelog.md`` →
+    ``changelog/index.md``)."""
+    from labeller.core.renames import similar_pairs
+
+    side = [f"Release {i} fixed the {w} renderer for nested {v} lists." for i, w, v in
+            zip(range(30), "alpha beta gamma delta epsilon zeta eta theta iota kappa".split() * 3,
+                "red green blue cyan magenta yellow".split() * 5)]
+    main = [f"Version {i} changed how the {w} theme loads its {v} assets." for i, w, v in
+            zip(range(90), "one two three four five six seven eight nine".split() * 10,
+                "font icon script style".split() * 23)]
+    gone = {"changelog.md": "\n\n".join(main), "changelog/insiders.md": "\n\n".join(side)}
+    added = {"changelog/index.md": "\n\n".join(main + side[:14]), "insiders/changelog.md": "\n\n".join(side)}
+    assert similar_pairs(gone, added) == {"changelog.md": "changelog/index.md",
+                                          "changelog/insiders.md": "insiders/changelog.md"}
