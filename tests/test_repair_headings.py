@@ -126,6 +126,26 @@ def test_a_heading_rewritten_where_it_stood_is_taken_at_min_kept(tmp_path, capsy
         "the nearest heading scores 78.3, below 80; where the heading stood is not known"]
 
 
+NEW_BODY = "Run the build with one anchor changed by hand; the report lists that record and nothing else.\n"
+
+
+@pytest.mark.parametrize("title, repaired", [("Prove that the check works", True), ("Make sure the check works", False)])
+def test_a_section_rewritten_under_its_heading_where_it_stood(tmp_path, capsys, monkeypatch, title, repaired):
+    """Title and body both rewritten in place. At ``--min-score`` the title where the heading
+    stood is the label's heading, whatever its text became (a quote kept in a rewritten
+    paragraph resolves as well); below it, the title and the text both changed say another
+    section took its place ("Option 2. pretty-quick" → "Option 2. Husky.Net"): left."""
+    after = PAGE.replace(f"## Prove the check works\n\n{CHECK}", f"## {title}\n\n{NEW_BODY}")
+    root = project(tmp_path, capsys, monkeypatch, PAGE, after)
+    rc, plan = cli_json(capsys, "repair", "--root", root, "--dry-run")
+    if repaired:
+        assert [f["new"]["heading"] for f in plan["applied"]] == [title]
+    else:
+        assert plan["applied"] == [] and [x["reason"] for x in plan["left"]] == [
+            "the nearest heading (78.3) heads other text: its section keeps 47.7% of the section's text at the last "
+            "build, below 60"]
+
+
 @pytest.mark.parametrize("before, after, why", [
     # the heading deleted with its section: its words stand nowhere
     (ALIKE.replace("# First hour", "# First hour\n\n## Prove the checks work\n\nA sibling.\n"),
