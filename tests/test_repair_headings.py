@@ -270,3 +270,17 @@ def test_a_page_s_headings_are_not_kept_past_its_corpus(tmp_path):
     del project
     gc.collect()
     assert page() is None
+
+
+@pytest.mark.parametrize("written, score", [
+    ("Prove the check works { #prove-the-check-works }", 100.0),  # FastAPI's, Material's `{ id="…" }` alike
+    ("Prove the check works {#prove .steps}", 100.0),
+    ("Prove the check works {again}", 85.7),  # braces that are no attribute list are words of the title
+])
+def test_an_attribute_list_is_no_part_of_a_title_s_likeness(tmp_path, capsys, monkeypatch, written, score):
+    """A heading given an anchor (``{#id}``, ``{ id="…" }``) keeps its title: "Async Tests" →
+    "Async Tests { #async-tests }" scored 58.5 and was left."""
+    root = project(tmp_path, capsys, monkeypatch, PAGE, PAGE.replace("## Prove the check works", f"## {written}"),
+                   commit=False)
+    rc, report = cli_json(capsys, "build", "--check", "--root", root)
+    assert [(s["heading"], s["score"]) for s in report["errors"][0]["suggestions"]] == [(written, score)]

@@ -50,8 +50,25 @@ _CLOSING = re.compile(r"(?:^|[ \t]+)#+[ \t]*$")
 
 
 def heading_score(a: str, b: str) -> float:
-    """How alike two titles are, 0–100: the Indel ratio, case and punctuation folded."""
-    return round(fuzz.ratio(a, b, processor=utils.default_process), 1)
+    """How alike two titles are, 0–100: the Indel ratio, case and punctuation folded, an
+    attribute list left out (``folded``)."""
+    return round(fuzz.ratio(folded(a), folded(b)), 1)
+
+
+# A trailing attribute list (Python-Markdown's attr_list, Pandoc, VitePress, mdBook): ``{#id}``,
+# ``{ #id .class }``, ``{ id="1.0.4" }``
+_ATTRIBUTE = r'(?:[#.][^\s{}]+|[\w-]+=(?:"[^"]*"|\'[^\']*\'|[^\s{}"\']+))'
+_ATTRIBUTES = re.compile(rf"\{{\s*{_ATTRIBUTE}(?:\s+{_ATTRIBUTE})*\s*\}}\s*")
+
+
+def folded(title: str) -> str:
+    """A title as scored: a trailing attribute list left out (the heading's anchor, not its
+    words: FastAPI's translated pages gave every heading one, "Async Tests" → "Async Tests {
+    #async-tests }", which scored 58.5 against its own title), then case and punctuation folded
+    (rapidfuzz's ``default_process``)."""
+    title = title[:MAX_TITLE_CHARS * 2]
+    brace = title.rfind("{")  # the list is matched from its brace on: linear in the title
+    return utils.default_process(title[:brace] if brace > 0 and _ATTRIBUTES.fullmatch(title, brace) else title)
 
 
 def nearest_headings(resolver: Resolver, doc_id: str, wanted: str, min_score: float, limit: int,
@@ -72,7 +89,7 @@ def nearest_headings(resolver: Resolver, doc_id: str, wanted: str, min_score: fl
     found = _candidates(doc)
     if spend is not None:
         spend(found.chars * (len(wanted) // 64 + 1))
-    hits = process.extract(utils.default_process(wanted), found.folded, scorer=fuzz.ratio, score_cutoff=min_score,
+    hits = process.extract(folded(wanted), found.folded, scorer=fuzz.ratio, score_cutoff=min_score,
                            limit=MAX_CHECKED)
     out: dict[str, tuple[dict, Place]] = {}
     for _, _, i in sorted(hits, key=lambda hit: (-hit[1], hit[2])):
@@ -104,8 +121,8 @@ def _candidates(doc: Document) -> _Candidates:
     if found is None:
         lines = [doc.line_of(m.start()) for m in HEADING_LINE.finditer(doc.text)]
         written = [_title_as_written(doc, line) for line in lines]
-        folded = [utils.default_process(title) for title in written]
-        found = _CANDIDATES[doc] = _Candidates(lines, folded, sum(map(len, folded)) + len(folded), Counter(written))
+        titles = [folded(title) for title in written]
+        found = _CANDIDATES[doc] = _Candidates(lines, titles, sum(map(len, titles)) + len(titles), Counter(written))
     return found
 
 
