@@ -284,3 +284,28 @@ def test_an_attribute_list_is_no_part_of_a_title_s_likeness(tmp_path, capsys, mo
                    commit=False)
     rc, report = cli_json(capsys, "build", "--check", "--root", root)
     assert [(s["heading"], s["score"]) for s in report["errors"][0]["suggestions"]] == [(written, score)]
+
+
+def test_a_heading_in_a_long_page_is_compared_in_a_heading_s_window(tmp_path, capsys, monkeypatch):
+    """A changelog whose every heading got an anchor: each section locator has several titles
+    alike and needs where it stood; a long page is compared in a window per label, and a
+    quote's (2,000 tokens a side) made 200 such labels spend the whole repair's budget. A
+    heading's window is ``HEADING_REACH`` a side: the paragraphs around it."""
+    from labeller.core import heading_edits, old_place
+
+    monkeypatch.setattr(old_place, "MAX_DIFF_TOKENS", 1_000)  # the page is a long one
+    entries = [f"## 1.{i}.0 <small>May {i % 28 + 1}, 2020</small>\n\n- Fixed the {w} renderer for nested lists "
+               f"in release {i}, and the search index of its pages.\n" for i, w in
+               zip(range(80), "alpha beta gamma delta epsilon zeta eta theta".split() * 10)]
+    before = "# Changelog\n\n" + "\n".join(entries)
+    after = "# Changelog\n\n" + "\n".join(e.replace("</small>\n", f"</small> {{ id=\"1.{i}.0\" }}\n", 1)
+                                          for i, e in enumerate(entries))
+    costs: list[int] = []
+    compare = old_place.OldPlaces._compare
+    monkeypatch.setattr(old_place.OldPlaces, "_compare",
+                        lambda self, a, b, *rest: costs.append(len(a) * len(b)) or compare(self, a, b, *rest))
+    root = project(tmp_path, capsys, monkeypatch, before, after, "1.40.0 <small>May 13, 2020</small>")
+    rc, plan = cli_json(capsys, "repair", "--root", root, "--dry-run")
+    assert [f["new"]["heading"] for f in plan["applied"]] == ['1.40.0 <small>May 13, 2020</small> { id="1.40.0" }']
+    reach = heading_edits.HEADING_REACH
+    assert costs and max(costs) <= (2 * reach + 100) * (4 * reach + 200)  # a whole-page window: ~11 M

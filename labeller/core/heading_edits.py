@@ -43,6 +43,10 @@ from labeller.core.vocab import Place, RefusalKind
 MAX_TITLE_CHARS = 1_000  # a title scored (a heading line can be a page long in a hostile file)
 MAX_CHECKED = 64  # lines that may be headings, best first, confirmed by a parse of their window
 COMPARED_CHARS = 4_000  # of a section's body, then and now
+# Of a long page, the tokens on either side of a heading line that its comparison's window holds
+# (``OldPlaces.place``'s ``reach``): the paragraphs around a heading say where it went. A quote's
+# window (2,000 a side) made a changelog's 200 headings spend the whole repair's comparison budget.
+HEADING_REACH = 200
 # a title as written: a setext underline; an ATX line's opening (in any container) and closing ``#``s
 _UNDERLINE = re.compile(r"^[ \t>]*(?:=+|-+)[ \t]*$")
 _OPENING = re.compile(r"^[ \t>*+\-0-9.)]*#{1,6}(?:[ \t]+|$)")
@@ -232,7 +236,11 @@ def where_it_stood(resolver: Resolver, last_build: LastBuild, old_places: OldPla
     old_doc, old, start, _ = then
     end = old.find("\n", start)
     new = resolver.corpus[doc].text
-    where = old_places.place((old_doc, doc), old, start, len(old) if end < 0 else end, new)
+    end = len(old) if end < 0 else end
+    where = old_places.place((old_doc, doc), old, start, end, new, HEADING_REACH)
+    if where is None and (old_places.cut_short or not old_places.comparable((old_doc, doc), old, start, end, new,
+                                                                            HEADING_REACH)):
+        return f"where the heading stood is not known: {doc} is past the bounds of a word comparison"
     if where is None or not where.beside:
         return "the heading's words are gone from where it stood"
     on = [f for f in fixes if _on_title_line(resolver, f, where.start, where.end)]

@@ -170,8 +170,10 @@ class OldPlaces:
         self._runs: dict[str, set[tuple[str, ...]]] = {}  # ... and a text now's runs of ``ANCHOR_RUN`` tokens
         self._heads: dict[tuple[str, str], tuple[list[int], list[tuple[str, ...]]]] = {}  # ``_headings``, by document
 
-    def _compared(self, key: tuple[str, str], old: str, start: int, end: int, new: str) -> _Compared | None:
-        """The comparison ``old[start:end]`` is looked up in: the whole pair, or its window."""
+    def _compared(self, key: tuple[str, str], old: str, start: int, end: int, new: str,
+                  reach: int | None = None) -> _Compared | None:
+        """The comparison ``old[start:end]`` is looked up in: the whole pair, or its window
+        (``reach`` tokens on either side)."""
         if key not in self._pairs:
             a, b = _tokens(old), _tokens(new)
             if max(len(a), len(b)) > MAX_DIFF_TOKENS:
@@ -181,7 +183,7 @@ class OldPlaces:
                 self._pairs[key] = self._compare(a, b, new)
         if key not in self._lines:
             return self._pairs[key]
-        window = self._window(key, start, end)
+        window = self._window(key, start, end, reach)
         if window is None:
             return None
         if window not in self._pairs:
@@ -200,22 +202,23 @@ class OldPlaces:
         matcher = difflib.SequenceMatcher(None, [m.group().casefold() for m in a], [m.group().casefold() for m in b])
         return _Compared(a, b, matcher.get_matching_blocks(), new, new_range)
 
-    def _window(self, key: tuple[str, str], start: int, end: int) -> tuple | None:
-        """A long pair's window around ``old[start:end]``: ``WINDOW_TOKENS`` of the old text on
-        either side of the span, and the new text's stretch that the old window's unchanged
+    def _window(self, key: tuple[str, str], start: int, end: int, reach: int | None) -> tuple | None:
+        """A long pair's window around ``old[start:end]``: ``reach`` tokens (by default
+        ``WINDOW_TOKENS``) of the old text on either side of the span, and the new text's stretch that the old window's unchanged
         lines went to (each such line projects the old window onto the new text; the union of
-        the projections, ``WINDOW_TOKENS`` wider on either side, at most ``MAX_DIFF_TOKENS``
+        the projections, ``reach`` wider on either side, at most ``MAX_DIFF_TOKENS``
         tokens around their median). None when no unchanged line stands in the old window."""
         old, new = self._lines[key]
         first, last = bisect.bisect_left(old.starts, start), bisect.bisect_left(old.starts, end)
         if last - first > MAX_DIFF_TOKENS:
             return None
-        oa, ob = max(0, first - WINDOW_TOKENS), min(len(old.tokens), last + WINDOW_TOKENS)
+        reach = WINDOW_TOKENS if reach is None else reach
+        oa, ob = max(0, first - reach), min(len(old.tokens), last + reach)
         inside = old.by_token[bisect.bisect_left(old.by_token, (oa, "")):bisect.bisect_left(old.by_token, (ob, ""))]
         shifts = [new.once[k] - i for i, k in inside if k in new.once]
         if not shifts:
             return None
-        na, nb = oa + min(shifts) - WINDOW_TOKENS, ob + max(shifts) + WINDOW_TOKENS
+        na, nb = oa + min(shifts) - reach, ob + max(shifts) + reach
         if nb - na > MAX_DIFF_TOKENS:  # lines scattered far apart: the window around their median
             middle = (oa + ob) // 2 + int(statistics.median_low(shifts))
             na, nb = middle - MAX_DIFF_TOKENS // 2, middle + MAX_DIFF_TOKENS // 2
@@ -328,12 +331,14 @@ class OldPlaces:
             self._texts[key] = tokens, [t.start() for t in tokens]
         return self._texts[key]
 
-    def comparable(self, key: tuple[str, str], old: str, start: int, end: int, new: str) -> bool:
+    def comparable(self, key: tuple[str, str], old: str, start: int, end: int, new: str,
+                   reach: int | None = None) -> bool:
         """Whether the pair (for a long pair, the window around ``old[start:end]``) is within
         the comparison's bounds (``place`` can say where)."""
-        return self._compared(key, old, start, end, new) is not None
+        return self._compared(key, old, start, end, new, reach) is not None
 
-    def place(self, key: tuple[str, str], old: str, start: int, end: int, new: str) -> Where | None:
+    def place(self, key: tuple[str, str], old: str, start: int, end: int, new: str,
+              reach: int | None = None) -> Where | None:
         """Where the words of ``old[start:end]`` (a span of a document's text then) stand in
         ``new`` (its text now): from the first word of the span the comparison keeps to the
         last (a punctuation mark kept at either end does not stretch it: the "." after an
@@ -343,6 +348,7 @@ class OldPlaces:
         in a URL); ``None`` when it keeps none, or the texts (a long pair: the
         window around the span) are past the bounds. ``key`` names the pair (the documents'
         ids). ``Where.beside`` says whether the text around the span stands beside it still.
+        ``reach``: of a long pair, the tokens on either side of the span its window holds.
 
         A comparison keeps words in one order: words of the span that moved within their
         sentence ("X to do Y" rewritten "To do Y, X") are left over. They are looked for
@@ -354,7 +360,7 @@ class OldPlaces:
         was around the span (that moved too, and was aligned with none), so it is mostly a
         nearest passage's bar that applies it."""
         self.cut_short = False
-        c = self._compared(key, old, start, end, new)
+        c = self._compared(key, old, start, end, new, reach)
         if c is None:
             return None
         span = [i for i in range(bisect.bisect_left(c.a_starts, start), bisect.bisect_left(c.a_starts, end))
