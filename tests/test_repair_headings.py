@@ -286,6 +286,29 @@ def test_an_attribute_list_is_no_part_of_a_title_s_likeness(tmp_path, capsys, mo
     assert [(s["heading"], s["score"]) for s in report["errors"][0]["suggestions"]] == [(written, score)]
 
 
+def changelog(edited: range = range(0)) -> tuple[str, str]:
+    """A changelog of 80 entries before and after every heading got an anchor (and the entries
+    ``edited`` a reworded line)."""
+    entries = [f"## 1.{i}.0 <small>May {i % 28 + 1}, 2020</small>\n\n- Fixed the {w} renderer for nested lists "
+               f"in release {i}, and the search index of its pages.\n" for i, w in
+               zip(range(80), "alpha beta gamma delta epsilon zeta eta theta".split() * 10)]
+    after = [e.replace("</small>\n", f"</small> {{ id=\"1.{i}.0\" }}\n", 1) for i, e in enumerate(entries)]
+    after = [e.replace("- Fixed", "- Fixes") if i in edited else e for i, e in enumerate(after)]
+    return "# Changelog\n\n" + "\n".join(entries), "# Changelog\n\n" + "\n".join(after)
+
+
+def test_a_heading_whose_neighbours_all_changed_is_compared_in_a_wider_window(tmp_path, capsys, monkeypatch):
+    """Every line within a heading's window reworded (Homebrew's manual escaped every bracket at
+    once): no unchanged line says where that window went, so a quote's window is used."""
+    from labeller.core import old_place
+
+    monkeypatch.setattr(old_place, "MAX_DIFF_TOKENS", 1_000)
+    before, after = changelog(range(25, 56))
+    root = project(tmp_path, capsys, monkeypatch, before, after, "1.40.0 <small>May 13, 2020</small>")
+    rc, plan = cli_json(capsys, "repair", "--root", root, "--dry-run")
+    assert [f["new"]["heading"] for f in plan["applied"]] == ['1.40.0 <small>May 13, 2020</small> { id="1.40.0" }']
+
+
 def test_a_heading_in_a_long_page_is_compared_in_a_heading_s_window(tmp_path, capsys, monkeypatch):
     """A changelog whose every heading got an anchor: each section locator has several titles
     alike and needs where it stood; a long page is compared in a window per label, and a
@@ -294,12 +317,7 @@ def test_a_heading_in_a_long_page_is_compared_in_a_heading_s_window(tmp_path, ca
     from labeller.core import heading_edits, old_place
 
     monkeypatch.setattr(old_place, "MAX_DIFF_TOKENS", 1_000)  # the page is a long one
-    entries = [f"## 1.{i}.0 <small>May {i % 28 + 1}, 2020</small>\n\n- Fixed the {w} renderer for nested lists "
-               f"in release {i}, and the search index of its pages.\n" for i, w in
-               zip(range(80), "alpha beta gamma delta epsilon zeta eta theta".split() * 10)]
-    before = "# Changelog\n\n" + "\n".join(entries)
-    after = "# Changelog\n\n" + "\n".join(e.replace("</small>\n", f"</small> {{ id=\"1.{i}.0\" }}\n", 1)
-                                          for i, e in enumerate(entries))
+    before, after = changelog()
     costs: list[int] = []
     compare = old_place.OldPlaces._compare
     monkeypatch.setattr(old_place.OldPlaces, "_compare",

@@ -45,7 +45,9 @@ MAX_CHECKED = 64  # lines that may be headings, best first, confirmed by a parse
 COMPARED_CHARS = 4_000  # of a section's body, then and now
 # Of a long page, the tokens on either side of a heading line that its comparison's window holds
 # (``OldPlaces.place``'s ``reach``): the paragraphs around a heading say where it went. A quote's
-# window (2,000 a side) made a changelog's 200 headings spend the whole repair's comparison budget.
+# window (2,000 a side) made a changelog's 200 headings spend the whole repair's comparison budget;
+# it is used only where this one holds no line that stands unchanged in both texts (Homebrew's
+# manual escaped every bracket of every line at once).
 HEADING_REACH = 200
 # a title as written: a setext underline; an ATX line's opening (in any container) and closing ``#``s
 _UNDERLINE = re.compile(r"^[ \t>]*(?:=+|-+)[ \t]*$")
@@ -236,10 +238,14 @@ def where_it_stood(resolver: Resolver, last_build: LastBuild, old_places: OldPla
     old_doc, old, start, _ = then
     end = old.find("\n", start)
     new = resolver.corpus[doc].text
-    end = len(old) if end < 0 else end
-    where = old_places.place((old_doc, doc), old, start, end, new, HEADING_REACH)
-    if where is None and (old_places.cut_short or not old_places.comparable((old_doc, doc), old, start, end, new,
-                                                                            HEADING_REACH)):
+    key, end = (old_doc, doc), len(old) if end < 0 else end
+    for reach in (HEADING_REACH, None):  # ``None``: a quote's window, where a heading's holds no unchanged line
+        where = old_places.place(key, old, start, end, new, reach)
+        known = where is not None or not old_places.cut_short and old_places.comparable(key, old, start, end, new,
+                                                                                        reach)
+        if known:
+            break
+    if not known:
         return f"where the heading stood is not known: {doc} is past the bounds of a word comparison"
     if where is None or not where.beside:
         return "the heading's words are gone from where it stood"
