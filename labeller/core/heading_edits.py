@@ -17,7 +17,9 @@ page: a bounded comparison), at ``--min-kept``, the bar of a passage where a quo
 several headings at ``--min-score``, the one where the heading stood (``where_it_stood``: the
 page's comparison, as for a quote) is taken on the same terms; none, when that place says nothing.
 With none at ``--min-score``, the one where the heading stood is taken at ``--min-kept``: the place
-vouches for a rewritten title as it vouches for a quote's passage where it stood.
+vouches for a rewritten title as it vouches for a quote's passage where it stood. A title at
+``--min-score`` where the heading stood needs no section-text guard (the heading kept its place:
+its section is the label's, whatever its text became).
 """
 
 from __future__ import annotations
