@@ -116,7 +116,12 @@ def test_a_heading_rewritten_where_it_stood_is_taken_at_min_kept(tmp_path, capsy
     after = PAGE.replace("## Prove the check works", "## Make sure the check works")
     root = project(tmp_path, capsys, monkeypatch, PAGE, after)
     rc, plan = cli_json(capsys, "repair", "--root", root, "--dry-run")
-    assert [(f["new"]["heading"], f["score"]) for f in plan["applied"]] == [("Make sure the check works", 78.3)]
+    assert [(f["new"]["heading"], f["score"], f["at_old_place"]) for f in plan["applied"]] == [
+        ("Make sure the check works", 78.3, True)]
+    rc, _, err = cli(capsys, "repair", "--root", root, "--dry-run")  # said how it was found: not by its title
+    assert "r-1 locator 1: heading where it stood (78.3) page.md: # Make sure the check works" in " ".join(err.split())
+    rc, out, _ = cli(capsys, "repair", "--root", root, "--dry-run", "--format", "markdown")
+    assert "| heading where it stood\\, 78\\.3 |" in out
     rc, plan = cli_json(capsys, "repair", "--root", root, "--dry-run", "--min-kept", "80")
     assert [x["reason"] for x in plan["left"]] == [
         "the nearest heading scores 78.3, below 80, and below 80 where the heading stood"]

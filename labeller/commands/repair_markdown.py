@@ -64,8 +64,8 @@ def _edited(plan: RepairPlan) -> list[str]:
     if not fixes:
         return []
     rows = ([f.record_id, str(f.index + 1), f.old.doc or "", _text(f.old), f.new.doc or "", _text(f.new),
-             f"where it stood, {f.score}% kept" if f.at_old_place
-             else f"nearest {'heading' if f.new.heading is not None else 'passage'}, {f.score}"] for f in fixes)
+             f"where it stood, {f.score}% kept" if f.at_old_place and f.new.heading is None
+             else f"{f.how}, {f.score}"] for f in fixes)
     what = "quotes and headings" if any(f.new.heading is not None for f in fixes) else "quotes"
     return [f"**Edited {what} re-pointed** ({len(fixes)}: read each):", "",
             *markdown_table(("id", "locator", "document", "quote", "now in", "now", "how"), rows, len(fixes),

@@ -25,8 +25,17 @@ class Fix:
     old: Locator
     new: Locator
     score: float | None = None
-    at_old_place: bool = False  # the passage where the quote stood at the last build (``core.old_place``)
+    at_old_place: bool = False  # the passage (or heading) where it stood at the last build (``core.old_place``)
     occurrence: str | None = None  # a move to one occurrence of several, offered to a person: its doc:line:col
+
+    @property
+    def how(self) -> str:
+        """How the fix was found, as reports and the app name it."""
+        if self.kind == MOVED:
+            return "moved"
+        if self.new.heading is not None:
+            return "heading where it stood" if self.at_old_place else "nearest heading"
+        return "where it stood" if self.at_old_place else "nearest passage"
 
     def describe(self) -> str:
         if self.kind == MOVED and self.occurrence is not None:
@@ -35,11 +44,9 @@ class Fix:
         if self.kind == MOVED:
             picked = (self.new.prefix, self.new.suffix) != (self.old.prefix, self.old.suffix)
             return f"moved {self.old.doc} → {self.new.doc}" + (f", where it stood: {self.new.describe()}" * picked)
-        if self.new.heading is not None:
-            return f"nearest heading ({self.score}) {self.new.describe()}"
-        if self.at_old_place:
+        if self.at_old_place and self.new.heading is None:
             return f"where it stood, {self.score}% of the quote kept: {self.new.describe()}"
-        return f"nearest passage ({self.score}) {self.new.describe()}"
+        return f"{self.how} ({self.score}) {self.new.describe()}"
 
     def as_json(self) -> dict:
         out = {"id": self.record_id, "locator_index": self.index, "kind": self.kind, "old": self.old.as_json(),

@@ -29,7 +29,7 @@ import re
 import weakref
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from rapidfuzz import fuzz, process, utils
 
@@ -204,13 +204,13 @@ def heading_fix(resolver: Resolver, refusal: Refusal, index: int, min_score: flo
                 else f", and below {min_kept:g} where the heading stood" if stood == fixes[0] \
                 else f"; where the heading stood, its title scores {stood.score}, below {min_kept:g}"
             return f"the nearest heading scores {fixes[0].score}, below {min_score:g}{why}"
-        above = [stood]
+        above = [replace(stood, at_old_place=True)]
     if len(above) > 1:
         stood = where_it_stood(resolver, last_build, old_places, above) if last_build is not None \
             else "where the heading stood is not known"
         if isinstance(stood, str):
             return f"{len(above)} headings score {min_score:g} or more and {stood}: a person picks one"
-        above = [stood]
+        above = [replace(stood, at_old_place=True)]
     fix = above[0]
     if not next(s["unique"] for s in refusal.suggestions if s.get("heading") == fix.new.heading):
         return f"the nearest heading ({fix.score}) is not unique in {doc}"

@@ -22,7 +22,7 @@ from labeller.app.widgets.question_list import status_text
 from labeller.app.widgets.markup import fmt
 from labeller.app.widgets.table import Table
 from labeller.app.widgets.key_bar import KeyBar
-from labeller.app.widgets.preview import fix_kind
+from labeller.core.fixes import MOVED
 from labeller.core.moves import group_line
 from labeller.display import safe_line, visible_line
 
@@ -187,9 +187,9 @@ class StaleScreen(SessionScreen):
                 for fix, place in list(zip(offered.fixes, places))[:3]:
                     score = f" ({fix.score})" if fix.score is not None else ""
                     where = self.session.project.corpus[place.doc].where(place.start) if place else fix.new.doc
-                    if fix_kind(fix) == "moved":
+                    if fix.kind == MOVED:
                         where = f"{fix.old.doc} → {where}"
-                    lines.append(fmt(f"    $kind{score}: $where [$warning]$quote[/]", kind=fix_kind(fix),
+                    lines.append(fmt(f"    $kind{score}: $where [$warning]$quote[/]", kind=fix.how,
                                      where=where or "", quote=fix.new.quote or fix.new.heading or ""))
                 lines.append(Content.from_markup("    [dim]`labeller repair` would apply the first[/]")
                              if offered.applied is not None

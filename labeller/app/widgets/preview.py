@@ -56,16 +56,10 @@ def in_context(text: str, start: int, end: int) -> Content:
                mid=text[start:end], right=text[end:min(line_end, end + CONTEXT_CHARS)])
 
 
-def fix_kind(fix: Fix) -> str:
-    """What a suggestion of ``repair``'s is called on screen."""
-    return ("moved" if fix.kind == MOVED else "nearest heading" if fix.new.heading is not None
-            else "where it stood" if fix.at_old_place else "nearest passage")
-
-
 def _fix_prompt(fix: Fix, place: Place | None, corpus: Corpus) -> tuple[Content, list[Content]]:
     """A suggestion of ``repair``'s: its kind, score and place, then the locator's text now and
     as the fix would write it (a new document, or a new quote with the context that picks it)."""
-    kind = fix_kind(fix)
+    kind = fix.how
     score = f" ({fix.score})" if fix.score is not None else ""
     where = corpus[place.doc].where(place.start) if place is not None else fix.new.doc or ""
     flag = "" if place is not None else " [dim](not unique)[/]"
