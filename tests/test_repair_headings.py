@@ -134,7 +134,8 @@ def test_a_heading_rewritten_where_it_stood_is_taken_at_min_kept(tmp_path, capsy
 NEW_BODY = "Run the build with one anchor changed by hand; the report lists that record and nothing else.\n"
 
 
-@pytest.mark.parametrize("title, repaired", [("Prove that the check works", True), ("Make sure the check works", False)])
+@pytest.mark.parametrize("title, repaired", [("Prove that the check works", True),
+                                             ("Make sure the check works", False)])
 def test_a_section_rewritten_under_its_heading_where_it_stood(tmp_path, capsys, monkeypatch, title, repaired):
     """Title and body both rewritten in place. At ``--min-score`` the title where the heading
     stood is the label's heading, whatever its text became (a quote kept in a rewritten
@@ -171,7 +172,8 @@ def test_several_headings_alike_where_the_heading_stood_says_nothing_are_left(tm
 @pytest.mark.parametrize("after, reason", [
     (PAGE.replace("## Prove the check works", "## Prove the checks work").replace(
         "## Build options", "## Prove the checks work"), "the nearest heading (95.2) is not unique in page.md"),
-    (PAGE.replace("## Prove the check works", "## Prove the build"), "the nearest heading scores 55.6, below 80, and below 60 where the heading stood"),
+    (PAGE.replace("## Prove the check works", "## Prove the build"),
+     "the nearest heading scores 55.6, below 80, and below 60 where the heading stood"),
     (PAGE.replace("## Prove the check works", "## Gone"),
      "no nearest heading: no heading of page.md scores 50 or more against the title"),
 ])

@@ -243,8 +243,8 @@ def where_it_stood(resolver: Resolver, last_build: LastBuild, old_places: OldPla
     key, end = (old_doc, doc), len(old) if end < 0 else end
     for reach in (HEADING_REACH, None):  # ``None``: a quote's window, where a heading's holds no unchanged line
         where = old_places.place(key, old, start, end, new, reach)
-        known = where is not None or not old_places.cut_short and old_places.comparable(key, old, start, end, new,
-                                                                                        reach)
+        known = where is not None or (not old_places.cut_short
+                                      and old_places.comparable(key, old, start, end, new, reach))
         if known:
             break
     if not known:

@@ -204,10 +204,11 @@ class OldPlaces:
 
     def _window(self, key: tuple[str, str], start: int, end: int, reach: int | None) -> tuple | None:
         """A long pair's window around ``old[start:end]``: ``reach`` tokens (by default
-        ``WINDOW_TOKENS``) of the old text on either side of the span, and the new text's stretch that the old window's unchanged
-        lines went to (each such line projects the old window onto the new text; the union of
-        the projections, ``reach`` wider on either side, at most ``MAX_DIFF_TOKENS``
-        tokens around their median). None when no unchanged line stands in the old window."""
+        ``WINDOW_TOKENS``) of the old text on either side of the span, and the new text's
+        stretch that the old window's unchanged lines went to (each such line projects the old
+        window onto the new text; the union of the projections, ``reach`` wider on either side,
+        at most ``MAX_DIFF_TOKENS`` tokens around their median). None when no unchanged line
+        stands in the old window."""
         old, new = self._lines[key]
         first, last = bisect.bisect_left(old.starts, start), bisect.bisect_left(old.starts, end)
         if last - first > MAX_DIFF_TOKENS:
