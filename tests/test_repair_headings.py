@@ -183,23 +183,28 @@ def test_a_heading_repair_never_guesses(tmp_path, capsys, monkeypatch, after, re
     assert plan["applied"] == [] and [x["reason"] for x in plan["left"]] == [reason]
 
 
+@pytest.mark.parametrize("title, score, how", [("Prove that the check works", 89.4, "nearest heading"),
+                                               ("Make sure the check works", 78.3, "heading where it stood")])
 @run_async
 async def test_the_author_screen_offers_the_edited_heading_first_and_accepting_it_resolves(tmp_path, capsys,
-                                                                                         monkeypatch):
-    root = project(tmp_path, capsys, monkeypatch, PAGE, PAGE.replace("## Prove the check", "## Prove that the check"))
+                                                                                         monkeypatch, title, score,
+                                                                                         how):
+    """As ``repair`` ranks and names it: a title under 80 is offered first only where it stood,
+    and says so."""
+    root = project(tmp_path, capsys, monkeypatch, PAGE, PAGE.replace("## Prove the check works", f"## {title}"))
     async with on_refused_record(root) as (app, pilot):
         panel = app.screen.query_one(PreviewPanel)
         fix = panel._suggestions[0]["fix"]
-        assert (fix.new.doc, fix.new.heading, fix.score) == ("page.md", "Prove that the check works", 89.4)
+        assert (fix.new.doc, fix.new.heading, fix.score) == ("page.md", title, score)
         assert app.screen.preview.offered.applied == fix  # what `labeller repair` applies
         shown = str(panel.query_one("#preview-suggestions").get_option_at_index(0).prompt.laid_out(200))
-        assert shown.splitlines() == ["1 nearest heading (89.4) page.md:3:1", "    was: # Prove the check works",
-                                      "    now: # Prove that the check works"]
+        assert shown.splitlines() == [f"1 {how} ({score}) page.md:3:1", "    was: # Prove the check works",
+                                      f"    now: # {title}"]
         app.screen.query_one(DocumentView).focus()
         await pilot.press("1")
         await settle(pilot)
         assert app.screen.preview.status == "resolved"
-        assert app.session.draft("r-1").locators[0].heading == "Prove that the check works"
+        assert app.session.draft("r-1").locators[0].heading == title
 
 
 def test_a_heading_edited_in_a_renamed_page_is_followed_there(tmp_path, capsys, monkeypatch):
