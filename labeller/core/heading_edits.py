@@ -216,8 +216,8 @@ def heading_fix(resolver: Resolver, refusal: Refusal, index: int, min_score: flo
         return f"the nearest heading ({fix.score}) is not unique in {doc}"
     if last_build is not None:
         kept = section_kept(resolver, last_build, fix)
-        if kept is not None and kept < min_kept and not (
-                (fix.score or 0.0) >= min_score and where_it_stood(resolver, last_build, old_places, [fix]) == fix):
+        if kept is not None and kept < min_kept and not ((fix.score or 0.0) >= min_score and (
+                fix.at_old_place or where_it_stood(resolver, last_build, old_places, [fix]) == fix)):
             return (f"the nearest heading ({fix.score}) heads other text: its section keeps {kept}% of the "
                     f"section's text at the last build, below {min_kept:g}")
     return fix
