@@ -135,3 +135,69 @@ def test_span_text_compared_is_bounded_past_it_records_are_not_comparable(tmp_pa
     monkeypatch.setattr(drift_classes, "MAX_COMPARED_CHARS", 2 * r1_chars)  # r1's old and new span, no more
     drift = check_json(root, capsys)
     assert drift["derived_only"] == ["r1"] and drift["answer_text_not_comparable"] == ["r2"]
+
+
+# Drift beside refusals (own-issue candidate 19): one broken label must not hide the answer
+# texts a change rewrote elsewhere; the labels that still resolve are compared anyway.
+BROKEN_R2 = "lighthouse keeper", "lamp keeper"
+
+
+def refused_check(root: Path, capsys, fmt: str) -> str:
+    capsys.readouterr()
+    assert main(["build", "--root", str(root), "--check", "--format", fmt]) == 1
+    captured = capsys.readouterr()
+    return captured.out if fmt != "text" else captured.err
+
+
+def test_a_broken_label_does_not_hide_an_answer_text_changed_beside_it(tmp_path, capsys):
+    root = committed_project(tmp_path / "p")
+    (root / "corpus" / "a.md").write_text(REWORDED.replace(*BROKEN_R2))
+    report = json.loads(refused_check(root, capsys, "json"))
+    assert [e["id"] for e in report["errors"]] == ["r2"] and "drift" not in report
+    beside = report["drift_beside_refusals"]
+    assert beside["answer_text_changed"] == ["r1"] and beside["derived_only"] == []
+    assert beside["class_counts"] == {"answer_text_changed": 1, "answer_text_not_comparable": 0, "edited_only": 0,
+                                      "derived_only": 0}
+    err = refused_check(root, capsys, "text")
+    assert "build refused: 1 label error(s); the check fails until they are fixed\n" in err
+    assert re.search(r"beside the refusals, in the labels that still resolve:\n"
+                     r"  answer text changed: 1 record\(s\) to re-read: r1\n", err)
+    comment = refused_check(root, capsys, "markdown")
+    assert comment.index("| r2 | not\\_found |") < comment.index(
+        "Among the labels that still resolve: **Re-read 1 record(s)**: their answer text changed: r1.")
+
+
+def test_beside_refusals_a_shifted_label_is_derived_only_and_refused_or_new_ones_are_not_compared(tmp_path, capsys):
+    root = committed_project(tmp_path / "p")
+    (root / "corpus" / "a.md").write_text(INSERTED.replace(*BROKEN_R2))
+    questions = root / "golden" / "questions.jsonl"
+    questions.write_text(questions.read_text() + json.dumps(q("r3", {"quote": "opening paragraph"})) + "\n")
+    beside = json.loads(refused_check(root, capsys, "json"))["drift_beside_refusals"]
+    assert beside["derived_only"] == ["r1"]  # r2 refused (no span), r3 new (nothing committed)
+    assert beside["answer_text_changed"] == [] and beside["answer_text_not_comparable"] == []
+    err = refused_check(root, capsys, "text")
+    assert "beside the refusals, no answer text changed in the labels that resolve:\n  derived only: 1 " \
+           "record(s)" in err
+    comment = refused_check(root, capsys, "markdown")
+    assert "Among the labels that still resolve: **No answer text changed.** 1 derived only" in comment
+
+
+def test_beside_refusals_without_git_a_changed_document_is_to_re_read(tmp_path, capsys):
+    root = committed_project(tmp_path / "p", with_git=False)
+    (root / "corpus" / "a.md").write_text(INSERTED.replace(*BROKEN_R2))
+    beside = json.loads(refused_check(root, capsys, "json"))["drift_beside_refusals"]
+    assert beside["answer_text_not_comparable"] == ["r1"]
+
+
+def test_a_refused_plain_build_or_one_without_a_committed_artifact_compares_nothing(tmp_path, capsys):
+    root = committed_project(tmp_path / "p")
+    (root / "corpus" / "a.md").write_text(REWORDED.replace(*BROKEN_R2))
+    capsys.readouterr()
+    assert main(["build", "--root", str(root), "--format", "json"]) == 1
+    assert "drift_beside_refusals" not in json.loads(capsys.readouterr().out)  # nothing committed is compared
+    assert main(["build", "--root", str(root)]) == 1
+    assert "nothing was written" in capsys.readouterr().err
+    (root / "golden" / "golden-set.v1.jsonl").unlink()
+    assert json.loads(refused_check(root, capsys, "json"))["drift_beside_refusals"]["class_counts"] == {
+        "answer_text_changed": 0, "answer_text_not_comparable": 0, "edited_only": 0, "derived_only": 0}
+    assert "beside the refusals" not in refused_check(root, capsys, "text")

@@ -13,10 +13,12 @@ from labeller.commands.check_markdown import drift_markdown, refusals_markdown
 from labeller.commands.committed_corpus import committed_texts
 from labeller.commands.refusals import refusals_exit_code, report_refusals
 from labeller.commands.review_status import counts_line, print_pending
-from labeller.core.build import build, write_artifacts
-from labeller.core.check import Drift, check
+from labeller.core.build import BuildResult, build, write_artifacts
+from labeller.core.check import Drift, beside_refusals, check
+from labeller.core.drift_classes import DriftClasses
 from labeller.core.judgments import stale_judgments
 from labeller.core.hitrules import hit_rule_forms
+from labeller.core.project import Project
 from labeller.diagnostics import Bounded, listing, print_bounded, print_kind, print_with_command, safe_short
 from labeller.display import json_dumps, safe_line
 from labeller.errors import EXIT_OK, EXIT_REFUSED, InvalidInput
@@ -50,12 +52,8 @@ def run(args: argparse.Namespace) -> int:
     print_warnings(args.format, review_warnings, similar)
     summary = result.summary | {"review": review}  # a copy: the build result may be shared through the cache
     out = console()
-    if not result.ok and args.format == "markdown":
-        print(refusals_markdown(result.refusals))
-        return refusals_exit_code(result.refusals)
     if not result.ok:
-        return report_refusals(project, result, args.format, "build refused", "nothing was written", summary,
-                               extra=warnings)
+        return report_refused(project, result, args, summary, warnings)
     if args.check:
         drift = check(result, project.config.layout.artifact, project.config.layout.manifest,
                       corpus=lambda: project.corpus, old_texts=committed_texts(project))
@@ -85,6 +83,37 @@ def run(args: argparse.Namespace) -> int:
         out.print(f"wrote {safe_line(str(project.config.layout.artifact))} and "
                   f"{safe_line(project.config.layout.manifest.name)}")
     return EXIT_OK
+
+
+def report_refused(project: Project, result: BuildResult, args: argparse.Namespace, summary: dict,
+                   warnings: dict) -> int:
+    """The label errors, and with ``--check`` the answer texts changed beside them
+    (``check.beside_refusals``): one broken label must not hide what else the change did."""
+    layout = project.config.layout
+    beside = (beside_refusals(result, layout.artifact, layout.manifest, project.corpus, committed_texts(project))
+              if args.check else None)
+    if args.format == "markdown":
+        print(refusals_markdown(result.refusals, beside or DriftClasses()))
+        return refusals_exit_code(result.refusals)
+    extra = warnings | ({"drift_beside_refusals": beside.as_json()} if beside is not None else {})
+    code = report_refusals(project, result, args.format, "build refused",
+                           "nothing was written" if beside is None else "the check fails until they are fixed",
+                           summary, extra=extra)
+    if beside is not None and args.format == "text":
+        print_beside(beside)
+    return code
+
+
+def print_beside(beside: DriftClasses) -> None:
+    """The labels that still resolve and changed, the ones to re-read first."""
+    rows = beside.rows()
+    if not rows:
+        return
+    err = console(stderr=True)
+    err.print("[bold red]beside the refusals[/], in the labels that still resolve:" if beside.to_reread else
+              "beside the refusals, no answer text changed in the labels that resolve:")
+    for label, items in rows:
+        err.print(f"  {label}: {safe_line(listing(items, 'ids'))}")
 
 
 def print_warnings(fmt: str, review_warnings: Bounded[str], similar: NearDuplicates) -> None:

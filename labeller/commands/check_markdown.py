@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 
 from labeller.core.check import Drift
+from labeller.core.drift_classes import DriftClasses
 from labeller.core.moves import group_line, is_move, move_groups
 from labeller.core.resolve import Refusal
 from labeller.core.suggest import without_nearest
@@ -24,8 +25,9 @@ TITLE = "### labeller build --check"
 FULL_REPORT = "`labeller build --check --format json`"
 
 
-def refusals_markdown(refusals: list[Refusal]) -> str:
-    """The broken labels: id, kind, where (the locator), nearest passage (or how to fix it)."""
+def refusals_markdown(refusals: list[Refusal], beside: DriftClasses) -> str:
+    """The broken labels: id, kind, where (the locator), nearest passage (or how to fix it); then
+    the records that still resolve and changed (``check.beside_refusals``), the ones to re-read named."""
     rows = ([str(r.record_id), str(r.kind), r.locator.describe(), nearest(r)] for r in refusals)
     unhelped = without_nearest(refusals)
     budget = ["", f"The build's budget for suggestions was reached: {unhelped} later quote(s) not found have no "
@@ -33,7 +35,8 @@ def refusals_markdown(refusals: list[Refusal]) -> str:
     return bounded_comment("\n".join([
         f"{TITLE}: {len(refusals)} broken label(s); nothing can be built until they are fixed", "",
         *moves_markdown(refusals),
-        *markdown_table(("id", "kind", "where", "nearest passage"), rows, len(refusals), "broken labels"), *budget]),
+        *markdown_table(("id", "kind", "where", "nearest passage"), rows, len(refusals), "broken labels"), *budget,
+        *(["", "Among the labels that still resolve: " + _classes_lead(beside)] if beside.rows() else [])]),
         FULL_REPORT)
 
 
@@ -86,7 +89,8 @@ def drift_markdown(drift: Drift, pending: dict[str, str], layout: ProjectLayout,
     lines = [f"{TITLE}: {', '.join(failed)}", ""]
     if not drift.ok:
         lines += ["The committed golden set does not match a fresh build (run `labeller build` and commit the "
-                  "result).", "", *_classes_lead(drift)]
+                  "result).", ""]
+        lines += [_classes_lead(drift.classes), ""] if drift.records_changed else []
         differs = [(_relative(path, layout.root), "differs from a fresh build")
                    for path, ok in ((layout.artifact, drift.artifact_ok), (layout.manifest, drift.manifest_ok)) if not ok]
         changes = [(what, listing(items, "ids")) for what, items in drift.change_rows()]
@@ -103,20 +107,17 @@ def drift_markdown(drift: Drift, pending: dict[str, str], layout: ProjectLayout,
 
 
 
-def _classes_lead(drift: Drift) -> list[str]:
+def _classes_lead(c: DriftClasses) -> str:
     """The comment's first words on the changed records (SPEC §13): how many a person must
     re-read, named, before how many merely need the artifact regenerated."""
-    c = drift.classes
-    reread = [*c.answer_text_changed, *c.not_comparable]
-    if not drift.records_changed:
-        return []
+    reread = c.to_reread
     lead = (f"**Re-read {len(reread)} record(s)**: their answer text changed"
             f"{' or could not be compared' if c.not_comparable else ''}: {markdown_cell(listing(reread, 'ids'))}."
             if reread else "**No answer text changed.**")
     rest = [f"{len(c.edited_only)} edited only (questions.jsonl fields)" if c.edited_only else "",
             f"{len(c.derived_only)} derived only (offsets or chunk ids moved: regenerate, nothing to read)"
             if c.derived_only else ""]
-    return [" ".join([lead, *(f"{r}." for r in rest if r)]), ""]
+    return " ".join([lead, *(f"{r}." for r in rest if r)])
 
 
 def _stale_markdown(stale: list[dict]) -> str:

@@ -44,28 +44,16 @@ class Drift:
     def change_rows(self) -> list[tuple[str, list[str]]]:
         """What the text and Markdown reports list, in this order and only when not empty: the
         records a person must re-read first (SPEC §13), then the rest."""
-        c = self.classes
-        rows = [(f"answer text changed: {len(c.answer_text_changed)} record(s) to re-read", c.answer_text_changed),
-                (f"answer text not comparable: {len(c.not_comparable)} record(s) to re-read (the committed "
-                 "build's documents are not in this checkout's git history)", c.not_comparable),
-                (f"edited only: {len(c.edited_only)} record(s) whose questions.jsonl fields changed, answer text "
-                 "identical", c.edited_only),
-                (f"derived only: {len(c.derived_only)} record(s) whose offsets or chunk ids moved, answer text "
-                 "identical (regenerate, nothing to read)", c.derived_only),
-                ("records added", self.records_added), ("records removed", self.records_removed),
+        rows = [("records added", self.records_added), ("records removed", self.records_removed),
                 ("docs changed", self.docs_changed), ("docs added", self.docs_added),
                 ("docs removed", self.docs_removed), ("settings changed", self.settings_changed)]
-        return [(label, items) for label, items in rows if items]
+        return self.classes.rows() + [(label, items) for label, items in rows if items]
 
     def as_json(self) -> dict:
         """The fields as they are, the classes' lists beside them (``answer_text_changed``,
         ``answer_text_not_comparable``, ``edited_only``, ``derived_only``) and their counts."""
-        c = self.classes
-        classes = {"answer_text_changed": c.answer_text_changed, "answer_text_not_comparable": c.not_comparable,
-                   "edited_only": c.edited_only, "derived_only": c.derived_only}
         plain = {k: v for k, v in self.__dict__.items() if k != "classes"}
-        return plain | classes | {"class_counts": {k: len(v) for k, v in classes.items()}, "ok": self.ok,
-                                  "problem_count": self.problems.total}
+        return plain | self.classes.as_json() | {"ok": self.ok, "problem_count": self.problems.total}
 
 
 def committed_records(data: bytes, problems: list[str], path: Path = Path("artifact")) -> dict[str, dict]:
@@ -96,7 +84,7 @@ def check(result: BuildResult, artifact_path: Path, manifest_path: Path,
     drift = Drift(artifact_ok=old_artifact == fresh_artifact, manifest_ok=old_manifest == fresh_manifest)
     # the committed build's manifest: what pins the documents its spans were taken from
     old_m = (result.manifest if drift.manifest_ok else
-             {} if old_manifest is None else _committed_manifest(old_manifest, drift))
+             {} if old_manifest is None else _committed_manifest(old_manifest, drift.problems))
     if old_artifact is None:
         drift.problems.append(f"{artifact_path} is missing")
     elif not drift.artifact_ok:
@@ -104,11 +92,9 @@ def check(result: BuildResult, artifact_path: Path, manifest_path: Path,
             drift.problems.append("the artifact does not end with a newline (truncated?)")
         old_recs = committed_records(old_artifact, drift.problems, artifact_path)
         new_recs = {r.question.id: artifact_record(r, result.manifest) for r in result.records}
-        old = {i: json.dumps(rec, ensure_ascii=False, sort_keys=True) for i, rec in old_recs.items()}
-        new = {i: json.dumps(rec, ensure_ascii=False, sort_keys=True) for i, rec in new_recs.items()}
-        drift.records_added = [i for i in new if i not in old]
-        drift.records_removed = [i for i in old if i not in new]
-        drift.records_changed = [i for i in new if i in old and old[i] != new[i]]
+        drift.records_added = [i for i in new_recs if i not in old_recs]
+        drift.records_removed = [i for i in old_recs if i not in new_recs]
+        drift.records_changed = _changed(old_recs, new_recs)
         if not (drift.records_added or drift.records_removed or drift.records_changed):
             drift.problems.append("records are equal but the bytes differ (order or formatting changed)")
         drift.classes = (classify(drift.records_changed, old_recs, new_recs, corpus(), old_m, old_texts)
@@ -125,7 +111,40 @@ def check(result: BuildResult, artifact_path: Path, manifest_path: Path,
     return drift
 
 
-def _committed_manifest(data: bytes, drift: Drift) -> dict:
+def beside_refusals(result: BuildResult, artifact_path: Path, manifest_path: Path, corpus: Corpus,
+                    old_texts: OldTexts | None = None) -> DriftClasses:
+    """The classes of a refused build's records that still resolve and differ from the committed
+    artifact.
+
+    A refused build has no artifact to compare, so ``check`` never ran on one, and a pull
+    request that broke one label hid every answer text it changed elsewhere until that label
+    was fixed: the reviewer saw one refusal and approved the rest unread. The labels that
+    resolve are compared as ``check`` compares them; refused and new records are not (a refused
+    one has no span, a new one nothing committed). A damaged committed artifact or manifest is
+    the clean check's to report: its unreadable lines are simply not compared here."""
+    old_artifact = read_committed(artifact_path)
+    if old_artifact is None:
+        return DriftClasses()
+    problems: Bounded[str] = Bounded()
+    old_recs = committed_records(old_artifact, problems, artifact_path)
+    new_recs = {r.question.id: artifact_record(r, result.manifest) for r in result.records if not r.refusals}
+    changed = _changed(old_recs, new_recs)
+    if not changed:
+        return DriftClasses()
+    old_manifest = read_committed(manifest_path)
+    old_m = {} if old_manifest is None else _committed_manifest(old_manifest, problems)
+    return classify(changed, old_recs, new_recs, corpus, old_m, old_texts)
+
+
+def _changed(old_recs: dict[str, dict], new_recs: dict[str, dict]) -> list[str]:
+    """The ids in both whose records differ as JSON (``1`` and ``1.0``, ``true`` and ``1`` differ
+    there, not as Python values), in the new artifact's order."""
+    def dumped(rec: dict) -> str:
+        return json.dumps(rec, ensure_ascii=False, sort_keys=True)
+    return [i for i in new_recs if i in old_recs and dumped(old_recs[i]) != dumped(new_recs[i])]
+
+
+def _committed_manifest(data: bytes, problems: Bounded[str]) -> dict:
     """The committed manifest parsed, its ``docs`` an object of objects; a damaged one is a
     problem (drift, which a build repairs) and reads as ``{}``, never a crash: a ``docs`` list
     or number reached ``old_docs[d]`` and exited 3."""
@@ -134,10 +153,10 @@ def _committed_manifest(data: bytes, drift: Drift) -> dict:
     except InvalidInput:
         manifest = None
     if not isinstance(manifest, dict):
-        drift.problems.append("the committed manifest is not valid JSON")
+        problems.append("the committed manifest is not valid JSON")
         return {}
     docs = manifest.get("docs", {})
     if not isinstance(docs, dict) or not all(isinstance(info, dict) for info in docs.values()):
-        drift.problems.append("the committed manifest's \"docs\" is not an object of one object per document")
+        problems.append("the committed manifest's \"docs\" is not an object of one object per document")
         return {k: v for k, v in manifest.items() if k != "docs"}
     return manifest

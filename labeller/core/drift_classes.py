@@ -59,6 +59,30 @@ class DriftClasses:
     edited_only: list[str] = field(default_factory=list)  # questions.jsonl fields edited; answer text identical
     derived_only: list[str] = field(default_factory=list)  # offsets, blocks or chunk ids moved; nothing to read
 
+    @property
+    def to_reread(self) -> list[str]:
+        """The records a person must read again: their answer text changed or could not be compared."""
+        return [*self.answer_text_changed, *self.not_comparable]
+
+    def rows(self) -> list[tuple[str, list[str]]]:
+        """The classes as the text and Markdown reports list them, the ones to re-read first
+        (SPEC §13), each only when not empty."""
+        rows = [(f"answer text changed: {len(self.answer_text_changed)} record(s) to re-read",
+                 self.answer_text_changed),
+                (f"answer text not comparable: {len(self.not_comparable)} record(s) to re-read (the committed "
+                 "build's documents are not in this checkout's git history)", self.not_comparable),
+                (f"edited only: {len(self.edited_only)} record(s) whose questions.jsonl fields changed, answer "
+                 "text identical", self.edited_only),
+                (f"derived only: {len(self.derived_only)} record(s) whose offsets or chunk ids moved, answer text "
+                 "identical (regenerate, nothing to read)", self.derived_only)]
+        return [(label, items) for label, items in rows if items]
+
+    def as_json(self) -> dict:
+        """The four lists under their JSON names and their counts (``class_counts``)."""
+        lists = {"answer_text_changed": self.answer_text_changed, "answer_text_not_comparable": self.not_comparable,
+                 "edited_only": self.edited_only, "derived_only": self.derived_only}
+        return lists | {"class_counts": {k: len(v) for k, v in lists.items()}}
+
 
 def classify(changed: list[str], old: Mapping[str, dict], new: Mapping[str, dict], corpus: Corpus,
              old_manifest: Mapping, old_texts: OldTexts | None) -> DriftClasses:
