@@ -22,8 +22,10 @@ holding the most of its distinct lines, at least 30% of them (``successor``); no
 
 The figures, per later commit: probes, kept headings that still resolve, silent moves (a label
 that resolves although its heading's line changed: it now names another section of that title,
-must be 0), edited headings repaired right / wrong / left (with why), gone headings left
-refused / wrongly repaired. The JSON is deterministic (times go to stderr).
+must be 0) and of those the ones ``build --check`` names to re-read (its drift classes, beside any
+refusals), kept headings it names (their section's text changed under the title), edited
+headings repaired right / wrong / left (with why), gone headings left refused / wrongly
+repaired. The JSON is deterministic (times go to stderr).
 """
 
 from __future__ import annotations
@@ -183,7 +185,9 @@ def run(git_dir: Path, preset: str, n: int, seed: int, work: Path) -> dict:
         project_git(root, "add", "-A")
         project_git(root, "commit", "-q", "--allow-empty", "-m", rev)
         _, out = labeller(root, "build", "--check", "--format", "json")
-        refused = {e["id"]: e for e in json.loads(out)["errors"]}
+        check = json.loads(out)
+        refused = {e["id"]: e for e in check["errors"]}
+        reread = to_reread(check)
         _, out = labeller(root, "repair", "--dry-run", "--format", "json", ok=(0, 1))
         plan = json.loads(out)
         applied = {f["id"]: f["new"] for f in plan["applied"]}
@@ -195,7 +199,7 @@ def run(git_dir: Path, preset: str, n: int, seed: int, work: Path) -> dict:
             fate, title = heading_truth(base[x["doc"]], now[doc], x["line"]) if doc is not None else (GONE, None)
             new = applied.get(x["id"])
             row = {"id": x["id"], "doc": x["doc"], "heading": x["heading"], "fate": fate, "truth": title,
-                   "refused": x["id"] in refused}
+                   "refused": x["id"] in refused, "flagged": x["id"] in reread}
             if new is not None:
                 row["repaired_to"] = new
                 row["right"] = fate in (KEPT, EDITED, MOVED_IN_PAGE) and new == {"doc": doc, "heading": title}
@@ -205,6 +209,13 @@ def run(git_dir: Path, preset: str, n: int, seed: int, work: Path) -> dict:
         commits.append({"commit": rev, "labels": rows, "figures": figures(rows)})
     return {"schema": SCHEMA, "preset": preset, "repo": p.repo, "base": p.base, "probes": len(probes),
             "dropped_at_base": len(dropped), "commits": commits}
+
+
+def to_reread(check: dict) -> set[str]:
+    """The records ``build --check --format json`` names to re-read: its drift's classes, or with
+    labels refused, those of the labels beside them (``drift_beside_refusals``)."""
+    drift = check.get("drift") or check.get("drift_beside_refusals") or {}
+    return {*drift.get("answer_text_changed", []), *drift.get("answer_text_not_comparable", [])}
 
 
 def figures(rows: list[dict]) -> dict:
@@ -220,6 +231,9 @@ def figures(rows: list[dict]) -> dict:
         "moved_in_page": n(lambda r: r["fate"] == MOVED_IN_PAGE),
         "moved_in_page_resolving": n(lambda r: r["fate"] == MOVED_IN_PAGE and not r["refused"]),
         "silent_moves": n(lambda r: r["fate"] in (EDITED, GONE) and not r["refused"]),
+        # of those, the ones ``build --check`` names to re-read (answer text changed or not comparable)
+        "silent_moves_flagged": n(lambda r: r["fate"] in (EDITED, GONE) and not r["refused"] and r["flagged"]),
+        "kept_resolving_flagged": n(lambda r: r["fate"] == KEPT and not r["refused"] and r["flagged"]),
         "wrong_repairs": n(lambda r: "repaired_to" in r and not r["right"]),
         "edited": n(lambda r: r["fate"] == EDITED),
         "edited_repaired_right": n(lambda r: r["fate"] == EDITED and r.get("right")),
