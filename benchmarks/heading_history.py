@@ -43,8 +43,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from survival import (PRESETS, corpus_at, labeller, project_git, renames, write_corpus,  # noqa: E402
-                      write_records)
+from survival import (PRESETS, corpus_at, labeller, project_git, renames, to_reread,  # noqa: E402
+                      write_corpus, write_records)
 
 SCHEMA = "labeller.heading-history.v1"
 _ATX = re.compile(r"^(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
@@ -209,13 +209,6 @@ def run(git_dir: Path, preset: str, n: int, seed: int, work: Path) -> dict:
         commits.append({"commit": rev, "labels": rows, "figures": figures(rows)})
     return {"schema": SCHEMA, "preset": preset, "repo": p.repo, "base": p.base, "probes": len(probes),
             "dropped_at_base": len(dropped), "commits": commits}
-
-
-def to_reread(check: dict) -> set[str]:
-    """The records ``build --check --format json`` names to re-read: its drift's classes, or with
-    labels refused, those of the labels beside them (``drift_beside_refusals``)."""
-    drift = check.get("drift") or check.get("drift_beside_refusals") or {}
-    return {*drift.get("answer_text_changed", []), *drift.get("answer_text_not_comparable", [])}
 
 
 def figures(rows: list[dict]) -> dict:

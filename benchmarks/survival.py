@@ -29,8 +29,11 @@ and whether it was left refused: SPEC §13 refuses it as ambiguous), edited labe
 ``--min-score 80`` (those edited in place split by how much of the quote the truth keeps where
 it stood: ``MOSTLY_KEPT`` of its words or more, or rewritten), wrong repairs (must be 0; those
 of labels the truth calls deleted said apart: the truth found their words nowhere, so each is
-a wrong repair or a place it cannot see, for a person to read), and deleted labels left
-refused. A labeller without ``repair`` is reported as such, with the repair figures null. The
+a wrong repair or a place it cannot see, for a person to read), deleted labels left
+refused, and of the labels that still resolve, those ``build --check`` names to re-read (its
+drift classes, or beside refusals the resolving labels' ones): an edited quote still standing in
+its changed paragraph should be named; an intact one is named only when its block changed around
+it (the JSON's ``*_flagged`` figures). A labeller without ``repair`` is reported as such, with the repair figures null. The
 JSON report and the Markdown table are deterministic (no times: those go to stderr).
 
 ``--truth-only`` runs no labeller at all: the same labels are sampled and only the ground
@@ -437,8 +440,21 @@ def read_records(path: Path) -> dict[str, dict]:
 
 def refused(root: Path) -> dict[str, str]:
     """``build --check``'s refusals: record id → kind (one locator per record here)."""
+    return checked(root)[0]
+
+
+def checked(root: Path) -> tuple[dict[str, str], set[str]]:
+    """``build --check``: its refusals (``refused``) and the records it names to re-read."""
     _, out = labeller(root, "build", "--check", "--format", "json")
-    return {e["id"]: e["kind"] for e in json.loads(out)["errors"]}
+    report = json.loads(out)
+    return {e["id"]: e["kind"] for e in report["errors"]}, to_reread(report)
+
+
+def to_reread(check: dict) -> set[str]:
+    """The records ``build --check --format json`` names to re-read: its drift's classes, or with
+    labels refused, those of the labels beside them (``drift_beside_refusals``)."""
+    drift = check.get("drift") or check.get("drift_beside_refusals") or {}
+    return {*drift.get("answer_text_changed", []), *drift.get("answer_text_not_comparable", [])}
 
 
 def spans_of(root: Path, records: dict[str, dict], kept: set[str]) -> dict[str, dict]:
@@ -529,7 +545,7 @@ def survive_commit(git_dir: Path, subdir: str, base: str, rev: str, base_corpus:
     project_git(root, "commit", "-q", "--allow-empty", "-m", f"corpus at {rev}")
     questions = root / "golden" / "questions.jsonl"
     original = read_records(questions)
-    at_check = refused(root)
+    at_check, reread = checked(root)
     after_moves = after_score = original
     why_left: dict[str, str] = {}
     if repair_missing is None:
@@ -542,7 +558,7 @@ def survive_commit(git_dir: Path, subdir: str, base: str, rev: str, base_corpus:
     spans = spans_of(root, after_score, {i for i in after_score if i not in at_end})
     rows = [judge(lb, fates[lb.id], at_check.get(lb.id), at_end.get(lb.id), spans.get(lb.id),
                   locator(original[lb.id]), locator(after_moves[lb.id]), locator(after_score[lb.id]),
-                  why_left.get(lb.id), corpus)
+                  why_left.get(lb.id), corpus, lb.id in reread)
             for lb in labels]
     return {**commit_of(git_dir, rev), "docs": len(corpus), "renamed_docs": len(history.renames),
             "figures": figures(rows, repair_missing is None), "labels": [r for r in rows if notable(r)]}
@@ -550,9 +566,10 @@ def survive_commit(git_dir: Path, subdir: str, base: str, rev: str, base_corpus:
 
 def judge(lb: Label, fate: Fate, check_kind: str | None, end_kind: str | None, span: dict | None,
           before: dict, moved: dict, scored: dict, why_left: str | None = None,
-          corpus: dict[str, str] | None = None) -> dict:
+          corpus: dict[str, str] | None = None, flagged: bool = False) -> dict:
     """One label at one commit: what ``build --check`` did with it, what each repair did, and
-    whether each was right by the ground truth; for one ``repair --min-score`` left, its reason.
+    whether each was right by the ground truth; for one ``repair --min-score`` left, its reason;
+    for one that resolved, whether the check named it to re-read (``flagged``).
     A repair that rewrote the quote is right only if the new quote itself (found in its span's
     text: the span is its whole block) stands mostly where the truth says the words went."""
     whole = fate.kind in (INTACT, RENAMED, MOVED)
@@ -562,6 +579,7 @@ def judge(lb: Label, fate: Fate, check_kind: str | None, end_kind: str | None, s
         # paragraph, say with a word added after it, stands over part of them)
         row["silent_move"] = not (covers(span, fate, whole=whole)
                                   or fate.kind == EDITED and covers(span, fate, whole=False))
+        row["flagged"] = flagged
     steps = [step for step, old, new in (("moves", before, moved), ("min_score", moved, scored)) if new != old]
     if steps:
         row["repaired_by"] = steps
@@ -616,6 +634,13 @@ def figures(rows: list[dict], repaired: bool) -> dict:
         "intact_now_repeated_repaired_by_min_score": fixed(repeated, "min_score"),
         "silent_moves": sum(1 for r in rows if r.get("silent_move")),
         "edited_still_resolving": sum(1 for r in of[EDITED] if r["check"] == "resolved" and not r["silent_move"]),
+        # resolving labels ``build --check`` names to re-read (its drift, or the drift beside refusals):
+        # an edited quote still standing in its paragraph is one a person should read
+        "edited_still_resolving_flagged": sum(1 for r in of[EDITED] if r["check"] == "resolved"
+                                              and not r["silent_move"] and r.get("flagged")),
+        "intact_kept_in_place_flagged": sum(1 for r in of[INTACT] if r["check"] == "resolved"
+                                            and not r["silent_move"] and r.get("flagged")),
+        "silent_moves_flagged": sum(1 for r in rows if r.get("silent_move") and r.get("flagged")),
         "renamed_or_moved": len(moving),
         "renamed_or_moved_refused_unknown_doc": sum(1 for r in moving if r["check"] == "unknown_doc"),
         "renamed_or_moved_repaired_by_moves": fixed(moving, "moves"),

@@ -163,6 +163,33 @@ def test_labeller_keeps_intact_labels_in_place_and_moves_none_silently(report):
     assert rows[DELETED_P]["check"] == "not_found"
 
 
+def test_intact_labels_whose_offsets_moved_are_not_named_to_re_read_beside_the_refusals(report):
+    """delta.md lost two paragraphs above KEPT_2 (its offsets moved) while other labels were
+    refused: ``build --check``'s drift beside the refusals calls it derived only."""
+    figures = report["commits"][0]["figures"]
+    assert figures["intact_kept_in_place_flagged"] == 0 and figures["silent_moves_flagged"] == 0
+
+
+
+def test_resolving_labels_the_check_names_to_re_read_are_counted_per_fate():
+    def row(fate: str, flagged: bool, silent: bool = False) -> dict:
+        return {"fate": fate, "doc": "a.md", "now": {"doc": "a.md"}, "check": "resolved", "left": None,
+                "silent_move": silent, "flagged": flagged, "kept_words": 1.0}
+
+    f = survival.figures([row(EDITED, True), row(EDITED, False), row(INTACT, True), row(INTACT, False),
+                          row(INTACT, False), row(EDITED, True, silent=True)], repaired=True)
+    assert (f["edited_still_resolving_flagged"], f["edited_still_resolving"]) == (1, 2)
+    assert (f["intact_kept_in_place_flagged"], f["intact_kept_in_place"]) == (1, 3)
+    assert (f["silent_moves_flagged"], f["silent_moves"]) == (1, 1)
+
+
+def test_the_records_to_re_read_come_from_the_drift_or_from_beside_the_refusals():
+    classes = {"answer_text_changed": ["a"], "answer_text_not_comparable": ["b"], "derived_only": ["c"]}
+    assert survival.to_reread({"errors": [], "drift": classes}) == {"a", "b"}
+    assert survival.to_reread({"errors": [{"id": "x"}], "drift_beside_refusals": classes}) == {"a", "b"}
+    assert survival.to_reread({"errors": [{"id": "x"}]}) == set()  # a labeller before the drift beside refusals
+
+
 def test_repair_fixes_the_rename_the_move_and_the_edit_and_leaves_the_deletion(report):
     assert report["repair"] == "available"
     figures = report["commits"][0]["figures"]
