@@ -108,6 +108,30 @@ def test_of_several_headings_alike_the_one_where_the_heading_stood_is_taken(tmp_
         "2 headings score 80 or more and where the heading stood is not known: a person picks one"]
 
 
+SIBLINGS = ("\n## Prove the checks work\n\nThe plural section holds a paragraph about lighthouses.\n"
+            "\n## Prove the check worked\n\nThe past tense section is about orchards in autumn.\n"
+            "\n## Proves the check works\n\nThe third look-alike talks of trams and tickets.\n")
+
+
+def test_the_heading_where_it_stood_is_taken_when_look_alikes_fill_the_suggestions(tmp_path, capsys, monkeypatch):
+    """A manual's headings differ by a command and share their markup: three siblings outscore
+    the rewritten title (77.8) and fill the build's suggestions. The page's comparison puts the
+    old heading line on it, its text kept: the heading where it stood, found beyond them."""
+    before = PAGE + SIBLINGS
+    after = before.replace("## Prove the check works", "## Prove that the check really works")
+    root = project(tmp_path, capsys, monkeypatch, before, after)
+    rc, report = cli_json(capsys, "build", "--check", "--root", root)
+    assert "Prove that the check really works" not in [s["heading"] for s in report["errors"][0]["suggestions"]]
+    rc, plan = cli_json(capsys, "repair", "--root", root, "--dry-run")
+    assert [(f["new"]["heading"], f["score"], f["at_old_place"]) for f in plan["applied"]] == [
+        ("Prove that the check really works", 77.8, True)]
+    grown = before.replace("## Prove the check works", "## Prove that this new check really works")
+    rc, plan = cli_json(capsys, "repair", "--root", project(tmp_path / "g", capsys, monkeypatch, before, grown),
+                        "--dry-run", "--min-kept", "75")
+    assert [x["reason"] for x in plan["left"]] == [
+        "3 headings score 80 or more and where the heading stood, its title scores 71.2, below 75: a person picks one"]
+
+
 def test_a_heading_rewritten_where_it_stood_is_taken_at_min_kept(tmp_path, capsys, monkeypatch):
     """"Make sure the check works" scores 78.3, below 80: a nearest passage's bar. Where the
     heading stood, its section's text kept, it is the label's heading rewritten — taken at
@@ -158,8 +182,9 @@ def test_a_section_rewritten_under_its_heading_where_it_stood(tmp_path, capsys, 
      ALIKE.replace("# First hour", "# First hour\n\n## Prove the checks work\n\nA sibling.\n").replace(
          f"## Prove the check works\n\n{CHECK}\n", ""), "the heading's words are gone from where it stood"),
     # the heading stayed, its title grown past the bar; a look-alike added elsewhere
-    (ALIKE, ALIKE.replace("## Prove the check works", "## Prove the check works nowhere near here at all") +
-     "\n## Prove the checks work\n\nOther text.\n", "where the heading stood is none of the suggested headings"),
+    (ALIKE, ALIKE.replace("## Prove the check works",
+                          "## Prove the check works nowhere near here at all, not even close by any measure") +
+     "\n## Prove the checks work\n\nOther text.\n", "where the heading stood, its title scores 42.9, below 60"),
 ])
 def test_several_headings_alike_where_the_heading_stood_says_nothing_are_left(tmp_path, capsys, monkeypatch,
                                                                               before, after, why):

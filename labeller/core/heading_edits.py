@@ -160,6 +160,13 @@ def _unique(resolver: Resolver, doc_id: str, title: str, written: Counter[str]) 
     return isinstance(resolver.resolve(Locator(doc=doc_id, heading=title)), Span)
 
 
+def _is_unique(resolver: Resolver, loc: Locator) -> bool:
+    """Whether a section locator's heading heads one section of its document (``_unique``)."""
+    if loc.doc is None or loc.heading is None or loc.doc not in resolver.corpus.docs:
+        return False
+    return _unique(resolver, loc.doc, loc.heading, _candidates(resolver.corpus[loc.doc]).written)
+
+
 def _title_as_written(doc: Document, line: int) -> str:
     """The title a line that may be a heading gives, as written: an ATX line's text past its
     markers and closing ``#``s; a setext underline's, the line above (bounded)."""
@@ -208,11 +215,13 @@ def heading_fix(resolver: Resolver, refusal: Refusal, index: int, min_score: flo
     if len(above) > 1:
         stood = where_it_stood(resolver, last_build, old_places, above) if last_build is not None \
             else "where the heading stood is not known"
-        if isinstance(stood, str):
-            return f"{len(above)} headings score {min_score:g} or more and {stood}: a person picks one"
+        if isinstance(stood, str) or (stood.score or 0.0) < min_kept:
+            why = stood if isinstance(stood, str) else \
+                f"where the heading stood, its title scores {stood.score}, below {min_kept:g}"
+            return f"{len(above)} headings score {min_score:g} or more and {why}: a person picks one"
         above = [replace(stood, at_old_place=True)]
     fix = above[0]
-    if not next(s["unique"] for s in refusal.suggestions if s.get("heading") == fix.new.heading):
+    if not _is_unique(resolver, fix.new):
         return f"the nearest heading ({fix.score}) is not unique in {doc}"
     if last_build is not None:
         kept = section_kept(resolver, last_build, fix)
@@ -252,7 +261,25 @@ def where_it_stood(resolver: Resolver, last_build: LastBuild, old_places: OldPla
     if where is None or not where.beside:
         return "the heading's words are gone from where it stood"
     on = [f for f in fixes if _on_title_line(resolver, f, where.start, where.end)]
-    return on[0] if len(on) == 1 else "where the heading stood is none of the suggested headings"
+    if len(on) == 1:
+        return on[0]
+    there = None if on else _heading_there(resolver, fixes[0], doc, where.start, where.end)
+    return there or "where the heading stood is none of the suggested headings"
+
+
+def _heading_there(resolver: Resolver, like: Fix, doc_id: str, start: int, end: int) -> Fix | None:
+    """The heading on whose title line ``[start, end)`` lies, scored against the old title, when
+    the place is on none of the suggested headings: a manual's headings differ by a command
+    and share their argument markup (Homebrew's "`list`, `ls` [*`options`*] …" now with
+    ``installed_formula``), so three siblings outscore the heading where it stood and fill the
+    build's suggestions. ``heading_fix`` holds it to the bars a suggested one meets."""
+    doc = resolver.corpus[doc_id]
+    line = doc.line_of(start)
+    h = _heading_on(resolver.blocks_at(doc_id, line, line).headings, line)
+    if h is None or h.first != line or end > doc.line_end(line) or len(h.text) > MAX_TITLE_CHARS:
+        return None
+    return Fix(like.record_id, like.index, NEAREST, like.old, Locator(doc=doc_id, heading=h.text),
+               heading_score(like.old.heading or "", h.text))
 
 
 def _on_title_line(resolver: Resolver, fix: Fix, start: int, end: int) -> bool:
