@@ -260,15 +260,15 @@ def where_it_stood(resolver: Resolver, last_build: LastBuild, old_places: OldPla
         return f"where the heading stood is not known: {doc} is past the bounds of a word comparison"
     if where is None or not where.beside:
         return "the heading's words are gone from where it stood"
-    on = [f for f in fixes if _on_title_line(resolver, f, where.start, where.end)]
+    on = [f for f in fixes if _on_title_line(resolver, f, where.start)]
     if len(on) == 1:
         return on[0]
-    there = None if on else _heading_there(resolver, fixes[0], doc, where.start, where.end)
+    there = None if on else _heading_there(resolver, fixes[0], doc, where.start)
     return there or "where the heading stood is none of the suggested headings"
 
 
-def _heading_there(resolver: Resolver, like: Fix, doc_id: str, start: int, end: int) -> Fix | None:
-    """The heading on whose title line ``[start, end)`` lies, scored against the old title, when
+def _heading_there(resolver: Resolver, like: Fix, doc_id: str, start: int) -> Fix | None:
+    """The heading on whose title line the place begins (``_on_title_line``), scored against the old title, when
     the place is on none of the suggested headings: a manual's headings differ by a command
     and share their argument markup (Homebrew's "`list`, `ls` [*`options`*] …" now with
     ``installed_formula``), so three siblings outscore the heading where it stood and fill the
@@ -276,19 +276,21 @@ def _heading_there(resolver: Resolver, like: Fix, doc_id: str, start: int, end: 
     doc = resolver.corpus[doc_id]
     line = doc.line_of(start)
     h = _heading_on(resolver.blocks_at(doc_id, line, line).headings, line)
-    if h is None or h.first != line or end > doc.line_end(line) or len(h.text) > MAX_TITLE_CHARS:
+    if h is None or h.first != line or len(h.text) > MAX_TITLE_CHARS:
         return None
     return Fix(like.record_id, like.index, NEAREST, like.old, Locator(doc=doc_id, heading=h.text),
                heading_score(like.old.heading or "", h.text))
 
 
-def _on_title_line(resolver: Resolver, fix: Fix, start: int, end: int) -> bool:
-    """Whether ``[start, end)`` lies on the first line of the heading ``fix`` names."""
+def _on_title_line(resolver: Resolver, fix: Fix, start: int) -> bool:
+    """Whether a place beginning at ``start`` begins on the first line of the heading ``fix``
+    names. Its end may be past it: words of a title moved out of it stay with their section
+    (Poetry's "`cache-dir`: string" became "`cache-dir`" over a "**Type**: `string`" line)."""
     span = resolver.resolve(fix.new, fix.record_id)
     if not isinstance(span, Span):
         return False
     doc = resolver.corpus[span.doc_id]
-    return span.start <= start and end <= doc.line_end(doc.line_of(span.start))
+    return span.start <= start <= doc.line_end(doc.line_of(span.start))
 
 
 def section_kept(resolver: Resolver, last_build: LastBuild, fix: Fix) -> float | None:
