@@ -132,6 +132,17 @@ def test_the_heading_where_it_stood_is_taken_when_look_alikes_fill_the_suggestio
         "3 headings score 80 or more and where the heading stood, its title scores 71.2, below 75: a person picks one"]
 
 
+def test_a_title_whose_words_moved_below_it_is_the_heading_where_it_stood(tmp_path, capsys, monkeypatch):
+    """Poetry's settings: "`cache-dir`: string" became "`cache-dir`" over a "**Type**: `string`"
+    line. The old heading line's words now run past the title line; the place begins on it."""
+    before = PAGE.replace("## Prove the check works", "## `cache-dir`: string")
+    after = PAGE.replace("## Prove the check works", "## `cache-dir`\n\n**Type**: `string`")
+    root = project(tmp_path, capsys, monkeypatch, before, after, "`cache-dir`: string")
+    rc, plan = cli_json(capsys, "repair", "--root", root, "--dry-run")
+    assert [(f["new"]["heading"], f["score"], f["at_old_place"]) for f in plan["applied"]] == [
+        ("`cache-dir`", 66.7, True)]
+
+
 def test_a_heading_rewritten_where_it_stood_is_taken_at_min_kept(tmp_path, capsys, monkeypatch):
     """"Make sure the check works" scores 78.3, below 80: a nearest passage's bar. Where the
     heading stood, its section's text kept, it is the label's heading rewritten — taken at
