@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from collections import Counter
 
+from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
@@ -112,6 +113,11 @@ def print_beside(beside: DriftClasses) -> None:
     err = console(stderr=True)
     err.print("[bold red]beside the refusals[/], in the labels that still resolve:" if beside.to_reread else
               "beside the refusals, no answer text changed in the labels that resolve:")
+    print_rows(err, rows)
+
+
+def print_rows(err: Console, rows: list[tuple[str, list[str]]]) -> None:
+    """Each ``(what, ids)`` row on one bounded line."""
     for label, items in rows:
         err.print(f"  {label}: {safe_line(listing(items, 'ids'))}")
 
@@ -185,5 +191,4 @@ def print_drift(drift: Drift) -> None:
                        "and commit the result:", "labeller build")
     print_bounded(err, (f"  {safe_short(p)}" for p in drift.problems), drift.problems.total,
                   "problems with the committed artifact", listed=len(drift.problems))
-    for label, items in drift.change_rows():
-        err.print(f"  {label}: {safe_line(listing(items, 'ids'))}")
+    print_rows(err, drift.change_rows())
