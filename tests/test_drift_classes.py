@@ -201,3 +201,21 @@ def test_a_refused_plain_build_or_one_without_a_committed_artifact_compares_noth
     assert json.loads(refused_check(root, capsys, "json"))["drift_beside_refusals"]["class_counts"] == {
         "answer_text_changed": 0, "answer_text_not_comparable": 0, "edited_only": 0, "derived_only": 0}
     assert "beside the refusals" not in refused_check(root, capsys, "text")
+
+
+def test_a_committed_artifact_refused_as_input_leaves_the_refusals_reported(tmp_path, capsys, monkeypatch):
+    """A planted artifact of more lines than a golden set can have is refused before it is
+    parsed (exit 2 on a clean check); beside refusals, the refusals still come first and the
+    comparison says why it did not happen."""
+    from labeller.core import check
+
+    root = committed_project(tmp_path / "p")
+    (root / "corpus" / "a.md").write_text(REWORDED.replace(*BROKEN_R2))
+    monkeypatch.setattr(check, "MAX_RECORDS", 3)
+    (root / "golden" / "golden-set.v1.jsonl").write_text("\n" * 40)
+    report = json.loads(refused_check(root, capsys, "json"))
+    assert [e["id"] for e in report["errors"]] == ["r2"]
+    assert "committed golden-set artifact has 40 lines" in report["drift_beside_refusals"]["not_compared"]
+    err = refused_check(root, capsys, "text")
+    assert "not_found record r2" in err and "the labels that still resolve were not compared: " in err
+    assert "were not compared: " in refused_check(root, capsys, "markdown")

@@ -91,26 +91,36 @@ def report_refused(project: Project, result: BuildResult, args: argparse.Namespa
     """The label errors, and with ``--check`` the answer texts changed beside them
     (``check.beside_refusals``): one broken label must not hide what else the change did."""
     layout = project.config.layout
-    beside = (beside_refusals(result, layout.artifact, layout.manifest, project.corpus, committed_texts(project))
-              if args.check else None)
+    beside, not_compared = None, ""
+    if args.check:
+        try:
+            beside = beside_refusals(result, layout.artifact, layout.manifest, project.corpus,
+                                     committed_texts(project))
+        except InvalidInput as e:  # a committed artifact refused as input: the refusals still come first
+            beside, not_compared = DriftClasses(), str(e)
     if args.format == "markdown":
-        print(refusals_markdown(result.refusals, beside or DriftClasses()))
+        print(refusals_markdown(result.refusals, beside or DriftClasses(), not_compared))
         return refusals_exit_code(result.refusals)
-    extra = warnings | ({"drift_beside_refusals": beside.as_json()} if beside is not None else {})
+    extra = warnings | ({"drift_beside_refusals": beside.as_json() | (
+        {"not_compared": not_compared} if not_compared else {})} if beside is not None else {})
     code = report_refusals(project, result, args.format, "build refused",
                            "nothing was written" if beside is None else "the check fails until they are fixed",
                            summary, extra=extra)
     if beside is not None and args.format == "text":
-        print_beside(beside)
+        print_beside(beside, not_compared)
     return code
 
 
-def print_beside(beside: DriftClasses) -> None:
-    """The labels that still resolve and changed, the ones to re-read first."""
+def print_beside(beside: DriftClasses, not_compared: str) -> None:
+    """The labels that still resolve and changed, the ones to re-read first; or why they were
+    not compared."""
+    err = console(stderr=True)
+    if not_compared:
+        err.print(f"[yellow]beside the refusals:[/] the labels that still resolve were not compared: "
+                  f"{safe_short(not_compared)}", soft_wrap=True)
     rows = beside.rows()
     if not rows:
         return
-    err = console(stderr=True)
     err.print("[bold red]beside the refusals[/], in the labels that still resolve:" if beside.to_reread else
               "beside the refusals, no answer text changed in the labels that resolve:")
     print_rows(err, rows)

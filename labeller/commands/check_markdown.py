@@ -25,9 +25,10 @@ TITLE = "### labeller build --check"
 FULL_REPORT = "`labeller build --check --format json`"
 
 
-def refusals_markdown(refusals: list[Refusal], beside: DriftClasses) -> str:
+def refusals_markdown(refusals: list[Refusal], beside: DriftClasses, not_compared: str = "") -> str:
     """The broken labels: id, kind, where (the locator), nearest passage (or how to fix it); then
-    the records that still resolve and changed (``check.beside_refusals``), the ones to re-read named."""
+    the records that still resolve and changed (``check.beside_refusals``), the ones to re-read
+    named, or why they were ``not_compared``."""
     rows = ([str(r.record_id), str(r.kind), r.locator.describe(), nearest(r)] for r in refusals)
     unhelped = without_nearest(refusals)
     budget = ["", f"The build's budget for suggestions was reached: {unhelped} later quote(s) not found have no "
@@ -36,7 +37,9 @@ def refusals_markdown(refusals: list[Refusal], beside: DriftClasses) -> str:
         f"{TITLE}: {len(refusals)} broken label(s); nothing can be built until they are fixed", "",
         *moves_markdown(refusals),
         *markdown_table(("id", "kind", "where", "nearest passage"), rows, len(refusals), "broken labels"), *budget,
-        *(["", "Among the labels that still resolve: " + _classes_lead(beside)] if beside.rows() else [])]),
+        *(["", "Among the labels that still resolve: " + _classes_lead(beside)] if beside.rows() else []),
+        *(["", f"The labels that still resolve were not compared: {markdown_cell(not_compared)}"]
+          if not_compared else [])]),
         FULL_REPORT)
 
 
