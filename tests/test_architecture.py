@@ -596,7 +596,7 @@ def test_the_file_read_rule_catches_planted_reads():
 # comparisons of records, the cache's MAC'd bodies, a value quoted in an error that is escaped
 # when shown, and the run history's database column.
 RAW_JSON_ALLOWED: set[str] = {
-    "labeller.review.log.record_digest", "labeller.eval.report.canonical_json", "labeller.core.check.check",
+    "labeller.review.log.record_digest", "labeller.eval.report.canonical_json", "labeller.core.check._changed.dumped",
     "labeller.core.cache.DigestCache.put", "labeller.config._plain", "labeller.eval.history.append_run",
 }
 
