@@ -33,8 +33,9 @@ a wrong repair or a place it cannot see, for a person to read), deleted labels l
 refused, and of the labels that still resolve, those ``build --check`` names to re-read (its
 drift classes, or beside refusals the resolving labels' ones): an edited quote still standing in
 its changed paragraph should be named; an intact one is named only when its block changed around
-it (the JSON's ``*_flagged`` figures). A labeller without ``repair`` is reported as such, with the repair figures null. The
-JSON report and the Markdown table are deterministic (no times: those go to stderr).
+it (the JSON's ``*_flagged`` figures). A labeller without ``repair`` is reported as such, with
+the repair figures null. The JSON report and the Markdown table are deterministic (no times:
+those go to stderr).
 
 ``--truth-only`` runs no labeller at all: the same labels are sampled and only the ground
 truth's fates are counted per later commit (intact, renamed, moved, edited, deleted). It is

@@ -16,6 +16,8 @@ on their first ``COMPARED_CHARS`` characters past the heading line (a section ca
 page: a bounded comparison), at ``--min-kept``, the bar of a passage where a quote stood. Of
 several headings at ``--min-score``, the one where the heading stood (``where_it_stood``: the
 page's comparison, as for a quote) is taken on the same terms; none, when that place says nothing.
+The place is not held to the build's suggestions (look-alike siblings can fill them): the heading
+on whose title line it begins is scored and held to the same bars.
 With none at ``--min-score``, the one where the heading stood is taken at ``--min-kept``: the place
 vouches for a rewritten title as it vouches for a quote's passage where it stood. A title at
 ``--min-score`` where the heading stood needs no section-text guard (the heading kept its place:
@@ -268,8 +270,8 @@ def where_it_stood(resolver: Resolver, last_build: LastBuild, old_places: OldPla
 
 
 def _heading_there(resolver: Resolver, like: Fix, doc_id: str, start: int) -> Fix | None:
-    """The heading on whose title line the place begins (``_on_title_line``), scored against the old title, when
-    the place is on none of the suggested headings: a manual's headings differ by a command
+    """The heading on whose title line the place begins (``_on_title_line``), scored against the
+    old title, when the place is on none of the suggested headings: a manual's headings differ by a command
     and share their argument markup (Homebrew's "`list`, `ls` [*`options`*] …" now with
     ``installed_formula``), so three siblings outscore the heading where it stood and fill the
     build's suggestions. ``heading_fix`` holds it to the bars a suggested one meets."""
