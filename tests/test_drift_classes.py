@@ -219,3 +219,18 @@ def test_a_committed_artifact_refused_as_input_leaves_the_refusals_reported(tmp_
     err = refused_check(root, capsys, "text")
     assert "not_found record r2" in err and "the labels that still resolve were not compared: " in err
     assert "were not compared: " in refused_check(root, capsys, "markdown")
+
+
+def test_beside_refusals_require_reviewed_lists_the_records_not_reviewed(tmp_path, capsys):
+    root = committed_project(tmp_path / "p")
+    (root / "corpus" / "a.md").write_text(REWORDED.replace(*BROKEN_R2))
+    capsys.readouterr()
+    assert main(["build", "--root", str(root), "--check", "--require-reviewed", "--format", "json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert report["not_reviewed"] == {"r1": "unreviewed", "r2": "unreviewed"} and report["stale_judgments"] == []
+    assert main(["build", "--root", str(root), "--check", "--require-reviewed", "--format", "markdown"]) == 1
+    assert "2 record(s) not reviewed as they stand" in capsys.readouterr().out
+    assert main(["build", "--root", str(root), "--check", "--require-reviewed"]) == 1
+    assert "not reviewed: 2 record(s)" in capsys.readouterr().err
+    assert main(["build", "--root", str(root), "--check", "--format", "json"]) == 1
+    assert json.loads(capsys.readouterr().out)["not_reviewed"] == {}  # asked for only with --require-reviewed

@@ -269,6 +269,18 @@ def test_stale_judgment_is_shown_by_build_check(judged_set, tmp_path, capsys):
     md = capsys.readouterr().out
     assert md.startswith("### labeller build --check: stale judgments\n") and "stale judgment(s)" in md
     assert "up to date" not in md
+    # a broken label beside it: the check is refused, and the stale judgment is still listed
+    with (root / "golden" / "questions.jsonl").open("a", encoding="utf-8") as f:
+        f.write(json.dumps({"id": "broken", "query": "a question whose quote is gone?", "expected_answer": "x",
+                            "locators": [{"quote": "no such words anywhere in this corpus"}]}) + "\n")
+    assert main(["build", "--root", str(root), "--check", "--format", "json"]) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert [e["id"] for e in out["errors"]] == ["broken"]
+    assert [s["id"] for s in out["stale_judgments"]][:1] == [first["query_id"]]
+    assert main(["build", "--root", str(root), "--check", "--format", "markdown"]) == 1
+    assert "stale judgment(s)" in capsys.readouterr().out
+    assert main(["build", "--root", str(root), "--check"]) == 1
+    assert "stale judgments:" in capsys.readouterr().err
 
 
 def test_judge_refuses_a_verdict_outside_the_pool(judged_set, tmp_path):

@@ -53,15 +53,18 @@ def run(args: argparse.Namespace) -> int:
     print_warnings(args.format, review_warnings, similar)
     summary = result.summary | {"review": review}  # a copy: the build result may be shared through the cache
     out = console()
-    if not result.ok:
-        return report_refused(project, result, args, summary, warnings)
+    if not result.ok and not args.check:
+        return report_refusals(project, result, args.format, "build refused", "nothing was written", summary,
+                               extra=warnings)
     if args.check:
-        drift = check(result, project.config.layout.artifact, project.config.layout.manifest,
-                      corpus=lambda: project.corpus, old_texts=committed_texts(project))
         # the log read once (a 64 MiB planted log is not parsed twice); an unreadable one is read
         # again here so that --require-reviewed fails on it instead of passing
         pending = unreviewed_or_stale(project.config, questions, review_log) if args.require_reviewed else {}
         stale = stale_judgments(project, [q.id for q in questions])  # SPEC §11: a judged text that changed
+        if not result.ok:
+            return report_refused_check(project, result, args.format, summary, warnings, pending, stale)
+        drift = check(result, project.config.layout.artifact, project.config.layout.manifest,
+                      corpus=lambda: project.corpus, old_texts=committed_texts(project))
         if args.format == "markdown":
             print(drift_markdown(drift, pending, project.config.layout, stale))
         elif args.format == "json":
@@ -86,28 +89,28 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def report_refused(project: Project, result: BuildResult, args: argparse.Namespace, summary: dict,
-                   warnings: dict) -> int:
-    """The label errors, and with ``--check`` the answer texts changed beside them
-    (``check.beside_refusals``): one broken label must not hide what else the change did."""
+def report_refused_check(project: Project, result: BuildResult, fmt: str, summary: dict, warnings: dict,
+                         pending: dict[str, str], stale: list[dict]) -> int:
+    """A refused ``--check``: the label errors, then the answer texts changed beside them
+    (``check.beside_refusals``), the records not reviewed and the stale judgments, as a clean
+    check reports them: one broken label must not hide what else the change did."""
     layout = project.config.layout
-    beside, not_compared = None, ""
-    if args.check:
-        try:
-            beside = beside_refusals(result, layout.artifact, layout.manifest, project.corpus,
-                                     committed_texts(project))
-        except InvalidInput as e:  # a committed artifact refused as input: the refusals still come first
-            beside, not_compared = DriftClasses(), str(e)
-    if args.format == "markdown":
-        print(refusals_markdown(result.refusals, beside or DriftClasses(), not_compared))
+    not_compared = ""
+    try:
+        beside = beside_refusals(result, layout.artifact, layout.manifest, project.corpus, committed_texts(project))
+    except InvalidInput as e:  # a committed artifact refused as input: the refusals still come first
+        beside, not_compared = DriftClasses(), str(e)
+    if fmt == "markdown":
+        print(refusals_markdown(result.refusals, beside, not_compared, pending, stale))
         return refusals_exit_code(result.refusals)
-    extra = warnings | ({"drift_beside_refusals": beside.as_json() | (
-        {"not_compared": not_compared} if not_compared else {})} if beside is not None else {})
-    code = report_refusals(project, result, args.format, "build refused",
-                           "nothing was written" if beside is None else "the check fails until they are fixed",
-                           summary, extra=extra)
-    if beside is not None and args.format == "text":
+    compared = beside.as_json() | ({"not_compared": not_compared} if not_compared else {})
+    code = report_refusals(project, result, fmt, "build refused", "the check fails until they are fixed", summary,
+                           extra=warnings | {"drift_beside_refusals": compared, "not_reviewed": pending,
+                                             "stale_judgments": stale})
+    if fmt == "text":
         print_beside(beside, not_compared)
+        print_pending(pending)
+        print_stale(stale)
     return code
 
 

@@ -25,10 +25,12 @@ TITLE = "### labeller build --check"
 FULL_REPORT = "`labeller build --check --format json`"
 
 
-def refusals_markdown(refusals: list[Refusal], beside: DriftClasses, not_compared: str = "") -> str:
+def refusals_markdown(refusals: list[Refusal], beside: DriftClasses, not_compared: str = "",
+                      pending: dict[str, str] | None = None, stale: list[dict] | None = None) -> str:
     """The broken labels: id, kind, where (the locator), nearest passage (or how to fix it); then
     the records that still resolve and changed (``check.beside_refusals``), the ones to re-read
-    named, or why they were ``not_compared``."""
+    named, or why they were ``not_compared``; then, as a clean check's comment has them, the
+    records not reviewed and the stale judgments."""
     rows = ([str(r.record_id), str(r.kind), r.locator.describe(), nearest(r)] for r in refusals)
     unhelped = without_nearest(refusals)
     budget = ["", f"The build's budget for suggestions was reached: {unhelped} later quote(s) not found have no "
@@ -39,7 +41,7 @@ def refusals_markdown(refusals: list[Refusal], beside: DriftClasses, not_compare
         *markdown_table(("id", "kind", "where", "nearest passage"), rows, len(refusals), "broken labels"), *budget,
         *(["", "Among the labels that still resolve: " + _classes_lead(beside)] if beside.rows() else []),
         *(["", f"The labels that still resolve were not compared: {markdown_cell(not_compared)}"]
-          if not_compared else [])]),
+          if not_compared else []), *_pending_markdown(pending or {})]) + _stale_markdown(stale or []),
         FULL_REPORT)
 
 
@@ -101,10 +103,7 @@ def drift_markdown(drift: Drift, pending: dict[str, str], layout: ProjectLayout,
         rows = [*differs, *changes, *problems]
         lines += markdown_table(("what", "which"), rows, len(differs) + len(changes) + drift.problems.total,
                                 "drift rows", listed=len(differs) + len(changes) + len(drift.problems))
-    if pending:
-        lines += ["", f"{len(pending)} record(s) not reviewed as they stand (`labeller review`):", ""]
-        lines += markdown_table(("id", "status"), ([rid, STATUS_LABELS[s]] for rid, s in pending.items()),
-                                len(pending), "records not reviewed")
+    lines += _pending_markdown(pending)
     return bounded_comment("\n".join(lines) + _stale_markdown(stale), FULL_REPORT)
 
 
@@ -121,6 +120,15 @@ def _classes_lead(c: DriftClasses) -> str:
             f"{len(c.derived_only)} derived only (offsets or chunk ids moved: regenerate, nothing to read)"
             if c.derived_only else ""]
     return " ".join([lead, *(f"{r}." for r in rest if r)])
+
+
+def _pending_markdown(pending: dict[str, str]) -> list[str]:
+    """The records ``--require-reviewed`` found not reviewed as they stand (none: nothing)."""
+    if not pending:
+        return []
+    return ["", f"{len(pending)} record(s) not reviewed as they stand (`labeller review`):", "",
+            *markdown_table(("id", "status"), ([rid, STATUS_LABELS[s]] for rid, s in pending.items()),
+                            len(pending), "records not reviewed")]
 
 
 def _stale_markdown(stale: list[dict]) -> str:
