@@ -17,7 +17,7 @@ import pytest
 from labeller.core.models import Question
 from labeller.errors import InvalidInput
 from labeller.review.log import (ReviewEntry, append_review, build_review_summary, new_entry, read_review_log,
-                                 record_digest, review_counts, unreviewed_or_stale)
+                                 record_digest, unreviewed_or_stale)
 
 from helpers_review import QUESTIONS, make_project
 
@@ -192,7 +192,7 @@ def test_require_reviewed_lists_every_record_not_reviewed_as_it_stands(tmp_path)
     append_review(cfg.layout.review_log, new_entry(qs[1], "bob", "flag", "the table row answers this better"))
     changed = [qs[0], qs[1], edited(qs[2], expected_answer="Thirty days."), qs[3]]
     assert unreviewed_or_stale(cfg, changed) == {"q2": "flagged", "q3": "needs_rereview"}
-    assert review_counts(cfg, changed) == {"records": 4, "reviewed": 2, "needs_rereview": 1, "flagged": 1,
+    assert read_review_log(cfg.layout.review_log).counts(changed) == {"records": 4, "reviewed": 2, "needs_rereview": 1, "flagged": 1,
                                            "unreviewed": 0}
 
 

@@ -74,15 +74,15 @@ def test_an_edit_is_written_and_needs_review_again(tmp_path):
 
 def test_the_queue_puts_the_urgent_first_and_falls_back_to_every_record(tmp_path):
     project = make_project(tmp_path)
-    assert review_queue(project) == ["q1", "q2", "q3", "q4"]  # none reviewed: all, in file order
+    assert review_queue(project, {}) == ["q1", "q2", "q3", "q4"]  # none reviewed: all, in file order
     qs = by_id(project)
     log = project.layout.review_log
     append_review(log, new_entry(qs["q3"], "alice", "flag", "which row?"))
     for rid in ("q1", "q2", "q4"):
         append_review(log, new_entry(qs[rid], "alice", "accept"))
-    assert review_queue(project) == ["q3"]
+    assert review_queue(project, {}) == ["q3"]
     append_review(log, new_entry(qs["q3"], "alice", "accept"))
-    assert review_queue(project) == ["q1", "q2", "q3", "q4"]  # nothing left: every record
+    assert review_queue(project, {}) == ["q1", "q2", "q3", "q4"]  # nothing left: every record
 
 
 def test_the_reviewer_comes_from_the_environment_or_a_checked_name(monkeypatch):

@@ -14,6 +14,7 @@ from labeller.commands.check_markdown import drift_markdown, refusals_markdown
 from labeller.commands.committed_corpus import committed_texts
 from labeller.commands.refusals import refusals_exit_code, report_refusals
 from labeller.commands.review_status import counts_line, print_pending
+from labeller.core.answer_text import answer_digests
 from labeller.core.build import BuildResult, build, write_artifacts
 from labeller.core.check import Drift, beside_refusals, check
 from labeller.core.drift_classes import DriftClasses
@@ -46,7 +47,8 @@ def run(args: argparse.Namespace) -> int:
     project = project_from(args)
     questions = project.load_questions().questions
     result = build(project, questions)
-    review, review_warnings, review_log = build_review_summary(project.config, questions)
+    answers = answer_digests(result.records, project.corpus)  # what each label's reviewer would read today
+    review, review_warnings, review_log = build_review_summary(project.config, questions, answers)
     similar = near_duplicates([(q.id, q.query) for q in questions])
     warnings = {"warnings": review_warnings, "warning_count": review_warnings.total,
                 "near_duplicates": similar.pairs, "near_duplicate_check": similar.as_json()}
@@ -59,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
     if args.check:
         # the log read once (a 64 MiB planted log is not parsed twice); an unreadable one is read
         # again here so that --require-reviewed fails on it instead of passing
-        pending = unreviewed_or_stale(project.config, questions, review_log) if args.require_reviewed else {}
+        pending = unreviewed_or_stale(project.config, questions, review_log, answers) if args.require_reviewed else {}
         stale = stale_judgments(project, [q.id for q in questions])  # SPEC §11: a judged text that changed
         if not result.ok:
             return report_refused_check(project, result, args.format, summary, warnings, pending, stale)

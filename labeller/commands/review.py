@@ -7,14 +7,15 @@ from pathlib import Path
 
 from rich.table import Table
 
-from labeller.commands.common import (add_filter_options, add_format_option, add_project_options, config_from, console,
-                                      project_from, select)
+from labeller.commands.common import (add_filter_options, add_format_option, add_project_options, console, project_from,
+                                      select)
+from labeller.core.build import answers_now
 from labeller.core.models import Question
+from labeller.core.project import Project
 from labeller.core.vocab import NEEDS_REVIEW_TAG
-from labeller.core.questions import load_questions
 from labeller.diagnostics import print_bounded, safe_short
 from labeller.display import json_dumps, safe_line
-from labeller.errors import EXIT_OK
+from labeller.errors import EXIT_OK, LabellerError
 from labeller.eval.pooling import read_pool
 from labeller.review.log import STATUS_LABELS, STATUSES, ReviewLog, read_review_log
 from labeller.review.reviewers import default_reviewer
@@ -58,26 +59,38 @@ def warn_log_problems(log: ReviewLog, fmt: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    cfg = config_from(args)
-    questions = select(load_questions(cfg.questions, cfg.limits).questions, args)
-    log = read_review_log(cfg.layout.review_log)
+    project = project_from(args)
+    every = project.load_questions().questions
+    questions = select(every, args)
+    log = read_review_log(project.layout.review_log)
     warn_log_problems(log, args.format)
     if args.summary:
-        print_summary(log, questions, args.format)
+        print_summary(log, questions, answers_or_warn(project, every), args.format)
         return EXIT_OK
     if args.pool:
         return judge_pool(args)
-    ids = log.queue(questions, args.status, args.all)
+    ids = log.queue(questions, args.status, args.all, answers_or_warn(project, every))
     if not ids:
         console().print("no records match these filters; nothing to review")
         return EXIT_OK
     reviewer = default_reviewer(args.reviewer)
-    project = project_from(args)
     from labeller.app.review_app import ScreenApp
     from labeller.app.screens.review import ReviewScreen
 
     ScreenApp(lambda: ReviewScreen(project, ids, reviewer), title=f"labeller review ({reviewer})").run()
     return EXIT_OK
+
+
+def answers_or_warn(project: Project, questions: list[Question]) -> dict[str, str]:
+    """Today's answer digests (``core.answer_text``), so that a label whose text changed since
+    its review is counted and queued as needing re-review; a corpus that cannot be read costs
+    that comparison only (a warning), not the summary of the log."""
+    try:
+        return answers_now(project, questions)
+    except LabellerError as exc:
+        console(stderr=True).print(f"labeller: warning: answer texts not compared with the reviewed ones: "
+                                   f"{safe_short(str(exc))}", soft_wrap=True, markup=False)
+        return {}
 
 
 def judge_pool(args: argparse.Namespace) -> int:
@@ -92,9 +105,9 @@ def judge_pool(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def print_summary(log: ReviewLog, questions: list[Question], fmt: str) -> None:
-    counts = log.counts(questions)
-    statuses = log.statuses(questions)
+def print_summary(log: ReviewLog, questions: list[Question], answers: dict[str, str], fmt: str) -> None:
+    counts = log.counts(questions, answers)
+    statuses = log.statuses(questions, answers)
     # imported with a context placed by a looser tier than a quote (SPEC §10.1), not yet reviewed
     placed = [q.id for q in questions if NEEDS_REVIEW_TAG in q.tags and statuses[q.id] != "reviewed"]
     if fmt == "json":
@@ -108,15 +121,16 @@ def print_summary(log: ReviewLog, questions: list[Question], fmt: str) -> None:
     out.print(t)
     for rid in placed:
         out.print(f"  needs review: {safe_line(rid)}  (a context was placed by its rendered text or its words)")
+    by_id = {q.id: q for q in questions}
     for status in ("flagged", "needs_rereview"):
         ids = [r for r, s in statuses.items() if s == status]
-        print_bounded(out, (_last_decision(log, status, rid) for rid in ids), len(ids),
-                      f"{STATUS_LABELS[status]} records", listed=0)
+        print_bounded(out, (_last_decision(log, status, rid, log.answer_changed(by_id[rid], answers.get(rid)))
+                            for rid in ids), len(ids), f"{STATUS_LABELS[status]} records", listed=0)
 
 
-def _last_decision(log: ReviewLog, status: str, rid: str) -> str:
+def _last_decision(log: ReviewLog, status: str, rid: str, answer_changed: bool) -> str:
     latest = log.latest(rid)
     assert latest is not None  # a record with a status has a latest entry
     comment = f": {safe_short(latest.comment)}" if latest.comment else ""
-    return (f"  {STATUS_LABELS[status]}: {safe_short(rid)}  (last {latest.decision} by "
-            f"{safe_short(latest.reviewer)}{comment})")
+    label = STATUS_LABELS["answer_changed" if answer_changed else status]
+    return f"  {label}: {safe_short(rid)}  (last {latest.decision} by {safe_short(latest.reviewer)}{comment})"

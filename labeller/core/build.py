@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 
 from labeller import __version__
 from labeller.core.cache import SCALAR, Codec, as_list, check, conforms, strs
+from labeller.core.answer_text import answer_digests
 from labeller.core.canon import CANONICAL_VERSION
 from labeller.core.chunkers import chunker_spec
 from labeller.core.coldbuild import prepare_cold_build
@@ -160,7 +161,7 @@ def build(project: Project, questions: list[Question]) -> BuildResult:
     suggestions (``core.moves``) after the cached part: git's rename pairing, which they
     use, is not one of the inputs the cache key holds.
     """
-    result = _resolved(project, questions)
+    result = resolved(project, questions)
     if result.ok:
         return result
     from labeller.core.moves import find_moves
@@ -170,8 +171,9 @@ def build(project: Project, questions: list[Question]) -> BuildResult:
                                     for rec in result.records])
 
 
-def _resolved(project: Project, questions: list[Question]) -> BuildResult:
-    """``build`` without the moves: what the build cache keeps.
+def resolved(project: Project, questions: list[Question]) -> BuildResult:
+    """``build`` without the moves: what the build cache keeps, and all that a reader of the
+    resolved spans needs (``answers_now``).
 
     With a project cache, the last result is kept with everything it is a function of
     (``build_key``), so ``build --check`` on unchanged inputs costs a corpus read and a
@@ -195,6 +197,12 @@ def _resolved(project: Project, questions: list[Question]) -> BuildResult:
     if cache is not None and key is not None:
         cache.put(LAST_BUILD, (key, result), codec)
     return result
+
+
+def answers_now(project: Project, questions: list[Question]) -> dict[str, str]:
+    """Today's answer digests of these records (``answer_text``: what a review pins), from
+    ``resolved``, whose cache makes asking again after ``labeller build`` cheap."""
+    return answer_digests(resolved(project, questions).records, project.corpus)
 
 
 LAST_BUILD = ("build", "last")

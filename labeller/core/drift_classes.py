@@ -32,7 +32,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from labeller.core.anchors import fold_text
+from labeller.core.answer_text import folded
 from labeller.core.canon import sha256_hex
 from labeller.core.corpus import Corpus
 
@@ -154,5 +154,5 @@ def _span_texts(record: dict, texts: Mapping[str, str], left: list[int]) -> list
         if text is None or end > len(text) or end - start > left[0]:
             return None
         left[0] -= end - start
-        out.append(fold_text(text[start:end]).strip())
+        out.append(folded(text[start:end]))
     return out

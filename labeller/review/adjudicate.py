@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
-from labeller.core.build import resolve_record
+from labeller.core.answer_text import answer_digest
+from labeller.core.build import RecordResult, resolve_record
 from labeller.core.models import Locator, Question
 from labeller.core.project import Project
 from labeller.core.questions import load_questions, write_questions
@@ -75,13 +76,15 @@ def validated(data: dict, record_id: str) -> Question:
         raise InvalidInput(msgs, record_id=record_id) from None
 
 
-def check_resolves(project: Project, question: Question) -> None:
-    """Refuse a record the build would refuse, listing every refusal."""
-    refusals = resolve_record(project, question).refusals
+def check_resolves(project: Project, question: Question) -> RecordResult:
+    """Refuse a record the build would refuse, listing every refusal; else its resolution."""
+    rec = resolve_record(project, question)
+    refusals = rec.refusals
     if refusals:
         raise InvalidInput(f"{len(refusals)} locator(s) do not resolve: "
                            + "; ".join(f"{r.kind}: {r.locator.describe()}" for r in refusals),
                            record_id=question.id).with_details([r.as_json() for r in refusals])
+    return rec
 
 
 def save_record(config: ProjectConfig, question: Question, seen: Question) -> None:
@@ -135,9 +138,10 @@ def adjudicate(project: Project, question: Question, b: list[Locator], action: s
         result = new
     else:
         result = with_new_locators(question, adjudicated_locators(project, question, b, action))
-    check_resolves(project, result)
+    answer = answer_digest(check_resolves(project, result), project.corpus)
     if record_digest(result) != record_digest(question):
         save_record(project.config, result, question)
-    append_review(project.config.layout.review_log,
-                  new_entry(result, adjudicator, "accept", f"adjudicated against {annotator}: {action}"))
+    append_review(project.config.layout.review_log, new_entry(result, adjudicator, "accept",
+                                                              f"adjudicated against {annotator}: {action}",
+                                                              answer=answer))
     return result

@@ -6,6 +6,14 @@ derived from its latest entry and its current digest; nothing is stored twice, a
 edit to questions.jsonl makes an earlier review visibly stale instead of silently
 carrying it over.
 
+A label is also a statement about the corpus: its quote may still resolve while the
+paragraph around it was rewritten, and the reviewer accepted the old words. So an accept or
+a flag also carries ``answer_digest``, the digest of the span texts the reviewer read
+(``core.answer_text``); when today's differs, the record needs re-review too. Entries
+written before labeller kept it have none and are judged by the record alone (nothing can
+say what their reviewer read), and a record that does not resolve today is not compared:
+the build refuses it anyway.
+
 Appends are crash-safe without ever rewriting the file: one ``write`` of one line,
 ``fsync``, done. A crash can at worst leave a torn last line; reading reports it (file and
 line) and ignores it, and the next append starts on a fresh line so the torn bytes stay
@@ -22,9 +30,11 @@ import json
 import os
 import re
 import stat
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from labeller.core.canon import sha256_hex
@@ -40,7 +50,8 @@ if TYPE_CHECKING:
 DECISIONS = ("accept", "flag", "edit")
 STATUSES = ("reviewed", "needs_rereview", "flagged", "unreviewed")
 STATUS_LABELS = {"reviewed": "reviewed", "needs_rereview": "needs re-review", "flagged": "flagged",
-                 "unreviewed": "unreviewed", "no_answer": "reviewed, but no expected answer"}
+                 "unreviewed": "unreviewed", "no_answer": "reviewed, but no expected answer",
+                 "answer_changed": "needs re-review: its answer text changed since the review"}
 MAX_LOG_BYTES = 64 * 1024 * 1024
 MAX_LOG_LINES = MAX_LOG_BYTES // 128  # an entry is at least 161 bytes (its keys and a 64-digit digest)
 MAX_NAME_CHARS = 100
@@ -71,7 +82,8 @@ def utc_timestamp(now: datetime | None = None) -> str:
 
 @dataclass(frozen=True)
 class ReviewEntry:
-    """One decision. ``record_digest`` pins the version of the record it is about."""
+    """One decision. ``record_digest`` pins the version of the record it is about, and
+    ``answer_digest`` (``""``: not known) the answer text the reviewer read."""
 
     record_id: str
     record_digest: str
@@ -79,9 +91,14 @@ class ReviewEntry:
     decision: str
     comment: str
     timestamp: str
+    answer_digest: str = ""
 
     def as_json(self) -> dict:
-        return asdict(self)
+        """The entry's line; without ``answer_digest`` when not known, as entries were written before it."""
+        out = asdict(self)
+        if not self.answer_digest:
+            del out["answer_digest"]
+        return out
 
     @classmethod
     def from_json(cls, obj: object) -> "ReviewEntry":
@@ -100,18 +117,22 @@ class ReviewEntry:
             raise ValueError(f"decision {values['decision']!r} is not one of {', '.join(DECISIONS)}")
         if not _DIGEST.match(values["record_digest"]):
             raise ValueError("record_digest is not a sha256 hex digest")
-        return cls(**values)
+        answer = obj.get("answer_digest", "")  # absent from entries written before it was kept
+        if answer != "" and not (isinstance(answer, str) and _DIGEST.match(answer)):
+            raise ValueError("answer_digest is not a sha256 hex digest")
+        return cls(**values, answer_digest=answer)
 
 
 def new_entry(question: Question, reviewer: str, decision: str, comment: str = "",
-              now: datetime | None = None) -> ReviewEntry:
-    """The entry for a decision about ``question`` exactly as it is now."""
+              now: datetime | None = None, answer: str | None = None) -> ReviewEntry:
+    """The entry for a decision about ``question`` exactly as it is now; ``answer`` is the
+    ``core.answer_text.answer_digest`` of the spans the reviewer was shown (``None``: none)."""
     if decision not in DECISIONS:
         raise InvalidInput(f"decision {decision!r} is not one of {', '.join(DECISIONS)}")
     if decision == "flag" and not comment.strip():
         raise InvalidInput(f"record {question.id!r}: a flag needs a comment saying what is wrong")
     return ReviewEntry(question.id, record_digest(question), check_person(reviewer), decision, comment.strip(),
-                       utc_timestamp(now))
+                       utc_timestamp(now), answer or "")
 
 
 @dataclass(frozen=True)
@@ -146,8 +167,9 @@ class ReviewLog:
     def history(self, record_id: str) -> list[ReviewEntry]:
         return [e for e in self.entries if e.record_id == record_id]
 
-    def status(self, question: Question) -> str:
-        """reviewed / needs_rereview / flagged / unreviewed, from the latest decision.
+    def status(self, question: Question, answer: str | None = None) -> str:
+        """reviewed / needs_rereview / flagged / unreviewed, from the latest decision and the
+        record's ``answer`` digest today (``None``: not known, nothing compared).
 
         An ``edit`` entry pins the version the reviewer changed, so it is stale by
         construction: an edited label needs another look before it counts as reviewed.
@@ -157,12 +179,23 @@ class ReviewLog:
             return "unreviewed"
         if entry.decision == "edit" or entry.record_digest != record_digest(question):
             return "needs_rereview"
+        if self.answer_changed(question, answer):
+            return "needs_rereview"
         return "flagged" if entry.decision == "flag" else "reviewed"
 
-    def statuses(self, questions: list[Question]) -> dict[str, str]:
-        return {q.id: self.status(q) for q in questions}
+    def answer_changed(self, question: Question, answer: str | None) -> bool:
+        """Whether the record is as its latest decision saw it but the text under its spans is not."""
+        entry = self._latest.get(question.id)
+        return (entry is not None and entry.decision != "edit" and bool(entry.answer_digest) and answer is not None
+                and entry.answer_digest != answer and entry.record_digest == record_digest(question))
 
-    def queue(self, questions: list[Question], status: str | None = None, everything: bool = False) -> list[str]:
+    def statuses(self, questions: list[Question], answers: Mapping[str, str] = MappingProxyType({})
+                 ) -> dict[str, str]:
+        """``status`` of each record, ``answers`` holding today's answer digests by record id."""
+        return {q.id: self.status(q, answers.get(q.id)) for q in questions}
+
+    def queue(self, questions: list[Question], status: str | None = None, everything: bool = False,
+              answers: Mapping[str, str] = MappingProxyType({})) -> list[str]:
         """Record ids for a review session, most urgent first.
 
         By default every record not ``reviewed``: those changed since their review first
@@ -170,7 +203,7 @@ class ReviewLog:
         unreviewed, each in file order. ``status`` keeps one status; ``everything`` is the
         whole file in file order.
         """
-        statuses = self.statuses(questions)
+        statuses = self.statuses(questions, answers)
         if everything:
             return list(statuses)
         if status is not None:
@@ -178,10 +211,10 @@ class ReviewLog:
         urgency = {"needs_rereview": 0, "flagged": 1, "unreviewed": 2}
         return sorted((rid for rid, s in statuses.items() if s in urgency), key=lambda rid: urgency[statuses[rid]])
 
-    def counts(self, questions: list[Question]) -> dict:
+    def counts(self, questions: list[Question], answers: Mapping[str, str] = MappingProxyType({})) -> dict:
         """SPEC §9: ``records`` and the four statuses, which always sum to ``records``."""
         out = {"records": len(questions)} | {s: 0 for s in STATUSES}
-        for status in self.statuses(questions).values():
+        for status in self.statuses(questions, answers).values():
             out[status] += 1
         return out
 
@@ -267,29 +300,36 @@ def write_all(fd: int, data: bytes) -> None:
 # -- what the build and CI read -------------------------------------------------------------
 
 
-def review_counts(config: ProjectConfig, questions: list[Question], log: ReviewLog | None = None) -> dict:
-    """``{"records", "reviewed", "needs_rereview", "flagged", "unreviewed"}`` for these records."""
-    return (log or read_review_log(config.layout.review_log)).counts(questions)
-
-
-def unreviewed_or_stale(config: ProjectConfig, questions: list[Question], log: ReviewLog | None = None) -> dict[str, str]:
+def unreviewed_or_stale(config: ProjectConfig, questions: list[Question], log: ReviewLog | None = None,
+                        answers: Mapping[str, str] = MappingProxyType({})) -> dict[str, str]:
     """Records that ``build --check --require-reviewed`` refuses, in file order, with their status.
 
     Only ``reviewed`` passes: an unreviewed record was never checked, a stale one was
     checked in another version, and a flagged one carries an open objection. A reviewed
     record without an expected answer (``no_answer``, typical of an import) is not done
-    either: its status reads ``no_answer``.
+    either: its status reads ``no_answer``. A record stale because the text under its
+    spans changed (``answers``: today's digests) reads ``answer_changed``, so the reader
+    knows to look at the corpus, not at questions.jsonl.
     """
-    statuses = (log or read_review_log(config.layout.review_log)).statuses(questions)
+    log = log or read_review_log(config.layout.review_log)
+    by_id = {q.id: q for q in questions}
     no_answer = {q.id for q in questions if q.no_answer}
-    return {rid: "no_answer" if s == "reviewed" and rid in no_answer else s
-            for rid, s in statuses.items() if s != "reviewed" or rid in no_answer}
+
+    def why(rid: str, status: str) -> str:
+        if status == "reviewed" and rid in no_answer:
+            return "no_answer"
+        return "answer_changed" if log.answer_changed(by_id[rid], answers.get(rid)) else status
+
+    return {rid: why(rid, s) for rid, s in log.statuses(questions, answers).items()
+            if s != "reviewed" or rid in no_answer}
 
 
-def build_review_summary(config: ProjectConfig, questions: list[Question]
+def build_review_summary(config: ProjectConfig, questions: list[Question],
+                         answers: Mapping[str, str] = MappingProxyType({})
                          ) -> tuple[dict | None, Bounded[str], ReviewLog | None]:
-    """Review counts for the build summary, warnings (the first kept, all counted), and the log
-    itself, so that ``--require-reviewed`` judges the same read; never raises.
+    """Review counts for the build summary (``answers``: the build's answer digests), warnings
+    (the first kept, all counted), and the log itself, so that ``--require-reviewed`` judges the
+    same read; never raises.
 
     The build must not depend on the review log, so an unreadable log gives ``None``
     counts (and no log) and a warning instead of an error.
@@ -298,4 +338,4 @@ def build_review_summary(config: ProjectConfig, questions: list[Question]
         log = read_review_log(config.layout.review_log)
     except LabellerError as exc:
         return None, Bounded([f"review counts skipped: {exc}"]), None
-    return log.counts(questions), log.problems.map(str), log
+    return log.counts(questions, answers), log.problems.map(str), log

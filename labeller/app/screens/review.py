@@ -33,7 +33,6 @@ from labeller.core.build import resolve_record
 from labeller.core.models import Question
 from labeller.core.project import Project
 from labeller.errors import LabellerError
-from labeller.review.log import STATUS_LABELS
 
 
 class ReviewScreen(RecordPager):
@@ -95,8 +94,7 @@ class ReviewScreen(RecordPager):
             self.query_one("#rv-head", Static).update(head)
             body.update("")
             return
-        status = model.status(q)
-        head.append(STATUS_LABELS[status], style=STATUS_STYLE[status])
+        head.append(model.status_label(q), style=STATUS_STYLE[model.status(q)])
         latest = model.latest(rid)
         if latest is not None:
             head.append_text(plain(f"  (last: {latest.decision} by {latest.reviewer} at {latest.timestamp}"
@@ -157,7 +155,7 @@ class ReviewScreen(RecordPager):
 
         status = self.session.status(q)
         rows = [("status", Text(f"review {self.index + 1}/{len(self.record_ids)} · ")
-                 + Text(STATUS_LABELS[status], style=STATUS_STYLE[status]))]
+                 + Text(self.session.status_label(q), style=STATUS_STYLE[status]))]
         latest = self.session.latest(q.id)
         if latest is not None:
             rows.append(("last", plain(f"{latest.decision} by {latest.reviewer}"
@@ -188,7 +186,7 @@ def open_review(app: AppHost) -> None:
                    severity="warning")
         return
     try:
-        ids = [i for i in resume[0] if i in session.drafts] if resume else review_queue(session.project)
+        ids = [i for i in resume[0] if i in session.drafts] if resume else review_queue(session.project, session.answers())
     except LabellerError as exc:
         app.notify(visible_line(str(exc)), severity="error", markup=False)
         return

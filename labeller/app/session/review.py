@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import getpass
 import os
+from collections.abc import Mapping
 
-from labeller.core.build import RecordResult
+from labeller.core.answer_text import answer_digest
+from labeller.core.build import RecordResult, resolve_record
 from labeller.core.models import Locator, Question
 from labeller.core.project import Project
 from labeller.core.resolve import Refusal, Span, locator_error
@@ -21,7 +23,7 @@ from labeller.errors import InvalidInput, LabellerError
 from labeller.review.adjudicate import adjudicate, apply_edit, merged_locators, with_new_locators
 from labeller.review.agreement import RecordAgreement, compare_record, resolve_pair
 from labeller.review.annotations import Annotations, load_annotations
-from labeller.review.log import ReviewEntry, ReviewLog, append_review, new_entry, read_review_log
+from labeller.review.log import STATUS_LABELS, ReviewEntry, ReviewLog, append_review, new_entry, read_review_log
 from labeller.review.reviewers import default_reviewer
 
 REVIEWER_VARIABLE = "LABELLER_REVIEWER"
@@ -46,11 +48,11 @@ class RecordCursor:
 # -- who reviews, and what ----------------------------------------------------------------------
 
 
-def review_queue(project: Project) -> list[str]:
-    """The records the app's review mode walks: most urgent first (see ``ReviewLog.queue``),
-    or every record when none needs review."""
+def review_queue(project: Project, answers: Mapping[str, str]) -> list[str]:
+    """The records the app's review mode walks: most urgent first (see ``ReviewLog.queue``;
+    ``answers``: today's answer digests), or every record when none needs review."""
     questions = project.load_questions().questions
-    return read_review_log(project.layout.review_log).queue(questions) or [q.id for q in questions]
+    return read_review_log(project.layout.review_log).queue(questions, answers=answers) or [q.id for q in questions]
 
 
 def reviewer_from_environment() -> str | None:
@@ -104,8 +106,18 @@ class ReviewSession(RecordCursor):
         rid = self.record_id
         return None if rid is None else self.questions.get(rid)
 
+    def answer(self, question: Question) -> str | None:
+        """The digest of the text under the record's spans today (``core.answer_text``): what an
+        accept pins, and what tells a review whose text changed under it."""
+        return answer_digest(resolve_record(self.project, question, suggestions=False), self.project.corpus)
+
     def status(self, question: Question) -> str:
-        return self.log.status(question)
+        return self.log.status(question, self.answer(question))
+
+    def status_label(self, question: Question) -> str:
+        """The status as the head line says it: a stale review says whether the text changed."""
+        answer_changed = self.log.answer_changed(question, self.answer(question))
+        return STATUS_LABELS["answer_changed" if answer_changed else self.status(question)]
 
     def latest(self, record_id: str) -> ReviewEntry | None:
         return self.log.latest(record_id)
@@ -117,7 +129,8 @@ class ReviewSession(RecordCursor):
         question = self.current()
         if question is None:
             return None
-        append_review(self.project.layout.review_log, new_entry(question, self.reviewer, decision, comment))
+        append_review(self.project.layout.review_log,
+                      new_entry(question, self.reviewer, decision, comment, answer=self.answer(question)))
         self.reload()
         return question
 

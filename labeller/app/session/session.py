@@ -79,6 +79,7 @@ class AuthoringSession(SavingMixin):
         self.results: dict[str, RecordResult] = {}
         self.committed = CommittedState()
         self.ready = False  # chunks, quote index and statuses computed
+        self._answers: dict[str, tuple[RecordResult, str | None]] = {}  # each result's answer digest, once
         self._review_log: ReviewLog | None = None  # golden/reviews.jsonl as last read, and the stat it was read at
         self._review_stamp: tuple[int, int] | None | bool = False
         self.last_build: BuildResult | None = None
@@ -221,10 +222,30 @@ class AuthoringSession(SavingMixin):
                 self._review_log = None
             self._review_stamp = stamp
         out: dict[str, str] = {}
+        answers = self.answers()
         for d in self.iter_drafts():
             if self._review_log is None or d.problems():
                 continue
-            out[d.id] = STATUS_LABELS[self._review_log.status(d.to_question())]
+            out[d.id] = STATUS_LABELS[self._review_log.status(d.to_question(), answers.get(d.id))]
+        return out
+
+    def answers(self) -> dict[str, str]:
+        """Today's answer digests (``core.answer_text``) of the records resolved as they stand:
+        a reviewed label whose text changed under it needs re-review."""
+        if self.loading:
+            return {}
+        from labeller.core.answer_text import answer_digest
+
+        out = {}
+        for rid in self.order:
+            res = self.result(rid)
+            if res is None:
+                continue
+            known = self._answers.get(rid)
+            if known is None or known[0] is not res:  # the question list asks on every refresh: digest once
+                known = self._answers[rid] = (res, answer_digest(res, self.project.corpus))
+            if known[1] is not None:
+                out[rid] = known[1]
         return out
 
     def rows(self, flt: QuestionFilter = QuestionFilter()) -> list[tuple[Draft, str]]:
