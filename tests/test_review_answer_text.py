@@ -112,18 +112,19 @@ def test_old_entries_and_unresolved_records_are_judged_by_the_record_alone(tmp_p
     old = new_entry(qs["q1"], "alice", "accept", now=T0)  # written before answer digests were kept
     append_review(project.layout.review_log, old)
     log = read_review_log(project.layout.review_log)
-    assert log.status(qs["q1"], "0" * 64) == "reviewed"
+    assert log.status(qs["q1"], {"q1": "0" * 64}) == "reviewed"
     pinned = new_entry(qs["q1"], "alice", "accept", now=T0, answer="a" * 64)
     append_review(project.layout.review_log, pinned)
     log = read_review_log(project.layout.review_log)
-    assert log.status(qs["q1"], None) == "reviewed"  # refused today: nothing to compare, the build refuses it
-    assert log.status(qs["q1"], "a" * 64) == "reviewed"
-    assert log.status(qs["q1"], "b" * 64) == "needs_rereview"
+    assert log.status(qs["q1"], {}) == "reviewed"  # refused today: nothing to compare, the build refuses it
+    assert log.status(qs["q1"], {"q1": "a" * 64}) == "reviewed"
+    assert log.status(qs["q1"], {"q1": "b" * 64}) == "needs_rereview"
     edit = new_entry(qs["q1"], "alice", "edit", now=T0, answer="a" * 64)
-    assert not read_review_log(project.layout.review_log).answer_changed(qs["q1"], "a" * 64)
+    assert not read_review_log(project.layout.review_log).answer_changed(qs["q1"], {"q1": "a" * 64})
     append_review(project.layout.review_log, edit)
     log = read_review_log(project.layout.review_log)
-    assert log.status(qs["q1"], "a" * 64) == "needs_rereview" and not log.answer_changed(qs["q1"], "b" * 64)
+    assert log.status(qs["q1"], {"q1": "a" * 64}) == "needs_rereview"
+    assert not log.answer_changed(qs["q1"], {"q1": "b" * 64})
 
 
 def test_an_answer_digest_round_trips_and_a_bad_one_is_an_ignored_line(tmp_path):
@@ -175,4 +176,41 @@ def test_the_review_screen_says_the_answer_text_changed_and_a_accepts_the_new_te
 
     asyncio.run(session())
     q1 = next(q for q in project.load_questions().questions if q.id == "q1")
-    assert read_review_log(project.layout.review_log).status(q1, answers_now(project, [q1])["q1"]) == "reviewed"
+    assert read_review_log(project.layout.review_log).status(q1, answers_now(project, [q1])) == "reviewed"
+
+
+def test_only_the_records_whose_review_pinned_a_text_are_read(tmp_path, monkeypatch):
+    """The build asks for today's digests lazily: a log without pinned texts folds no span (a
+    10 MB golden set's took ``build --check`` 0.3 s), one pinned entry folds one record's."""
+    from labeller.core import answer_text
+
+    project = make_project(tmp_path)
+    qs = project.load_questions().questions
+    for q in qs:
+        append_review(project.layout.review_log, new_entry(q, "alice", "accept", now=T0))
+    read = []
+    real = answer_text.answer_digest
+    monkeypatch.setattr(answer_text, "answer_digest",
+                        lambda rec, corpus, memo: read.append(rec.question.id) or real(rec, corpus, memo))
+    answers = answers_now(project, qs)
+    assert unreviewed_or_stale(project.config, qs, answers=answers) == {} and read == []
+    append_review(project.layout.review_log, new_entry(qs[1], "alice", "accept", now=T0, answer="d" * 64))
+    assert unreviewed_or_stale(project.config, qs, answers=answers) == {"q2": "answer_changed"}
+    assert read == ["q2"]
+    assert dict(answers).keys() == {"q1", "q2", "q3"}  # q4 is unanswerable: no spans, no digest
+
+
+def test_records_sharing_a_span_fold_it_once(tmp_path, monkeypatch):
+    """A planted questions file may point ten thousand records at one huge table: each distinct
+    span is folded once, whatever the number of records over it."""
+    from labeller.core import answer_text
+
+    same = [{"id": f"s{i}", "query": f"Where is the key rotated, take {i}?", "expected_answer": "x",
+             "locators": [{"doc": "ops.md", "quote": "every ninety days"}]} for i in range(40)]
+    project = make_project(tmp_path, same)
+    qs = project.load_questions().questions
+    folds = []
+    real = answer_text.folded
+    monkeypatch.setattr(answer_text, "folded", lambda text: folds.append(len(text)) or real(text))
+    answers = answers_now(project, qs)
+    assert len({answers[q.id] for q in qs}) == 1 and len(folds) == 1

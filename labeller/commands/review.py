@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Mapping
 from pathlib import Path
 
 from rich.table import Table
@@ -81,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def answers_or_warn(project: Project, questions: list[Question]) -> dict[str, str]:
+def answers_or_warn(project: Project, questions: list[Question]) -> Mapping[str, str]:
     """Today's answer digests (``core.answer_text``), so that a label whose text changed since
     its review is counted and queued as needing re-review; a corpus that cannot be read costs
     that comparison only (a warning), not the summary of the log."""
@@ -105,7 +106,7 @@ def judge_pool(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def print_summary(log: ReviewLog, questions: list[Question], answers: dict[str, str], fmt: str) -> None:
+def print_summary(log: ReviewLog, questions: list[Question], answers: Mapping[str, str], fmt: str) -> None:
     counts = log.counts(questions, answers)
     statuses = log.statuses(questions, answers)
     # imported with a context placed by a looser tier than a quote (SPEC §10.1), not yet reviewed
@@ -124,7 +125,7 @@ def print_summary(log: ReviewLog, questions: list[Question], answers: dict[str, 
     by_id = {q.id: q for q in questions}
     for status in ("flagged", "needs_rereview"):
         ids = [r for r, s in statuses.items() if s == status]
-        print_bounded(out, (_last_decision(log, status, rid, log.answer_changed(by_id[rid], answers.get(rid)))
+        print_bounded(out, (_last_decision(log, status, rid, log.answer_changed(by_id[rid], answers))
                             for rid in ids), len(ids), f"{STATUS_LABELS[status]} records", listed=0)
 
 

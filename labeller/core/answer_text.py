@@ -13,7 +13,7 @@ saw is not copied into a file that every pull request touches.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Protocol
 
 from labeller.core.anchors import fold_text
@@ -50,27 +50,56 @@ def folded(text: str) -> str:
     return fold_text(text).strip()
 
 
-def answer_digest(record: Resolved, corpus: Corpus) -> str | None:
-    """sha256 of the record's folded span texts in locator order, each ended by a NUL; ``None``
-    when the record has no answer to compare (a refused locator, no span: an unanswerable
-    record), so a partial answer is never taken for a changed one."""
+def answer_digest(record: Resolved, corpus: Corpus, memo: dict[tuple[str, int, int], str] | None = None
+                  ) -> str | None:
+    """sha256 over the sha256 of each span's folded text, in locator order; ``None`` when the
+    record has no answer to compare (a refused locator, no span: an unanswerable record), so a
+    partial answer is never taken for a changed one. ``memo`` keeps each span's digest by place,
+    so that records sharing a span fold it once."""
     if record.refusals or not record.spans:
         return None
-    texts = []
+    parts = []
     for span in record.spans:
-        doc = corpus.docs.get(span.doc_id)
-        if doc is None:  # resolved against a corpus since read again
-            return None
-        texts.append(folded(doc.text[span.start:span.end]) + "\0")
-    return sha256_hex("".join(texts))
+        place = (span.doc_id, span.start, span.end)
+        digest = memo.get(place) if memo is not None else None
+        if digest is None:
+            doc = corpus.docs.get(span.doc_id)
+            if doc is None:  # resolved against a corpus since read again
+                return None
+            digest = sha256_hex(folded(doc.text[span.start:span.end]))
+            if memo is not None:
+                memo[place] = digest
+        parts.append(digest)
+    return sha256_hex(" ".join(parts))
 
 
-def answer_digests(records: Iterable[Resolved], corpus: Corpus) -> dict[str, str]:
-    """``answer_digest`` by record id, for the records that have one."""
-    out = {}
-    for rec in records:
-        digest = answer_digest(rec, corpus)
-        if digest is not None:
-            out[rec.question.id] = digest
-    return out
+class AnswerDigests(Mapping[str, str]):
+    """``answer_digest`` by record id, computed when first asked for and each distinct span
+    folded once. The review log asks only for the records whose review pinned a text, and both
+    the questions file and the log may come with a fork's pull request: ten thousand records
+    labelling one 18 MB table must fold it once, not ten thousand times. Records without a
+    digest are not in the mapping."""
 
+    def __init__(self, records: Iterable[Resolved], corpus: Corpus) -> None:
+        self._records = {rec.question.id: rec for rec in records}
+        self._corpus = corpus
+        self._digests: dict[str, str | None] = {}
+        self._spans: dict[tuple[str, int, int], str] = {}
+
+    def _digest(self, record_id: str) -> str | None:
+        if record_id not in self._digests:
+            rec = self._records.get(record_id)
+            self._digests[record_id] = None if rec is None else answer_digest(rec, self._corpus, self._spans)
+        return self._digests[record_id]
+
+    def __getitem__(self, record_id: str) -> str:
+        digest = self._digest(record_id)
+        if digest is None:
+            raise KeyError(record_id)
+        return digest
+
+    def __iter__(self) -> Iterator[str]:
+        return (rid for rid in self._records if self._digest(rid) is not None)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)

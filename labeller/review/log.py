@@ -57,6 +57,7 @@ MAX_LOG_LINES = MAX_LOG_BYTES // 128  # an entry is at least 161 bytes (its keys
 MAX_NAME_CHARS = 100
 _DIGEST = re.compile(r"^[0-9a-f]{64}$")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+NO_ANSWERS: Mapping[str, str] = MappingProxyType({})  # no answer text compared
 
 
 def record_digest(question: Question) -> str:
@@ -167,9 +168,9 @@ class ReviewLog:
     def history(self, record_id: str) -> list[ReviewEntry]:
         return [e for e in self.entries if e.record_id == record_id]
 
-    def status(self, question: Question, answer: str | None = None) -> str:
-        """reviewed / needs_rereview / flagged / unreviewed, from the latest decision and the
-        record's ``answer`` digest today (``None``: not known, nothing compared).
+    def status(self, question: Question, answers: Mapping[str, str] = NO_ANSWERS) -> str:
+        """reviewed / needs_rereview / flagged / unreviewed, from the latest decision and
+        today's answer digests by record id (``answers``; a record not in it is not compared).
 
         An ``edit`` entry pins the version the reviewer changed, so it is stale by
         construction: an edited label needs another look before it counts as reviewed.
@@ -179,23 +180,26 @@ class ReviewLog:
             return "unreviewed"
         if entry.decision == "edit" or entry.record_digest != record_digest(question):
             return "needs_rereview"
-        if self.answer_changed(question, answer):
+        if self.answer_changed(question, answers):
             return "needs_rereview"
         return "flagged" if entry.decision == "flag" else "reviewed"
 
-    def answer_changed(self, question: Question, answer: str | None) -> bool:
-        """Whether the record is as its latest decision saw it but the text under its spans is not."""
+    def answer_changed(self, question: Question, answers: Mapping[str, str]) -> bool:
+        """Whether the record is as its latest decision saw it but the text under its spans is
+        not. ``answers`` is asked only for a record whose decision pinned a text, so a lazy
+        mapping (``core.answer_text.AnswerDigests``) reads no span the log cannot compare."""
         entry = self._latest.get(question.id)
-        return (entry is not None and entry.decision != "edit" and bool(entry.answer_digest) and answer is not None
-                and entry.answer_digest != answer and entry.record_digest == record_digest(question))
+        if entry is None or entry.decision == "edit" or not entry.answer_digest:
+            return False
+        return (entry.record_digest == record_digest(question)
+                and answers.get(question.id, entry.answer_digest) != entry.answer_digest)
 
-    def statuses(self, questions: list[Question], answers: Mapping[str, str] = MappingProxyType({})
-                 ) -> dict[str, str]:
+    def statuses(self, questions: list[Question], answers: Mapping[str, str] = NO_ANSWERS) -> dict[str, str]:
         """``status`` of each record, ``answers`` holding today's answer digests by record id."""
-        return {q.id: self.status(q, answers.get(q.id)) for q in questions}
+        return {q.id: self.status(q, answers) for q in questions}
 
     def queue(self, questions: list[Question], status: str | None = None, everything: bool = False,
-              answers: Mapping[str, str] = MappingProxyType({})) -> list[str]:
+              answers: Mapping[str, str] = NO_ANSWERS) -> list[str]:
         """Record ids for a review session, most urgent first.
 
         By default every record not ``reviewed``: those changed since their review first
@@ -211,7 +215,7 @@ class ReviewLog:
         urgency = {"needs_rereview": 0, "flagged": 1, "unreviewed": 2}
         return sorted((rid for rid, s in statuses.items() if s in urgency), key=lambda rid: urgency[statuses[rid]])
 
-    def counts(self, questions: list[Question], answers: Mapping[str, str] = MappingProxyType({})) -> dict:
+    def counts(self, questions: list[Question], answers: Mapping[str, str] = NO_ANSWERS) -> dict:
         """SPEC §9: ``records`` and the four statuses, which always sum to ``records``."""
         out = {"records": len(questions)} | {s: 0 for s in STATUSES}
         for status in self.statuses(questions, answers).values():
@@ -301,7 +305,7 @@ def write_all(fd: int, data: bytes) -> None:
 
 
 def unreviewed_or_stale(config: ProjectConfig, questions: list[Question], log: ReviewLog | None = None,
-                        answers: Mapping[str, str] = MappingProxyType({})) -> dict[str, str]:
+                        answers: Mapping[str, str] = NO_ANSWERS) -> dict[str, str]:
     """Records that ``build --check --require-reviewed`` refuses, in file order, with their status.
 
     Only ``reviewed`` passes: an unreviewed record was never checked, a stale one was
@@ -318,14 +322,14 @@ def unreviewed_or_stale(config: ProjectConfig, questions: list[Question], log: R
     def why(rid: str, status: str) -> str:
         if status == "reviewed" and rid in no_answer:
             return "no_answer"
-        return "answer_changed" if log.answer_changed(by_id[rid], answers.get(rid)) else status
+        return "answer_changed" if log.answer_changed(by_id[rid], answers) else status
 
     return {rid: why(rid, s) for rid, s in log.statuses(questions, answers).items()
             if s != "reviewed" or rid in no_answer}
 
 
 def build_review_summary(config: ProjectConfig, questions: list[Question],
-                         answers: Mapping[str, str] = MappingProxyType({})
+                         answers: Mapping[str, str] = NO_ANSWERS
                          ) -> tuple[dict | None, Bounded[str], ReviewLog | None]:
     """Review counts for the build summary (``answers``: the build's answer digests), warnings
     (the first kept, all counted), and the log itself, so that ``--require-reviewed`` judges the

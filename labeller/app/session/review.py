@@ -111,12 +111,16 @@ class ReviewSession(RecordCursor):
         accept pins, and what tells a review whose text changed under it."""
         return answer_digest(resolve_record(self.project, question, suggestions=False), self.project.corpus)
 
+    def _answers(self, question: Question) -> dict[str, str]:
+        answer = self.answer(question)
+        return {} if answer is None else {question.id: answer}
+
     def status(self, question: Question) -> str:
-        return self.log.status(question, self.answer(question))
+        return self.log.status(question, self._answers(question))
 
     def status_label(self, question: Question) -> str:
         """The status as the head line says it: a stale review says whether the text changed."""
-        answer_changed = self.log.answer_changed(question, self.answer(question))
+        answer_changed = self.log.answer_changed(question, self._answers(question))
         return STATUS_LABELS["answer_changed" if answer_changed else self.status(question)]
 
     def latest(self, record_id: str) -> ReviewEntry | None:

@@ -226,7 +226,7 @@ class AuthoringSession(SavingMixin):
         for d in self.iter_drafts():
             if self._review_log is None or d.problems():
                 continue
-            out[d.id] = STATUS_LABELS[self._review_log.status(d.to_question(), answers.get(d.id))]
+            out[d.id] = STATUS_LABELS[self._review_log.status(d.to_question(), answers)]
         return out
 
     def answers(self) -> dict[str, str]:
