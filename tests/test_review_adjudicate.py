@@ -137,11 +137,11 @@ def test_review_summary_json(tmp_path, capsys):
     assert main(["review", "--root", str(tmp_path), "--summary", "--format", "json"]) == 0
     out = capsys.readouterr().out
     assert json.loads(out) == {"records": 4, "reviewed": 1, "needs_rereview": 1, "flagged": 1, "unreviewed": 1,
-                                "needs_review": 0}
+                                "needs_review": 0, "answer_changed": 0}
     assert out == json.dumps(json.loads(out), sort_keys=True) + "\n"  # one line, stable key order
     assert main(["review", "--root", str(tmp_path), "--summary", "--format", "json", "--tag", "ops"]) == 0
     assert json.loads(capsys.readouterr().out) == {"records": 2, "reviewed": 1, "needs_rereview": 0, "flagged": 1,
-                                                   "unreviewed": 0, "needs_review": 0}
+                                                   "unreviewed": 0, "needs_review": 0, "answer_changed": 0}
     # a torn log line is a warning on stderr, never a failure, and the file is left as it was
     with log.open("ab") as fh:
         fh.write(b'{"record_id": "q4", "rec')

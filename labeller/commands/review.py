@@ -111,8 +111,9 @@ def print_summary(log: ReviewLog, questions: list[Question], answers: Mapping[st
     statuses = log.statuses(questions, answers)
     # imported with a context placed by a looser tier than a quote (SPEC §10.1), not yet reviewed
     placed = [q.id for q in questions if NEEDS_REVIEW_TAG in q.tags and statuses[q.id] != "reviewed"]
-    if fmt == "json":
-        print(json_dumps(counts | {"needs_review": len(placed)}, sort_keys=True))
+    changed = {q.id for q in questions if statuses[q.id] == "needs_rereview" and log.answer_changed(q, answers)}
+    if fmt == "json":  # answer_changed: of needs_rereview, the records whose text changed under them
+        print(json_dumps(counts | {"needs_review": len(placed), "answer_changed": len(changed)}, sort_keys=True))
         return
     out = console()
     out.print(f"review status of {counts['records']} record(s)")
@@ -122,11 +123,10 @@ def print_summary(log: ReviewLog, questions: list[Question], answers: Mapping[st
     out.print(t)
     for rid in placed:
         out.print(f"  needs review: {safe_line(rid)}  (a context was placed by its rendered text or its words)")
-    by_id = {q.id: q for q in questions}
     for status in ("flagged", "needs_rereview"):
         ids = [r for r, s in statuses.items() if s == status]
-        print_bounded(out, (_last_decision(log, status, rid, log.answer_changed(by_id[rid], answers))
-                            for rid in ids), len(ids), f"{STATUS_LABELS[status]} records", listed=0)
+        print_bounded(out, (_last_decision(log, status, rid, rid in changed) for rid in ids), len(ids),
+                      f"{STATUS_LABELS[status]} records", listed=0)
 
 
 def _last_decision(log: ReviewLog, status: str, rid: str, answer_changed: bool) -> str:
