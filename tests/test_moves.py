@@ -10,7 +10,7 @@ import pytest
 
 from conftest import q, write_project
 from helpers_interop import cli, cli_json
-from helpers_moves import MOVED_IDS, git, reorganised
+from helpers_moves import MOVED_IDS, commit_all, git, reorganised
 
 pytestmark = pytest.mark.skipif(subprocess.run(["git", "--version"], capture_output=True).returncode != 0,
                                 reason="git is not installed")
@@ -292,3 +292,61 @@ def test_a_new_page_paired_is_no_rival_for_the_others():
     added = {"changelog/index.md": "\n\n".join(main + side[:14]), "insiders/changelog.md": "\n\n".join(side)}
     assert similar_pairs(gone, added) == {"changelog.md": "changelog/index.md",
                                           "changelog/insiders.md": "insiders/changelog.md"}
+
+
+# A reference page merged into another (Material's ``reference/abbreviations.md`` into ``tooltips.md``):
+# nothing pairs the gone page, and its section titles now head sections of the page it went into.
+ABBR = ("# Abbreviations\n\nTechnical terms get a tooltip.\n\n## Adding abbreviations\n\nAbbreviations are "
+        "defined with a special syntax at the end of the page, one per line, and every use shows the long "
+        "form on hover.\n\n## Usage\n\nWrite the term; the tooltip follows.\n")
+TOOLTIPS = "# Tooltips\n\nHover text for links and images, set with a title attribute on each element.\n"
+MERGED = (TOOLTIPS + "\n## Adding abbreviations\n\nAbbreviations are defined with a special syntax at the end of "
+          "the page, one per line, and every use shows the long form on hover.\n\n## Usage\n\nSet a title on the "
+          "link and the browser shows it as the tooltip on hover.\n")
+
+
+def merged_project(tmp_path, capsys, after: dict[str, str]):
+    """A committed build labelling two sections of abbr.md; then abbr.md gone and ``after`` written, committed."""
+    root = write_project(tmp_path / "proj", {"abbr.md": ABBR, "tooltips.md": TOOLTIPS,
+                                             "other.md": "# Other\n\n## Usage\n\nSomething else entirely.\n"},
+                         [q("r-add", {"doc": "abbr.md", "heading": "Adding abbreviations"}, query="how to add?"),
+                          q("r-use", {"doc": "abbr.md", "heading": "Usage"}, query="how to use?")])
+    assert cli(capsys, "build", "--root", root)[0] == 0
+    commit_all(root, "built")
+    (root / "corpus/abbr.md").unlink()
+    for name, text in after.items():
+        (root / "corpus" / name).write_text(text, encoding="utf-8")
+    commit_all(root, "merged")
+    return root
+
+
+def test_a_gone_page_s_section_moves_where_its_title_heads_one_section_and_its_text_went(tmp_path, capsys,
+                                                                                      monkeypatch):
+    monkeypatch.setenv("LABELLER_REVIEWER", "t")
+    root = merged_project(tmp_path, capsys, {"tooltips.md": MERGED})
+    _, report = cli_json(capsys, "build", "--root", root)
+    errors = errors_by_id(report)
+    add = errors["r-add"]
+    assert add["suggestions"][0] == {"kind": "moved", "from": "abbr.md", "doc": "tooltips.md", "unique": True,
+                                     "heading": "Adding abbreviations", "where": "tooltips.md:5:1", "renamed": False}
+    assert "its title heads a section of tooltips.md alone: a moved suggestion" in add["message"]
+    # "Usage" heads a section of other.md too: a person picks one
+    assert not errors["r-use"]["suggestions"]
+    assert "its title heads a section in 2 other documents (other.md, tooltips.md)" in errors["r-use"]["message"]
+    rc, repaired = cli_json(capsys, "repair", "--moves", "--root", root)
+    assert rc == 1 and [f["new"] for f in repaired["applied"]] == [{"doc": "tooltips.md",
+                                                                    "heading": "Adding abbreviations"}]
+    assert [left["id"] for left in repaired["left"]] == ["r-use"]
+
+
+def test_a_gone_page_s_title_alone_over_other_text_is_left(tmp_path, capsys, monkeypatch):
+    """"Usage" now heads one section elsewhere, over other text: a title is no evidence alone."""
+    monkeypatch.setenv("LABELLER_REVIEWER", "t")
+    root = merged_project(tmp_path, capsys, {"tooltips.md": MERGED, "other.md": "# Other\n\nSomething else.\n"})
+    _, report = cli_json(capsys, "build", "--root", root)
+    assert errors_by_id(report)["r-use"]["suggestions"][0]["doc"] == "tooltips.md"
+    rc, repaired = cli_json(capsys, "repair", "--moves", "--root", root)
+    assert rc == 1 and [f["id"] for f in repaired["applied"]] == ["r-add"]
+    (left,) = repaired["left"]
+    assert left["id"] == "r-use" and "its title heads a section of tooltips.md alone, and that section keeps" in \
+        left["reason"] and "below 60" in left["reason"]

@@ -19,7 +19,8 @@ edited), only where the page it stands in, compared with the gone page as it was
 quote's paragraph went there (``core.repair``).
 
 A section or document locator (no quote to search) of a renamed document moves along the
-rename, when its heading is found once in the renamed file.
+rename, when its heading is found once in the renamed file; a section locator of a gone document
+nothing pairs is moved where its title heads a section of exactly one other document.
 
 Nothing here re-points a label: the build still refuses, and only the author applies a
 suggestion (the app, or ``labeller repair`` through ``core.repair``). All refused locators are
@@ -50,6 +51,7 @@ MOVED = "moved"  # a suggestion's ``kind``
 ANYWHERE = "anywhere"  # a gone document's nearest passage looked for in the whole corpus (see above)
 MOVABLE = (RefusalKind.UNKNOWN_DOC, RefusalKind.NOT_FOUND)
 MAX_FOUND_IN = 20  # documents listed for a quote found in several
+MAX_TITLE_DOCS = 50  # documents a gone section's title is resolved in, at most (each is one section lookup)
 # said of a gone page's quote when the page paired with it holds no passage like it (a page split in two)
 NOTHING_THERE = "nothing like the quote there: nearest passages from the whole corpus"
 
@@ -76,7 +78,8 @@ def find_moves(project: Project, refusals: list[Refusal]) -> list[Refusal]:
     if not todo and not any(renamable(r) for r in refusals):
         return refusals
     resolver = project.resolver
-    found = resolver.index.find_all(locator_needles(r.locator for r in todo))
+    titles = [needle for r in refusals if renamable(r) and (needle := _title_needle(r.locator)) is not None]
+    found = resolver.index.find_all(locator_needles(r.locator for r in todo) + titles)
     renames = Renames()
     gone = [r for r in refusals if r.kind == RefusalKind.UNKNOWN_DOC and r.locator.doc is not None]
     if gone:
@@ -92,18 +95,29 @@ def find_moves(project: Project, refusals: list[Refusal]) -> list[Refusal]:
     budget = WorkBudget(BUILD_HELP_BUDGET)  # the nearest passages in renamed files: a build's budget of their own
     anywhere = WorkBudget(BUILD_HELP_BUDGET)  # ... and those of gone files nothing pairs: another, so neither starves
     return [_with_move(resolver, r, found, renames, budget, anywhere) if movable(r)
-            else _along_rename(resolver, r, renames) if renamable(r) else r for r in refusals]
+            else _along_rename(resolver, r, renames, found) if renamable(r) else r for r in refusals]
 
 
-def _along_rename(resolver: Resolver, refusal: Refusal, renames: Renames) -> Refusal:
+def _title_needle(loc: Locator) -> str | None:
+    """A section locator's title as the corpus search looks for it (folded as a quote)."""
+    if loc.heading is None:
+        return None
+    try:
+        return fold_quote(loc.heading)
+    except InvalidInput:  # a title no quote could be (blank once folded)
+        return None
+
+
+def _along_rename(resolver: Resolver, refusal: Refusal, renames: Renames, found: dict[str, Hits]) -> Refusal:
     """A section or document locator of a renamed document: moved there when it resolves there
     (the heading found once in the renamed file); a heading not found there gets the renamed
-    file's nearest headings."""
+    file's nearest headings. A section locator of a gone document nothing pairs is looked for
+    in the others (``_section_elsewhere``)."""
     loc = refusal.locator
     assert loc.doc is not None  # renamable: unknown_doc names a doc
     target = renames.target(loc.doc)
     if target is None:
-        return refusal
+        return _section_elsewhere(resolver, refusal, found)
     refusal = replace(refusal, renamed_to=(target, renames.by[loc.doc]))
     span = resolver.resolve(loc.model_copy(update={"doc": target}), refusal.record_id)
     renamed = f"renamed to {target} ({renames.by[loc.doc]}'s pairing)"
@@ -119,6 +133,39 @@ def _along_rename(resolver: Resolver, refusal: Refusal, renames: Renames) -> Ref
     if loc.heading is not None:
         sug["heading"] = loc.heading
     return replace(refusal, message=_join(refusal.message, renamed), suggestions=[sug, *refusal.suggestions],
+                   suggested_places=(span.place, *refusal.suggested_places))
+
+
+def _section_elsewhere(resolver: Resolver, refusal: Refusal, found: dict[str, Hits]) -> Refusal:
+    """A section locator of a gone document nothing pairs (a page merged into another: Material's
+    ``reference/abbreviations.md`` into ``tooltips.md``), its title unchanged: a moved suggestion
+    when the title heads a section of exactly one other document, as a quote verbatim in exactly
+    one other document is one. A title is shorter than a quote and often generic ("Usage"), so
+    ``repair`` applies it only where that section still holds the text the old one held
+    (``core.repair``); a title heading sections of several documents is said, and left."""
+    loc = refusal.locator
+    needle = _title_needle(loc)
+    hits = found.get(needle) if needle is not None else None
+    if hits is None or not hits.counts:
+        return refusal
+    docs = sorted(hits.counts)
+    if len(docs) > MAX_TITLE_DOCS:
+        return replace(refusal, message=_join(refusal.message, f"no document is paired with it, and its title is in "
+                                              f"{len(docs)} other documents: not looked for as a heading"))
+    spans = [span for doc in docs if isinstance(span := resolver.resolve(loc.model_copy(update={"doc": doc}),
+                                                                         refusal.record_id), Span)]
+    if len(spans) > 1:
+        listed = ", ".join(s.doc_id for s in spans)
+        return replace(refusal, message=_join(refusal.message, f"no document is paired with it, and its title heads "
+                                              f"a section in {len(spans)} other documents ({listed}): a person "
+                                              "picks one"))
+    if not spans:
+        return refusal
+    span = spans[0]
+    sug = {"kind": MOVED, "from": loc.doc, "doc": span.doc_id, "heading": loc.heading, "unique": True,
+           "where": resolver.corpus[span.doc_id].where(span.start), "renamed": False}
+    note = f"no document is paired with it; its title heads a section of {span.doc_id} alone: a moved suggestion"
+    return replace(refusal, message=_join(refusal.message, note), suggestions=[sug, *refusal.suggestions],
                    suggested_places=(span.place, *refusal.suggested_places))
 
 

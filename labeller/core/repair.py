@@ -33,7 +33,7 @@ from labeller.core.anchors import fold_quote
 from labeller.core.build import RecordResult, resolve_record
 from labeller.core.context import locator_needles, pick_occurrences
 from labeller.core.fixes import MOVED, NEAREST, Fix, Left
-from labeller.core.heading_edits import heading_fix, heading_fixes
+from labeller.core.heading_edits import heading_fix, heading_fixes, section_kept
 from labeller.core.last_build import LastBuild
 from labeller.core.models import Locator, Question
 from labeller.core.moves import (ANYWHERE, MOVABLE, NOTHING_THERE, grouped, is_move, move_groups,
@@ -287,6 +287,8 @@ def _choose(refusal: Refusal, index: int | None, moves_only: bool, min_score: fl
     if index is None:
         return "the locator is not in its record"
     moves = [s for s in refusal.suggestions if is_move(s)]
+    if moves and refusal.locator.heading is not None and not moves[0].get("renamed"):
+        return _section_moved(resolver, _moved_fix(refusal, index, moves[0]), min_kept, last_build)
     if moves:
         return _moved_fix(refusal, index, moves[0])
     if len(refusal.found_in) == 1 and last_build is not None:
@@ -392,6 +394,21 @@ def _moved_fix(refusal: Refusal, index: int, sug: dict) -> Fix:
     """A moved suggestion as a fix: only the locator's ``doc`` changes."""
     loc = refusal.locator
     return Fix(str(refusal.record_id), index, MOVED, loc, loc.model_copy(update={"doc": sug["doc"]}))
+
+
+def _section_moved(resolver: Resolver, fix: Fix, min_kept: float, last_build: LastBuild | None) -> Fix | str:
+    """A gone page's section moved where its title heads a section of one other document
+    (``moves._section_elsewhere``), applied only where that section holds ``min_kept`` of the
+    text the old one held at the last build: a title alone ("Usage", "Layout") is no evidence."""
+    doc = fix.new.doc
+    kept = section_kept(resolver, last_build, fix) if last_build is not None else None
+    if kept is None:
+        return f"its title heads a section of {doc} alone, and the section's text at the last build is not known: " \
+               "a person checks it"
+    if kept < min_kept:
+        return f"its title heads a section of {doc} alone, and that section keeps {kept}% of the section's text " \
+               f"at the last build, below {min_kept:g}"
+    return fix
 
 
 def _pinned_moves(resolver: Resolver, refusal: Refusal, index: int) -> list[Fix]:
