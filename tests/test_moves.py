@@ -350,7 +350,7 @@ def test_a_gone_page_s_title_alone_over_other_text_is_left(tmp_path, capsys, mon
     (left,) = repaired["left"]
     assert left["id"] == "r-use" and left["reason"] == ("its title heads a section of tooltips.md alone, and that "
                                                         "section keeps 50.5% of the section's text at the last "
-                                                        "build, below 80")
+                                                        "build, below 60")
 
 
 def test_without_the_old_text_a_gone_page_s_section_move_is_for_a_person(tmp_path, capsys, monkeypatch):
