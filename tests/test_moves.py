@@ -367,3 +367,34 @@ def test_without_the_old_text_a_gone_page_s_section_move_is_for_a_person(tmp_pat
     assert rc == 1 and not repaired["applied"]
     assert repaired["left"][0]["reason"] == ("its title heads a section of tooltips.md alone, and the section's "
                                              "text at the last build is not known: a person checks it")
+
+
+def test_gone_sections_are_looked_up_once_per_title_and_page_within_a_budget(tmp_path, capsys, monkeypatch):
+    """Many labels of one gone section cost one lookup per page holding its title; past the build's
+    budget of lookups a gone section is not looked for, and says so."""
+    from labeller.core import moves
+
+    root = merged_project(tmp_path, capsys, {"tooltips.md": MERGED})
+    lines = (root / "golden/questions.jsonl").read_text(encoding="utf-8").splitlines()
+    extra = [json.dumps(q(f"r-add{i}", {"doc": "abbr.md", "heading": "Adding abbreviations"}, query=f"add {i}?"))
+             for i in range(30)]
+    (root / "golden/questions.jsonl").write_text("\n".join([*lines, *extra]) + "\n", encoding="utf-8")
+    from labeller.core.resolve import Resolver
+
+    looked = []
+    real = Resolver.resolve
+
+    def resolve(self, loc, *args, **kwargs):
+        if loc.heading is not None and loc.doc != "abbr.md":  # a gone section looked for elsewhere
+            looked.append((loc.heading, loc.doc))
+        return real(self, loc, *args, **kwargs)
+
+    monkeypatch.setattr(Resolver, "resolve", resolve)
+    errors = errors_by_id(cli_json(capsys, "build", "--root", root)[1])
+    assert all(errors[f"r-add{i}"]["suggestions"][0]["doc"] == "tooltips.md" for i in range(30))
+    assert sorted(looked) == [("Adding abbreviations", "tooltips.md"), ("Usage", "other.md"), ("Usage", "tooltips.md")]
+    monkeypatch.setattr(moves, "MAX_SECTION_LOOKUPS", 2)
+    errors = errors_by_id(cli_json(capsys, "build", "--root", root)[1])
+    assert errors["r-add"]["suggestions"][0]["doc"] == "tooltips.md"  # one lookup: within the budget
+    assert not errors["r-use"]["suggestions"]
+    assert "the build's budget for looking for gone sections by title is spent" in errors["r-use"]["message"]

@@ -52,6 +52,7 @@ ANYWHERE = "anywhere"  # a gone document's nearest passage looked for in the who
 MOVABLE = (RefusalKind.UNKNOWN_DOC, RefusalKind.NOT_FOUND)
 MAX_FOUND_IN = 20  # documents listed for a quote found in several
 MAX_TITLE_DOCS = 50  # documents a gone section's title is resolved in, at most (each is one section lookup)
+MAX_SECTION_LOOKUPS = 5_000  # (title, document) section lookups a build makes for gone sections, at most
 # said of a gone page's quote when the page paired with it holds no passage like it (a page split in two)
 NOTHING_THERE = "nothing like the quote there: nearest passages from the whole corpus"
 
@@ -94,8 +95,9 @@ def find_moves(project: Project, refusals: list[Refusal]) -> list[Refusal]:
                                lambda doc_id: project.corpus[doc_id].text)
     budget = WorkBudget(BUILD_HELP_BUDGET)  # the nearest passages in renamed files: a build's budget of their own
     anywhere = WorkBudget(BUILD_HELP_BUDGET)  # ... and those of gone files nothing pairs: another, so neither starves
+    sections = SectionsElsewhere(resolver, found)
     return [_with_move(resolver, r, found, renames, budget, anywhere) if movable(r)
-            else _along_rename(resolver, r, renames, found) if renamable(r) else r for r in refusals]
+            else _along_rename(resolver, r, renames, sections) if renamable(r) else r for r in refusals]
 
 
 def _title_needle(loc: Locator) -> str | None:
@@ -108,16 +110,16 @@ def _title_needle(loc: Locator) -> str | None:
         return None
 
 
-def _along_rename(resolver: Resolver, refusal: Refusal, renames: Renames, found: dict[str, Hits]) -> Refusal:
+def _along_rename(resolver: Resolver, refusal: Refusal, renames: Renames, sections: SectionsElsewhere) -> Refusal:
     """A section or document locator of a renamed document: moved there when it resolves there
     (the heading found once in the renamed file); a heading not found there gets the renamed
     file's nearest headings. A section locator of a gone document nothing pairs is looked for
-    in the others (``_section_elsewhere``)."""
+    in the others (``SectionsElsewhere``)."""
     loc = refusal.locator
     assert loc.doc is not None  # renamable: unknown_doc names a doc
     target = renames.target(loc.doc)
     if target is None:
-        return _section_elsewhere(resolver, refusal, found)
+        return sections.moved(refusal)
     refusal = replace(refusal, renamed_to=(target, renames.by[loc.doc]))
     span = resolver.resolve(loc.model_copy(update={"doc": target}), refusal.record_id)
     renamed = f"renamed to {target} ({renames.by[loc.doc]}'s pairing)"
@@ -136,37 +138,59 @@ def _along_rename(resolver: Resolver, refusal: Refusal, renames: Renames, found:
                    suggested_places=(span.place, *refusal.suggested_places))
 
 
-def _section_elsewhere(resolver: Resolver, refusal: Refusal, found: dict[str, Hits]) -> Refusal:
-    """A section locator of a gone document nothing pairs (a page merged into another: Material's
-    ``reference/abbreviations.md`` into ``tooltips.md``), its title unchanged: a moved suggestion
-    when the title heads a section of exactly one other document, as a quote verbatim in exactly
-    one other document is one. A title is shorter than a quote and often generic ("Usage"), so
-    ``repair`` applies it only where that section still holds the text the old one held
-    (``core.repair``); a title heading sections of several documents is said, and left."""
-    loc = refusal.locator
-    needle = _title_needle(loc)
-    hits = found.get(needle) if needle is not None else None
-    if hits is None or not hits.counts:
-        return refusal
-    docs = sorted(hits.counts)
-    if len(docs) > MAX_TITLE_DOCS:
-        return replace(refusal, message=_join(refusal.message, f"no document is paired with it, and its title is in "
-                                              f"{len(docs)} other documents: not looked for as a heading"))
-    spans = [span for doc in docs if isinstance(span := resolver.resolve(loc.model_copy(update={"doc": doc}),
-                                                                         refusal.record_id), Span)]
-    if len(spans) > 1:
-        listed = ", ".join(s.doc_id for s in spans)
-        return replace(refusal, message=_join(refusal.message, f"no document is paired with it, and its title heads "
-                                              f"a section in {len(spans)} other documents ({listed}): a person "
-                                              "picks one"))
-    if not spans:
-        return refusal
-    span = spans[0]
-    sug = {"kind": MOVED, "from": loc.doc, "doc": span.doc_id, "heading": loc.heading, "unique": True,
-           "where": resolver.corpus[span.doc_id].where(span.start), "renamed": False}
-    note = f"no document is paired with it; its title heads a section of {span.doc_id} alone: a moved suggestion"
-    return replace(refusal, message=_join(refusal.message, note), suggestions=[sug, *refusal.suggestions],
-                   suggested_places=(span.place, *refusal.suggested_places))
+class SectionsElsewhere:
+    """Section locators of gone documents nothing pairs (a page merged into another: Material's
+    ``reference/abbreviations.md`` into ``tooltips.md``), their titles unchanged: a moved
+    suggestion when the title heads a section of exactly one other document, as a quote verbatim
+    in exactly one other document is one. A title is shorter than a quote and often generic
+    ("Usage"), so ``repair`` applies it only where that section still holds the text the old one
+    held (``core.repair``); a title heading sections of several documents is said, and left.
+
+    Each (title, document) is looked up once, and at most ``MAX_SECTION_LOOKUPS`` in a build: a
+    planted questions file of ten thousand gone sections, titled with a word every page holds,
+    must not cost ten thousand section parses per page."""
+
+    def __init__(self, resolver: Resolver, found: dict[str, Hits]) -> None:
+        self.resolver = resolver
+        self.found = found
+        self.looked: dict[tuple[str, str], Span | None] = {}
+
+    def moved(self, refusal: Refusal) -> Refusal:
+        loc = refusal.locator
+        needle = _title_needle(loc)
+        hits = self.found.get(needle) if needle is not None else None
+        if hits is None or not hits.counts or loc.heading is None:
+            return refusal
+        docs = sorted(hits.counts)
+        if len(docs) > MAX_TITLE_DOCS:
+            return replace(refusal, message=_join(refusal.message, f"no document is paired with it, and its title is "
+                                                  f"in {len(docs)} other documents: not looked for as a heading"))
+        if len(self.looked) + len(docs) > MAX_SECTION_LOOKUPS and any((loc.heading, d) not in self.looked
+                                                                      for d in docs):
+            return replace(refusal, message=_join(refusal.message, "no document is paired with it, and the build's "
+                                                  "budget for looking for gone sections by title is spent"))
+        spans = [span for doc in docs if (span := self._section(loc, doc, refusal.record_id)) is not None]
+        if len(spans) > 1:
+            listed = ", ".join(s.doc_id for s in spans)
+            return replace(refusal, message=_join(refusal.message, f"no document is paired with it, and its title "
+                                                  f"heads a section in {len(spans)} other documents ({listed}): a "
+                                                  "person picks one"))
+        if not spans:
+            return refusal
+        span = spans[0]
+        sug = {"kind": MOVED, "from": loc.doc, "doc": span.doc_id, "heading": loc.heading, "unique": True,
+               "where": self.resolver.corpus[span.doc_id].where(span.start), "renamed": False}
+        note = f"no document is paired with it; its title heads a section of {span.doc_id} alone: a moved suggestion"
+        return replace(refusal, message=_join(refusal.message, note), suggestions=[sug, *refusal.suggestions],
+                       suggested_places=(span.place, *refusal.suggested_places))
+
+    def _section(self, loc: Locator, doc: str, record_id: str | None) -> Span | None:
+        assert loc.heading is not None
+        key = (loc.heading, doc)
+        if key not in self.looked:
+            found = self.resolver.resolve(loc.model_copy(update={"doc": doc}), record_id)
+            self.looked[key] = found if isinstance(found, Span) else None
+        return self.looked[key]
 
 
 def committed_docs(project: Project) -> dict[str, str]:

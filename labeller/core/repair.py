@@ -398,7 +398,7 @@ def _moved_fix(refusal: Refusal, index: int, sug: dict) -> Fix:
 
 def _section_moved(resolver: Resolver, fix: Fix, min_kept: float, last_build: LastBuild | None) -> Fix | str:
     """A gone page's section moved where its title heads a section of one other document
-    (``moves._section_elsewhere``), applied only where that section holds ``min_kept`` of the
+    (``moves.SectionsElsewhere``), applied only where that section holds ``min_kept`` of the
     text the old one held at the last build: a title alone ("Usage", "Layout") is no evidence.
     The bar is the heading repairs' (``heading_edits``): on the twenty-two histories it took 30
     distinct sections, each read right (Vue 3 kept "Global Registration" over rewritten text), and
