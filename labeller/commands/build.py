@@ -14,7 +14,7 @@ from labeller.commands.check_markdown import drift_markdown, refusals_markdown
 from labeller.commands.committed_corpus import committed_texts
 from labeller.commands.refusals import refusals_exit_code, report_refusals
 from labeller.commands.review_status import counts_line, print_pending
-from labeller.core.answer_text import AnswerDigests
+from labeller.core.answer_text import answer_digests
 from labeller.core.build import BuildResult, build, write_artifacts
 from labeller.core.check import Drift, beside_refusals, check
 from labeller.core.drift_classes import DriftClasses
@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
     project = project_from(args)
     questions = project.load_questions().questions
     result = build(project, questions)
-    answers = AnswerDigests(result.records, project.corpus)  # what each label's reviewer would read today
+    answers = answer_digests(result.records, project.corpus)  # what each label's reviewer would read today
     review, review_warnings, review_log = build_review_summary(project.config, questions, answers)
     similar = near_duplicates([(q.id, q.query) for q in questions])
     warnings = {"warnings": review_warnings, "warning_count": review_warnings.total,

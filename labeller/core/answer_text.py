@@ -13,7 +13,7 @@ saw is not copied into a file that every pull request touches.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Protocol
 
 from labeller.core.anchors import fold_text
@@ -73,33 +73,39 @@ def answer_digest(record: Resolved, corpus: Corpus, memo: dict[tuple[str, int, i
     return sha256_hex(" ".join(parts))
 
 
-class AnswerDigests(Mapping[str, str]):
-    """``answer_digest`` by record id, computed when first asked for and each distinct span
-    folded once. The review log asks only for the records whose review pinned a text, and both
-    the questions file and the log may come with a fork's pull request: ten thousand records
-    labelling one 18 MB table must fold it once, not ten thousand times. Records without a
-    digest are not in the mapping."""
+class LazyDigests(Mapping[str, str]):
+    """Answer digests by record id, each computed by ``digest_of`` when first asked for (``None``:
+    the record has none, and is not in the mapping). The review log asks only for the records
+    whose latest review pinned a text, so a golden set nobody reviewed this way costs nothing:
+    the app's question list asks on every refresh."""
 
-    def __init__(self, records: Iterable[Resolved], corpus: Corpus) -> None:
-        self._records = {rec.question.id: rec for rec in records}
-        self._corpus = corpus
+    def __init__(self, ids: Iterable[str], digest_of: Callable[[str], str | None]) -> None:
+        self._ids = dict.fromkeys(ids)  # ordered, and a constant-time membership test
+        self._digest_of = digest_of
         self._digests: dict[str, str | None] = {}
-        self._spans: dict[tuple[str, int, int], str] = {}
 
     def _digest(self, record_id: str) -> str | None:
         if record_id not in self._digests:
-            rec = self._records.get(record_id)
-            self._digests[record_id] = None if rec is None else answer_digest(rec, self._corpus, self._spans)
+            self._digests[record_id] = self._digest_of(record_id)
         return self._digests[record_id]
 
     def __getitem__(self, record_id: str) -> str:
-        digest = self._digest(record_id)
+        digest = self._digest(record_id) if record_id in self._ids else None
         if digest is None:
             raise KeyError(record_id)
         return digest
 
     def __iter__(self) -> Iterator[str]:
-        return (rid for rid in self._records if self._digest(rid) is not None)
+        return (rid for rid in self._ids if self._digest(rid) is not None)
 
     def __len__(self) -> int:
         return sum(1 for _ in self)
+
+
+def answer_digests(records: Iterable[Resolved], corpus: Corpus) -> LazyDigests:
+    """``answer_digest`` of these records by id, computed lazily and each distinct span folded
+    once: both the questions file and the review log may come with a fork's pull request, and ten
+    thousand records labelling one 18 MB table must fold it once, not ten thousand times."""
+    by_id = {rec.question.id: rec for rec in records}
+    spans: dict[tuple[str, int, int], str] = {}
+    return LazyDigests(by_id, lambda rid: answer_digest(by_id[rid], corpus, spans))

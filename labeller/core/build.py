@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 
 from labeller import __version__
 from labeller.core.cache import SCALAR, Codec, as_list, check, conforms, strs
-from labeller.core.answer_text import AnswerDigests
+from labeller.core.answer_text import LazyDigests, answer_digests
 from labeller.core.canon import CANONICAL_VERSION
 from labeller.core.chunkers import chunker_spec
 from labeller.core.coldbuild import prepare_cold_build
@@ -199,10 +199,10 @@ def resolved(project: Project, questions: list[Question]) -> BuildResult:
     return result
 
 
-def answers_now(project: Project, questions: list[Question]) -> AnswerDigests:
+def answers_now(project: Project, questions: list[Question]) -> LazyDigests:
     """Today's answer digests of these records (``answer_text``: what a review pins), from
     ``resolved``, whose cache makes asking again after ``labeller build`` cheap."""
-    return AnswerDigests(resolved(project, questions).records, project.corpus)
+    return answer_digests(resolved(project, questions).records, project.corpus)
 
 
 LAST_BUILD = ("build", "last")

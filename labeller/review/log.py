@@ -187,7 +187,7 @@ class ReviewLog:
     def answer_changed(self, question: Question, answers: Mapping[str, str]) -> bool:
         """Whether the record is as its latest decision saw it but the text under its spans is
         not. ``answers`` is asked only for a record whose decision pinned a text, so a lazy
-        mapping (``core.answer_text.AnswerDigests``) reads no span the log cannot compare."""
+        mapping (``core.answer_text.LazyDigests``) reads no span the log cannot compare."""
         entry = self._latest.get(question.id)
         if entry is None or entry.decision == "edit" or not entry.answer_digest:
             return False

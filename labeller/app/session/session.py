@@ -15,7 +15,7 @@ the file did not change under the author, and which labels went stale (``stale``
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Hashable
@@ -229,24 +229,26 @@ class AuthoringSession(SavingMixin):
             out[d.id] = STATUS_LABELS[self._review_log.status(d.to_question(), answers)]
         return out
 
-    def answers(self) -> dict[str, str]:
-        """Today's answer digests (``core.answer_text``) of the records resolved as they stand:
-        a reviewed label whose text changed under it needs re-review."""
+    def answers(self) -> Mapping[str, str]:
+        """Today's answer digests (``core.answer_text``) of the records resolved as they stand,
+        each computed when the review log first asks (a reviewed label whose text changed under
+        it needs re-review)."""
         if self.loading:
             return {}
+        from labeller.core.answer_text import LazyDigests
+
+        return LazyDigests(self.order, self._answer_of)
+
+    def _answer_of(self, record_id: str) -> str | None:
         from labeller.core.answer_text import answer_digest
 
-        out = {}
-        for rid in self.order:
-            res = self.result(rid)
-            if res is None:
-                continue
-            known = self._answers.get(rid)
-            if known is None or known[0] is not res:  # the question list asks on every refresh: digest once
-                known = self._answers[rid] = (res, answer_digest(res, self.project.corpus))
-            if known[1] is not None:
-                out[rid] = known[1]
-        return out
+        res = self.result(record_id)
+        if res is None:
+            return None
+        known = self._answers.get(record_id)
+        if known is None or known[0] is not res:  # the question list asks on every refresh: digest once
+            known = self._answers[record_id] = (res, answer_digest(res, self.project.corpus))
+        return known[1]
 
     def rows(self, flt: QuestionFilter = QuestionFilter()) -> list[tuple[Draft, str]]:
         out = []
