@@ -186,7 +186,8 @@ def open_review(app: AppHost) -> None:
                    severity="warning")
         return
     try:
-        ids = [i for i in resume[0] if i in session.drafts] if resume else review_queue(session.project, session.answers())
+        ids = ([i for i in resume[0] if i in session.drafts] if resume
+               else review_queue(session.project, session.answers()))
     except LabellerError as exc:
         app.notify(visible_line(str(exc)), severity="error", markup=False)
         return
