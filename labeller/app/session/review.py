@@ -119,9 +119,11 @@ class ReviewSession(RecordCursor):
         return self.log.status(question, self._answers(question))
 
     def status_label(self, question: Question) -> str:
-        """The status as the head line says it: a stale review says whether the text changed."""
-        answer_changed = self.log.answer_changed(question, self._answers(question))
-        return STATUS_LABELS["answer_changed" if answer_changed else self.status(question)]
+        """The status as the head line says it: a stale review says whether the text changed
+        (the record resolved once for both)."""
+        answers = self._answers(question)
+        answer_changed = self.log.answer_changed(question, answers)
+        return STATUS_LABELS["answer_changed" if answer_changed else self.log.status(question, answers)]
 
     def latest(self, record_id: str) -> ReviewEntry | None:
         return self.log.latest(record_id)
