@@ -96,6 +96,30 @@ async def test_a_corpus_refused_at_start_ends_the_app_with_its_reason(tmp_path):
     assert app.refusal is not None and "symlink" in str(app.refusal)
 
 
+def test_settle_waits_for_an_animation_to_end(tmp_path):
+    """Textual scrolls a newly focused widget into view over several frames of the clock; a
+    ``settle`` that returned meanwhile let a click land where the widget had been (the eval
+    tab's header click on a loaded machine). An animation (a second long, far longer than a
+    settle's pauses) is under way: ``settle`` returns only once it has ended."""
+
+    class Box:
+        value = 0.0
+
+    box = Box()
+    app = make_app(write_small_project(tmp_path / "proj"))
+
+    async def run() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            app.animator.animate(box, "value", 1.0, duration=1.0)
+            await settle(pilot)
+            assert box.value == 1.0
+            await settle(pilot)  # nothing under way: returns at once
+            assert box.value == 1.0
+
+    asyncio.run(run())
+
+
 def test_settle_waits_for_a_late_ready(tmp_path, monkeypatch):
     """Textual posts ``Ready`` (which starts the loading) after the pilot is handed over; under
     load it can arrive after a first ``settle`` found no worker running, and a snapshot taken

@@ -2,11 +2,13 @@
 
 Live resolution runs in workers that may start one another (the newest request starts
 when the running one ends), so "the screen is up to date" means: a pause found every
-message handled and no worker running. Waiting on the workers themselves, never on a
-sleep, keeps every caller independent of timing.
+message handled, no worker running and no animation under way. Waiting on the workers and
+the animator themselves, never on a sleep, keeps every caller independent of timing.
 """
 
 from __future__ import annotations
+
+import asyncio
 
 from textual.worker import WorkerCancelled
 
@@ -29,8 +31,23 @@ async def settle(pilot, rounds: int = 500) -> None:
             raise
         await pilot.pause()
         if not getattr(pilot.app, "start_pending", False) and not any(w.is_running for w in pilot.app.workers):
-            return
+            if not await _waited_for_animations(pilot.app):
+                return
+            await pilot.pause()  # what the animation's last frame set, handled before looking again
     raise RuntimeError("the app did not settle")
+
+
+async def _waited_for_animations(app) -> bool:
+    """Wait for the animations under way to end; whether there were any. Textual scrolls a
+    newly focused widget into view over several frames of the clock, so a screen read (or a
+    click aimed) before the scroll ends finds the widget where it was: on a loaded machine the
+    eval tab's header click once landed on a row (the queries then not sorted by id)."""
+    waiting = asyncio.ensure_future(app.animator.wait_until_complete())
+    await asyncio.sleep(0)  # the wait's first step: done at once unless an animation is running
+    if waiting.done():
+        return False
+    await waiting
+    return True
 
 
 def _closing(app) -> bool:
