@@ -114,7 +114,10 @@ class KeyBar(Footer):
                 key.set_reactive(FooterKey.compact, self.compact)
                 key.set_class(self.compact, "-compact", update=False)
         self._laid_out_for = width = self._bar_width()
-        ids = [self._binding_id(k) for k in keys]
+        # one reading of the screen's bindings: Textual computes ``active_bindings`` anew on each
+        # access (every binding's check_action), which per key was a tenth of a focus change
+        active = self.screen.active_bindings if bindings_ready(self) else {}
+        ids = [self._binding_id(k, active) for k in keys]
         widths = [key_width(k) if isinstance(k, FooterKey) else width for k in keys]
         out = spared(ids, widths, width)
         self.left_out = tuple(ids[i] for i in sorted(out))
@@ -123,11 +126,10 @@ class KeyBar(Footer):
         for row in wrap_keys(widths, width):
             yield HorizontalGroup(*(keys[i] for i in row))
 
-    def _binding_id(self, key: Widget) -> str:
+    @staticmethod
+    def _binding_id(key: Widget, active: dict) -> str:
         """The id of the binding a footer key stands for ("" for the palette's key and the rest)."""
-        if not isinstance(key, FooterKey) or not bindings_ready(self):
-            return ""
-        found = self.screen.active_bindings.get(key.key)
+        found = active.get(key.key) if isinstance(key, FooterKey) else None
         return (found[1].id or "") if found is not None else ""
 
     @staticmethod
