@@ -32,7 +32,12 @@ COMMANDS = [
 
 @pytest.fixture(scope="module")
 def project(tmp_path_factory):
-    return write_small_project(tmp_path_factory.mktemp("pipe") / "proj")
+    """A built project (``build --check`` compares with its artifact): built here, not by the
+    ``build`` case, which another worker may run (the check then found no artifact, exit 1)."""
+    root = write_small_project(tmp_path_factory.mktemp("pipe") / "proj")
+    subprocess.run([sys.executable, "-m", "labeller.cli", "build", "--root", str(root)], capture_output=True,
+                   check=True, timeout=120)
+    return root
 
 
 def run_into_closed_pipe(*args: str) -> subprocess.CompletedProcess:
