@@ -11,7 +11,11 @@ document, the questions file at two or three sizes up to the default 1 MiB bound
   given nearest passages from a scan of every chunk, with no bound per build;
 - ``heading``: records of 64 section locators whose heading is not found, on a document of
   headings only (52,000 ``## alpha beta gamma``): each is given the nearest headings, scored
-  against every title, within the build's bound for nearest passages.
+  against every title, within the build's bound for nearest passages;
+- ``help``: ``short``'s records on a page of 1,900 units, so that each two-letter quote occurs
+  just under the 2,000 times past which no context is offered: each occurrence is helped (the
+  shortest context and extension against every other), until the build's budget for that
+  help is spent (once 64 s for 600 quotes: two text comparisons a pair of occurrences).
 
 Each size reports wall time and peak memory; the exponent between the smallest and the
 largest size (``log(t2 / t1) / log(s2 / s1)``) is about 1 when the growth is linear, 2 when
@@ -31,6 +35,7 @@ from run import cli, clear_cache, peak_mb
 
 UNIT = "alpha beta gamma "
 DOC_CHARS = 1 << 20
+HELP_UNITS = 1900  # ``help``'s page: each two-letter quote just under MAX_CONTEXT_OCCURRENCES (2,000) times
 SIZES = (256 << 10, 512 << 10, 1 << 20)
 SMOKE_SIZES = (32 << 10, 64 << 10)
 # Runs the build and succeeds only when it refuses (exit 1), as these files must be refused.
@@ -43,7 +48,7 @@ PAIRS = sorted({w[i:i + 2] for w in ("alpha", "beta", "gamma") for i in range(le
 def locators(shape: str, rng: random.Random, size: int) -> list[dict]:
     if shape == "prefix":
         return [{"quote": "alpha beta gamma", "prefix": UNIT * 1333}]
-    if shape == "short":
+    if shape in ("short", "help"):
         return [{"quote": rng.choice(PAIRS)} for _ in range(64)]
     if shape == "notfound":
         return [{"quote": f"alpha gamma {rng.getrandbits(32):x}"} for _ in range(64)]
@@ -59,8 +64,9 @@ def write_project(root: Path, shape: str, size: int) -> int:
     (root / "corpus").mkdir(parents=True)
     (root / "golden").mkdir()
     heading = f"## {UNIT.strip()}\n"
+    units = HELP_UNITS if shape == "help" else DOC_CHARS // len(UNIT)
     (root / "corpus" / "a.md").write_text(heading * (DOC_CHARS // len(heading)) if shape == "heading"
-                                          else "# Doc\n\n" + UNIT * (DOC_CHARS // len(UNIT)) + "\n")
+                                          else "# Doc\n\n" + UNIT * units + "\n")
     rng = random.Random(size)
     lines, total = [], 0
     while True:
@@ -79,7 +85,7 @@ def measure(bench) -> None:
     """Add the figures to a ``run.Bench``: per shape and size, time and peak memory, then
     the exponents of both across the sizes."""
     sizes = SMOKE_SIZES if bench.smoke else SIZES
-    for shape in ("prefix", "short", "long", "notfound", "heading"):
+    for shape in ("prefix", "short", "long", "notfound", "heading", "help"):
         times, peaks = {}, {}
         for size in sizes:
             root = bench.root.parent / f"hostile-resolution-{shape}-{size}"
