@@ -143,6 +143,16 @@ class KeyBar(Footer):
         if not bindings_ready(self) or self._what_shows(screen) != self._shown:
             super().bindings_changed(screen)
 
+    async def recompose(self) -> None:
+        """Lay the keys out again, unless the rows already show what they would. Textual queues
+        one recompose per change of bindings, so two changes before the first ran (the focus
+        landing on a screen as it starts) built every key twice: a third of the app's start
+        went to key bars."""
+        if self.children and bindings_ready(self) and (self._what_shows(self.screen), self._bar_width()) == (
+                self._shown, self._laid_out_for):
+            return
+        await super().recompose()
+
     def on_resize(self, event: events.Resize) -> None:
         if event.size.width != self._laid_out_for and bindings_ready(self):
             self.call_after_refresh(self.recompose)
