@@ -104,6 +104,33 @@ async def test_an_app_closing_as_the_corpus_is_read_adds_no_screen_to_the_ones_i
     assert arrived and "author" not in app._screen_stacks and app.return_code == 0
 
 
+@run_async
+async def test_a_finished_load_worker_does_not_keep_the_project_a_reload_replaced(small, monkeypatch):
+    """Textual keeps a finished worker (and its work's closure) for a while; under load the
+    start's load worker was still held when a reload's heap freeze ran, so the project it had
+    read was frozen, never collected (the freeze test failed in CI). Here every worker is held
+    for the whole test: the project read before a reload is still collected."""
+    import gc
+    import weakref
+
+    app = make_app(small)
+    held = []
+    real = type(app).run_worker
+
+    def holding(self, *args, **kwargs):
+        held.append(real(self, *args, **kwargs))
+        return held[-1]
+
+    monkeypatch.setattr(type(app), "run_worker", holding)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        old = weakref.ref(app.session.project)
+        app.action_reload_corpus()
+        await settle(pilot)
+        gc.collect()
+        assert held and old() is None, "a finished worker kept the project read before the reload"
+
+
 @pytest.mark.real_heap_freeze
 @run_async
 async def test_the_loaded_project_is_frozen_out_of_the_cycle_collector(small):

@@ -23,6 +23,7 @@ corpus refused at start (a symlink, a file too large) ends the app with the refu
 from __future__ import annotations
 
 import gc
+import weakref
 from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, Iterable, cast
@@ -188,7 +189,9 @@ class LabellerApp(App):
         """Read the corpus if it is not read yet and resolve every draft again, in a worker (at
         start, after a reload, after review)."""
         drafts = self.session.snapshot()
-        project = self.session.project
+        # held weakly: Textual keeps a finished worker (and this closure) a while, and a project
+        # read away by a reload must not be kept alive by it, and so frozen (``_freeze_heap``)
+        project = weakref.ref(self.session.project)
 
         def work() -> None:
             try:
@@ -201,8 +204,9 @@ class LabellerApp(App):
 
         self.run_worker(work, thread=True, group="prepare")
 
-    def _not_prepared(self, exc: LabellerError, project: Project) -> None:
-        if not self._prepared_once and not project.corpus_loaded:
+    def _not_prepared(self, exc: LabellerError, project_ref: weakref.ref[Project]) -> None:
+        project = project_ref()
+        if not self._prepared_once and project is not None and not project.corpus_loaded:
             # the corpus was refused at start: as before the UI existed, a clean exit 2 with the
             # reason (``labeller app`` prints it); the journal keeps any restored edits
             self.refusal = exc
@@ -219,8 +223,8 @@ class LabellerApp(App):
             build_mode(self, "author")
             self.call_after_refresh(_freeze_heap)
 
-    def _prepared(self, result: BuildResult, project: Project, drafts: list[Draft]) -> None:
-        if project is not self.session.project:
+    def _prepared(self, result: BuildResult, project: weakref.ref[Project], drafts: list[Draft]) -> None:
+        if project() is not self.session.project:
             return  # the corpus was read again meanwhile; the newer preparation stores its own
         if not self._prepared_once and self.watch_corpus:
             self._start_watching()  # from the corpus as read; a change before that, the rebuild's check sees
