@@ -98,3 +98,17 @@ def test_a_set_too_alike_to_compare_stops_at_the_work_bound_and_says_so():
     found = near_duplicates(questions, max_work=20_000)
     assert not found.complete and 0 < found.count < len(brute_force(questions))
     assert "stopped" in describe(found)[-1]
+
+
+def test_long_questions_weigh_on_the_work_bound_by_their_length():
+    """Scoring two 6,400-character strings costs ~10,000 times a pair of question-length ones
+    (bit-parallel Indel: ⌈n/64⌉ words a character): a bound counting every pair as one unit let
+    200 such queries spend 10 s. Twelve long alike strings cost ~190,000 units to look up and
+    ~660,000 more to score: they reach a bound of 500,000, which twelve short ones (the same
+    66 pairs) stay far inside."""
+    short = [(f"s{k}", f"{'word ' * 10}{k:02d}") for k in range(12)]
+    long = [(f"l{k}", f"{'word ' * 1280}{k:02d}") for k in range(12)]
+    assert near_duplicates(short, max_work=500_000).complete
+    assert near_duplicates(short).count == near_duplicates(long).count == 66
+    found = near_duplicates(long, max_work=500_000)
+    assert not found.complete and found.count < 66

@@ -26,8 +26,9 @@ brute force):
 
 The work is then about the number of pairs that share a rare bigram, near linear for real
 question sets; questions so alike that nearly every pair is a candidate (a template filled
-with one word) cost what their output costs. ``MAX_WORK`` bounds it whatever the input: a
-check that reaches it stops and says so (``complete`` is False, the count a lower bound).
+with one word) cost what their output costs. ``MAX_WORK`` bounds it whatever the input, each
+score weighed by the two strings' lengths (a pair of long ones costs more): a check that
+reaches it stops and says so (``complete`` is False, the count a lower bound).
 """
 
 from __future__ import annotations
@@ -36,9 +37,10 @@ import heapq
 import math
 import unicodedata
 from bisect import bisect_left, bisect_right
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import count
 
 from labeller.diagnostics import Bounded
 
@@ -69,13 +71,8 @@ class NearDuplicates:
 
 def _grams(text: str) -> list[tuple[str, int]]:
     """The string's ``Q``-grams as set elements: the k-th occurrence of a gram is ``(gram, k)``."""
-    seen: Counter[str] = Counter()
-    out = []
-    for k in range(len(text) - Q + 1):
-        gram = text[k:k + Q]
-        out.append((gram, seen[gram]))
-        seen[gram] += 1
-    return out
+    seen: defaultdict[str, count[int]] = defaultdict(count)  # each gram's own counter: C calls, no Python loop body
+    return [(gram, next(seen[gram])) for gram in [text[k:k + Q] for k in range(len(text) - Q + 1)]]
 
 
 def near_duplicates(new: list[tuple[str, str]], existing: Sequence[tuple[str, str]] = (),
@@ -143,11 +140,15 @@ def near_duplicates(new: list[tuple[str, str]], existing: Sequence[tuple[str, st
         else:
             span = by_length[bisect_left(sorted_lengths, lo):bisect_right(sorted_lengths, hi)]
         candidates.update(b for b in span if b > a)
-        work += len(span) + len(candidates)
+        order = sorted(b for b in candidates if lo <= lengths[b] <= hi)
+        # a lookup or a score of two question-length strings is one unit; a longer pair costs what
+        # rapidfuzz's bit-parallel Indel reads, ⌈n/64⌉ words a character (200 queries of 6,000
+        # characters, counted as one unit a pair, spent 10 s where the bound means a few)
+        blocks = -(-lengths[a] // 64)
+        work += len(span) + len(candidates) + sum(blocks * -(-lengths[b] // 64) - 1 for b in order)
         if work > max_work:
             result.complete = False
             break
-        order = sorted(b for b in candidates if lo <= lengths[b] <= hi)
         if not order:
             continue
         scores = process.cdist([texts[a]], [texts[b] for b in order], scorer=fuzz.ratio, score_cutoff=threshold,
