@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable, cast
 
+from textual import events
 from textual.screen import Screen
 
 from labeller.app.screens.host import AppHost
@@ -38,7 +39,19 @@ class SessionScreen(Screen):
     def refresh_from_session(self) -> None:
         """Redraw from the session (override)."""
 
-    def on_screen_resume(self) -> None:
+    _styled = False  # set once Textual has restyled the whole screen on its first showing
+
+    def on_screen_resume(self, event: events.ScreenResume) -> None:
+        """Redraw from the session. Textual restyles every widget of a screen each time it is
+        shown again (F2/F3 back and forth: 40-90 ms of CPU on the author screen at each switch);
+        only the first showing needs it here. A widget's class or focus change while the screen
+        is hidden restyles that widget at once, a theme change restyles every screen when its
+        mode is next shown (Textual's CSS version check), and this app's CSS reads no state of
+        the app's own (``App:blur``); returning from a dialog never restyles, in Textual too.
+        ``refresh_styles`` is the event's public flag; this handler runs before Textual's."""
+        if self._styled:
+            event.refresh_styles = False
+        self._styled = True
         self.refresh_from_session()
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, cast
 
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.content import Content
@@ -122,7 +123,7 @@ class TrafficScreen(SessionScreen):
                                + (f" · {unsaved} unsaved" if unsaved else "")))
         self._show_item(self.current_id)
 
-    def on_screen_resume(self) -> None:
+    def on_screen_resume(self, event: events.ScreenResume) -> None:
         """Back from the editor: once the item sent there is labelled, the list is on the next
         item left to do and has the focus, so Enter goes on with it; an item left unfinished
         stays under the cursor, its status saying what it lacks. (The base class's handler,
