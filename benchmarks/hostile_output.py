@@ -3,6 +3,9 @@
 * a 1 MiB ``golden/reviews.jsonl`` of ``{}`` lines (349,525 of them, each a review-log
   warning): once 262,144 printed lines and 45 s for 1 MiB, gigabytes at the log's 64 MiB bound;
 * 1,000 near-duplicate questions (499,500 pairs): once one warning line per pair;
+* 200 near-identical questions of 6,000 characters (a 1.2 MB file, ``max_file_bytes`` raised):
+  the near-duplicate check's work bound once counted a score of two such strings as one unit
+  where it costs ~10,000 (6.8 s; 2.9 s since each score is weighed by the strings' lengths);
 * a questions.jsonl of one record and blank lines up to its line bound at ``max_records =
   100000`` (301,000 lines): once an object a blank line (8 MB of them: 2.5 GB, 46 s).
 
@@ -25,6 +28,7 @@ DOC = "# Guide\n\nThe answer is here, in one sentence.\n"
 QUOTE = "The answer is here"
 REVIEW_LOG_BYTES = 1 << 20
 NEAR_DUPLICATES = 1000
+LONG_QUESTIONS, LONG_CHARS = 200, 6_000
 BLANK_MAX_RECORDS = 100_000
 
 
@@ -84,6 +88,16 @@ def measure(bench, run) -> None:
         n, elapsed = printed_lines(run, build, root, seconds)
         seconds.runs.append(elapsed)
         lines.runs.append(n)
+    shutil.rmtree(root, ignore_errors=True)
+
+    root = project(bench.root.parent / "hostile-long-questions",
+                   [f"{i} {'x' * LONG_CHARS}" for i in range(LONG_QUESTIONS)])
+    (root / "labeller.toml").write_text("[limits]\nmax_file_bytes = 2000000\n", encoding="utf-8")
+    seconds = bench.fig("hostile_long_questions_build_s", f"hostile: build, {LONG_QUESTIONS} near-identical questions "
+                        f"of {LONG_CHARS:,} characters", "s", 10.0,
+                        note="the near-duplicate check stops at its work bound, each score weighed by length; once 6.8 s")
+    for _ in range(repeat):
+        seconds.runs.append(printed_lines(run, build, root, seconds)[1])
     shutil.rmtree(root, ignore_errors=True)
 
     root = project(bench.root.parent / "hostile-blank-lines", ["where is the answer?"])
