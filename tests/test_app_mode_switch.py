@@ -9,6 +9,8 @@ screen was.
 
 from __future__ import annotations
 
+from contextlib import asynccontextmanager
+
 from textual.widget import Widget
 
 from helpers_app import make_app, open_record, run_async, settle, small  # noqa: F401  (small: a fixture)
@@ -27,6 +29,11 @@ def assert_current(app, screen) -> None:
     assert styles_of(screen) == shown
 
 
+async def switch(pilot, key: str) -> None:
+    await pilot.press(key)
+    await settle(pilot)
+
+
 async def count_styled(pilot, key: str) -> tuple[int, object]:
     """Press ``key`` and count the widgets of the screen it shows that the stylesheet styled."""
     app = pilot.app
@@ -39,21 +46,27 @@ async def count_styled(pilot, key: str) -> tuple[int, object]:
 
     app.stylesheet.apply = counting
     try:
-        await pilot.press(key)
-        await settle(pilot)
+        await switch(pilot, key)
     finally:
         del app.stylesheet.apply
     return sum(1 for node in styled if isinstance(node, Widget) and node.screen is app.screen), app.screen
 
 
-@run_async
-async def test_a_switch_back_restyles_nothing_and_leaves_every_style_current(small):
-    app = make_app(small)
+@asynccontextmanager
+async def on_the_list(root):
+    """A record opened in the editor, then the question list shown (F2): the app, its pilot and
+    the author screen left behind."""
+    app = make_app(root)
     async with app.run_test(size=(100, 30)) as pilot:
         await open_record(pilot, "q001")
         author = app.screen
-        await pilot.press("f2")
-        await settle(pilot)
+        await switch(pilot, "f2")
+        yield app, pilot, author
+
+
+@run_async
+async def test_a_switch_back_restyles_nothing_and_leaves_every_style_current(small):
+    async with on_the_list(small) as (app, pilot, author):
         questions = app.screen
         for key, screen in (("f3", author), ("f2", questions), ("f3", author)):
             restyled, shown = await count_styled(pilot, key)
@@ -65,35 +78,23 @@ async def test_a_switch_back_restyles_nothing_and_leaves_every_style_current(sma
 
 @run_async
 async def test_a_theme_changed_on_one_screen_shows_on_the_other(small):
-    app = make_app(small)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await open_record(pilot, "q001")
-        await pilot.press("f2")
-        await settle(pilot)
+    async with on_the_list(small) as (app, pilot, _):
         before = styles_of(app.screen)
-        await pilot.press("f3")
-        await settle(pilot)
+        await switch(pilot, "f3")
         app.theme = "textual-light" if app.theme != "textual-light" else "textual-dark"
         await settle(pilot)
-        await pilot.press("f2")
-        await settle(pilot)
+        await switch(pilot, "f2")
         assert styles_of(app.screen) != before  # the new theme's colours
         assert_current(app, app.screen)
 
 
 @run_async
-async def test_a_class_changed_while_hidden_is_shown(small):
-    app = make_app(small)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await open_record(pilot, "q001")
-        author = app.screen
-        await pilot.press("f2")
-        await settle(pilot)
+async def test_a_field_hidden_while_its_screen_was_is_shown(small):
+    async with on_the_list(small) as (app, pilot, author):
         field = author.query_one("#form-query")
         before = styles_of(author)
         field.display = False  # as a screen's code hides a field, here while its screen is hidden
         await settle(pilot)
-        await pilot.press("f3")
-        await settle(pilot)
+        await switch(pilot, "f3")
         assert app.screen is author and styles_of(author) != before
         assert_current(app, author)
