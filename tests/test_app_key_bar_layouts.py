@@ -9,8 +9,9 @@ author types across the editor's fields: no bar is laid out twice in a row with 
 
 from __future__ import annotations
 
-from helpers_app import make_app, run_async, settle, small  # noqa: F401  (small: a fixture)
+from helpers_app import make_app, open_record, run_async, settle, small  # noqa: F401  (small: a fixture)
 from labeller.app.widgets.key_bar import KeyBar
+from labeller.app.widgets.textual_adapter import FooterKey
 
 
 @run_async
@@ -39,3 +40,27 @@ async def test_no_key_bar_is_laid_out_twice_with_the_same_keys(small, monkeypatc
         last[bar] = (keys, width)
 
 
+
+
+@run_async
+async def test_the_keys_keep_their_order_and_their_layout_whatever_field_has_the_focus(small):
+    """Textual lists a screen's bindings in the order the focused widget's own hidden ones meet
+    them: with the answer field (a TextArea, which binds F6, F7 and Ctrl+Z itself) focused, Undo
+    jumped to the front of the bar and back when the query took the focus, and each such focus
+    change laid the whole bar out again. Now one order (the widget's own keys, the screen's, the
+    app's, each as declared), and moving between fields that show the same keys lays out nothing."""
+    app = make_app(small)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_record(pilot, "q004")
+        seen = []
+        for field in ("form-query", "form-answer", "loc-quote", "form-tags", "form-query"):
+            app.screen.query_one(f"#{field}").focus()
+            await settle(pilot)
+            bar = app.screen.query_one(KeyBar)
+            keys = list(bar.query(FooterKey))
+            seen.append((field, [k.key for k in keys], keys))
+        first = seen[0]
+        for field, order, keys in seen[1:]:
+            assert order == first[1], (field, order, first[1])
+            assert all(a is b for a, b in zip(keys, first[2])), f"the bar was laid out again for {field}"
+        assert first[1][-1] == "ctrl+p"  # the palette's key stays last

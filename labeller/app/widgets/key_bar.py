@@ -15,6 +15,12 @@ the palette names, then undo and reload), until the rest fits. Whole groups, so 
 either in the footer of every screen at that width or of none. The screen's own keys, F1 Help,
 Save and the palette always stay; every key left out is still a named, remappable binding in
 F1 and the palette.
+
+The keys keep one order whatever has the focus (``declared_rank``): Textual lists the screen's
+bindings in the order the focused widget's own (hidden) bindings meet them, so F6, F7 and
+Ctrl+Z moved to the front when the answer field took the focus and back when the query did —
+the keys jumped under the author's eyes, and every focus change between two fields laid the
+whole bar out again.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from collections.abc import Callable
 
 from rich.cells import cell_len
 from textual import events
+from textual.binding import Binding
 from textual.containers import HorizontalGroup
 from textual.widget import Widget
 from textual.widgets import Footer
@@ -60,6 +67,17 @@ def spared(ids: list[str], widths: list[int], width: int) -> set[int]:
             break
         out |= {i for i, binding_id in enumerate(ids) if group(binding_id)}
     return out
+
+
+def declared_rank(node, screen, binding) -> tuple[int, int]:
+    """Where a shown binding sorts in the bar: a focused widget's own first, then the screen's,
+    then the app's, each in the order its classes declare them (base class first). ``node`` is
+    the one Textual says the binding belongs to."""
+    level = 2 if node is screen.app else 1 if node is screen else 0
+    declared = [b for klass in reversed(type(node).__mro__) for b in klass.__dict__.get("BINDINGS", ())
+                if isinstance(b, Binding)]
+    same = [i for i, b in enumerate(declared) if (b.id and b.id == binding.id) or b.action == binding.action]
+    return level, same[0] if same else len(declared)
 
 
 def wrap_keys(widths: list[int], width: int) -> list[list[int]]:
@@ -104,6 +122,10 @@ class KeyBar(Footer):
     def compose(self):
         keys: list[Widget] = list(super().compose())
         self._shown = self._what_shows(self.screen) if bindings_ready(self) else ()
+        # one reading of the screen's bindings: Textual computes ``active_bindings`` anew on each
+        # access (every binding's check_action), which per key was a tenth of a focus change
+        active = self.screen.active_bindings if bindings_ready(self) else {}
+        keys = self._in_declared_order(keys, active)
         for key in keys:
             if key.has_class("-command-palette"):  # Textual leaves it compact: drawn like the rest here
                 key.data_bind(compact=Footer.compact)
@@ -114,9 +136,6 @@ class KeyBar(Footer):
                 key.set_reactive(FooterKey.compact, self.compact)
                 key.set_class(self.compact, "-compact", update=False)
         self._laid_out_for = width = self._bar_width()
-        # one reading of the screen's bindings: Textual computes ``active_bindings`` anew on each
-        # access (every binding's check_action), which per key was a tenth of a focus change
-        active = self.screen.active_bindings if bindings_ready(self) else {}
         ids = [self._binding_id(k, active) for k in keys]
         widths = [key_width(k) if isinstance(k, FooterKey) else width for k in keys]
         out = spared(ids, widths, width)
@@ -132,10 +151,22 @@ class KeyBar(Footer):
         found = active.get(key.key) if isinstance(key, FooterKey) else None
         return (found[1].id or "") if found is not None else ""
 
+    def _in_declared_order(self, keys: list[Widget], active: dict) -> list[Widget]:
+        """The footer's keys sorted by ``declared_rank`` (stable: the palette's key, which
+        Textual yields last, stays last)."""
+        def rank(key: Widget) -> tuple[int, int]:
+            found = active.get(key.key) if isinstance(key, FooterKey) else None
+            if found is None or key.has_class("-command-palette"):
+                return (3, 0)  # after every level of declared_rank
+            return declared_rank(found[0], self.screen, found[1])
+
+        return sorted(keys, key=rank)
+
     @staticmethod
     def _what_shows(screen) -> tuple:
-        return tuple((b.key, b.description, enabled) for _, b, enabled, _ in screen.active_bindings.values()
-                     if b.show)
+        """What the bar shows, in no order (the bar orders it: a new order is no change)."""
+        return tuple(sorted((b.key, b.description, enabled) for _, b, enabled, _ in screen.active_bindings.values()
+                            if b.show))
 
     def bindings_changed(self, screen) -> None:
         """Lay the keys out again only when what they say changed: Textual's footer rebuilds
