@@ -28,6 +28,8 @@ screen does not load it.
 from __future__ import annotations
 
 from textual.binding import Binding
+from textual.geometry import Size
+from textual.reactive import Reactive
 from textual.widgets import Input
 
 from labeller.app.widgets.markup import display_line, edited_raw
@@ -58,6 +60,13 @@ class SafeInput(Input):
     Home is), alt+left / alt+right move by word beside ctrl+left / ctrl+right."""
 
     BINDINGS = TEXT_KEYS_INPUT
+
+    # Input sets its virtual width to its text's at every change, and Widget declares that size a
+    # layout reactive: each key typed arranged and repainted the whole screen (~40 ms of CPU on the
+    # author screen, a frame per key). A one-line field has no scrollbar and scrolls itself from this
+    # size; a repaint is all a new width needs (a field sized by its text, ``width: auto``, still
+    # asks for a layout: Input does that itself).
+    virtual_size: Reactive[Size] = Reactive(Size(0, 0), repaint=True)
 
     def __init__(self, value: str = "", **kwargs) -> None:
         self._raw = value
