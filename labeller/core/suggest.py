@@ -133,16 +133,18 @@ def suggest(resolver: Resolver, refusal: Refusal, budget: WorkBudget | None = No
                        suggested_places=tuple(p for _, p in passages if p is not None))
     if refusal.kind == RefusalKind.AMBIGUOUS and loc.quote is not None:
         places = list(refusal.places)
-        helps = None
-        if len(loc.quote) <= MAX_HELPED_QUOTE:
-            helps = occurrence_help(resolver.index, places, loc.quote, loc.doc, MAX_CONTEXT_OCCURRENCES,
+        # only the occurrences the build still lists are helped: past its MAX_BUILD_LISTED, a
+        # record's help was computed (a comparison a pair of occurrences) and never shown
+        listed = budget.listing(len(places)) if budget is not None else len(places)
+        helps: dict | None = {} if not listed else None
+        if listed and len(loc.quote) <= MAX_HELPED_QUOTE:
+            helps = occurrence_help(resolver.index, places[:listed], loc.quote, loc.doc, MAX_CONTEXT_OCCURRENCES,
                                     MAX_EXTENSION_WORDS, budget.afford if budget is not None else lambda units: True)
         message = refusal.message
         if helps is None and len(loc.quote) > MAX_HELPED_QUOTE:
             message += f"; no extension or context offered for a quote over {MAX_HELPED_QUOTE:,} characters"
         elif helps is None and budget is not None and budget.spent:
             message += "; no extension or context offered: the work budget for suggestions is spent"
-        listed = budget.listing(len(places)) if budget is not None else len(places)
         if listed < len(places):
             message += (f"; {len(places) - listed} of its occurrences not listed (a build lists "
                         f"{MAX_BUILD_LISTED:,} at most)")
