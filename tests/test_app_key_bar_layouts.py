@@ -64,3 +64,42 @@ async def test_the_keys_keep_their_order_and_their_layout_whatever_field_has_the
             assert order == first[1], (field, order, first[1])
             assert all(a is b for a, b in zip(keys, first[2])), f"the bar was laid out again for {field}"
         assert first[1][-1] == "ctrl+p"  # the palette's key stays last
+
+
+@run_async
+async def test_a_screen_under_a_dialog_keeps_its_keys_until_it_is_shown_again(small, monkeypatch):
+    """The conflict dialog over the question list: the list's bar is not laid out behind the
+    dialog (its bindings change there: the app's keys are off while a dialog is up), and once
+    the dialog is gone it shows the keys its screen then has."""
+    from labeller.app.session.session import AuthoringSession
+
+    composed: list[str] = []
+    real = KeyBar.compose
+
+    def recorded(self):
+        composed.append(type(self.screen).__name__)
+        yield from real(self)
+
+    monkeypatch.setattr(KeyBar, "compose", recorded)
+    app = make_app(small)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        under = app.screen
+        bar = under.query_one(KeyBar)
+        before = [key.description for key in bar.query(FooterKey)]
+        app.session.update("q002", query="How quickly must on-call answer?")
+        other = AuthoringSession.open(small)
+        other.prepare()
+        other.update("q002", query="Within what time are pages answered?")
+        assert other.save_questions().written
+        composed.clear()
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert type(app.screen).__name__ == "ConflictScreen"
+        assert type(under).__name__ not in composed, composed
+        assert [key.description for key in bar.query(FooterKey)] == before
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.screen is under
+        assert bar._shown == KeyBar._what_shows(under)
+        assert [key.description for key in bar.query(FooterKey)] == before  # Escape changed nothing

@@ -170,7 +170,15 @@ class KeyBar(Footer):
 
     def bindings_changed(self, screen) -> None:
         """Lay the keys out again only when what they say changed: Textual's footer rebuilds
-        itself on every focus change, and each rebuild moves the layout under it."""
+        itself on every focus change, and each rebuild moves the layout under it.
+
+        A screen covered by another (a dialog over the question list) keeps the keys it showed:
+        Textual reads its bindings again when it is shown (``Screen.stack_updates``), and laying
+        them out behind the dialog was work nobody saw, which Textual then painted in the picture
+        behind the dialog on Python 3.13 and not on 3.11 (the conflict dialog's snapshot)."""
+        app = screen.app
+        if screen is not app.screen and screen in app.screen_stack:
+            return
         if not bindings_ready(self) or self._what_shows(screen) != self._shown:
             super().bindings_changed(screen)
 
