@@ -162,7 +162,7 @@ def test_a_build_lists_a_bounded_number_of_occurrences_and_says_so(tmp_path, mon
 
 def test_only_the_occurrences_a_build_lists_are_helped(tmp_path, monkeypatch, capsys):
     """Past ``MAX_BUILD_LISTED`` no occurrence is shown, so none is helped either (each costs a
-    comparison with every other occurrence: the ``help`` benchmark shape spent 10.9 s, 6.7 s once
+    comparison with every other occurrence: the ``help`` benchmark shape spent 8.0-8.5 s, 4.7 s once
     only listed ones were helped), and a refusal with none listed does not blame the budget."""
     monkeypatch.setattr(suggest_mod, "MAX_BUILD_LISTED", 40)
     helped: list[int] = []
