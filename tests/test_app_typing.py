@@ -12,8 +12,7 @@ from __future__ import annotations
 import pytest
 from textual.widgets import Input
 
-from helpers_app import open_record, run_async, small  # noqa: F401  (small: a fixture)
-from helpers_app import make_app
+from helpers_app import make_app, open_record, run_async, small  # noqa: F401  (small: a fixture)
 from labeller.app.widgets.fields import SafeInput
 
 LONG = ("how long does an old key stay valid after a rotation of every key, and who announces "
